@@ -1,0 +1,19 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "hap",
+  products: [
+    .executable(name: "hap", targets: ["hap"]),
+    .library(name: "HapCore", targets: ["HapCore"]),
+  ],
+  targets: [
+    // Model, JSON parsing, decoding, validation and diagnostics.
+    // No terminal, file-system-walking or device code lives here.
+    .target(name: "HapCore"),
+    // The command-line front end: argument parsing, commands, output formatting.
+    .executableTarget(name: "hap", dependencies: ["HapCore"]),
+    .testTarget(name: "HapCoreTests", dependencies: ["HapCore"]),
+    .testTarget(name: "HapCLITests", dependencies: ["HapCore"]),
+  ]
+)

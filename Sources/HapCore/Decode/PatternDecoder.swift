@@ -1,0 +1,231 @@
+/// Turns a parsed JSON document into a normalised ``Pattern``, reporting every problem it meets
+/// with the position and JSON pointer of the value at fault.
+///
+/// It reads the document as Core Haptics does: unknown keys are ignored (with `key-unknown`),
+/// missing parameters take their defaults, out-of-range values are clamped (with
+/// `value-out-of-range`). An entry with an error is left out of the model, and decoding goes on
+/// with the next entry, so one run reports every problem in the file.
+struct PatternDecoder {
+  let document: JSONDocument
+  var findings: FindingCollector
+  var events: [Event] = []
+  var parameters: [DynamicParameter] = []
+  var curves: [ParameterCurve] = []
+  /// How many `Event` entries the file has, decodable or not.
+  var eventEntries = 0
+
+  init(document: JSONDocument, findings: FindingCollector) {
+    self.document = document
+    self.findings = findings
+  }
+
+  static let topLevelKeys = ["Version", "Metadata", "Pattern"]
+  static let entryKinds = ["Event", "Parameter", "ParameterCurve"]
+
+  /// Decodes the whole document. Returns nil when there is no pattern at all (`pattern-missing`).
+  mutating func decode() -> Pattern? {
+    let root = document.root
+    let rootNode = document.node(root)
+    guard rootNode.kind == .object else {
+      findings.add(
+        .patternMissing,
+        "the top level is \(rootNode.kind.described); an AHAP file is an object with a \"Pattern\" array",
+        at: Int(rootNode.offset), pointer: "")
+      return nil
+    }
+    var version: Double?
+    var versionSeen = false
+    var metadata: JSONValue?
+    var patternIndex: Int?
+    document.forEachMember(of: root) { key, value in
+      if document.stringEquals(key, "Pattern") {
+        patternIndex = value
+      } else if document.stringEquals(key, "Version") {
+        versionSeen = true
+        version = number(value, key: "Version", pointer: "/Version")
+      } else if document.stringEquals(key, "Metadata") {
+        if document.node(value).kind == .object {
+          metadata = JSONValue(document, value)
+        } else {
+          typeMismatch(value, key: "Metadata", expected: "an object", pointer: "/Metadata")
+        }
+      } else {
+        unknownKey(key, among: PatternDecoder.topLevelKeys, pointer: "")
+      }
+    }
+    if !versionSeen {
+      findings.add(
+        .versionMissing, "no \"Version\"; Core Haptics assumes 1.0 (write \"Version\": 1.0)",
+        at: Int(rootNode.offset), pointer: "")
+    } else if let version, version != 1 {
+      findings.add(
+        .versionUnsupported,
+        "Version \(Format.number(version)) is not an AHAP version hap knows; it reads the file as version 1.0",
+        at: offset(ofValueFor: "Version", in: root), pointer: "/Version")
+    }
+    guard let patternIndex else {
+      findings.add(
+        .patternMissing, "no \"Pattern\" array; an AHAP file lists its events in \"Pattern\"",
+        at: Int(rootNode.offset), pointer: "")
+      return nil
+    }
+    let patternNode = document.node(patternIndex)
+    guard patternNode.kind == .array else {
+      findings.add(
+        .patternMissing, "\"Pattern\" is \(patternNode.kind.described); it must be an array of entries",
+        at: Int(patternNode.offset), pointer: "/Pattern")
+      return nil
+    }
+    events.reserveCapacity(Int(patternNode.count))
+    document.forEachElement(of: patternIndex) { position, element in
+      decodeEntry(element, entry: position)
+    }
+    let pattern = Pattern(
+      version: version, metadata: metadata, events: events, parameters: parameters, curves: curves)
+    if eventEntries == 0 {
+      PatternEmpty.check(pattern, patternOffset: Int(patternNode.offset), findings: &findings)
+    }
+    return pattern
+  }
+
+  private func offset(ofValueFor name: StaticString, in object: Int) -> Int {
+    var found = Int(document.node(object).offset)
+    document.forEachMember(of: object) { key, value in
+      if document.stringEquals(key, name) { found = Int(document.node(value).offset) }
+    }
+    return found
+  }
+
+  // MARK: Entries
+
+  private mutating func decodeEntry(_ index: Int, entry: Int) {
+    let node = document.node(index)
+    let pointer = JSONPointer.entry(entry)
+    guard node.kind == .object else {
+      findings.add(
+        .typeMismatch,
+        "a Pattern entry must be an object holding an Event, a Parameter or a ParameterCurve, not \(node.kind.described)",
+        at: Int(node.offset), pointer: pointer)
+      return
+    }
+    var event: Int?
+    var parameter: Int?
+    var curve: Int?
+    var others: [Int] = []
+    document.forEachMember(of: index) { key, value in
+      if document.stringEquals(key, "Event") {
+        event = value
+      } else if document.stringEquals(key, "Parameter") {
+        parameter = value
+      } else if document.stringEquals(key, "ParameterCurve") {
+        curve = value
+      } else {
+        others.append(key)
+      }
+    }
+    let kinds = [event.map { _ in "Event" }, parameter.map { _ in "Parameter" }, curve.map { _ in "ParameterCurve" }]
+      .compactMap { $0 }
+    if kinds.isEmpty {
+      var message = "this entry holds none of Event, Parameter or ParameterCurve"
+      var at = Int(node.offset)
+      for key in others {
+        let name = document.string(key)
+        if let closest = Suggestion.closest(to: name, among: PatternDecoder.entryKinds) {
+          message += "; did you mean \"\(closest)\" for \"\(name)\"?"
+          at = Int(document.node(key).offset)
+          break
+        }
+      }
+      if node.count == 0 { message = "this entry is empty; it must hold an Event, a Parameter or a ParameterCurve" }
+      findings.add(.entryKind, message, at: at, pointer: pointer)
+      return
+    }
+    if kinds.count > 1 {
+      findings.add(
+        .entryKind,
+        "this entry holds \(kinds.joined(separator: " and ")); each entry must hold exactly one, so split it",
+        at: Int(node.offset), pointer: pointer)
+      return
+    }
+    for key in others {
+      unknownKey(key, among: PatternDecoder.entryKinds, pointer: pointer)
+    }
+    if let event {
+      eventEntries += 1
+      decodeEvent(event, entry: entry)
+    } else if let parameter {
+      decodeParameter(parameter, entry: entry)
+    } else if let curve {
+      decodeCurve(curve, entry: entry)
+    }
+  }
+
+  // MARK: Values
+
+  /// Reads a finite number, or reports `type-mismatch` / `value-not-finite` and returns nil.
+  mutating func number(_ index: Int, key: String, pointer: @autoclosure () -> String) -> Double? {
+    let node = document.node(index)
+    guard node.kind == .number else {
+      typeMismatch(index, key: key, expected: "a number", pointer: pointer())
+      return nil
+    }
+    guard node.number.isFinite else {
+      let written =
+        node.isNonFiniteLiteral
+        ? "\(Format.number(node.number)) is not a JSON number" : "this number is too large to represent"
+      findings.add(
+        .valueNotFinite, "\(key): \(written); it must be a finite number", at: Int(node.offset),
+        pointer: pointer())
+      return nil
+    }
+    return node.number
+  }
+
+  /// Reads a boolean; Core Haptics also takes 0 and 1 (they arrive as numbers).
+  mutating func boolean(_ index: Int, key: String, pointer: @autoclosure () -> String) -> Bool? {
+    let node = document.node(index)
+    switch node.kind {
+    case .bool: return node.bool
+    case .number where node.number == 0 || node.number == 1: return node.number == 1
+    default:
+      typeMismatch(index, key: key, expected: "true or false", pointer: pointer())
+      return nil
+    }
+  }
+
+  mutating func typeMismatch(_ index: Int, key: String, expected: String, pointer: String) {
+    let node = document.node(index)
+    findings.add(
+      .typeMismatch, "\"\(key)\" must be \(expected), not \(node.kind.described)",
+      at: Int(node.offset), pointer: pointer)
+  }
+
+  mutating func unknownKey(_ key: Int, among known: [String], pointer: String) {
+    let name = document.string(key)
+    findings.add(
+      .keyUnknown,
+      "unknown key \"\(name)\" is ignored" + Suggestion.hint(for: name, among: known),
+      at: Int(document.node(key).offset), pointer: pointer + "/" + JSONPointer.escape(name))
+  }
+
+  mutating func missingKey(_ name: String, in index: Int, what: String, pointer: String) {
+    findings.add(
+      .keyMissing, "this \(what) has no \"\(name)\"", at: Int(document.node(index).offset),
+      pointer: pointer)
+  }
+
+  /// Clamps `value` to `range`, reporting `value-out-of-range` when it was outside.
+  mutating func clamp(
+    _ value: Double, to range: ClosedRange<Double>, name: String, at index: Int, pointer: @autoclosure () -> String
+  ) -> Double {
+    if range.contains(value) { return value }
+    let clamped = min(max(value, range.lowerBound), range.upperBound)
+    let side = value < range.lowerBound ? "below" : "above"
+    let bound = value < range.lowerBound ? range.lowerBound : range.upperBound
+    findings.add(
+      .valueOutOfRange,
+      "\(name) \(Format.number(value)) is \(side) \(Format.number(bound)) (range \(Format.number(range.lowerBound))..\(Format.number(range.upperBound))); Core Haptics clamps it to \(Format.number(clamped))",
+      at: Int(document.node(index).offset), pointer: pointer())
+    return clamped
+  }
+}

@@ -1,0 +1,24 @@
+/// Number formatting for messages: short, exact enough, and the same on every machine.
+public enum Format {
+  /// `0.12 s`, `30 s`, `0.0005 s`.
+  public static func seconds(_ value: Double) -> String { number(value) + " s" }
+
+  /// A value with at most 6 decimals and no trailing zeros: `0.8`, `1`, `-0.25`.
+  public static func number(_ value: Double) -> String {
+    if !value.isFinite { return value.isNaN ? "NaN" : (value > 0 ? "Infinity" : "-Infinity") }
+    if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+    var text = String(format6(value))
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    return text
+  }
+
+  private static func format6(_ value: Double) -> String {
+    let scaled = (abs(value) * 1_000_000).rounded()
+    if scaled >= 1e17 { return "\(value)" }
+    let whole = Int64(scaled) / 1_000_000
+    let fraction = Int64(scaled) % 1_000_000
+    let sign = value < 0 && scaled != 0 ? "-" : ""
+    return "\(sign)\(whole)." + String(fraction).leftPadded(to: 6)
+  }
+}

@@ -1,0 +1,21 @@
+/// Builds RFC 6901 JSON pointers such as `/Pattern/3/Event/Time`.
+public enum JSONPointer {
+  public static func escape(_ component: String) -> String {
+    if !component.contains("~") && !component.contains("/") { return component }
+    return component.replacingOccurrences("~", with: "~0").replacingOccurrences("/", with: "~1")
+  }
+
+  /// The pointer to `components` under the `Pattern` entry at `entry`.
+  public static func entry(_ entry: Int, _ components: String...) -> String {
+    var pointer = "/Pattern/\(entry)"
+    for component in components { pointer += "/" + escape(component) }
+    return pointer
+  }
+}
+
+extension String {
+  /// Foundation-free replacement of every occurrence of `target`.
+  func replacingOccurrences(_ target: String, with replacement: String) -> String {
+    split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+  }
+}

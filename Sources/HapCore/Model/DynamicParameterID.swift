@@ -1,0 +1,61 @@
+/// The parameters a `Parameter` or `ParameterCurve` changes while a pattern plays.
+/// Each acts on every event of the pattern, on one event parameter.
+public enum DynamicParameterID: String, Sendable, Equatable, Hashable, CaseIterable, Comparable {
+  case hapticIntensityControl = "HapticIntensityControl"
+  case hapticSharpnessControl = "HapticSharpnessControl"
+  case hapticAttackTimeControl = "HapticAttackTimeControl"
+  case hapticDecayTimeControl = "HapticDecayTimeControl"
+  case hapticReleaseTimeControl = "HapticReleaseTimeControl"
+  case audioVolumeControl = "AudioVolumeControl"
+  case audioPanControl = "AudioPanControl"
+  case audioPitchControl = "AudioPitchControl"
+  case audioBrightnessControl = "AudioBrightnessControl"
+  case audioAttackTimeControl = "AudioAttackTimeControl"
+  case audioDecayTimeControl = "AudioDecayTimeControl"
+  case audioReleaseTimeControl = "AudioReleaseTimeControl"
+
+  /// How the control combines with the event parameter it acts on.
+  public enum Combination: Sendable {
+    /// The event's value is multiplied by the control (intensity, volume).
+    case multiplies
+    /// The control is added to the event's value (everything else).
+    case adds
+  }
+
+  public var combination: Combination {
+    switch self {
+    case .hapticIntensityControl, .audioVolumeControl: .multiplies
+    default: .adds
+    }
+  }
+
+  public var range: ClosedRange<Double> {
+    combination == .multiplies ? 0...1 : -1...1
+  }
+
+  /// The value in force before any `Parameter` or curve sets it.
+  public var defaultValue: Double { combination == .multiplies ? 1 : 0 }
+
+  /// The event parameter the control acts on.
+  public var target: EventParameterID {
+    switch self {
+    case .hapticIntensityControl: .hapticIntensity
+    case .hapticSharpnessControl: .hapticSharpness
+    case .hapticAttackTimeControl, .audioAttackTimeControl: .attackTime
+    case .hapticDecayTimeControl, .audioDecayTimeControl: .decayTime
+    case .hapticReleaseTimeControl, .audioReleaseTimeControl: .releaseTime
+    case .audioVolumeControl: .audioVolume
+    case .audioPanControl: .audioPan
+    case .audioPitchControl: .audioPitch
+    case .audioBrightnessControl: .audioBrightness
+    }
+  }
+
+  /// Whether the control acts on haptic events (the others act on audio events).
+  public var isHaptic: Bool { rawValue.hasPrefix("Haptic") }
+
+  private var order: Int { DynamicParameterID.allCases.firstIndex(of: self)! }
+  public static func < (lhs: DynamicParameterID, rhs: DynamicParameterID) -> Bool {
+    lhs.order < rhs.order
+  }
+}

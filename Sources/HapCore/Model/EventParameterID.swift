@@ -1,0 +1,59 @@
+/// The parameters an event may carry in its `EventParameters`, with their ranges and defaults.
+public enum EventParameterID: String, Sendable, Equatable, Hashable, CaseIterable {
+  case hapticIntensity = "HapticIntensity"
+  case hapticSharpness = "HapticSharpness"
+  case attackTime = "AttackTime"
+  case decayTime = "DecayTime"
+  case releaseTime = "ReleaseTime"
+  case sustained = "Sustained"
+  case audioVolume = "AudioVolume"
+  case audioPitch = "AudioPitch"
+  case audioPan = "AudioPan"
+  case audioBrightness = "AudioBrightness"
+
+  /// The values Core Haptics accepts; anything outside is clamped to this range.
+  public var range: ClosedRange<Double> {
+    switch self {
+    case .audioPitch, .audioPan: -1...1
+    default: 0...1
+    }
+  }
+
+  /// The value an event has when the parameter is not written.
+  public var defaultValue: Double {
+    switch self {
+    case .hapticIntensity: 1
+    case .hapticSharpness: 0.5
+    case .attackTime, .decayTime, .releaseTime: 0
+    case .sustained: 1
+    case .audioVolume: 1
+    case .audioPitch, .audioPan: 0
+    case .audioBrightness: 1
+    }
+  }
+
+  /// Position in `allCases`, without building the array.
+  var ordinal: Int {
+    switch self {
+    case .hapticIntensity: 0
+    case .hapticSharpness: 1
+    case .attackTime: 2
+    case .decayTime: 3
+    case .releaseTime: 4
+    case .sustained: 5
+    case .audioVolume: 6
+    case .audioPitch: 7
+    case .audioPan: 8
+    case .audioBrightness: 9
+    }
+  }
+
+  /// Whether the parameter means anything on an event of `type`.
+  public func applies(to type: EventType) -> Bool {
+    switch self {
+    case .hapticIntensity, .hapticSharpness: type.isHaptic
+    case .audioVolume, .audioPitch, .audioPan, .audioBrightness: type.isAudio
+    case .attackTime, .decayTime, .releaseTime, .sustained: true
+    }
+  }
+}

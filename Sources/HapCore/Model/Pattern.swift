@@ -1,0 +1,61 @@
+/// A haptic pattern as Core Haptics understands it: immutable, normalised and position-aware.
+///
+/// Normalised means: events, parameters and curves sorted by time (ties in a fixed order of
+/// their contents), every parameter value explicit and clamped, curve points in absolute time.
+/// Two files that mean the same pattern decode to equal `Pattern`s, whatever their formatting,
+/// key order, entry order or number spelling.
+public struct Pattern: Sendable, Equatable, Hashable {
+  /// `Version` as written, or nil when missing.
+  public var version: Double?
+  /// `Metadata`, as written (an object), or nil when missing.
+  public var metadata: JSONValue?
+  public var events: [Event]
+  /// `Parameter` entries.
+  public var parameters: [DynamicParameter]
+  /// `ParameterCurve` entries.
+  public var curves: [ParameterCurve]
+
+  public init(
+    version: Double? = 1, metadata: JSONValue? = nil, events: [Event] = [],
+    parameters: [DynamicParameter] = [], curves: [ParameterCurve] = []
+  ) {
+    self.version = version
+    self.metadata = metadata
+    self.events = events
+    self.parameters = parameters
+    self.curves = curves
+    normalise()
+  }
+
+  /// Sorts entries into their canonical order.
+  mutating func normalise() {
+    events.sort(by: Pattern.canonicalOrder)
+    parameters.sort { ($0.time, $0.id, $0.value) < ($1.time, $1.id, $1.value) }
+    curves.sort { a, b in
+      if a.start != b.start { return a.start < b.start }
+      if a.id != b.id { return a.id < b.id }
+      return a.points.count < b.points.count
+    }
+  }
+
+  static func canonicalOrder(_ a: Event, _ b: Event) -> Bool {
+    if a.time != b.time { return a.time < b.time }
+    if a.type != b.type { return a.type < b.type }
+    if a.duration != b.duration { return a.duration < b.duration }
+    let pa = a.parameters
+    let pb = b.parameters
+    if pa.hapticIntensity != pb.hapticIntensity { return pa.hapticIntensity < pb.hapticIntensity }
+    if pa.hapticSharpness != pb.hapticSharpness { return pa.hapticSharpness < pb.hapticSharpness }
+    return a.source.entry.entry < b.source.entry.entry
+  }
+
+  /// Length of the pattern's written timeline: the latest end of any event, parameter or curve
+  /// (without any release tail a renderer adds).
+  public var duration: Double {
+    var end = 0.0
+    for event in events { end = max(end, event.end) }
+    for parameter in parameters { end = max(end, parameter.time) }
+    for curve in curves { end = max(end, curve.end) }
+    return end
+  }
+}

@@ -1,0 +1,33 @@
+/// Two curves of the same parameter overlap in time.
+///
+/// Only one curve can drive a parameter at a time; which one wins differs between players. Let each
+/// curve end before the next of the same ID starts.
+///
+/// Bad:
+/// ```text
+/// HapticIntensityControl curves over 0..1.0 s and 0.5..1.5 s
+/// ```
+///
+/// Good:
+/// ```text
+/// HapticIntensityControl curves over 0..0.5 s and 0.5..1.5 s
+/// ```
+extension Rule {
+  public static let curveOverlap = Rule(id: "curve-overlap", severity: .warning)
+}
+
+enum CurveOverlap: PatternCheck {
+  static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
+    // Curves are sorted by start time; compare each with the latest-ending earlier curve of its ID.
+    var latest: [DynamicParameterID: ParameterCurve] = [:]
+    for curve in pattern.curves {
+      if let previous = latest[curve.id], curve.start < previous.end {
+        findings.add(
+          .curveOverlap,
+          "this \(curve.id.rawValue) curve starts at \(Format.seconds(curve.start)), before the one at \(Format.seconds(previous.start)) ends at \(Format.seconds(previous.end))",
+          at: curve.source.offset, pointer: JSONPointer.entry(curve.source.entry, "ParameterCurve"))
+      }
+      if latest[curve.id].map({ curve.end > $0.end }) ?? true { latest[curve.id] = curve }
+    }
+  }
+}

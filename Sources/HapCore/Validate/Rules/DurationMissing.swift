@@ -1,0 +1,17 @@
+/// A continuous event without a positive `EventDuration`.
+///
+/// HapticContinuous and AudioContinuous events last `EventDuration` seconds; without it (or with 0)
+/// there is nothing to play.
+///
+/// Bad:
+/// ```text
+/// {"Event": {"Time": 0, "EventType": "HapticContinuous"}}
+/// ```
+///
+/// Good:
+/// ```text
+/// {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.5}}
+/// ```
+extension Rule {
+  public static let durationMissing = Rule(id: "duration-missing", severity: .error)
+}

@@ -1,0 +1,17 @@
+/// The file starts with a UTF-8 byte-order mark.
+///
+/// Core Haptics skips it, but RFC 8259 forbids it in JSON sent between systems and many tools
+/// refuse it. Save the file as UTF-8 without BOM.
+///
+/// Bad:
+/// ```text
+/// <EF BB BF>{"Pattern": []}
+/// ```
+///
+/// Good:
+/// ```text
+/// {"Pattern": []}
+/// ```
+extension Rule {
+  public static let jsonByteOrderMark = Rule(id: "json-byte-order-mark", severity: .warning)
+}

@@ -1,0 +1,18 @@
+/// The file is not JSON: hap points at the exact byte where reading failed.
+///
+/// Core Haptics cannot load a pattern it cannot parse. Typical causes: a missing comma or quote, a
+/// comment, single quotes, a stray character, an empty file, invalid UTF-8, or nesting deeper than
+/// 512 levels. Reading stops at the first such fault, so fix it and validate again.
+///
+/// Bad:
+/// ```text
+/// {"Pattern": [ {"Event": {"Time": 0 "EventType": "HapticTransient"}} ]}
+/// ```
+///
+/// Good:
+/// ```text
+/// {"Pattern": [ {"Event": {"Time": 0, "EventType": "HapticTransient"}} ]}
+/// ```
+extension Rule {
+  public static let jsonSyntax = Rule(id: "json-syntax", severity: .error)
+}

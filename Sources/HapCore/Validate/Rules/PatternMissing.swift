@@ -1,0 +1,17 @@
+/// No top-level object with a `Pattern` array.
+///
+/// An AHAP file is a JSON object whose `Pattern` key holds the array of events, parameters and
+/// curves. Without it there is nothing to play.
+///
+/// Bad:
+/// ```text
+/// [ {"Event": {"Time": 0, "EventType": "HapticTransient"}} ]
+/// ```
+///
+/// Good:
+/// ```text
+/// {"Version": 1.0, "Pattern": [ {"Event": {"Time": 0, "EventType": "HapticTransient"}} ]}
+/// ```
+extension Rule {
+  public static let patternMissing = Rule(id: "pattern-missing", severity: .error)
+}

@@ -1,0 +1,17 @@
+/// A key holds the wrong kind of JSON value (e.g. a string where a number belongs).
+///
+/// Core Haptics refuses values of the wrong type rather than converting them: `"0.5"` is not a
+/// time.
+///
+/// Bad:
+/// ```text
+/// {"Event": {"Time": "0.5", "EventType": "HapticTransient"}}
+/// ```
+///
+/// Good:
+/// ```text
+/// {"Event": {"Time": 0.5, "EventType": "HapticTransient"}}
+/// ```
+extension Rule {
+  public static let typeMismatch = Rule(id: "type-mismatch", severity: .error)
+}

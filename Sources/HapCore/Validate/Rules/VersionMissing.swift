@@ -1,0 +1,17 @@
+/// No top-level `Version`.
+///
+/// Core Haptics assumes version 1.0, but a file that says what it is stays readable as the format
+/// evolves.
+///
+/// Bad:
+/// ```text
+/// {"Pattern": []}
+/// ```
+///
+/// Good:
+/// ```text
+/// {"Version": 1.0, "Pattern": []}
+/// ```
+extension Rule {
+  public static let versionMissing = Rule(id: "version-missing", severity: .warning)
+}

@@ -1,0 +1,51 @@
+/// Reads and checks a pattern file: parse, decode, then every pattern-wide rule.
+///
+/// Every finding is collected (never stopping at the first); the caller decides the exit status.
+public enum Validator {
+  /// Runs the pattern-wide checks, each in its own file under `Rules/`.
+  static func runChecks(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
+    CurveTooManyPoints.check(pattern, context: context, findings: &findings)
+    CurveTimesAbsolute.check(pattern, context: context, findings: &findings)
+    CurveOverlap.check(pattern, context: context, findings: &findings)
+    ContinuousTooLong.check(pattern, context: context, findings: &findings)
+    WaveformNotFound.check(pattern, context: context, findings: &findings)
+  }
+
+  /// Validates the bytes of one pattern file.
+  public static func validate(_ source: SourceText, context: ValidationContext = ValidationContext())
+    -> ValidationResult
+  {
+    var findings = FindingCollector()
+    guard let document = JSONParser.parse(source, findings: &findings) else {
+      return ValidationResult(pattern: nil, diagnostics: findings.diagnostics(in: source))
+    }
+    var decoder = PatternDecoder(document: document, findings: findings)
+    let pattern = decoder.decode()
+    findings = decoder.findings
+    if let pattern {
+      runChecks(pattern, context: context, findings: &findings)
+    }
+    return ValidationResult(pattern: pattern, diagnostics: findings.diagnostics(in: source))
+  }
+
+  public static func validate(_ bytes: [UInt8], context: ValidationContext = ValidationContext())
+    -> ValidationResult
+  {
+    validate(SourceText(bytes), context: context)
+  }
+}
+
+/// What validation found: the pattern (nil when the file holds none) and every finding, in
+/// source order.
+public struct ValidationResult: Sendable {
+  /// The decoded pattern. Entries with errors are left out of it, so use it only when
+  /// ``isValid`` (or for best-effort display).
+  public let pattern: Pattern?
+  public let diagnostics: [Diagnostic]
+
+  /// True when there is a pattern and no finding is an error.
+  public var isValid: Bool { pattern != nil && !diagnostics.hasErrors }
+
+  /// Valid with no warnings either (`--strict`).
+  public var isStrictlyValid: Bool { isValid && !diagnostics.contains { $0.severity == .warning } }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Writes to standard output and standard error, and knows whether each is a terminal.
+/// Output is written from the main thread only.
+enum Console {
+  /// Buffered standard output (flushed before anything goes to standard error, and at exit).
+  nonisolated(unsafe) private static let output = fdopen(STDOUT_FILENO, "w")
+  nonisolated(unsafe) private static let errors = fdopen(STDERR_FILENO, "w")
+
+  static func out(_ text: String) {
+    var text = text
+    text.withUTF8 { buffer in _ = fwrite(buffer.baseAddress, 1, buffer.count, output) }
+  }
+
+  static func line(_ text: String) { out(text + "\n") }
+
+  static func error(_ text: String) {
+    flush()
+    var text = text + "\n"
+    text.withUTF8 { buffer in _ = fwrite(buffer.baseAddress, 1, buffer.count, errors) }
+    fflush(errors)
+  }
+
+  static func flush() { fflush(output) }
+
+  static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+  static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+}
+
+/// `--color auto|always|never`. `auto` colours only a terminal, and honours `NO_COLOR`
+/// (https://no-color.org) and `TERM=dumb`.
+enum ColorChoice: String, CaseIterable {
+  case auto, always, never
+
+  func enabled(forTerminal isTerminal: Bool) -> Bool {
+    switch self {
+    case .always: return true
+    case .never: return false
+    case .auto:
+      let environment = ProcessInfo.processInfo.environment
+      if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+      if environment["TERM"] == "dumb" { return false }
+      return isTerminal
+    }
+  }
+}
+
+/// ANSI styling that disappears when colour is off.
+struct Style {
+  let enabled: Bool
+
+  private func wrap(_ code: String, _ text: String) -> String {
+    enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+
+  func bold(_ text: String) -> String { wrap("1", text) }
+  func dim(_ text: String) -> String { wrap("2", text) }
+  func red(_ text: String) -> String { wrap("1;31", text) }
+  func yellow(_ text: String) -> String { wrap("1;33", text) }
+  func cyan(_ text: String) -> String { wrap("1;36", text) }
+  func green(_ text: String) -> String { wrap("1;32", text) }
+}

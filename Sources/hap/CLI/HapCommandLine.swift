@@ -1,0 +1,141 @@
+import Foundation
+import HapCore
+
+/// A subcommand: its name, its help, and what it does.
+protocol Command {
+  static var name: String { get }
+  /// One line for `hap help`.
+  static var summary: String { get }
+  /// Usage lines, without the leading `hap`.
+  static var usage: [String] { get }
+  /// What the command does, in a paragraph or two.
+  static var description: String { get }
+  static var options: [OptionSpec] { get }
+  /// Example invocations with a comment each.
+  static var examples: [(String, String)] { get }
+  /// Runs the command and returns the exit status.
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32
+}
+
+enum HapCommandLine {
+  static let version = "0.1.0"
+
+  nonisolated(unsafe) static let commands: [any Command.Type] = [
+    ValidateCommand.self,
+    RulesCommand.self,
+  ]
+
+  static func command(named name: String) -> (any Command.Type)? {
+    commands.first { $0.name == name }
+  }
+
+  static func run(_ arguments: [String]) -> Int32 {
+    let status = dispatch(arguments)
+    Console.flush()
+    return status
+  }
+
+  private static func dispatch(_ arguments: [String]) -> Int32 {
+    guard let first = arguments.first else {
+      Console.error(overview())
+      return ExitStatus.trouble
+    }
+    switch first {
+    case "--version", "-V", "version":
+      Console.line("hap \(version)")
+      return ExitStatus.ok
+    case "--help", "-h":
+      Console.out(overview())
+      return ExitStatus.ok
+    case "help":
+      guard arguments.count > 1 else {
+        Console.out(overview())
+        return ExitStatus.ok
+      }
+      guard let command = command(named: arguments[1]) else {
+        return usageError(unknownCommand(arguments[1]), command: nil)
+      }
+      Console.out(help(for: command))
+      return ExitStatus.ok
+    default:
+      break
+    }
+    guard let command = command(named: first) else {
+      if first.hasPrefix("-") {
+        return usageError("unknown option '\(first)'; options go after the command (hap COMMAND --option)", command: nil)
+      }
+      return usageError(unknownCommand(first), command: nil)
+    }
+    do {
+      let parsed = try Arguments.parse(Array(arguments.dropFirst()), specs: command.options, command: command.name)
+      if parsed.has("help") {
+        Console.out(help(for: command))
+        return ExitStatus.ok
+      }
+      return try command.run(parsed)
+    } catch {
+      return usageError(error.message, command: command)
+    }
+  }
+
+  static func usageError(_ message: String, command: (any Command.Type)?) -> Int32 {
+    Console.error("hap: \(message)")
+    if let command {
+      Console.error("usage: " + command.usage.map { "hap \($0)" }.joined(separator: "\n       "))
+      Console.error("See 'hap help \(command.name)'.")
+    } else {
+      Console.error("See 'hap help'.")
+    }
+    return ExitStatus.trouble
+  }
+
+  static func unknownCommand(_ name: String) -> String {
+    let hint = Suggestion.closest(to: name, among: commands.map { $0.name }).map { "; did you mean '\($0)'?" } ?? ""
+    return "'\(name)' is not a hap command\(hint)"
+  }
+
+  static func overview() -> String {
+    var text = """
+      hap \(version): author, check, render and play haptic patterns (Apple AHAP files).
+
+      usage: hap COMMAND [OPTIONS] [ARGUMENTS]
+
+      commands:
+
+      """
+    let width = commands.map { $0.name.count }.max() ?? 0
+    for command in commands {
+      text += "  \(command.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(command.summary)\n"
+    }
+    text += """
+
+      Run 'hap help COMMAND' or 'hap COMMAND --help' for a command's options.
+      Exit status: 0 ok, 1 invalid pattern (or patterns differ), 2 trouble (usage, I/O, device), 130 interrupted.
+
+      """
+    return text
+  }
+
+  static func help(for command: any Command.Type) -> String {
+    var text = "hap \(command.name): \(command.summary)\n\nusage: "
+    text += command.usage.map { "hap \($0)" }.joined(separator: "\n       ") + "\n\n"
+    text += command.description + "\n"
+    let options = command.options + [.flag("help", short: "h", "Show this help.")]
+    text += "\noptions:\n"
+    let width = options.map(\.synopsis.count).max() ?? 0
+    for option in options {
+      let lines = option.help.split(separator: "\n", omittingEmptySubsequences: false)
+      text += "  \(option.synopsis.padding(toLength: width, withPad: " ", startingAt: 0))  \(lines[0])\n"
+      for line in lines.dropFirst() {
+        text += String(repeating: " ", count: width + 4) + line + "\n"
+      }
+    }
+    if !command.examples.isEmpty {
+      text += "\nexamples:\n"
+      for (example, comment) in command.examples {
+        text += "  # \(comment)\n  \(example)\n"
+      }
+    }
+    return text
+  }
+}

@@ -1,0 +1,58 @@
+import HapCore
+
+/// `hap rules`: the validation rules, from their own documentation.
+enum RulesCommand: Command {
+  static let name = "rules"
+  static let summary = "List the validation rules, or explain one."
+  static let usage = ["rules [--format text|json] [RULE-ID...]"]
+  static let description = """
+    Without arguments, lists every rule hap checks with its severity and a one-line summary.
+    With rule ids, prints each rule's full documentation, with a bad and a good example.
+    Rule ids are stable: filter on them in CI. The same text is in docs/rules.md.
+    """
+  static let options: [OptionSpec] = [
+    .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json.")
+  ]
+  static let examples = [
+    ("hap rules", "List all rules"),
+    ("hap rules curve-times-absolute", "Explain one rule"),
+  ]
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    var rules = Rule.all
+    if !arguments.positionals.isEmpty {
+      rules = []
+      for id in arguments.positionals {
+        guard let rule = Rule.named(id) else {
+          let hint = Suggestion.closest(to: id, among: Rule.all.map(\.id)).map { "; did you mean '\($0)'?" } ?? ""
+          throw UsageError("no rule named '\(id)'\(hint)")
+        }
+        rules.append(rule)
+      }
+    }
+    if arguments.value("format") == "json" {
+      let items = rules.map { rule in
+        JSONOutput.object([
+          ("id", JSONOutput.string(rule.id)), ("severity", JSONOutput.string(rule.severity.rawValue)),
+          ("summary", JSONOutput.string(rule.summary)), ("documentation", JSONOutput.string(rule.documentation)),
+        ])
+      }
+      Console.line(JSONOutput.array(items))
+      return ExitStatus.ok
+    }
+    if arguments.positionals.isEmpty {
+      let width = rules.map(\.id.count).max() ?? 0
+      for rule in rules {
+        let severity = rule.severity.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+        Console.line("\(rule.id.padding(toLength: width, withPad: " ", startingAt: 0))  \(severity)  \(rule.summary)")
+      }
+    } else {
+      for (index, rule) in rules.enumerated() {
+        if index > 0 { Console.line("") }
+        Console.line("\(rule.id) (\(rule.severity.rawValue))\n")
+        Console.line(rule.documentation)
+      }
+    }
+    return ExitStatus.ok
+  }
+}

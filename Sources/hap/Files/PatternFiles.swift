@@ -1,0 +1,159 @@
+import Foundation
+import HapCore
+
+/// Finding and reading pattern files: the command line's side of the file system.
+enum PatternFiles {
+  /// The largest pattern file hap reads: 128 MiB. A real AHAP file is a few kilobytes; the
+  /// limit keeps a mistaken argument (a video, a disk image) from taking the machine's memory.
+  static let sizeLimit = 128 * 1024 * 1024
+
+  /// Extensions picked up when walking a directory (case-insensitive).
+  static let patternExtensions: Set<String> = ["ahap", "json"]
+
+  /// One input named on the command line, after expanding directories.
+  enum Input {
+    case file(String)
+    case standardInput
+    /// A path that could not be listed or does not exist; the message says why.
+    case unreadable(String, String)
+
+    var displayName: String {
+      switch self {
+      case .file(let path), .unreadable(let path, _): path
+      case .standardInput: "<stdin>"
+      }
+    }
+  }
+
+  /// Expands `paths`: files as given, directories recursively (`*.ahap`, `*.json`, sorted,
+  /// skipping hidden entries and not following symbolic links to directories), `-` as
+  /// standard input.
+  static func expand(_ paths: [String]) -> [Input] {
+    var inputs: [Input] = []
+    for path in paths {
+      if path == "-" {
+        inputs.append(.standardInput)
+        continue
+      }
+      var info = stat()
+      guard stat(path, &info) == 0 else {
+        inputs.append(.unreadable(path, String(cString: strerror(errno))))
+        continue
+      }
+      if info.st_mode & S_IFMT == S_IFDIR {
+        walk(path, into: &inputs)
+      } else {
+        inputs.append(.file(path))
+      }
+    }
+    return inputs
+  }
+
+  private static func walk(_ directory: String, into inputs: inout [Input]) {
+    guard let stream = opendir(directory) else {
+      inputs.append(.unreadable(directory, String(cString: strerror(errno))))
+      return
+    }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafePointer(to: entry.pointee.d_name) {
+        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+      }
+      if name.hasPrefix(".") { continue }
+      names.append(name)
+    }
+    closedir(stream)
+    for name in names.sorted() {
+      let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+      var info = stat()
+      guard lstat(path, &info) == 0 else { continue }
+      var kind = info.st_mode & S_IFMT
+      if kind == S_IFLNK {
+        // Follow links to files, never to directories (no cycles).
+        guard stat(path, &info) == 0 else { continue }
+        kind = info.st_mode & S_IFMT
+        if kind == S_IFDIR { continue }
+      }
+      if kind == S_IFDIR {
+        walk(path, into: &inputs)
+      } else if kind == S_IFREG, let dot = name.lastIndex(of: "."),
+        patternExtensions.contains(name[name.index(after: dot)...].lowercased())
+      {
+        inputs.append(.file(path))
+      }
+    }
+  }
+
+  struct ReadError: Error {
+    let message: String
+  }
+
+  /// Reads a whole file (or standard input), refusing anything above ``sizeLimit``.
+  static func read(_ input: Input) throws(ReadError) -> [UInt8] {
+    switch input {
+    case .unreadable(_, let reason):
+      throw ReadError(message: reason)
+    case .standardInput:
+      return try readAll(fd: STDIN_FILENO, knownSize: nil)
+    case .file(let path):
+      let fd = open(path, O_RDONLY | O_CLOEXEC)
+      guard fd >= 0 else { throw ReadError(message: String(cString: strerror(errno))) }
+      defer { close(fd) }
+      var info = stat()
+      guard fstat(fd, &info) == 0 else { throw ReadError(message: String(cString: strerror(errno))) }
+      if info.st_mode & S_IFMT == S_IFDIR { throw ReadError(message: "is a directory") }
+      let size = info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : nil
+      if let size, size > sizeLimit { throw tooLarge(size) }
+      return try readAll(fd: fd, knownSize: size)
+    }
+  }
+
+  private static func tooLarge(_ size: Int?) -> ReadError {
+    let what = size.map { "it is \(formatBytes($0))" } ?? "it is larger than that"
+    return ReadError(
+      message: "\(what); hap reads pattern files up to \(formatBytes(sizeLimit)) (real AHAP files are a few kilobytes)")
+  }
+
+  static func formatBytes(_ bytes: Int) -> String {
+    if bytes >= 1 << 30 { return Format.number((Double(bytes) / Double(1 << 30) * 10).rounded() / 10) + " GiB" }
+    if bytes >= 1 << 20 { return Format.number((Double(bytes) / Double(1 << 20) * 10).rounded() / 10) + " MiB" }
+    if bytes >= 1 << 10 { return Format.number((Double(bytes) / Double(1 << 10) * 10).rounded() / 10) + " KiB" }
+    return "\(bytes) bytes"
+  }
+
+  private static func readAll(fd: Int32, knownSize: Int?) throws(ReadError) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: (knownSize ?? 64 * 1024) + 1)
+    var filled = 0
+    while true {
+      if filled == bytes.count {
+        if filled > sizeLimit { throw tooLarge(nil) }
+        let grown = min(bytes.count * 2, sizeLimit + 1)
+        bytes.append(contentsOf: repeatElement(0, count: grown - bytes.count))
+      }
+      let got = bytes.withUnsafeMutableBytes { buffer in
+        Foundation.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+      }
+      if got < 0 {
+        if errno == EINTR { continue }
+        throw ReadError(message: String(cString: strerror(errno)))
+      }
+      if got == 0 { break }
+      filled += got
+      if filled > sizeLimit { throw tooLarge(nil) }
+    }
+    bytes.removeSubrange(filled...)
+    return bytes
+  }
+
+  /// The validation context for a pattern read from `input`: waveform files are looked up in
+  /// the pattern's folder (not checked for standard input, which has no folder).
+  static func context(for input: Input) -> ValidationContext {
+    guard case .file(let path) = input else { return ValidationContext() }
+    let folder = (path as NSString).deletingLastPathComponent
+    return ValidationContext(waveformExists: { waveform in
+      let full = waveform.hasPrefix("/") ? waveform : (folder.isEmpty ? waveform : folder + "/" + waveform)
+      var info = stat()
+      return stat(full, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
+    })
+  }
+}

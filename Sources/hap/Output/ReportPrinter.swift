@@ -1,0 +1,84 @@
+import HapCore
+
+/// Prints `hap validate`'s reports in the chosen format, file by file, then the summary.
+struct ReportPrinter {
+  let format: DiagnosticPrinter.Format
+  let strict: Bool
+  let quiet: Bool
+  let style: Style
+  private var first = true
+
+  init(format: DiagnosticPrinter.Format, strict: Bool, quiet: Bool, style: Style) {
+    self.format = format
+    self.strict = strict
+    self.quiet = quiet
+    self.style = style
+  }
+
+  /// Whether a finding is shown: with `--quiet`, only those that fail the file.
+  private func shows(_ diagnostic: Diagnostic) -> Bool {
+    guard quiet else { return true }
+    return diagnostic.severity == .error || (strict && diagnostic.severity == .warning)
+  }
+
+  mutating func begin() {
+    if format == .json { Console.out("{\"files\":[") }
+  }
+
+  mutating func print(_ report: ValidateCommand.Report) {
+    switch format {
+    case .text:
+      if let reason = report.unreadable {
+        Console.error("hap: cannot read '\(report.name)': \(reason)")
+        return
+      }
+      for diagnostic in report.diagnostics where shows(diagnostic) {
+        Console.line(DiagnosticPrinter.text(diagnostic, file: report.name, style: style))
+      }
+    case .github:
+      if let reason = report.unreadable {
+        Console.line(DiagnosticPrinter.githubFileError("cannot read: \(reason)", file: report.name))
+        Console.error("hap: cannot read '\(report.name)': \(reason)")
+        return
+      }
+      for diagnostic in report.diagnostics where shows(diagnostic) {
+        Console.line(DiagnosticPrinter.github(diagnostic, file: report.name))
+      }
+    case .json:
+      var members: [(String, String)] = [("file", JSONOutput.string(report.name))]
+      if let reason = report.unreadable {
+        members.append(("valid", "false"))
+        members.append(("error", JSONOutput.string("cannot read: \(reason)")))
+        members.append(("findings", "[]"))
+      } else {
+        let failed = report.diagnostics.hasErrors || (strict && report.diagnostics.warningCount > 0)
+        members.append(("valid", failed ? "false" : "true"))
+        members.append(("findings", JSONOutput.array(report.diagnostics.filter(shows).map(DiagnosticPrinter.json))))
+      }
+      Console.out((first ? "\n" : ",\n") + JSONOutput.object(members))
+      first = false
+    }
+  }
+
+  func end(_ summary: ValidateCommand.Summary) {
+    switch format {
+    case .json:
+      let object = JSONOutput.object([
+        ("files", String(summary.files)), ("valid", String(summary.valid)), ("invalid", String(summary.invalid)),
+        ("unreadable", String(summary.unreadable)), ("errors", String(summary.errors)),
+        ("warnings", String(summary.warnings)),
+      ])
+      Console.out("\n],\"summary\":\(object)}\n")
+    case .text, .github:
+      if quiet { return }
+      var line = "\(plural(summary.files, "file")) checked: \(summary.valid) valid, \(summary.invalid) invalid"
+      if summary.unreadable > 0 { line += ", \(summary.unreadable) unreadable" }
+      line += "; \(plural(summary.errors, "error")), \(plural(summary.warnings, "warning"))"
+      if strict { line += " (--strict: warnings fail)" }
+      let failed = summary.invalid + summary.unreadable > 0
+      Console.line(failed ? style.red(line) : (summary.warnings > 0 ? line : style.green(line)))
+    }
+  }
+
+  private func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+}
