@@ -14,6 +14,7 @@ let package = Package(
     // The command-line front end: argument parsing, commands, output formatting.
     .executableTarget(name: "hap", dependencies: ["HapCore"]),
     .testTarget(name: "HapCoreTests", dependencies: ["HapCore"]),
-    .testTarget(name: "HapCLITests", dependencies: ["HapCore"]),
+    // End-to-end: runs the built `hap` binary (and reads the shared corpus).
+    .testTarget(name: "HapCLITests", dependencies: ["HapCore", "hap"]),
   ]
 )

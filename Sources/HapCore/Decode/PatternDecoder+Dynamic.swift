@@ -5,13 +5,13 @@ extension PatternDecoder {
   static let pointKeys = ["Time", "ParameterValue"]
 
   /// Reads the `ParameterID` of a `Parameter` or `ParameterCurve`.
-  private mutating func dynamicID(_ index: Int?, in object: Int, what: String, base: String) -> DynamicParameterID? {
+  private mutating func dynamicID(_ index: Int?, in object: Int, what: String, base: @autoclosure () -> String) -> DynamicParameterID? {
     guard let index else {
-      missingKey("ParameterID", in: object, what: what, pointer: base)
+      missingKey("ParameterID", in: object, what: what, pointer: base())
       return nil
     }
     guard document.node(index).kind == .string else {
-      typeMismatch(index, key: "ParameterID", expected: "a string", pointer: base + "/ParameterID")
+      typeMismatch(index, key: "ParameterID", expected: "a string", pointer: base() + "/ParameterID")
       return nil
     }
     if let id = PatternDecoder.dynamicParameterIDs.lookup(document, index) { return id }
@@ -25,30 +25,30 @@ extension PatternDecoder {
     } else {
       message += Suggestion.hint(for: name, among: PatternDecoder.dynamicParameterIDs.spellings)
     }
-    findings.add(.parameterIDUnknown, message, at: Int(document.node(index).offset), pointer: base + "/ParameterID")
+    findings.add(.parameterIDUnknown, message, at: Int(document.node(index).offset), pointer: base() + "/ParameterID")
     return nil
   }
 
   /// Reads a time that must be finite and not negative.
-  private mutating func time(_ index: Int?, in object: Int, what: String, base: String) -> Double? {
+  private mutating func time(_ index: Int?, in object: Int, what: String, base: @autoclosure () -> String) -> Double? {
     guard let index else {
-      missingKey("Time", in: object, what: what, pointer: base)
+      missingKey("Time", in: object, what: what, pointer: base())
       return nil
     }
-    guard let value = number(index, key: "Time", pointer: base + "/Time") else { return nil }
+    guard let value = number(index, key: "Time", pointer: base() + "/Time") else { return nil }
     if value < 0 {
       findings.add(
         .timeNegative, "\(what) Time \(Format.number(value)) is before the start of the pattern",
-        at: Int(document.node(index).offset), pointer: base + "/Time")
+        at: Int(document.node(index).offset), pointer: base() + "/Time")
       return nil
     }
     return value
   }
 
   mutating func decodeParameter(_ index: Int, entry: Int) {
-    let base = JSONPointer.entry(entry, "Parameter")
+    func base() -> String { JSONPointer.entry(entry, "Parameter") }
     guard document.node(index).kind == .object else {
-      typeMismatch(index, key: "Parameter", expected: "an object", pointer: base)
+      typeMismatch(index, key: "Parameter", expected: "an object", pointer: base())
       return
     }
     var idIndex: Int?
@@ -62,29 +62,29 @@ extension PatternDecoder {
       } else if document.stringEquals(key, "ParameterValue") {
         valueIndex = value
       } else {
-        unknownKey(key, among: PatternDecoder.parameterEntryKeys, pointer: base)
+        unknownKey(key, among: PatternDecoder.parameterEntryKeys, pointer: base())
       }
     }
-    let id = dynamicID(idIndex, in: index, what: "Parameter", base: base)
-    let time = time(timeIndex, in: index, what: "Parameter", base: base)
+    let id = dynamicID(idIndex, in: index, what: "Parameter", base: base())
+    let time = time(timeIndex, in: index, what: "Parameter", base: base())
     var value: Double?
     if let valueIndex {
-      value = number(valueIndex, key: "ParameterValue", pointer: base + "/ParameterValue")
+      value = number(valueIndex, key: "ParameterValue", pointer: base() + "/ParameterValue")
     } else {
-      missingKey("ParameterValue", in: index, what: "Parameter", pointer: base)
+      missingKey("ParameterValue", in: index, what: "Parameter", pointer: base())
     }
     guard let id, let time, let raw = value, let valueIndex else { return }
-    let clamped = clamp(raw, to: id.range, name: id.rawValue, at: valueIndex, pointer: base + "/ParameterValue")
+    let clamped = clamp(raw, to: id.range, name: id.rawValue, at: valueIndex, pointer: base() + "/ParameterValue")
     parameters.append(
       DynamicParameter(
         id: id, time: time, value: clamped, source: SourceRef(offset: Int(document.node(index).offset), entry: entry)))
   }
 
   mutating func decodeCurve(_ index: Int, entry: Int) {
-    let base = JSONPointer.entry(entry, "ParameterCurve")
+    func base() -> String { JSONPointer.entry(entry, "ParameterCurve") }
     let node = document.node(index)
     guard node.kind == .object else {
-      typeMismatch(index, key: "ParameterCurve", expected: "an object", pointer: base)
+      typeMismatch(index, key: "ParameterCurve", expected: "an object", pointer: base())
       return
     }
     var idIndex: Int?
@@ -98,27 +98,27 @@ extension PatternDecoder {
       } else if document.stringEquals(key, "ParameterCurveControlPoints") {
         pointsIndex = value
       } else {
-        unknownKey(key, among: PatternDecoder.curveKeys, pointer: base)
+        unknownKey(key, among: PatternDecoder.curveKeys, pointer: base())
       }
     }
-    let id = dynamicID(idIndex, in: index, what: "ParameterCurve", base: base)
-    let start = time(timeIndex, in: index, what: "ParameterCurve", base: base)
-    let pointsPointer = base + "/ParameterCurveControlPoints"
+    let id = dynamicID(idIndex, in: index, what: "ParameterCurve", base: base())
+    let start = time(timeIndex, in: index, what: "ParameterCurve", base: base())
+    func pointsPointer() -> String { base() + "/ParameterCurveControlPoints" }
     guard let pointsIndex else {
       findings.add(
         .curvePointsMissing, "this ParameterCurve has no ParameterCurveControlPoints", at: Int(node.offset),
-        pointer: base)
+        pointer: base())
       return
     }
     let pointsNode = document.node(pointsIndex)
     guard pointsNode.kind == .array else {
-      typeMismatch(pointsIndex, key: "ParameterCurveControlPoints", expected: "an array", pointer: pointsPointer)
+      typeMismatch(pointsIndex, key: "ParameterCurveControlPoints", expected: "an array", pointer: pointsPointer())
       return
     }
     guard pointsNode.count > 0 else {
       findings.add(
         .curvePointsMissing, "ParameterCurveControlPoints is empty; a curve needs at least one point",
-        at: Int(pointsNode.offset), pointer: pointsPointer)
+        at: Int(pointsNode.offset), pointer: pointsPointer())
       return
     }
     var points: [ControlPoint] = []
@@ -127,12 +127,12 @@ extension PatternDecoder {
     var previousTime = -Double.infinity
     var reportedUnsorted = false
     document.forEachElement(of: pointsIndex) { position, element in
-      let pointer = pointsPointer + "/\(position)"
+      func pointer() -> String { pointsPointer() + "/\(position)" }
       guard document.node(element).kind == .object else {
         findings.add(
           .typeMismatch,
           "a control point must be an object with Time and ParameterValue, not \(document.node(element).kind.described)",
-          at: Int(document.node(element).offset), pointer: pointer)
+          at: Int(document.node(element).offset), pointer: pointer())
         ok = false
         return
       }
@@ -144,15 +144,15 @@ extension PatternDecoder {
         } else if document.stringEquals(key, "ParameterValue") {
           valueIndex = value
         } else {
-          unknownKey(key, among: PatternDecoder.pointKeys, pointer: pointer)
+          unknownKey(key, among: PatternDecoder.pointKeys, pointer: pointer())
         }
       }
-      let pointTime = time(pointTimeIndex, in: element, what: "control point", base: pointer)
+      let pointTime = time(pointTimeIndex, in: element, what: "control point", base: pointer())
       var value: Double?
       if let valueIndex {
-        value = number(valueIndex, key: "ParameterValue", pointer: pointer + "/ParameterValue")
+        value = number(valueIndex, key: "ParameterValue", pointer: pointer() + "/ParameterValue")
       } else {
-        missingKey("ParameterValue", in: element, what: "control point", pointer: pointer)
+        missingKey("ParameterValue", in: element, what: "control point", pointer: pointer())
       }
       guard let pointTime, var value, let valueIndex else {
         ok = false
@@ -163,11 +163,11 @@ extension PatternDecoder {
         findings.add(
           .curvePointsUnsorted,
           "this point at \(Format.seconds(pointTime)) comes after one at \(Format.seconds(previousTime)); write control points in time order",
-          at: Int(document.node(pointTimeIndex!).offset), pointer: pointer + "/Time")
+          at: Int(document.node(pointTimeIndex!).offset), pointer: pointer() + "/Time")
       }
       previousTime = max(previousTime, pointTime)
       if let id {
-        value = clamp(value, to: id.range, name: id.rawValue, at: valueIndex, pointer: pointer + "/ParameterValue")
+        value = clamp(value, to: id.range, name: id.rawValue, at: valueIndex, pointer: pointer() + "/ParameterValue")
       }
       points.append(
         ControlPoint(

@@ -8,10 +8,10 @@ extension PatternDecoder {
   static let parameterKeys = ["ParameterID", "ParameterValue"]
 
   mutating func decodeEvent(_ index: Int, entry: Int) {
-    let base = JSONPointer.entry(entry, "Event")
+    func base() -> String { JSONPointer.entry(entry, "Event") }
     let node = document.node(index)
     guard node.kind == .object else {
-      typeMismatch(index, key: "Event", expected: "an object", pointer: base)
+      typeMismatch(index, key: "Event", expected: "an object", pointer: base())
       return
     }
     var timeIndex: Int?
@@ -37,7 +37,7 @@ extension PatternDecoder {
       } else if document.stringEquals(key, "EventWaveformLoopEnabled") {
         loopIndex = value
       } else {
-        unknownKey(key, among: PatternDecoder.eventKeys, pointer: base)
+        unknownKey(key, among: PatternDecoder.eventKeys, pointer: base())
       }
     }
     var ok = true
@@ -45,11 +45,11 @@ extension PatternDecoder {
     // Time
     var time = 0.0
     if let timeIndex {
-      if let value = number(timeIndex, key: "Time", pointer: base + "/Time") {
+      if let value = number(timeIndex, key: "Time", pointer: base() + "/Time") {
         if value < 0 {
           findings.add(
             .timeNegative, "event Time \(Format.number(value)) is before the start of the pattern",
-            at: Int(document.node(timeIndex).offset), pointer: base + "/Time")
+            at: Int(document.node(timeIndex).offset), pointer: base() + "/Time")
           ok = false
         }
         time = value
@@ -57,7 +57,7 @@ extension PatternDecoder {
         ok = false
       }
     } else {
-      missingKey("Time", in: index, what: "event", pointer: base)
+      missingKey("Time", in: index, what: "event", pointer: base())
       ok = false
     }
 
@@ -65,7 +65,7 @@ extension PatternDecoder {
     var type: EventType?
     if let typeIndex {
       if document.node(typeIndex).kind != .string {
-        typeMismatch(typeIndex, key: "EventType", expected: "a string", pointer: base + "/EventType")
+        typeMismatch(typeIndex, key: "EventType", expected: "a string", pointer: base() + "/EventType")
       } else if let known = PatternDecoder.eventTypes.lookup(document, typeIndex) {
         type = known
       } else {
@@ -75,10 +75,10 @@ extension PatternDecoder {
           "unknown EventType \"\(name)\"" + Suggestion.hint(for: name, among: PatternDecoder.eventTypes.spellings)
             + (Suggestion.closest(to: name, among: PatternDecoder.eventTypes.spellings) == nil
               ? " (HapticTransient, HapticContinuous, AudioCustom, AudioContinuous)" : ""),
-          at: Int(document.node(typeIndex).offset), pointer: base + "/EventType")
+          at: Int(document.node(typeIndex).offset), pointer: base() + "/EventType")
       }
     } else {
-      missingKey("EventType", in: index, what: "event", pointer: base)
+      missingKey("EventType", in: index, what: "event", pointer: base())
     }
     if type == nil { ok = false }
 
@@ -86,7 +86,7 @@ extension PatternDecoder {
     var duration = 0.0
     var durationWritten = false
     if let durationIndex {
-      if let value = number(durationIndex, key: "EventDuration", pointer: base + "/EventDuration") {
+      if let value = number(durationIndex, key: "EventDuration", pointer: base() + "/EventDuration") {
         duration = value
         durationWritten = true
       } else {
@@ -99,26 +99,26 @@ extension PatternDecoder {
           findings.add(
             .durationMissing,
             "this \(type.rawValue) event has no EventDuration; continuous events need a positive duration",
-            at: Int(node.offset), pointer: base)
+            at: Int(node.offset), pointer: base())
           ok = false
         } else if durationWritten && duration <= 0 {
           findings.add(
             .durationMissing,
             "EventDuration is \(Format.number(duration)); a \(type.rawValue) event needs a positive duration",
-            at: Int(document.node(durationIndex!).offset), pointer: base + "/EventDuration")
+            at: Int(document.node(durationIndex!).offset), pointer: base() + "/EventDuration")
           ok = false
         }
       } else if durationWritten && duration < 0 {
         duration = clamp(
           duration, to: 0...Double.greatestFiniteMagnitude, name: "EventDuration", at: durationIndex!,
-          pointer: base + "/EventDuration")
+          pointer: base() + "/EventDuration")
       }
     }
 
     // EventParameters
     var parameters = EventParameters()
     if let parametersIndex {
-      if !decodeEventParameters(parametersIndex, type: type, into: &parameters, base: base) { ok = false }
+      if !decodeEventParameters(parametersIndex, type: type, into: &parameters, entry: entry) { ok = false }
     }
 
     // Waveform
@@ -130,23 +130,23 @@ extension PatternDecoder {
           findings.add(
             .parameterNotApplicable,
             "EventWaveformPath only applies to AudioCustom events; this \(type.rawValue) event ignores it",
-            at: Int(document.node(waveformIndex).offset), pointer: base + "/EventWaveformPath")
+            at: Int(document.node(waveformIndex).offset), pointer: base() + "/EventWaveformPath")
         }
       } else {
-        typeMismatch(waveformIndex, key: "EventWaveformPath", expected: "a string", pointer: base + "/EventWaveformPath")
+        typeMismatch(waveformIndex, key: "EventWaveformPath", expected: "a string", pointer: base() + "/EventWaveformPath")
         ok = false
       }
     }
     if type == .audioCustom && waveformIndex == nil {
       findings.add(
         .waveformMissing, "this AudioCustom event has no EventWaveformPath naming the sound to play",
-        at: Int(node.offset), pointer: base)
+        at: Int(node.offset), pointer: base())
       ok = false
     }
     var usesEnvelope = false
     if let envelopeIndex {
       if let value = boolean(
-        envelopeIndex, key: "EventWaveformUseVolumeEnvelope", pointer: base + "/EventWaveformUseVolumeEnvelope")
+        envelopeIndex, key: "EventWaveformUseVolumeEnvelope", pointer: base() + "/EventWaveformUseVolumeEnvelope")
       {
         usesEnvelope = value
       } else {
@@ -155,7 +155,7 @@ extension PatternDecoder {
     }
     var loops = false
     if let loopIndex {
-      if let value = boolean(loopIndex, key: "EventWaveformLoopEnabled", pointer: base + "/EventWaveformLoopEnabled") {
+      if let value = boolean(loopIndex, key: "EventWaveformLoopEnabled", pointer: base() + "/EventWaveformLoopEnabled") {
         loops = value
       } else {
         ok = false
@@ -176,24 +176,24 @@ extension PatternDecoder {
 
   /// Decodes `EventParameters`; returns false when an error makes the event unplayable.
   private mutating func decodeEventParameters(
-    _ index: Int, type: EventType?, into parameters: inout EventParameters, base: String
+    _ index: Int, type: EventType?, into parameters: inout EventParameters, entry: Int
   ) -> Bool {
-    let listPointer = base + "/EventParameters"
+    func listPointer() -> String { JSONPointer.entry(entry, "Event", "EventParameters") }
     guard document.node(index).kind == .array else {
-      typeMismatch(index, key: "EventParameters", expected: "an array", pointer: listPointer)
+      typeMismatch(index, key: "EventParameters", expected: "an array", pointer: listPointer())
       return false
     }
     var ok = true
     // Which IDs were given already, one bit per ID (no allocation per event).
     var seen: UInt32 = 0
     document.forEachElement(of: index) { position, element in
-      let pointer = listPointer + "/\(position)"
+      func pointer() -> String { listPointer() + "/\(position)" }
       let node = document.node(element)
       guard node.kind == .object else {
         findings.add(
           .typeMismatch,
           "an event parameter must be an object with ParameterID and ParameterValue, not \(node.kind.described)",
-          at: Int(node.offset), pointer: pointer)
+          at: Int(node.offset), pointer: pointer())
         ok = false
         return
       }
@@ -205,16 +205,16 @@ extension PatternDecoder {
         } else if document.stringEquals(key, "ParameterValue") {
           valueIndex = value
         } else {
-          unknownKey(key, among: PatternDecoder.parameterKeys, pointer: pointer)
+          unknownKey(key, among: PatternDecoder.parameterKeys, pointer: pointer())
         }
       }
       guard let idIndex else {
-        missingKey("ParameterID", in: element, what: "event parameter", pointer: pointer)
+        missingKey("ParameterID", in: element, what: "event parameter", pointer: pointer())
         ok = false
         return
       }
       guard document.node(idIndex).kind == .string else {
-        typeMismatch(idIndex, key: "ParameterID", expected: "a string", pointer: pointer + "/ParameterID")
+        typeMismatch(idIndex, key: "ParameterID", expected: "a string", pointer: pointer() + "/ParameterID")
         ok = false
         return
       }
@@ -228,16 +228,16 @@ extension PatternDecoder {
           message += Suggestion.hint(for: name, among: PatternDecoder.eventParameterIDs.spellings)
         }
         findings.add(
-          .parameterIDUnknown, message, at: Int(document.node(idIndex).offset), pointer: pointer + "/ParameterID")
+          .parameterIDUnknown, message, at: Int(document.node(idIndex).offset), pointer: pointer() + "/ParameterID")
         ok = false
         return
       }
       guard let valueIndex else {
-        missingKey("ParameterValue", in: element, what: "event parameter", pointer: pointer)
+        missingKey("ParameterValue", in: element, what: "event parameter", pointer: pointer())
         ok = false
         return
       }
-      guard var value = number(valueIndex, key: id.rawValue, pointer: pointer + "/ParameterValue") else {
+      guard var value = number(valueIndex, key: id.rawValue, pointer: pointer() + "/ParameterValue") else {
         ok = false
         return
       }
@@ -245,14 +245,14 @@ extension PatternDecoder {
         findings.add(
           .parameterNotApplicable,
           "\(id.rawValue) has no effect on a \(type.rawValue) event",
-          at: Int(document.node(idIndex).offset), pointer: pointer + "/ParameterID")
+          at: Int(document.node(idIndex).offset), pointer: pointer() + "/ParameterID")
       }
       let bit: UInt32 = 1 << UInt32(id.ordinal)
       if seen & bit != 0 {
         findings.add(
           .parameterDuplicate,
           "\(id.rawValue) is given more than once in this event; this later value wins",
-          at: Int(document.node(idIndex).offset), pointer: pointer + "/ParameterID")
+          at: Int(document.node(idIndex).offset), pointer: pointer() + "/ParameterID")
       }
       seen |= bit
       if id == .sustained && value != 0 && value != 1 {
@@ -260,11 +260,11 @@ extension PatternDecoder {
         findings.add(
           .valueOutOfRange,
           "Sustained is \(Format.number(value)); it is a switch, 0 or 1, and this reads as \(on ? 1 : 0)",
-          at: Int(document.node(valueIndex).offset), pointer: pointer + "/ParameterValue")
+          at: Int(document.node(valueIndex).offset), pointer: pointer() + "/ParameterValue")
         value = on ? 1 : 0
       }
       parameters[id] = clamp(
-        value, to: id.range, name: id.rawValue, at: valueIndex, pointer: pointer + "/ParameterValue")
+        value, to: id.range, name: id.rawValue, at: valueIndex, pointer: pointer() + "/ParameterValue")
     }
     return ok
   }

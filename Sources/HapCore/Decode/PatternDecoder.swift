@@ -100,12 +100,12 @@ struct PatternDecoder {
 
   private mutating func decodeEntry(_ index: Int, entry: Int) {
     let node = document.node(index)
-    let pointer = JSONPointer.entry(entry)
+    func pointer() -> String { JSONPointer.entry(entry) }
     guard node.kind == .object else {
       findings.add(
         .typeMismatch,
         "a Pattern entry must be an object holding an Event, a Parameter or a ParameterCurve, not \(node.kind.described)",
-        at: Int(node.offset), pointer: pointer)
+        at: Int(node.offset), pointer: pointer())
       return
     }
     var event: Int?
@@ -137,18 +137,18 @@ struct PatternDecoder {
         }
       }
       if node.count == 0 { message = "this entry is empty; it must hold an Event, a Parameter or a ParameterCurve" }
-      findings.add(.entryKind, message, at: at, pointer: pointer)
+      findings.add(.entryKind, message, at: at, pointer: pointer())
       return
     }
     if kinds.count > 1 {
       findings.add(
         .entryKind,
         "this entry holds \(kinds.joined(separator: " and ")); each entry must hold exactly one, so split it",
-        at: Int(node.offset), pointer: pointer)
+        at: Int(node.offset), pointer: pointer())
       return
     }
     for key in others {
-      unknownKey(key, among: PatternDecoder.entryKinds, pointer: pointer)
+      unknownKey(key, among: PatternDecoder.entryKinds, pointer: pointer())
     }
     if let event {
       eventEntries += 1
@@ -193,25 +193,25 @@ struct PatternDecoder {
     }
   }
 
-  mutating func typeMismatch(_ index: Int, key: String, expected: String, pointer: String) {
+  mutating func typeMismatch(_ index: Int, key: String, expected: String, pointer: @autoclosure () -> String) {
     let node = document.node(index)
     findings.add(
       .typeMismatch, "\"\(key)\" must be \(expected), not \(node.kind.described)",
-      at: Int(node.offset), pointer: pointer)
+      at: Int(node.offset), pointer: pointer())
   }
 
-  mutating func unknownKey(_ key: Int, among known: [String], pointer: String) {
+  mutating func unknownKey(_ key: Int, among known: [String], pointer: @autoclosure () -> String) {
     let name = document.string(key)
     findings.add(
       .keyUnknown,
       "unknown key \"\(name)\" is ignored" + Suggestion.hint(for: name, among: known),
-      at: Int(document.node(key).offset), pointer: pointer + "/" + JSONPointer.escape(name))
+      at: Int(document.node(key).offset), pointer: pointer() + "/" + JSONPointer.escape(name))
   }
 
-  mutating func missingKey(_ name: String, in index: Int, what: String, pointer: String) {
+  mutating func missingKey(_ name: String, in index: Int, what: String, pointer: @autoclosure () -> String) {
     findings.add(
       .keyMissing, "this \(what) has no \"\(name)\"", at: Int(document.node(index).offset),
-      pointer: pointer)
+      pointer: pointer())
   }
 
   /// Clamps `value` to `range`, reporting `value-out-of-range` when it was outside.

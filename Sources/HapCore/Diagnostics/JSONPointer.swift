@@ -1,7 +1,7 @@
 /// Builds RFC 6901 JSON pointers such as `/Pattern/3/Event/Time`.
 public enum JSONPointer {
   public static func escape(_ component: String) -> String {
-    if !component.contains("~") && !component.contains("/") { return component }
+    if !component.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) { return component }
     return component.replacingOccurrences("~", with: "~0").replacingOccurrences("/", with: "~1")
   }
 

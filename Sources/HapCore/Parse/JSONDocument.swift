@@ -101,12 +101,29 @@ public struct JSONNode: Sendable {
   var flags: UInt8
   /// Byte offset where the value starts (the opening quote of a string).
   public var offset: UInt32
+  /// Numbers: the bit pattern of the value. Containers: `end << 32 | count`. Strings: `end`.
+  /// One 8-byte field keeps a node at 16 bytes.
+  private var payload: UInt64
+
+  init(kind: Kind, flags: UInt8, offset: UInt32, end: UInt32, count: UInt32, number: Double) {
+    self.kind = kind
+    self.flags = flags
+    self.offset = offset
+    self.payload = kind == .number || kind == .bool ? number.bitPattern : UInt64(end) << 32 | UInt64(count)
+  }
+
   /// Containers: index past the last descendant. Strings: byte offset of the closing quote.
-  var end: UInt32
+  var end: UInt32 {
+    get { UInt32(truncatingIfNeeded: payload >> 32) }
+    set { payload = UInt64(newValue) << 32 | (payload & 0xFFFF_FFFF) }
+  }
   /// Containers: number of members or elements.
-  public var count: UInt32
+  public var count: UInt32 {
+    get { UInt32(truncatingIfNeeded: payload) }
+    set { payload = (payload & 0xFFFF_FFFF_0000_0000) | UInt64(newValue) }
+  }
   /// Numbers: the value (may be infinite for 1e400). Booleans: 0 or 1.
-  public var number: Double
+  public var number: Double { Double(bitPattern: payload) }
 
   public var bool: Bool { number != 0 }
   /// True for the non-JSON tokens NaN, Infinity and -Infinity.

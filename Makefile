@@ -1,0 +1,64 @@
+# hap: build, run, test and benchmark. On a fresh Debian machine each target installs
+# what it needs (apt-get) or says exactly what to install.
+
+PREFIX ?= /usr/local
+SWIFT_DIR ?= /opt/swift/usr/bin
+export PATH := $(SWIFT_DIR):$(PATH)
+SWIFT := swift
+HAP := .build/release/hap
+# Where the shared test corpus lives (tests skip it, with a notice, when it is missing).
+export HAP_CORPUS ?= $(abspath ../shared/corpus)
+
+APT_GET := $(shell command -v apt-get 2>/dev/null)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build run test bench install uninstall clean rules format lint deps bench-deps
+
+all: build
+
+# The Swift 6 toolchain cannot come from apt; everything else can.
+deps:
+	@command -v $(SWIFT) >/dev/null || { echo "error: swift not found. Install the Swift 6 toolchain from https://www.swift.org/install/linux/ (into /opt/swift, or set SWIFT_DIR=/path/to/usr/bin)."; exit 2; }
+	@command -v python3 >/dev/null || $(MAKE) --no-print-directory apt PKGS=python3
+
+bench-deps: deps
+	@command -v jq >/dev/null || $(MAKE) --no-print-directory apt PKGS=jq
+
+apt:
+	@if [ -n "$(APT_GET)" ]; then echo "installing $(PKGS) with apt-get"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(PKGS) >/dev/null; \
+	else echo "error: please install: $(PKGS)"; exit 2; fi
+
+build: deps
+	$(SWIFT) build -c release
+
+# The main job: check the bundled vocabulary.
+run: build
+	$(HAP) validate patterns/
+
+test: deps
+	python3 scripts/gen-rules.py --check
+	$(SWIFT) build
+	$(SWIFT) test
+
+bench: build bench-deps
+	python3 scripts/bench.py
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(HAP) $(DESTDIR)$(PREFIX)/bin/hap
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/hap
+
+# Regenerate Validate/RuleCatalog.generated.swift and docs/rules.md from the rules' doc comments.
+rules:
+	python3 scripts/gen-rules.py
+
+format: deps
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+lint: deps
+	$(SWIFT) format lint --recursive Sources Tests Package.swift
+
+clean:
+	rm -rf .build bench/out

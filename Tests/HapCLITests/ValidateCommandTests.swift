@@ -1,0 +1,241 @@
+import Foundation
+import Testing
+
+private let goodPattern = """
+  {
+    "Version": 1.0,
+    "Pattern": [
+      {"Event": {"Time": 0.0, "EventType": "HapticTransient",
+                 "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8}]}}
+    ]
+  }
+  """
+
+/// A pattern with one warning (value-out-of-range at 5:89) and nothing else.
+private let warningPattern = """
+  {
+    "Version": 1.0,
+    "Pattern": [
+      {"Event": {"Time": 0.0, "EventType": "HapticTransient",
+                 "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.5}]}}
+    ]
+  }
+  """
+
+/// A pattern with two errors: time-negative at 4:24 and event-type-unknown at 5:40.
+private let errorPattern = """
+  {
+    "Version": 1.0,
+    "Pattern": [
+      {"Event": {"Time": -1, "EventType": "HapticTransient"}},
+      {"Event": {"Time": 0, "EventType": "HapticTransiant"}}
+    ]
+  }
+  """
+
+@Suite("hap validate, end to end")
+struct ValidateCommandTests {
+  @Test func validFileExitsZeroWithSummary() throws {
+    let folder = try TemporaryFolder()
+    let file = try folder.write("good.ahap", goodPattern)
+    let result = try Hap.run(["validate", file])
+    #expect(result.status == 0)
+    #expect(result.stdoutLines == ["1 file checked: 1 valid, 0 invalid; 0 errors, 0 warnings"])
+  }
+
+  @Test func errorsArePrintedWithPositionAndRuleAndExitOne() throws {
+    let folder = try TemporaryFolder()
+    let file = try folder.write("bad.ahap", errorPattern)
+    let result = try Hap.run(["validate", file])
+    #expect(result.status == 1)
+    let lines = result.stdoutLines
+    #expect(lines.count == 3)
+    #expect(lines[0].hasPrefix("\(file):4:24: error: "))
+    #expect(lines[0].hasSuffix(" [time-negative]"))
+    #expect(lines[1].hasPrefix("\(file):5:40: error: "))
+    #expect(lines[1].hasSuffix(" [event-type-unknown]"))
+    #expect(lines[2] == "1 file checked: 0 valid, 1 invalid; 2 errors, 0 warnings")
+  }
+
+  @Test func warningsPassUnlessStrict() throws {
+    let folder = try TemporaryFolder()
+    let file = try folder.write("warn.ahap", warningPattern)
+    let normal = try Hap.run(["validate", file])
+    #expect(normal.status == 0)
+    #expect(normal.stdoutLines.first?.hasPrefix("\(file):5:89: warning: ") == true)
+    let strict = try Hap.run(["validate", "--strict", file])
+    #expect(strict.status == 1)
+  }
+
+  @Test func quietPrintsOnlyFailingFindings() throws {
+    let folder = try TemporaryFolder()
+    let warn = try folder.write("warn.ahap", warningPattern)
+    let bad = try folder.write("bad.ahap", errorPattern)
+    let result = try Hap.run(["validate", "--quiet", warn, bad])
+    #expect(result.status == 1)
+    #expect(result.stdoutLines.count == 2)
+    #expect(result.stdoutLines.allSatisfy { $0.contains(": error: ") })
+  }
+
+  @Test func jsonFormatFollowsTheDocumentedSchema() throws {
+    let folder = try TemporaryFolder()
+    let good = try folder.write("a.ahap", goodPattern)
+    let bad = try folder.write("b.ahap", errorPattern)
+    let result = try Hap.run(["validate", "--format", "json", good, bad])
+    #expect(result.status == 1)
+    let document = try decodeJSON(result.stdout)
+    let files = try #require(document["files"] as? [[String: Any]])
+    #expect(files.count == 2)
+    #expect(files[0]["file"] as? String == good)
+    #expect(files[0]["valid"] as? Bool == true)
+    #expect((files[0]["findings"] as? [Any])?.isEmpty == true)
+    #expect(files[1]["valid"] as? Bool == false)
+    let findings = try #require(files[1]["findings"] as? [[String: Any]])
+    #expect(findings.count == 2)
+    let first = findings[0]
+    #expect(first["rule"] as? String == "time-negative")
+    #expect(first["severity"] as? String == "error")
+    #expect(first["line"] as? Int == 4)
+    #expect(first["column"] as? Int == 24)
+    #expect(first["pointer"] as? String == "/Pattern/0/Event/Time")
+    #expect((first["message"] as? String)?.isEmpty == false)
+    let summary = try #require(document["summary"] as? [String: Any])
+    #expect(summary["files"] as? Int == 2)
+    #expect(summary["valid"] as? Int == 1)
+    #expect(summary["invalid"] as? Int == 1)
+    #expect(summary["errors"] as? Int == 2)
+    #expect(summary["warnings"] as? Int == 0)
+  }
+
+  @Test func githubFormatPrintsWorkflowCommands() throws {
+    let folder = try TemporaryFolder()
+    let bad = try folder.write("b.ahap", errorPattern)
+    let result = try Hap.run(["validate", "--format", "github", bad])
+    #expect(result.status == 1)
+    let commands = result.stdoutLines.filter { $0.hasPrefix("::") }
+    #expect(commands.count == 2)
+    #expect(commands[0].hasPrefix("::error file=\(bad),line=4,col=24,title=time-negative::"))
+  }
+
+  @Test func standardInputIsRead() throws {
+    let result = try Hap.run(["validate", "-"], input: Data(errorPattern.utf8))
+    #expect(result.status == 1)
+    #expect(result.stdoutLines.first?.hasPrefix("<stdin>:4:24: error:") == true)
+  }
+
+  @Test func directoriesAreWalkedForPatternFiles() throws {
+    let folder = try TemporaryFolder()
+    try folder.write("a/one.ahap", goodPattern)
+    try folder.write("a/b/two.JSON", goodPattern)
+    try folder.write("a/notes.txt", "not a pattern")
+    try folder.write("a/.hidden/three.ahap", errorPattern)
+    let result = try Hap.run(["validate", folder.path("a")])
+    #expect(result.status == 0)
+    #expect(result.stdoutLines.last == "2 files checked: 2 valid, 0 invalid; 0 errors, 0 warnings")
+  }
+
+  @Test func unreadablePathsExitTwoAndSayWhy() throws {
+    let folder = try TemporaryFolder()
+    let good = try folder.write("good.ahap", goodPattern)
+    let missing = folder.path("missing.ahap")
+    let result = try Hap.run(["validate", good, missing])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("cannot read '\(missing)': No such file or directory"))
+    #expect(result.stdoutLines.last == "2 files checked: 1 valid, 0 invalid, 1 unreadable; 0 errors, 0 warnings")
+  }
+
+  @Test func unreadableBeatsInvalidInTheExitStatus() throws {
+    let folder = try TemporaryFolder()
+    let bad = try folder.write("bad.ahap", errorPattern)
+    let result = try Hap.run(["validate", bad, folder.path("nope.ahap")])
+    #expect(result.status == 2)
+  }
+
+  @Test func usageErrorsNameTheBadOptionAndExitTwo() throws {
+    let unknown = try Hap.run(["validate", "--fromat", "json", "x.ahap"])
+    #expect(unknown.status == 2)
+    #expect(unknown.stderr.contains("unknown option '--fromat'"))
+    #expect(unknown.stderr.contains("did you mean '--format'?"))
+    let badValue = try Hap.run(["validate", "--format", "xml", "x.ahap"])
+    #expect(badValue.status == 2)
+    #expect(badValue.stderr.contains("'xml' is not a valid value for '--format'"))
+    let missingValue = try Hap.run(["validate", "x.ahap", "--format"])
+    #expect(missingValue.status == 2)
+    #expect(missingValue.stderr.contains("option '--format' needs a value"))
+    let noFiles = try Hap.run(["validate"])
+    #expect(noFiles.status == 2)
+    #expect(noFiles.stderr.contains("no pattern files given"))
+    let jobs = try Hap.run(["validate", "--jobs", "0", "x.ahap"])
+    #expect(jobs.status == 2)
+    #expect(jobs.stderr.contains("'--jobs' must be a whole number"))
+  }
+
+  @Test func colorIsOnlyUsedWhenAsked() throws {
+    let folder = try TemporaryFolder()
+    let bad = try folder.write("bad.ahap", errorPattern)
+    let plain = try Hap.run(["validate", bad])
+    #expect(!plain.stdout.contains("\u{1B}["))
+    let colored = try Hap.run(["validate", "--color", "always", bad])
+    #expect(colored.stdout.contains("\u{1B}[1;31merror\u{1B}[0m"))
+  }
+}
+
+@Suite("hap command line frame")
+struct CommandLineTests {
+  @Test func versionAndHelp() throws {
+    let version = try Hap.run(["--version"])
+    #expect(version.status == 0)
+    #expect(version.stdout.hasPrefix("hap "))
+    let help = try Hap.run(["--help"])
+    #expect(help.status == 0)
+    #expect(help.stdout.contains("validate"))
+    #expect(help.stdout.contains("rules"))
+    let commandHelp = try Hap.run(["help", "validate"])
+    #expect(commandHelp.status == 0)
+    #expect(commandHelp.stdout.contains("--strict"))
+    #expect(commandHelp.stdout.contains("examples:"))
+    let flagHelp = try Hap.run(["validate", "--help"])
+    #expect(flagHelp.stdout == commandHelp.stdout)
+  }
+
+  @Test func unknownCommandsAreUsageErrors() throws {
+    let result = try Hap.run(["valdate", "x"])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("'valdate' is not a hap command; did you mean 'validate'?"))
+    let none = try Hap.run([])
+    #expect(none.status == 2)
+    let unknownHelp = try Hap.run(["help", "nope"])
+    #expect(unknownHelp.status == 2)
+  }
+
+  @Test func rulesListsEveryRequiredRule() throws {
+    let result = try Hap.run(["rules", "--format", "json"])
+    #expect(result.status == 0)
+    let rules = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+    var severities: [String: String] = [:]
+    for rule in rules {
+      severities[rule["id"] as! String] = rule["severity"] as? String
+      #expect((rule["summary"] as? String)?.isEmpty == false)
+    }
+    let errors = [
+      "json-syntax", "pattern-missing", "entry-kind", "event-type-unknown", "parameter-id-unknown", "type-mismatch",
+      "time-negative", "duration-missing", "value-not-finite", "curve-points-missing", "waveform-missing",
+    ]
+    let warnings = [
+      "json-trailing-comma", "json-duplicate-key", "key-unknown", "version-missing", "version-unsupported",
+      "value-out-of-range", "parameter-not-applicable", "curve-too-many-points", "curve-points-unsorted",
+      "curve-times-absolute", "curve-overlap", "continuous-too-long", "waveform-not-found", "pattern-empty",
+    ]
+    for id in errors { #expect(severities[id] == "error", "\(id)") }
+    for id in warnings { #expect(severities[id] == "warning", "\(id)") }
+    let text = try Hap.run(["rules"])
+    #expect(text.stdoutLines.count == rules.count)
+    let one = try Hap.run(["rules", "curve-times-absolute"])
+    #expect(one.status == 0)
+    #expect(one.stdout.contains("Bad:"))
+    #expect(one.stdout.contains("Good:"))
+    let unknown = try Hap.run(["rules", "curve-time-absolute"])
+    #expect(unknown.status == 2)
+    #expect(unknown.stderr.contains("did you mean 'curve-times-absolute'?"))
+  }
+}
