@@ -16,6 +16,18 @@ struct JSONParserPositionTests {
     #expect(marked.markers[4] == MarkerPosition(line: 2, column: 5, offset: 12))
   }
 
+  @Test("the marker helper reports a finding at the wrong place, a missing and an extra finding")
+  func markerHelperDetectsMismatches() {
+    let text = ahap(#"{"Event": {"Time": ⟨1⟩-1, ⟨2⟩"EventType": "HapticTransient"}}"#)
+    withKnownIssue("wrong marker") { assertFindings(text, [("time-negative", 2)]) }
+    withKnownIssue("missing finding") { assertFindings(text, [("time-negative", 1), ("key-unknown", 2)]) }
+    withKnownIssue("unexpected finding") { assertFindings(text, []) }
+    withKnownIssue("version-missing is only ignored on request") {
+      assertFindings("⟨1⟩{\"Pattern\": [" + transientEntry + "]}", [], ignoring: [])
+    }
+    assertFindings(text, [("time-negative", 1)])
+  }
+
   @Test("every node records the byte offset where its value starts")
   func nodeOffsets() throws {
     let marked = MarkedText(#"⟨1⟩{"a": ⟨2⟩[⟨3⟩1, ⟨4⟩"x\"y", ⟨5⟩{⟨6⟩"k": ⟨7⟩null}], "b":⟨8⟩true}"#)
@@ -294,7 +306,7 @@ struct JSONParserSyntaxTests {
     SyntaxCase("undefined", #"{"a": ⟨1⟩undefined}"#),
   ]
 
-  @Test(arguments: cases)
+  @Test(arguments: JSONParserSyntaxTests.cases)
   func syntaxError(_ syntaxCase: SyntaxCase) {
     let marked = MarkedText(syntaxCase.text)
     let result = assertFindings(marked, [("json-syntax", 1)], ignoring: [])
@@ -382,7 +394,7 @@ struct JSONParserNumberTests {
     "1.00000000000000011102230246251565404236316680908203124",
   ]
 
-  @Test("numbers convert to exactly the Double Swift reads", arguments: numbers)
+  @Test("numbers convert to exactly the Double Swift reads", arguments: JSONParserNumberTests.numbers)
   func exactValue(_ text: String) throws {
     let (document, diagnostics) = parseDocument("[\(text)]")
     let tape = try #require(document)

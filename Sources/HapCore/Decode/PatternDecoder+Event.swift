@@ -109,9 +109,11 @@ extension PatternDecoder {
           ok = false
         }
       } else if durationWritten && duration < 0 {
-        duration = clamp(
-          duration, to: 0...Double.greatestFiniteMagnitude, name: "EventDuration", at: durationIndex!,
-          pointer: base() + "/EventDuration")
+        findings.add(
+          .valueOutOfRange,
+          "EventDuration \(Format.number(duration)) is negative; Core Haptics reads it as 0",
+          at: Int(document.node(durationIndex!).offset), pointer: base() + "/EventDuration")
+        duration = 0
       }
     }
 
@@ -159,6 +161,15 @@ extension PatternDecoder {
         loops = value
       } else {
         ok = false
+      }
+    }
+
+    if let type, type != .audioCustom {
+      for (index, key) in [(envelopeIndex, "EventWaveformUseVolumeEnvelope"), (loopIndex, "EventWaveformLoopEnabled")] {
+        guard let index else { continue }
+        findings.add(
+          .parameterNotApplicable, "\(key) only applies to AudioCustom events; this \(type.rawValue) event ignores it",
+          at: Int(document.node(index).offset), pointer: base() + "/" + key)
       }
     }
 

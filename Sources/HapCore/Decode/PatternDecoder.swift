@@ -46,6 +46,7 @@ struct PatternDecoder {
       } else if document.stringEquals(key, "Metadata") {
         if document.node(value).kind == .object {
           metadata = JSONValue(document, value)
+          reportNonFiniteNumbers(in: value)
         } else {
           typeMismatch(value, key: "Metadata", expected: "an object", pointer: "/Metadata")
         }
@@ -81,11 +82,29 @@ struct PatternDecoder {
       decodeEntry(element, entry: position)
     }
     let pattern = Pattern(
-      version: version, metadata: metadata, events: events, parameters: parameters, curves: curves)
+      version: version ?? 1, metadata: metadata, events: events, parameters: parameters, curves: curves)
     if eventEntries == 0 {
       PatternEmpty.check(pattern, patternOffset: Int(patternNode.offset), findings: &findings)
     }
     return pattern
+  }
+
+  /// Free-form values (Metadata) are not decoded, but NaN, Infinity and 1e400 are not JSON
+  /// numbers anywhere: Core Haptics' JSON reader refuses the file.
+  private mutating func reportNonFiniteNumbers(in index: Int) {
+    let end = document.next(after: index)
+    var i = index
+    while i < end {
+      let node = document.node(i)
+      if node.kind == .number && !node.number.isFinite {
+        findings.add(
+          .valueNotFinite,
+          node.isNonFiniteLiteral
+            ? "\(Format.number(node.number)) is not a JSON number" : "this number is too large to represent",
+          at: Int(node.offset), pointer: "/Metadata")
+      }
+      i += 1
+    }
   }
 
   private func offset(ofValueFor name: StaticString, in object: Int) -> Int {

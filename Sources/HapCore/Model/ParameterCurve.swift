@@ -23,6 +23,17 @@ public struct ParameterCurve: Sendable, Equatable, Hashable {
   /// Absolute time of the last control point; the curve holds this value afterwards.
   public var end: Double { points.last?.time ?? time }
 
+  /// Two curves are equal when they move the same parameter through the same absolute points;
+  /// how the file split that between `Time` and point times does not matter.
+  public static func == (lhs: ParameterCurve, rhs: ParameterCurve) -> Bool {
+    lhs.id == rhs.id && lhs.points == rhs.points
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(id)
+    hasher.combine(points)
+  }
+
   /// The curve's value at absolute time `t` (held flat before the first and after the last point).
   public func value(at t: Double) -> Double {
     guard let first = points.first, let last = points.last else { return id.defaultValue }

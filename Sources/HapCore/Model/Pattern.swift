@@ -5,8 +5,8 @@
 /// Two files that mean the same pattern decode to equal `Pattern`s, whatever their formatting,
 /// key order, entry order or number spelling.
 public struct Pattern: Sendable, Equatable, Hashable {
-  /// `Version` as written, or nil when missing.
-  public var version: Double?
+  /// `Version` as written; 1 when missing (as Core Haptics assumes).
+  public var version: Double
   /// `Metadata`, as written (an object), or nil when missing.
   public var metadata: JSONValue?
   public var events: [Event]
@@ -16,7 +16,7 @@ public struct Pattern: Sendable, Equatable, Hashable {
   public var curves: [ParameterCurve]
 
   public init(
-    version: Double? = 1, metadata: JSONValue? = nil, events: [Event] = [],
+    version: Double = 1, metadata: JSONValue? = nil, events: [Event] = [],
     parameters: [DynamicParameter] = [], curves: [ParameterCurve] = []
   ) {
     self.version = version
@@ -31,22 +31,31 @@ public struct Pattern: Sendable, Equatable, Hashable {
   mutating func normalise() {
     events.sort(by: Pattern.canonicalOrder)
     parameters.sort { ($0.time, $0.id, $0.value) < ($1.time, $1.id, $1.value) }
-    curves.sort { a, b in
-      if a.start != b.start { return a.start < b.start }
-      if a.id != b.id { return a.id < b.id }
-      return a.points.count < b.points.count
-    }
+    curves.sort(by: Pattern.canonicalOrder)
   }
 
+  /// Orders events by time, then by every value they hold, so that events which tie on time
+  /// come out in the same order whatever order the file wrote them in.
   static func canonicalOrder(_ a: Event, _ b: Event) -> Bool {
     if a.time != b.time { return a.time < b.time }
     if a.type != b.type { return a.type < b.type }
     if a.duration != b.duration { return a.duration < b.duration }
-    let pa = a.parameters
-    let pb = b.parameters
-    if pa.hapticIntensity != pb.hapticIntensity { return pa.hapticIntensity < pb.hapticIntensity }
-    if pa.hapticSharpness != pb.hapticSharpness { return pa.hapticSharpness < pb.hapticSharpness }
-    return a.source.entry.entry < b.source.entry.entry
+    for id in EventParameterID.allCases where a.parameters[id] != b.parameters[id] {
+      return a.parameters[id] < b.parameters[id]
+    }
+    if a.waveformPath != b.waveformPath { return (a.waveformPath ?? "") < (b.waveformPath ?? "") }
+    if a.waveformUsesVolumeEnvelope != b.waveformUsesVolumeEnvelope { return !a.waveformUsesVolumeEnvelope }
+    return !a.waveformLoops && b.waveformLoops
+  }
+
+  /// Orders curves by start, ID, then their points.
+  static func canonicalOrder(_ a: ParameterCurve, _ b: ParameterCurve) -> Bool {
+    if a.start != b.start { return a.start < b.start }
+    if a.id != b.id { return a.id < b.id }
+    for (p, q) in zip(a.points, b.points) where p.time != q.time || p.value != q.value {
+      return (p.time, p.value) < (q.time, q.value)
+    }
+    return a.points.count < b.points.count
   }
 
   /// Length of the pattern's written timeline: the latest end of any event, parameter or curve

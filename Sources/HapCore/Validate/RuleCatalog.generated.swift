@@ -35,6 +35,10 @@ enum RuleCatalog {
       summary: "No top-level object with a `Pattern` array.",
       documentation: "No top-level object with a `Pattern` array.\n\nAn AHAP file is a JSON object whose `Pattern` key holds the array of events, parameters and\ncurves. Without it there is nothing to play.\n\nBad:\n```text\n[ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]\n```\n\nGood:\n```text\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
     RuleCatalogEntry(
+      id: "profile-value-invalid", severity: .error,
+      summary: "An actuator profile value that hap cannot render with (out of its allowed range, or `MinimumFrequency` above `MaximumFrequency`).",
+      documentation: "An actuator profile value that hap cannot render with (out of its allowed range, or\n`MinimumFrequency` above `MaximumFrequency`).\n\nProfiles (`--profile FILE`) are checked like patterns. Allowed: frequencies 1..2000 Hz with\nMinimumFrequency <= MaximumFrequency, IntensityExponent 0.25..4, MaximumAmplitude above 0 up\nto 1, TransientCycles 0.5..16. A profile with an error is refused.\n\nBad:\n```json\n{\"Name\": \"shaker\", \"MinimumFrequency\": 300, \"MaximumFrequency\": 80}\n```\n\nGood:\n```json\n{\"Name\": \"shaker\", \"MinimumFrequency\": 80, \"MaximumFrequency\": 300}\n```"),
+    RuleCatalogEntry(
       id: "time-negative", severity: .error,
       summary: "A `Time` below zero.",
       documentation: "A `Time` below zero.\n\nPattern time starts at 0; an event, parameter or control point before it cannot be scheduled.\n\nBad:\n```text\n{\"Event\": {\"Time\": -0.1, \"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}\n```"),

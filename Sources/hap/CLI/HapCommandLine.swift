@@ -22,6 +22,7 @@ enum HapCommandLine {
 
   nonisolated(unsafe) static let commands: [any Command.Type] = [
     ValidateCommand.self,
+    RenderCommand.self,
     RulesCommand.self,
   ]
 

@@ -161,9 +161,10 @@ func assertNoFinding(
   return result
 }
 
-private func compareFindings(
-  _ diagnostics: [Diagnostic], _ expected: [(String, Int)], marked: MarkedText, ignoring: Set<String>,
-  sourceLocation: SourceLocation
+/// Asserts that `diagnostics` (of `marked`) are exactly `expected`, as (rule, marker) pairs.
+func compareFindings(
+  _ diagnostics: [Diagnostic], _ expected: [(String, Int)], marked: MarkedText, ignoring: Set<String> = defaultIgnoredRules,
+  sourceLocation: SourceLocation = #_sourceLocation
 ) {
   var wanted: [FindingKey] = []
   for (rule, marker) in expected {

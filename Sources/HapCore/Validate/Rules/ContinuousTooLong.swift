@@ -3,7 +3,7 @@
 /// Core Haptics fades such events out after 30 s. Chain several shorter events instead.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 60}}
 /// ```
 ///

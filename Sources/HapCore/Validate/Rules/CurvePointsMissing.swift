@@ -4,12 +4,12 @@
 /// value to take.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0}}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1}, {"Time": 0.5, "ParameterValue": 0}]}}
 /// ```
 extension Rule {

@@ -4,12 +4,12 @@
 /// points in order.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// [{"Time": 0.5, "ParameterValue": 0}, {"Time": 0, "ParameterValue": 1}]
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// [{"Time": 0, "ParameterValue": 1}, {"Time": 0.5, "ParameterValue": 0}]
 /// ```
 extension Rule {

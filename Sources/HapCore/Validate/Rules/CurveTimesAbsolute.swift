@@ -4,12 +4,12 @@
 /// starts at 4.0. Tools that split long curves often make this mistake.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 2.0, "ParameterCurveControlPoints": [{"Time": 2.0, "ParameterValue": 1}, {"Time": 2.5, "ParameterValue": 0}]}}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 2.0, "ParameterCurveControlPoints": [{"Time": 0.0, "ParameterValue": 1}, {"Time": 0.5, "ParameterValue": 0}]}}
 /// ```
 extension Rule {

@@ -4,7 +4,7 @@
 /// curves of at most 16 points.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [ ...17 points... ]}}
 /// ```
 ///

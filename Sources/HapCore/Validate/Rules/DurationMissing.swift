@@ -4,12 +4,12 @@
 /// there is nothing to play.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "EventType": "HapticContinuous"}}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.5}}
 /// ```
 extension Rule {

@@ -4,12 +4,12 @@
 /// hap suggests the closest key) or with more than one.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"ParameterCurves": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": []}}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1}]}}
 /// ```
 extension Rule {

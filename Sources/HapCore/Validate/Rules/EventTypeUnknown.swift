@@ -3,12 +3,12 @@
 /// The event cannot be played; hap suggests the closest valid name.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "EventType": "HapticTransiant"}}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "EventType": "HapticTransient"}}
 /// ```
 extension Rule {

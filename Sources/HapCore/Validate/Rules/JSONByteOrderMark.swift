@@ -9,7 +9,7 @@
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Pattern": []}
 /// ```
 extension Rule {

@@ -4,12 +4,12 @@
 /// may keep the first instead.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "Time": 0.5, "EventType": "HapticTransient"}}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0.5, "EventType": "HapticTransient"}}
 /// ```
 extension Rule {

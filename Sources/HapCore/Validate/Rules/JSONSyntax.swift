@@ -5,12 +5,12 @@
 /// 512 levels. Reading stops at the first such fault, so fix it and validate again.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Pattern": [ {"Event": {"Time": 0 "EventType": "HapticTransient"}} ]}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Pattern": [ {"Event": {"Time": 0, "EventType": "HapticTransient"}} ]}
 /// ```
 extension Rule {

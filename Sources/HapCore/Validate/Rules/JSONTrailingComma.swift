@@ -4,12 +4,12 @@
 /// Python, most game engines) refuse the file.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Pattern": [ {"Event": {"Time": 0, "EventType": "HapticTransient",}}, ]}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Pattern": [ {"Event": {"Time": 0, "EventType": "HapticTransient"}} ]}
 /// ```
 extension Rule {

@@ -4,12 +4,12 @@
 /// which parameter and which value.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Event": {"EventType": "HapticTransient"}}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "EventType": "HapticTransient"}}
 /// ```
 extension Rule {

@@ -3,12 +3,12 @@
 /// An ignored key is usually a misspelling, so the value the author meant never takes effect.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuraton": 0.5}}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.5}}
 /// ```
 extension Rule {

@@ -3,12 +3,12 @@
 /// Only one of the values plays; the other is dead text that misleads the next reader.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}, {"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]
 /// ```
 extension Rule {

@@ -5,12 +5,12 @@
 /// curve. A common slip is `HapticAttackTime` for `AttackTime`.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"ParameterID": "HapticAttackTime", "ParameterValue": 0.2}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"ParameterID": "AttackTime", "ParameterValue": 0.2}
 /// ```
 extension Rule {

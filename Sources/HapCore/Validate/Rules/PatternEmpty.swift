@@ -3,12 +3,12 @@
 /// A `Pattern` with no entries, or with only parameters and curves, is accepted but silent.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Version": 1.0, "Pattern": []}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Version": 1.0, "Pattern": [ {"Event": {"Time": 0, "EventType": "HapticTransient"}} ]}
 /// ```
 extension Rule {

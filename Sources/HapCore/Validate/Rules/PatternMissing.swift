@@ -4,12 +4,12 @@
 /// curves. Without it there is nothing to play.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// [ {"Event": {"Time": 0, "EventType": "HapticTransient"}} ]
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Version": 1.0, "Pattern": [ {"Event": {"Time": 0, "EventType": "HapticTransient"}} ]}
 /// ```
 extension Rule {

@@ -3,12 +3,12 @@
 /// Pattern time starts at 0; an event, parameter or control point before it cannot be scheduled.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Event": {"Time": -0.1, "EventType": "HapticTransient"}}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "EventType": "HapticTransient"}}
 /// ```
 extension Rule {

@@ -4,12 +4,12 @@
 /// time.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Event": {"Time": "0.5", "EventType": "HapticTransient"}}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0.5, "EventType": "HapticTransient"}}
 /// ```
 extension Rule {

@@ -3,12 +3,12 @@
 /// No time or parameter can take such a value; `NaN` and `Infinity` are not even JSON.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"ParameterID": "HapticIntensity", "ParameterValue": 1e400}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"ParameterID": "HapticIntensity", "ParameterValue": 1.0}
 /// ```
 extension Rule {

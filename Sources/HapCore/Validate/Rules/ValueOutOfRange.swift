@@ -6,12 +6,12 @@
 /// written one misleads.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"ParameterID": "HapticSharpness", "ParameterValue": -1.0}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"ParameterID": "HapticSharpness", "ParameterValue": 0.0}
 /// ```
 extension Rule {

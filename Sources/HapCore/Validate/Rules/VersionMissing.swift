@@ -4,12 +4,12 @@
 /// evolves.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Pattern": []}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Version": 1.0, "Pattern": []}
 /// ```
 extension Rule {

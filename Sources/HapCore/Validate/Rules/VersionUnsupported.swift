@@ -3,12 +3,12 @@
 /// hap reads the file as version 1.0; a player that checks the version may refuse it.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Version": 2.0, "Pattern": []}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Version": 1.0, "Pattern": []}
 /// ```
 extension Rule {

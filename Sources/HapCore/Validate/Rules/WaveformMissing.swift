@@ -3,12 +3,12 @@
 /// An AudioCustom event plays a sound file; Core Haptics refuses one that names none.
 ///
 /// Bad:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "EventType": "AudioCustom"}}
 /// ```
 ///
 /// Good:
-/// ```text
+/// ```json
 /// {"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "impact.wav"}}
 /// ```
 extension Rule {

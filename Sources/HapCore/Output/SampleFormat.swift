@@ -1,0 +1,51 @@
+/// The sample formats hap writes (little-endian, as WAV and most sound cards want them).
+public enum SampleFormat: String, Sendable, CaseIterable {
+  case s16, s24, s32, f32
+
+  public var bytesPerSample: Int {
+    switch self {
+    case .s16: 2
+    case .s24: 3
+    case .s32: 4
+    case .f32: 4
+    }
+  }
+
+  public var isFloat: Bool { self == .f32 }
+  public var bitsPerSample: Int { bytesPerSample * 8 }
+
+  /// Converts `samples` (-1...1; the renderer never exceeds it) to this format at `destination`,
+  /// which must hold `samples.count * bytesPerSample` bytes. Integers are rounded to nearest
+  /// and scaled by 2^(bits-1) - 1, so full scale never wraps. Allocation-free.
+  public func encode(_ samples: UnsafeBufferPointer<Float>, into destination: UnsafeMutableRawPointer) {
+    switch self {
+    case .f32:
+      for (i, x) in samples.enumerated() {
+        destination.storeBytes(of: x.bitPattern.littleEndian, toByteOffset: i * 4, as: UInt32.self)
+      }
+    case .s16:
+      for (i, x) in samples.enumerated() {
+        let v = Int16(SampleFormat.scaled(x, 32767))
+        destination.storeBytes(of: v.littleEndian, toByteOffset: i * 2, as: Int16.self)
+      }
+    case .s24:
+      for (i, x) in samples.enumerated() {
+        let v = UInt32(bitPattern: Int32(SampleFormat.scaled(x, 8_388_607)))
+        destination.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: i * 3, as: UInt8.self)
+        destination.storeBytes(of: UInt8(truncatingIfNeeded: v >> 8), toByteOffset: i * 3 + 1, as: UInt8.self)
+        destination.storeBytes(of: UInt8(truncatingIfNeeded: v >> 16), toByteOffset: i * 3 + 2, as: UInt8.self)
+      }
+    case .s32:
+      for (i, x) in samples.enumerated() {
+        let v = Int32(SampleFormat.scaled(x, 2_147_483_647))
+        destination.storeBytes(of: v.littleEndian, toByteOffset: i * 4, as: Int32.self)
+      }
+    }
+  }
+
+  @inline(__always)
+  static func scaled(_ x: Float, _ full: Double) -> Int64 {
+    let clamped = min(max(Double(x), -1), 1)
+    return Int64((clamped * full).rounded())
+  }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// How an actuator turns AHAP's perceptual parameters into a drive signal.
+///
+/// A haptic exciter is driven like a loudspeaker: hap synthesises a low-frequency carrier whose
+/// frequency follows sharpness and whose amplitude follows intensity. The profile holds both
+/// mappings and the envelope timings, so the same pattern can be tuned for a wideband voice-coil
+/// exciter or a narrow-band linear resonant actuator. See docs/rendering.md.
+public struct ActuatorProfile: Sendable, Equatable {
+  /// Short name (`exciter`, `lra`, or the file's `Name`).
+  public var name: String
+  public var description: String
+  /// Carrier frequency at sharpness 0, in Hz.
+  public var minimumFrequency: Double
+  /// Carrier frequency at sharpness 1, in Hz. Sharpness maps logarithmically between the two.
+  public var maximumFrequency: Double
+  /// Amplitude = `maximumAmplitude * intensity ^ intensityExponent`.
+  public var intensityExponent: Double
+  /// Peak drive level (full scale = 1) at intensity 1.
+  public var maximumAmplitude: Double
+  /// Length of a transient, in cycles of its carrier.
+  public var transientCycles: Double
+
+  public init(
+    name: String, description: String, minimumFrequency: Double, maximumFrequency: Double,
+    intensityExponent: Double = 1.5, maximumAmplitude: Double = 0.8, transientCycles: Double = 2
+  ) {
+    self.name = name
+    self.description = description
+    self.minimumFrequency = minimumFrequency
+    self.maximumFrequency = maximumFrequency
+    self.intensityExponent = intensityExponent
+    self.maximumAmplitude = maximumAmplitude
+    self.transientCycles = transientCycles
+  }
+
+  /// The default: a wideband voice-coil exciter, sharpness 0..1 onto 60..240 Hz.
+  public static let exciter = ActuatorProfile(
+    name: "exciter", description: "wideband voice-coil exciter (the default)",
+    minimumFrequency: 60, maximumFrequency: 240)
+
+  /// A linear resonant actuator: it only moves near its resonance, so sharpness moves the
+  /// carrier in a narrow band around 170 Hz.
+  public static let lra = ActuatorProfile(
+    name: "lra", description: "linear resonant actuator, narrow band around 170 Hz",
+    minimumFrequency: 155, maximumFrequency: 185, intensityExponent: 1.3)
+
+  public static let builtIns: [ActuatorProfile] = [.exciter, .lra]
+
+  public static func builtIn(named name: String) -> ActuatorProfile? {
+    builtIns.first { $0.name == name }
+  }
+
+  /// Carrier frequency for a sharpness in 0...1 (clamped): logarithmic, so equal sharpness steps
+  /// are equal musical intervals.
+  @inline(__always)
+  public func frequency(sharpness: Double) -> Double {
+    let s = min(max(sharpness, 0), 1)
+    return minimumFrequency * pow(maximumFrequency / minimumFrequency, s)
+  }
+
+  /// Drive amplitude for an intensity in 0...1 (clamped). Monotonic; zero at zero.
+  @inline(__always)
+  public func amplitude(intensity: Double) -> Double {
+    let i = min(max(intensity, 0), 1)
+    if i == 0 { return 0 }
+    return maximumAmplitude * pow(i, intensityExponent)
+  }
+}
+
+/// How AHAP's normalised envelope times (0...1) become seconds. Exponential, so the useful short
+/// times get most of the range: 0 is the shortest click-free ramp, 1 is one second.
+public enum EnvelopeTiming {
+  /// AttackTime 0...1 → 1 ms ... 1 s.
+  public static func attack(_ x: Double) -> Double { 0.001 * pow(1000, clamp01(x)) }
+  /// DecayTime 0...1 → 10 ms ... 1 s (transients: extra tail; non-sustained events: time constant).
+  public static func decay(_ x: Double) -> Double { 0.01 * pow(100, clamp01(x)) }
+  /// ReleaseTime 0...1 → 5 ms ... 1 s.
+  public static func release(_ x: Double) -> Double { 0.005 * pow(200, clamp01(x)) }
+
+  @inline(__always)
+  static func clamp01(_ x: Double) -> Double { min(max(x, 0), 1) }
+}

@@ -1,0 +1,109 @@
+/// One dynamic parameter (e.g. HapticIntensityControl) over the whole pattern, compiled into a
+/// piecewise-linear function of the frame index.
+///
+/// - Before anything sets it, the parameter has its default (1 for multipliers, 0 for offsets).
+/// - A `Parameter` is a step, ramped over at most ``rampSeconds`` (ending at its time) so it
+///   never clicks.
+/// - A `ParameterCurve` interpolates linearly between its points and holds its last value
+///   afterwards, until the next curve or `Parameter` of the same ID takes over at its start
+///   (so a later curve cuts short an earlier one that overlaps it).
+public struct ControlTrack: Sendable, Equatable {
+  public struct Breakpoint: Sendable, Equatable {
+    /// Frame position (fractional: curve points need not fall on a frame).
+    public var frame: Double
+    public var value: Double
+  }
+
+  /// Steps are ramped over this long, ending at the step's time.
+  public static let rampSeconds = 0.001
+
+  public let id: DynamicParameterID
+  public let defaultValue: Double
+  /// Sorted by frame; between two breakpoints the value is interpolated, after the last it holds.
+  public let breakpoints: [Breakpoint]
+
+  public var isConstant: Bool { breakpoints.isEmpty }
+
+  /// Compiles every `Parameter` and `ParameterCurve` of `id` in `pattern` at `rate` frames/s.
+  public init(_ id: DynamicParameterID, pattern: Pattern, rate: Double) {
+    self.id = id
+    defaultValue = id.defaultValue
+    // Items in start order; at equal times a Parameter comes before a curve.
+    enum Item {
+      case step(time: Double, value: Double)
+      case curve(ParameterCurve)
+
+      var start: Double {
+        switch self {
+        case .step(let time, _): time
+        case .curve(let curve): curve.start
+        }
+      }
+    }
+    var items: [(Int, Item)] = []
+    for parameter in pattern.parameters where parameter.id == id {
+      items.append((0, .step(time: parameter.time, value: parameter.value)))
+    }
+    for curve in pattern.curves where curve.id == id && !curve.points.isEmpty {
+      items.append((1, .curve(curve)))
+    }
+    items.sort { ($0.1.start, $0.0) < ($1.1.start, $1.0) }
+
+    let ramp = ControlTrack.rampSeconds * rate
+    var points: [Breakpoint] = []
+    func value(at frame: Double) -> Double {
+      guard let first = points.first else { return id.defaultValue }
+      if frame < first.frame { return id.defaultValue }
+      var k = points.count - 1
+      while k > 0 && points[k].frame > frame { k -= 1 }
+      if k == points.count - 1 { return points[k].value }
+      let a = points[k]
+      let b = points[k + 1]
+      if b.frame <= a.frame { return b.value }
+      return a.value + (b.value - a.value) * (frame - a.frame) / (b.frame - a.frame)
+    }
+    /// Cuts the function where the ramp to a new item starts, holding the value it has there.
+    func takeOver(at frame: Double) {
+      let rampStart = max(frame - ramp, 0)
+      let held = value(at: rampStart)
+      while let last = points.last, last.frame >= rampStart { points.removeLast() }
+      points.append(Breakpoint(frame: rampStart, value: held))
+    }
+    for (_, item) in items {
+      switch item {
+      case .step(let time, let value):
+        let frame = time * rate
+        takeOver(at: frame)
+        points.append(Breakpoint(frame: frame, value: value))
+      case .curve(let curve):
+        takeOver(at: curve.points[0].time * rate)
+        for point in curve.points {
+          points.append(Breakpoint(frame: point.time * rate, value: point.value))
+        }
+      }
+    }
+    // A track that never leaves its default is constant.
+    if points.allSatisfy({ $0.value == id.defaultValue }) { points = [] }
+    breakpoints = points
+  }
+
+  /// The value at `frame` (binary search; the renderer uses a cursor instead).
+  public func value(at frame: Double) -> Double {
+    guard let first = breakpoints.first else { return defaultValue }
+    if frame < first.frame { return defaultValue }
+    var low = 0
+    var high = breakpoints.count - 1
+    if frame >= breakpoints[high].frame { return breakpoints[high].value }
+    while high - low > 1 {
+      let mid = (low + high) / 2
+      if breakpoints[mid].frame <= frame { low = mid } else { high = mid }
+    }
+    let a = breakpoints[low]
+    let b = breakpoints[high]
+    if b.frame <= a.frame { return b.value }
+    return a.value + (b.value - a.value) * (frame - a.frame) / (b.frame - a.frame)
+  }
+
+  /// Frame after which the track no longer changes.
+  public var lastChange: Double { breakpoints.last?.frame ?? 0 }
+}

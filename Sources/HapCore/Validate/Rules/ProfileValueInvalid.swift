@@ -1,0 +1,19 @@
+/// An actuator profile value that hap cannot render with (out of its allowed range, or
+/// `MinimumFrequency` above `MaximumFrequency`).
+///
+/// Profiles (`--profile FILE`) are checked like patterns. Allowed: frequencies 1..2000 Hz with
+/// MinimumFrequency <= MaximumFrequency, IntensityExponent 0.25..4, MaximumAmplitude above 0 up
+/// to 1, TransientCycles 0.5..16. A profile with an error is refused.
+///
+/// Bad:
+/// ```json
+/// {"Name": "shaker", "MinimumFrequency": 300, "MaximumFrequency": 80}
+/// ```
+///
+/// Good:
+/// ```json
+/// {"Name": "shaker", "MinimumFrequency": 80, "MaximumFrequency": 300}
+/// ```
+extension Rule {
+  public static let profileValueInvalid = Rule(id: "profile-value-invalid", severity: .error)
+}

@@ -1,0 +1,188 @@
+import Foundation
+import HapCore
+
+/// `hap render`: the drive signal of a pattern as a WAV (or raw) file.
+enum RenderCommand: Command {
+  static let name = "render"
+  static let summary = "Render patterns to WAV (or raw) files: exactly what the exciter would play."
+  static let usage = [
+    "render PATTERN -o OUT.wav [--rate HZ] [--sample-format FMT] [--profile P] [--gain DB] [--raw]",
+    "render PATTERN... -o FOLDER [options]",
+  ]
+  static let description = """
+    Renders each pattern with the same renderer 'hap play' uses, so what you preview is what
+    the exciter plays. Output is mono: a standard WAV file (sox, Python's wave module and
+    Audacity read it), or headerless samples with --raw or an OUT ending in .raw.
+    '-o -' writes to standard output: hap render x.json -o - | aplay
+
+    With several patterns, OUT is a folder and each pattern becomes NAME.wav in it.
+    Files are written atomically (a temporary file, then renamed), so an interrupted or failed
+    render never leaves a partial file. A pattern with errors is refused with its diagnostics
+    (exit 1); an unwritable output, a bad rate or format is exit 2. Audio events
+    (AudioCustom, AudioContinuous) are not part of the haptic signal and are skipped (a note
+    says so).
+    """
+  static let options: [OptionSpec] = [
+    .value("output", short: "o", "OUT", "Output file, folder (several patterns) or '-' for standard output."),
+    .value("rate", short: "r", "HZ", "Sample rate, 8000..192000 (default 48000)."),
+    .value(
+      "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),
+      "s16 (default), s24, s32 or f32."),
+    .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file.\nSee 'hap profiles'."),
+    .value("gain", short: "g", "DB", "Gain in dB before the soft limiter, -60..+24 (default 0)."),
+    .flag("raw", "Write headerless samples instead of WAV."),
+    .flag("quiet", short: "q", "Do not print warnings or the summary line."),
+  ]
+  static let examples = [
+    ("hap render patterns/correct.json -o correct.wav", "Preview a pattern"),
+    ("hap render patterns/*.json -o previews/", "Render the whole vocabulary into a folder"),
+    ("hap render patterns/winner.json -o - | aplay", "Listen through the speakers"),
+    ("hap render x.ahap -o x.raw --sample-format f32 --rate 8000", "Raw float samples at 8 kHz"),
+  ]
+
+  struct Settings {
+    var rate: Int
+    var format: SampleFormat
+    var profile: ActuatorProfile
+    var gain: Double
+    var raw: Bool
+    var quiet: Bool
+  }
+
+  static func settings(_ arguments: Arguments) throws(UsageError) -> Settings {
+    let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
+    let format = SampleFormat(rawValue: arguments.value("sample-format") ?? "s16")!
+    var gain = 0.0
+    if let text = arguments.value("gain") {
+      guard let value = Double(text), value.isFinite, (-60...24).contains(value) else {
+        throw UsageError("'--gain' must be a number of dB from -60 to 24, not '\(text)'")
+      }
+      gain = value
+    }
+    return Settings(
+      rate: rate, format: format, profile: .exciter, gain: gain, raw: arguments.has("raw"),
+      quiet: arguments.has("quiet"))
+  }
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    var settings = try settings(arguments)
+    let patterns = arguments.positionals
+    guard !patterns.isEmpty else { throw UsageError("no pattern given") }
+    guard let output = arguments.value("output") else {
+      throw UsageError("no output given; use -o FILE.wav (or -o - for standard output)")
+    }
+    if patterns.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) can be given only once") }
+    do {
+      settings.profile = try PatternLoading.profile(arguments.value("profile"))
+    } catch {
+      return ExitStatus.trouble
+    }
+
+    // Where each pattern goes.
+    var jobs: [(pattern: String, output: String)] = []
+    if patterns.count == 1 && !isDirectory(output) {
+      jobs = [(patterns[0], output)]
+    } else {
+      guard output != "-" else { throw UsageError("'-o -' takes a single pattern") }
+      guard isDirectory(output) else {
+        throw UsageError("with several patterns, -o must name an existing folder ('\(output)' is not one)")
+      }
+      let suffix = settings.raw ? ".raw" : ".wav"
+      var seen: Set<String> = []
+      for pattern in patterns {
+        let base = pattern == "-" ? "stdin" : ((pattern as NSString).lastPathComponent as NSString).deletingPathExtension
+        let target = (output as NSString).appendingPathComponent(base + suffix)
+        guard seen.insert(target).inserted else {
+          throw UsageError("two patterns would both be written to '\(target)'")
+        }
+        jobs.append((pattern, target))
+      }
+    }
+    // Never write over an input.
+    for job in jobs where job.output != "-" {
+      for pattern in patterns where pattern != "-" && sameFile(pattern, job.output) {
+        Console.error("hap: refusing to write over the input pattern '\(pattern)'")
+        return ExitStatus.trouble
+      }
+    }
+
+    Interrupt.install()
+    var status = ExitStatus.ok
+    for job in jobs {
+      let result = render(job.pattern, to: job.output, settings: settings)
+      if result == ExitStatus.interrupted { return result }
+      if result == ExitStatus.trouble || (result == ExitStatus.failure && status == ExitStatus.ok) { status = result }
+    }
+    return status
+  }
+
+  /// Renders one pattern to one output; returns its exit status.
+  static func render(_ patternPath: String, to output: String, settings: Settings) -> Int32 {
+    let pattern: Pattern
+    do {
+      pattern = try PatternLoading.load(patternPath, quietWarnings: settings.quiet)
+    } catch {
+      return PatternLoading.status(error)
+    }
+    let schedule = Schedule(
+      pattern: pattern, profile: settings.profile, rate: Double(settings.rate), gain: pow(10, settings.gain / 20))
+    let renderer = Renderer(schedule: schedule)
+    let raw = settings.raw || output.lowercased().hasSuffix(".raw")
+    let name = patternPath == "-" ? "<stdin>" : patternPath
+    if schedule.skippedAudioEvents > 0 && !settings.quiet {
+      Console.error(
+        "\(name): note: \(schedule.skippedAudioEvents) audio event\(schedule.skippedAudioEvents == 1 ? " is" : "s are") not part of the haptic signal and \(schedule.skippedAudioEvents == 1 ? "was" : "were") skipped")
+    }
+
+    let sink: any PCMSink
+    do {
+      sink = output == "-" ? StandardOutputSink() : try FileSink(path: output)
+    } catch {
+      Console.error("hap: \(error.message)")
+      return ExitStatus.trouble
+    }
+    var success = false
+    defer { sink.close(success: success) }
+    do {
+      if !raw {
+        let header = WAVHeader.bytes(
+          format: settings.format, rate: settings.rate, channels: 1, frames: schedule.frameCount)
+        try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
+      }
+      let completed = try RenderPump(format: settings.format).run(renderer, into: sink) { Interrupt.requested }
+      if !completed {
+        Console.error("hap: interrupted; nothing was written to '\(output)'")
+        return ExitStatus.interrupted
+      }
+      try sink.drain()
+    } catch {
+      Console.error("hap: \(error.message)")
+      return ExitStatus.trouble
+    }
+    success = true
+    if !settings.quiet && output != "-" {
+      let stats = renderer.statistics
+      var line =
+        "\(name) -> \(output): \(Format.seconds(schedule.duration)), \(settings.rate) Hz \(settings.format.rawValue)\(raw ? " raw" : ""), peak \(decibels(stats.peak))"
+      if stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
+      Console.error(line)
+    }
+    return ExitStatus.ok
+  }
+
+  static func decibels(_ level: Float) -> String {
+    level <= 0 ? "-inf dBFS" : Format.number((20 * log10(Double(level)) * 10).rounded() / 10) + " dBFS"
+  }
+
+  static func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+  }
+
+  static func sameFile(_ a: String, _ b: String) -> Bool {
+    var x = stat()
+    var y = stat()
+    guard stat(a, &x) == 0, stat(b, &y) == 0 else { return false }
+    return x.st_dev == y.st_dev && x.st_ino == y.st_ino
+  }
+}
