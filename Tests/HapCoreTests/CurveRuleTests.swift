@@ -43,8 +43,7 @@ struct CurveRuleTests {
 
   @Test("curve-too-many-points: 17 points are reported, 16 are not")
   func tooManyPoints() throws {
-    // SOURCE BUG (fails on purpose): the finding's pointer names ParameterCurveControlPoints but
-    // its line/column point at the curve object (CurveTooManyPoints uses curve.source.offset).
+    // Position and pointer both name the ParameterCurveControlPoints array.
     let (result, _) = assertFindings(
       ahap(
         transientEntry,
@@ -94,8 +93,7 @@ struct CurveRuleTests {
 
   @Test("curve-times-absolute: curve Time 2.0 whose first point is at 2.0")
   func absoluteTimes() throws {
-    // SOURCE BUG (fails on purpose): the pointer names `.../ParameterCurveControlPoints/0/Time`
-    // but line/column point at the control point object `{` (CurveTimesAbsolute uses first.source.offset).
+    // Position and pointer both name the first point's Time value.
     let (result, _) = assertFindings(
       ahap(
         transientEntry,
@@ -111,7 +109,7 @@ struct CurveRuleTests {
 
   @Test("curve-times-absolute: the first point as written counts, even when the points are unsorted")
   func absoluteTimesUnsorted() throws {
-    // Same SOURCE BUG as above for the position; the pointer names the written-first point.
+    // The finding names the point written first, wherever it sorts.
     let (result, _) = assertFindings(
       ahap(
         transientEntry,

@@ -162,11 +162,9 @@ struct ModelTests {
 
   @Test("simultaneous events that differ only in other parameters compare equal whatever their order")
   func simultaneousEventsOrder() throws {
-    // SOURCE BUG (fails on purpose): Pattern.canonicalOrder breaks ties after time, type,
-    // duration, intensity and sharpness by the entry's index in the file, so two events at the
-    // same time that differ only in, e.g., EventWaveformPath or AttackTime keep their file order,
-    // and the same pattern with its entries swapped decodes to a different (`!=`) Pattern. The
-    // Pattern documentation promises equality "whatever their ... entry order".
+    // Regression guard: Pattern.canonicalOrder used to break such ties by the entry's index in
+    // the file, so swapping two simultaneous events that differ only in EventWaveformPath or
+    // AttackTime gave a different (`!=`) Pattern.
     let kick = #"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "kick.wav"}}"#
     let snare = #"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "snare.wav"}}"#
     #expect(try decodeValid(ahap(kick, snare)) == decodeValid(ahap(snare, kick)))

@@ -150,9 +150,7 @@ let ruleExamples: [RuleExample] = [
       )),
     expected: [("parameter-duplicate", 1)],
     good: ahap(transient("0", #"{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}"#))),
-  // SOURCE BUG (fails on purpose): CurveTooManyPoints reports at the curve object's `{`
-  // (curve.source.offset) while its pointer is `.../ParameterCurve/ParameterCurveControlPoints`;
-  // line/column and pointer must name the same value, so the marker stands before the array.
+  // Line/column and pointer name the same value, so the marker stands before the array.
   RuleExample(
     rule: "curve-too-many-points",
     bad: ahap(
@@ -175,9 +173,7 @@ let ruleExamples: [RuleExample] = [
       transientEntry,
       #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1}, {"Time": 0.5, "ParameterValue": 0}]}}"#
     )),
-  // SOURCE BUG (fails on purpose): CurveTimesAbsolute reports at the control point object's `{`
-  // (first.source.offset) while its pointer is `.../ParameterCurveControlPoints/0/Time`; the
-  // marker stands before the first point's Time value, which the pointer names.
+  // The marker stands before the first point's Time value, which the pointer names.
   RuleExample(
     rule: "curve-times-absolute",
     bad: ahap(

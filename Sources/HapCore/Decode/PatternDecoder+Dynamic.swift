@@ -172,13 +172,16 @@ extension PatternDecoder {
       points.append(
         ControlPoint(
           time: pointTime, value: value,
-          source: SourceRef(offset: Int(document.node(element).offset), entry: entry, item: position)))
+          source: SourceRef(offset: Int(document.node(pointTimeIndex!).offset), entry: entry, item: position)))
     }
     guard ok, let id, let start else { return }
     if reportedUnsorted {
       points = points.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
     }
     for k in points.indices { points[k].time += start }
-    curves.append(ParameterCurve(id: id, time: start, points: points, source: SourceRef(offset: Int(node.offset), entry: entry)))
+    curves.append(
+      ParameterCurve(
+        id: id, time: start, points: points, source: SourceRef(offset: Int(node.offset), entry: entry),
+        pointsSource: SourceRef(offset: Int(pointsNode.offset), entry: entry)))
   }
 }

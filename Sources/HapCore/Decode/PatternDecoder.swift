@@ -91,19 +91,25 @@ struct PatternDecoder {
 
   /// Free-form values (Metadata) are not decoded, but NaN, Infinity and 1e400 are not JSON
   /// numbers anywhere: Core Haptics' JSON reader refuses the file.
-  private mutating func reportNonFiniteNumbers(in index: Int) {
-    let end = document.next(after: index)
-    var i = index
-    while i < end {
-      let node = document.node(i)
-      if node.kind == .number && !node.number.isFinite {
-        findings.add(
-          .valueNotFinite,
-          node.isNonFiniteLiteral
-            ? "\(Format.number(node.number)) is not a JSON number" : "this number is too large to represent",
-          at: Int(node.offset), pointer: "/Metadata")
+  private mutating func reportNonFiniteNumbers(in index: Int, pointer: String = "/Metadata") {
+    let node = document.node(index)
+    switch node.kind {
+    case .number where !node.number.isFinite:
+      findings.add(
+        .valueNotFinite,
+        node.isNonFiniteLiteral
+          ? "\(Format.number(node.number)) is not a JSON number" : "this number is too large to represent",
+        at: Int(node.offset), pointer: pointer)
+    case .object:
+      document.forEachMember(of: index) { key, value in
+        reportNonFiniteNumbers(in: value, pointer: pointer + "/" + JSONPointer.escape(document.string(key)))
       }
-      i += 1
+    case .array:
+      document.forEachElement(of: index) { position, element in
+        reportNonFiniteNumbers(in: element, pointer: pointer + "/\(position)")
+      }
+    default:
+      break
     }
   }
 

@@ -10,12 +10,18 @@ public struct ParameterCurve: Sendable, Equatable, Hashable {
   /// Control points in absolute time, sorted by time; values clamped to the ID's range.
   public var points: [ControlPoint]
   public var source: SourceRef
+  /// Where the `ParameterCurveControlPoints` array was written.
+  public var pointsSource: SourceRef
 
-  public init(id: DynamicParameterID, time: Double, points: [ControlPoint], source: SourceRef = .none) {
+  public init(
+    id: DynamicParameterID, time: Double, points: [ControlPoint], source: SourceRef = .none,
+    pointsSource: SourceRef = .none
+  ) {
     self.id = id
     self.time = time
     self.points = points
     self.source = source
+    self.pointsSource = pointsSource
   }
 
   /// Absolute time of the first control point.
@@ -58,6 +64,7 @@ public struct ControlPoint: Sendable, Equatable, Hashable {
   /// Seconds from the start of the pattern.
   public var time: Double
   public var value: Double
+  /// Where the point's `Time` value was written (`item` is its index in the written list).
   public var source: SourceRef
 
   public init(time: Double, value: Double, source: SourceRef = .none) {

@@ -58,7 +58,7 @@ public struct JSONParser {
   }
 
   private func describeHere() -> String {
-    i < count ? JSONParser.describe(bytes[i]) : "the end of the file"
+    i < count ? JSONParser.describe(bytes[i]) : "end of the file"
   }
 
   // MARK: Document

@@ -23,6 +23,8 @@ enum HapCommandLine {
   nonisolated(unsafe) static let commands: [any Command.Type] = [
     ValidateCommand.self,
     RenderCommand.self,
+    InfoCommand.self,
+    ProfilesCommand.self,
     RulesCommand.self,
   ]
 

@@ -24,7 +24,7 @@ enum CurveTooManyPoints: PatternCheck {
       findings.add(
         .curveTooManyPoints,
         "this curve has \(curve.points.count) control points; Core Haptics takes at most \(limit), so split it into consecutive curves",
-        at: curve.source.offset,
+        at: curve.pointsSource.offset,
         pointer: JSONPointer.entry(curve.source.entry, "ParameterCurve", "ParameterCurveControlPoints"))
     }
   }

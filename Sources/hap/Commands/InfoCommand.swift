@@ -1,0 +1,103 @@
+import Foundation
+import HapCore
+
+/// `hap info`: what a pattern holds and what its signal looks like.
+enum InfoCommand: Command {
+  static let name = "info"
+  static let summary = "Describe a pattern: duration, contents, levels, and a timeline of its intensity."
+  static let usage = ["info PATTERN [--format text|json] [--profile P] [--rate HZ]"]
+  static let description = """
+    Renders the pattern (as 'hap render' would, without writing anything) and reports its
+    duration including release tails, the events by type, dynamic parameters and curves by ID,
+    the carrier frequency range it uses, the peak and RMS level of the signal, the peak before
+    the soft limiter and whether the limiter acted, and a compact timeline of its level.
+    """
+  static let options: [OptionSpec] = [
+    .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json."),
+    .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
+    .value("rate", short: "r", "HZ", "Sample rate to render at, 8000..192000 (default 48000)."),
+    .value("width", "COLUMNS", "Width of the timeline in characters, 10..400 (default 60)."),
+  ]
+  static let examples = [
+    ("hap info patterns/winner.json", "See a pattern's shape at a glance"),
+    ("hap info --format json x.ahap | jq .duration", "For scripts"),
+  ]
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    guard arguments.positionals.count == 1 else {
+      throw UsageError(arguments.positionals.isEmpty ? "no pattern given" : "give one pattern at a time")
+    }
+    let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
+    let width = try arguments.integer("width", in: 10...400, default: 60)
+    let path = arguments.positionals[0]
+    let json = arguments.value("format") == "json"
+    let pattern: Pattern
+    let profile: ActuatorProfile
+    do {
+      profile = try PatternLoading.profile(arguments.value("profile"))
+      pattern = try PatternLoading.load(path, quietWarnings: json)
+    } catch {
+      return PatternLoading.status(error)
+    }
+    let summary = PatternSummary(pattern: pattern, profile: profile, rate: Double(rate), columns: width)
+    let stats = summary.statistics
+    if json {
+      let frequencies =
+        stats.minimumFrequency.map {
+          JSONOutput.object([
+            ("minimum", JSONOutput.number(round1($0))), ("maximum", JSONOutput.number(round1(stats.maximumFrequency!))),
+          ])
+        } ?? "null"
+      Console.line(
+        JSONOutput.object([
+          ("file", JSONOutput.string(path == "-" ? "<stdin>" : path)),
+          ("duration", JSONOutput.number(summary.duration)),
+          ("rate", String(rate)),
+          ("profile", JSONOutput.string(profile.name)),
+          ("events", JSONOutput.object(summary.eventCounts.map { ($0.type.rawValue, String($0.count)) })),
+          ("parameters", JSONOutput.object(summary.parameterCounts.map { ($0.id.rawValue, String($0.count)) })),
+          ("curves", JSONOutput.object(summary.curveCounts.map { ($0.id.rawValue, String($0.count)) })),
+          ("frequency", frequencies),
+          ("peak", JSONOutput.number(Double(stats.peak))),
+          ("rms", JSONOutput.number(stats.rms)),
+          ("peakBeforeLimiter", JSONOutput.number(Double(stats.peakBeforeLimiter))),
+          ("limiterActed", stats.limiterActed ? "true" : "false"),
+          ("skippedAudioEvents", String(summary.skippedAudioEvents)),
+          ("timeline", JSONOutput.array(summary.timeline.map { JSONOutput.number(($0 * 1000).rounded() / 1000) })),
+        ]))
+      return ExitStatus.ok
+    }
+    let style = Style(enabled: ColorChoice.auto.enabled(forTerminal: Console.stdoutIsTerminal))
+    func row(_ label: String, _ value: String) {
+      Console.line(style.bold(label.padding(toLength: 13, withPad: " ", startingAt: 0)) + value)
+    }
+    row("pattern", path == "-" ? "<stdin>" : path)
+    row("duration", Format.seconds(summary.duration) + " (with release tails)")
+    row("events", list(summary.eventCounts.map { "\($0.count) \($0.type.rawValue)" }))
+    row("parameters", list(summary.parameterCounts.map { "\($0.count) \($0.id.rawValue)" }))
+    row("curves", list(summary.curveCounts.map { "\($0.count) \($0.id.rawValue)" }))
+    if let low = stats.minimumFrequency, let high = stats.maximumFrequency {
+      row("frequency", "\(Format.number(round1(low)))..\(Format.number(round1(high))) Hz (profile \(profile.name))")
+    } else {
+      row("frequency", "none (no haptic event sounds)")
+    }
+    row("peak", RenderCommand.decibels(stats.peak) + "  rms " + RenderCommand.decibels(Float(stats.rms)))
+    row(
+      "limiter",
+      stats.limiterActed
+        ? "acted on \(stats.limitedFrames) frames; peak before it \(RenderCommand.decibels(stats.peakBeforeLimiter))"
+        : "did not act (peak before it \(RenderCommand.decibels(stats.peakBeforeLimiter)))")
+    if summary.skippedAudioEvents > 0 {
+      row("audio", "\(summary.skippedAudioEvents) audio events not part of the haptic signal")
+    }
+    let bars = summary.timelineBars(fullScale: max(profile.maximumAmplitude, Double(stats.peak)))
+    row("timeline", "│" + style.cyan(bars) + "│")
+    let axisEnd = Format.seconds(summary.duration)
+    row("", "0 s" + String(repeating: " ", count: max(1, width + 2 - 3 - axisEnd.count)) + axisEnd)
+    return ExitStatus.ok
+  }
+
+  static func round1(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+
+  static func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ", ") }
+}

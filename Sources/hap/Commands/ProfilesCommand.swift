@@ -1,0 +1,68 @@
+import HapCore
+
+/// `hap profiles`: the built-in actuator profiles and their values.
+enum ProfilesCommand: Command {
+  static let name = "profiles"
+  static let summary = "List the built-in actuator profiles, or check a profile file."
+  static let usage = ["profiles [--format text|json] [PROFILE-FILE...]"]
+  static let description = """
+    An actuator profile maps sharpness to the carrier frequency (logarithmically between
+    MinimumFrequency and MaximumFrequency) and intensity to amplitude
+    (MaximumAmplitude * intensity ^ IntensityExponent), and sets a transient's length in
+    carrier cycles. Without arguments, lists the built-ins; with files, checks and shows them.
+    Use one with --profile NAME|FILE on render, info and play. A profile file is JSON:
+
+      {"Name": "shaker", "Description": "bass shaker under the seat",
+       "MinimumFrequency": 30, "MaximumFrequency": 120,
+       "IntensityExponent": 1.5, "MaximumAmplitude": 0.8, "TransientCycles": 2}
+
+    Every key but Name is optional (default: the exciter profile's value).
+    """
+  static let options: [OptionSpec] = [
+    .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json.")
+  ]
+  static let examples = [
+    ("hap profiles", "See the built-in profiles"),
+    ("hap profiles my-shaker.json", "Check a profile file"),
+  ]
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    var profiles = ActuatorProfile.builtIns
+    if !arguments.positionals.isEmpty {
+      profiles = []
+      for path in arguments.positionals {
+        do {
+          profiles.append(try PatternLoading.profile(path))
+        } catch {
+          return ExitStatus.trouble
+        }
+      }
+    }
+    if arguments.value("format") == "json" {
+      Console.line(
+        JSONOutput.array(
+          profiles.map { p in
+            JSONOutput.object([
+              ("name", JSONOutput.string(p.name)), ("description", JSONOutput.string(p.description)),
+              ("minimumFrequency", JSONOutput.number(p.minimumFrequency)),
+              ("maximumFrequency", JSONOutput.number(p.maximumFrequency)),
+              ("intensityExponent", JSONOutput.number(p.intensityExponent)),
+              ("maximumAmplitude", JSONOutput.number(p.maximumAmplitude)),
+              ("transientCycles", JSONOutput.number(p.transientCycles)),
+            ])
+          }))
+      return ExitStatus.ok
+    }
+    for (index, p) in profiles.enumerated() {
+      if index > 0 { Console.line("") }
+      Console.line("\(p.name): \(p.description)")
+      Console.line(
+        "  sharpness 0..1   -> \(Format.number(p.minimumFrequency))..\(Format.number(p.maximumFrequency)) Hz (logarithmic; 0.5 -> \(Format.number((p.frequency(sharpness: 0.5) * 10).rounded() / 10)) Hz)")
+      Console.line(
+        "  intensity 0..1   -> amplitude \(Format.number(p.maximumAmplitude)) x intensity^\(Format.number(p.intensityExponent)) (0.5 -> \(Format.number((p.amplitude(intensity: 0.5) * 1000).rounded() / 1000)))")
+      Console.line(
+        "  transient        -> \(Format.number(p.transientCycles)) cycles (\(Format.number((p.transientCycles / p.maximumFrequency * 10000).rounded() / 10))..\(Format.number((p.transientCycles / p.minimumFrequency * 10000).rounded() / 10)) ms)")
+    }
+    return ExitStatus.ok
+  }
+}
