@@ -12,7 +12,7 @@ export HAP_CORPUS ?= $(abspath ../shared/corpus)
 APT_GET := $(shell command -v apt-get 2>/dev/null)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench install uninstall clean rules format lint deps bench-deps
+.PHONY: all build run test bench install uninstall clean rules golden format lint deps bench-deps
 
 all: build
 
@@ -23,9 +23,13 @@ deps:
 
 bench-deps: deps
 	@command -v jq >/dev/null || $(MAKE) --no-print-directory apt PKGS=jq
+	@command -v sox >/dev/null || $(MAKE) --no-print-directory apt PKGS=sox
 
+# Some images cannot run gpgv as apt's sandbox user; retry the update as root then.
 apt:
-	@if [ -n "$(APT_GET)" ]; then echo "installing $(PKGS) with apt-get"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(PKGS) >/dev/null; \
+	@if [ -n "$(APT_GET)" ]; then echo "installing $(PKGS) with apt-get"; \
+	  $(SUDO) apt-get update -qq >/dev/null 2>&1 || $(SUDO) apt-get -o APT::Sandbox::User=root update -qq >/dev/null; \
+	  $(SUDO) apt-get install -y -qq $(PKGS) >/dev/null; \
 	else echo "error: please install: $(PKGS)"; exit 2; fi
 
 build: deps
@@ -53,6 +57,11 @@ uninstall:
 # Regenerate Validate/RuleCatalog.generated.swift and docs/rules.md from the rules' doc comments.
 rules:
 	python3 scripts/gen-rules.py
+
+# Re-record the golden renders (Tests/HapCLITests/Golden/) after an intended change to the
+# rendering model; review the diff of the printed summary before committing.
+golden: deps
+	HAP_RECORD_GOLDEN=1 $(SWIFT) test --filter GoldenRenderTests
 
 format: deps
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

@@ -13,6 +13,8 @@ let package = Package(
     .target(name: "HapCore"),
     // The command-line front end: argument parsing, commands, output formatting.
     .executableTarget(name: "hap", dependencies: ["HapCore"]),
+    // `make bench`: the render loop alone, without I/O.
+    .executableTarget(name: "hap-bench", dependencies: ["HapCore"]),
     .testTarget(name: "HapCoreTests", dependencies: ["HapCore"]),
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
     .testTarget(name: "HapCLITests", dependencies: ["HapCore", "hap"]),

@@ -24,9 +24,11 @@ public enum SampleFormat: String, Sendable, CaseIterable {
         destination.storeBytes(of: x.bitPattern.littleEndian, toByteOffset: i * 4, as: UInt32.self)
       }
     case .s16:
+      // Float holds every 16-bit step exactly, so this path stays in Float.
       for (i, x) in samples.enumerated() {
-        let v = Int16(SampleFormat.scaled(x, 32767))
-        destination.storeBytes(of: v.littleEndian, toByteOffset: i * 2, as: Int16.self)
+        let v = min(max(x, -1), 1) * 32767
+        let rounded = Int16(v < 0 ? v - 0.5 : v + 0.5)
+        destination.storeBytes(of: rounded.littleEndian, toByteOffset: i * 2, as: Int16.self)
       }
     case .s24:
       for (i, x) in samples.enumerated() {
@@ -43,9 +45,10 @@ public enum SampleFormat: String, Sendable, CaseIterable {
     }
   }
 
+  /// Rounds half away from zero by truncation (no libm call on baseline x86-64).
   @inline(__always)
   static func scaled(_ x: Float, _ full: Double) -> Int64 {
-    let clamped = min(max(Double(x), -1), 1)
-    return Int64((clamped * full).rounded())
+    let v = min(max(Double(x), -1), 1) * full
+    return Int64(v < 0 ? v - 0.5 : v + 0.5)
   }
 }

@@ -24,6 +24,8 @@ public final class Renderer {
   public private(set) var statistics = RenderStatistics()
 
   private let voices: UnsafeMutableBufferPointer<Schedule.Voice>
+  /// Number of voices (the buffers hold at least one element, even for a pattern without any).
+  private let voiceCount: Int
   private let states: UnsafeMutableBufferPointer<VoiceState>
   private let active: UnsafeMutableBufferPointer<Int32>
   private var activeCount = 0
@@ -36,19 +38,22 @@ public final class Renderer {
   private let sharpnessGrid: UnsafeMutableBufferPointer<Double>
   private let amplitudeGrid: UnsafeMutableBufferPointer<Float>
   private let incrementGrid: UnsafeMutableBufferPointer<Double>
+  /// Powers of a decay factor, for the decay stage (one grid segment plus a group of eight).
+  private let decayPowers: UnsafeMutableBufferPointer<Float>
   private let gain: Float
   private let rate: Double
   private let profile: ActuatorProfile
+  /// The profile's intensity → amplitude and sharpness → phase increment mappings, sampled at
+  /// `tableSize` + 1 points over 0...1 and interpolated linearly (monotonic, and within 3e-5 of
+  /// the exact curves), so the render loop makes no `pow` or `exp` calls.
+  private let amplitudeTable: UnsafeMutableBufferPointer<Double>
+  private let incrementTable: UnsafeMutableBufferPointer<Double>
+  static let tableSize = 1024
 
   struct VoiceState {
-    /// Carrier phase in cycles, 0..<1 (kept in Double: a Float phase drifts audibly).
+    /// Carrier phase in cycles, 0..<1, at the start of the grid segment being rendered (kept
+    /// in Double: a Float phase drifts audibly over minutes).
     var phase: Double = 0
-    /// Envelope level of the last frame rendered.
-    var level: Double = 0
-    /// Level of the exponential decay of a non-sustained continuous event.
-    var decay: Double = 1
-    /// Level at which the release started.
-    var releaseFrom: Double = 0
   }
 
   /// Builds every buffer rendering will need; nothing is allocated after this.
@@ -58,6 +63,7 @@ public final class Renderer {
     rate = schedule.rate
     profile = schedule.profile
     gain = Float(schedule.gain)
+    voiceCount = schedule.voices.count
     voices = .allocate(capacity: max(1, schedule.voices.count))
     _ = voices.initialize(from: schedule.voices)
     states = .allocate(capacity: max(1, schedule.voices.count))
@@ -76,6 +82,25 @@ public final class Renderer {
     amplitudeGrid.initialize(repeating: 0)
     incrementGrid = .allocate(capacity: Renderer.gridCapacity)
     incrementGrid.initialize(repeating: 0)
+    decayPowers = .allocate(capacity: Renderer.grid + 8)
+    decayPowers.initialize(repeating: 0)
+    amplitudeTable = .allocate(capacity: Renderer.tableSize + 2)
+    incrementTable = .allocate(capacity: Renderer.tableSize + 2)
+    for k in 0...(Renderer.tableSize + 1) {
+      let x = min(Double(k) / Double(Renderer.tableSize), 1)
+      (amplitudeTable.baseAddress! + k).initialize(to: schedule.profile.amplitude(intensity: x))
+      (incrementTable.baseAddress! + k).initialize(to: schedule.profile.frequency(sharpness: x) / schedule.rate)
+    }
+  }
+
+  /// Linear interpolation in a mapping table, for x clamped to 0...1.
+  @inline(__always)
+  static func lookup(_ table: UnsafeMutableBufferPointer<Double>, _ x: Double) -> Double {
+    let position = min(max(x, 0), 1) * Double(tableSize)
+    let index = Int(position)
+    let fraction = position - Double(index)
+    let a = table[index]
+    return a + (table[index + 1] - a) * fraction
   }
 
   deinit {
@@ -88,6 +113,9 @@ public final class Renderer {
     sharpnessGrid.deallocate()
     amplitudeGrid.deallocate()
     incrementGrid.deallocate()
+    decayPowers.deallocate()
+    amplitudeTable.deallocate()
+    incrementTable.deallocate()
   }
 
   /// Frames left to render.
@@ -121,7 +149,7 @@ public final class Renderer {
     out.update(repeating: 0, count: count)
 
     // Admit the voices that start in this chunk.
-    while nextVoice < voices.count && voices[nextVoice].start < last {
+    while nextVoice < voiceCount && voices[nextVoice].start < last {
       states[nextVoice] = VoiceState()
       active[activeCount] = Int32(nextVoice)
       activeCount += 1
@@ -171,6 +199,9 @@ public final class Renderer {
     _ frame: Double, _ defaultValue: Double
   ) -> Double {
     if count == 0 || frame < points[0].frame { return defaultValue }
+    // Each chunk evaluates one grid point past its end, and the next chunk starts by
+    // re-evaluating the grid point before its first frame: the cursor may have to step back.
+    while cursor > 0 && points[cursor].frame > frame { cursor -= 1 }
     while cursor + 1 < count && points[cursor + 1].frame <= frame { cursor += 1 }
     let a = points[cursor]
     if cursor == count - 1 { return a.value }
@@ -192,7 +223,7 @@ public final class Renderer {
         m < rise
         ? 0.5 - 0.5 * Double(Renderer.sine(cycles: m / rise * 0.5 + 0.25))
         : 0.5 + 0.5 * Double(Renderer.sine(cycles: min((m - rise) / fall, 1) * 0.5 + 0.25))
-      let carrier = Renderer.sine(cycles: voice.increment * m)
+      let carrier = Renderer.sine(cycles: voice.increment * m + voice.carrierOffset)
       out[n - first] += Float(peak * window) * carrier
     }
     statistics.noteFrequency(voice.increment * rate)
@@ -205,85 +236,216 @@ public final class Renderer {
     // Amplitude and phase increment on the grid points this voice covers in the chunk.
     let g0 = from / Renderer.grid - gridFirst
     let g1 = (to - 1) / Renderer.grid + 1 - gridFirst
+    var lowest = Double.infinity
+    var highest = 0.0
     for g in g0...g1 {
-      amplitudeGrid[g] = Float(profile.amplitude(intensity: voice.intensity * intensityGrid[g]))
-      let frequency = profile.frequency(sharpness: voice.sharpness + sharpnessGrid[g])
-      incrementGrid[g] = frequency / rate
-      statistics.noteFrequency(frequency)
+      amplitudeGrid[g] = Float(Renderer.lookup(amplitudeTable, voice.intensity * intensityGrid[g]))
+      let increment = Renderer.lookup(incrementTable, voice.sharpness + sharpnessGrid[g])
+      incrementGrid[g] = increment
+      lowest = min(lowest, increment)
+      highest = max(highest, increment)
     }
-    var state = states[index]
-    let step = 1 / Double(Renderer.grid)
-    for n in from..<to {
-      let g = n / Renderer.grid - gridFirst
-      let fraction = Double(n % Renderer.grid) * step
-      // Envelope.
-      let m = n - voice.start
-      var level: Double
-      if n < voice.end {
-        if Double(m) < voice.attackFrames {
-          level = Double(m) / voice.attackFrames
-        } else if voice.decayFactor == 1 {
-          level = 1
+    statistics.noteFrequency(lowest * rate)
+    statistics.noteFrequency(highest * rate)
+    // The carrier's phase is kept at grid-segment starts only; inside a segment the increment
+    // is linear in the frame, so the phase has a closed form and no sample depends on the one
+    // before it. That keeps the inner loops free of serial dependencies, and the result a
+    // function of the frame index alone.
+    var phase = states[index].phase
+    var n = from
+    while n < to {
+      let gridStart = n & ~(Renderer.grid - 1)
+      let segmentStart = max(gridStart, voice.start)
+      let segmentEnd = min(gridStart + Renderer.grid, voice.soundEnd)
+      let runEnd = min(to, segmentEnd)
+      let k = gridStart / Renderer.grid - gridFirst
+      let segment = Segment(
+        out: out - first, gridStart: gridStart, phase: phase, amplitude: amplitudeGrid[k],
+        amplitudeStep: (amplitudeGrid[k + 1] - amplitudeGrid[k]) / Float(Renderer.grid),
+        increment: incrementGrid[k], incrementStep: (incrementGrid[k + 1] - incrementGrid[k]) / Double(Renderer.grid),
+        startOffset: Double(segmentStart - gridStart))
+      // Split the run where the envelope changes stage. Each stage's level is anchored at a
+      // frame that does not depend on where the block started (the later of the segment's and
+      // the stage's first frame), so every sample is a function of its frame index alone.
+      var m = n
+      while m < runEnd {
+        let relative = m - voice.start
+        if m >= voice.end {
+          // Release: linear from the event's last level to zero.
+          let anchor = max(gridStart, voice.end)
+          let slope = -voice.releaseLevel / voice.releaseFrames
+          let level = voice.releaseLevel + slope * Double(anchor - voice.end)
+          segment.linear(m, runEnd, anchor: anchor, level: Float(level), slope: Float(slope))
+          m = runEnd
+        } else if relative < voice.decayStart {
+          // Attack: linear from zero.
+          let anchor = max(gridStart, voice.start)
+          let stageEnd = min(runEnd, voice.start + voice.decayStart, voice.end)
+          let slope = 1 / voice.attackFrames
+          segment.linear(
+            m, stageEnd, anchor: anchor, level: Float(Double(anchor - voice.start) * slope), slope: Float(slope))
+          m = stageEnd
         } else {
-          level = state.decay
-          state.decay *= voice.decayFactor
+          let anchor = max(gridStart, voice.start + voice.decayStart)
+          let stageEnd = min(runEnd, voice.end)
+          if voice.decayFactor == 1 {
+            segment.linear(m, stageEnd, anchor: anchor, level: 1, slope: 0)
+          } else {
+            // Decay: the level at the anchor times powers of the per-frame factor.
+            let level = pow(voice.decayFactor, Double(anchor - voice.start - voice.decayStart))
+            fillPowers(voice.decayFactor)
+            segment.geometric(m, stageEnd, anchor: anchor, level: Float(level), powers: decayPowers)
+          }
+          m = stageEnd
         }
-        state.level = level
-      } else {
-        if n == voice.end { state.releaseFrom = state.level }
-        level = state.releaseFrom * (1 - Double(n - voice.end) / voice.releaseFrames)
       }
-      let a0 = amplitudeGrid[g]
-      let amplitude = a0 + (amplitudeGrid[g + 1] - a0) * Float(fraction)
-      let i0 = incrementGrid[g]
-      let increment = i0 + (incrementGrid[g + 1] - i0) * fraction
-      out[n - first] += amplitude * Float(level) * Renderer.sine(cycles: state.phase)
-      state.phase += increment
-      if state.phase >= 1 { state.phase -= 1 }
+      if runEnd == segmentEnd {
+        phase = segment.phase(at: segmentEnd)
+        phase -= Double(Int64(phase))
+      }
+      n = runEnd
     }
-    states[index] = state
+    states[index].phase = phase
+  }
+
+  /// factor^0 ... factor^(grid + 7) into `decayPowers` (the same values every time).
+  private func fillPowers(_ factor: Double) {
+    var power = 1.0
+    for k in 0..<decayPowers.count {
+      decayPowers[k] = Float(power)
+      power *= factor
+    }
+  }
+
+  /// One grid segment of a continuous voice: amplitude and phase increment move linearly
+  /// across it. Frames are computed eight at a time; lanes past the end are computed and
+  /// dropped, so a frame's value never depends on which group it fell in.
+  private struct Segment {
+    let out: UnsafeMutablePointer<Float>
+    let gridStart: Int
+    /// Phase (cycles) at `startOffset`, the first frame of the voice in this segment.
+    let phase: Double
+    let amplitude: Float
+    let amplitudeStep: Float
+    let increment: Double
+    let incrementStep: Double
+    let startOffset: Double
+
+    static let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+
+    /// Phase at absolute frame `n` (Double, for carrying it to the next segment).
+    func phase(at n: Int) -> Double {
+      let u = Double(n - gridStart)
+      let s = startOffset
+      return phase + increment * (u - s) + incrementStep * (u * (u - 1) - s * (s - 1)) * 0.5
+    }
+
+    /// The carrier times the amplitude ramp for the eight frames from `n`. Within a segment
+    /// the phase advance is small, so it is computed in Float from the segment's phase.
+    @inline(__always)
+    func carrier(_ n: Int) -> SIMD8<Float> {
+      let u = SIMD8<Float>(repeating: Float(n - gridStart)) + Segment.lanes
+      let s = Float(startOffset)
+      let increment = Float(self.increment)
+      let step = Float(incrementStep)
+      let linearPart: SIMD8<Float> = increment * (u - s)
+      let squares: SIMD8<Float> = u * (u - 1) - SIMD8<Float>(repeating: s * (s - 1))
+      let x: SIMD8<Float> = Float(phase) + linearPart + step * squares * 0.5
+      // Fold x into [-1/4, 1/4] without branches: w = x - floor(x + 1/4), v = 1/4 - |w - 1/4|.
+      let y = x + 0.25
+      let magic: Float = 12_582_912  // 1.5 * 2^23: adding and subtracting it rounds to an integer
+      var floorY = (y + magic) - magic
+      floorY = floorY.replacing(with: floorY - 1, where: floorY .> y)
+      let d = x - floorY - 0.25
+      let v = 0.25 - d.replacing(with: -d, where: d .< 0)
+      let z = v * (2 * Float.pi)
+      let z2 = z * z
+      var p = SIMD8<Float>(repeating: 1 / 362_880)
+      p = p * z2 - 1 / 5040
+      p = p * z2 + 1 / 120
+      p = p * z2 - 1 / 6
+      p = p * z2 + 1
+      let amplitude = self.amplitude + amplitudeStep * u
+      return amplitude * z * p
+    }
+
+    @inline(__always)
+    func add(_ values: SIMD8<Float>, at n: Int, upTo end: Int) {
+      if n + 8 <= end {
+        var current = UnsafeRawPointer(out + n).loadUnaligned(as: SIMD8<Float>.self)
+        current += values
+        UnsafeMutableRawPointer(out + n).storeBytes(of: current, as: SIMD8<Float>.self)
+      } else {
+        for lane in 0..<(end - n) { out[n + lane] += values[lane] }
+      }
+    }
+
+    /// Adds frames `from..<to` with an envelope `level + slope * (frame - anchor)`.
+    @inline(__always)
+    func linear(_ from: Int, _ to: Int, anchor: Int, level: Float, slope: Float) {
+      var n = from
+      while n < to {
+        let k = SIMD8<Float>(repeating: Float(n - anchor)) + Segment.lanes
+        add(carrier(n) * (level + slope * k), at: n, upTo: to)
+        n += 8
+      }
+    }
+
+    /// Adds frames `from..<to` with an envelope `level * powers[frame - anchor]`.
+    @inline(__always)
+    func geometric(_ from: Int, _ to: Int, anchor: Int, level: Float, powers: UnsafeMutableBufferPointer<Float>) {
+      var n = from
+      while n < to {
+        let k = n - anchor
+        let envelope = SIMD8<Float>(
+          powers[k], powers[k + 1], powers[k + 2], powers[k + 3], powers[k + 4], powers[k + 5], powers[k + 6],
+          powers[k + 7])
+        add(carrier(n) * (level * envelope), at: n, upTo: to)
+        n += 8
+      }
+    }
   }
 
   /// Gain, soft limiter and statistics over the mixed chunk.
   private func finish(_ out: UnsafeMutablePointer<Float>, count: Int) {
     var peakBefore = statistics.peakBeforeLimiter
     var peak = statistics.peak
-    var sum = 0.0
+    var sum: Float = 0
     var limited = 0
     for n in 0..<count {
       let x = out[n] * gain
       let magnitude = abs(x)
       peakBefore = max(peakBefore, magnitude)
-      var y = x
       if magnitude > SoftLimiter.threshold {
-        y = SoftLimiter.limit(x)
+        let y = SoftLimiter.limit(x)
+        out[n] = y
         limited += 1
+        sum += y * y
+      } else {
+        out[n] = x
+        sum += x * x
       }
-      out[n] = y
-      peak = max(peak, abs(y))
-      sum += Double(y) * Double(y)
     }
+    // Limiting never raises a level, so the output peak is the limited input peak.
+    peak = max(peak, SoftLimiter.limit(peakBefore))
     statistics.peakBeforeLimiter = peakBefore
     statistics.peak = peak
-    statistics.sumOfSquares += sum
+    statistics.sumOfSquares += Double(sum)
     statistics.limitedFrames += limited
     statistics.frames += count
   }
 
-  /// sin(2πx) from a 9th-order polynomial after folding to a quarter wave (error < 4e-6).
+  /// sin(2πx) for x >= -1/4, from a 9th-order polynomial on a quarter wave (error < 4e-6).
+  /// Branch-free: x is folded with a truncation and an absolute value, so loops vectorise.
   @inline(__always)
   static func sine(cycles x: Double) -> Float {
-    var t = Float(x - x.rounded(.down)) - 0.5
-    // sin(2π(t + 1/2)) = -sin(2πt); fold t from [-1/2, 1/2) into [-1/4, 1/4].
-    if t > 0.25 {
-      t = 0.5 - t
-    } else if t < -0.25 {
-      t = -0.5 - t
-    }
-    let z = t * (2 * Float.pi)
+    // x - floor(x + 1/4) lies in [-1/4, 3/4); there sin(2πx) = sin(2πv) with v = 1/4 - |x - 1/4|,
+    // and v lies in [-1/4, 1/4].
+    let wrapped = x - Double(Int64(x + 0.25))
+    let v = Float(0.25 - abs(wrapped - 0.25))
+    let z = v * (2 * Float.pi)
     let z2 = z * z
-    let s = z * (1 + z2 * (-1 / 6 + z2 * (1 / 120 + z2 * (-1 / 5040 + z2 * (1 / 362_880)))))
-    return -s
+    return z * (1 + z2 * (-1 / 6 + z2 * (1 / 120 + z2 * (-1 / 5040 + z2 * (1 / 362_880)))))
   }
 }
 
@@ -291,13 +453,17 @@ public final class Renderer {
 /// without ever reaching it, so overlapping events never clip hard. Memoryless, so it keeps the
 /// output independent of block size.
 public enum SoftLimiter {
-  public static let threshold: Float = 0.8
+  /// Levels up to here pass unchanged. A single event at full intensity peaks at the profile's
+  /// MaximumAmplitude (0.8 for the built-ins), below this, so only overlapping events reach it.
+  public static let threshold: Float = 0.85
+  /// The limiter's output never exceeds this (-0.09 dBFS).
+  public static let ceiling: Float = 0.99
 
   @inline(__always)
   public static func limit(_ x: Float) -> Float {
     let magnitude = abs(x)
     if magnitude <= threshold { return x }
-    let headroom = 1 - threshold
+    let headroom = ceiling - threshold
     let y = threshold + headroom * tanh((magnitude - threshold) / headroom)
     return x < 0 ? -y : y
   }

@@ -48,9 +48,16 @@ public struct Schedule: Sendable {
     public var decayFactor: Double
     /// Continuous: release length in frames.
     public var releaseFrames: Double
+    /// Continuous: frame (from the start) where the hold or decay after the attack begins.
+    public var decayStart: Int
+    /// Continuous: envelope level of the event's last frame, where the release starts from.
+    public var releaseLevel: Double
     /// Transient: peak amplitude and phase increment (cycles per frame), fixed at its start.
     public var peak: Double
     public var increment: Double
+    /// Transient: carrier phase at its first frame (cycles, 0..<1), chosen so that the carrier's
+    /// crest falls on the window's peak. With a whole number of cycles the burst has no DC.
+    public var carrierOffset: Double
     /// Transient: frames of the rising and the falling half of its window.
     public var riseFrames: Double
     public var fallFrames: Double
@@ -87,7 +94,7 @@ public struct Schedule: Sendable {
       let releaseParameter = clamp01(p.releaseTime + release.value(at: startFrame))
       var voice = Voice(
         kind: .transient, start: start, end: start, soundEnd: start, intensity: p.hapticIntensity,
-        sharpness: p.hapticSharpness, attackFrames: 0, decayFactor: 1, releaseFrames: 0, peak: 0, increment: 0,
+        sharpness: p.hapticSharpness, attackFrames: 0, decayFactor: 1, releaseFrames: 0, decayStart: 0, releaseLevel: 0, peak: 0, increment: 0, carrierOffset: 0,
         riseFrames: 0, fallFrames: 0, event: index)
       switch event.type {
       case .hapticTransient:
@@ -96,6 +103,8 @@ public struct Schedule: Sendable {
         let tail = (EnvelopeTiming.decay(decayParameter) - EnvelopeTiming.decay(0)) * rate
         voice.peak = profile.amplitude(intensity: p.hapticIntensity * intensity.value(at: startFrame))
         voice.increment = frequency / rate
+        let offset = 0.25 - profile.transientCycles / 2
+        voice.carrierOffset = offset - offset.rounded(.down)
         voice.riseFrames = length / 2
         voice.fallFrames = length / 2 + tail
         voice.end = start + Int((voice.riseFrames + voice.fallFrames).rounded(.up))
@@ -116,6 +125,13 @@ public struct Schedule: Sendable {
         voice.releaseFrames = max(1, (EnvelopeTiming.release(releaseParameter) * rate).rounded())
         voice.end = start + Int(durationFrames)
         voice.soundEnd = voice.end + Int(voice.releaseFrames)
+        voice.decayStart = Int(voice.attackFrames.rounded(.up))
+        let lastFrame = durationFrames - 1
+        if lastFrame < voice.attackFrames {
+          voice.releaseLevel = lastFrame / voice.attackFrames
+        } else {
+          voice.releaseLevel = pow(voice.decayFactor, lastFrame - Double(voice.decayStart))
+        }
       }
       lastFrame = max(lastFrame, Double(voice.soundEnd))
       voices.append(voice)

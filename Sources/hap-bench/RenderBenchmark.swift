@@ -1,0 +1,39 @@
+import Foundation
+import HapCore
+
+/// Renders a pattern repeatedly into a 480-frame block (a typical device period) and reports
+/// output samples per second of the best run, on one core.
+enum RenderBenchmark {
+  static func run(_ arguments: [String]) -> Int32 {
+    guard let path = arguments.first, let data = FileManager.default.contents(atPath: path) else {
+      FileHandle.standardError.write(Data("usage: hap-bench PATTERN [REPEATS]\n".utf8))
+      return 2
+    }
+    let repeats = arguments.count > 1 ? Int(arguments[1]) ?? 3 : 3
+    let result = Validator.validate(Array(data))
+    guard result.isValid, let pattern = result.pattern else {
+      FileHandle.standardError.write(Data("hap-bench: \(path) is not a valid pattern\n".utf8))
+      return 1
+    }
+    let schedule = Schedule(pattern: pattern, profile: .exciter, rate: 48000)
+    let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: 480)
+    defer { block.deallocate() }
+    var best = Double.infinity
+    var checksum: Float = 0
+    for _ in 0..<repeats {
+      let renderer = Renderer(schedule: schedule)
+      let start = DispatchTime.now().uptimeNanoseconds
+      while renderer.remaining > 0 {
+        let frames = renderer.render(into: block)
+        checksum += block[frames - 1]
+      }
+      let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+      best = min(best, seconds)
+    }
+    let samples = Double(schedule.frameCount)
+    print(
+      "render loop: \(schedule.frameCount) samples (\(Int(schedule.duration)) s at 48 kHz, \(schedule.voices.count) events, up to \(schedule.maximumOverlap) at once) in \(String(format: "%.3f", best)) s = \(String(format: "%.1f", samples / best / 1e6)) M samples/s [checksum \(checksum)]"
+    )
+    return 0
+  }
+}
