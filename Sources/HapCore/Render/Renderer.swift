@@ -331,7 +331,8 @@ public final class Renderer {
     let incrementStep: Double
     let startOffset: Double
 
-    static let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+    /// 0, 1, ... 7: a literal, so the compiler folds it (a static would cost a once-check per use).
+    @inline(__always) var lanes: SIMD8<Float> { SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) }
 
     /// Phase at absolute frame `n` (Double, for carrying it to the next segment).
     func phase(at n: Int) -> Double {
@@ -344,7 +345,7 @@ public final class Renderer {
     /// the phase advance is small, so it is computed in Float from the segment's phase.
     @inline(__always)
     func carrier(_ n: Int) -> SIMD8<Float> {
-      let u = SIMD8<Float>(repeating: Float(n - gridStart)) + Segment.lanes
+      let u = SIMD8<Float>(repeating: Float(n - gridStart)) + lanes
       let s = Float(startOffset)
       let increment = Float(self.increment)
       let step = Float(incrementStep)
@@ -385,7 +386,7 @@ public final class Renderer {
     func linear(_ from: Int, _ to: Int, anchor: Int, level: Float, slope: Float) {
       var n = from
       while n < to {
-        let k = SIMD8<Float>(repeating: Float(n - anchor)) + Segment.lanes
+        let k = SIMD8<Float>(repeating: Float(n - anchor)) + lanes
         add(carrier(n) * (level + slope * k), at: n, upTo: to)
         n += 8
       }
