@@ -38,11 +38,33 @@ struct InfoCommandTests {
     #expect(axis.hasSuffix(duration.replacingOccurrences(of: " (with release tails)", with: "")))
   }
 
-  @Test func textOutputForALimitedPatternWithCurves() throws {
-    let result = try Hap.run(["info", RenderFixtures.pattern("winner")])
-    #expect(result.status == 0)
+  @Test func textAndJSONForAPatternThatDrivesTheLimiter() throws {
+    // Two full-intensity continuous events at once: 0.8 + 0.8 before the limiter.
+    let folder = try TemporaryFolder()
+    let pattern = try folder.write(
+      "loud.json",
+      #"""
+      {"Version": 1, "Pattern": [
+        {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.3,
+          "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}]}},
+        {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.3,
+          "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}]}},
+        {"ParameterCurve": {"ParameterID": "HapticSharpnessControl", "Time": 0,
+          "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 0}, {"Time": 0.3, "ParameterValue": 0.5}]}}
+      ]}
+      """#)
+    let result = try Hap.run(["info", pattern])
+    #expect(result.status == 0, "\(result.stderr)")
     let limiter = try #require(row("limiter", in: result.stdout))
     #expect(limiter.hasPrefix("acted on ") && limiter.contains(" frames; peak before it "), "\(limiter)")
+    #expect(row("events", in: result.stdout) == "2 HapticContinuous")
+    #expect(row("curves", in: result.stdout) == "1 HapticSharpnessControl")
+    let json = try Hap.run(["info", "--format", "json", pattern])
+    let document = try decodeJSON(json.stdout)
+    #expect(document["limiterActed"] as? Bool == true)
+    let peak = try #require(document["peak"] as? Double)
+    let before = try #require(document["peakBeforeLimiter"] as? Double)
+    #expect(before > 1 && peak < 1 && peak < before, "peak \(peak), before the limiter \(before)")
   }
 
   static let documentedKeys: Set<String> = [

@@ -11,5 +11,12 @@ enum Interrupt {
   static func install() {
     signal(SIGINT) { _ in Interrupt.flag.store(true, ordering: .relaxed) }
     signal(SIGTERM) { _ in Interrupt.flag.store(true, ordering: .relaxed) }
+    // A parent may have started us with these signals blocked (threads of test runners and
+    // some process managers do); unblock them, or Ctrl-C would never reach the handler.
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGINT)
+    sigaddset(&set, SIGTERM)
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
   }
 }
