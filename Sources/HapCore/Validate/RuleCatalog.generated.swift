@@ -5,35 +5,35 @@ enum RuleCatalog {
     RuleCatalogEntry(
       id: "curve-points-missing", severity: .error,
       summary: "A `ParameterCurve` without control points.",
-      documentation: "A `ParameterCurve` without control points.\n\nA curve is defined by its `ParameterCurveControlPoints`; an absent or empty list gives it no\nvalue to take.\n\nBad:\n```text\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0}}\n```\n\nGood:\n```text\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterCurveControlPoints\": [{\"Time\": 0, \"ParameterValue\": 1}, {\"Time\": 0.5, \"ParameterValue\": 0}]}}\n```"),
+      documentation: "A `ParameterCurve` without control points.\n\nA curve is defined by its `ParameterCurveControlPoints`; an absent or empty list gives it no\nvalue to take.\n\nBad:\n```json\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0}}\n```\n\nGood:\n```json\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterCurveControlPoints\": [{\"Time\": 0, \"ParameterValue\": 1}, {\"Time\": 0.5, \"ParameterValue\": 0}]}}\n```"),
     RuleCatalogEntry(
       id: "duration-missing", severity: .error,
       summary: "A continuous event without a positive `EventDuration`.",
-      documentation: "A continuous event without a positive `EventDuration`.\n\nHapticContinuous and AudioContinuous events last `EventDuration` seconds; without it (or with 0)\nthere is nothing to play.\n\nBad:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\"}}\n```\n\nGood:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuration\": 0.5}}\n```"),
+      documentation: "A continuous event without a positive `EventDuration`.\n\nHapticContinuous and AudioContinuous events last `EventDuration` seconds; without it (or with 0)\nthere is nothing to play.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuration\": 0.5}}\n```"),
     RuleCatalogEntry(
       id: "entry-kind", severity: .error,
       summary: "A `Pattern` entry must hold exactly one of `Event`, `Parameter` or `ParameterCurve`.",
-      documentation: "A `Pattern` entry must hold exactly one of `Event`, `Parameter` or `ParameterCurve`.\n\nCore Haptics refuses an entry with none of them (often a misspelling such as `ParameterCurves`;\nhap suggests the closest key) or with more than one.\n\nBad:\n```text\n{\"ParameterCurves\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterCurveControlPoints\": []}}\n```\n\nGood:\n```text\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterCurveControlPoints\": [{\"Time\": 0, \"ParameterValue\": 1}]}}\n```"),
+      documentation: "A `Pattern` entry must hold exactly one of `Event`, `Parameter` or `ParameterCurve`.\n\nCore Haptics refuses an entry with none of them (often a misspelling such as `ParameterCurves`;\nhap suggests the closest key) or with more than one.\n\nBad:\n```json\n{\"ParameterCurves\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterCurveControlPoints\": []}}\n```\n\nGood:\n```json\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterCurveControlPoints\": [{\"Time\": 0, \"ParameterValue\": 1}]}}\n```"),
     RuleCatalogEntry(
       id: "event-type-unknown", severity: .error,
       summary: "`EventType` is not one of HapticTransient, HapticContinuous, AudioCustom, AudioContinuous.",
-      documentation: "`EventType` is not one of HapticTransient, HapticContinuous, AudioCustom, AudioContinuous.\n\nThe event cannot be played; hap suggests the closest valid name.\n\nBad:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransiant\"}}\n```\n\nGood:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}\n```"),
+      documentation: "`EventType` is not one of HapticTransient, HapticContinuous, AudioCustom, AudioContinuous.\n\nThe event cannot be played; hap suggests the closest valid name.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransiant\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}\n```"),
     RuleCatalogEntry(
       id: "json-syntax", severity: .error,
       summary: "The file is not JSON: hap points at the exact byte where reading failed.",
-      documentation: "The file is not JSON: hap points at the exact byte where reading failed.\n\nCore Haptics cannot load a pattern it cannot parse. Typical causes: a missing comma or quote, a\ncomment, single quotes, a stray character, an empty file, invalid UTF-8, or nesting deeper than\n512 levels. Reading stops at the first such fault, so fix it and validate again.\n\nBad:\n```text\n{\"Pattern\": [ {\"Event\": {\"Time\": 0 \"EventType\": \"HapticTransient\"}} ]}\n```\n\nGood:\n```text\n{\"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
+      documentation: "The file is not JSON: hap points at the exact byte where reading failed.\n\nCore Haptics cannot load a pattern it cannot parse. Typical causes: a missing comma or quote, a\ncomment, single quotes, a stray character, an empty file, invalid UTF-8, or nesting deeper than\n512 levels. Reading stops at the first such fault, so fix it and validate again.\n\nBad:\n```json\n{\"Pattern\": [ {\"Event\": {\"Time\": 0 \"EventType\": \"HapticTransient\"}} ]}\n```\n\nGood:\n```json\n{\"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
     RuleCatalogEntry(
       id: "key-missing", severity: .error,
       summary: "A required key is missing (`Time`, `EventType`, `ParameterID`, `ParameterValue`).",
-      documentation: "A required key is missing (`Time`, `EventType`, `ParameterID`, `ParameterValue`).\n\nCore Haptics needs every event to say when it starts and what it is, and every parameter to say\nwhich parameter and which value.\n\nBad:\n```text\n{\"Event\": {\"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}\n```"),
+      documentation: "A required key is missing (`Time`, `EventType`, `ParameterID`, `ParameterValue`).\n\nCore Haptics needs every event to say when it starts and what it is, and every parameter to say\nwhich parameter and which value.\n\nBad:\n```json\n{\"Event\": {\"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}\n```"),
     RuleCatalogEntry(
       id: "parameter-id-unknown", severity: .error,
       summary: "A `ParameterID` that AHAP does not define (hap suggests the closest).",
-      documentation: "A `ParameterID` that AHAP does not define (hap suggests the closest).\n\nEvent parameters (`EventParameters`) and dynamic parameters (`Parameter`, `ParameterCurve`) have\nseparate sets of IDs: `HapticIntensity` belongs on an event, `HapticIntensityControl` in a\ncurve. A common slip is `HapticAttackTime` for `AttackTime`.\n\nBad:\n```text\n{\"ParameterID\": \"HapticAttackTime\", \"ParameterValue\": 0.2}\n```\n\nGood:\n```text\n{\"ParameterID\": \"AttackTime\", \"ParameterValue\": 0.2}\n```"),
+      documentation: "A `ParameterID` that AHAP does not define (hap suggests the closest).\n\nEvent parameters (`EventParameters`) and dynamic parameters (`Parameter`, `ParameterCurve`) have\nseparate sets of IDs: `HapticIntensity` belongs on an event, `HapticIntensityControl` in a\ncurve. A common slip is `HapticAttackTime` for `AttackTime`.\n\nBad:\n```json\n{\"ParameterID\": \"HapticAttackTime\", \"ParameterValue\": 0.2}\n```\n\nGood:\n```json\n{\"ParameterID\": \"AttackTime\", \"ParameterValue\": 0.2}\n```"),
     RuleCatalogEntry(
       id: "pattern-missing", severity: .error,
       summary: "No top-level object with a `Pattern` array.",
-      documentation: "No top-level object with a `Pattern` array.\n\nAn AHAP file is a JSON object whose `Pattern` key holds the array of events, parameters and\ncurves. Without it there is nothing to play.\n\nBad:\n```text\n[ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]\n```\n\nGood:\n```text\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
+      documentation: "No top-level object with a `Pattern` array.\n\nAn AHAP file is a JSON object whose `Pattern` key holds the array of events, parameters and\ncurves. Without it there is nothing to play.\n\nBad:\n```json\n[ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
     RuleCatalogEntry(
       id: "profile-value-invalid", severity: .error,
       summary: "An actuator profile value that hap cannot render with (out of its allowed range, or `MinimumFrequency` above `MaximumFrequency`).",
@@ -41,23 +41,23 @@ enum RuleCatalog {
     RuleCatalogEntry(
       id: "time-negative", severity: .error,
       summary: "A `Time` below zero.",
-      documentation: "A `Time` below zero.\n\nPattern time starts at 0; an event, parameter or control point before it cannot be scheduled.\n\nBad:\n```text\n{\"Event\": {\"Time\": -0.1, \"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}\n```"),
+      documentation: "A `Time` below zero.\n\nPattern time starts at 0; an event, parameter or control point before it cannot be scheduled.\n\nBad:\n```json\n{\"Event\": {\"Time\": -0.1, \"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}\n```"),
     RuleCatalogEntry(
       id: "type-mismatch", severity: .error,
       summary: "A key holds the wrong kind of JSON value (e.g. a string where a number belongs).",
-      documentation: "A key holds the wrong kind of JSON value (e.g. a string where a number belongs).\n\nCore Haptics refuses values of the wrong type rather than converting them: `\"0.5\"` is not a\ntime.\n\nBad:\n```text\n{\"Event\": {\"Time\": \"0.5\", \"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```text\n{\"Event\": {\"Time\": 0.5, \"EventType\": \"HapticTransient\"}}\n```"),
+      documentation: "A key holds the wrong kind of JSON value (e.g. a string where a number belongs).\n\nCore Haptics refuses values of the wrong type rather than converting them: `\"0.5\"` is not a\ntime.\n\nBad:\n```json\n{\"Event\": {\"Time\": \"0.5\", \"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0.5, \"EventType\": \"HapticTransient\"}}\n```"),
     RuleCatalogEntry(
       id: "value-not-finite", severity: .error,
       summary: "A number that is not finite: `NaN`, `Infinity`, or too large for a double (`1e400`).",
-      documentation: "A number that is not finite: `NaN`, `Infinity`, or too large for a double (`1e400`).\n\nNo time or parameter can take such a value; `NaN` and `Infinity` are not even JSON.\n\nBad:\n```text\n{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1e400}\n```\n\nGood:\n```text\n{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1.0}\n```"),
+      documentation: "A number that is not finite: `NaN`, `Infinity`, or too large for a double (`1e400`).\n\nNo time or parameter can take such a value; `NaN` and `Infinity` are not even JSON.\n\nBad:\n```json\n{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1e400}\n```\n\nGood:\n```json\n{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1.0}\n```"),
     RuleCatalogEntry(
       id: "waveform-missing", severity: .error,
       summary: "An `AudioCustom` event without an `EventWaveformPath`.",
-      documentation: "An `AudioCustom` event without an `EventWaveformPath`.\n\nAn AudioCustom event plays a sound file; Core Haptics refuses one that names none.\n\nBad:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"AudioCustom\"}}\n```\n\nGood:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"AudioCustom\", \"EventWaveformPath\": \"impact.wav\"}}\n```"),
+      documentation: "An `AudioCustom` event without an `EventWaveformPath`.\n\nAn AudioCustom event plays a sound file; Core Haptics refuses one that names none.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"AudioCustom\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"AudioCustom\", \"EventWaveformPath\": \"impact.wav\"}}\n```"),
     RuleCatalogEntry(
       id: "continuous-too-long", severity: .warning,
       summary: "A continuous event longer than 30 s.",
-      documentation: "A continuous event longer than 30 s.\n\nCore Haptics fades such events out after 30 s. Chain several shorter events instead.\n\nBad:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuration\": 60}}\n```\n\nGood:\n```text\ntwo events: Time 0 and Time 30, each with EventDuration 30\n```"),
+      documentation: "A continuous event longer than 30 s.\n\nCore Haptics fades such events out after 30 s. Chain several shorter events instead.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuration\": 60}}\n```\n\nGood:\n```text\ntwo events: Time 0 and Time 30, each with EventDuration 30\n```"),
     RuleCatalogEntry(
       id: "curve-overlap", severity: .warning,
       summary: "Two curves of the same parameter overlap in time.",
@@ -65,55 +65,55 @@ enum RuleCatalog {
     RuleCatalogEntry(
       id: "curve-points-unsorted", severity: .warning,
       summary: "Control points not in time order.",
-      documentation: "Control points not in time order.\n\nhap sorts them, but players that interpolate in written order go backwards in time. Write the\npoints in order.\n\nBad:\n```text\n[{\"Time\": 0.5, \"ParameterValue\": 0}, {\"Time\": 0, \"ParameterValue\": 1}]\n```\n\nGood:\n```text\n[{\"Time\": 0, \"ParameterValue\": 1}, {\"Time\": 0.5, \"ParameterValue\": 0}]\n```"),
+      documentation: "Control points not in time order.\n\nhap sorts them, but players that interpolate in written order go backwards in time. Write the\npoints in order.\n\nBad:\n```json\n[{\"Time\": 0.5, \"ParameterValue\": 0}, {\"Time\": 0, \"ParameterValue\": 1}]\n```\n\nGood:\n```json\n[{\"Time\": 0, \"ParameterValue\": 1}, {\"Time\": 0.5, \"ParameterValue\": 0}]\n```"),
     RuleCatalogEntry(
       id: "curve-times-absolute", severity: .warning,
       summary: "The first control point's time equals the curve's non-zero `Time`: the points look absolute where AHAP wants them relative to the curve.",
-      documentation: "The first control point's time equals the curve's non-zero `Time`: the points look absolute where AHAP wants them relative to the curve.\n\nPoint times are added to the curve's `Time`, so a curve at 2.0 whose first point is at 2.0\nstarts at 4.0. Tools that split long curves often make this mistake.\n\nBad:\n```text\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 2.0, \"ParameterCurveControlPoints\": [{\"Time\": 2.0, \"ParameterValue\": 1}, {\"Time\": 2.5, \"ParameterValue\": 0}]}}\n```\n\nGood:\n```text\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 2.0, \"ParameterCurveControlPoints\": [{\"Time\": 0.0, \"ParameterValue\": 1}, {\"Time\": 0.5, \"ParameterValue\": 0}]}}\n```"),
+      documentation: "The first control point's time equals the curve's non-zero `Time`: the points look absolute where AHAP wants them relative to the curve.\n\nPoint times are added to the curve's `Time`, so a curve at 2.0 whose first point is at 2.0\nstarts at 4.0. Tools that split long curves often make this mistake.\n\nBad:\n```json\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 2.0, \"ParameterCurveControlPoints\": [{\"Time\": 2.0, \"ParameterValue\": 1}, {\"Time\": 2.5, \"ParameterValue\": 0}]}}\n```\n\nGood:\n```json\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 2.0, \"ParameterCurveControlPoints\": [{\"Time\": 0.0, \"ParameterValue\": 1}, {\"Time\": 0.5, \"ParameterValue\": 0}]}}\n```"),
     RuleCatalogEntry(
       id: "curve-too-many-points", severity: .warning,
       summary: "A `ParameterCurve` with more than 16 control points.",
-      documentation: "A `ParameterCurve` with more than 16 control points.\n\n16 is known to be the most a Core Haptics curve takes; split a longer curve into consecutive\ncurves of at most 16 points.\n\nBad:\n```text\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterCurveControlPoints\": [ ...17 points... ]}}\n```\n\nGood:\n```text\ntwo curves, at Time 0 and at the 16th point's time, each with at most 16 points\n```"),
+      documentation: "A `ParameterCurve` with more than 16 control points.\n\n16 is known to be the most a Core Haptics curve takes; split a longer curve into consecutive\ncurves of at most 16 points.\n\nBad:\n```json\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterCurveControlPoints\": [ ...17 points... ]}}\n```\n\nGood:\n```text\ntwo curves, at Time 0 and at the 16th point's time, each with at most 16 points\n```"),
     RuleCatalogEntry(
       id: "json-byte-order-mark", severity: .warning,
       summary: "The file starts with a UTF-8 byte-order mark.",
-      documentation: "The file starts with a UTF-8 byte-order mark.\n\nCore Haptics skips it, but RFC 8259 forbids it in JSON sent between systems and many tools\nrefuse it. Save the file as UTF-8 without BOM.\n\nBad:\n```text\n<EF BB BF>{\"Pattern\": []}\n```\n\nGood:\n```text\n{\"Pattern\": []}\n```"),
+      documentation: "The file starts with a UTF-8 byte-order mark.\n\nCore Haptics skips it, but RFC 8259 forbids it in JSON sent between systems and many tools\nrefuse it. Save the file as UTF-8 without BOM.\n\nBad:\n```text\n<EF BB BF>{\"Pattern\": []}\n```\n\nGood:\n```json\n{\"Pattern\": []}\n```"),
     RuleCatalogEntry(
       id: "json-duplicate-key", severity: .warning,
       summary: "The same key written twice in one object; the last one wins.",
-      documentation: "The same key written twice in one object; the last one wins.\n\nOnly one of the values takes effect, which is rarely what the author meant; other JSON readers\nmay keep the first instead.\n\nBad:\n```text\n{\"Event\": {\"Time\": 0, \"Time\": 0.5, \"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```text\n{\"Event\": {\"Time\": 0.5, \"EventType\": \"HapticTransient\"}}\n```"),
+      documentation: "The same key written twice in one object; the last one wins.\n\nOnly one of the values takes effect, which is rarely what the author meant; other JSON readers\nmay keep the first instead.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"Time\": 0.5, \"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0.5, \"EventType\": \"HapticTransient\"}}\n```"),
     RuleCatalogEntry(
       id: "json-trailing-comma", severity: .warning,
       summary: "A comma before a closing `]` or `}`.",
-      documentation: "A comma before a closing `]` or `}`.\n\nApple's own AHAP files have them and Core Haptics reads them, but strict JSON parsers (jq,\nPython, most game engines) refuse the file.\n\nBad:\n```text\n{\"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\",}}, ]}\n```\n\nGood:\n```text\n{\"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
+      documentation: "A comma before a closing `]` or `}`.\n\nApple's own AHAP files have them and Core Haptics reads them, but strict JSON parsers (jq,\nPython, most game engines) refuse the file.\n\nBad:\n```json\n{\"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\",}}, ]}\n```\n\nGood:\n```json\n{\"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
     RuleCatalogEntry(
       id: "key-unknown", severity: .warning,
       summary: "A key AHAP does not define; Core Haptics ignores it (hap suggests the closest known key).",
-      documentation: "A key AHAP does not define; Core Haptics ignores it (hap suggests the closest known key).\n\nAn ignored key is usually a misspelling, so the value the author meant never takes effect.\n\nBad:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuraton\": 0.5}}\n```\n\nGood:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuration\": 0.5}}\n```"),
+      documentation: "A key AHAP does not define; Core Haptics ignores it (hap suggests the closest known key).\n\nAn ignored key is usually a misspelling, so the value the author meant never takes effect.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuraton\": 0.5}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuration\": 0.5}}\n```"),
     RuleCatalogEntry(
       id: "parameter-duplicate", severity: .warning,
       summary: "The same `ParameterID` given twice in one event's `EventParameters`; the last one wins.",
-      documentation: "The same `ParameterID` given twice in one event's `EventParameters`; the last one wins.\n\nOnly one of the values plays; the other is dead text that misleads the next reader.\n\nBad:\n```text\n[{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 0.5}, {\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1.0}]\n```\n\nGood:\n```text\n[{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1.0}]\n```"),
+      documentation: "The same `ParameterID` given twice in one event's `EventParameters`; the last one wins.\n\nOnly one of the values plays; the other is dead text that misleads the next reader.\n\nBad:\n```json\n[{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 0.5}, {\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1.0}]\n```\n\nGood:\n```json\n[{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1.0}]\n```"),
     RuleCatalogEntry(
       id: "parameter-not-applicable", severity: .warning,
       summary: "A parameter that has no effect on this kind of event or in this place.",
-      documentation: "A parameter that has no effect on this kind of event or in this place.\n\nAudio parameters (`AudioVolume`, `AudioPitch`, ...) do nothing on haptic events and haptic ones\nnothing on audio events; `EventDuration` does nothing on an AudioCustom event,\n`EventWaveformPath` nothing outside one.\n\nBad:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"EventParameters\": [{\"ParameterID\": \"AudioVolume\", \"ParameterValue\": 0.5}]}}\n```\n\nGood:\n```text\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"EventParameters\": [{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 0.5}]}}\n```"),
+      documentation: "A parameter that has no effect on this kind of event or in this place.\n\nAudio parameters (`AudioVolume`, `AudioPitch`, ...) do nothing on haptic events and haptic ones\nnothing on audio events; `EventWaveformPath`, `EventWaveformUseVolumeEnvelope` and\n`EventWaveformLoopEnabled` do nothing outside an AudioCustom event.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"EventParameters\": [{\"ParameterID\": \"AudioVolume\", \"ParameterValue\": 0.5}]}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"EventParameters\": [{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 0.5}]}}\n```"),
     RuleCatalogEntry(
       id: "pattern-empty", severity: .warning,
       summary: "The pattern has no events, so it plays nothing.",
-      documentation: "The pattern has no events, so it plays nothing.\n\nA `Pattern` with no entries, or with only parameters and curves, is accepted but silent.\n\nBad:\n```text\n{\"Version\": 1.0, \"Pattern\": []}\n```\n\nGood:\n```text\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
+      documentation: "The pattern has no events, so it plays nothing.\n\nA `Pattern` with no entries, or with only parameters and curves, is accepted but silent.\n\nBad:\n```json\n{\"Version\": 1.0, \"Pattern\": []}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
     RuleCatalogEntry(
       id: "value-out-of-range", severity: .warning,
       summary: "A parameter value outside its range; Core Haptics clamps it (hap says to what).",
-      documentation: "A parameter value outside its range; Core Haptics clamps it (hap says to what).\n\nRanges: HapticIntensity, HapticSharpness, AttackTime, DecayTime, ReleaseTime, AudioVolume,\nAudioBrightness 0..1; AudioPitch, AudioPan -1..1; Sustained 0 or 1; HapticIntensityControl and\nAudioVolumeControl 0..1; the other controls -1..1. The clamped value is what plays, so the\nwritten one misleads.\n\nBad:\n```text\n{\"ParameterID\": \"HapticSharpness\", \"ParameterValue\": -1.0}\n```\n\nGood:\n```text\n{\"ParameterID\": \"HapticSharpness\", \"ParameterValue\": 0.0}\n```"),
+      documentation: "A parameter value outside its range; Core Haptics clamps it (hap says to what).\n\nRanges: HapticIntensity, HapticSharpness, AttackTime, DecayTime, ReleaseTime, AudioVolume,\nAudioBrightness 0..1; AudioPitch, AudioPan -1..1; Sustained 0 or 1; HapticIntensityControl and\nAudioVolumeControl 0..1; the other controls -1..1. The clamped value is what plays, so the\nwritten one misleads.\n\nBad:\n```json\n{\"ParameterID\": \"HapticSharpness\", \"ParameterValue\": -1.0}\n```\n\nGood:\n```json\n{\"ParameterID\": \"HapticSharpness\", \"ParameterValue\": 0.0}\n```"),
     RuleCatalogEntry(
       id: "version-missing", severity: .warning,
       summary: "No top-level `Version`.",
-      documentation: "No top-level `Version`.\n\nCore Haptics assumes version 1.0, but a file that says what it is stays readable as the format\nevolves.\n\nBad:\n```text\n{\"Pattern\": []}\n```\n\nGood:\n```text\n{\"Version\": 1.0, \"Pattern\": []}\n```"),
+      documentation: "No top-level `Version`.\n\nCore Haptics assumes version 1.0, but a file that says what it is stays readable as the format\nevolves.\n\nBad:\n```json\n{\"Pattern\": []}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": []}\n```"),
     RuleCatalogEntry(
       id: "version-unsupported", severity: .warning,
       summary: "A `Version` other than 1.0, the only AHAP version there is.",
-      documentation: "A `Version` other than 1.0, the only AHAP version there is.\n\nhap reads the file as version 1.0; a player that checks the version may refuse it.\n\nBad:\n```text\n{\"Version\": 2.0, \"Pattern\": []}\n```\n\nGood:\n```text\n{\"Version\": 1.0, \"Pattern\": []}\n```"),
+      documentation: "A `Version` other than 1.0, the only AHAP version there is.\n\nhap reads the file as version 1.0; a player that checks the version may refuse it.\n\nBad:\n```json\n{\"Version\": 2.0, \"Pattern\": []}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": []}\n```"),
     RuleCatalogEntry(
       id: "waveform-not-found", severity: .warning,
       summary: "The `EventWaveformPath` file does not exist beside the pattern.",
