@@ -6,6 +6,9 @@ import Testing
 // Helpers shared by the renderer tests: building patterns from model values, rendering them
 // completely, and measuring the signal (levels, frequency, slopes) independently of the renderer.
 
+/// Namespace of the renderer tests, so that `swift test --filter RenderTests` runs them all.
+enum RenderTests {}
+
 enum RenderFixture {
   static let rate = 48000.0
 
@@ -133,15 +136,22 @@ struct Rendered {
 /// 120 Hz) where the next `Schedule.Voice` allocation of this thread is likely to land.
 ///
 /// Used before building a renderer for a schedule without voices: the renderer reads one
-/// uninitialised voice in that case (SOURCE BUG, see `RendererStreamingTests.audioOnly`), and
+/// uninitialised voice in that case (SOURCE BUG, see `RenderTests.StreamingTests.audioOnly`), and
 /// random heap contents can crash the whole test process (a garbage phase traps in
 /// `Renderer.sine`). Seeding makes the failure deterministic and harmless: a loud carrier
 /// instead of silence.
 func seedHeapWithStaleVoice() {
-  let voice = Schedule(pattern: Pattern(events: [RenderFixture.continuous(0, 0.06)]), rate: RenderFixture.rate).voices[0]
+  // Everything the voice is made from is freed before the seeded block, which is the last one
+  // this thread frees (allocators hand the most recently freed block of a size out first).
+  let voice = loudVoice()
   let stale = UnsafeMutableBufferPointer<Schedule.Voice>.allocate(capacity: 1)
   stale.initialize(repeating: voice)
   stale.deallocate()
+}
+
+@inline(never)
+private func loudVoice() -> Schedule.Voice {
+  Schedule(pattern: Pattern(events: [RenderFixture.continuous(0, 0.06)]), rate: RenderFixture.rate).voices[0]
 }
 
 /// Renders `pattern` completely, pulling blocks of `block` frames until `remaining == 0`.
