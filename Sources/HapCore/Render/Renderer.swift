@@ -121,6 +121,16 @@ public final class Renderer {
   /// Frames left to render.
   public var remaining: Int { frameCount - position }
 
+  /// Rewinds to the start of the pattern (for looping). Allocates nothing.
+  public func reset() {
+    position = 0
+    nextVoice = 0
+    activeCount = 0
+    intensityCursor = 0
+    sharpnessCursor = 0
+    statistics = RenderStatistics()
+  }
+
   /// Renders the next `min(buffer.count, remaining)` frames into `buffer` and returns how many.
   ///
   /// **Real-time contract.** This is the function the playback thread calls once per period.

@@ -19,9 +19,13 @@ protocol Command {
 
 enum HapCommandLine {
   static let version = "0.1.0"
+  /// Monotonic time when hap started running (for `hap play --verbose`'s start latency).
+  nonisolated(unsafe) static var startedAt: UInt64 = 0
 
   nonisolated(unsafe) static let commands: [any Command.Type] = [
     ValidateCommand.self,
+    PlayCommand.self,
+    DevicesCommand.self,
     RenderCommand.self,
     InfoCommand.self,
     ProfilesCommand.self,
@@ -33,6 +37,7 @@ enum HapCommandLine {
   }
 
   static func run(_ arguments: [String]) -> Int32 {
+    startedAt = DispatchTime.now().uptimeNanoseconds
     let status = dispatch(arguments)
     Console.flush()
     return status

@@ -8,6 +8,8 @@ enum Interrupt {
 
   static var requested: Bool { flag.load(ordering: .relaxed) }
 
+  static func request() { flag.store(true, ordering: .relaxed) }
+
   static func install() {
     signal(SIGINT) { _ in Interrupt.flag.store(true, ordering: .relaxed) }
     signal(SIGTERM) { _ in Interrupt.flag.store(true, ordering: .relaxed) }

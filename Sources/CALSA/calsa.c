@@ -1,0 +1,302 @@
+// Typed dlsym table over <alsa/asoundlib.h> (the way SDL's ALSA back end does it): every
+// pointer has the type of the function it points at, so calls are checked by the compiler,
+// and the binary never links libasound.
+#include "CALSA.h"
+
+#include <alsa/asoundlib.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HAP_ALSA_FUNCTIONS(X)               \
+  X(snd_strerror)                           \
+  X(snd_lib_error_set_handler)              \
+  X(snd_pcm_open)                           \
+  X(snd_pcm_close)                          \
+  X(snd_pcm_nonblock)                       \
+  X(snd_pcm_hw_params_malloc)               \
+  X(snd_pcm_hw_params_free)                 \
+  X(snd_pcm_hw_params_any)                  \
+  X(snd_pcm_hw_params_set_access)           \
+  X(snd_pcm_hw_params_test_format)          \
+  X(snd_pcm_hw_params_set_format)           \
+  X(snd_pcm_hw_params_get_channels_min)     \
+  X(snd_pcm_hw_params_get_channels_max)     \
+  X(snd_pcm_hw_params_set_channels_near)    \
+  X(snd_pcm_hw_params_set_rate_resample)    \
+  X(snd_pcm_hw_params_set_rate_near)        \
+  X(snd_pcm_hw_params_get_rate_min)         \
+  X(snd_pcm_hw_params_get_rate_max)         \
+  X(snd_pcm_hw_params_test_rate)            \
+  X(snd_pcm_hw_params_set_buffer_time_near) \
+  X(snd_pcm_hw_params_set_period_size_near) \
+  X(snd_pcm_hw_params_get_buffer_size)      \
+  X(snd_pcm_hw_params_get_period_size)      \
+  X(snd_pcm_hw_params)                      \
+  X(snd_pcm_sw_params_malloc)               \
+  X(snd_pcm_sw_params_free)                 \
+  X(snd_pcm_sw_params_current)              \
+  X(snd_pcm_sw_params_set_start_threshold)  \
+  X(snd_pcm_sw_params_set_avail_min)        \
+  X(snd_pcm_sw_params)                      \
+  X(snd_pcm_writei)                         \
+  X(snd_pcm_prepare)                        \
+  X(snd_pcm_resume)                         \
+  X(snd_pcm_drain)                          \
+  X(snd_pcm_drop)                           \
+  X(snd_pcm_delay)                          \
+  X(snd_device_name_hint)                   \
+  X(snd_device_name_get_hint)               \
+  X(snd_device_name_free_hint)
+
+#define HAP_DECLARE(name) static __typeof__(name) *p_##name;
+HAP_ALSA_FUNCTIONS(HAP_DECLARE)
+#undef HAP_DECLARE
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *library_handle;
+static char last_message[256];
+
+// alsa-lib prints its own complaints to stderr; hap reports errors itself, in one line, so it
+// keeps only the last message (for --verbose and error details).
+static void quiet_error_handler(const char *file, int line, const char *function, int err, const char *fmt, ...) {
+  (void)file;
+  (void)line;
+  (void)function;
+  (void)err;
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(last_message, sizeof last_message, fmt, args);
+  va_end(args);
+}
+
+int hap_alsa_load(const char *library, char *message, size_t size) {
+  pthread_mutex_lock(&load_lock);
+  if (library_handle != NULL) {
+    pthread_mutex_unlock(&load_lock);
+    return 0;
+  }
+  void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL) {
+    snprintf(message, size, "%s", dlerror());
+    pthread_mutex_unlock(&load_lock);
+    return -1;
+  }
+#define HAP_RESOLVE(name)                                                                 \
+  p_##name = (__typeof__(name) *)dlsym(handle, #name);                                   \
+  if (p_##name == NULL) {                                                                \
+    snprintf(message, size, "%s has no %s (is it ALSA's libasound?)", library, #name);   \
+    dlclose(handle);                                                                     \
+    pthread_mutex_unlock(&load_lock);                                                    \
+    return -1;                                                                           \
+  }
+  HAP_ALSA_FUNCTIONS(HAP_RESOLVE)
+#undef HAP_RESOLVE
+  p_snd_lib_error_set_handler(quiet_error_handler);
+  library_handle = handle;
+  pthread_mutex_unlock(&load_lock);
+  return 0;
+}
+
+const char *hap_alsa_strerror(int error) {
+  return p_snd_strerror != NULL ? p_snd_strerror(error) : strerror(-error);
+}
+
+const char *hap_alsa_last_message(void) { return last_message; }
+
+struct hap_pcm {
+  snd_pcm_t *pcm;
+};
+
+int hap_pcm_open(hap_pcm **out, const char *name) {
+  snd_pcm_t *pcm = NULL;
+  int err = p_snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, 0);
+  if (err < 0) return err;
+  hap_pcm *handle = malloc(sizeof *handle);
+  if (handle == NULL) {
+    p_snd_pcm_close(pcm);
+    return -ENOMEM;
+  }
+  handle->pcm = pcm;
+  *out = handle;
+  return 0;
+}
+
+static const snd_pcm_format_t format_codes[HAP_FORMAT_COUNT] = {
+    SND_PCM_FORMAT_S16_LE, SND_PCM_FORMAT_S24_3LE, SND_PCM_FORMAT_S32_LE, SND_PCM_FORMAT_FLOAT_LE};
+static const char *format_names[HAP_FORMAT_COUNT] = {"s16", "s24", "s32", "f32"};
+
+int hap_pcm_configure(hap_pcm *handle, hap_pcm_config *config, char *refused, size_t size) {
+  snd_pcm_t *pcm = handle->pcm;
+  snd_pcm_hw_params_t *hw = NULL;
+  snd_pcm_sw_params_t *sw = NULL;
+  int err = p_snd_pcm_hw_params_malloc(&hw);
+  if (err < 0) return err;
+  refused[0] = 0;
+  if ((err = p_snd_pcm_hw_params_any(pcm, hw)) < 0) {
+    snprintf(refused, size, "it reports no playback configuration");
+    goto done;
+  }
+  if ((err = p_snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED)) < 0) {
+    snprintf(refused, size, "interleaved access");
+    goto done;
+  }
+  // Format: the one asked for, or the best it takes, float first.
+  if (config->format >= 0 && config->format < HAP_FORMAT_COUNT) {
+    if ((err = p_snd_pcm_hw_params_set_format(pcm, hw, format_codes[config->format])) < 0) {
+      snprintf(refused, size, "sample format %s", format_names[config->format]);
+      goto done;
+    }
+  } else {
+    static const int preference[HAP_FORMAT_COUNT] = {HAP_FORMAT_F32, HAP_FORMAT_S32, HAP_FORMAT_S24, HAP_FORMAT_S16};
+    err = -EINVAL;
+    for (int k = 0; k < HAP_FORMAT_COUNT; k++) {
+      if (p_snd_pcm_hw_params_test_format(pcm, hw, format_codes[preference[k]]) == 0 &&
+          p_snd_pcm_hw_params_set_format(pcm, hw, format_codes[preference[k]]) == 0) {
+        config->format = preference[k];
+        err = 0;
+        break;
+      }
+    }
+    if (err < 0) {
+      snprintf(refused, size, "every sample format hap writes (f32, s32, s24, s16)");
+      goto done;
+    }
+  }
+  // Channels.
+  unsigned channels = config->channels;
+  if (channels == 0) p_snd_pcm_hw_params_get_channels_min(hw, &channels);
+  if ((err = p_snd_pcm_hw_params_set_channels_near(pcm, hw, &channels)) < 0) {
+    snprintf(refused, size, "%u channels", config->channels);
+    goto done;
+  }
+  config->channels = channels;
+  // Rate: the nearest it takes, without alsa-lib resampling behind hap's back where possible.
+  p_snd_pcm_hw_params_set_rate_resample(pcm, hw, 0);
+  unsigned rate = config->rate;
+  int direction = 0;
+  if ((err = p_snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &direction)) < 0) {
+    snprintf(refused, size, "a rate near %u Hz", config->rate);
+    goto done;
+  }
+  config->rate = rate;
+  // Buffer, then periods.
+  unsigned buffer_us = (unsigned)config->buffer_us;
+  direction = 0;
+  if ((err = p_snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &buffer_us, &direction)) < 0) {
+    snprintf(refused, size, "a %lu us buffer", config->buffer_us);
+    goto done;
+  }
+  snd_pcm_uframes_t buffer_frames = 0;
+  p_snd_pcm_hw_params_get_buffer_size(hw, &buffer_frames);
+  snd_pcm_uframes_t period = buffer_frames / (config->periods > 0 ? config->periods : 4);
+  if (period < 1) period = 1;
+  direction = 0;
+  if ((err = p_snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, &direction)) < 0) {
+    snprintf(refused, size, "a period of %lu frames", (unsigned long)period);
+    goto done;
+  }
+  if ((err = p_snd_pcm_hw_params(pcm, hw)) < 0) {
+    snprintf(refused, size, "the configuration %u Hz %s %u ch", rate, format_names[config->format], channels);
+    goto done;
+  }
+  p_snd_pcm_hw_params_get_buffer_size(hw, &buffer_frames);
+  p_snd_pcm_hw_params_get_period_size(hw, &period, &direction);
+  config->buffer_frames = buffer_frames;
+  config->period_frames = period;
+  // Start when the buffer is full; wake the writer a period at a time.
+  if ((err = p_snd_pcm_sw_params_malloc(&sw)) < 0) goto done;
+  p_snd_pcm_sw_params_current(pcm, sw);
+  p_snd_pcm_sw_params_set_start_threshold(pcm, sw, buffer_frames - buffer_frames % period);
+  p_snd_pcm_sw_params_set_avail_min(pcm, sw, period);
+  if ((err = p_snd_pcm_sw_params(pcm, sw)) < 0) {
+    snprintf(refused, size, "its software parameters");
+    goto done;
+  }
+  err = 0;
+done:
+  if (sw != NULL) p_snd_pcm_sw_params_free(sw);
+  p_snd_pcm_hw_params_free(hw);
+  return err;
+}
+
+long hap_pcm_write(hap_pcm *handle, const void *frames, unsigned long count) {
+  return (long)p_snd_pcm_writei(handle->pcm, frames, (snd_pcm_uframes_t)count);
+}
+
+int hap_pcm_prepare(hap_pcm *handle) { return p_snd_pcm_prepare(handle->pcm); }
+int hap_pcm_resume(hap_pcm *handle) { return p_snd_pcm_resume(handle->pcm); }
+int hap_pcm_drain(hap_pcm *handle) { return p_snd_pcm_drain(handle->pcm); }
+int hap_pcm_drop(hap_pcm *handle) { return p_snd_pcm_drop(handle->pcm); }
+
+long hap_pcm_delay(hap_pcm *handle) {
+  snd_pcm_sframes_t delay = 0;
+  int err = p_snd_pcm_delay(handle->pcm, &delay);
+  return err < 0 ? err : (long)delay;
+}
+
+int hap_pcm_close(hap_pcm *handle) {
+  if (handle == NULL) return 0;
+  int err = p_snd_pcm_close(handle->pcm);
+  free(handle);
+  return err;
+}
+
+int hap_pcm_probe(const char *name, hap_pcm_caps *caps) {
+  static const unsigned rates[8] = {8000, 16000, 22050, 44100, 48000, 88200, 96000, 192000};
+  memset(caps, 0, sizeof *caps);
+  snd_pcm_t *pcm = NULL;
+  int err = p_snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK);
+  if (err < 0) {
+    caps->error = err;
+    return err;
+  }
+  snd_pcm_hw_params_t *hw = NULL;
+  if ((err = p_snd_pcm_hw_params_malloc(&hw)) < 0 || (err = p_snd_pcm_hw_params_any(pcm, hw)) < 0) {
+    caps->error = err;
+    if (hw != NULL) p_snd_pcm_hw_params_free(hw);
+    p_snd_pcm_close(pcm);
+    return err;
+  }
+  int direction = 0;
+  p_snd_pcm_hw_params_get_rate_min(hw, &caps->rate_min, &direction);
+  p_snd_pcm_hw_params_get_rate_max(hw, &caps->rate_max, &direction);
+  p_snd_pcm_hw_params_get_channels_min(hw, &caps->channels_min);
+  p_snd_pcm_hw_params_get_channels_max(hw, &caps->channels_max);
+  for (int k = 0; k < HAP_FORMAT_COUNT; k++) {
+    caps->formats[k] = p_snd_pcm_hw_params_test_format(pcm, hw, format_codes[k]) == 0;
+  }
+  for (int k = 0; k < 8; k++) {
+    caps->standard_rates[k] = p_snd_pcm_hw_params_test_rate(pcm, hw, rates[k], 0) == 0;
+  }
+  caps->opens = 1;
+  p_snd_pcm_hw_params_free(hw);
+  p_snd_pcm_close(pcm);
+  return 0;
+}
+
+int hap_alsa_devices(void *context, void (*visit)(void *, const char *, const char *)) {
+  void **hints = NULL;
+  int err = p_snd_device_name_hint(-1, "pcm", &hints);
+  if (err < 0) return err;
+  int count = 0;
+  for (void **hint = hints; *hint != NULL; hint++) {
+    char *name = p_snd_device_name_get_hint(*hint, "NAME");
+    char *description = p_snd_device_name_get_hint(*hint, "DESC");
+    char *io = p_snd_device_name_get_hint(*hint, "IOID");
+    // IOID is absent for devices that do both directions.
+    if (name != NULL && (io == NULL || strcmp(io, "Output") == 0)) {
+      visit(context, name, description != NULL ? description : "");
+      count++;
+    }
+    free(name);
+    free(description);
+    free(io);
+  }
+  p_snd_device_name_free_hint(hints);
+  return count;
+}

@@ -1,0 +1,51 @@
+import CALSA
+import Foundation
+import HapCore
+
+/// libasound, loaded when `hap play` or `hap devices` first needs it.
+public enum ALSALibrary {
+  /// The library hap loads: `$HAP_LIBASOUND` if set (tests point it at a name that does not
+  /// exist to check the missing-library path), else `libasound.so.2`.
+  public static var libraryName: String {
+    let name = ProcessInfo.processInfo.environment["HAP_LIBASOUND"] ?? ""
+    return name.isEmpty ? "libasound.so.2" : name
+  }
+
+  /// Loads the library. The error is one line: what is missing and which package provides it.
+  public static func load() throws(SinkError) {
+    var message = [CChar](repeating: 0, count: 512)
+    let name = libraryName
+    if hap_alsa_load(name, &message, message.count) != 0 {
+      let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      throw SinkError(
+        "cannot load ALSA's library \(name) (\(reason)); install it with 'apt install libasound2' (Debian, Ubuntu) or 'dnf install alsa-lib' (Fedora)"
+      )
+    }
+  }
+
+  static func describe(_ error: Int32) -> String {
+    String(cString: hap_alsa_strerror(error))
+  }
+}
+
+extension SampleFormat {
+  /// The CALSA format code.
+  var alsaCode: Int32 {
+    switch self {
+    case .s16: Int32(HAP_FORMAT_S16)
+    case .s24: Int32(HAP_FORMAT_S24)
+    case .s32: Int32(HAP_FORMAT_S32)
+    case .f32: Int32(HAP_FORMAT_F32)
+    }
+  }
+
+  init?(alsaCode: Int32) {
+    switch alsaCode {
+    case Int32(HAP_FORMAT_S16): self = .s16
+    case Int32(HAP_FORMAT_S24): self = .s24
+    case Int32(HAP_FORMAT_S32): self = .s32
+    case Int32(HAP_FORMAT_F32): self = .f32
+    default: return nil
+    }
+  }
+}

@@ -1,0 +1,193 @@
+import CALSA
+import Foundation
+import HapCore
+
+/// A playback device opened through ALSA: the sink of `hap play`.
+///
+/// All ALSA calls and all of its fault handling live here, and nowhere else:
+/// - underrun (-EPIPE): re-prepare and write again; counted;
+/// - suspend (-ESTRPIPE): resume, or re-prepare if it cannot; counted;
+/// - device lost (-ENODEV and friends): close, and try to reopen with the same configuration
+///   for up to `reconnectSeconds`, then carry on writing where playback was; if it does not
+///   come back, fail with a one-line error naming the device.
+///
+/// Steady-state `write` calls go straight into alsa-lib and allocate nothing. The recovery
+/// paths (re-prepare is cheap; reopening is not) are the exception, on purpose.
+public final class ALSASink: PCMSink {
+  /// What to ask the device for.
+  public struct Request: Sendable {
+    public var rate: Int
+    /// nil: the best the device takes, float first.
+    public var format: SampleFormat?
+    /// nil: the fewest channels the device takes.
+    public var channels: Int?
+    public var latency: Double
+    public var periods: Int
+
+    public init(rate: Int = 48000, format: SampleFormat? = nil, channels: Int? = nil, latency: Double = 0.010, periods: Int = 4) {
+      self.rate = rate
+      self.format = format
+      self.channels = channels
+      self.latency = latency
+      self.periods = periods
+    }
+  }
+
+  /// What the device agreed to.
+  public struct Configuration: Sendable, Equatable {
+    public var rate: Int
+    public var format: SampleFormat
+    public var channels: Int
+    public var periodFrames: Int
+    public var bufferFrames: Int
+  }
+
+  public let device: String
+  public let request: Request
+  public private(set) var configuration: Configuration
+  public let reconnectSeconds: Double
+  /// Asked while waiting for a lost device to come back: stop waiting when it says so.
+  public var abandonReconnect: @Sendable () -> Bool = { false }
+
+  // Counters, written by the playback thread and read after it has finished.
+  public private(set) var underruns = 0
+  public private(set) var suspends = 0
+  public private(set) var reconnects = 0
+  public private(set) var framesWritten = 0
+
+  private var pcm: OpaquePointer?
+  private let bytesPerFrame: Int
+
+  /// Opens and configures `device`. Errors name the device and what it refused.
+  public init(device: String, request: Request, reconnectSeconds: Double = 2) throws(SinkError) {
+    self.device = device
+    self.request = request
+    self.reconnectSeconds = reconnectSeconds
+    let (pcm, configuration) = try ALSASink.open(device, request)
+    self.pcm = pcm
+    self.configuration = configuration
+    bytesPerFrame = configuration.channels * configuration.format.bytesPerSample
+  }
+
+  private static func open(_ device: String, _ request: Request) throws(SinkError) -> (OpaquePointer, Configuration) {
+    var handle: OpaquePointer?
+    let error = hap_pcm_open(&handle, device)
+    guard error >= 0, let handle else {
+      throw SinkError(openFailure(device, error))
+    }
+    var config = hap_pcm_config(
+      rate: UInt32(request.rate), format: request.format?.alsaCode ?? -1, channels: UInt32(request.channels ?? 0),
+      buffer_us: UInt(request.latency * 1_000_000), periods: UInt32(request.periods), period_frames: 0, buffer_frames: 0)
+    var refused = [CChar](repeating: 0, count: 256)
+    let status = hap_pcm_configure(handle, &config, &refused, refused.count)
+    guard status >= 0, let format = SampleFormat(alsaCode: config.format) else {
+      hap_pcm_close(handle)
+      let what = String(decoding: refused.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      throw SinkError(
+        "device '\(device)' refused \(what.isEmpty ? "hap's configuration" : what): \(ALSALibrary.describe(status)); 'hap devices' shows what it takes"
+      )
+    }
+    if let wanted = request.channels, Int(config.channels) != wanted {
+      hap_pcm_close(handle)
+      throw SinkError("device '\(device)' refused \(wanted) channels (it offers \(config.channels)); 'hap devices' shows what it takes")
+    }
+    return (
+      handle,
+      Configuration(
+        rate: Int(config.rate), format: format, channels: Int(config.channels), periodFrames: Int(config.period_frames),
+        bufferFrames: Int(config.buffer_frames))
+    )
+  }
+
+  static func openFailure(_ device: String, _ error: Int32) -> String {
+    let reason: String
+    switch -error {
+    case EBUSY: reason = "it is busy (another program is using it)"
+    case ENOENT, ENODEV, ENXIO: reason = "no such device"
+    default: reason = ALSALibrary.describe(error)
+    }
+    return "cannot open device '\(device)': \(reason); 'hap devices' lists the playback devices"
+  }
+
+  /// Writes whole frames, recovering from underruns, suspends and a lost device.
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
+    guard let base = bytes.baseAddress else { return }
+    let frames = bytes.count / bytesPerFrame
+    var done = 0
+    while done < frames {
+      guard let pcm else { throw SinkError("device '\(device)' is closed") }
+      let result = hap_pcm_write(pcm, base + done * bytesPerFrame, UInt(frames - done))
+      if result >= 0 {
+        done += result
+        framesWritten += result
+        continue
+      }
+      try recover(from: Int32(result))
+    }
+  }
+
+  private func recover(from error: Int32) throws(SinkError) {
+    guard let pcm else { return }
+    switch -error {
+    case EINTR, EAGAIN:
+      return
+    case EPIPE:
+      underruns += 1
+      let status = hap_pcm_prepare(pcm)
+      if status < 0 { try reconnectOrFail(status) }
+    case ESTRPIPE:
+      suspends += 1
+      var status = hap_pcm_resume(pcm)
+      var tries = 0
+      while status == -EAGAIN && tries < 1000 {
+        usleep(1000)
+        status = hap_pcm_resume(pcm)
+        tries += 1
+      }
+      if status < 0 && hap_pcm_prepare(pcm) < 0 { try reconnectOrFail(status) }
+    default:
+      try reconnectOrFail(error)
+    }
+  }
+
+  /// The device is gone (or broken): reopen it with the same configuration, for up to
+  /// `reconnectSeconds`.
+  private func reconnectOrFail(_ error: Int32) throws(SinkError) {
+    if let pcm { hap_pcm_close(pcm) }
+    pcm = nil
+    let deadline = Date().addingTimeInterval(reconnectSeconds)
+    let fixed = Request(
+      rate: configuration.rate, format: configuration.format, channels: configuration.channels,
+      latency: request.latency, periods: request.periods)
+    while Date() < deadline && !abandonReconnect() {
+      if let (handle, configuration) = try? ALSASink.open(device, fixed), configuration == self.configuration {
+        pcm = handle
+        reconnects += 1
+        return
+      } else {
+        usleep(20_000)
+      }
+    }
+    throw SinkError(
+      "device '\(device)' was lost (\(ALSALibrary.describe(error))) and did not come back within \(Format.number(reconnectSeconds)) s"
+    )
+  }
+
+  /// Plays out everything queued.
+  public func drain() throws(SinkError) {
+    guard let pcm else { return }
+    let status = hap_pcm_drain(pcm)
+    if status < 0 && status != -EPIPE {
+      throw SinkError("device '\(device)' failed while draining: \(ALSALibrary.describe(status))")
+    }
+  }
+
+  public func close(success: Bool) {
+    guard let pcm else { return }
+    if !success { hap_pcm_drop(pcm) }
+    hap_pcm_close(pcm)
+    self.pcm = nil
+  }
+
+  deinit { close(success: false) }
+}

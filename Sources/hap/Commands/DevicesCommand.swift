@@ -1,0 +1,70 @@
+import HapALSA
+import HapCore
+
+/// `hap devices`: which playback devices there are and what they take.
+enum DevicesCommand: Command {
+  static let name = "devices"
+  static let summary = "List ALSA playback devices and the rates, formats and channels they take."
+  static let usage = ["devices [--format text|json] [-D DEVICE]"]
+  static let description = """
+    The capability check: lists the playback devices ALSA knows (name, description) and, for
+    each, whether it opens and which rates, sample formats and channel counts it takes.
+    With -D, checks just that device (any ALSA device string, e.g. hw:1,0 or plughw:1).
+    Exit status: 0 when at least one usable device exists, 1 when none does (ALSA's 'null'
+    device discards sound and does not count), 2 when ALSA's library is missing.
+    """
+  static let options: [OptionSpec] = [
+    .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json."),
+    .value("device", short: "D", "NAME", "Check only this device."),
+  ]
+  static let examples = [
+    ("hap devices", "What can hap play on?"),
+    ("hap devices -D plughw:1", "Check one device"),
+  ]
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    do {
+      try ALSALibrary.load()
+    } catch {
+      Console.error("hap: \(error.message)")
+      return ExitStatus.trouble
+    }
+    let devices = arguments.value("device").map { [DeviceList.probe($0)] } ?? DeviceList.playbackDevices()
+    let usable = devices.filter(\.isUsable)
+    if arguments.value("format") == "json" {
+      let items = devices.map { device -> String in
+        var members: [(String, String)] = [
+          ("name", JSONOutput.string(device.name)), ("description", JSONOutput.string(device.description)),
+          ("opens", device.capabilities == nil ? "false" : "true"), ("usable", device.isUsable ? "true" : "false"),
+        ]
+        if let caps = device.capabilities {
+          members.append(("rates", JSONOutput.object([("minimum", String(caps.rates.lowerBound)), ("maximum", String(caps.rates.upperBound))])))
+          members.append(("standardRates", JSONOutput.array(caps.standardRates.map(String.init))))
+          members.append(("formats", JSONOutput.array(caps.formats.map { JSONOutput.string($0.rawValue) })))
+          members.append(("channels", JSONOutput.object([("minimum", String(caps.channels.lowerBound)), ("maximum", String(caps.channels.upperBound))])))
+        }
+        if let error = device.error { members.append(("error", JSONOutput.string(error))) }
+        return JSONOutput.object(members)
+      }
+      Console.line(JSONOutput.object([("devices", JSONOutput.array(items)), ("usable", String(usable.count))]))
+    } else {
+      for device in devices {
+        Console.line("\(device.name)\(device.description.isEmpty ? "" : ": \(device.description)")")
+        if let caps = device.capabilities {
+          let rates = caps.rates.lowerBound == caps.rates.upperBound ? "\(caps.rates.lowerBound) Hz" : "\(caps.rates.lowerBound)..\(caps.rates.upperBound) Hz"
+          let channels = caps.channels.lowerBound == caps.channels.upperBound ? "\(caps.channels.lowerBound)" : "\(caps.channels.lowerBound)..\(caps.channels.upperBound)"
+          Console.line("  opens: rates \(rates); formats \(caps.formats.map(\.rawValue).joined(separator: " ")); channels \(channels)")
+          if device.discardsSound { Console.line("  (discards everything it is sent: not a real output)") }
+        } else {
+          Console.line("  does not open: \(device.error ?? "unknown error")")
+        }
+      }
+    }
+    if usable.isEmpty {
+      Console.error(
+        "hap: no usable playback device: \(devices.isEmpty ? "ALSA lists none" : "none of the \(devices.count) listed opens and plays") (no sound card, or no access to it: is your user in the 'audio' group?). See docs/testing.md for the simulated exciter.")
+      return ExitStatus.failure
+    }
+    return ExitStatus.ok
+  }
+}
