@@ -6,13 +6,19 @@ SWIFT_DIR ?= /opt/swift/usr/bin
 export PATH := $(SWIFT_DIR):$(PATH)
 SWIFT := swift
 HAP := .build/release/hap
+# The simulated exciter (an ALSA ioplug plugin) for tests and machines without sound hardware.
+SIM_DIR := .build/sim
+SIM_PLUGIN := $(SIM_DIR)/libasound_module_pcm_hapsim.so
+export HAP_SIM_PLUGIN := $(abspath $(SIM_PLUGIN))
+# The device `make run` plays on.
+DEVICE ?= default
 # Where the shared test corpus lives (tests skip it, with a notice, when it is missing).
 export HAP_CORPUS ?= $(abspath ../shared/corpus)
 
 APT_GET := $(shell command -v apt-get 2>/dev/null)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench install uninstall clean rules golden format lint deps bench-deps
+.PHONY: all build run test bench install uninstall clean rules golden format lint deps bench-deps sim
 
 all: build
 
@@ -20,10 +26,14 @@ all: build
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "error: swift not found. Install the Swift 6 toolchain from https://www.swift.org/install/linux/ (into /opt/swift, or set SWIFT_DIR=/path/to/usr/bin)."; exit 2; }
 	@command -v python3 >/dev/null || $(MAKE) --no-print-directory apt PKGS=python3
+	@command -v cc >/dev/null || $(MAKE) --no-print-directory apt PKGS=gcc
+	@# ALSA's headers are needed to build (hap loads libasound at run time; it does not link it).
+	@printf '#include <alsa/asoundlib.h>\n#include <alsa/pcm_ioplug.h>\n' | cc -E -x c - >/dev/null 2>&1 || $(MAKE) --no-print-directory apt PKGS="libasound2-dev"
 
 bench-deps: deps
 	@command -v jq >/dev/null || $(MAKE) --no-print-directory apt PKGS=jq
 	@command -v sox >/dev/null || $(MAKE) --no-print-directory apt PKGS=sox
+	@command -v aplay >/dev/null || $(MAKE) --no-print-directory apt PKGS=alsa-utils
 
 # Some images cannot run gpgv as apt's sandbox user; retry the update as root then.
 apt:
@@ -35,16 +45,23 @@ apt:
 build: deps
 	$(SWIFT) build -c release
 
-# The main job: check the bundled vocabulary.
-run: build
-	$(HAP) validate patterns/
+# The main job: feel patterns/correct.json on $(DEVICE); without a playback device, on the
+# simulated exciter (in real time), showing the statistics and where the signal was captured.
+run: build sim
+	@$(HAP) validate --quiet patterns/
+	@sh scripts/run-play.sh "$(HAP)" "$(DEVICE)" patterns/correct.json
 
-test: deps
+sim: deps $(SIM_PLUGIN)
+
+$(SIM_PLUGIN): tools/sim-exciter/hap_sim_exciter.c tools/sim-exciter/build.sh
+	@sh tools/sim-exciter/build.sh $(SIM_DIR) >/dev/null
+
+test: deps sim
 	python3 scripts/gen-rules.py --check
 	$(SWIFT) build
 	$(SWIFT) test
 
-bench: build bench-deps
+bench: build bench-deps sim
 	python3 scripts/bench.py
 
 install: build

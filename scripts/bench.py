@@ -55,6 +55,94 @@ def render_bench():
     os.remove(wav)
 
 
+def sim_config(folder, capture, stats, extra=""):
+    """An XDG_CONFIG_HOME whose asoundrc defines the simulated exciter `exciter`."""
+    plugin = os.path.join(root, ".build/sim/libasound_module_pcm_hapsim.so")
+    os.makedirs(os.path.join(folder, "alsa"), exist_ok=True)
+    with open(os.path.join(folder, "alsa/asoundrc"), "w") as f:
+        f.write(f'pcm_type.hapsim {{ lib "{plugin}" }}\n'
+                f'pcm.exciter {{ type hapsim capture "{capture}" stats "{stats}" {extra} }}\n')
+    return dict(os.environ, XDG_CONFIG_HOME=folder)
+
+
+def read_stats(path):
+    values = {}
+    with open(path) as f:
+        for line in f:
+            key, _, value = line.strip().partition(" ")
+            values[key] = value
+    return values
+
+
+def play_bench():
+    sim = os.path.join(out, "sim")
+    os.makedirs(sim, exist_ok=True)
+    capture = os.path.join(sim, "capture.raw")
+    stats = os.path.join(sim, "stats.txt")
+    env = sim_config(os.path.join(sim, "config"), capture, stats)
+    tick = os.path.join(root, "patterns/tick.json")
+    print(f"\n== play on the simulated exciter (real-time paced ALSA ioplug device) ==")
+    # Start latency: from spawning hap (CLOCK_MONOTONIC) to the device receiving the first period
+    # (the plugin's stats record the CLOCK_MONOTONIC time of its first write).
+    latencies = []
+    for _ in range(20):
+        start = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        subprocess.run([hap, "play", "-D", "exciter", tick], env=env, check=True)
+        latencies.append((int(read_stats(stats)["first_write_ns"]) - start) / 1e6)
+    latencies.sort()
+    print(f"  start latency (spawn to first period at the device), 20 runs of tick.json: "
+          f"median {statistics.median(latencies):.1f} ms, min {latencies[0]:.1f}, max {latencies[-1]:.1f} (target < 15 ms)")
+    # Wall time of a 2 s pattern, hap play vs aplay of the same signal rendered to WAV.
+    two = os.path.join(sim, "two-seconds.json")
+    with open(two, "w") as f:
+        f.write('{"Version": 1.0, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", '
+                '"EventDuration": 1.995, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8}]}}]}')
+    wav = os.path.join(sim, "two-seconds.wav")
+    subprocess.run([hap, "render", two, "-o", wav, "--quiet"], check=True)
+    def wall(cmd):
+        times = []
+        for _ in range(RUNS):
+            t0 = time.perf_counter()
+            subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times)
+    hap_wall = wall([hap, "play", "-D", "exciter", two])
+    aplay_wall = wall(["aplay", "-q", "-D", "exciter", "--buffer-time=10000", wav])
+    print(f"  2 s pattern: hap play {hap_wall:.3f} s, aplay of the same WAV {aplay_wall:.3f} s, "
+          f"ratio {hap_wall / aplay_wall:.3f} (target <= 1.05)")
+    # CPU: a 10 s pattern, user+sys over wall.
+    ten = os.path.join(sim, "ten-seconds.json")
+    with open(ten, "w") as f:
+        events = ",".join(
+            f'{{"Event": {{"Time": {t}, "EventType": "HapticContinuous", "EventDuration": 1.5, "EventParameters": '
+            f'[{{"ParameterID": "HapticSharpness", "ParameterValue": {(t % 3) / 3:.2f}}}]}}}}' for t in range(0, 9))
+        f.write('{"Version": 1.0, "Pattern": [' + events + ']}')
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([hap, "play", "-D", "exciter", ten], env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - t0
+    cpu = usage.ru_utime + usage.ru_stime
+    print(f"  CPU playing a 10 s pattern: {cpu * 1000:.0f} ms user+sys over {elapsed:.2f} s = {100 * cpu / elapsed:.2f}% of one core (target < 2%)")
+    # Stability: 60 s at --latency 5 with both cores kept busy.
+    seconds = int(os.environ.get("BENCH_STABILITY_SECONDS", "60"))
+    long = os.path.join(sim, "long-continuous.json")
+    with open(long, "w") as f:
+        events = ",".join(
+            f'{{"Event": {{"Time": {t}, "EventType": "HapticContinuous", "EventDuration": 29.9}}}}'
+            for t in range(0, seconds, 30))
+        f.write('{"Version": 1.0, "Pattern": [' + events + ']}')
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    try:
+        result = subprocess.run([hap, "play", "-D", "exciter", "--latency", "5", "--verbose", long], env=env,
+                                capture_output=True, text=True)
+    finally:
+        for hog in hogs:
+            hog.kill()
+    underruns = next((line.split()[1] for line in result.stderr.splitlines() if line.startswith("underruns")), "?")
+    print(f"  stability: {seconds} s at --latency 5 with {len(hogs)} CPU hogs: {underruns} underruns "
+          f"(device saw {read_stats(stats).get('xruns', '?')} xruns; target 0)")
+
+
 def main():
     large = os.path.join(out, "large.ahap")
     if not os.path.exists(large):
@@ -74,3 +162,4 @@ def main():
 if __name__ == "__main__":
     main()
     render_bench()
+    play_bench()

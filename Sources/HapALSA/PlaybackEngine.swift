@@ -139,6 +139,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     var gapLeft = 0
     let gapFrames = Int((options.gap * Double(sink.configuration.rate)).rounded())
     var finished = renderers.isEmpty
+    let fadeFrames = max(1, Int(options.fade * Double(sink.configuration.rate)))
+    var fadeDone = 0
     do throws(SinkError) {
       while !finished {
         let stopping = stopFlag.load(ordering: .relaxed)
@@ -172,8 +174,9 @@ public final class PlaybackEngine: @unchecked Sendable {
         }
         if filled < period { (mono.baseAddress! + filled).update(repeating: 0, count: period - filled) }
         if stopping {
-          fadeOut()
-          finished = true
+          // Fade to silence across as many periods as the fade takes, then stop.
+          if fadeOut(fadeDone, fadeFrames) { finished = true }
+          fadeDone += period
         }
         try writePeriod()
       }
@@ -184,12 +187,14 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
   }
 
-  /// A linear ramp to silence over the fade length (at most a period), then zeros.
-  private func fadeOut() {
-    let length = max(1, min(period, Int(options.fade * Double(sink.configuration.rate))))
+  /// Applies the part of the linear fade to silence (`length` frames long, `done` of them
+  /// already played) that falls in this period; returns true when the fade is complete.
+  private func fadeOut(_ done: Int, _ length: Int) -> Bool {
     for n in 0..<period {
-      mono[n] *= n < length ? Float(length - n) / Float(length + 1) : 0
+      let k = done + n
+      mono[n] *= k < length ? Float(length - k) / Float(length + 1) : 0
     }
+    return done + period >= length
   }
 
   private func writePeriod() throws(SinkError) {

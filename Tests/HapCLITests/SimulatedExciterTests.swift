@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+/// The simulated exciter (tools/sim-exciter): an ALSA ioplug device paced by the monotonic
+/// clock that records what it plays, configured per test through XDG_CONFIG_HOME.
+struct SimulatedExciter {
+  /// `$HAP_SIM_PLUGIN` (set by the Makefile), else built once into .build/sim.
+  static let plugin: String? = {
+    if let path = ProcessInfo.processInfo.environment["HAP_SIM_PLUGIN"], FileManager.default.fileExists(atPath: path) {
+      return path
+    }
+    let folder = Hap.root.appendingPathComponent(".build/sim").path
+    let path = folder + "/libasound_module_pcm_hapsim.so"
+    if FileManager.default.fileExists(atPath: path) { return path }
+    let build = Process()
+    build.executableURL = URL(fileURLWithPath: "/bin/sh")
+    build.arguments = [Hap.root.appendingPathComponent("tools/sim-exciter/build.sh").path, folder]
+    try? build.run()
+    build.waitUntilExit()
+    return FileManager.default.fileExists(atPath: path) ? path : nil
+  }()
+
+  let folder: TemporaryFolder
+  let capture: String
+  let stats: String
+  let environment: [String: String]
+
+  /// A device named `exciter` with extra plugin settings (e.g. `stall_after_frames 4800 stall_ms 50`).
+  init(_ settings: String = "") throws {
+    let plugin = try #require(Self.plugin, "the simulated exciter plugin could not be built (tools/sim-exciter/build.sh)")
+    folder = try TemporaryFolder()
+    capture = folder.path("capture.raw")
+    stats = folder.path("stats.txt")
+    let state = folder.path("state")
+    try folder.write(
+      "config/alsa/asoundrc",
+      """
+      pcm_type.hapsim { lib "\(plugin)" }
+      pcm.exciter {
+        type hapsim
+        capture "\(capture)"
+        stats "\(stats)"
+        state "\(state)"
+        \(settings)
+        hint { show on description "hap simulated exciter" }
+      }
+      """)
+    environment = ["XDG_CONFIG_HOME": folder.path("config")]
+  }
+
+  func captured() throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: capture))) }
+
+  func statistics() throws -> [String: String] {
+    let text = try String(contentsOfFile: stats, encoding: .utf8)
+    var values: [String: String] = [:]
+    for line in text.split(separator: "\n") {
+      let parts = line.split(separator: " ", maxSplits: 1)
+      if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+    }
+    return values
+  }
+
+  /// A pattern of one continuous event lasting `seconds` (minus its release), in `folder`.
+  func continuousPattern(_ seconds: Double, name: String = "continuous.json") throws -> String {
+    try folder.write(
+      name,
+      """
+      {"Version": 1.0, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": \(seconds - 0.005),
+        "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8}]}}]}
+      """)
+  }
+}
+
+@Suite("hap play on the simulated exciter", .serialized)
+struct SimulatedExciterTests {
+  @Test func aTwoSecondPatternTakesTwoSeconds() throws {
+    let device = try SimulatedExciter()
+    let pattern = try device.continuousPattern(2.0)
+    // Warm up: the first launch of a freshly linked debug binary reads it from disk.
+    _ = try Hap.run(["play", "-D", "exciter", try device.continuousPattern(0.05, name: "warm.json")], environment: device.environment)
+    let start = Date()
+    let result = try Hap.run(["play", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
+    let elapsed = Date().timeIntervalSince(start)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(abs(elapsed - 2.0) <= 0.2, "took \(elapsed) s")
+    // And what it played is the render, then silence.
+    let rendered = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try renderRaw(pattern, in: device))))
+    let played = try device.captured()
+    #expect(Array(played.prefix(rendered.count)) == rendered)
+    #expect(played.dropFirst(rendered.count).allSatisfy { $0 == 0 })
+  }
+
+  @Test func anInjectedStallIsOneRecoveredUnderrun() throws {
+    let device = try SimulatedExciter("stall_after_frames 24000 stall_ms 50")
+    let pattern = try device.continuousPattern(1.0)
+    let result = try Hap.run(["play", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("hap: 1 underrun recovered"))
+    #expect(try device.statistics()["xruns"] == "1")
+    // The whole pattern was still delivered.
+    let rendered = try Data(contentsOf: URL(fileURLWithPath: try renderRaw(pattern, in: device)))
+    #expect(try device.captured().count >= rendered.count)
+    let verbose = try SimulatedExciter("stall_after_frames 4800 stall_ms 50")
+    let report = try Hap.run(["play", "-D", "exciter", "--verbose", pattern], environment: verbose.environment)
+    #expect(report.status == 0)
+    #expect(report.stderr.contains("underruns   1"))
+  }
+
+  @Test func aDeviceThatComesBackIsResumed() throws {
+    let device = try SimulatedExciter("vanish_after_frames 19200 reappear_ms 300 capture_append true")
+    let pattern = try device.continuousPattern(1.0)
+    let result = try Hap.run(
+      ["play", "-D", "exciter", "--verbose", "--sample-format", "s16", pattern], environment: device.environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("1 reconnects"))
+    // Playback resumed where it was: everything rendered reached the device, in order.
+    let rendered = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try renderRaw(pattern, in: device))))
+    let played = try device.captured()
+    #expect(Array(played.prefix(rendered.count)) == rendered)
+  }
+
+  @Test func aDeviceThatDoesNotComeBackIsExitTwoNamingIt() throws {
+    let device = try SimulatedExciter("vanish_after_frames 9600")
+    let pattern = try device.continuousPattern(1.0)
+    let start = Date()
+    let result = try Hap.run(
+      ["play", "-D", "exciter", "--reconnect", "0.5", pattern], environment: device.environment)
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("device 'exciter' was lost"))
+    #expect(result.stderr.split(separator: "\n").count == 1)
+    #expect(Date().timeIntervalSince(start) < 2)
+  }
+
+  @Test func ctrlCFadesOutAndExits130Quickly() throws {
+    let device = try SimulatedExciter()
+    let pattern = try device.continuousPattern(3.0)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = ["play", "-D", "exciter", "--sample-format", "f32", pattern]
+    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    usleep(600_000)
+    let signalled = Date()
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    let took = Date().timeIntervalSince(signalled)
+    #expect(process.terminationStatus == 130)
+    #expect(took < 0.1, "took \(took * 1000) ms to stop")
+    // The signal ends in a fade, not a cut: the last 5 ms before silence are well below the
+    // level before them, and the very last sample is close to zero.
+    let bytes = try device.captured()
+    let samples = stride(from: 0, to: bytes.count - 3, by: 4).map { offset in
+      Float(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
+    }
+    let last = try #require(samples.lastIndex { $0 != 0 })
+    #expect(last > 48000 / 2, "stopped too early")
+    let before = samples[(last - 960)..<(last - 480)].map(abs).max() ?? 0
+    let end = samples[(last - 120)...last].map(abs).max() ?? 0
+    #expect(before > 0.3)
+    #expect(end < before * 0.2, "no fade: \(end) vs \(before)")
+  }
+
+  @Test func devicesListsTheSimulatedExciter() throws {
+    let device = try SimulatedExciter()
+    let result = try Hap.run(["devices", "--format", "json"], environment: device.environment)
+    #expect(result.status == 0)
+    let document = try decodeJSON(result.stdout)
+    let devices = try #require(document["devices"] as? [[String: Any]])
+    let exciter = try #require(devices.first { $0["name"] as? String == "exciter" })
+    #expect(exciter["usable"] as? Bool == true)
+    #expect((exciter["formats"] as? [String])?.contains("f32") == true)
+  }
+
+  private func renderRaw(_ pattern: String, in device: SimulatedExciter) throws -> String {
+    let out = device.folder.path("rendered.raw")
+    let result = try Hap.run(["render", pattern, "-o", out, "--sample-format", "s16", "--quiet"])
+    #expect(result.status == 0)
+    return out
+  }
+}
