@@ -114,7 +114,7 @@ def play_bench():
     ten = os.path.join(sim, "ten-seconds.json")
     with open(ten, "w") as f:
         events = ",".join(
-            f'{{"Event": {{"Time": {t}, "EventType": "HapticContinuous", "EventDuration": 1.5, "EventParameters": '
+            f'{{"Event": {{"Time": {t}, "EventType": "HapticContinuous", "EventDuration": 1.995, "EventParameters": '
             f'[{{"ParameterID": "HapticSharpness", "ParameterValue": {(t % 3) / 3:.2f}}}]}}}}' for t in range(0, 9))
         f.write('{"Version": 1.0, "Pattern": [' + events + ']}')
     t0 = time.perf_counter()

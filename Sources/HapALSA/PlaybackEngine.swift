@@ -52,7 +52,7 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let sink: ALSASink
   private let renderers: [Renderer]
   private let options: Options
-  private let stopFlag: Atomic<Bool>
+  private let stopRequest: StopRequest
   private let period: Int
   private let channels: Int
   private let format: SampleFormat
@@ -63,12 +63,13 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// The renderers without reference counting, for the loop (`renderers` keeps them alive).
   private let voices: UnsafeMutableBufferPointer<Unmanaged<Renderer>>
 
-  /// `renderers` must render at the device's negotiated rate.
-  public init(sink: ALSASink, renderers: [Renderer], options: Options) {
+  /// `renderers` must render at the device's negotiated rate. Playback fades out and stops
+  /// when `stop` is requested (e.g. `StopRequest.interrupt`, raised by Ctrl-C).
+  public init(sink: ALSASink, renderers: [Renderer], options: Options, stop: StopRequest = StopRequest()) {
     self.sink = sink
     self.renderers = renderers
     self.options = options
-    stopFlag = Atomic(false)
+    stopRequest = stop
     period = sink.configuration.periodFrames
     channels = sink.configuration.channels
     format = sink.configuration.format
@@ -92,8 +93,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     voices.deallocate()
   }
 
-  /// Asks the playback thread to fade out and stop (safe from any thread or a signal watcher).
-  public func stop() { stopFlag.store(true, ordering: .relaxed) }
+  /// Asks the playback thread to fade out and stop (safe from any thread).
+  public func stop() { stopRequest.request() }
 
   private let finished = DispatchSemaphore(value: 0)
   private let started = Atomic<Bool>(false)
@@ -143,7 +144,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     var fadeDone = 0
     do throws(SinkError) {
       while !finished {
-        let stopping = stopFlag.load(ordering: .relaxed)
+        let stopping = stopRequest.isRequested
         // Fill one period: pattern, gap, next pattern, ..., then silence.
         var filled = 0
         while filled < period && !finished {
@@ -181,7 +182,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         try writePeriod()
       }
       try sink.drain()
-      report.outcome = stopFlag.load(ordering: .relaxed) ? .stopped : .completed
+      report.outcome = stopRequest.isRequested ? .stopped : .completed
     } catch {
       report.outcome = .failed(error.message)
     }

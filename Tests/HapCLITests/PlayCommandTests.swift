@@ -73,6 +73,20 @@ struct PlayCommandTests {
     #expect(validate.status == 0)
   }
 
+  @Test func theBinaryDoesNotLinkLibasound() throws {
+    let readelf = Process()
+    readelf.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
+    readelf.arguments = ["-d", Hap.binary]
+    let pipe = Pipe()
+    readelf.standardOutput = pipe
+    try readelf.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    readelf.waitUntilExit()
+    #expect(readelf.terminationStatus == 0)
+    #expect(output.contains("NEEDED"))
+    #expect(!output.contains("libasound"))
+  }
+
   @Test func aMissingDeviceIsNamedWithAHint() throws {
     let result = try Hap.run(["play", Hap.root.appendingPathComponent("patterns/tick.json").path, "-D", "nosuchdevice"])
     #expect(result.status == 2)
