@@ -28,6 +28,7 @@ enum HapCommandLine {
     DevicesCommand.self,
     RenderCommand.self,
     InfoCommand.self,
+    DiffCommand.self,
     ProfilesCommand.self,
     RulesCommand.self,
   ]

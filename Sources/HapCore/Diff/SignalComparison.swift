@@ -1,0 +1,85 @@
+import Foundation
+
+/// Compares the drive signals of two patterns, rendered with the same profile and rate.
+///
+/// Both are streamed block by block in lockstep (constant memory); the shorter is padded with
+/// silence. PSNR is measured over the full-scale range -1...1 (a peak-to-peak range of 2):
+/// `PSNR = 10 log10(2² / MSE)`. Identical signals report ``identicalPSNR`` (100 dB), as the
+/// MPEG haptics reference software does, and no PSNR is ever reported above it.
+public struct SignalComparison: Sendable {
+  public static let identicalPSNR = 100.0
+
+  public struct Levels: Sendable, Equatable {
+    public var peak: Double
+    public var rms: Double
+    public var duration: Double
+  }
+
+  public let old: Levels
+  public let new: Levels
+  /// Largest |old - new| over all samples.
+  public let maximumDifference: Double
+  /// RMS of old - new.
+  public let differenceRMS: Double
+  /// Peak signal-to-noise ratio in dB, capped at 100.
+  public let psnr: Double
+  /// Peak level in each of `columns` slices of the longer signal, for the side-by-side timeline.
+  public let oldTimeline: [Double]
+  public let newTimeline: [Double]
+
+  public init(_ a: Pattern, _ b: Pattern, profile: ActuatorProfile = .exciter, rate: Double = 48000, columns: Int = 60) {
+    let first = Renderer(schedule: Schedule(pattern: a, profile: profile, rate: rate))
+    let second = Renderer(schedule: Schedule(pattern: b, profile: profile, rate: rate))
+    let total = max(first.frameCount, second.frameCount)
+    let columns = max(1, columns)
+    var timelineA = [Double](repeating: 0, count: columns)
+    var timelineB = [Double](repeating: 0, count: columns)
+    let block = 4096
+    let x = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
+    let y = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
+    defer {
+      x.deallocate()
+      y.deallocate()
+    }
+    var peakA = 0.0, peakB = 0.0, sumA = 0.0, sumB = 0.0, sumD = 0.0, maxD = 0.0
+    var position = 0
+    while position < total {
+      let count = min(block, total - position)
+      let slice = { (buffer: UnsafeMutableBufferPointer<Float>) in UnsafeMutableBufferPointer(rebasing: buffer[0..<count]) }
+      let gotA = first.render(into: slice(x))
+      let gotB = second.render(into: slice(y))
+      for k in gotA..<count { x[k] = 0 }
+      for k in gotB..<count { y[k] = 0 }
+      for k in 0..<count {
+        let p = Double(x[k])
+        let q = Double(y[k])
+        peakA = max(peakA, abs(p))
+        peakB = max(peakB, abs(q))
+        sumA += p * p
+        sumB += q * q
+        let d = p - q
+        sumD += d * d
+        maxD = max(maxD, abs(d))
+        let column = total == 0 ? 0 : min(columns - 1, (position + k) * columns / total)
+        timelineA[column] = max(timelineA[column], abs(p))
+        timelineB[column] = max(timelineB[column], abs(q))
+      }
+      position += count
+    }
+    let frames = Double(max(total, 1))
+    // Each signal's RMS is over its own length; the difference is over the longer one.
+    old = Levels(
+      peak: peakA, rms: (sumA / Double(max(first.frameCount, 1))).squareRoot(), duration: Double(first.frameCount) / rate)
+    new = Levels(
+      peak: peakB, rms: (sumB / Double(max(second.frameCount, 1))).squareRoot(), duration: Double(second.frameCount) / rate)
+    maximumDifference = maxD
+    differenceRMS = (sumD / frames).squareRoot()
+    let mse = sumD / frames
+    psnr = mse == 0 ? SignalComparison.identicalPSNR : min(SignalComparison.identicalPSNR, 10 * log10(4 / mse))
+    oldTimeline = timelineA
+    newTimeline = timelineB
+  }
+
+  /// A level in dBFS (-inf for silence).
+  public static func decibels(_ level: Double) -> Double { level > 0 ? 20 * log10(level) : -.infinity }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import HapCore
+
+/// `hap diff`: what changed between two patterns, in structure and in feel.
+enum DiffCommand: Command {
+  static let name = "diff"
+  static let summary = "Show what changed between two patterns, in structure and in feel."
+  static let usage = [
+    "diff OLD NEW [--signal] [--threshold-db DB] [--time-tolerance MS] [--metadata] [--format text|json]",
+    "diff PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE   (as git's external diff driver)",
+  ]
+  static let description = """
+    Compares the two patterns as Core Haptics reads them, so formatting, key order, trailing
+    commas, entry order, number spelling and explicitly written defaults make no difference.
+    Events are aligned by type and time: an event moved by less than --time-tolerance
+    (default 50 ms) is a changed event, not one removed and one added. Each change is one line,
+    ordered by time: events, dynamic parameters and curves (point by point) added, removed or
+    changed, and the pattern's duration. Metadata changes are listed with --metadata.
+
+    Then both are rendered with the same profile and rate and their signals compared: peak and
+    RMS level of each and the change in dB, the duration change, the largest sample difference,
+    the RMS of the difference and the PSNR over the full-scale range (identical signals: 100 dB),
+    with a side-by-side timeline of both levels and marks where they part.
+
+    Exit status: 0 when the patterns are equal (structurally; with --signal, when the PSNR is at
+    least --threshold-db), 1 when they differ, 2 for trouble (an unreadable file, or a pattern
+    with errors, whose diagnostics are shown). Called with git's seven arguments it works as
+    git's external diff driver (see the README) and exits 0 when the patterns differ, as git
+    requires.
+    """
+  static let options: [OptionSpec] = [
+    .flag("signal", "Decide by the signal: patterns whose PSNR is at least --threshold-db\nfeel the same, even if their structure differs."),
+    .value("threshold-db", "DB", "PSNR above which signals count as the same feel (default 60)."),
+    .value("time-tolerance", "MS", "Events this close in time are the same event, moved (default 50)."),
+    .flag("metadata", "Also list changes to Metadata."),
+    .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json."),
+    .value("color", "WHEN", choices: ColorChoice.allCases.map(\.rawValue), "Colour: auto (default), always, never."),
+    .value("profile", short: "p", "P", "Actuator profile for the signal comparison (default exciter)."),
+    .value("rate", short: "r", "HZ", "Sample rate for the signal comparison (default 48000)."),
+    .value("width", "COLUMNS", "Width of the timeline, 10..400 (default 60)."),
+  ]
+  static let examples = [
+    ("hap diff old/correct.json patterns/correct.json", "Review a change to a pattern"),
+    ("hap diff --signal a.ahap b.ahap", "Do they feel the same?"),
+    ("git diff patterns/", "With the git driver set up (README), git shows hap's report"),
+  ]
+
+  static func isGitMode(_ positionals: [String]) -> Bool {
+    positionals.count == 7 && [positionals[3], positionals[6]].allSatisfy { mode in
+      mode == "." || (mode.count == 6 && mode.allSatisfy(\.isNumber))
+    }
+  }
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    let positionals = arguments.positionals
+    let git = isGitMode(positionals)
+    guard git || positionals.count == 2 else {
+      throw UsageError("give two patterns to compare (OLD NEW), not \(positionals.count)")
+    }
+    let oldPath = git ? positionals[1] : positionals[0]
+    let newPath = git ? positionals[4] : positionals[1]
+    let oldLabel = git ? "a/\(positionals[0])" : oldPath
+    let newLabel = git ? "b/\(positionals[0])" : newPath
+    var options = PatternDiff.Options()
+    options.timeTolerance = try PlayCommand.number(arguments, "time-tolerance", 0...10_000, default: 50) / 1000
+    options.metadata = arguments.has("metadata")
+    let threshold = try PlayCommand.number(arguments, "threshold-db", 0...200, default: 60)
+    let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
+    let width = try arguments.integer("width", in: 10...400, default: 60)
+    let json = arguments.value("format") == "json"
+    let color = ColorChoice(rawValue: arguments.value("color") ?? "auto")!
+    let style = Style(enabled: !json && color.enabled(forTerminal: Console.stdoutIsTerminal))
+
+    let old: Pattern
+    let new: Pattern
+    let profile: ActuatorProfile
+    do {
+      profile = try PatternLoading.profile(arguments.value("profile"))
+      old = try load(oldPath)
+      new = try load(newPath)
+    } catch {
+      return ExitStatus.trouble
+    }
+    let diff = PatternDiff(old, new, options: options)
+    let signal = SignalComparison(old, new, profile: profile, rate: Double(rate), columns: width)
+    let equal = arguments.has("signal") ? signal.psnr >= threshold : diff.isEqual
+
+    if json {
+      printJSON(diff, signal, equal: equal, old: oldLabel, new: newLabel)
+    } else {
+      printText(diff, signal, equal: equal, old: oldLabel, new: newLabel, style: style, bySignal: arguments.has("signal"), threshold: threshold)
+    }
+    if git { return ExitStatus.ok }
+    return equal ? ExitStatus.ok : ExitStatus.failure
+  }
+
+  /// Reads a pattern; `/dev/null` (git's side of an added or deleted file) is an empty one.
+  static func load(_ path: String) throws(PatternLoading.Failure) -> Pattern {
+    if path == "/dev/null" { return Pattern() }
+    return try PatternLoading.load(path, quietWarnings: true)
+  }
+
+  static func line(_ change: PatternDiff.Change, style: Style) -> String {
+    let at = "@" + String(format: "%.3f", change.time) + "s"
+    switch change.kind {
+    case .added:
+      let what = change.field.map { "\(change.subject.name): + \($0)" } ?? "+ \(change.subject.name)"
+      return style.green("\(at) \(what)\(change.detail.map { " (\($0))" } ?? "")")
+    case .removed:
+      let what = change.field.map { "\(change.subject.name): - \($0)" } ?? "- \(change.subject.name)"
+      return style.red("\(at) \(what)\(change.detail.map { " (\($0))" } ?? "")")
+    case .changed:
+      let subject = change.subject == .pattern || change.subject == .metadata ? change.subject.name : "\(at) \(change.subject.name)"
+      let seconds = ["Time", "EventDuration", "duration"].contains(change.field ?? "") || change.field?.hasSuffix(" Time") == true
+      let unit = seconds ? " s" : ""
+      return "\(subject): \(change.field ?? "") \(style.yellow(change.old.description + unit)) -> \(style.yellow(change.new.description + unit))"
+    }
+  }
+
+  static func printText(
+    _ diff: PatternDiff, _ signal: SignalComparison, equal: Bool, old: String, new: String, style: Style, bySignal: Bool,
+    threshold: Double
+  ) {
+    Console.line(style.bold("--- \(old)"))
+    Console.line(style.bold("+++ \(new)"))
+    if diff.isEqual {
+      Console.line("no structural change: both files are the same pattern")
+    }
+    for change in diff.changes { Console.line(line(change, style: style)) }
+    func db(_ level: Double) -> String {
+      let value = SignalComparison.decibels(level)
+      return value.isFinite ? Format.number((value * 10).rounded() / 10) : "-inf"
+    }
+    func change(_ a: Double, _ b: Double) -> String {
+      let x = SignalComparison.decibels(a)
+      let y = SignalComparison.decibels(b)
+      guard x.isFinite && y.isFinite else { return "" }
+      let d = ((y - x) * 10).rounded() / 10
+      return " (\(d >= 0 ? "+" : "")\(Format.number(d)) dB)"
+    }
+    Console.line(
+      "signal: peak \(db(signal.old.peak)) -> \(db(signal.new.peak)) dBFS\(change(signal.old.peak, signal.new.peak)), rms \(db(signal.old.rms)) -> \(db(signal.new.rms)) dBFS\(change(signal.old.rms, signal.new.rms)), duration \(Format.seconds(signal.old.duration)) -> \(Format.seconds(signal.new.duration))"
+    )
+    Console.line(
+      "        largest difference \(Format.number((signal.maximumDifference * 10000).rounded() / 10000)), difference rms \(Format.number((signal.differenceRMS * 10000).rounded() / 10000)), PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB"
+    )
+    // Side-by-side timeline on a shared scale, with marks where the levels part.
+    let scale = max(signal.old.peak, signal.new.peak, 1e-9)
+    let bars: [Character] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+    func row(_ levels: [Double]) -> String {
+      String(levels.map { $0 <= 0 ? " " : bars[min(8, max(1, Int(($0 / scale * 8).rounded(.up))))] })
+    }
+    let marks = String(zip(signal.oldTimeline, signal.newTimeline).map { abs($0 - $1) > 0.05 * scale ? "^" : " " })
+    Console.line("timeline old │\(style.cyan(row(signal.oldTimeline)))│")
+    Console.line("         new │\(style.cyan(row(signal.newTimeline)))│")
+    if marks.contains("^") { Console.line("              \(style.yellow(marks))") }
+    let structural = "\(diff.changes.count) change\(diff.changes.count == 1 ? "" : "s")"
+    if bySignal {
+      Console.line(
+        equal
+          ? style.green("same feel: PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB >= \(Format.number(threshold)) dB (\(structural))")
+          : style.red("different feel: PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB < \(Format.number(threshold)) dB (\(structural))"))
+    } else {
+      Console.line(equal ? style.green("equal") : style.red("differ: \(structural)"))
+    }
+  }
+
+  static func printJSON(_ diff: PatternDiff, _ signal: SignalComparison, equal: Bool, old: String, new: String) {
+    func value(_ v: PatternDiff.Change.Value) -> String {
+      switch v {
+      case .number(let n): JSONOutput.number(n)
+      case .text(let t): JSONOutput.string(t)
+      case .none: "null"
+      }
+    }
+    let changes = diff.changes.map { c in
+      JSONOutput.object([
+        ("time", JSONOutput.number(c.time)), ("kind", JSONOutput.string(c.kind.rawValue)),
+        ("subject", JSONOutput.string(c.subject.name)), ("field", c.field.map(JSONOutput.string) ?? "null"),
+        ("old", value(c.old)), ("new", value(c.new)), ("detail", c.detail.map(JSONOutput.string) ?? "null"),
+      ])
+    }
+    func levels(_ l: SignalComparison.Levels) -> String {
+      JSONOutput.object([
+        ("peak", JSONOutput.number(l.peak)), ("rms", JSONOutput.number(l.rms)), ("duration", JSONOutput.number(l.duration)),
+      ])
+    }
+    func dbChange(_ a: Double, _ b: Double) -> String {
+      let x = SignalComparison.decibels(a)
+      let y = SignalComparison.decibels(b)
+      return x.isFinite && y.isFinite ? JSONOutput.number(((y - x) * 100).rounded() / 100) : "null"
+    }
+    Console.line(
+      JSONOutput.object([
+        ("old", JSONOutput.string(old)), ("new", JSONOutput.string(new)), ("equal", equal ? "true" : "false"),
+        ("changes", JSONOutput.array(changes)),
+        (
+          "signal",
+          JSONOutput.object([
+            ("old", levels(signal.old)), ("new", levels(signal.new)),
+            ("peakChangeDb", dbChange(signal.old.peak, signal.new.peak)),
+            ("rmsChangeDb", dbChange(signal.old.rms, signal.new.rms)),
+            ("durationChange", JSONOutput.number(signal.new.duration - signal.old.duration)),
+            ("maximumDifference", JSONOutput.number(signal.maximumDifference)),
+            ("differenceRms", JSONOutput.number(signal.differenceRMS)), ("psnr", JSONOutput.number(signal.psnr)),
+          ])
+        ),
+      ]))
+  }
+}
