@@ -153,7 +153,10 @@ enum DiffCommand: Command {
     let marks = String(zip(signal.oldTimeline, signal.newTimeline).map { abs($0 - $1) > 0.05 * scale ? "^" : " " })
     Console.line("timeline old │\(style.cyan(row(signal.oldTimeline)))│")
     Console.line("         new │\(style.cyan(row(signal.newTimeline)))│")
-    if marks.contains("^") { Console.line("              \(style.yellow(marks))") }
+    if marks.contains("^") {
+      let trimmed = String(marks.reversed().drop { $0 == " " }.reversed())
+      Console.line("              \(style.yellow(trimmed))")
+    }
     let structural = "\(diff.changes.count) change\(diff.changes.count == 1 ? "" : "s")"
     if bySignal {
       Console.line(
