@@ -25,8 +25,6 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// How many times to play the list; nil: until stopped.
     public var loops: Int? = 1
     public var routing: ChannelRouting = .all
-    /// Length of the fade to silence on stop, in seconds (at most one period).
-    public var fade: Double = 0.010
     public init() {}
   }
 
@@ -51,6 +49,9 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   private let sink: ALSASink
   private let renderers: [Renderer]
+  /// Patterns, gaps, loops and live control.
+  public let player: Player
+  private let controls: ControlQueue?
   private let options: Options
   private let stopRequest: StopRequest
   private let period: Int
@@ -60,15 +61,20 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let interleaved: UnsafeMutableBufferPointer<Float>
   private let bytes: UnsafeMutableRawBufferPointer
   private var report: Report
-  /// The renderers without reference counting, for the loop (`renderers` keeps them alive).
-  private let voices: UnsafeMutableBufferPointer<Unmanaged<Renderer>>
 
   /// `renderers` must render at the device's negotiated rate. Playback fades out and stops
   /// when `stop` is requested (e.g. `StopRequest.interrupt`, raised by Ctrl-C).
-  public init(sink: ALSASink, renderers: [Renderer], options: Options, stop: StopRequest = StopRequest()) {
+  public init(
+    sink: ALSASink, renderers: [Renderer], options: Options, stop: StopRequest = StopRequest(),
+    controls: ControlQueue? = nil
+  ) {
     self.sink = sink
     self.renderers = renderers
     self.options = options
+    self.controls = controls
+    player = Player(
+      renderers: renderers, gapFrames: Int((options.gap * Double(sink.configuration.rate)).rounded()), loops: options.loops,
+      rampFrames: sink.configuration.periodFrames)
     stopRequest = stop
     period = sink.configuration.periodFrames
     channels = sink.configuration.channels
@@ -79,8 +85,6 @@ public final class PlaybackEngine: @unchecked Sendable {
     interleaved.initialize(repeating: 0)
     bytes = .allocate(byteCount: period * channels * format.bytesPerSample, alignment: 16)
     bytes.initializeMemory(as: UInt8.self, repeating: 0)
-    voices = .allocate(capacity: max(1, renderers.count))
-    for (k, renderer) in renderers.enumerated() { (voices.baseAddress! + k).initialize(to: Unmanaged.passUnretained(renderer)) }
     report = Report(
       outcome: .completed, framesPlayed: 0, underruns: 0, suspends: 0, reconnects: 0, firstPeriodQueued: nil,
       scheduling: "not started")
@@ -90,7 +94,6 @@ public final class PlaybackEngine: @unchecked Sendable {
     mono.deallocate()
     interleaved.deallocate()
     bytes.deallocate()
-    voices.deallocate()
   }
 
   /// Asks the playback thread to fade out and stop (safe from any thread).
@@ -135,67 +138,28 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   /// The real-time loop. See the contract on the type.
   private func playLoop() {
-    var item = 0
-    var loop = 0
-    var gapLeft = 0
-    let gapFrames = Int((options.gap * Double(sink.configuration.rate)).rounded())
-    var finished = renderers.isEmpty
-    let fadeFrames = max(1, Int(options.fade * Double(sink.configuration.rate)))
-    var fadeDone = 0
+    var stopping = false
     do throws(SinkError) {
-      while !finished {
-        let stopping = stopRequest.isRequested
-        // Fill one period: pattern, gap, next pattern, ..., then silence.
-        var filled = 0
-        while filled < period && !finished {
-          if gapLeft > 0 {
-            let n = min(gapLeft, period - filled)
-            (mono.baseAddress! + filled).update(repeating: 0, count: n)
-            filled += n
-            gapLeft -= n
-            continue
-          }
-          let (n, remaining) = voices[item]._withUnsafeGuaranteedRef { renderer in
-            (renderer.render(into: UnsafeMutableBufferPointer(rebasing: mono[filled..<period])), renderer.remaining)
-          }
-          filled += n
-          if remaining == 0 {
-            item += 1
-            if item == renderers.count {
-              item = 0
-              loop += 1
-              if let loops = options.loops, loop >= loops {
-                finished = true
-                break
-              }
-            }
-            voices[item]._withUnsafeGuaranteedRef { $0.reset() }
-            gapLeft = gapFrames
-          }
+      while true {
+        if stopRequest.isRequested && !stopping {
+          stopping = true
+          player.apply(.stop)
         }
-        if filled < period { (mono.baseAddress! + filled).update(repeating: 0, count: period - filled) }
-        if stopping {
-          // Fade to silence across as many periods as the fade takes, then stop.
-          if fadeOut(fadeDone, fadeFrames) { finished = true }
-          fadeDone += period
+        if let controls {
+          while let message = controls.pop() { player.receive(message) }
+          let player = self.player
+          controls.takeLatest { id, value in player.apply(.parameter(id, value)) }
         }
-        try writePeriod()
+        let frames = player.render(into: mono)
+        if frames < period { (mono.baseAddress! + frames).update(repeating: 0, count: period - frames) }
+        if frames > 0 || !player.isFinished { try writePeriod() }
+        if player.isFinished { break }
       }
       try sink.drain()
       report.outcome = stopRequest.isRequested ? .stopped : .completed
     } catch {
       report.outcome = .failed(error.message)
     }
-  }
-
-  /// Applies the part of the linear fade to silence (`length` frames long, `done` of them
-  /// already played) that falls in this period; returns true when the fade is complete.
-  private func fadeOut(_ done: Int, _ length: Int) -> Bool {
-    for n in 0..<period {
-      let k = done + n
-      mono[n] *= k < length ? Float(length - k) / Float(length + 1) : 0
-    }
-    return done + period >= length
   }
 
   private func writePeriod() throws(SinkError) {

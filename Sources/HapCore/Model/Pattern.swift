@@ -58,6 +58,22 @@ public struct Pattern: Sendable, Equatable, Hashable {
     return a.points.count < b.points.count
   }
 
+  /// The same pattern played `factor` times slower (0.5: twice as fast): every time and duration
+  /// scaled, the carrier untouched.
+  public func timeScaled(by factor: Double) -> Pattern {
+    var copy = self
+    for k in copy.events.indices {
+      copy.events[k].time *= factor
+      copy.events[k].duration *= factor
+    }
+    for k in copy.parameters.indices { copy.parameters[k].time *= factor }
+    for k in copy.curves.indices {
+      copy.curves[k].time *= factor
+      for p in copy.curves[k].points.indices { copy.curves[k].points[p].time *= factor }
+    }
+    return copy
+  }
+
   /// Length of the pattern's written timeline: the latest end of any event, parameter or curve
   /// (without any release tail a renderer adds).
   public var duration: Double {

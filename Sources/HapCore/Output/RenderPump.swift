@@ -15,6 +15,13 @@ public struct RenderPump {
   public func run(_ renderer: Renderer, into sink: any PCMSink, shouldStop: () -> Bool = { false }) throws(SinkError)
     -> Bool
   {
+    try run(into: sink, shouldStop: shouldStop) { buffer in renderer.remaining > 0 ? renderer.render(into: buffer) : 0 }
+  }
+
+  /// Pulls frames from `source` (which returns how many it wrote, 0 at the end) into `sink`.
+  public func run(
+    into sink: any PCMSink, shouldStop: () -> Bool = { false }, source: (UnsafeMutableBufferPointer<Float>) -> Int
+  ) throws(SinkError) -> Bool {
     let samples = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
     let interleaved = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames * channels)
     let bytes = UnsafeMutableRawBufferPointer.allocate(
@@ -24,9 +31,10 @@ public struct RenderPump {
       interleaved.deallocate()
       bytes.deallocate()
     }
-    while renderer.remaining > 0 {
+    while true {
       if shouldStop() { return false }
-      let frames = renderer.render(into: samples)
+      let frames = source(samples)
+      if frames == 0 { break }
       let source: UnsafeBufferPointer<Float>
       if channels == 1 {
         source = UnsafeBufferPointer(rebasing: samples[0..<frames])

@@ -121,14 +121,105 @@ public final class Renderer {
   /// Frames left to render.
   public var remaining: Int { frameCount - position }
 
-  /// Rewinds to the start of the pattern (for looping). Allocates nothing.
+  /// Rewinds to the start of the pattern (for looping). Live control values stay in force.
+  /// Allocates nothing.
   public func reset() {
-    position = 0
-    nextVoice = 0
+    seek(to: 0)
+    statistics = RenderStatistics()
+  }
+
+  /// Jumps to `frame`: the voices sounding there start sounding (with a fresh carrier phase; the
+  /// caller ramps the output around the jump). Allocates nothing.
+  public func seek(to frame: Int) {
+    position = min(max(0, frame), frameCount)
     activeCount = 0
     intensityCursor = 0
     sharpnessCursor = 0
-    statistics = RenderStatistics()
+    var k = 0
+    while k < voiceCount && voices[k].start < position {
+      if voices[k].soundEnd > position { admit(k) }
+      k += 1
+    }
+    nextVoice = k
+  }
+
+  // MARK: Live controls
+
+  /// A dynamic parameter set live (a control stream), ramping from its previous value.
+  struct LiveValue {
+    var isActive = false
+    var from = 0.0
+    var to = 0.0
+    var start = 0.0
+    var length = 1.0
+
+    @inline(__always)
+    func value(at frame: Double) -> Double {
+      if frame <= start { return from }
+      if frame >= start + length { return to }
+      return from + (to - from) * (frame - start) / length
+    }
+  }
+
+  private var liveIntensity = LiveValue()
+  private var liveSharpness = LiveValue()
+  /// Live attack, decay and release controls, or NaN when not set.
+  private var liveAttack = Double.nan
+  private var liveDecay = Double.nan
+  private var liveRelease = Double.nan
+
+  /// Sets a dynamic parameter live, as a `Parameter` at the current position would, ramping
+  /// linearly over `rampFrames` so it never clicks. It overrides the pattern's own values of that
+  /// parameter from now on. Intensity and sharpness act at once; attack, decay and release act
+  /// on the events that start from now on. Allocates nothing (the real-time contract holds).
+  public func setControl(_ id: DynamicParameterID, to value: Double, rampFrames: Int) {
+    let value = min(max(value, id.range.lowerBound), id.range.upperBound)
+    let here = Double(position)
+    func ramp(_ live: inout LiveValue, _ track: ControlTrack) {
+      let current = live.isActive ? live.value(at: here) : track.value(at: here)
+      live = LiveValue(isActive: true, from: current, to: value, start: here, length: Double(max(1, rampFrames)))
+    }
+    switch id {
+    case .hapticIntensityControl: ramp(&liveIntensity, schedule.intensityControl)
+    case .hapticSharpnessControl: ramp(&liveSharpness, schedule.sharpnessControl)
+    case .hapticAttackTimeControl: liveAttack = value
+    case .hapticDecayTimeControl: liveDecay = value
+    case .hapticReleaseTimeControl: liveRelease = value
+    default: break  // audio controls do not shape the haptic signal
+    }
+  }
+
+  /// Starts voice `k` sounding, applying live controls to what is fixed at a voice's start.
+  private func admit(_ k: Int) {
+    states[k] = VoiceState()
+    active[activeCount] = Int32(k)
+    activeCount += 1
+    let voice = voices[k]
+    let start = Double(voice.start)
+    switch voice.kind {
+    case .transient:
+      guard liveIntensity.isActive || liveSharpness.isActive else { return }
+      let intensity = liveIntensity.isActive ? liveIntensity.value(at: start) : schedule.intensityControl.value(at: start)
+      let sharpness = liveSharpness.isActive ? liveSharpness.value(at: start) : schedule.sharpnessControl.value(at: start)
+      voices[k].peak = profile.amplitude(intensity: voice.intensity * intensity)
+      voices[k].increment = profile.frequency(sharpness: voice.sharpness + sharpness) / rate
+    case .continuous:
+      guard !liveAttack.isNaN || !liveDecay.isNaN || !liveRelease.isNaN else { return }
+      func clamp01(_ x: Double) -> Double { min(max(x, 0), 1) }
+      let attack = liveAttack.isNaN ? schedule.attackControl.value(at: start) : liveAttack
+      let decay = liveDecay.isNaN ? schedule.decayControl.value(at: start) : liveDecay
+      let release = liveRelease.isNaN ? schedule.releaseControl.value(at: start) : liveRelease
+      var shaped = voice
+      Schedule.shapeEnvelope(
+        &shaped, attack: clamp01(voice.attackTime + attack), decay: clamp01(voice.decayTime + decay),
+        release: clamp01(voice.releaseTime + release), rate: rate)
+      // The pattern's length is fixed: a longer release is shortened to end with it.
+      if shaped.soundEnd > frameCount {
+        shaped.releaseFrames = Double(max(1, frameCount - shaped.end))
+        shaped.soundEnd = shaped.end + Int(shaped.releaseFrames)
+      }
+      voices[k] = shaped
+    }
   }
 
   /// Renders the next `min(buffer.count, remaining)` frames into `buffer` and returns how many.
@@ -160,9 +251,7 @@ public final class Renderer {
 
     // Admit the voices that start in this chunk.
     while nextVoice < voiceCount && voices[nextVoice].start < last {
-      states[nextVoice] = VoiceState()
-      active[activeCount] = Int32(nextVoice)
-      activeCount += 1
+      admit(nextVoice)
       nextVoice += 1
     }
     if activeCount > 0 {
@@ -171,10 +260,14 @@ public final class Renderer {
       let gridLast = (last - 1) / Renderer.grid + 1
       for k in gridFirst...gridLast {
         let frame = Double(k * Renderer.grid)
-        intensityGrid[k - gridFirst] = Renderer.evaluate(
-          intensityPoints, schedule.intensityControl.breakpoints.count, &intensityCursor, frame, 1)
-        sharpnessGrid[k - gridFirst] = Renderer.evaluate(
-          sharpnessPoints, schedule.sharpnessControl.breakpoints.count, &sharpnessCursor, frame, 0)
+        intensityGrid[k - gridFirst] =
+          liveIntensity.isActive
+          ? liveIntensity.value(at: frame)
+          : Renderer.evaluate(intensityPoints, schedule.intensityControl.breakpoints.count, &intensityCursor, frame, 1)
+        sharpnessGrid[k - gridFirst] =
+          liveSharpness.isActive
+          ? liveSharpness.value(at: frame)
+          : Renderer.evaluate(sharpnessPoints, schedule.sharpnessControl.breakpoints.count, &sharpnessCursor, frame, 0)
       }
       var k = 0
       while k < activeCount {

@@ -12,6 +12,10 @@ public struct Schedule: Sendable {
   public let voices: [Voice]
   public let intensityControl: ControlTrack
   public let sharpnessControl: ControlTrack
+  /// The attack, decay and release controls (read when a voice starts).
+  public let attackControl: ControlTrack
+  public let decayControl: ControlTrack
+  public let releaseControl: ControlTrack
   /// Total length in frames: the latest end of any event's sound (with its release tail),
   /// any event's written span, parameter or curve.
   public let frameCount: Int
@@ -63,6 +67,12 @@ public struct Schedule: Sendable {
     public var fallFrames: Double
     /// Index of the `Event` in the pattern's (sorted) event list.
     public var event: Int
+    /// Continuous: the event's own envelope parameters (live controls are added to them when the
+    /// voice starts).
+    public var sustained: Bool = true
+    public var attackTime: Double = 0
+    public var decayTime: Double = 0
+    public var releaseTime: Double = 0
   }
 
   public init(pattern: Pattern, profile: ActuatorProfile = .exciter, rate: Double, gain: Double = 1) {
@@ -76,6 +86,9 @@ public struct Schedule: Sendable {
     let release = ControlTrack(.hapticReleaseTimeControl, pattern: pattern, rate: rate)
     intensityControl = intensity
     sharpnessControl = sharpness
+    attackControl = attack
+    decayControl = decay
+    releaseControl = release
 
     var voices: [Voice] = []
     var skipped = 0
@@ -111,27 +124,14 @@ public struct Schedule: Sendable {
         voice.soundEnd = voice.end
       default:
         voice.kind = .continuous
+        voice.sustained = p.sustained
+        voice.attackTime = p.attackTime
+        voice.decayTime = p.decayTime
+        voice.releaseTime = p.releaseTime
         let durationFrames = max(1, (event.duration * rate).rounded())
-        voice.attackFrames = min(EnvelopeTiming.attack(attackParameter) * rate, durationFrames)
-        if p.sustained {
-          voice.decayFactor = 1
-        } else {
-          let timeConstant =
-            decayParameter > 0
-            ? EnvelopeTiming.decay(decayParameter)
-            : max((event.duration - voice.attackFrames / rate) / 3, 0.001)
-          voice.decayFactor = exp(-1 / (timeConstant * rate))
-        }
-        voice.releaseFrames = max(1, (EnvelopeTiming.release(releaseParameter) * rate).rounded())
         voice.end = start + Int(durationFrames)
-        voice.soundEnd = voice.end + Int(voice.releaseFrames)
-        voice.decayStart = Int(voice.attackFrames.rounded(.up))
-        let lastFrame = durationFrames - 1
-        if lastFrame < voice.attackFrames {
-          voice.releaseLevel = lastFrame / voice.attackFrames
-        } else {
-          voice.releaseLevel = pow(voice.decayFactor, lastFrame - Double(voice.decayStart))
-        }
+        Schedule.shapeEnvelope(
+          &voice, attack: attackParameter, decay: decayParameter, release: releaseParameter, rate: rate)
       }
       lastFrame = max(lastFrame, Double(voice.soundEnd))
       voices.append(voice)
@@ -156,6 +156,29 @@ public struct Schedule: Sendable {
       most = max(most, current)
     }
     maximumOverlap = most
+  }
+
+  /// Sets a continuous voice's envelope from its (control-adjusted) AttackTime, DecayTime and
+  /// ReleaseTime, all 0...1. `voice.start`, `end` and `sustained` must be set.
+  static func shapeEnvelope(_ voice: inout Voice, attack: Double, decay: Double, release: Double, rate: Double) {
+    let durationFrames = Double(voice.end - voice.start)
+    voice.attackFrames = min(EnvelopeTiming.attack(attack) * rate, durationFrames)
+    if voice.sustained {
+      voice.decayFactor = 1
+    } else {
+      let timeConstant =
+        decay > 0 ? EnvelopeTiming.decay(decay) : max((durationFrames - voice.attackFrames) / rate / 3, 0.001)
+      voice.decayFactor = exp(-1 / (timeConstant * rate))
+    }
+    voice.releaseFrames = max(1, (EnvelopeTiming.release(release) * rate).rounded())
+    voice.soundEnd = voice.end + Int(voice.releaseFrames)
+    voice.decayStart = Int(voice.attackFrames.rounded(.up))
+    let lastFrame = durationFrames - 1
+    if lastFrame < voice.attackFrames {
+      voice.releaseLevel = lastFrame / voice.attackFrames
+    } else {
+      voice.releaseLevel = pow(voice.decayFactor, lastFrame - Double(voice.decayStart))
+    }
   }
 
   /// Length in seconds, including release tails.

@@ -31,6 +31,10 @@ enum RenderCommand: Command {
     .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file.\nSee 'hap profiles'."),
     .value("gain", short: "g", "DB", "Gain in dB before the soft limiter, -60..+24 (default 0)."),
     .flag("raw", "Write headerless samples instead of WAV."),
+    .value(
+      "control", "FILE",
+      "Apply a file of timestamped control lines ('@1.25 intensity 0.8', 'seek 2',\n'pause', ...; see 'hap help play'), deterministically."),
+    .value("map", "SPEC", "With --control: read finger velocities 'vx vy' instead (velocity or\nvelocity:full=N), mapped as in textured drag."),
     .flag("quiet", short: "q", "Do not print warnings or the summary line."),
   ]
   static let examples = [
@@ -38,6 +42,10 @@ enum RenderCommand: Command {
     ("hap render patterns/*.json -o previews/", "Render the whole vocabulary into a folder"),
     ("hap render patterns/winner.json -o - | aplay", "Listen through the speakers"),
     ("hap render x.ahap -o x.raw --sample-format f32 --rate 8000", "Raw float samples at 8 kHz"),
+    (
+      "hap render patterns/texture.json --control examples/drag-trace.txt --map velocity -o drag.wav",
+      "Preview a recorded drag gesture on the texture"
+    ),
   ]
 
   struct Settings {
@@ -47,6 +55,7 @@ enum RenderCommand: Command {
     var gain: Double
     var raw: Bool
     var quiet: Bool
+    var control: ControlInput?
   }
 
   static func settings(_ arguments: Arguments) throws(UsageError) -> Settings {
@@ -59,9 +68,11 @@ enum RenderCommand: Command {
       }
       gain = value
     }
+    let map = try ControlInput.map(arguments)
+    if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control FILE'") }
     return Settings(
       rate: rate, format: format, profile: .exciter, gain: gain, raw: arguments.has("raw"),
-      quiet: arguments.has("quiet"))
+      quiet: arguments.has("quiet"), control: arguments.value("control").map { ControlInput(name: $0, map: map) })
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -72,6 +83,10 @@ enum RenderCommand: Command {
       throw UsageError("no output given; use -o FILE.wav (or -o - for standard output)")
     }
     if patterns.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) can be given only once") }
+    if settings.control != nil && patterns.count > 1 { throw UsageError("'--control' takes a single pattern") }
+    if settings.control?.name == "-" && patterns.contains("-") {
+      throw UsageError("the pattern and the control stream cannot both come from standard input")
+    }
     do {
       settings.profile = try PatternLoading.profile(arguments.value("profile"))
     } catch {
@@ -124,8 +139,9 @@ enum RenderCommand: Command {
     } catch {
       return PatternLoading.status(error)
     }
-    let schedule = Schedule(
-      pattern: pattern, profile: settings.profile, rate: Double(settings.rate), gain: pow(10, settings.gain / 20))
+    let rate = Double(settings.rate)
+    let gain = pow(10, settings.gain / 20)
+    let schedule = Schedule(pattern: pattern, profile: settings.profile, rate: rate, gain: gain)
     let renderer = Renderer(schedule: schedule)
     let raw = settings.raw || output.lowercased().hasSuffix(".raw")
     let name = patternPath == "-" ? "<stdin>" : patternPath
@@ -133,7 +149,41 @@ enum RenderCommand: Command {
       Console.error(
         "\(name): note: \(schedule.skippedAudioEvents) audio event\(schedule.skippedAudioEvents == 1 ? " is" : "s are") not part of the haptic signal and \(schedule.skippedAudioEvents == 1 ? "was" : "were") skipped")
     }
-
+    // With a control file, a Player applies the messages; a dry run first finds the length.
+    var controlled: Player?
+    var frameCount = schedule.frameCount
+    if let control = settings.control {
+      let messages: [ControlMessage]
+      do {
+        messages = try control.readAll()
+      } catch {
+        Console.error("hap: cannot read control file '\(control.name)': \(error.message)")
+        return ExitStatus.trouble
+      }
+      func makePlayer() -> Player {
+        let player = Player(
+          renderers: [Renderer(schedule: schedule)], rampFrames: Int((Player.offlineRamp * rate).rounded()),
+          timedCapacity: messages.count + 1
+        ) { speed in
+          [Renderer(schedule: Schedule(pattern: pattern.timeScaled(by: 1 / speed), profile: settings.profile, rate: rate, gain: gain))]
+        }
+        for message in messages { player.receive(message) }
+        return player
+      }
+      // A loop without a stop ends one pattern length after the last control message.
+      let last = messages.compactMap(\.time).max() ?? 0
+      let limit = Int(((last * rate) + Double(schedule.frameCount)).rounded(.up)) + 1
+      let dry = makePlayer()
+      let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
+      defer { scratch.deallocate() }
+      frameCount = 0
+      while frameCount < limit {
+        let n = dry.render(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(4096, limit - frameCount)]))
+        if n == 0 { break }
+        frameCount += n
+      }
+      controlled = makePlayer()
+    }
     let sink: any PCMSink
     do {
       sink = output == "-" ? StandardOutputSink() : try FileSink(path: output)
@@ -146,10 +196,20 @@ enum RenderCommand: Command {
     do {
       if !raw {
         let header = WAVHeader.bytes(
-          format: settings.format, rate: settings.rate, channels: 1, frames: schedule.frameCount)
+          format: settings.format, rate: settings.rate, channels: 1, frames: frameCount)
         try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
       }
-      let completed = try RenderPump(format: settings.format).run(renderer, into: sink) { Interrupt.requested }
+      let completed: Bool
+      if let controlled {
+        var left = frameCount
+        completed = try RenderPump(format: settings.format).run(into: sink, shouldStop: { Interrupt.requested }) { buffer in
+          let n = controlled.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
+          left -= n
+          return n
+        }
+      } else {
+        completed = try RenderPump(format: settings.format).run(renderer, into: sink) { Interrupt.requested }
+      }
       if !completed {
         Console.error("hap: interrupted; nothing was written to '\(output)'")
         return ExitStatus.interrupted
@@ -161,9 +221,9 @@ enum RenderCommand: Command {
     }
     success = true
     if !settings.quiet && output != "-" {
-      let stats = renderer.statistics
+      let stats = controlled?.renderers.first?.statistics ?? renderer.statistics
       var line =
-        "\(name) -> \(output): \(Format.seconds(schedule.duration)), \(settings.rate) Hz \(settings.format.rawValue)\(raw ? " raw" : ""), peak \(decibels(stats.peak))"
+        "\(name) -> \(output): \(Format.seconds(Double(frameCount) / rate)), \(settings.rate) Hz \(settings.format.rawValue)\(raw ? " raw" : ""), peak \(decibels(stats.peak))"
       if stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
       Console.error(line)
     }

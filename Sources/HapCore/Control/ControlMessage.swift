@@ -1,0 +1,166 @@
+/// One message of a control stream (`hap play --control`, `hap render --control`): a live
+/// change of a dynamic parameter, or a transport command, as on iOS's advanced pattern player.
+///
+/// A fixed-size value (no references), so messages pass between threads through a
+/// preallocated ring without allocating.
+public struct ControlMessage: Sendable, Equatable {
+  public enum Action: Sendable, Equatable {
+    /// Sets a dynamic parameter (clamped to its range), as a `Parameter` at that moment would.
+    case parameter(DynamicParameterID, Double)
+    case pause
+    case resume
+    case stop
+    /// Jumps to a pattern time, in seconds.
+    case seek(Double)
+    /// Playback speed: 0.25 ... 4 (time-scales the schedule, not the carrier frequency).
+    case rate(Double)
+    case loop(Bool)
+  }
+
+  /// Pattern time (seconds) at which it applies (`@1.250 ...`), or nil for "on arrival".
+  public var time: Double?
+  public var action: Action
+
+  public init(time: Double? = nil, action: Action) {
+    self.time = time
+    self.action = action
+  }
+
+  public static let rateRange = 0.25...4.0
+}
+
+/// Reads control lines: `intensity 0.8`, `HapticSharpnessControl -0.2`, `pause`, `seek 1.5`,
+/// `rate 2`, `loop on`, each optionally prefixed with a pattern time (`@1.250 intensity 0.8`).
+/// Blank lines and lines starting with `#` are ignored.
+public enum ControlParser {
+  public struct Failure: Error, Sendable, Equatable {
+    public let message: String
+  }
+
+  /// Short names for the haptic controls.
+  static let shortNames: [String: DynamicParameterID] = [
+    "intensity": .hapticIntensityControl, "sharpness": .hapticSharpnessControl,
+    "attack": .hapticAttackTimeControl, "decay": .hapticDecayTimeControl, "release": .hapticReleaseTimeControl,
+  ]
+
+  static var allWords: [String] {
+    Array(shortNames.keys) + DynamicParameterID.allCases.map(\.rawValue) + ["pause", "resume", "stop", "seek", "rate", "loop"]
+  }
+
+  /// Parses one line. Returns nil for a blank or comment line.
+  public static func parse(_ line: Substring) throws(Failure) -> ControlMessage? {
+    var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+    guard let first = words.first, !first.hasPrefix("#") else { return nil }
+    var time: Double?
+    if first.hasPrefix("@") {
+      guard let t = Double(first.dropFirst()), t.isFinite, t >= 0 else {
+        throw Failure(message: "'\(first)' is not a pattern time (write @SECONDS, e.g. @1.250)")
+      }
+      time = t
+      words.removeFirst()
+      guard !words.isEmpty else { throw Failure(message: "nothing after the time \(first)") }
+    }
+    let word = String(words[0])
+    let arguments = words.dropFirst()
+    func number() throws(Failure) -> Double {
+      guard arguments.count == 1, let value = Double(arguments.first!), value.isFinite else {
+        throw Failure(message: "'\(word)' takes one number")
+      }
+      return value
+    }
+    func noArguments() throws(Failure) {
+      if !arguments.isEmpty { throw Failure(message: "'\(word)' takes no value") }
+    }
+    let action: ControlMessage.Action
+    if let id = shortNames[word.lowercased()] ?? DynamicParameterID(rawValue: word) {
+      let value = try number()
+      action = .parameter(id, min(max(value, id.range.lowerBound), id.range.upperBound))
+    } else {
+      switch word.lowercased() {
+      case "pause":
+        try noArguments()
+        action = .pause
+      case "resume":
+        try noArguments()
+        action = .resume
+      case "stop":
+        try noArguments()
+        action = .stop
+      case "seek":
+        let value = try number()
+        guard value >= 0 else { throw Failure(message: "'seek' takes a time of 0 or more seconds") }
+        action = .seek(value)
+      case "rate":
+        let value = try number()
+        guard ControlMessage.rateRange.contains(value) else { throw Failure(message: "'rate' takes 0.25 to 4, not \(Format.number(value))") }
+        action = .rate(value)
+      case "loop":
+        guard arguments.count == 1, let state = arguments.first.map({ $0.lowercased() }), state == "on" || state == "off" else {
+          throw Failure(message: "'loop' takes on or off")
+        }
+        action = .loop(state == "on")
+      default:
+        let hint = Suggestion.closest(to: word, among: allWords).map { "; did you mean '\($0)'?" } ?? ""
+        throw Failure(message: "unknown control '\(word)'\(hint)")
+      }
+    }
+    return ControlMessage(time: time, action: action)
+  }
+}
+
+/// `--map velocity`: turns finger velocity lines (`vx vy` in points per second, optionally
+/// `@t`-prefixed) into the textured-drag controls:
+/// speed = min(1, |vx|/full + |vy|/full); intensity = 0.2 + 0.8 × speed; sharpness = 0.3 × speed.
+public struct VelocityMap: Sendable, Equatable {
+  /// The speed (points per second, per axis) that counts as full. Default 2000.
+  public var full: Double = 2000
+
+  public init(full: Double = 2000) { self.full = full }
+
+  /// Parses `velocity` or `velocity:full=N`.
+  public init?(specification: String) {
+    guard specification == "velocity" || specification.hasPrefix("velocity:") else { return nil }
+    if specification.hasPrefix("velocity:") {
+      let setting = specification.dropFirst("velocity:".count)
+      guard setting.hasPrefix("full="), let value = Double(setting.dropFirst(5)), value > 0, value.isFinite else { return nil }
+      full = value
+    }
+  }
+
+  public func speed(vx: Double, vy: Double) -> Double { min(1, abs(vx) / full + abs(vy) / full) }
+
+  /// The two control messages for a velocity.
+  public func messages(vx: Double, vy: Double, time: Double?) -> (ControlMessage, ControlMessage) {
+    let s = speed(vx: vx, vy: vy)
+    return (
+      ControlMessage(time: time, action: .parameter(.hapticIntensityControl, 0.2 + 0.8 * s)),
+      ControlMessage(time: time, action: .parameter(.hapticSharpnessControl, 0.3 * s))
+    )
+  }
+
+  /// Parses a velocity line (`vx vy` or `@t vx vy`) into its messages (none for blank or
+  /// comment lines). Transport lines (`@3.0 stop`) are accepted as they are.
+  public func parse(_ line: Substring) throws(ControlParser.Failure) -> [ControlMessage] {
+    var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "," })
+    guard let first = words.first, !first.hasPrefix("#") else { return [] }
+    var time: Double?
+    if first.hasPrefix("@") {
+      guard let t = Double(first.dropFirst()), t.isFinite, t >= 0 else {
+        throw ControlParser.Failure(message: "'\(first)' is not a pattern time")
+      }
+      time = t
+      words.removeFirst()
+    }
+    guard words.count == 2, let vx = Double(words[0]), let vy = Double(words[1]), vx.isFinite, vy.isFinite else {
+      // Transport lines (`@3.0 stop`, `pause`, ...) are allowed in a velocity stream too.
+      if let word = words.first, ["pause", "resume", "stop", "seek", "rate", "loop"].contains(word.lowercased()),
+        let message = try ControlParser.parse(line)
+      {
+        return [message]
+      }
+      throw ControlParser.Failure(message: "expected a velocity 'vx vy' in points per second")
+    }
+    let (intensity, sharpness) = messages(vx: vx, vy: vy, time: time)
+    return [intensity, sharpness]
+  }
+}

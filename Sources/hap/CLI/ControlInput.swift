@@ -1,0 +1,78 @@
+import Foundation
+import HapCore
+
+/// Reading control streams (`--control SOURCE`, `--map velocity`): line by line, with a one-line
+/// warning (and its line number) for each malformed line, which is then ignored.
+struct ControlInput {
+  let name: String
+  let map: VelocityMap?
+
+  /// `--map SPEC`.
+  static func map(_ arguments: Arguments) throws(UsageError) -> VelocityMap? {
+    guard let spec = arguments.value("map") else { return nil }
+    guard let map = VelocityMap(specification: spec) else {
+      throw UsageError("'--map' takes velocity or velocity:full=N (N > 0, points per second), not '\(spec)'")
+    }
+    return map
+  }
+
+  /// Parses one line into messages (none for blank and comment lines); warns and returns none
+  /// for a malformed one.
+  func messages(_ line: Substring, number: Int) -> [ControlMessage] {
+    do throws(ControlParser.Failure) {
+      if let map { return try map.parse(line) }
+      return try ControlParser.parse(line).map { [$0] } ?? []
+    } catch {
+      Console.error("\(name):\(number): warning: \(error.message) (line ignored)")
+      return []
+    }
+  }
+
+  /// Reads every line of a file (for offline rendering).
+  func readAll() throws(PatternFiles.ReadError) -> [ControlMessage] {
+    let bytes = try PatternFiles.read(name == "-" ? .standardInput : .file(name))
+    let text = String(decoding: bytes, as: UTF8.self)
+    var result: [ControlMessage] = []
+    for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      for message in messages(line, number: index + 1) {
+        if message.time == nil {
+          Console.error(
+            "\(name):\(index + 1): warning: offline, every control line needs a time (@SECONDS ...) (line ignored)")
+          break
+        }
+        result.append(message)
+      }
+    }
+    return result
+  }
+
+  /// Reads lines as they come (stdin, a file or a named pipe) on a thread of its own and hands
+  /// each message to `deliver`. End of the stream ends the thread, not playback.
+  func startReading(deliver: @escaping @Sendable (ControlMessage) -> Void) throws(PatternFiles.ReadError) {
+    let file: UnsafeMutablePointer<FILE>?
+    if name == "-" {
+      file = fdopen(dup(STDIN_FILENO), "r")
+    } else {
+      file = fopen(name, "r")
+    }
+    guard let file else { throw PatternFiles.ReadError(message: String(cString: strerror(errno))) }
+    nonisolated(unsafe) let stream = file
+    let input = self
+    let thread = Thread {
+      var line: UnsafeMutablePointer<CChar>?
+      var capacity = 0
+      var number = 0
+      while getline(&line, &capacity, stream) >= 0 {
+        number += 1
+        let text = String(cString: line!)
+        for message in input.messages(Substring(text.trimmingCharacters(in: .newlines)), number: number) {
+          deliver(message)
+        }
+      }
+      free(line)
+      fclose(stream)
+    }
+    thread.name = "hap control"
+    thread.start()
+  }
+}
