@@ -6,6 +6,9 @@ import HapCore
 struct ControlInput {
   let name: String
   let map: VelocityMap?
+  /// Live playback cannot change speed (that rebuilds the schedule, which the real-time thread
+  /// must not do): `rate` lines are refused with a warning there.
+  var live = false
 
   /// `--map SPEC`.
   static func map(_ arguments: Arguments) throws(UsageError) -> VelocityMap? {
@@ -20,8 +23,18 @@ struct ControlInput {
   /// for a malformed one.
   func messages(_ line: Substring, number: Int) -> [ControlMessage] {
     do throws(ControlParser.Failure) {
-      if let map { return try map.parse(line) }
-      return try ControlParser.parse(line).map { [$0] } ?? []
+      var messages: [ControlMessage] = []
+      if let map {
+        messages = try map.parse(line)
+      } else if let message = try ControlParser.parse(line) {
+        messages = [message]
+      }
+      if live, messages.contains(where: { if case .rate = $0.action { true } else { false } }) {
+        Console.error(
+          "\(name):\(number): warning: 'rate' cannot change while playing live; use 'hap play --speed R' or 'hap render --control' (line ignored)")
+        return []
+      }
+      return messages
     } catch {
       Console.error("\(name):\(number): warning: \(error.message) (line ignored)")
       return []

@@ -42,12 +42,20 @@ enum PlayCommand: Command {
     .value("channels", "N", "Open the device with N channels (default: the fewest it takes)."),
     .value("channel", "K|all", "Send the signal to channel K (1-based) and silence to the others,\nor to all channels (default)."),
     .value("reconnect", "SECONDS", "How long to wait for a lost device to come back (default 2)."),
+    .value(
+      "control", "SOURCE",
+      "Read control lines while playing, from '-' (standard input), a file or a named\npipe: intensity V, sharpness V, attack V, decay V, release V (or AHAP names),\npause, resume, stop, seek SECONDS, loop on|off; '@T' before a line schedules it\nat T seconds after the start. Changes ramp over one period."),
+    .value("map", "SPEC", "With --control: lines are finger velocities 'vx vy' (velocity, or\nvelocity:full=N points/s), mapped as textured drag: intensity 0.2..1, sharpness 0..0.3."),
+    .value("start", "SECONDS", "Start part way into the (first) pattern."),
+    .value("loop-end", "SECONDS", "With --loop: loop at this time instead of at the pattern's end."),
+    .value("speed", "R", "Play R times faster (0.25..4): time-scales the pattern, not the carrier."),
     .flag("verbose", short: "v", "At the end, print the device, the negotiated format, scheduling,\nstart latency, underruns and frames played."),
   ]
   static let examples = [
     ("hap play patterns/correct.json", "Feel a pattern"),
     ("hap play -D hw:1,0 --channel 2 --channels 4 patterns/stop.json", "Exciter on output 2 of a 4-channel interface"),
     ("hap play --loop --gap 500 patterns/timerPulse.json", "Repeat until Ctrl-C, half a second apart"),
+    ("hap play patterns/texture.json --loop --control - --map velocity", "Textured drag: velocities on stdin"),
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -81,6 +89,16 @@ enum PlayCommand: Command {
       }
     }
     let verbose = arguments.has("verbose")
+    let speed = try number(arguments, "speed", ControlMessage.rateRange, default: 1)
+    let startAt = try number(arguments, "start", 0...86_400, default: 0)
+    let loopEnd = arguments.value("loop-end") == nil ? nil : try number(arguments, "loop-end", 0.001...86_400, default: 0)
+    if let loopEnd, loopEnd <= startAt { throw UsageError("'--loop-end' must come after '--start'") }
+    let map = try ControlInput.map(arguments)
+    if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control SOURCE'") }
+    let control = arguments.value("control").map { ControlInput(name: $0, map: map, live: true) }
+    if control?.name == "-" && patterns.contains("-") {
+      throw UsageError("the pattern and the control stream cannot both come from standard input")
+    }
 
     // Everything that can fail without a device, first.
     Interrupt.install()
@@ -120,13 +138,28 @@ enum PlayCommand: Command {
     let configuration = sink.configuration
     let renderers = loaded.map {
       Renderer(
-        schedule: Schedule(pattern: $0, profile: profile, rate: Double(configuration.rate), gain: pow(10, gain / 20)))
+        schedule: Schedule(
+          pattern: speed == 1 ? $0 : $0.timeScaled(by: 1 / speed), profile: profile, rate: Double(configuration.rate),
+          gain: pow(10, gain / 20)))
     }
+    if startAt > 0 { renderers[0].seek(to: Int((startAt / speed * Double(configuration.rate)).rounded())) }
     var options = PlaybackEngine.Options()
     options.gap = gap
     options.loops = loops
     options.routing = routing
-    let engine = PlaybackEngine(sink: sink, renderers: renderers, options: options, stop: StopRequest.interrupt)
+    let queue = control == nil ? nil : ControlQueue(capacity: 1024)
+    let engine = PlaybackEngine(
+      sink: sink, renderers: renderers, options: options, stop: StopRequest.interrupt, controls: queue)
+    if let loopEnd { engine.player.loopEnd = Int((loopEnd * Double(configuration.rate)).rounded()) }
+    if let control, let queue {
+      do {
+        try control.startReading { message in queue.push(message) { usleep(1000) } }
+      } catch {
+        sink.close(success: false)
+        Console.error("hap: cannot read control stream '\(control.name)': \(error.message)")
+        return ExitStatus.trouble
+      }
+    }
 
     // Ctrl-C and SIGTERM raise StopRequest.interrupt, which the playback thread polls each period.
     engine.start()
