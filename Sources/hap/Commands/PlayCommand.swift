@@ -59,6 +59,15 @@ enum PlayCommand: Command {
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    try play(arguments, controlSource: nil)
+  }
+
+  /// Where live control messages come from, other than `--control` (`hap drag` passes its
+  /// touchpad reader): started once the device is open, it pushes into the queue from a thread
+  /// of its own. Returns an error message when it cannot start.
+  typealias ControlSource = (ControlQueue) -> String?
+
+  static func play(_ arguments: Arguments, controlSource: ControlSource?) throws(UsageError) -> Int32 {
     let started = DispatchTime.now().uptimeNanoseconds
     let patterns = arguments.positionals
     guard !patterns.isEmpty else { throw UsageError("no pattern given") }
@@ -147,7 +156,7 @@ enum PlayCommand: Command {
     options.gap = gap
     options.loops = loops
     options.routing = routing
-    let queue = control == nil ? nil : ControlQueue(capacity: 1024)
+    let queue = control == nil && controlSource == nil ? nil : ControlQueue(capacity: 1024)
     let engine = PlaybackEngine(
       sink: sink, renderers: renderers, options: options, stop: StopRequest.interrupt, controls: queue)
     if let loopEnd { engine.player.loopEnd = Int((loopEnd * Double(configuration.rate)).rounded()) }
@@ -159,6 +168,11 @@ enum PlayCommand: Command {
         Console.error("hap: cannot read control stream '\(control.name)': \(error.message)")
         return ExitStatus.trouble
       }
+    }
+    if let controlSource, let queue, let failure = controlSource(queue) {
+      sink.close(success: false)
+      Console.error("hap: \(failure)")
+      return ExitStatus.trouble
     }
 
     // Ctrl-C and SIGTERM raise StopRequest.interrupt, which the playback thread polls each period.
