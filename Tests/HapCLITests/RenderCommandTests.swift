@@ -91,13 +91,12 @@ struct RenderedWAV {
     let raw = [UInt8](bytes)
     switch (bitsPerSample, float) {
     case (32, true):
-      return stride(from: 0, to: raw.count - 3, by: 4).map { i in
-        Float(
-          bitPattern: UInt32(raw[i]) | UInt32(raw[i + 1]) << 8 | UInt32(raw[i + 2]) << 16 | UInt32(raw[i + 3]) << 24)
+      return stride(from: 0, to: raw.count - 3, by: 4).map { (i: Int) -> Float in
+        raw.withUnsafeBytes { Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: i, as: UInt32.self))) }
       }
     case (16, false):
-      return stride(from: 0, to: raw.count - 1, by: 2).map { i in
-        Float(Int16(bitPattern: UInt16(raw[i]) | UInt16(raw[i + 1]) << 8)) / 32767
+      return stride(from: 0, to: raw.count - 1, by: 2).map { (i: Int) -> Float in
+        raw.withUnsafeBytes { Float(Int16(littleEndian: $0.loadUnaligned(fromByteOffset: i, as: Int16.self))) / 32767 }
       }
     default:
       return []

@@ -150,8 +150,8 @@ struct SimulatedExciterTests {
     // The signal ends in a fade, not a cut: over its last 10 ms the level falls window by
     // window (2 ms windows) to under a quarter of what it was before the fade.
     let bytes = try device.captured()
-    let samples = stride(from: 0, to: bytes.count - 3, by: 4).map { offset in
-      Float(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
+    let samples: [Float] = stride(from: 0, to: bytes.count - 3, by: 4).map { (offset: Int) -> Float in
+      bytes.withUnsafeBytes { Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
     }
     let last = try #require(samples.lastIndex { $0 != 0 })
     #expect(last > 48000 / 2, "stopped too early")

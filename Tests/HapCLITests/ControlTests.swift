@@ -1,0 +1,223 @@
+import Foundation
+import HapCore
+import Testing
+
+/// Reads a raw s16 mono capture or render as floats.
+private func samples16(_ path: String) throws -> [Float] {
+  let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+  return stride(from: 0, to: bytes.count - 1, by: 2).map { (i: Int) -> Float in
+    bytes.withUnsafeBytes { Float(Int16(littleEndian: $0.loadUnaligned(fromByteOffset: i, as: Int16.self))) / 32767 }
+  }
+}
+
+/// Peak level of `samples[from..<to]` (clamped to the array).
+private func peak(_ samples: [Float], _ from: Int, _ to: Int) -> Float {
+  let a = max(0, min(from, samples.count))
+  let b = max(a, min(to, samples.count))
+  return samples[a..<b].map(abs).max() ?? 0
+}
+
+@Suite("hap render --control (offline)")
+struct OfflineControlTests {
+  let texture = Hap.root.appendingPathComponent("patterns/texture.json").path
+
+  func render(_ control: String, pattern: String? = nil, extra: [String] = []) throws -> (Hap.Result, [Float]) {
+    let folder = try TemporaryFolder()
+    let file = try folder.write("control.txt", control)
+    let out = folder.path("out.raw")
+    let result = try Hap.run(["render", pattern ?? texture, "--control", file, "-o", out, "--quiet"] + extra)
+    let samples = result.status == 0 ? try samples16(out) : []
+    return (result, samples)
+  }
+
+  @Test func aControlFileRendersDeterministically() throws {
+    let control = "@0.1 intensity 0.9\n@0.3 sharpness 0.5\n@0.5 seek 10\n@0.7 pause\n@0.8 resume\n@1.0 stop\n"
+    let (first, a) = try render(control)
+    let (second, b) = try render(control)
+    #expect(first.status == 0 && second.status == 0)
+    #expect(a.count == 48000 + 120)  // stop at 1.0 s plus its 2.5 ms fade
+    #expect(a == b)
+  }
+
+  @Test func anIntensityStepRaisesTheEnvelopeByTheExpectedRatio() throws {
+    // texture.json rests at HapticIntensityControl 0.2 on an event at intensity 1.
+    let (result, s) = try render("@0.5 intensity 0.2\n@1.0 intensity 1.0\n@1.5 stop\n")
+    #expect(result.status == 0)
+    let low = peak(s, 24000 + 2400, 48000)
+    let high = peak(s, 48000 + 2400, 72000)
+    let profile = ActuatorProfile.exciter
+    let expected = Float(profile.amplitude(intensity: 1) / profile.amplitude(intensity: 0.2))
+    #expect(abs(high / low / expected - 1) < 0.05, "ratio \(high / low), expected \(expected)")
+  }
+
+  @Test func seekMovesTheSchedule() throws {
+    // winner.json: a silent gap then taps; seeking to 1.51 s (the first "ta-da") at 0.2 s plays it at ~0.2 s.
+    let winner = Hap.root.appendingPathComponent("patterns/winner.json").path
+    let (plain, original) = try render("@5 stop\n", pattern: winner)
+    #expect(plain.status == 0)
+    let (result, seeked) = try render("@0.2 seek 1.51\n@0.6 stop\n", pattern: winner)
+    #expect(result.status == 0)
+    // After the fade-out and fade-in (2.5 ms each), the signal equals the original from 1.51 s.
+    let from = Int(0.2 * 48000) + 240 + 240
+    let offset = Int(1.51 * 48000) - Int(0.2 * 48000) - 120
+    var worst: Float = 0
+    for n in from..<(from + 9600) { worst = max(worst, abs(seeked[n] - original[n + offset])) }
+    #expect(peak(seeked, from, from + 9600) > 0.3)
+    #expect(worst < 0.05, "seeked signal differs from the original by \(worst)")
+  }
+
+  @Test func rateTimeScalesTheScheduleNotTheCarrier() throws {
+    let correct = Hap.root.appendingPathComponent("patterns/roundEnd.json").path
+    let (normal, a) = try render("@5 stop\n", pattern: correct)
+    let (fast, b) = try render("@0 rate 2\n@5 stop\n", pattern: correct)
+    #expect(normal.status == 0 && fast.status == 0)
+    // Twice as fast: about half as long.
+    let lastA = a.lastIndex { $0 != 0 } ?? 0
+    let lastB = b.lastIndex { $0 != 0 } ?? 0
+    #expect(abs(Double(lastB) / Double(lastA) - 0.5) < 0.05, "\(lastB) vs \(lastA)")
+    // The carrier keeps its frequency: count zero crossings over the first 50 ms of sound.
+    func crossings(_ s: [Float], from: Int) -> Int {
+      var count = 0
+      for n in (from + 1)..<(from + 2400) where (s[n - 1] < 0) != (s[n] < 0) { count += 1 }
+      return count
+    }
+    let startA = a.firstIndex { abs($0) > 0.01 } ?? 0
+    let startB = b.firstIndex { abs($0) > 0.01 } ?? 0
+    #expect(abs(crossings(a, from: startA + 500) - crossings(b, from: startB + 500)) <= 2)
+  }
+
+  @Test func malformedLinesAreReportedWithTheirNumbersAndIgnored() throws {
+    let (result, samples) = try render("@0.1 intensity 0.5\nintensty 0.3\n@x pause\n\n# a comment\nsharpness 0.2\n@0.5 stop\n")
+    #expect(result.status == 0)
+    let lines = result.stderr.split(separator: "\n").map(String.init)
+    #expect(lines.count == 3, "\(lines)")
+    #expect(lines.contains { $0.contains("control.txt:2: warning:") && $0.contains("'intensty'") })
+    #expect(lines.contains { $0.contains("control.txt:3: warning:") })
+    #expect(lines.contains { $0.contains("control.txt:6: warning:") && $0.contains("needs a time") })
+    #expect(samples.count == 24000 + 120)
+  }
+
+  @Test func theBundledDragTraceRenders() throws {
+    let folder = try TemporaryFolder()
+    let out = folder.path("drag.wav")
+    let result = try Hap.run([
+      "render", texture, "--control", Hap.root.appendingPathComponent("examples/drag-trace.txt").path, "--map", "velocity",
+      "-o", out,
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(!result.stderr.contains("warning"))
+    #expect(FileManager.default.fileExists(atPath: out))
+  }
+}
+
+@Suite("hap play --control (live, on the simulated exciter)", .serialized)
+struct LiveControlTests {
+  let texture = Hap.root.appendingPathComponent("patterns/texture.json").path
+
+  /// Starts `hap play` with `--control -`, returns the process and its stdin.
+  func start(_ device: SimulatedExciter, _ extra: [String] = [], pattern: String? = nil) throws -> (Process, FileHandle) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = ["play", "-D", "exciter", "--sample-format", "s16", "--control", "-", pattern ?? texture] + extra
+    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
+    let input = Pipe()
+    process.standardInput = input
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return (process, input.fileHandleForWriting)
+  }
+
+  func send(_ handle: FileHandle, _ line: String) { handle.write(Data((line + "\n").utf8)) }
+
+  func waitForExit(_ process: Process, seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning && Date() < deadline { usleep(2000) }
+    return !process.isRunning
+  }
+
+  @Test func aControlLineReachesTheExciterWithinAPeriodPlusTheBuffer() throws {
+    let device = try SimulatedExciter()
+    let (process, input) = try start(device)
+    usleep(500_000)
+    let arrival = DispatchTime.now().uptimeNanoseconds
+    send(input, "intensity 1.0")
+    usleep(300_000)
+    send(input, "stop")
+    #expect(waitForExit(process, seconds: 5))
+    #expect(process.terminationStatus == 0)
+    let stats = try device.statistics()
+    let firstWrite = try #require(UInt64(stats["first_write_ns"] ?? ""))
+    let s = try samples16(device.capture)
+    // The first frame clearly above the resting level (0.07) is where the change arrived.
+    let arrivalFrame = Int(Double(arrival - firstWrite) / 1e9 * 48000)
+    let changed = try #require(s.indices.first { $0 > arrivalFrame - 4800 && abs(s[$0]) > 0.3 })
+    let latency = Double(changed - arrivalFrame) / 48000
+    // One period (2.5 ms) plus the buffer (10 ms), plus the ramp's own rise and some scheduling slack.
+    #expect(latency < 0.025, "took \(latency * 1000) ms")
+    #expect(latency > -0.005, "appeared before it was sent? \(latency * 1000) ms")
+  }
+
+  @Test func pauseResumeAndStop() throws {
+    let device = try SimulatedExciter()
+    let (process, input) = try start(device)
+    send(input, "intensity 1.0")
+    usleep(300_000)
+    send(input, "pause")
+    usleep(300_000)
+    send(input, "resume")
+    usleep(300_000)
+    send(input, "stop")
+    #expect(waitForExit(process, seconds: 5))
+    #expect(process.terminationStatus == 0)
+    let s = try samples16(device.capture)
+    // A stretch of exact silence of roughly the pause's length, with sound on both sides.
+    var longest = 0
+    var run = 0
+    for x in s {
+      run = x == 0 ? run + 1 : 0
+      longest = max(longest, run)
+    }
+    #expect(longest > Int(0.2 * 48000) && longest < Int(0.4 * 48000), "silence of \(longest) frames")
+    #expect(peak(s, 0, 12000) > 0.5)
+    #expect(peak(s, s.count - 9600, s.count) > 0.3)
+  }
+
+  @Test func loopOnKeepsAShortPatternGoingUntilStop() throws {
+    let device = try SimulatedExciter()
+    let buzz = Hap.root.appendingPathComponent("patterns/buzz.json").path  // 0.3 s
+    let (process, input) = try start(device, pattern: buzz)
+    send(input, "loop on")
+    usleep(1_000_000)
+    send(input, "stop")
+    #expect(waitForExit(process, seconds: 5))
+    let s = try samples16(device.capture)
+    #expect(s.count > 48000 * 8 / 10, "played only \(s.count) frames")
+    #expect(peak(s, 48000 * 6 / 10, 48000 * 7 / 10) > 0.2)
+  }
+
+  @Test func aBurstOfTenThousandMessagesNeitherBlocksNorUnderruns() throws {
+    let device = try SimulatedExciter()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = ["play", "-D", "exciter", "--control", "-", "--verbose", texture]
+    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
+    let input = Pipe()
+    let errors = Pipe()
+    process.standardInput = input
+    process.standardError = errors
+    try process.run()
+    usleep(300_000)
+    var burst = ""
+    for k in 0..<10_000 { burst += "intensity \(Double(k % 100) / 100)\n" }
+    let started = Date()
+    input.fileHandleForWriting.write(Data(burst.utf8))
+    #expect(Date().timeIntervalSince(started) < 1, "writing the burst blocked")
+    usleep(300_000)
+    send(input.fileHandleForWriting, "stop")
+    #expect(waitForExit(process, seconds: 5))
+    let report = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(process.terminationStatus == 0)
+    #expect(report.contains("underruns   0"), "\(report)")
+    #expect(try device.statistics()["xruns"] == "0")
+  }
+}
