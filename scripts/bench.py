@@ -143,6 +143,48 @@ def play_bench():
           f"(device saw {read_stats(stats).get('xruns', '?')} xruns; target 0)")
 
 
+def control_bench():
+    """Control latency: a line's arrival on hap's standard input to its effect at the device."""
+    import struct
+    sim = os.path.join(out, "sim")
+    capture = os.path.join(sim, "control.raw")
+    stats = os.path.join(sim, "control-stats.txt")
+    env = sim_config(os.path.join(sim, "control-config"), capture, stats)
+    texture = os.path.join(root, "patterns/texture.json")
+    print(f"\n== live control on the simulated exciter (default 10 ms latency) ==")
+    proc = subprocess.Popen([hap, "play", "-D", "exciter", "-f", "s16", "--loop", "--control", "-", texture],
+                            env=env, stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    def send(line):
+        proc.stdin.write((line + "\n").encode())
+        proc.stdin.flush()
+    time.sleep(0.3)
+    send("sharpness 0.6")  # the texture's 0.4 + 0.6: a 240 Hz carrier, so a crest every 4 ms
+    arrivals = []
+    for _ in range(200):
+        send("intensity 0.2")
+        time.sleep(0.06)
+        send("intensity 1.0")
+        arrivals.append(time.clock_gettime_ns(time.CLOCK_MONOTONIC))
+        time.sleep(0.06)
+    send("stop")
+    proc.stdin.close()
+    proc.wait()
+    first = int(read_stats(stats)["first_write_ns"])
+    data = open(capture, "rb").read()
+    samples = struct.unpack("<%dh" % (len(data) // 2), data)
+    threshold = 0.43 * 32767  # halfway between the resting (0.07) and the full (0.8) level
+    latencies = []
+    for arrival in arrivals:
+        frame = max(0, int((arrival - first) / 1e9 * 48000) - 480)
+        while frame < len(samples) and abs(samples[frame]) < threshold:
+            frame += 1
+        if frame < len(samples):
+            latencies.append((first + frame / 48000 * 1e9 - arrival) / 1e6)
+    latencies.sort()
+    print(f"  arrival to effect, {len(latencies)} messages: median {statistics.median(latencies):.1f} ms, "
+          f"worst {latencies[-1]:.1f} ms (targets: median < 10 ms, worst < 20 ms)")
+
+
 def main():
     large = os.path.join(out, "large.ahap")
     if not os.path.exists(large):
@@ -163,3 +205,4 @@ if __name__ == "__main__":
     main()
     render_bench()
     play_bench()
+    control_bench()
