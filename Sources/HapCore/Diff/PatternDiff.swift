@@ -291,7 +291,8 @@ public struct PatternDiff: Sendable {
       changes.append(
         Change(
           kind: kind, time: 0, subject: .metadata, field: key, old: a[key].map { .text($0.compactText) } ?? .none,
-          new: b[key].map { .text($0.compactText) } ?? .none))
+          new: b[key].map { .text($0.compactText) } ?? .none,
+          detail: kind == .changed ? nil : (a[key] ?? b[key])?.compactText))
     }
   }
 }

@@ -25,6 +25,7 @@ enum HapCommandLine {
   nonisolated(unsafe) static let commands: [any Command.Type] = [
     ValidateCommand.self,
     PlayCommand.self,
+    DragCommand.self,
     DevicesCommand.self,
     RenderCommand.self,
     InfoCommand.self,

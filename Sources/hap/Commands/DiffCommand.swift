@@ -45,8 +45,10 @@ enum DiffCommand: Command {
     ("git diff patterns/", "With the git driver set up (README), git shows hap's report"),
   ]
 
+  /// git calls an external diff driver with seven arguments, or nine for a rename or copy
+  /// (then the new path and git's rename message follow).
   static func isGitMode(_ positionals: [String]) -> Bool {
-    positionals.count == 7 && [positionals[3], positionals[6]].allSatisfy { mode in
+    (positionals.count == 7 || positionals.count == 9) && [positionals[3], positionals[6]].allSatisfy { mode in
       mode == "." || (mode.count == 6 && mode.allSatisfy(\.isNumber))
     }
   }
@@ -60,7 +62,7 @@ enum DiffCommand: Command {
     let oldPath = git ? positionals[1] : positionals[0]
     let newPath = git ? positionals[4] : positionals[1]
     let oldLabel = git ? "a/\(positionals[0])" : oldPath
-    let newLabel = git ? "b/\(positionals[0])" : newPath
+    let newLabel = git ? "b/\(positionals.count == 9 ? positionals[7] : positionals[0])" : newPath
     var options = PatternDiff.Options()
     options.timeTolerance = try PlayCommand.number(arguments, "time-tolerance", 0...10_000, default: 50) / 1000
     options.metadata = arguments.has("metadata")
