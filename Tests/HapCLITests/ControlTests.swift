@@ -35,7 +35,7 @@ struct OfflineControlTests {
     let (first, a) = try render(control)
     let (second, b) = try render(control)
     #expect(first.status == 0 && second.status == 0)
-    #expect(a.count == 48000 + 120)  // stop at 1.0 s plus its 2.5 ms fade
+    #expect(a.count == 48000 + 480)  // stop at 1.0 s plus its 10 ms fade
     #expect(a == b)
   }
 
@@ -94,7 +94,7 @@ struct OfflineControlTests {
     #expect(lines.contains { $0.contains("control.txt:2: warning:") && $0.contains("'intensty'") })
     #expect(lines.contains { $0.contains("control.txt:3: warning:") })
     #expect(lines.contains { $0.contains("control.txt:6: warning:") && $0.contains("needs a time") })
-    #expect(samples.count == 24000 + 120)
+    #expect(samples.count == 24000 + 480)
   }
 
   @Test func theBundledDragTraceRenders() throws {

@@ -58,7 +58,8 @@ public final class Player {
   /// a control file renders as it plays.
   public static let offlineRamp = 0.0025
 
-  /// Stop fades out over at most 10 ms, whatever the ramp.
+  /// Stop (and Ctrl-C) fades out over 10 ms, whatever the period: long enough not to click on the
+  /// exciter, short enough to feel immediate.
   private let stopFrames: Int
 
   public init(
@@ -71,7 +72,7 @@ public final class Player {
     self.rampFrames = max(1, rampFrames)
     self.rebuild = rebuild
     sampleRate = renderers.first?.schedule.rate ?? 48000
-    stopFrames = max(1, min(max(1, rampFrames), Int(0.010 * sampleRate)))
+    stopFrames = max(1, Int(0.010 * sampleRate))
     timed = .allocate(capacity: max(1, timedCapacity))
     timed.initialize(repeating: ControlMessage(action: .pause))
     isFinished = renderers.isEmpty
