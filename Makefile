@@ -80,11 +80,14 @@ rules:
 golden: deps
 	HAP_RECORD_GOLDEN=1 $(SWIFT) test --filter GoldenRenderTests
 
+# Format with `swift format` (.swift-format); the generated rule catalogue is left as generated.
+FORMATTED = $(filter-out %.generated.swift,$(shell find Sources Tests -name '*.swift')) Package.swift
+
 format: deps
-	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+	$(SWIFT) format --in-place $(FORMATTED)
 
 lint: deps
-	$(SWIFT) format lint --recursive Sources Tests Package.swift
+	$(SWIFT) format lint $(FORMATTED)
 
 clean:
 	rm -rf .build bench/out

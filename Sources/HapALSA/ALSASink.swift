@@ -24,7 +24,9 @@ public final class ALSASink: PCMSink {
     public var latency: Double
     public var periods: Int
 
-    public init(rate: Int = 48000, format: SampleFormat? = nil, channels: Int? = nil, latency: Double = 0.010, periods: Int = 4) {
+    public init(
+      rate: Int = 48000, format: SampleFormat? = nil, channels: Int? = nil, latency: Double = 0.010, periods: Int = 4
+    ) {
       self.rate = rate
       self.format = format
       self.channels = channels
@@ -77,7 +79,8 @@ public final class ALSASink: PCMSink {
     }
     var config = hap_pcm_config(
       rate: UInt32(request.rate), format: request.format?.alsaCode ?? -1, channels: UInt32(request.channels ?? 0),
-      buffer_us: UInt(request.latency * 1_000_000), periods: UInt32(request.periods), period_frames: 0, buffer_frames: 0)
+      buffer_us: UInt(request.latency * 1_000_000), periods: UInt32(request.periods), period_frames: 0, buffer_frames: 0
+    )
     var refused = [CChar](repeating: 0, count: 256)
     let status = hap_pcm_configure(handle, &config, &refused, refused.count)
     guard status >= 0, let format = SampleFormat(alsaCode: config.format) else {
@@ -89,7 +92,9 @@ public final class ALSASink: PCMSink {
     }
     if let wanted = request.channels, Int(config.channels) != wanted {
       hap_pcm_close(handle)
-      throw SinkError("device '\(device)' refused \(wanted) channels (it offers \(config.channels)); 'hap devices' shows what it takes")
+      throw SinkError(
+        "device '\(device)' refused \(wanted) channels (it offers \(config.channels)); 'hap devices' shows what it takes"
+      )
     }
     return (
       handle,

@@ -73,7 +73,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     self.options = options
     self.controls = controls
     player = Player(
-      renderers: renderers, gapFrames: Int((options.gap * Double(sink.configuration.rate)).rounded()), loops: options.loops,
+      renderers: renderers, gapFrames: Int((options.gap * Double(sink.configuration.rate)).rounded()),
+      loops: options.loops,
       rampFrames: sink.configuration.periodFrames)
     stopRequest = stop
     period = sink.configuration.periodFrames

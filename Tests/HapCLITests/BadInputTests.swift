@@ -35,7 +35,8 @@ struct BadInputTests {
   }
 
   @Test func invalidUTF8() throws {
-    let result = try validate(Array("{\"Pattern\": [], \"Metadata\": {\"x\": \"".utf8) + [0xC3, 0x28] + Array("\"}}".utf8))
+    let result = try validate(
+      Array("{\"Pattern\": [], \"Metadata\": {\"x\": \"".utf8) + [0xC3, 0x28] + Array("\"}}".utf8))
     #expect(result.status == 1)
     #expect(result.rules == ["json-syntax"])
   }
@@ -49,7 +50,8 @@ struct BadInputTests {
 
   @Test func deepNesting() throws {
     let depth = 100_000
-    let bytes = [UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
+    let bytes =
+      [UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
     let result = try validate(bytes)
     #expect(result.status == 1)
     #expect(result.rules == ["json-syntax"])

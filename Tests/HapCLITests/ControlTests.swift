@@ -87,7 +87,8 @@ struct OfflineControlTests {
   }
 
   @Test func malformedLinesAreReportedWithTheirNumbersAndIgnored() throws {
-    let (result, samples) = try render("@0.1 intensity 0.5\nintensty 0.3\n@x pause\n\n# a comment\nsharpness 0.2\n@0.5 stop\n")
+    let (result, samples) = try render(
+      "@0.1 intensity 0.5\nintensty 0.3\n@x pause\n\n# a comment\nsharpness 0.2\n@0.5 stop\n")
     #expect(result.status == 0)
     let lines = result.stderr.split(separator: "\n").map(String.init)
     #expect(lines.count == 3, "\(lines)")
@@ -101,7 +102,8 @@ struct OfflineControlTests {
     let folder = try TemporaryFolder()
     let out = folder.path("drag.wav")
     let result = try Hap.run([
-      "render", texture, "--control", Hap.root.appendingPathComponent("examples/drag-trace.txt").path, "--map", "velocity",
+      "render", texture, "--control", Hap.root.appendingPathComponent("examples/drag-trace.txt").path, "--map",
+      "velocity",
       "-o", out,
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -115,10 +117,12 @@ struct LiveControlTests {
   let texture = Hap.root.appendingPathComponent("patterns/texture.json").path
 
   /// Starts `hap play` with `--control -`, returns the process and its stdin.
-  func start(_ device: SimulatedExciter, _ extra: [String] = [], pattern: String? = nil) throws -> (Process, FileHandle) {
+  func start(_ device: SimulatedExciter, _ extra: [String] = [], pattern: String? = nil) throws -> (Process, FileHandle)
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = ["play", "-D", "exciter", "--sample-format", "s16", "--control", "-", pattern ?? texture] + extra
+    process.arguments =
+      ["play", "-D", "exciter", "--sample-format", "s16", "--control", "-", pattern ?? texture] + extra
     process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
     let input = Pipe()
     process.standardInput = input

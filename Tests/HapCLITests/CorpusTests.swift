@@ -28,7 +28,8 @@ enum Corpus {
     return text.split(separator: "\n").dropFirst().compactMap { line in
       let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
       guard fields.count >= 2, !fields[0].isEmpty else { return nil }
-      let rules = fields.count > 2 ? fields[2].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } : []
+      let rules =
+        fields.count > 2 ? fields[2].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } : []
       return Expectation(file: fields[0], valid: fields[1] == "valid", rules: rules.filter { !$0.isEmpty })
     }
   }
@@ -65,7 +66,9 @@ struct CorpusTests {
       let findings = report["findings"] as? [[String: Any]] ?? []
       let rules = Set(findings.compactMap { $0["rule"] as? String })
       let errors = findings.filter { $0["severity"] as? String == "error" }.compactMap { $0["rule"] as? String }
-      #expect(valid == expectation.valid, "\(expectation.file): expected \(expectation.valid ? "valid" : "invalid"), errors: \(errors)")
+      #expect(
+        valid == expectation.valid,
+        "\(expectation.file): expected \(expectation.valid ? "valid" : "invalid"), errors: \(errors)")
       for rule in expectation.rules {
         #expect(rules.contains(rule), "\(expectation.file): missing \(rule); got \(rules.sorted())")
       }

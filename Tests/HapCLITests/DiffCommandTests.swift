@@ -29,7 +29,9 @@ struct DiffCommandTests {
     }
     // JSON, for every file (at 8 kHz: structure does not depend on the rate, and it is fast).
     for pair in pairs {
-      let result = try Hap.run(["diff", "--format", "json", "--rate", "8000", "--metadata", pair.original, pair.reformatted])
+      let result = try Hap.run([
+        "diff", "--format", "json", "--rate", "8000", "--metadata", pair.original, pair.reformatted,
+      ])
       #expect(result.status == 0, "\(pair.file): \(result.stdout) \(result.stderr)")
       let report = try DiffReport(result.stdout)
       #expect(report.equal == true, "\(pair.file)")
@@ -96,7 +98,8 @@ struct DiffCommandTests {
       case .intensity: ["changed @0.1 HapticTransient HapticIntensity 0.6 -> 0.3"]
       case .sharpness: ["changed @0.1 HapticTransient HapticSharpness 0.4 -> 0.9"]
       case .timeShift: ["changed @0.1 HapticTransient Time 0.1 -> 0.12"]
-      case .lastEventShift: ["changed @0.7 HapticTransient Time 0.7 -> 0.72", "changed @0.7 pattern duration 0.7 -> 0.72"]
+      case .lastEventShift:
+        ["changed @0.7 HapticTransient Time 0.7 -> 0.72", "changed @0.7 pattern duration 0.7 -> 0.72"]
       case .eventDuration: ["changed @0.3 HapticContinuous EventDuration 0.2 -> 0.25"]
       case .addedTransient: ["added @0.55 HapticTransient (intensity 1, sharpness 0.5)"]
       case .removedTransient: ["removed @0.1 HapticTransient (intensity 0.6, sharpness 0.4)"]
@@ -157,7 +160,8 @@ struct DiffCommandTests {
     #expect(split.status == 1)
     #expect(
       try DiffReport(split.stdout).summaries == [
-        "removed @0.1 HapticTransient (intensity 0.6, sharpness 0.4)", "added @0.12 HapticTransient (intensity 0.6, sharpness 0.4)",
+        "removed @0.1 HapticTransient (intensity 0.6, sharpness 0.4)",
+        "added @0.12 HapticTransient (intensity 0.6, sharpness 0.4)",
       ])
     let text = try Hap.run(["diff", "--rate", "8000", "--time-tolerance", "10", old, new])
     #expect(text.stdoutLines.contains("@0.100s - HapticTransient (intensity 0.6, sharpness 0.4)"))
@@ -211,7 +215,8 @@ struct DiffCommandTests {
     #expect(report.number("signal", "new", "duration") == 0)
     #expect(close(report.number("signal", "maximumDifference"), peak))
     #expect(close(report.number("signal", "differenceRms"), rms))
-    #expect(close(report.number("signal", "psnr"), 10 * log10(4 / mse), 1e-5), "\(report.number("signal", "psnr") ?? .nan)")
+    #expect(
+      close(report.number("signal", "psnr"), 10 * log10(4 / mse), 1e-5), "\(report.number("signal", "psnr") ?? .nan)")
     #expect(close(report.number("signal", "durationChange"), -Double(samples.count) / 48000))
     // dB changes against silence are not numbers.
     #expect(report.isNull("signal", "peakChangeDb"))
@@ -219,14 +224,16 @@ struct DiffCommandTests {
     // Every event is listed as removed.
     #expect(
       report.summaries == [
-        "changed @0 pattern duration 0.5 -> 0", "removed @0.05 HapticContinuous (intensity 0.8, sharpness 0.5, duration 0.3 s)",
+        "changed @0 pattern duration 0.5 -> 0",
+        "removed @0.05 HapticContinuous (intensity 0.8, sharpness 0.5, duration 0.3 s)",
         "removed @0.5 HapticTransient (intensity 0.8, sharpness 0.5)",
       ])
 
     let text = try Hap.run(["diff", pattern, "/dev/null"])
     let levels = String(format: "peak %@ -> -inf dBFS", Format.number((20 * log10(peak) * 10).rounded() / 10))
     #expect(text.stdout.contains(levels), "\(text.stdout)")
-    #expect(text.stdout.contains("PSNR \(Format.number((10 * log10(4 / mse) * 10).rounded() / 10)) dB"), "\(text.stdout)")
+    #expect(
+      text.stdout.contains("PSNR \(Format.number((10 * log10(4 / mse) * 10).rounded() / 10)) dB"), "\(text.stdout)")
   }
 
   @Test("intensity 1 vs 0.5 on one continuous event: the peak changes by the profile's amplitude ratio")
@@ -268,14 +275,16 @@ struct DiffCommandTests {
     #expect(same.status == 0, "\(same.stdout)")
     let sameLine = try #require(same.stdoutLines.last)
     #expect(sameLine.hasPrefix("same feel: PSNR ") && sameLine.hasSuffix(" dB >= 60 dB (2 changes)"), "\(sameLine)")
-    let psnr = try #require(try DiffReport(try Hap.run(["diff", "--signal", "--format", "json", base, tiny]).stdout).number("signal", "psnr"))
+    let psnr = try #require(
+      try DiffReport(try Hap.run(["diff", "--signal", "--format", "json", base, tiny]).stdout).number("signal", "psnr"))
     #expect(psnr > 60 && psnr < 100)
     #expect(try DiffReport(try Hap.run(["diff", "--signal", "--format", "json", base, tiny]).stdout).equal == true)
 
     let different = try Hap.run(["diff", "--signal", base, big])
     #expect(different.status == 1)
     #expect(different.stdoutLines.last?.hasPrefix("different feel: PSNR ") == true, "\(different.stdout)")
-    let bigPSNR = try #require(try DiffReport(try Hap.run(["diff", "--signal", "--format", "json", base, big]).stdout).number("signal", "psnr"))
+    let bigPSNR = try #require(
+      try DiffReport(try Hap.run(["diff", "--signal", "--format", "json", base, big]).stdout).number("signal", "psnr"))
     #expect(bigPSNR < 60)
 
     // The threshold moves the line both ways.
@@ -402,7 +411,9 @@ struct DiffCommandTests {
     }
     // A changed value carries old and new; no detail.
     let changed = try decodeJSON(
-      try Hap.run(["diff", "--format", "json", "--rate", "8000", old, try folder.write("i.json", Edit.intensity.fixture.text)]).stdout)
+      try Hap.run([
+        "diff", "--format", "json", "--rate", "8000", old, try folder.write("i.json", Edit.intensity.fixture.text),
+      ]).stdout)
     let change = try #require((changed["changes"] as? [[String: Any]])?.first)
     #expect(change["field"] as? String == "HapticIntensity")
     #expect(change["old"] as? Double == 0.6)
@@ -416,7 +427,8 @@ struct DiffCommandTests {
 
   // MARK: git external diff driver
 
-  static let gitAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/git")
+  static let gitAvailable =
+    FileManager.default.isExecutableFile(atPath: "/usr/bin/git")
     || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/git")
 
   @Test(
@@ -457,7 +469,8 @@ struct DiffCommandTests {
     .enabled(if: DiffCommandTests.gitAvailable, "git not installed"))
   func gitAddedAndDeleted() throws {
     let repo = try GitRepository()
-    try repo.write("correct.json", try String(contentsOf: Hap.root.appendingPathComponent("patterns/correct.json"), encoding: .utf8))
+    try repo.write(
+      "correct.json", try String(contentsOf: Hap.root.appendingPathComponent("patterns/correct.json"), encoding: .utf8))
     try repo.commitAll()
     try repo.write("new.ahap", DiffFixture().text)
     #expect(try repo.git(["add", "new.ahap"]).status == 0)
@@ -468,8 +481,10 @@ struct DiffCommandTests {
     #expect(lines.dropFirst().first == "+++ b/new.ahap")
     for line in [
       "@0.100s + HapticTransient (intensity 0.6, sharpness 0.4)",
-      "@0.300s + HapticContinuous (intensity 0.8, sharpness 0.5, duration 0.2 s)", "@0.700s + HapticTransient (intensity 1, sharpness 0.7)",
-      "@0.200s + HapticSharpnessControl Parameter (value -0.2)", "@0.300s + HapticIntensityControl curve (3 points, 0.3 s..0.5 s)",
+      "@0.300s + HapticContinuous (intensity 0.8, sharpness 0.5, duration 0.2 s)",
+      "@0.700s + HapticTransient (intensity 1, sharpness 0.7)",
+      "@0.200s + HapticSharpnessControl Parameter (value -0.2)",
+      "@0.300s + HapticIntensityControl curve (3 points, 0.3 s..0.5 s)",
       "pattern: duration 0 s -> 0.7 s",
     ] {
       #expect(lines.contains(line), "missing \(line) in \(added.stdout)")
@@ -517,7 +532,8 @@ struct DiffCommandTests {
     let old = try folder.write("old.json", DiffFixture().text)
     let new = try folder.write("new.json", Edit.intensity.fixture.text)
     let result = try Hap.run([
-      "diff", "old.json", old, String(repeating: "a", count: 40), "100644", new, String(repeating: "b", count: 40), "100644",
+      "diff", "old.json", old, String(repeating: "a", count: 40), "100644", new, String(repeating: "b", count: 40),
+      "100644",
       "new.json", "similarity index 96%\nrename from old.json\nrename to new.json\n",
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -578,7 +594,9 @@ struct DiffReport {
         default: nil
         }
       }
-      var parts = ["\(change["kind"] as? String ?? "?") @\(text(change["time"]) ?? "?") \(change["subject"] as? String ?? "?")"]
+      var parts = [
+        "\(change["kind"] as? String ?? "?") @\(text(change["time"]) ?? "?") \(change["subject"] as? String ?? "?")"
+      ]
       if let field = change["field"] as? String { parts.append(field) }
       if let old = text(change["old"]), let new = text(change["new"]) { parts.append("\(old) -> \(new)") }
       if let detail = change["detail"] as? String { parts.append("(\(detail))") }
@@ -934,10 +952,13 @@ struct DiffReformatter {
         return m["ParameterID"]?.string
       })
     let haptic = event["EventType"]?.string?.hasPrefix("Haptic") == true
-    for (id, value) in DiffReformatter.defaults + (haptic ? DiffReformatter.hapticDefaults : []) where !present.contains(id) {
+    for (id, value) in DiffReformatter.defaults + (haptic ? DiffReformatter.hapticDefaults : [])
+    where !present.contains(id) {
       let position = Int.random(in: 0...parameters.count, using: &random)
       parameters.insert(
-        .object([AHAPMember(key: "ParameterID", value: .string(id)), AHAPMember(key: "ParameterValue", value: .number(value))]),
+        .object([
+          AHAPMember(key: "ParameterID", value: .string(id)), AHAPMember(key: "ParameterValue", value: .number(value)),
+        ]),
         at: position)
     }
     event.removeAll { $0.key == "EventParameters" }

@@ -104,7 +104,8 @@ struct PlayCommandTests {
 
   @Test func aPatternWithErrorsIsRefusedBeforeTheDeviceOpens() throws {
     let folder = try TemporaryFolder()
-    let bad = try folder.write("bad.ahap", "{\"Version\": 1, \"Pattern\": [{\"Event\": {\"Time\": -1, \"EventType\": \"HapticTransient\"}}]}")
+    let bad = try folder.write(
+      "bad.ahap", "{\"Version\": 1, \"Pattern\": [{\"Event\": {\"Time\": -1, \"EventType\": \"HapticTransient\"}}]}")
     // The device does not exist: exit 1 (not 2) proves hap stopped before opening it.
     let result = try Hap.run(["play", bad, "-D", "nosuchdevice"])
     #expect(result.status == 1)

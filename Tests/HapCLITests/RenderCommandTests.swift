@@ -92,7 +92,9 @@ struct RenderedWAV {
     switch (bitsPerSample, float) {
     case (32, true):
       return stride(from: 0, to: raw.count - 3, by: 4).map { (i: Int) -> Float in
-        raw.withUnsafeBytes { Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: i, as: UInt32.self))) }
+        raw.withUnsafeBytes {
+          Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: i, as: UInt32.self)))
+        }
       }
     case (16, false):
       return stride(from: 0, to: raw.count - 1, by: 2).map { (i: Int) -> Float in

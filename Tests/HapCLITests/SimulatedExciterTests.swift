@@ -27,7 +27,8 @@ struct SimulatedExciter {
 
   /// A device named `exciter` with extra plugin settings (e.g. `stall_after_frames 4800 stall_ms 50`).
   init(_ settings: String = "") throws {
-    let plugin = try #require(Self.plugin, "the simulated exciter plugin could not be built (tools/sim-exciter/build.sh)")
+    let plugin = try #require(
+      Self.plugin, "the simulated exciter plugin could not be built (tools/sim-exciter/build.sh)")
     folder = try TemporaryFolder()
     capture = folder.path("capture.raw")
     stats = folder.path("stats.txt")
@@ -77,9 +78,11 @@ struct SimulatedExciterTests {
     let device = try SimulatedExciter()
     let pattern = try device.continuousPattern(2.0)
     // Warm up: the first launch of a freshly linked debug binary reads it from disk.
-    _ = try Hap.run(["play", "-D", "exciter", try device.continuousPattern(0.05, name: "warm.json")], environment: device.environment)
+    _ = try Hap.run(
+      ["play", "-D", "exciter", try device.continuousPattern(0.05, name: "warm.json")], environment: device.environment)
     let start = Date()
-    let result = try Hap.run(["play", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
+    let result = try Hap.run(
+      ["play", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
     let elapsed = Date().timeIntervalSince(start)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(abs(elapsed - 2.0) <= 0.2, "took \(elapsed) s")
@@ -93,7 +96,8 @@ struct SimulatedExciterTests {
   @Test func anInjectedStallIsOneRecoveredUnderrun() throws {
     let device = try SimulatedExciter("stall_after_frames 24000 stall_ms 50")
     let pattern = try device.continuousPattern(1.0)
-    let result = try Hap.run(["play", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
+    let result = try Hap.run(
+      ["play", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.contains("hap: 1 underrun recovered"))
     #expect(try device.statistics()["xruns"] == "1")
@@ -151,14 +155,18 @@ struct SimulatedExciterTests {
     // straight line from the level before the fade down to zero.
     let bytes = try device.captured()
     let samples: [Float] = stride(from: 0, to: bytes.count - 3, by: 4).map { (offset: Int) -> Float in
-      bytes.withUnsafeBytes { Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
+      bytes.withUnsafeBytes {
+        Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+      }
     }
     let last = try #require(samples.lastIndex { $0 != 0 })
     #expect(last > 48000 / 2, "stopped too early")
     let before = samples[(last - 960)..<(last - 480)].map(abs).max() ?? 0
     #expect(before > 0.3)
     var outside = 0
-    for n in (last - 480)...last where abs(samples[n]) > before * Float(last - n + 1) / 480 * 1.05 + 0.01 { outside += 1 }
+    for n in (last - 480)...last where abs(samples[n]) > before * Float(last - n + 1) / 480 * 1.05 + 0.01 {
+      outside += 1
+    }
     #expect(outside == 0, "\(outside) samples of the last 10 ms are above a linear fade")
   }
 

@@ -3,7 +3,8 @@ import Testing
 @testable import HapCore
 
 /// A curve entry; `points` is the JSON array text (may hold markers).
-func curveEntry(_ id: String = "HapticIntensityControl", time: String, _ points: String, marker: String = "") -> String {
+func curveEntry(_ id: String = "HapticIntensityControl", time: String, _ points: String, marker: String = "") -> String
+{
   "{\"ParameterCurve\": \(marker){\"ParameterID\": \"\(id)\", \"Time\": \(time), \"ParameterCurveControlPoints\": \(points)}}"
 }
 
@@ -70,7 +71,8 @@ struct CurveRuleTests {
         )),
       [("curve-points-unsorted", 1)])
     #expect(result.isValid)
-    #expect(result.single("curve-points-unsorted")?.pointer == "/Pattern/1/ParameterCurve/ParameterCurveControlPoints/1/Time")
+    #expect(
+      result.single("curve-points-unsorted")?.pointer == "/Pattern/1/ParameterCurve/ParameterCurveControlPoints/1/Time")
     let pattern = try #require(result.pattern)
     let curve = try #require(pattern.curves.first)
     let expectedTimes: [Double] = [1 + 0.0, 1 + 0.2, 1 + 0.5, 1 + 0.7]
@@ -99,7 +101,8 @@ struct CurveRuleTests {
         transientEntry,
         curveEntry(time: "2.0", #"[{"Time": ⟨1⟩2.0, "ParameterValue": 1}, {"Time": 2.5, "ParameterValue": 0}]"#)),
       [("curve-times-absolute", 1)])
-    #expect(result.single("curve-times-absolute")?.pointer == "/Pattern/1/ParameterCurve/ParameterCurveControlPoints/0/Time")
+    #expect(
+      result.single("curve-times-absolute")?.pointer == "/Pattern/1/ParameterCurve/ParameterCurveControlPoints/0/Time")
     // The model takes the file at its word: the points are relative, so the curve starts at 4.
     let pattern = try #require(result.pattern)
     let curve = try #require(pattern.curves.first)
@@ -115,7 +118,8 @@ struct CurveRuleTests {
         transientEntry,
         curveEntry(time: "1.5", #"[{"Time": ⟨1⟩1.5, "ParameterValue": 1}, {"Time": ⟨2⟩1, "ParameterValue": 0}]"#)),
       [("curve-times-absolute", 1), ("curve-points-unsorted", 2)])
-    #expect(result.single("curve-times-absolute")?.pointer == "/Pattern/1/ParameterCurve/ParameterCurveControlPoints/0/Time")
+    #expect(
+      result.single("curve-times-absolute")?.pointer == "/Pattern/1/ParameterCurve/ParameterCurveControlPoints/0/Time")
   }
 
   @Test("curve-times-absolute is not reported for relative points or a curve at Time 0")

@@ -58,7 +58,10 @@ struct EventRuleTests {
         #"{"ParameterCurve": {"ParameterID": ⟨2⟩"HapticSharpness", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 0.5}]}}"#,
         #"{"Parameter": {"ParameterID": ⟨3⟩"AudioVolume", "Time": 0, "ParameterValue": 0.5}}"#,
         #"{"Parameter": {"ParameterID": ⟨4⟩"HapticSharpnesControl", "Time": 0, "ParameterValue": 0.5}}"#),
-      [("parameter-id-unknown", 1), ("parameter-id-unknown", 2), ("parameter-id-unknown", 3), ("parameter-id-unknown", 4)])
+      [
+        ("parameter-id-unknown", 1), ("parameter-id-unknown", 2), ("parameter-id-unknown", 3),
+        ("parameter-id-unknown", 4),
+      ])
     let messages = result.findings("parameter-id-unknown").map(\.message)
     try #require(messages.count == 4)
     #expect(messages[0].contains("\"HapticIntensityControl\""))
@@ -88,8 +91,10 @@ struct EventRuleTests {
     }
     let result = assertFindings(
       ahap(
-        [#"{"Event": {"Time": 0, "EventType": "AudioContinuous", "EventDuration": 1, "EventParameters": ["#
-          + eventParameters.joined(separator: ", ") + "]}}"] + dynamic),
+        [
+          #"{"Event": {"Time": 0, "EventType": "AudioContinuous", "EventDuration": 1, "EventParameters": ["#
+            + eventParameters.joined(separator: ", ") + "]}}"
+        ] + dynamic),
       [], ignoring: ["version-missing", "parameter-not-applicable"]
     ).result
     let pattern = try #require(result.pattern)
@@ -142,9 +147,10 @@ struct EventRuleTests {
         #"{"Event": ⟨4⟩{"Time": 0, "EventType": "AudioContinuous"}}"#,
         #"{"Event": {"Time": 1, "EventType": "HapticContinuous", "EventDuration": 0.001}}"#),
       [("duration-missing", 1), ("duration-missing", 2), ("duration-missing", 3), ("duration-missing", 4)])
-    #expect(result.findings("duration-missing").map(\.pointer) == [
-      "/Pattern/0/Event", "/Pattern/1/Event/EventDuration", "/Pattern/2/Event/EventDuration", "/Pattern/3/Event",
-    ])
+    #expect(
+      result.findings("duration-missing").map(\.pointer) == [
+        "/Pattern/0/Event", "/Pattern/1/Event/EventDuration", "/Pattern/2/Event/EventDuration", "/Pattern/3/Event",
+      ])
     let events = try #require(result.pattern).events
     #expect(events.map(\.duration) == [0.001])
   }
@@ -270,7 +276,8 @@ struct EventRuleTests {
       ),
       [("parameter-not-applicable", 1), ("parameter-not-applicable", 2)])
     #expect(result.isValid)
-    #expect(result.findings("parameter-not-applicable").first?.pointer == "/Pattern/0/Event/EventParameters/0/ParameterID")
+    #expect(
+      result.findings("parameter-not-applicable").first?.pointer == "/Pattern/0/Event/EventParameters/0/ParameterID")
     // The events still play.
     #expect(try #require(result.pattern).events.count == 2)
   }
@@ -334,7 +341,10 @@ struct EventRuleTests {
         #"{"Event": {"Time": 0, "EventType": "HapticTransient", "EventDuration": 60}}"#),
       [("continuous-too-long", 1), ("continuous-too-long", 2)])
     #expect(result.isValid)
-    #expect(result.findings("continuous-too-long").map(\.pointer) == ["/Pattern/0/Event/EventDuration", "/Pattern/2/Event/EventDuration"])
+    #expect(
+      result.findings("continuous-too-long").map(\.pointer) == [
+        "/Pattern/0/Event/EventDuration", "/Pattern/2/Event/EventDuration",
+      ])
   }
 
   // MARK: waveform-not-found

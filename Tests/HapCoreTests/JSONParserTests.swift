@@ -39,7 +39,10 @@ struct JSONParserPositionTests {
     for (actual, wanted) in zip(offsets, expected) {
       if let wanted { #expect(actual == wanted) }
     }
-    #expect(document.nodes.map(\.kind) == [.object, .string, .array, .number, .string, .object, .string, .null, .string, .bool])
+    #expect(
+      document.nodes.map(\.kind) == [
+        .object, .string, .array, .number, .string, .object, .string, .null, .string, .bool,
+      ])
     #expect(document.string(4) == #"x"y"#)
   }
 
@@ -186,7 +189,8 @@ struct JSONParserDeviationTests {
     var members = (0..<30).map { "\"k\($0)\": \($0)" }
     members.append("⟨1⟩\"k7\": 700")
     members.append("⟨2⟩\"k29\": 2900")
-    let text = "{\"Version\": 1.0, \"Metadata\": {" + members.joined(separator: ", ")
+    let text =
+      "{\"Version\": 1.0, \"Metadata\": {" + members.joined(separator: ", ")
       + "}, \"Pattern\": [{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}]}"
     let (result, _) = assertFindings(text, [("json-duplicate-key", 1), ("json-duplicate-key", 2)])
     let pattern = try #require(result.pattern)
@@ -441,7 +445,8 @@ struct JSONParserNumberTests {
     #expect(!tape.node(1).number.isFinite)
   }
 
-  @Test("NaN, Infinity and -Infinity as a ParameterValue are value-not-finite", arguments: ["NaN", "Infinity", "-Infinity"])
+  @Test(
+    "NaN, Infinity and -Infinity as a ParameterValue are value-not-finite", arguments: ["NaN", "Infinity", "-Infinity"])
   func nonFiniteParameterValue(_ word: String) throws {
     let (result, _) = assertFindings(
       ahap(

@@ -64,7 +64,11 @@ struct ModelTests {
   @Test("written parameters override only themselves")
   func writtenParameters() throws {
     let pattern = try decodeValid(
-      ahap(transient("0", #"{"ParameterID": "HapticSharpness", "ParameterValue": 0.9}, {"ParameterID": "Sustained", "ParameterValue": 0}"#)))
+      ahap(
+        transient(
+          "0",
+          #"{"ParameterID": "HapticSharpness", "ParameterValue": 0.9}, {"ParameterID": "Sustained", "ParameterValue": 0}"#
+        )))
     let parameters = try #require(pattern.events.first).parameters
     #expect(parameters.hapticSharpness == 0.9)
     #expect(parameters.sustained == false)
@@ -128,7 +132,9 @@ struct ModelTests {
     #expect(a.events.count == 3)
   }
 
-  @Test("number spellings of the same value decode equal", arguments: ["1", "1.0", "1e0", "1E0", "10e-1", "0.1e1", "1.000000"])
+  @Test(
+    "number spellings of the same value decode equal",
+    arguments: ["1", "1.0", "1e0", "1E0", "10e-1", "0.1e1", "1.000000"])
   func numberSpellings(_ spelling: String) throws {
     let reference = try decodeValid(
       ahap(#"{"Event": {"Time": 1, "EventType": "HapticContinuous", "EventDuration": 1}}"#))
@@ -137,16 +143,18 @@ struct ModelTests {
     #expect(reference == other)
   }
 
-  @Test("a genuinely different value makes the patterns differ", arguments: [
-    ("\"ParameterValue\": 0.8}]}}", "\"ParameterValue\": 0.81}]}}"),
-    ("\"EventWaveformPath\": \"kick.wav\"", "\"EventWaveformPath\": \"kick2.wav\""),
-    ("\"EventDuration\": 1,", "\"EventDuration\": 1.5,"),
-    ("{\"Time\": 1, \"ParameterValue\": 0.5}", "{\"Time\": 1, \"ParameterValue\": 0.4}"),
-    ("\"Time\": 0.25", "\"Time\": 0.3"),
-    ("\"Year\": 2024", "\"Year\": 2025"),
-    ("\"Version\": 1.0", "\"Version\": 2.0"),
-    ("\"EventType\": \"HapticTransient\"", "\"EventType\": \"HapticTransient\", \"EventDuration\": 0.1"),
-  ])
+  @Test(
+    "a genuinely different value makes the patterns differ",
+    arguments: [
+      ("\"ParameterValue\": 0.8}]}}", "\"ParameterValue\": 0.81}]}}"),
+      ("\"EventWaveformPath\": \"kick.wav\"", "\"EventWaveformPath\": \"kick2.wav\""),
+      ("\"EventDuration\": 1,", "\"EventDuration\": 1.5,"),
+      ("{\"Time\": 1, \"ParameterValue\": 0.5}", "{\"Time\": 1, \"ParameterValue\": 0.4}"),
+      ("\"Time\": 0.25", "\"Time\": 0.3"),
+      ("\"Year\": 2024", "\"Year\": 2025"),
+      ("\"Version\": 1.0", "\"Version\": 2.0"),
+      ("\"EventType\": \"HapticTransient\"", "\"EventType\": \"HapticTransient\", \"EventDuration\": 0.1"),
+    ])
   func differentValue(_ change: (String, String)) throws {
     let a = try decodeValid(Self.canonical)
     #expect(Self.canonical.contains(change.0))
@@ -177,7 +185,8 @@ struct ModelTests {
   @Test("positions do not take part in equality")
   func positionsIgnored() throws {
     let a = try decodeValid(ahap(transient("0.5")))
-    let b = try decodeValid("\n\n   " + ahap(transientEntry, transient("0.5")).replacingOccurrences(transientEntry + ",", with: ""))
+    let b = try decodeValid(
+      "\n\n   " + ahap(transientEntry, transient("0.5")).replacingOccurrences(transientEntry + ",", with: ""))
     #expect(a == b)
     #expect(SourceRef(offset: 1, entry: 2, item: 3) == SourceRef.none)
   }
@@ -185,7 +194,9 @@ struct ModelTests {
   @Test("metadata compares without regard to key order, and the last duplicate wins")
   func metadataEquality() {
     let a = JSONValue.object([(key: "a", value: .number(1)), (key: "b", value: .array([.null, .bool(true)]))])
-    let b = JSONValue.object([(key: "b", value: .array([.null, .bool(true)])), (key: "a", value: .number(0)), (key: "a", value: .number(1))])
+    let b = JSONValue.object([
+      (key: "b", value: .array([.null, .bool(true)])), (key: "a", value: .number(0)), (key: "a", value: .number(1)),
+    ])
     #expect(a == b)
     #expect(a.hashValue == b.hashValue)
     #expect(a != .object([(key: "a", value: .number(1))]))
@@ -218,7 +229,10 @@ struct ModelTests {
   func curveStep() {
     let curve = ParameterCurve(
       id: .hapticSharpnessControl, time: 0,
-      points: [ControlPoint(time: 0, value: -1), ControlPoint(time: 1, value: -1), ControlPoint(time: 1, value: 1), ControlPoint(time: 2, value: 1)])
+      points: [
+        ControlPoint(time: 0, value: -1), ControlPoint(time: 1, value: -1), ControlPoint(time: 1, value: 1),
+        ControlPoint(time: 2, value: 1),
+      ])
     #expect(curve.value(at: 0.5) == -1)
     #expect(curve.value(at: 1.5) == 1)
     #expect(curve.value(at: 2.5) == 1)

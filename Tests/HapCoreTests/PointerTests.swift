@@ -33,7 +33,8 @@ struct PointerTests {
   func documentPointers() {
     let marked = MarkedText("⟦EF BB BF⟧{\"Version\": 1, \"Version\": 1, \"Pattern\": [" + transientEntry + ",]}")
     let result = Validator.validate(marked.source)
-    #expect(Set(result.diagnostics.map(\.rule)) == ["json-byte-order-mark", "json-duplicate-key", "json-trailing-comma"])
+    #expect(
+      Set(result.diagnostics.map(\.rule)) == ["json-byte-order-mark", "json-duplicate-key", "json-trailing-comma"])
     #expect(result.diagnostics.allSatisfy { $0.pointer == "" })
   }
 

@@ -26,7 +26,8 @@ struct ProfileRuleTests {
   func silentAndInverted() {
     #expect(assertProfile(#"{"Name": "x", "MaximumAmplitude": ⟨1⟩0}"#, [("profile-value-invalid", 1)]) == nil)
     #expect(
-      assertProfile(#"{"MaximumFrequency": 80, "Name": "x", "MinimumFrequency": ⟨1⟩300}"#, [("profile-value-invalid", 1)])
+      assertProfile(
+        #"{"MaximumFrequency": 80, "Name": "x", "MinimumFrequency": ⟨1⟩300}"#, [("profile-value-invalid", 1)])
         == nil)
   }
 

@@ -235,8 +235,10 @@ struct RuleExampleTests {
   func everyRuleHasAnExample() {
     let declared = Set(Rule.all.map(\.id))
     let covered = Set(ruleExamples.map(\.rule))
-    #expect(declared.subtracting(covered).isEmpty, "rules without an example: \(declared.subtracting(covered).sorted())")
-    #expect(covered.subtracting(declared).isEmpty, "examples of unknown rules: \(covered.subtracting(declared).sorted())")
+    #expect(
+      declared.subtracting(covered).isEmpty, "rules without an example: \(declared.subtracting(covered).sorted())")
+    #expect(
+      covered.subtracting(declared).isEmpty, "examples of unknown rules: \(covered.subtracting(declared).sorted())")
     #expect(ruleExamples.count == Set(ruleExamples.map(\.rule)).count)
   }
 

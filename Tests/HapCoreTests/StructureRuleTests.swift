@@ -143,7 +143,10 @@ struct StructureRuleTests {
         #"{"Event": {"Time": 0, "EventType": ⟨3⟩1}}"#,
         #"{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": ⟨4⟩"1"}}"#,
         #"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": ⟨5⟩7}}"#,
-        transient("0", #"⟨6⟩"HapticIntensity", {"ParameterID": ⟨7⟩1, "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": ⟨8⟩"1"}"#),
+        transient(
+          "0",
+          #"⟨6⟩"HapticIntensity", {"ParameterID": ⟨7⟩1, "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": ⟨8⟩"1"}"#
+        ),
         #"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": ⟨9⟩null, "ParameterValue": ⟨10⟩true}}"#,
         #"{"Parameter": ⟨11⟩"HapticIntensityControl"}"#,
         #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": ⟨12⟩{}}}"#,
@@ -155,13 +158,15 @@ struct StructureRuleTests {
 
   @Test("type-mismatch: Version as a string is not also version-unsupported or version-missing")
   func versionAsString() {
-    assertFindings("{\"Version\": ⟨1⟩\"1.0\", \"Pattern\": [" + transientEntry + "]}", [("type-mismatch", 1)], ignoring: [])
+    assertFindings(
+      "{\"Version\": ⟨1⟩\"1.0\", \"Pattern\": [" + transientEntry + "]}", [("type-mismatch", 1)], ignoring: [])
   }
 
   @Test("value-not-finite inside Metadata points at the number")
   func nonFiniteInMetadata() throws {
     let (result, _) = assertFindings(
-      "{\"Version\": 1.0, \"Metadata\": {\"a\": [1, ⟨1⟩NaN], \"b\": {\"c\": ⟨2⟩1e400}}, \"Pattern\": [" + transientEntry + "]}",
+      "{\"Version\": 1.0, \"Metadata\": {\"a\": [1, ⟨1⟩NaN], \"b\": {\"c\": ⟨2⟩1e400}}, \"Pattern\": [" + transientEntry
+        + "]}",
       [("value-not-finite", 1), ("value-not-finite", 2)])
     #expect(!result.isValid)
     // Each finding's pointer names the nested number its line and column point at.
@@ -223,7 +228,10 @@ struct StructureRuleTests {
           "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1, ⟨6⟩"Value": 0}]}}
       ]}
       """,
-      [("key-unknown", 1), ("key-unknown", 2), ("key-unknown", 3), ("key-unknown", 4), ("key-unknown", 5), ("key-unknown", 6)])
+      [
+        ("key-unknown", 1), ("key-unknown", 2), ("key-unknown", 3), ("key-unknown", 4), ("key-unknown", 5),
+        ("key-unknown", 6),
+      ])
     let messages = result.findings("key-unknown").map(\.message)
     #expect(messages.count == 6)
     guard messages.count == 6 else { return }
@@ -249,7 +257,8 @@ struct StructureRuleTests {
 
   @Test("version-missing points at the top-level object")
   func versionMissing() throws {
-    let (result, _) = assertFindings("\n  ⟨1⟩{\"Pattern\": [" + transientEntry + "]}", [("version-missing", 1)], ignoring: [])
+    let (result, _) = assertFindings(
+      "\n  ⟨1⟩{\"Pattern\": [" + transientEntry + "]}", [("version-missing", 1)], ignoring: [])
     #expect(result.isValid)
     #expect(!result.isStrictlyValid)
     // Core Haptics assumes 1.0, and so does the model.
@@ -265,7 +274,8 @@ struct StructureRuleTests {
   @Test("version-unsupported points at the Version value", arguments: ["2.0", "0.9", "1.1", "-1", "0"])
   func versionUnsupported(_ spelling: String) throws {
     let (result, _) = assertFindings(
-      "{\"Pattern\": [" + transientEntry + "],\n \"Version\": ⟨1⟩\(spelling)}", [("version-unsupported", 1)], ignoring: [])
+      "{\"Pattern\": [" + transientEntry + "],\n \"Version\": ⟨1⟩\(spelling)}", [("version-unsupported", 1)],
+      ignoring: [])
     #expect(result.isValid)
     #expect(result.single("version-unsupported")?.pointer == "/Version")
   }
@@ -333,6 +343,9 @@ struct StructureRuleTests {
       ahap(
         #"{"Event": {"Time": ⟨1⟩-1, "EventType": "HapticTransient", "EventDuration": ⟨2⟩-2, ⟨3⟩"Foo": 1, "EventParameters": [{"ParameterID": ⟨4⟩"Intensity", "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": ⟨5⟩9}]}}"#
       ),
-      [("time-negative", 1), ("value-out-of-range", 2), ("key-unknown", 3), ("parameter-id-unknown", 4), ("value-out-of-range", 5)])
+      [
+        ("time-negative", 1), ("value-out-of-range", 2), ("key-unknown", 3), ("parameter-id-unknown", 4),
+        ("value-out-of-range", 5),
+      ])
   }
 }

@@ -44,7 +44,9 @@ public enum ControlParser {
   ]
 
   static var allWords: [String] {
-    Array(shortNames.keys) + DynamicParameterID.allCases.map(\.rawValue) + ["pause", "resume", "stop", "seek", "rate", "loop"]
+    Array(shortNames.keys) + DynamicParameterID.allCases.map(\.rawValue) + [
+      "pause", "resume", "stop", "seek", "rate", "loop",
+    ]
   }
 
   /// Parses one line. Returns nil for a blank or comment line.
@@ -92,10 +94,14 @@ public enum ControlParser {
         action = .seek(value)
       case "rate":
         let value = try number()
-        guard ControlMessage.rateRange.contains(value) else { throw Failure(message: "'rate' takes 0.25 to 4, not \(Format.number(value))") }
+        guard ControlMessage.rateRange.contains(value) else {
+          throw Failure(message: "'rate' takes 0.25 to 4, not \(Format.number(value))")
+        }
         action = .rate(value)
       case "loop":
-        guard arguments.count == 1, let state = arguments.first.map({ $0.lowercased() }), state == "on" || state == "off" else {
+        guard arguments.count == 1, let state = arguments.first.map({ $0.lowercased() }),
+          state == "on" || state == "off"
+        else {
           throw Failure(message: "'loop' takes on or off")
         }
         action = .loop(state == "on")
@@ -122,7 +128,9 @@ public struct VelocityMap: Sendable, Equatable {
     guard specification == "velocity" || specification.hasPrefix("velocity:") else { return nil }
     if specification.hasPrefix("velocity:") {
       let setting = specification.dropFirst("velocity:".count)
-      guard setting.hasPrefix("full="), let value = Double(setting.dropFirst(5)), value > 0, value.isFinite else { return nil }
+      guard setting.hasPrefix("full="), let value = Double(setting.dropFirst(5)), value > 0, value.isFinite else {
+        return nil
+      }
       full = value
     }
   }

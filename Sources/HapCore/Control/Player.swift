@@ -192,7 +192,9 @@ public final class Player {
       if gainFramesLeft > 0 { count = min(count, gainFramesLeft) }
       let slice = UnsafeMutableBufferPointer(start: base + filled, count: count)
       let produced = isPaused ? silence(slice) : produce(slice)
-      if gainFramesLeft > 0 || gain != 1 { applyGain(UnsafeMutableBufferPointer(start: base + filled, count: produced)) }
+      if gainFramesLeft > 0 || gain != 1 {
+        applyGain(UnsafeMutableBufferPointer(start: base + filled, count: produced))
+      }
       filled += produced
       outputFrame += produced
       if produced == 0 { break }

@@ -5,7 +5,9 @@ extension PatternDecoder {
   static let pointKeys = ["Time", "ParameterValue"]
 
   /// Reads the `ParameterID` of a `Parameter` or `ParameterCurve`.
-  private mutating func dynamicID(_ index: Int?, in object: Int, what: String, base: @autoclosure () -> String) -> DynamicParameterID? {
+  private mutating func dynamicID(_ index: Int?, in object: Int, what: String, base: @autoclosure () -> String)
+    -> DynamicParameterID?
+  {
     guard let index else {
       missingKey("ParameterID", in: object, what: what, pointer: base())
       return nil
@@ -18,7 +20,9 @@ extension PatternDecoder {
     let name = document.string(index)
     var message = "unknown dynamic parameter \"\(name)\""
     if let eventID = EventParameterID(rawValue: name),
-      let control = DynamicParameterID.allCases.first(where: { $0.target == eventID && $0.isHaptic == eventID.applies(to: .hapticContinuous) })
+      let control = DynamicParameterID.allCases.first(where: {
+        $0.target == eventID && $0.isHaptic == eventID.applies(to: .hapticContinuous)
+      })
     {
       message +=
         "; \(name) is an event parameter (for EventParameters), a \(what) takes \"\(control.rawValue)\""

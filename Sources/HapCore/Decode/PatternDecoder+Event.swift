@@ -135,7 +135,8 @@ extension PatternDecoder {
             at: Int(document.node(waveformIndex).offset), pointer: base() + "/EventWaveformPath")
         }
       } else {
-        typeMismatch(waveformIndex, key: "EventWaveformPath", expected: "a string", pointer: base() + "/EventWaveformPath")
+        typeMismatch(
+          waveformIndex, key: "EventWaveformPath", expected: "a string", pointer: base() + "/EventWaveformPath")
         ok = false
       }
     }
@@ -157,7 +158,8 @@ extension PatternDecoder {
     }
     var loops = false
     if let loopIndex {
-      if let value = boolean(loopIndex, key: "EventWaveformLoopEnabled", pointer: base() + "/EventWaveformLoopEnabled") {
+      if let value = boolean(loopIndex, key: "EventWaveformLoopEnabled", pointer: base() + "/EventWaveformLoopEnabled")
+      {
         loops = value
       } else {
         ok = false

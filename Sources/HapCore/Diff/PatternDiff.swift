@@ -83,13 +83,16 @@ public struct PatternDiff: Sendable {
     }
     if old.version != new.version {
       changes.append(
-        Change(kind: .changed, time: 0, subject: .pattern, field: "Version", old: .number(old.version), new: .number(new.version)))
+        Change(
+          kind: .changed, time: 0, subject: .pattern, field: "Version", old: .number(old.version),
+          new: .number(new.version)))
     }
     if options.metadata {
       PatternDiff.compareMetadata(old.metadata, new.metadata, into: &changes)
     }
     // A stable order by time: review notes read top to bottom along the pattern.
-    self.changes = changes.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    self.changes = changes.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(
+      \.element)
   }
 
   // MARK: Alignment
@@ -183,7 +186,9 @@ public struct PatternDiff: Sendable {
         changed(id.rawValue, .number(a.parameters[id]), .number(b.parameters[id]))
       }
       if a.waveformPath != b.waveformPath {
-        changed("EventWaveformPath", a.waveformPath.map(Change.Value.text) ?? .none, b.waveformPath.map(Change.Value.text) ?? .none)
+        changed(
+          "EventWaveformPath", a.waveformPath.map(Change.Value.text) ?? .none,
+          b.waveformPath.map(Change.Value.text) ?? .none)
       }
       if a.waveformUsesVolumeEnvelope != b.waveformUsesVolumeEnvelope {
         changed(
@@ -201,7 +206,8 @@ public struct PatternDiff: Sendable {
   static func compareParameters(
     _ old: [DynamicParameter], _ new: [DynamicParameter], _ options: Options, into changes: inout [Change]
   ) {
-    let (pairs, removed, added) = align(old, new, time: \.time, sameKind: { $0.id == $1.id }, tolerance: options.timeTolerance)
+    let (pairs, removed, added) = align(
+      old, new, time: \.time, sameKind: { $0.id == $1.id }, tolerance: options.timeTolerance)
     for i in removed {
       changes.append(
         Change(
@@ -218,29 +224,41 @@ public struct PatternDiff: Sendable {
       let a = old[i]
       let b = new[j]
       if a.time != b.time {
-        changes.append(Change(kind: .changed, time: a.time, subject: .parameter(a.id), field: "Time", old: .number(a.time), new: .number(b.time)))
+        changes.append(
+          Change(
+            kind: .changed, time: a.time, subject: .parameter(a.id), field: "Time", old: .number(a.time),
+            new: .number(b.time)))
       }
       if a.value != b.value {
         changes.append(
-          Change(kind: .changed, time: a.time, subject: .parameter(a.id), field: "ParameterValue", old: .number(a.value), new: .number(b.value)))
+          Change(
+            kind: .changed, time: a.time, subject: .parameter(a.id), field: "ParameterValue", old: .number(a.value),
+            new: .number(b.value)))
       }
     }
   }
 
   // MARK: Curves
 
-  static func compareCurves(_ old: [ParameterCurve], _ new: [ParameterCurve], _ options: Options, into changes: inout [Change]) {
-    let (pairs, removed, added) = align(old, new, time: \.start, sameKind: { $0.id == $1.id }, tolerance: options.timeTolerance)
+  static func compareCurves(
+    _ old: [ParameterCurve], _ new: [ParameterCurve], _ options: Options, into changes: inout [Change]
+  ) {
+    let (pairs, removed, added) = align(
+      old, new, time: \.start, sameKind: { $0.id == $1.id }, tolerance: options.timeTolerance)
     func points(_ curve: ParameterCurve) -> String {
       "\(curve.points.count) points, \(Format.seconds(curve.start))..\(Format.seconds(curve.end))"
     }
     for i in removed {
       changes.append(
-        Change(kind: .removed, time: old[i].start, subject: .curve(old[i].id), field: nil, old: .none, new: .none, detail: points(old[i])))
+        Change(
+          kind: .removed, time: old[i].start, subject: .curve(old[i].id), field: nil, old: .none, new: .none,
+          detail: points(old[i])))
     }
     for j in added {
       changes.append(
-        Change(kind: .added, time: new[j].start, subject: .curve(new[j].id), field: nil, old: .none, new: .none, detail: points(new[j])))
+        Change(
+          kind: .added, time: new[j].start, subject: .curve(new[j].id), field: nil, old: .none, new: .none,
+          detail: points(new[j])))
     }
     for (i, j) in pairs where old[i] != new[j] {
       let a = old[i]
@@ -252,12 +270,15 @@ public struct PatternDiff: Sendable {
         case (let p?, let q?):
           if p.time != q.time {
             changes.append(
-              Change(kind: .changed, time: p.time, subject: .curve(a.id), field: "\(label) Time", old: .number(p.time), new: .number(q.time)))
+              Change(
+                kind: .changed, time: p.time, subject: .curve(a.id), field: "\(label) Time", old: .number(p.time),
+                new: .number(q.time)))
           }
           if p.value != q.value {
             changes.append(
               Change(
-                kind: .changed, time: p.time, subject: .curve(a.id), field: "\(label) ParameterValue", old: .number(p.value),
+                kind: .changed, time: p.time, subject: .curve(a.id), field: "\(label) ParameterValue",
+                old: .number(p.value),
                 new: .number(q.value)))
           }
         case (let p?, nil):

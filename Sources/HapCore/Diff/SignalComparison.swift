@@ -27,7 +27,8 @@ public struct SignalComparison: Sendable {
   public let oldTimeline: [Double]
   public let newTimeline: [Double]
 
-  public init(_ a: Pattern, _ b: Pattern, profile: ActuatorProfile = .exciter, rate: Double = 48000, columns: Int = 60) {
+  public init(_ a: Pattern, _ b: Pattern, profile: ActuatorProfile = .exciter, rate: Double = 48000, columns: Int = 60)
+  {
     let first = Renderer(schedule: Schedule(pattern: a, profile: profile, rate: rate))
     let second = Renderer(schedule: Schedule(pattern: b, profile: profile, rate: rate))
     let total = max(first.frameCount, second.frameCount)
@@ -45,7 +46,9 @@ public struct SignalComparison: Sendable {
     var position = 0
     while position < total {
       let count = min(block, total - position)
-      let slice = { (buffer: UnsafeMutableBufferPointer<Float>) in UnsafeMutableBufferPointer(rebasing: buffer[0..<count]) }
+      let slice = { (buffer: UnsafeMutableBufferPointer<Float>) in
+        UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
+      }
       let gotA = first.render(into: slice(x))
       let gotB = second.render(into: slice(y))
       for k in gotA..<count { x[k] = 0 }
@@ -69,9 +72,11 @@ public struct SignalComparison: Sendable {
     let frames = Double(max(total, 1))
     // Each signal's RMS is over its own length; the difference is over the longer one.
     old = Levels(
-      peak: peakA, rms: (sumA / Double(max(first.frameCount, 1))).squareRoot(), duration: Double(first.frameCount) / rate)
+      peak: peakA, rms: (sumA / Double(max(first.frameCount, 1))).squareRoot(),
+      duration: Double(first.frameCount) / rate)
     new = Levels(
-      peak: peakB, rms: (sumB / Double(max(second.frameCount, 1))).squareRoot(), duration: Double(second.frameCount) / rate)
+      peak: peakB, rms: (sumB / Double(max(second.frameCount, 1))).squareRoot(),
+      duration: Double(second.frameCount) / rate)
     maximumDifference = maxD
     differenceRMS = (sumD / frames).squareRoot()
     let mse = sumD / frames

@@ -199,8 +199,10 @@ public final class Renderer {
     switch voice.kind {
     case .transient:
       guard liveIntensity.isActive || liveSharpness.isActive else { return }
-      let intensity = liveIntensity.isActive ? liveIntensity.value(at: start) : schedule.intensityControl.value(at: start)
-      let sharpness = liveSharpness.isActive ? liveSharpness.value(at: start) : schedule.sharpnessControl.value(at: start)
+      let intensity =
+        liveIntensity.isActive ? liveIntensity.value(at: start) : schedule.intensityControl.value(at: start)
+      let sharpness =
+        liveSharpness.isActive ? liveSharpness.value(at: start) : schedule.sharpnessControl.value(at: start)
       voices[k].peak = profile.amplitude(intensity: voice.intensity * intensity)
       voices[k].increment = profile.frequency(sharpness: voice.sharpness + sharpness) / rate
     case .continuous:

@@ -107,7 +107,8 @@ public struct Schedule: Sendable {
       let releaseParameter = clamp01(p.releaseTime + release.value(at: startFrame))
       var voice = Voice(
         kind: .transient, start: start, end: start, soundEnd: start, intensity: p.hapticIntensity,
-        sharpness: p.hapticSharpness, attackFrames: 0, decayFactor: 1, releaseFrames: 0, decayStart: 0, releaseLevel: 0, peak: 0, increment: 0, carrierOffset: 0,
+        sharpness: p.hapticSharpness, attackFrames: 0, decayFactor: 1, releaseFrames: 0, decayStart: 0, releaseLevel: 0,
+        peak: 0, increment: 0, carrierOffset: 0,
         riseFrames: 0, fallFrames: 0, event: index)
       switch event.type {
       case .hapticTransient:

@@ -136,7 +136,8 @@ struct Arguments {
   func integer(_ name: String, in range: ClosedRange<Int>, default defaultValue: Int) throws(UsageError) -> Int {
     guard let text = value(name) else { return defaultValue }
     guard let number = Int(text), range.contains(number) else {
-      throw UsageError("'--\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+      throw UsageError(
+        "'--\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
     }
     return number
   }

@@ -31,7 +31,8 @@ struct ControlInput {
       }
       if live, messages.contains(where: { if case .rate = $0.action { true } else { false } }) {
         Console.error(
-          "\(name):\(number): warning: 'rate' cannot change while playing live; use 'hap play --speed R' or 'hap render --control' (line ignored)")
+          "\(name):\(number): warning: 'rate' cannot change while playing live; use 'hap play --speed R' or 'hap render --control' (line ignored)"
+        )
         return []
       }
       return messages

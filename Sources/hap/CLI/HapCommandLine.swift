@@ -72,7 +72,8 @@ enum HapCommandLine {
     }
     guard let command = command(named: first) else {
       if first.hasPrefix("-") {
-        return usageError("unknown option '\(first)'; options go after the command (hap COMMAND --option)", command: nil)
+        return usageError(
+          "unknown option '\(first)'; options go after the command (hap COMMAND --option)", command: nil)
       }
       return usageError(unknownCommand(first), command: nil)
     }

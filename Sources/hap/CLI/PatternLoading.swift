@@ -46,7 +46,8 @@ enum PatternLoading {
       bytes = try PatternFiles.read(.file(value))
     } catch {
       let names = ActuatorProfile.builtIns.map(\.name).joined(separator: ", ")
-      Console.error("hap: '\(value)' is neither a built-in profile (\(names)) nor a readable profile file: \(error.message)")
+      Console.error(
+        "hap: '\(value)' is neither a built-in profile (\(names)) nor a readable profile file: \(error.message)")
       throw .unreadable
     }
     let (profile, diagnostics) = ProfileDecoder.decode(SourceText(bytes))

@@ -38,10 +38,22 @@ enum DevicesCommand: Command {
           ("opens", device.capabilities == nil ? "false" : "true"), ("usable", device.isUsable ? "true" : "false"),
         ]
         if let caps = device.capabilities {
-          members.append(("rates", JSONOutput.object([("minimum", String(caps.rates.lowerBound)), ("maximum", String(caps.rates.upperBound))])))
+          members.append(
+            (
+              "rates",
+              JSONOutput.object([
+                ("minimum", String(caps.rates.lowerBound)), ("maximum", String(caps.rates.upperBound)),
+              ])
+            ))
           members.append(("standardRates", JSONOutput.array(caps.standardRates.map(String.init))))
           members.append(("formats", JSONOutput.array(caps.formats.map { JSONOutput.string($0.rawValue) })))
-          members.append(("channels", JSONOutput.object([("minimum", String(caps.channels.lowerBound)), ("maximum", String(caps.channels.upperBound))])))
+          members.append(
+            (
+              "channels",
+              JSONOutput.object([
+                ("minimum", String(caps.channels.lowerBound)), ("maximum", String(caps.channels.upperBound)),
+              ])
+            ))
         }
         if let error = device.error { members.append(("error", JSONOutput.string(error))) }
         return JSONOutput.object(members)
@@ -51,9 +63,15 @@ enum DevicesCommand: Command {
       for device in devices {
         Console.line("\(device.name)\(device.description.isEmpty ? "" : ": \(device.description)")")
         if let caps = device.capabilities {
-          let rates = caps.rates.lowerBound == caps.rates.upperBound ? "\(caps.rates.lowerBound) Hz" : "\(caps.rates.lowerBound)..\(caps.rates.upperBound) Hz"
-          let channels = caps.channels.lowerBound == caps.channels.upperBound ? "\(caps.channels.lowerBound)" : "\(caps.channels.lowerBound)..\(caps.channels.upperBound)"
-          Console.line("  opens: rates \(rates); formats \(caps.formats.map(\.rawValue).joined(separator: " ")); channels \(channels)")
+          let rates =
+            caps.rates.lowerBound == caps.rates.upperBound
+            ? "\(caps.rates.lowerBound) Hz" : "\(caps.rates.lowerBound)..\(caps.rates.upperBound) Hz"
+          let channels =
+            caps.channels.lowerBound == caps.channels.upperBound
+            ? "\(caps.channels.lowerBound)" : "\(caps.channels.lowerBound)..\(caps.channels.upperBound)"
+          Console.line(
+            "  opens: rates \(rates); formats \(caps.formats.map(\.rawValue).joined(separator: " ")); channels \(channels)"
+          )
           if device.discardsSound { Console.line("  (discards everything it is sent: not a real output)") }
         } else {
           Console.line("  does not open: \(device.error ?? "unknown error")")
@@ -62,7 +80,8 @@ enum DevicesCommand: Command {
     }
     if usable.isEmpty {
       Console.error(
-        "hap: no usable playback device: \(devices.isEmpty ? "ALSA lists none" : "none of the \(devices.count) listed opens and plays") (no sound card, or no access to it: is your user in the 'audio' group?). See docs/testing.md for the simulated exciter.")
+        "hap: no usable playback device: \(devices.isEmpty ? "ALSA lists none" : "none of the \(devices.count) listed opens and plays") (no sound card, or no access to it: is your user in the 'audio' group?). See docs/testing.md for the simulated exciter."
+      )
       return ExitStatus.failure
     }
     return ExitStatus.ok

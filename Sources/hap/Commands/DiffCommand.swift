@@ -29,7 +29,10 @@ enum DiffCommand: Command {
     requires.
     """
   static let options: [OptionSpec] = [
-    .flag("signal", "Decide by the signal: patterns whose PSNR is at least --threshold-db\nfeel the same, even if their structure differs."),
+    .flag(
+      "signal",
+      "Decide by the signal: patterns whose PSNR is at least --threshold-db\nfeel the same, even if their structure differs."
+    ),
     .value("threshold-db", "DB", "PSNR above which signals count as the same feel (default 60)."),
     .value("time-tolerance", "MS", "Events this close in time are the same event, moved (default 50)."),
     .flag("metadata", "Also list changes to Metadata."),
@@ -48,9 +51,10 @@ enum DiffCommand: Command {
   /// git calls an external diff driver with seven arguments, or nine for a rename or copy
   /// (then the new path and git's rename message follow).
   static func isGitMode(_ positionals: [String]) -> Bool {
-    (positionals.count == 7 || positionals.count == 9) && [positionals[3], positionals[6]].allSatisfy { mode in
-      mode == "." || (mode.count == 6 && mode.allSatisfy(\.isNumber))
-    }
+    (positionals.count == 7 || positionals.count == 9)
+      && [positionals[3], positionals[6]].allSatisfy { mode in
+        mode == "." || (mode.count == 6 && mode.allSatisfy(\.isNumber))
+      }
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -90,7 +94,9 @@ enum DiffCommand: Command {
     if json {
       printJSON(diff, signal, equal: equal, old: oldLabel, new: newLabel)
     } else {
-      printText(diff, signal, equal: equal, old: oldLabel, new: newLabel, style: style, bySignal: arguments.has("signal"), threshold: threshold)
+      printText(
+        diff, signal, equal: equal, old: oldLabel, new: newLabel, style: style, bySignal: arguments.has("signal"),
+        threshold: threshold)
     }
     if git { return ExitStatus.ok }
     return equal ? ExitStatus.ok : ExitStatus.failure
@@ -112,15 +118,19 @@ enum DiffCommand: Command {
       let what = change.field.map { "\(change.subject.name): - \($0)" } ?? "- \(change.subject.name)"
       return style.red("\(at) \(what)\(change.detail.map { " (\($0))" } ?? "")")
     case .changed:
-      let subject = change.subject == .pattern || change.subject == .metadata ? change.subject.name : "\(at) \(change.subject.name)"
-      let seconds = ["Time", "EventDuration", "duration"].contains(change.field ?? "") || change.field?.hasSuffix(" Time") == true
+      let subject =
+        change.subject == .pattern || change.subject == .metadata ? change.subject.name : "\(at) \(change.subject.name)"
+      let seconds =
+        ["Time", "EventDuration", "duration"].contains(change.field ?? "") || change.field?.hasSuffix(" Time") == true
       let unit = seconds ? " s" : ""
-      return "\(subject): \(change.field ?? "") \(style.yellow(change.old.description + unit)) -> \(style.yellow(change.new.description + unit))"
+      return
+        "\(subject): \(change.field ?? "") \(style.yellow(change.old.description + unit)) -> \(style.yellow(change.new.description + unit))"
     }
   }
 
   static func printText(
-    _ diff: PatternDiff, _ signal: SignalComparison, equal: Bool, old: String, new: String, style: Style, bySignal: Bool,
+    _ diff: PatternDiff, _ signal: SignalComparison, equal: Bool, old: String, new: String, style: Style,
+    bySignal: Bool,
     threshold: Double
   ) {
     Console.line(style.bold("--- \(old)"))
@@ -163,8 +173,12 @@ enum DiffCommand: Command {
     if bySignal {
       Console.line(
         equal
-          ? style.green("same feel: PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB >= \(Format.number(threshold)) dB (\(structural))")
-          : style.red("different feel: PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB < \(Format.number(threshold)) dB (\(structural))"))
+          ? style.green(
+            "same feel: PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB >= \(Format.number(threshold)) dB (\(structural))"
+          )
+          : style.red(
+            "different feel: PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB < \(Format.number(threshold)) dB (\(structural))"
+          ))
     } else {
       Console.line(equal ? style.green("equal") : style.red("differ: \(structural)"))
     }
@@ -187,7 +201,8 @@ enum DiffCommand: Command {
     }
     func levels(_ l: SignalComparison.Levels) -> String {
       JSONOutput.object([
-        ("peak", JSONOutput.number(l.peak)), ("rms", JSONOutput.number(l.rms)), ("duration", JSONOutput.number(l.duration)),
+        ("peak", JSONOutput.number(l.peak)), ("rms", JSONOutput.number(l.rms)),
+        ("duration", JSONOutput.number(l.duration)),
       ])
     }
     func dbChange(_ a: Double, _ b: Double) -> String {

@@ -41,9 +41,13 @@ enum DragCommand: Command {
       "input", "DEVICE|FILE",
       "Input device (/dev/input/eventN), or a recording of one (default: the first\ntouchpad, else mouse, found)."),
     .value("device", short: "D", "NAME", "ALSA device (default: $HAP_DEVICE, else 'default')."),
-    .value("map", "SPEC", "velocity (default) or velocity:full=N: the speed, in points per second\nper axis, that counts as full."),
+    .value(
+      "map", "SPEC",
+      "velocity (default) or velocity:full=N: the speed, in points per second\nper axis, that counts as full."),
     .value("window", "MS", "Velocity window, 5..1000 ms (default 50)."),
-    .value("output", short: "o", "OUT", "Render the recording given with --input to a WAV (or .raw) file\ninstead of playing ('-' for standard output)."),
+    .value(
+      "output", short: "o", "OUT",
+      "Render the recording given with --input to a WAV (or .raw) file\ninstead of playing ('-' for standard output)."),
     .value("gain", short: "g", "DB", "Gain in dB before the soft limiter, -60..+24 (default 0)."),
     .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
     .value("latency", "MS", "Device buffer, 2..200 ms (default 10), split into 4 periods."),
@@ -67,7 +71,9 @@ enum DragCommand: Command {
   ]
 
   /// Options that pass through to `hap play` (values, then flags).
-  static let playValues = ["device", "latency", "rate", "sample-format", "channels", "channel", "reconnect", "gain", "profile"]
+  static let playValues = [
+    "device", "latency", "rate", "sample-format", "channels", "channel", "reconnect", "gain", "profile",
+  ]
   static let playFlags = ["verbose"]
   /// Options only rendering takes, and only playing takes.
   static let renderOnly = ["raw", "quiet"]
@@ -95,7 +101,8 @@ enum DragCommand: Command {
       } else {
         guard let found = Evdev.discover() else {
           Console.error(
-            "hap: no touchpad or mouse found in \(Evdev.devicesList); name an input device with --input /dev/input/eventN")
+            "hap: no touchpad or mouse found in \(Evdev.devicesList); name an input device with --input /dev/input/eventN"
+          )
           return ExitStatus.trouble
         }
         Console.error("hap: reading \(found.name) (\(found.path))")
@@ -161,7 +168,8 @@ enum DragCommand: Command {
       throw UsageError("'--\(option)' is for playing; with -o, hap drag renders the recording to a file")
     }
     guard let input = arguments.value("input") else {
-      throw UsageError("-o renders a recording: name it with --input FILE (record one with 'cat /dev/input/eventN > drag.ev')")
+      throw UsageError(
+        "-o renders a recording: name it with --input FILE (record one with 'cat /dev/input/eventN > drag.ev')")
     }
     // The same settings `hap render` takes.
     var argv = [pattern, "-o", output]
@@ -197,7 +205,8 @@ enum DragCommand: Command {
       events = recorded
     case .device(let fd, _, _):
       close(fd)
-      throw UsageError("-o renders a recording, and '\(input)' is a live device; record it first: cat \(input) > drag.ev")
+      throw UsageError(
+        "-o renders a recording, and '\(input)' is a live device; record it first: cat \(input) > drag.ev")
     }
     Interrupt.install()
     return render(pattern, to: output, settings: settings, messages: messages(events, map: map, window: window))
@@ -206,7 +215,9 @@ enum DragCommand: Command {
   /// `RenderCommand.render(_:to:settings:)` with the control messages given rather than read
   /// from a file (that file is the only difference): a Player applies them, with the same
   /// offline ramp and the same dry run for the length.
-  static func render(_ patternPath: String, to output: String, settings: RenderCommand.Settings, messages: [ControlMessage])
+  static func render(
+    _ patternPath: String, to output: String, settings: RenderCommand.Settings, messages: [ControlMessage]
+  )
     -> Int32
   {
     let pattern: Pattern
@@ -222,14 +233,19 @@ enum DragCommand: Command {
     let name = patternPath == "-" ? "<stdin>" : patternPath
     if schedule.skippedAudioEvents > 0 && !settings.quiet {
       Console.error(
-        "\(name): note: \(schedule.skippedAudioEvents) audio event\(schedule.skippedAudioEvents == 1 ? " is" : "s are") not part of the haptic signal and \(schedule.skippedAudioEvents == 1 ? "was" : "were") skipped")
+        "\(name): note: \(schedule.skippedAudioEvents) audio event\(schedule.skippedAudioEvents == 1 ? " is" : "s are") not part of the haptic signal and \(schedule.skippedAudioEvents == 1 ? "was" : "were") skipped"
+      )
     }
     func makePlayer() -> Player {
       let player = Player(
         renderers: [Renderer(schedule: schedule)], rampFrames: Int((Player.offlineRamp * rate).rounded()),
         timedCapacity: messages.count + 1
       ) { speed in
-        [Renderer(schedule: Schedule(pattern: pattern.timeScaled(by: 1 / speed), profile: settings.profile, rate: rate, gain: gain))]
+        [
+          Renderer(
+            schedule: Schedule(
+              pattern: pattern.timeScaled(by: 1 / speed), profile: settings.profile, rate: rate, gain: gain))
+        ]
       }
       for message in messages { player.receive(message) }
       return player
@@ -264,7 +280,8 @@ enum DragCommand: Command {
         try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
       }
       var left = frameCount
-      let completed = try RenderPump(format: settings.format).run(into: sink, shouldStop: { Interrupt.requested }) { buffer in
+      let completed = try RenderPump(format: settings.format).run(into: sink, shouldStop: { Interrupt.requested }) {
+        buffer in
         let n = player.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
         left -= n
         return n
@@ -283,7 +300,9 @@ enum DragCommand: Command {
       let stats = player.renderers.first?.statistics ?? Renderer(schedule: schedule).statistics
       var line =
         "\(name) -> \(output): \(Format.seconds(Double(frameCount) / rate)), \(settings.rate) Hz \(settings.format.rawValue)\(raw ? " raw" : ""), peak \(RenderCommand.decibels(stats.peak))"
-      if stats.limiterActed { line += " (limiter acted; peak before it \(RenderCommand.decibels(stats.peakBeforeLimiter)))" }
+      if stats.limiterActed {
+        line += " (limiter acted; peak before it \(RenderCommand.decibels(stats.peakBeforeLimiter)))"
+      }
       Console.error(line)
     }
     return ExitStatus.ok

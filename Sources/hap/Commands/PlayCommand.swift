@@ -40,16 +40,24 @@ enum PlayCommand: Command {
       "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),
       "s16, s24, s32 or f32 (default: the best the device takes, float first)."),
     .value("channels", "N", "Open the device with N channels (default: the fewest it takes)."),
-    .value("channel", "K|all", "Send the signal to channel K (1-based) and silence to the others,\nor to all channels (default)."),
+    .value(
+      "channel", "K|all",
+      "Send the signal to channel K (1-based) and silence to the others,\nor to all channels (default)."),
     .value("reconnect", "SECONDS", "How long to wait for a lost device to come back (default 2)."),
     .value(
       "control", "SOURCE",
-      "Read control lines while playing, from '-' (standard input), a file or a named\npipe: intensity V, sharpness V, attack V, decay V, release V (or AHAP names),\npause, resume, stop, seek SECONDS, loop on|off; '@T' before a line schedules it\nat T seconds after the start. Changes ramp over one period."),
-    .value("map", "SPEC", "With --control: lines are finger velocities 'vx vy' (velocity, or\nvelocity:full=N points/s), mapped as textured drag: intensity 0.2..1, sharpness 0..0.3."),
+      "Read control lines while playing, from '-' (standard input), a file or a named\npipe: intensity V, sharpness V, attack V, decay V, release V (or AHAP names),\npause, resume, stop, seek SECONDS, loop on|off; '@T' before a line schedules it\nat T seconds after the start. Changes ramp over one period."
+    ),
+    .value(
+      "map", "SPEC",
+      "With --control: lines are finger velocities 'vx vy' (velocity, or\nvelocity:full=N points/s), mapped as textured drag: intensity 0.2..1, sharpness 0..0.3."
+    ),
     .value("start", "SECONDS", "Start part way into the (first) pattern."),
     .value("loop-end", "SECONDS", "With --loop: loop at this time instead of at the pattern's end."),
     .value("speed", "R", "Play R times faster (0.25..4): time-scales the pattern, not the carrier."),
-    .flag("verbose", short: "v", "At the end, print the device, the negotiated format, scheduling,\nstart latency, underruns and frames played."),
+    .flag(
+      "verbose", short: "v",
+      "At the end, print the device, the negotiated format, scheduling,\nstart latency, underruns and frames played."),
   ]
   static let examples = [
     ("hap play patterns/correct.json", "Feel a pattern"),
@@ -79,7 +87,8 @@ enum PlayCommand: Command {
     let gap = try number(arguments, "gap", 0...60_000, default: 0) / 1000
     let gain = try number(arguments, "gain", -60...24, default: 0)
     let reconnect = try number(arguments, "reconnect", 0...600, default: 2)
-    let channels: Int? = arguments.value("channels") == nil ? nil : try arguments.integer("channels", in: 1...64, default: 1)
+    let channels: Int? =
+      arguments.value("channels") == nil ? nil : try arguments.integer("channels", in: 1...64, default: 1)
     var routing = PlaybackEngine.ChannelRouting.all
     if let channel = arguments.value("channel"), channel != "all" {
       guard let k = Int(channel), k >= 1, k <= 64 else {
@@ -100,7 +109,8 @@ enum PlayCommand: Command {
     let verbose = arguments.has("verbose")
     let speed = try number(arguments, "speed", ControlMessage.rateRange, default: 1)
     let startAt = try number(arguments, "start", 0...86_400, default: 0)
-    let loopEnd = arguments.value("loop-end") == nil ? nil : try number(arguments, "loop-end", 0.001...86_400, default: 0)
+    let loopEnd =
+      arguments.value("loop-end") == nil ? nil : try number(arguments, "loop-end", 0.001...86_400, default: 0)
     if let loopEnd, loopEnd <= startAt { throw UsageError("'--loop-end' must come after '--start'") }
     let map = try ControlInput.map(arguments)
     if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control SOURCE'") }
@@ -138,7 +148,8 @@ enum PlayCommand: Command {
     }
     if case .single(let k) = routing, k >= sink.configuration.channels {
       sink.close(success: false)
-      Console.error("hap: device '\(device)' has \(sink.configuration.channels) channel(s); there is no channel \(k + 1)")
+      Console.error(
+        "hap: device '\(device)' has \(sink.configuration.channels) channel(s); there is no channel \(k + 1)")
       return ExitStatus.trouble
     }
     sink.abandonReconnect = { Interrupt.requested }
@@ -190,7 +201,9 @@ enum PlayCommand: Command {
 
     if verbose {
       let c = configuration
-      func ms(_ frames: Int) -> String { Format.number((Double(frames) / Double(c.rate) * 10000).rounded() / 10) + " ms" }
+      func ms(_ frames: Int) -> String {
+        Format.number((Double(frames) / Double(c.rate) * 10000).rounded() / 10) + " ms"
+      }
       Console.error("device      \(device)")
       Console.error(
         "format      \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s")\(routingText(routing)), period \(c.periodFrames) frames (\(ms(c.periodFrames))), buffer \(c.bufferFrames) frames (\(ms(c.bufferFrames)))"
@@ -206,10 +219,14 @@ enum PlayCommand: Command {
       Console.error(
         "underruns   \(report.underruns) (each recovered by re-preparing the device)\(report.suspends > 0 ? "; \(report.suspends) suspends" : "")\(report.reconnects > 0 ? "; \(report.reconnects) reconnects" : "")"
       )
-      Console.error("frames      \(report.framesPlayed) (\(Format.seconds((Double(report.framesPlayed) / Double(c.rate) * 1000).rounded() / 1000)))")
+      Console.error(
+        "frames      \(report.framesPlayed) (\(Format.seconds((Double(report.framesPlayed) / Double(c.rate) * 1000).rounded() / 1000)))"
+      )
     } else if report.underruns > 0 || report.reconnects > 0 {
       var line = "hap: \(report.underruns) underrun\(report.underruns == 1 ? "" : "s") recovered"
-      if report.reconnects > 0 { line += ", device reconnected \(report.reconnects) time\(report.reconnects == 1 ? "" : "s")" }
+      if report.reconnects > 0 {
+        line += ", device reconnected \(report.reconnects) time\(report.reconnects == 1 ? "" : "s")"
+      }
       Console.error(line)
     }
     switch report.outcome {
@@ -233,7 +250,9 @@ enum PlayCommand: Command {
   {
     guard let text = arguments.value(name) else { return value }
     guard let number = Double(text), number.isFinite, range.contains(number) else {
-      throw UsageError("'--\(name)' must be a number from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound)), not '\(text)'")
+      throw UsageError(
+        "'--\(name)' must be a number from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound)), not '\(text)'"
+      )
     }
     return number
   }

@@ -28,13 +28,18 @@ enum RenderCommand: Command {
     .value(
       "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),
       "s16 (default), s24, s32 or f32."),
-    .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file.\nSee 'hap profiles'."),
+    .value(
+      "profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file.\nSee 'hap profiles'."),
     .value("gain", short: "g", "DB", "Gain in dB before the soft limiter, -60..+24 (default 0)."),
     .flag("raw", "Write headerless samples instead of WAV."),
     .value(
       "control", "FILE",
-      "Apply a file of timestamped control lines ('@1.25 intensity 0.8', 'seek 2',\n'pause', ...; see 'hap help play'), deterministically."),
-    .value("map", "SPEC", "With --control: read finger velocities 'vx vy' instead (velocity or\nvelocity:full=N), mapped as in textured drag."),
+      "Apply a file of timestamped control lines ('@1.25 intensity 0.8', 'seek 2',\n'pause', ...; see 'hap help play'), deterministically."
+    ),
+    .value(
+      "map", "SPEC",
+      "With --control: read finger velocities 'vx vy' instead (velocity or\nvelocity:full=N), mapped as in textured drag."
+    ),
     .flag("quiet", short: "q", "Do not print warnings or the summary line."),
   ]
   static let examples = [
@@ -105,7 +110,8 @@ enum RenderCommand: Command {
       let suffix = settings.raw ? ".raw" : ".wav"
       var seen: Set<String> = []
       for pattern in patterns {
-        let base = pattern == "-" ? "stdin" : ((pattern as NSString).lastPathComponent as NSString).deletingPathExtension
+        let base =
+          pattern == "-" ? "stdin" : ((pattern as NSString).lastPathComponent as NSString).deletingPathExtension
         let target = (output as NSString).appendingPathComponent(base + suffix)
         guard seen.insert(target).inserted else {
           throw UsageError("two patterns would both be written to '\(target)'")
@@ -147,7 +153,8 @@ enum RenderCommand: Command {
     let name = patternPath == "-" ? "<stdin>" : patternPath
     if schedule.skippedAudioEvents > 0 && !settings.quiet {
       Console.error(
-        "\(name): note: \(schedule.skippedAudioEvents) audio event\(schedule.skippedAudioEvents == 1 ? " is" : "s are") not part of the haptic signal and \(schedule.skippedAudioEvents == 1 ? "was" : "were") skipped")
+        "\(name): note: \(schedule.skippedAudioEvents) audio event\(schedule.skippedAudioEvents == 1 ? " is" : "s are") not part of the haptic signal and \(schedule.skippedAudioEvents == 1 ? "was" : "were") skipped"
+      )
     }
     // With a control file, a Player applies the messages; a dry run first finds the length.
     var controlled: Player?
@@ -165,7 +172,11 @@ enum RenderCommand: Command {
           renderers: [Renderer(schedule: schedule)], rampFrames: Int((Player.offlineRamp * rate).rounded()),
           timedCapacity: messages.count + 1
         ) { speed in
-          [Renderer(schedule: Schedule(pattern: pattern.timeScaled(by: 1 / speed), profile: settings.profile, rate: rate, gain: gain))]
+          [
+            Renderer(
+              schedule: Schedule(
+                pattern: pattern.timeScaled(by: 1 / speed), profile: settings.profile, rate: rate, gain: gain))
+          ]
         }
         for message in messages { player.receive(message) }
         return player
@@ -202,7 +213,8 @@ enum RenderCommand: Command {
       let completed: Bool
       if let controlled {
         var left = frameCount
-        completed = try RenderPump(format: settings.format).run(into: sink, shouldStop: { Interrupt.requested }) { buffer in
+        completed = try RenderPump(format: settings.format).run(into: sink, shouldStop: { Interrupt.requested }) {
+          buffer in
           let n = controlled.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
           left -= n
           return n

@@ -28,7 +28,9 @@ enum ValidateCommand: Command {
       "Output format: text (default), json (one document), or github\n(GitHub Actions annotations on pull requests)."),
     .flag("quiet", short: "q", "Print only the findings that fail a file, and no summary line."),
     .value("jobs", short: "j", "N", "Check N files at a time (default: the number of CPU cores)."),
-    .value("color", "WHEN", choices: ColorChoice.allCases.map(\.rawValue), "Colour the text output: auto (default), always, never."),
+    .value(
+      "color", "WHEN", choices: ColorChoice.allCases.map(\.rawValue),
+      "Colour the text output: auto (default), always, never."),
   ]
   static let examples = [
     ("hap validate patterns/", "Check every pattern in a folder"),

@@ -33,7 +33,9 @@ enum Evdev {
         }
       }
       func numbered(_ prefix: String) -> Substring? {
-        handlers.first { $0.hasPrefix(prefix) && $0.count > prefix.count && $0.dropFirst(prefix.count).allSatisfy(\.isNumber) }
+        handlers.first {
+          $0.hasPrefix(prefix) && $0.count > prefix.count && $0.dropFirst(prefix.count).allSatisfy(\.isNumber)
+        }
       }
       guard numbered("mouse") != nil, let event = numbered("event") else { continue }
       let candidate = Candidate(name: name.isEmpty ? String(event) : name, path: "/dev/input/\(event)")
@@ -116,7 +118,9 @@ enum Evdev {
   /// Points per unit of the absolute axes that report a resolution (units per mm).
   private static func scales(_ fd: Int32) -> [UInt16: Double] {
     var scale: [UInt16: Double] = [:]
-    for axis in [DragVelocity.ABS_X, DragVelocity.ABS_Y, DragVelocity.ABS_MT_POSITION_X, DragVelocity.ABS_MT_POSITION_Y] {
+    for axis in [
+      DragVelocity.ABS_X, DragVelocity.ABS_Y, DragVelocity.ABS_MT_POSITION_X, DragVelocity.ABS_MT_POSITION_Y,
+    ] {
       // struct input_absinfo: value, minimum, maximum, fuzz, flat, resolution.
       var absinfo = [Int32](repeating: 0, count: 6)
       let result = absinfo.withUnsafeMutableBufferPointer { ioctl(fd, UInt(eviocgabs(axis)), $0.baseAddress!) }

@@ -206,10 +206,13 @@ struct AHAPReformatter {
         return m["ParameterID"]?.string
       })
     let haptic = event["EventType"]?.string?.hasPrefix("Haptic") == true
-    for (id, value) in AHAPReformatter.defaults + (haptic ? AHAPReformatter.hapticDefaults : []) where !present.contains(id) {
+    for (id, value) in AHAPReformatter.defaults + (haptic ? AHAPReformatter.hapticDefaults : [])
+    where !present.contains(id) {
       let position = Int.random(in: 0...parameters.count, using: &random)
       parameters.insert(
-        .object([AHAPMember(key: "ParameterID", value: .string(id)), AHAPMember(key: "ParameterValue", value: .number(value))]),
+        .object([
+          AHAPMember(key: "ParameterID", value: .string(id)), AHAPMember(key: "ParameterValue", value: .number(value)),
+        ]),
         at: position)
     }
     event.removeAll { $0.key == "EventParameters" }

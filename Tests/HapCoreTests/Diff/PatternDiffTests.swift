@@ -27,7 +27,9 @@ extension DiffTests {
         #expect(Array(text.utf8) != bytes, "\(file): the re-serialised text is the same as the original")
         let again = Validator.validate(SourceText(text))
         guard let new = again.pattern, again.isValid else {
-          Issue.record("\(file): re-serialised text has errors: \(again.diagnostics.filter { $0.severity == .error }.map(\.message))")
+          Issue.record(
+            "\(file): re-serialised text has errors: \(again.diagnostics.filter { $0.severity == .error }.map(\.message))"
+          )
           continue
         }
         let diff = PatternDiff(old, new)
@@ -85,15 +87,23 @@ extension DiffTests {
       }
       #expect(
         idsByType["HapticTransient"]
-          == ["AttackTime": 0, "DecayTime": 0, "ReleaseTime": 0, "Sustained": 1, "HapticIntensity": 1, "HapticSharpness": 0.5])
+          == [
+            "AttackTime": 0, "DecayTime": 0, "ReleaseTime": 0, "Sustained": 1, "HapticIntensity": 1,
+            "HapticSharpness": 0.5,
+          ])
       // Audio events get no haptic parameters; a written value is kept.
-      #expect(idsByType["AudioContinuous"] == ["AttackTime": 0, "DecayTime": 0, "ReleaseTime": 0, "Sustained": 1, "AudioVolume": 0.75])
+      #expect(
+        idsByType["AudioContinuous"] == [
+          "AttackTime": 0, "DecayTime": 0, "ReleaseTime": 0, "Sustained": 1, "AudioVolume": 0.75,
+        ])
       #expect(idsByType["HapticContinuous"]?["Sustained"] == 0)
       let diff = PatternDiff(diffPattern(source), diffPattern(text))
       #expect(diff.isEqual, "\(diff.changes.map(describe))")
 
       // Every spelling reads back as the same Double (respell records an issue otherwise).
-      let values: [Double] = [0, -0.0, 1, 0.5, 0.09, 0.1 + 0.2, 12.5, 1e-5, 123_456.789, -0.25, 100, 1e21, .leastNonzeroMagnitude, 0.1 * 3]
+      let values: [Double] = [
+        0, -0.0, 1, 0.5, 0.09, 0.1 + 0.2, 12.5, 1e-5, 123_456.789, -0.25, 100, 1e21, .leastNonzeroMagnitude, 0.1 * 3,
+      ]
       var seen: Set<String> = []
       for value in values {
         for _ in 0..<6 {
@@ -146,10 +156,15 @@ extension DiffTests {
         let transient = Change.Subject.event(.hapticTransient)
         let continuous = Change.Subject.event(.hapticContinuous)
         let curve = Change.Subject.curve(.hapticIntensityControl)
-        func changed(_ time: Double, _ subject: Change.Subject, _ field: String, _ old: Double, _ new: Double) -> Change {
-          Change(kind: .changed, time: time, subject: subject, field: field, old: .number(old), new: .number(new), detail: nil)
+        func changed(_ time: Double, _ subject: Change.Subject, _ field: String, _ old: Double, _ new: Double) -> Change
+        {
+          Change(
+            kind: .changed, time: time, subject: subject, field: field, old: .number(old), new: .number(new),
+            detail: nil)
         }
-        func whole(_ kind: Change.Kind, _ time: Double, _ subject: Change.Subject, _ detail: String, field: String? = nil) -> Change {
+        func whole(
+          _ kind: Change.Kind, _ time: Double, _ subject: Change.Subject, _ detail: String, field: String? = nil
+        ) -> Change {
           Change(kind: kind, time: time, subject: subject, field: field, old: .none, new: .none, detail: detail)
         }
         switch self {
@@ -160,10 +175,14 @@ extension DiffTests {
           return [changed(0.7, transient, "Time", 0.7, 0.72), changed(0.7, .pattern, "duration", 0.7, 0.72)]
         case .eventDuration: return [changed(0.3, continuous, "EventDuration", 0.2, 0.25)]
         case .eventDurationPastTheEnd:
-          return [changed(0.3, continuous, "EventDuration", 0.2, 0.5), changed(0.7, .pattern, "duration", 0.7, 0.3 + 0.5)]
+          return [
+            changed(0.3, continuous, "EventDuration", 0.2, 0.5), changed(0.7, .pattern, "duration", 0.7, 0.3 + 0.5),
+          ]
         case .addedTransient: return [whole(.added, 0.55, transient, "intensity 1, sharpness 0.5")]
         case .addedTransientAtTheEnd:
-          return [changed(0.7, .pattern, "duration", 0.7, 0.9), whole(.added, 0.9, transient, "intensity 1, sharpness 0.5")]
+          return [
+            changed(0.7, .pattern, "duration", 0.7, 0.9), whole(.added, 0.9, transient, "intensity 1, sharpness 0.5"),
+          ]
         case .removedTransient: return [whole(.removed, 0.1, transient, "intensity 0.6, sharpness 0.4")]
         case .curvePointMoved: return [changed(0.3 + 0.1, curve, "point 2 Time", 0.3 + 0.1, 0.3 + 0.15)]
         case .curvePointValue: return [changed(0.3 + 0.1, curve, "point 2 ParameterValue", 0.5, 0.2)]
@@ -190,7 +209,8 @@ extension DiffTests {
     func targeted(_ edit: Edit) {
       let diff = PatternDiff(DiffFixture().pattern(), edit.fixture.pattern())
       #expect(!diff.isEqual)
-      #expect(diff.changes == edit.expected, "got \(diff.changes.map(describe)), expected \(edit.expected.map(describe))")
+      #expect(
+        diff.changes == edit.expected, "got \(diff.changes.map(describe)), expected \(edit.expected.map(describe))")
     }
 
     @Test("the reverse edit reports the mirror image", arguments: Edit.allCases)
@@ -206,7 +226,8 @@ extension DiffTests {
         }
       }
       let kinds = diff.changes.map(\.kind.rawValue).sorted()
-      let mirrored = edit.expected.map { $0.kind == .added ? "removed" : $0.kind == .removed ? "added" : "changed" }.sorted()
+      let mirrored = edit.expected.map { $0.kind == .added ? "removed" : $0.kind == .removed ? "added" : "changed" }
+        .sorted()
       #expect(kinds == mirrored)
     }
 
@@ -257,15 +278,18 @@ extension DiffTests {
       #expect(
         diff.changes == [
           Change(
-            kind: .changed, time: 0, subject: .metadata, field: "Description", old: .text("\"fixture\""), new: .text("\"changed\""),
+            kind: .changed, time: 0, subject: .metadata, field: "Description", old: .text("\"fixture\""),
+            new: .text("\"changed\""),
             detail: nil)
         ], "\(diff.changes.map(describe))")
     }
 
     @Test("Version written as 1.0 or left out is the same pattern")
     func versionDefault() {
-      let written = diffPattern(#"{"Version": 1.0, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#)
-      let missing = Validator.validate(SourceText(#"{"Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#))
+      let written = diffPattern(
+        #"{"Version": 1.0, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#)
+      let missing = Validator.validate(
+        SourceText(#"{"Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#))
       #expect(missing.isValid)
       #expect(PatternDiff(written, missing.pattern ?? Pattern()).isEqual)
     }

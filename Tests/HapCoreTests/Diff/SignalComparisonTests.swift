@@ -8,7 +8,8 @@ extension DiffTests {
   struct SignalComparisonTests {
     static let rate = 48000.0
 
-    static func continuous(_ time: Double, _ duration: Double, intensity: Double = 1, sharpness: Double = 0.5) -> Event {
+    static func continuous(_ time: Double, _ duration: Double, intensity: Double = 1, sharpness: Double = 0.5) -> Event
+    {
       var p = EventParameters()
       p.hapticIntensity = intensity
       p.hapticSharpness = sharpness
@@ -70,11 +71,17 @@ extension DiffTests {
     /// Two transients and a continuous event with an intensity curve.
     static var busy: Pattern {
       Pattern(
-        events: [transient(0.02, intensity: 0.7, sharpness: 0.9), continuous(0.1, 0.25, intensity: 0.8, sharpness: 0.3), transient(0.4)],
+        events: [
+          transient(0.02, intensity: 0.7, sharpness: 0.9), continuous(0.1, 0.25, intensity: 0.8, sharpness: 0.3),
+          transient(0.4),
+        ],
         curves: [
           ParameterCurve(
             id: .hapticIntensityControl, time: 0.1,
-            points: [ControlPoint(time: 0.1, value: 1), ControlPoint(time: 0.2, value: 0.4), ControlPoint(time: 0.35, value: 1)])
+            points: [
+              ControlPoint(time: 0.1, value: 1), ControlPoint(time: 0.2, value: 0.4),
+              ControlPoint(time: 0.35, value: 1),
+            ])
         ])
     }
 
@@ -200,7 +207,10 @@ extension DiffTests {
     @Test("a tiny intensity change stays above 60 dB PSNR, a big one falls below it")
     func psnrVerdicts() {
       func pattern(_ intensity: Double) -> Pattern {
-        Pattern(events: [SignalComparisonTests.continuous(0.05, 0.3, intensity: intensity), SignalComparisonTests.transient(0.5, intensity: intensity)])
+        Pattern(events: [
+          SignalComparisonTests.continuous(0.05, 0.3, intensity: intensity),
+          SignalComparisonTests.transient(0.5, intensity: intensity),
+        ])
       }
       let tiny = SignalComparison(pattern(0.800), pattern(0.801))
       #expect(tiny.psnr > 60 && tiny.psnr < 100, "tiny change: PSNR \(tiny.psnr)")
@@ -246,7 +256,8 @@ extension DiffTests {
       let frames = Schedule(pattern: a, profile: .lra, rate: 8000).frameCount
       #expect(signal.old.duration == Double(frames) / 8000)
       let figures = Figures(
-        SignalComparisonTests.samples(a, profile: .lra, rate: 8000), SignalComparisonTests.samples(b, profile: .lra, rate: 8000))
+        SignalComparisonTests.samples(a, profile: .lra, rate: 8000),
+        SignalComparisonTests.samples(b, profile: .lra, rate: 8000))
       #expect(SignalComparisonTests.close(signal.old.peak, figures.peakA))
       #expect(SignalComparisonTests.close(signal.new.rms, figures.rmsB))
       #expect(SignalComparisonTests.close(signal.psnr, figures.psnr))

@@ -163,7 +163,8 @@ func assertNoFinding(
 
 /// Asserts that `diagnostics` (of `marked`) are exactly `expected`, as (rule, marker) pairs.
 func compareFindings(
-  _ diagnostics: [Diagnostic], _ expected: [(String, Int)], marked: MarkedText, ignoring: Set<String> = defaultIgnoredRules,
+  _ diagnostics: [Diagnostic], _ expected: [(String, Int)], marked: MarkedText,
+  ignoring: Set<String> = defaultIgnoredRules,
   sourceLocation: SourceLocation = #_sourceLocation
 ) {
   var wanted: [FindingKey] = []
@@ -262,7 +263,8 @@ extension ValidationResult {
   func single(_ rule: String, sourceLocation: SourceLocation = #_sourceLocation) -> Diagnostic? {
     let hits = findings(rule)
     if hits.count != 1 {
-      Issue.record("expected exactly one \(rule), got \(hits.count): \(diagnostics.map(describe))", sourceLocation: sourceLocation)
+      Issue.record(
+        "expected exactly one \(rule), got \(hits.count): \(diagnostics.map(describe))", sourceLocation: sourceLocation)
       return nil
     }
     return hits[0]
