@@ -137,8 +137,11 @@ enum RenderCommand: Command {
     return status
   }
 
-  /// Renders one pattern to one output; returns its exit status.
-  static func render(_ patternPath: String, to output: String, settings: Settings) -> Int32 {
+  /// Renders one pattern to one output; returns its exit status. Control messages come from
+  /// `settings.control`, or are given (`hap drag -o` passes a recorded gesture's).
+  static func render(
+    _ patternPath: String, to output: String, settings: Settings, messages given: [ControlMessage]? = nil
+  ) -> Int32 {
     let pattern: Pattern
     do {
       pattern = try PatternLoading.load(patternPath, quietWarnings: settings.quiet)
@@ -159,13 +162,15 @@ enum RenderCommand: Command {
     // With a control file, a Player applies the messages; a dry run first finds the length.
     var controlled: Player?
     var frameCount = schedule.frameCount
-    if let control = settings.control {
-      let messages: [ControlMessage]
-      do {
-        messages = try control.readAll()
-      } catch {
-        Console.error("hap: cannot read control file '\(control.name)': \(error.message)")
-        return ExitStatus.trouble
+    if settings.control != nil || given != nil {
+      var messages = given ?? []
+      if given == nil, let control = settings.control {
+        do {
+          messages = try control.readAll()
+        } catch {
+          Console.error("hap: cannot read control file '\(control.name)': \(error.message)")
+          return ExitStatus.trouble
+        }
       }
       func makePlayer() -> Player {
         let player = Player(
