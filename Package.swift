@@ -20,8 +20,10 @@ let package = Package(
     .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA"]),
     // `make bench`: the render loop alone, without I/O.
     .executableTarget(name: "hap-bench", dependencies: ["HapCore"]),
-    .testTarget(name: "HapCoreTests", dependencies: ["HapCore"]),
+    // Helpers shared by both test targets (SwiftPM test targets cannot share sources).
+    .target(name: "HapTestSupport", dependencies: ["HapCore"], path: "Tests/HapTestSupport"),
+    .testTarget(name: "HapCoreTests", dependencies: ["HapCore", "HapTestSupport"]),
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
-    .testTarget(name: "HapCLITests", dependencies: ["HapCore", "hap"], exclude: ["Golden"]),
+    .testTarget(name: "HapCLITests", dependencies: ["HapCore", "HapTestSupport", "hap"], exclude: ["Golden"]),
   ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 @testable import HapCore
@@ -22,6 +23,8 @@ extension DiffTests {
         }
         var reformatter = AHAPReformatter(name: file)
         let reformatted = reformatter.reformat(bytes)
+        #expect(
+          reformatter.roundTripFailures.isEmpty, "numbers that did not round-trip: \(reformatter.roundTripFailures)")
         let text = try #require(reformatted, "\(file): not JSON")
         respelled += reformatter.respelled
         #expect(Array(text.utf8) != bytes, "\(file): the re-serialised text is the same as the original")
@@ -61,6 +64,8 @@ extension DiffTests {
         """
       var reformatter = AHAPReformatter(name: "self-check")
       let reformatted = reformatter.reformat(Array(source.utf8))
+      #expect(
+        reformatter.roundTripFailures.isEmpty, "numbers that did not round-trip: \(reformatter.roundTripFailures)")
       let text = try #require(reformatted)
       let tree = try #require(AHAPTree.parse(Array(text.utf8)))
       guard case .object(let root) = tree, case .array(let entries)? = root["Pattern"] else {

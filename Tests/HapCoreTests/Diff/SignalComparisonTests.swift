@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 @testable import HapCore
