@@ -25,6 +25,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// How many times to play the list; nil: until stopped.
     public var loops: Int? = 1
     public var routing: ChannelRouting = .all
+    /// The speed the renderers were built for (`--speed`).
+    public var speed = 1.0
     public init() {}
   }
 
@@ -75,7 +77,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     player = Player(
       renderers: renderers, gapFrames: Int((options.gap * Double(sink.configuration.rate)).rounded()),
       loops: options.loops,
-      rampFrames: sink.configuration.periodFrames)
+      rampFrames: sink.configuration.periodFrames, speed: options.speed)
     stopRequest = stop
     period = sink.configuration.periodFrames
     channels = sink.configuration.channels
@@ -148,6 +150,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         }
         if let controls {
           while let message = controls.pop() { player.receive(message) }
+          if let set = controls.takeOffer() { player.offer(set) }
           let player = self.player
           controls.takeLatest { id, value in player.apply(.parameter(id, value)) }
         }

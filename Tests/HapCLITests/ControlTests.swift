@@ -199,6 +199,19 @@ struct LiveControlTests {
     #expect(peak(s, 48000 * 6 / 10, 48000 * 7 / 10) > 0.2)
   }
 
+  @Test func rateChangesTheSpeedLive() throws {
+    // winner.json lasts 2.3 s; at rate 2 from the start it is over in about 1.2 s.
+    let device = try SimulatedExciter()
+    let winner = Hap.root.appendingPathComponent("patterns/winner.json").path
+    let started = Date()
+    let (process, input) = try start(device, pattern: winner)
+    send(input, "rate 2")
+    #expect(waitForExit(process, seconds: 5))
+    let took = Date().timeIntervalSince(started)
+    #expect(process.terminationStatus == 0)
+    #expect(took > 1.0 && took < 1.6, "took \(took) s")
+  }
+
   @Test func aBurstOfTenThousandMessagesNeitherBlocksNorUnderruns() throws {
     let device = try SimulatedExciter()
     let process = Process()

@@ -18,6 +18,8 @@ public final class ControlQueue: @unchecked Sendable {
   /// Mailboxes for the five haptic controls, holding a value's bits or `empty`.
   private let mailboxes: UnsafeMutablePointer<Atomic<UInt64>>
   private let coalesced = Atomic<Int>(0)
+  /// Renderers for a new speed (live `rate`), handed from the reader to the playback thread.
+  private let handoff = Atomic<Unmanaged<RendererSet>?>(nil)
   private static let empty = UInt64.max  // a NaN pattern no parameter value has
 
   /// `capacity` is rounded up to a power of two.
@@ -101,6 +103,18 @@ public final class ControlQueue: @unchecked Sendable {
   private func takeOne(_ box: Int, _ id: DynamicParameterID, _ apply: (DynamicParameterID, Double) -> Void) {
     let bits = mailboxes[box].exchange(ControlQueue.empty, ordering: .acquiring)
     if bits != ControlQueue.empty { apply(id, Double(bitPattern: bits)) }
+  }
+
+  /// Producer: offers renderers built for a new speed; a newer offer replaces one not yet taken.
+  /// The caller keeps `set` alive until playback ends (the playback thread never releases it).
+  public func offer(_ set: RendererSet) {
+    _ = handoff.exchange(Unmanaged.passUnretained(set), ordering: .acquiringAndReleasing)
+  }
+
+  /// Consumer: the renderers offered since the last call, if any.
+  @inline(__always)
+  public func takeOffer() -> RendererSet? {
+    handoff.exchange(nil, ordering: .acquiringAndReleasing)?.takeUnretainedValue()
   }
 
   /// How many parameter messages were merged into their mailbox because the ring was full.

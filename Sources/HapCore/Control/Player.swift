@@ -12,8 +12,8 @@
 ///   fades out and ends. No transport change ever clicks.
 ///
 /// **Real-time contract.** `render(into:)` and `apply(_:)` allocate nothing and take no locks,
-/// except `rate` changes, which rebuild the schedule (they are refused where `rebuild` is nil,
-/// as in live playback).
+/// except offline `rate` changes, which rebuild the schedule (live, another thread builds them
+/// and hands them over with ``offer(_:)``).
 public final class Player {
   public private(set) var renderers: [Renderer]
   private let gapFrames: Int
@@ -43,8 +43,11 @@ public final class Player {
   private var gainFramesLeft = 0
   /// What to do when the current fade-out completes.
   private enum Pending {
-    case none, pause, stop, seek(Double), rate(Double)
+    case none, pause, stop, seek(Double), rate(Double), swap
   }
+
+  /// Renderers built elsewhere for a new speed (live `rate`), waiting for the fade-out.
+  private var offered: RendererSet?
 
   private var pending = Pending.none
 
@@ -64,8 +67,9 @@ public final class Player {
 
   public init(
     renderers: [Renderer], gapFrames: Int = 0, loops: Int? = 1, rampFrames: Int, timedCapacity: Int = 4096,
-    rebuild: ((Double) -> [Renderer])? = nil
+    speed: Double = 1, rebuild: ((Double) -> [Renderer])? = nil
   ) {
+    self.speed = speed
     self.renderers = renderers
     self.gapFrames = gapFrames
     self.loops = loops
@@ -127,6 +131,18 @@ public final class Player {
     }
   }
 
+  /// Live `rate`: takes renderers that another thread built for `set.speed` (the real-time
+  /// thread must not build schedules), fades out, switches to them at the same pattern time and
+  /// fades in. Allocates nothing; whoever built the set keeps it alive.
+  public func offer(_ set: RendererSet) {
+    guard set.renderers.count == renderers.count else {
+      refusedMessages += 1
+      return
+    }
+    offered = set
+    fadeOut(then: .swap)
+  }
+
   private func fadeOut(then action: Pending, over frames: Int? = nil) {
     pending = action
     if isPaused || gain == 0 {
@@ -165,6 +181,15 @@ public final class Player {
           speed = value
           renderers[item].seek(to: Int((patternSeconds / speed * sampleRate).rounded()))
         }
+      }
+      if !isPaused { fadeIn() }
+    case .swap:
+      if let set = offered {
+        let patternSeconds = Double(renderers[item].position) / sampleRate * speed
+        renderers = set.renderers
+        speed = set.speed
+        renderers[item].seek(to: Int((patternSeconds / speed * sampleRate).rounded()))
+        offered = nil
       }
       if !isPaused { fadeIn() }
     }
@@ -254,5 +279,16 @@ public final class Player {
       }
       slice[n] *= Float(gain)
     }
+  }
+}
+
+/// Renderers for one playback speed, built off the real-time thread and handed to a ``Player``.
+public final class RendererSet: @unchecked Sendable {
+  public let renderers: [Renderer]
+  public let speed: Double
+
+  public init(renderers: [Renderer], speed: Double) {
+    self.renderers = renderers
+    self.speed = speed
   }
 }

@@ -6,9 +6,10 @@ import HapCore
 struct ControlInput {
   let name: String
   let map: VelocityMap?
-  /// Live playback cannot change speed (that rebuilds the schedule, which the real-time thread
-  /// must not do): `rate` lines are refused with a warning there.
+  /// Live, a `rate` line needs new schedules, which the real-time thread must not build: the
+  /// reader thread hands such lines to `rateHandler`, which builds them and offers them.
   var live = false
+  var rateHandler: (@Sendable (Double) -> Void)?
 
   /// `--map SPEC`.
   static func map(_ arguments: Arguments) throws(UsageError) -> VelocityMap? {
@@ -29,11 +30,15 @@ struct ControlInput {
       } else if let message = try ControlParser.parse(line) {
         messages = [message]
       }
-      if live, messages.contains(where: { if case .rate = $0.action { true } else { false } }) {
-        Console.error(
-          "\(name):\(number): warning: 'rate' cannot change while playing live; use 'hap play --speed R' or 'hap render --control' (line ignored)"
-        )
-        return []
+      if live {
+        return messages.filter { message in
+          guard case .rate(let value) = message.action else { return true }
+          if message.time != nil {
+            Console.error("\(name):\(number): warning: live, 'rate' acts on arrival; its time is ignored")
+          }
+          rateHandler?(value)
+          return false
+        }
       }
       return messages
     } catch {

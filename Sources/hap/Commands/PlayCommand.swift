@@ -114,7 +114,7 @@ enum PlayCommand: Command {
     if let loopEnd, loopEnd <= startAt { throw UsageError("'--loop-end' must come after '--start'") }
     let map = try ControlInput.map(arguments)
     if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control SOURCE'") }
-    let control = arguments.value("control").map { ControlInput(name: $0, map: map, live: true) }
+    var control = arguments.value("control").map { ControlInput(name: $0, map: map, live: true) }
     if control?.name == "-" && patterns.contains("-") {
       throw UsageError("the pattern and the control stream cannot both come from standard input")
     }
@@ -167,10 +167,29 @@ enum PlayCommand: Command {
     options.gap = gap
     options.loops = loops
     options.routing = routing
+    options.speed = speed
     let queue = control == nil && controlSource == nil ? nil : ControlQueue(capacity: 1024)
     let engine = PlaybackEngine(
       sink: sink, renderers: renderers, options: options, stop: StopRequest.interrupt, controls: queue)
     if let loopEnd { engine.player.loopEnd = Int((loopEnd * Double(configuration.rate)).rounded()) }
+    // Live `rate`: the reader thread builds renderers for the new speed and offers them; they
+    // are kept here until playback ends, so the playback thread never frees one.
+    let keeper = RendererKeeper()
+    if control != nil, let queue {
+      let configurationRate = Double(configuration.rate)
+      let linearGain = pow(10, gain / 20)
+      nonisolated(unsafe) let patternsForRate = loaded
+      control?.rateHandler = { speed in
+        let set = RendererSet(
+          renderers: patternsForRate.map {
+            Renderer(
+              schedule: Schedule(
+                pattern: $0.timeScaled(by: 1 / speed), profile: profile, rate: configurationRate, gain: linearGain))
+          }, speed: speed)
+        keeper.keep(set)
+        queue.offer(set)
+      }
+    }
     if let control, let queue {
       do {
         try control.startReading { message in queue.push(message) { usleep(1000) } }
@@ -197,6 +216,7 @@ enum PlayCommand: Command {
       mlockall(MCL_CURRENT) == 0
       ? "memory locked" : "memory not locked (\(String(cString: strerror(errno))))"
     let report = engine.wait()
+    withExtendedLifetime(keeper) {}
     sink.close(success: report.outcome == .completed)
 
     if verbose {
@@ -255,5 +275,17 @@ enum PlayCommand: Command {
       )
     }
     return number
+  }
+}
+
+/// Keeps renderer sets built for live `rate` changes alive until playback ends.
+private final class RendererKeeper: @unchecked Sendable {
+  private var sets: [RendererSet] = []
+  private let lock = NSLock()
+
+  func keep(_ set: RendererSet) {
+    lock.lock()
+    sets.append(set)
+    lock.unlock()
   }
 }
