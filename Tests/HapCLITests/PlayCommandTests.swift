@@ -7,6 +7,7 @@ import Testing
 struct PlayCommandTests {
   static let patterns = [
     "start", "correct", "pass", "reveal", "timerPulse", "timerUrgent", "stop", "roundEnd", "winner", "tick", "buzz",
+    "texture",
   ]
 
   @Test(
