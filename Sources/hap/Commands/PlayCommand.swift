@@ -178,7 +178,7 @@ enum PlayCommand: Command {
     if control != nil, let queue {
       let configurationRate = Double(configuration.rate)
       let linearGain = pow(10, gain / 20)
-      nonisolated(unsafe) let patternsForRate = loaded
+      let patternsForRate = loaded
       control?.rateHandler = { speed in
         let set = RendererSet(
           renderers: patternsForRate.map {
