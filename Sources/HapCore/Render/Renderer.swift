@@ -344,7 +344,8 @@ public final class Renderer {
     var lowest = Double.infinity
     var highest = 0.0
     for g in g0...g1 {
-      amplitudeGrid[g] = Float(Renderer.lookup(amplitudeTable, voice.intensity * intensityGrid[g]))
+      amplitudeGrid[g] =
+        Float(Renderer.lookup(amplitudeTable, voice.intensity * intensityGrid[g])) * Renderer.sinePeakCorrection
       let increment = Renderer.lookup(incrementTable, voice.sharpness + sharpnessGrid[g])
       incrementGrid[g] = increment
       lowest = min(lowest, increment)
@@ -541,6 +542,11 @@ public final class Renderer {
     statistics.frames += count
   }
 
+  /// The 9th-order Taylor polynomial peaks at 1.0000035 at a quarter wave; scaling by this makes
+  /// the peak 1, so a voice never exceeds its amplitude. (The SIMD kernel folds it into the
+  /// amplitude grid.)
+  static let sinePeakCorrection: Float = Float(1 / 1.000_003_542_584_286_1)
+
   /// sin(2πx) for x >= -1/4, from a 9th-order polynomial on a quarter wave (error < 4e-6).
   /// Branch-free: x is folded with a truncation and an absolute value, so loops vectorise.
   @inline(__always)
@@ -551,7 +557,7 @@ public final class Renderer {
     let v = Float(0.25 - abs(wrapped - 0.25))
     let z = v * (2 * Float.pi)
     let z2 = z * z
-    return z * (1 + z2 * (-1 / 6 + z2 * (1 / 120 + z2 * (-1 / 5040 + z2 * (1 / 362_880)))))
+    return z * (1 + z2 * (-1 / 6 + z2 * (1 / 120 + z2 * (-1 / 5040 + z2 * (1 / 362_880))))) * Renderer.sinePeakCorrection
   }
 }
 
