@@ -30,6 +30,8 @@ public final class Player {
   public var loopEnd: Int?
 
   private var item = 0
+  /// Frames rendered in the current pass over the list.
+  private var passFrames = 0
   private var pass = 0
   private var gapLeft = 0
   public private(set) var speed = 1.0
@@ -246,14 +248,19 @@ public final class Player {
       let renderer = renderers[item]
       var upTo = slice.count
       if let loopEnd { upTo = min(upTo, filled + max(0, Int((Double(loopEnd) / speed).rounded()) - renderer.position)) }
-      filled += renderer.render(into: UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo]))
+      let rendered = renderer.render(into: UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo]))
+      filled += rendered
+      passFrames += rendered
       let atLoopEnd = loopEnd.map { renderer.position >= Int((Double($0) / speed).rounded()) } ?? false
       if renderer.remaining == 0 || atLoopEnd {
         item += 1
         if item == renderers.count {
           item = 0
           pass += 1
-          if let loops, pass >= loops {
+          // A pass that makes no sound and no gap (empty patterns) would loop forever.
+          let empty = passFrames == 0 && gapFrames == 0
+          passFrames = 0
+          if empty || loops.map({ pass >= $0 }) == true {
             isFinished = true
             return filled
           }

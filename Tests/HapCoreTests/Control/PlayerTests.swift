@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import HapCore
+
+@Suite("Player")
+struct PlayerTests {
+  func renderer(_ pattern: Pattern) -> Renderer { Renderer(schedule: Schedule(pattern: pattern, rate: 8000)) }
+
+  func buzz(_ duration: Double = 0.1) -> Pattern {
+    Pattern(events: [Event(time: 0, type: .hapticContinuous, duration: duration)])
+  }
+
+  func drain(_ player: Player, limit: Int = 1_000_000) -> [Float] {
+    var out: [Float] = []
+    let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: 256)
+    defer { block.deallocate() }
+    while !player.isFinished && out.count < limit {
+      let n = player.render(into: block)
+      out += block[0..<n]
+      if n == 0 { break }
+    }
+    return out
+  }
+
+  @Test func anEmptyPatternLoopingForeverFinishesInsteadOfHanging() {
+    let player = Player(renderers: [renderer(Pattern())], loops: nil, rampFrames: 20)
+    let out = drain(player)
+    #expect(player.isFinished)
+    #expect(out.isEmpty)
+  }
+
+  @Test func loopsAndGapsMakeTheExpectedLength() {
+    let single = renderer(buzz()).frameCount
+    let player = Player(renderers: [renderer(buzz())], gapFrames: 100, loops: 3, rampFrames: 20)
+    #expect(drain(player).count == 3 * single + 2 * 100)
+  }
+
+  @Test func loopEndCutsEachPass() {
+    let player = Player(renderers: [renderer(buzz(1))], loops: 2, rampFrames: 20)
+    player.loopEnd = 400
+    #expect(drain(player).count == 800)
+  }
+
+  @Test func timedMessagesApplyInTimeOrderWhateverTheirArrivalOrder() {
+    let player = Player(renderers: [renderer(buzz(1))], loops: 1, rampFrames: 20)
+    player.receive(ControlMessage(time: 0.5, action: .stop))
+    player.receive(ControlMessage(time: 0.25, action: .pause))
+    let out = drain(player)
+    // Paused at 0.25 s (after a 20-frame fade), stopped at 0.5 s: silence in between.
+    #expect(out.count == 4000)
+    #expect(out[2100..<4000].allSatisfy { $0 == 0 })
+    #expect(out[1000..<1900].contains { $0 != 0 })
+  }
+
+  @Test func liveRateIsRefusedWithoutAWayToRebuild() {
+    let player = Player(renderers: [renderer(buzz())], loops: 1, rampFrames: 20)
+    player.apply(.rate(2))
+    #expect(player.refusedMessages == 1)
+    #expect(player.speed == 1)
+  }
+}
