@@ -18,7 +18,7 @@ export HAP_CORPUS ?= $(abspath ../shared/corpus)
 APT_GET := $(shell command -v apt-get 2>/dev/null)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench install uninstall clean rules golden format lint deps bench-deps sim
+.PHONY: all build run test bench install uninstall clean rules golden format lint deps bench-deps sim fuzz
 
 all: build
 
@@ -79,6 +79,14 @@ rules:
 # rendering model; review the diff of the printed summary before committing.
 golden: deps
 	HAP_RECORD_GOLDEN=1 $(SWIFT) test --filter GoldenRenderTests
+
+# Fuzz the parser, decoder, validator, renderer and diff with libFuzzer (FUZZ_SECONDS, default 60),
+# starting from the bundled patterns and the shared corpus.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	cd fuzz && $(SWIFT) build -c debug --sanitize=fuzzer -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
+	mkdir -p .build/fuzz-corpus && cp patterns/*.json .build/fuzz-corpus/ && (cp $(HAP_CORPUS)/ahap/*/*.ahap .build/fuzz-corpus/ 2>/dev/null || true)
+	SWIFT_BACKTRACE=enable=no fuzz/.build/debug/HapFuzz .build/fuzz-corpus -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048
 
 # Format with `swift format` (.swift-format); the generated rule catalogue is left as generated.
 FORMATTED = $(filter-out %.generated.swift,$(shell find Sources Tests -name '*.swift')) Package.swift
