@@ -669,42 +669,14 @@ final class GitRepository {
 
   /// Runs git in the repository (no pager, no colour, no outside configuration).
   func git(_ arguments: [String]) throws -> Hap.Result {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["git"] + arguments
-    process.currentDirectoryURL = url
-    var environment = ProcessInfo.processInfo.environment
-    for key in environment.keys where key.hasPrefix("GIT_") { environment[key] = nil }
-    environment["HOME"] = folder.url.appendingPathComponent("home").path
-    environment["XDG_CONFIG_HOME"] = folder.url.appendingPathComponent("home").path
-    environment["GIT_CONFIG_GLOBAL"] = folder.url.appendingPathComponent("home/.gitconfig").path
-    environment["GIT_CONFIG_NOSYSTEM"] = "1"
-    environment["GIT_PAGER"] = "cat"
-    environment["PAGER"] = "cat"
-    environment["NO_COLOR"] = nil
-    process.environment = environment
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let group = DispatchGroup()
-    let errData = Box()
-    group.enter()
-    DispatchQueue.global().async {
-      errData.data = err.fileHandleForReading.readDataToEndOfFile()
-      group.leave()
-    }
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return Hap.Result(
-      status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-      stderr: String(decoding: errData.data, as: UTF8.self))
+    let home = folder.url.appendingPathComponent("home").path
+    return try Hap.run(
+      ["git"] + arguments,
+      environment: [
+        "HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_GLOBAL": home + "/.gitconfig", "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_PAGER": "cat", "PAGER": "cat",
+      ], directory: url, executable: "/usr/bin/env", inheriting: { !$0.hasPrefix("GIT_") })
   }
-
-  private final class Box: @unchecked Sendable { var data = Data() }
 }
 
 // MARK: - Fixture

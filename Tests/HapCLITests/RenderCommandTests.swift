@@ -118,42 +118,8 @@ enum BinaryRun {
   static func run(
     executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
   ) throws -> Result {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment
-    for (key, value) in environment { env[key] = value }
-    process.environment = env
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let outData = Box()
-    let errData = Box()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-      outData.data = out.fileHandleForReading.readDataToEndOfFile()
-      group.leave()
-    }
-    group.enter()
-    DispatchQueue.global().async {
-      errData.data = err.fileHandleForReading.readDataToEndOfFile()
-      group.leave()
-    }
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(2000) }
-    if process.isRunning {
-      process.terminate()
-      throw HapTimeout(arguments: arguments)
-    }
-    group.wait()
-    process.waitUntilExit()
-    return Result(
-      status: process.terminationStatus, reason: process.terminationReason, stdout: outData.data,
-      stderr: String(decoding: errData.data, as: UTF8.self))
+    let result = try Hap.run(arguments, environment: environment, timeout: timeout, executable: executable)
+    return Result(status: result.status, reason: result.reason, stdout: result.stdoutData, stderr: result.stderr)
   }
 
   /// `hap ARGUMENTS` with its standard output as bytes.
@@ -162,8 +128,6 @@ enum BinaryRun {
   {
     try run(executable: Hap.binary, arguments, environment: environment, timeout: timeout)
   }
-
-  private final class Box: @unchecked Sendable { var data = Data() }
 
   /// Starts `process` from a fresh thread with SIGINT and SIGTERM unblocked. The child inherits
   /// the signal mask of the thread that spawns it, and the threads tests run on (libdispatch

@@ -4,8 +4,10 @@ import Foundation
 struct Hap {
   struct Result {
     let status: Int32
-    let stdout: String
+    let reason: Process.TerminationReason
+    let stdoutData: Data
     let stderr: String
+    var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
     var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
   }
 
@@ -23,16 +25,17 @@ struct Hap {
     return root.appendingPathComponent(".build/debug/hap").path
   }()
 
-  /// Runs `hap ARGUMENTS`, feeding `input` on standard input. Gives up after `timeout` seconds.
+  /// Runs `hap ARGUMENTS` (or another `executable`), feeding `input` on standard input. Gives up
+  /// after `timeout` seconds.
   @discardableResult
   static func run(
     _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], directory: URL? = nil,
-    timeout: TimeInterval = 60
+    timeout: TimeInterval = 60, executable: String = binary, inheriting inherit: (String) -> Bool = { _ in true }
   ) throws -> Result {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment
+    var env = ProcessInfo.processInfo.environment.filter { inherit($0.key) }
     env["NO_COLOR"] = nil
     for (key, value) in environment { env[key] = value }
     process.environment = env
@@ -73,7 +76,7 @@ struct Hap {
     group.wait()
     process.waitUntilExit()
     return Result(
-      status: process.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self),
+      status: process.terminationStatus, reason: process.terminationReason, stdoutData: outData.data,
       stderr: String(decoding: errData.data, as: UTF8.self))
   }
 
