@@ -75,15 +75,9 @@ struct PlayCommandTests {
   }
 
   @Test func theBinaryDoesNotLinkLibasound() throws {
-    let readelf = Process()
-    readelf.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
-    readelf.arguments = ["-d", Hap.binary]
-    let pipe = Pipe()
-    readelf.standardOutput = pipe
-    try readelf.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    readelf.waitUntilExit()
-    #expect(readelf.terminationStatus == 0)
+    let readelf = try Hap.run(["-d", Hap.binary], executable: "/usr/bin/readelf")
+    let output = readelf.stdout
+    #expect(readelf.status == 0)
     #expect(output.contains("NEEDED"))
     #expect(!output.contains("libasound"))
   }
