@@ -143,8 +143,8 @@ struct LiveControlTests {
     let device = try SimulatedExciter()
     let (process, input) = try start(device)
     usleep(500_000)
-    let arrival = DispatchTime.now().uptimeNanoseconds
     send(input, "intensity 1.0")
+    let arrival = DispatchTime.now().uptimeNanoseconds
     usleep(300_000)
     send(input, "stop")
     #expect(waitForExit(process, seconds: 5))
