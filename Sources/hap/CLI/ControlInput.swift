@@ -78,11 +78,6 @@ struct ControlInput {
     nonisolated(unsafe) let stream = file
     let input = self
     let thread = Thread {
-      // Above ordinary threads (below the playback thread's 20) where the system permits, so a
-      // busy machine does not delay control lines.
-      var parameters = sched_param()
-      parameters.sched_priority = 10
-      _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
       var line: UnsafeMutablePointer<CChar>?
       var capacity = 0
       var number = 0
