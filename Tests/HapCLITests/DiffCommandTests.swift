@@ -79,23 +79,7 @@ struct DiffCommandTests {
 
     var testDescription: String { rawValue }
 
-    var fixture: DiffFixture {
-      var f = DiffFixture()
-      switch self {
-      case .intensity: f.firstIntensity = 0.3
-      case .sharpness: f.firstSharpness = 0.9
-      case .timeShift: f.firstTime = 0.12
-      case .lastEventShift: f.lastTime = 0.72
-      case .eventDuration: f.continuousDuration = 0.25
-      case .addedTransient: f.extraTransientTime = 0.55
-      case .removedTransient: f.includeFirst = false
-      case .curvePointMoved: f.curvePoints[1].0 = 0.15
-      case .curvePointValue: f.curvePoints[1].1 = 0.2
-      case .addedParameter: f.extraParameter = (0.6, 0.5)
-      case .removedCurve: f.includeCurve = false
-      }
-      return f
-    }
+    var fixture: DiffFixture { DiffFixture.edited(rawValue) }
 
     var expected: [String] {
       switch self {

@@ -366,3 +366,45 @@ public struct DiffFixture: Sendable {
       """
   }
 }
+
+extension DiffFixture {
+  /// The fixture with one named edit (the `Edit` cases of the diff tests): each changes one thing.
+  public static func edited(_ edit: String) -> DiffFixture {
+    var f = DiffFixture()
+    switch edit {
+    case "intensity":
+      f.firstIntensity = 0.3
+    case "sharpness":
+      f.firstSharpness = 0.9
+    case "timeShift":
+      f.firstTime = 0.12
+    case "lastEventShift":
+      f.lastTime = 0.72
+    case "eventDuration":
+      f.continuousDuration = 0.25
+    case "eventDurationPastTheEnd":
+      f.continuousDuration = 0.5
+    case "addedTransient":
+      f.extraTransientTime = 0.55
+    case "addedTransientAtTheEnd":
+      f.extraTransientTime = 0.9
+    case "removedTransient":
+      f.includeFirst = false
+    case "curvePointMoved":
+      f.curvePoints[1].0 = 0.15
+    case "curvePointValue":
+      f.curvePoints[1].1 = 0.2
+    case "curvePointAdded":
+      f.curvePoints.append((0.3, 0.7))
+    case "addedParameter":
+      f.extraParameter = (0.6, 0.5)
+    case "removedCurve":
+      f.includeCurve = false
+    case "movedAndChanged":
+      f.firstTime = 0.12
+      f.firstIntensity = 0.3
+    default: preconditionFailure("no fixture edit named \(edit)")
+    }
+    return f
+  }
+}

@@ -189,14 +189,18 @@ enum RenderCommand: Command {
       // A loop without a stop ends one pattern length after the last control message.
       let last = messages.compactMap(\.time).max() ?? 0
       let limit = Int(((last * rate) + Double(schedule.frameCount)).rounded(.up)) + 1
-      let dry = makePlayer()
-      let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
-      defer { scratch.deallocate() }
-      frameCount = 0
-      while frameCount < limit {
-        let n = dry.render(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(4096, limit - frameCount)]))
-        if n == 0 { break }
-        frameCount += n
+      frameCount = limit
+      if !raw {
+        // A WAV header states the length up front: find it with a dry run (deterministic).
+        let dry = makePlayer()
+        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
+        defer { scratch.deallocate() }
+        frameCount = 0
+        while frameCount < limit {
+          let n = dry.render(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(4096, limit - frameCount)]))
+          if n == 0 { break }
+          frameCount += n
+        }
       }
       controlled = makePlayer()
     }
@@ -224,6 +228,7 @@ enum RenderCommand: Command {
           left -= n
           return n
         }
+        frameCount -= left  // raw output ends where the player did
       } else {
         completed = try RenderPump(format: settings.format).run(renderer, into: sink) { Interrupt.requested }
       }
