@@ -30,6 +30,9 @@ public final class Renderer {
   private let active: UnsafeMutableBufferPointer<Int32>
   private var activeCount = 0
   private var nextVoice = 0
+  /// The envelope controls' steps, and the planner that reads them for continuous voices.
+  private let envelopeChanges: UnsafeMutableBufferPointer<EnvelopeControls.Change>
+  private let planner: EnvelopePlanner
   private let intensityPoints: UnsafeMutableBufferPointer<ControlTrack.Breakpoint>
   private let sharpnessPoints: UnsafeMutableBufferPointer<ControlTrack.Breakpoint>
   private var intensityCursor = 0
@@ -54,6 +57,8 @@ public final class Renderer {
     /// Carrier phase in cycles, 0..<1, at the start of the grid segment being rendered (kept
     /// in Double: a Float phase drifts audibly over minutes).
     var phase: Double = 0
+    /// Continuous voices: the piece of the envelope being rendered.
+    var envelope = EnvelopePiece.silent
   }
 
   /// Builds every buffer rendering will need; nothing is allocated after this.
@@ -70,6 +75,11 @@ public final class Renderer {
     states.initialize(repeating: VoiceState())
     active = .allocate(capacity: max(1, schedule.voices.count))
     active.initialize(repeating: 0)
+    envelopeChanges = .allocate(capacity: max(1, schedule.envelopeControls.changes.count))
+    _ = envelopeChanges.initialize(from: schedule.envelopeControls.changes)
+    planner = EnvelopePlanner(
+      changes: UnsafeBufferPointer(rebasing: envelopeChanges[0..<schedule.envelopeControls.changes.count]),
+      rate: schedule.rate, limit: schedule.frameCount)
     intensityPoints = .allocate(capacity: max(1, schedule.intensityControl.breakpoints.count))
     _ = intensityPoints.initialize(from: schedule.intensityControl.breakpoints)
     sharpnessPoints = .allocate(capacity: max(1, schedule.sharpnessControl.breakpoints.count))
@@ -105,6 +115,7 @@ public final class Renderer {
 
   deinit {
     voices.deallocate()
+    envelopeChanges.deallocate()
     states.deallocate()
     active.deallocate()
     intensityPoints.deallocate()
@@ -137,7 +148,12 @@ public final class Renderer {
     sharpnessCursor = 0
     var k = 0
     while k < voiceCount && voices[k].start < position {
-      if voices[k].soundEnd > position { admit(k) }
+      if voices[k].soundEnd > position {
+        admit(k)
+        if voices[k].kind == .continuous {
+          planner.advance(voices[k], &states[k].envelope, to: position, live: liveEnvelope)
+        }
+      }
       k += 1
     }
     nextVoice = k
@@ -163,15 +179,15 @@ public final class Renderer {
 
   private var liveIntensity = LiveValue()
   private var liveSharpness = LiveValue()
-  /// Live attack, decay and release controls, or NaN when not set.
-  private var liveAttack = Double.nan
-  private var liveDecay = Double.nan
-  private var liveRelease = Double.nan
+  /// Live attack, decay and release controls (NaN when not set).
+  private var liveEnvelope = LiveEnvelope()
 
   /// Sets a dynamic parameter live, as a `Parameter` at the current position would, ramping
-  /// linearly over `rampFrames` so it never clicks. It overrides the pattern's own values of that
-  /// parameter from now on. Intensity and sharpness act at once; attack, decay and release act
-  /// on the events that start from now on. Allocates nothing (the real-time contract holds).
+  /// intensity and sharpness linearly over `rampFrames` so they never click. It overrides the
+  /// pattern's own values of that parameter from now on. Intensity acts on every event (a
+  /// transient takes it at its start); sharpness on continuous events; attack, decay and
+  /// release on continuous events already sounding (from the level they have reached) and
+  /// on those to come. Allocates nothing (the real-time contract holds).
   public func setControl(_ id: DynamicParameterID, to value: Double, rampFrames: Int) {
     let value = min(max(value, id.range.lowerBound), id.range.upperBound)
     let here = Double(position)
@@ -182,45 +198,44 @@ public final class Renderer {
     switch id {
     case .hapticIntensityControl: ramp(&liveIntensity, schedule.intensityControl)
     case .hapticSharpnessControl: ramp(&liveSharpness, schedule.sharpnessControl)
-    case .hapticAttackTimeControl: liveAttack = value
-    case .hapticDecayTimeControl: liveDecay = value
-    case .hapticReleaseTimeControl: liveRelease = value
+    case .hapticAttackTimeControl:
+      liveEnvelope.attack = value
+      replanActiveEnvelopes()
+    case .hapticDecayTimeControl:
+      liveEnvelope.decay = value
+      replanActiveEnvelopes()
+    case .hapticReleaseTimeControl:
+      liveEnvelope.release = value
+      replanActiveEnvelopes()
     default: break  // audio controls do not shape the haptic signal
     }
   }
 
-  /// Starts voice `k` sounding, applying live controls to what is fixed at a voice's start.
+  /// Continues every sounding continuous voice's envelope from here with the live values.
+  private func replanActiveEnvelopes() {
+    for k in 0..<activeCount {
+      let index = Int(active[k])
+      let voice = voices[index]
+      guard voice.kind == .continuous else { continue }
+      let here = max(position, states[index].envelope.start)
+      planner.advance(voice, &states[index].envelope, to: here, live: liveEnvelope)
+      states[index].envelope = planner.replan(voice, states[index].envelope, at: here, live: liveEnvelope)
+    }
+  }
+
+  /// Starts voice `k` sounding: a transient takes the live intensity (if set) at its start; a
+  /// continuous voice plans the first piece of its envelope.
   private func admit(_ k: Int) {
     states[k] = VoiceState()
     active[activeCount] = Int32(k)
     activeCount += 1
     let voice = voices[k]
-    let start = Double(voice.start)
     switch voice.kind {
     case .transient:
-      guard liveIntensity.isActive || liveSharpness.isActive else { return }
-      let intensity =
-        liveIntensity.isActive ? liveIntensity.value(at: start) : schedule.intensityControl.value(at: start)
-      let sharpness =
-        liveSharpness.isActive ? liveSharpness.value(at: start) : schedule.sharpnessControl.value(at: start)
-      voices[k].peak = profile.amplitude(intensity: voice.intensity * intensity)
-      voices[k].increment = profile.frequency(sharpness: voice.sharpness + sharpness) / rate
+      guard liveIntensity.isActive else { return }
+      voices[k].peak = profile.amplitude(intensity: voice.intensity * liveIntensity.value(at: Double(voice.start)))
     case .continuous:
-      guard !liveAttack.isNaN || !liveDecay.isNaN || !liveRelease.isNaN else { return }
-      func clamp01(_ x: Double) -> Double { min(max(x, 0), 1) }
-      let attack = liveAttack.isNaN ? schedule.attackControl.value(at: start) : liveAttack
-      let decay = liveDecay.isNaN ? schedule.decayControl.value(at: start) : liveDecay
-      let release = liveRelease.isNaN ? schedule.releaseControl.value(at: start) : liveRelease
-      var shaped = voice
-      Schedule.shapeEnvelope(
-        &shaped, attack: clamp01(voice.attackTime + attack), decay: clamp01(voice.decayTime + decay),
-        release: clamp01(voice.releaseTime + release), rate: rate)
-      // The pattern's length is fixed: a longer release is shortened to end with it.
-      if shaped.soundEnd > frameCount {
-        shaped.releaseFrames = Double(max(1, frameCount - shaped.end))
-        shaped.soundEnd = shaped.end + Int(shaped.releaseFrames)
-      }
-      voices[k] = shaped
+      states[k].envelope = planner.first(voice, live: liveEnvelope)
     }
   }
 
@@ -276,16 +291,21 @@ public final class Renderer {
         let index = Int(active[k])
         let voice = voices[index]
         let from = max(first, voice.start)
-        let to = min(last, voice.soundEnd)
-        if from < to {
-          switch voice.kind {
-          case .transient:
-            renderTransient(voice, out, first: first, from: from, to: to)
-          case .continuous:
-            renderContinuous(voice, index, out, first: first, gridFirst: gridFirst, from: from, to: to)
-          }
+        var finished: Bool
+        switch voice.kind {
+        case .transient:
+          let to = min(last, voice.soundEnd)
+          if from < to { renderTransient(voice, out, first: first, from: from, to: to) }
+          finished = voice.soundEnd <= last
+        case .continuous:
+          // With the pattern's own controls the voice ends at `soundEnd`; a live envelope
+          // control may move that, and the envelope itself says where the sound ends.
+          let to = liveEnvelope.isActive ? last : min(last, voice.soundEnd)
+          if from < to { renderContinuous(voice, index, out, first: first, gridFirst: gridFirst, from: from, to: to) }
+          planner.advance(voice, &states[index].envelope, to: last, live: liveEnvelope)
+          finished = states[index].envelope.stage == .done
         }
-        if voice.soundEnd <= last {
+        if finished {
           // Finished: drop it, keeping the others in admission order so that floating-point
           // sums happen in the same order whatever the block size.
           for j in k..<(activeCount - 1) { active[j] = active[j + 1] }
@@ -362,7 +382,7 @@ public final class Renderer {
     while n < to {
       let gridStart = n & ~(Renderer.grid - 1)
       let segmentStart = max(gridStart, voice.start)
-      let segmentEnd = min(gridStart + Renderer.grid, voice.soundEnd)
+      let segmentEnd = gridStart + Renderer.grid
       let runEnd = min(to, segmentEnd)
       let k = gridStart / Renderer.grid - gridFirst
       let segment = Segment(
@@ -370,40 +390,26 @@ public final class Renderer {
         amplitudeStep: (amplitudeGrid[k + 1] - amplitudeGrid[k]) / Float(Renderer.grid),
         increment: incrementGrid[k], incrementStep: (incrementGrid[k + 1] - incrementGrid[k]) / Double(Renderer.grid),
         startOffset: Double(segmentStart - gridStart))
-      // Split the run where the envelope changes stage. Each stage's level is anchored at a
+      // Split the run where the envelope's pieces change. Each piece's level is anchored at a
       // frame that does not depend on where the block started (the later of the segment's and
-      // the stage's first frame), so every sample is a function of its frame index alone.
+      // the piece's first frame), so every sample is a function of its frame index alone.
       var m = n
       while m < runEnd {
-        let relative = m - voice.start
-        if m >= voice.end {
-          // Release: linear from the event's last level to zero.
-          let anchor = max(gridStart, voice.end)
-          let slope = -voice.releaseLevel / voice.releaseFrames
-          let level = voice.releaseLevel + slope * Double(anchor - voice.end)
-          segment.linear(m, runEnd, anchor: anchor, level: Float(level), slope: Float(slope))
-          m = runEnd
-        } else if relative < voice.decayStart {
-          // Attack: linear from zero.
-          let anchor = max(gridStart, voice.start)
-          let stageEnd = min(runEnd, voice.start + voice.decayStart, voice.end)
-          let slope = 1 / voice.attackFrames
-          segment.linear(
-            m, stageEnd, anchor: anchor, level: Float(Double(anchor - voice.start) * slope), slope: Float(slope))
-          m = stageEnd
-        } else {
-          let anchor = max(gridStart, voice.start + voice.decayStart)
-          let stageEnd = min(runEnd, voice.end)
-          if voice.decayFactor == 1 {
-            segment.linear(m, stageEnd, anchor: anchor, level: 1, slope: 0)
-          } else {
-            // Decay: the level at the anchor times powers of the per-frame factor.
-            let level = pow(voice.decayFactor, Double(anchor - voice.start - voice.decayStart))
-            fillPowers(voice.decayFactor)
-            segment.geometric(m, stageEnd, anchor: anchor, level: Float(level), powers: decayPowers)
-          }
-          m = stageEnd
+        if m >= states[index].envelope.end {
+          planner.advance(voice, &states[index].envelope, to: m, live: liveEnvelope)
         }
+        let piece = states[index].envelope
+        if piece.stage == .done { break }
+        let pieceEnd = min(runEnd, piece.end)
+        let anchor = max(gridStart, piece.start)
+        let level = Float(piece.level(at: anchor))
+        if piece.isGeometric {
+          fillPowers(piece.rate)
+          segment.geometric(m, pieceEnd, anchor: anchor, level: level, powers: decayPowers)
+        } else {
+          segment.linear(m, pieceEnd, anchor: anchor, level: level, slope: Float(piece.rate))
+        }
+        m = pieceEnd
       }
       if runEnd == segmentEnd {
         phase = segment.phase(at: segmentEnd)
