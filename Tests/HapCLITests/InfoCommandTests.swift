@@ -17,7 +17,8 @@ struct InfoCommandTests {
     let out = result.stdout
     #expect(row("pattern", in: out) == correct)
     let duration = try #require(row("duration", in: out))
-    #expect(duration.hasSuffix(" s (with release tails)"), "\(duration)")
+    // correct.json ends with its second tap (entry 1 of its Pattern array).
+    #expect(duration.hasSuffix(" s, where the HapticTransient at 0.09 s (/Pattern/1) ends"), "\(duration)")
     #expect(row("events", in: out) == "2 HapticTransient")
     #expect(row("parameters", in: out) == "none")
     #expect(row("curves", in: out) == "none")
@@ -35,7 +36,7 @@ struct InfoCommandTests {
     let lines = out.split(separator: "\n").map(String.init)
     let axis = try #require(lines.last)
     #expect(axis.trimmingCharacters(in: .whitespaces).hasPrefix("0 s"))
-    #expect(axis.hasSuffix(duration.replacingOccurrences(of: " (with release tails)", with: "")))
+    #expect(axis.hasSuffix(String(duration.prefix { $0 != "," })))
   }
 
   @Test func textAndJSONForAPatternThatDrivesTheLimiter() throws {
@@ -69,7 +70,7 @@ struct InfoCommandTests {
 
   static let documentedKeys: Set<String> = [
     "file", "duration", "rate", "profile", "events", "parameters", "curves", "frequency", "peak", "rms",
-    "peakBeforeLimiter", "limiterActed", "skippedAudioEvents", "timeline",
+    "peakBeforeLimiter", "limiterActed", "skippedAudioEvents", "timeline", "end", "writtenDuration",
   ]
 
   @Test func jsonOutputHasTheDocumentedKeys() throws {
@@ -101,6 +102,11 @@ struct InfoCommandTests {
     #expect(timeline.count == 60)
     #expect(timeline.allSatisfy { 0 <= $0 && $0 <= 1 })
     #expect(abs((timeline.max() ?? 0) - peak) < 0.001)
+    let end = try #require(document["end"] as? [String: Any])
+    #expect(end["type"] as? String == "HapticTransient")
+    #expect(end["entry"] as? Int == 1)
+    #expect(end["ending"] as? String == "tap")
+    #expect(document["writtenDuration"] as? Double == 0.09)
     // The duration agrees with the text output.
     let text = try Hap.run(["info", correct])
     #expect(row("duration", in: text.stdout)?.hasPrefix("\(document["duration"]!) s") == true)
@@ -251,5 +257,25 @@ struct InfoCommandTests {
     let infoBad = try Hap.run(["info", "--profile", bad, correct])
     #expect(infoBad.status == 2)
     #expect(infoBad.stderr.contains("[profile-value-invalid]"))
+  }
+
+  @Test func curvesAfterTheLastSoundAreSaidNotRendered() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("tail.ahap")
+    try #"""
+    {"Version": 1.0, "Pattern": [
+      {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.2}},
+      {"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0,
+        "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1}, {"Time": 9, "ParameterValue": 0.2}]}}
+    ]}
+    """#.write(toFile: path, atomically: true, encoding: .utf8)
+    let text = try Hap.run(["info", path])
+    #expect(text.status == 0, "\(text.stderr)")
+    #expect(row("duration", in: text.stdout) == "0.205 s, where the release of the HapticContinuous at 0 s (/Pattern/0) ends")
+    #expect(text.stdout.contains("the written timeline runs on to 9 s, silent there (not rendered)"))
+    let json = try decodeJSON(try Hap.run(["info", "--format", "json", path]).stdout)
+    #expect(json["duration"] as? Double == 0.205)
+    #expect(json["writtenDuration"] as? Double == 9)
+    #expect((json["end"] as? [String: Any])?["ending"] as? String == "release")
   }
 }

@@ -10,6 +10,12 @@ public struct PatternSummary: Sendable {
   public let timeline: [Double]
   public let skippedAudioEvents: Int
   public let rate: Double
+  /// What decided the length (nil for a pattern with no events).
+  public let end: PatternEnd?
+  /// The end of the written timeline (``Pattern/duration``: events, parameters and curves,
+  /// without release tails). When it is later than `duration`, parameters or curves run on
+  /// after the last sound, in silence.
+  public let writtenDuration: Double
 
   /// Renders `pattern` completely (in constant memory) and measures it.
   public init(pattern: Pattern, profile: ActuatorProfile, rate: Double = 48000, columns: Int = 60) {
@@ -28,6 +34,8 @@ public struct PatternSummary: Sendable {
     }
     let schedule = Schedule(pattern: pattern, profile: profile, rate: rate)
     duration = schedule.duration
+    writtenDuration = pattern.duration
+    end = schedule.lastSoundingEvent.map { PatternEnd(pattern: pattern, schedule: schedule, event: $0) }
     skippedAudioEvents = schedule.skippedAudioEvents
     let renderer = Renderer(schedule: schedule)
     let columns = max(1, columns)
@@ -57,5 +65,54 @@ public struct PatternSummary: Sendable {
         let index = Int((level / fullScale * 8).rounded(.up))
         return bars[min(8, max(1, index))]
       })
+  }
+}
+
+/// The event whose sound ends last, which decides a pattern's length, and how its sound ends.
+public struct PatternEnd: Sendable, Equatable {
+  public enum Ending: String, Sendable {
+    /// A transient's burst.
+    case tap
+    /// A continuous event's release tail.
+    case release
+    /// A continuous event with Sustained 0 that decayed to silence before its duration ended.
+    case decay
+    /// An audio event's span (not rendered, but it sounds on the device).
+    case audio
+  }
+
+  public let type: EventType
+  /// Start of the event, in seconds.
+  public let time: Double
+  /// Its index in the file's `Pattern` array (-1 for a pattern built in code).
+  public let entry: Int
+  public let ending: Ending
+
+  init(pattern: Pattern, schedule: Schedule, event index: Int) {
+    let event = pattern.events[index]
+    type = event.type
+    time = event.time
+    entry = event.source.entry.entry
+    if !event.type.isHaptic {
+      ending = .audio
+    } else if event.type == .hapticTransient {
+      ending = .tap
+    } else if let voice = schedule.voices.first(where: { $0.event == index }), voice.soundEnd <= voice.end {
+      ending = .decay
+    } else {
+      ending = .release
+    }
+  }
+
+  /// "the release of the HapticContinuous at 0.1 s (/Pattern/3)".
+  public var description: String {
+    let what: String
+    switch ending {
+    case .tap: what = "the \(type.rawValue)"
+    case .release: what = "the release of the \(type.rawValue)"
+    case .decay: what = "the decay to silence of the \(type.rawValue)"
+    case .audio: what = "the \(type.rawValue) event"
+    }
+    return "\(what) at \(Format.seconds(time))" + (entry >= 0 ? " (/Pattern/\(entry))" : "")
   }
 }

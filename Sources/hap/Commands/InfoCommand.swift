@@ -8,7 +8,9 @@ enum InfoCommand: Command {
   static let usage = ["info PATTERN [--format text|json] [--profile P] [--rate HZ]"]
   static let description = """
     Renders the pattern (as 'hap render' would, without writing anything) and reports its
-    duration including release tails, the events by type, dynamic parameters and curves by ID,
+    duration: where its last sound ends (a tap, a release tail, a decay to silence, or an audio
+    event), and which event that is. Parameters and curves that run on after the last sound do
+    not lengthen it; info says when they do. Then the events by type, dynamic parameters and curves by ID,
     the carrier frequency range it uses, the peak and RMS level of the signal, the peak before
     the soft limiter and whether the limiter acted, and a compact timeline of its level.
     """
@@ -52,6 +54,8 @@ enum InfoCommand: Command {
         JSONOutput.object([
           ("file", JSONOutput.string(path == "-" ? "<stdin>" : path)),
           ("duration", JSONOutput.number(summary.duration)),
+          ("end", endJSON(summary.end)),
+          ("writtenDuration", JSONOutput.number(summary.writtenDuration)),
           ("rate", String(rate)),
           ("profile", JSONOutput.string(profile.name)),
           ("events", JSONOutput.object(summary.eventCounts.map { ($0.type.rawValue, String($0.count)) })),
@@ -72,7 +76,10 @@ enum InfoCommand: Command {
       Console.line(style.bold(label.padding(toLength: 13, withPad: " ", startingAt: 0)) + value)
     }
     row("pattern", path == "-" ? "<stdin>" : path)
-    row("duration", Format.seconds(summary.duration) + " (with release tails)")
+    row("duration", Format.seconds(summary.duration) + (summary.end.map { ", where \($0.description) ends" } ?? ""))
+    if summary.writtenDuration > summary.duration + 0.5 / Double(rate) {
+      row("", "the written timeline runs on to \(Format.seconds(summary.writtenDuration)), silent there (not rendered)")
+    }
     row("events", list(summary.eventCounts.map { "\($0.count) \($0.type.rawValue)" }))
     row("parameters", list(summary.parameterCounts.map { "\($0.count) \($0.id.rawValue)" }))
     row("curves", list(summary.curveCounts.map { "\($0.count) \($0.id.rawValue)" }))
@@ -95,6 +102,14 @@ enum InfoCommand: Command {
     let axisEnd = Format.seconds(summary.duration)
     row("", "0 s" + String(repeating: " ", count: max(1, width + 2 - 3 - axisEnd.count)) + axisEnd)
     return ExitStatus.ok
+  }
+
+  static func endJSON(_ end: PatternEnd?) -> String {
+    guard let end else { return "null" }
+    return JSONOutput.object([
+      ("type", JSONOutput.string(end.type.rawValue)), ("time", JSONOutput.number(end.time)),
+      ("entry", end.entry >= 0 ? String(end.entry) : "null"), ("ending", JSONOutput.string(end.ending.rawValue)),
+    ])
   }
 
   static func round1(_ value: Double) -> Double { (value * 10).rounded() / 10 }
