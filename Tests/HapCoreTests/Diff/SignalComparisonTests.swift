@@ -156,10 +156,10 @@ extension DiffTests {
       #expect(empty.psnr == 100)
       #expect(empty.maximumDifference == 0)
       #expect(empty.new.duration == 0)
-      // A lone Parameter: silence up to its time.
+      // A lone Parameter: nothing sounds, so no signal at all.
       let parameter = Pattern(parameters: [DynamicParameter(id: .hapticIntensityControl, time: 0.25, value: 0.5)])
       let silent = SignalComparison(parameter, Pattern())
-      #expect(silent.old == SignalComparison.Levels(peak: 0, rms: 0, duration: 0.25))
+      #expect(silent.old == SignalComparison.Levels(peak: 0, rms: 0, duration: 0))
       #expect(silent.psnr == 100)
     }
 
