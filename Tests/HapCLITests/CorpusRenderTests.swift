@@ -90,7 +90,7 @@ struct CorpusRenderTests {
     "every valid corpus file renders to a WAV as long as hap info says, with sound unless silenced",
     .enabled(if: Corpus.isPresent, "AHAP corpus not found (set HAP_CORPUS); skipped"))
   func validFilesRender() throws {
-    let files = try Corpus.load().filter(\.valid).map(\.file)
+    let files = try Corpus.validFiles()
     #expect(files.count >= 20)
     let results = Results(count: files.count)
     DispatchQueue.concurrentPerform(iterations: files.count) { index in

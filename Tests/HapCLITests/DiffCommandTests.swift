@@ -16,8 +16,9 @@ struct DiffCommandTests {
     .enabled(if: Corpus.isPresent, "AHAP corpus not found (set HAP_CORPUS); skipped"))
   func reformattedCorpus() throws {
     let folder = try TemporaryFolder()
-    let files = try Corpus.load().filter(\.valid).map(\.file)
-    #expect(files.count >= 40)
+    let files = try Corpus.validFiles()
+    // 43 before issue 9 moved the 7 Unity files with missing waveforms to invalid.
+    #expect(files.count >= 35)
     var pairs: [(file: String, original: String, reformatted: String, size: Int)] = []
     for file in files {
       let original = Corpus.ahap.appendingPathComponent(file).path

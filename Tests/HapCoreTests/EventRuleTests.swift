@@ -137,7 +137,7 @@ struct EventRuleTests {
 
   // MARK: duration-missing
 
-  @Test("duration-missing: a continuous event without EventDuration, with 0, or negative")
+  @Test("duration-missing: a continuous event without EventDuration or with 0; negative is duration-negative")
   func missingDuration() throws {
     let (result, _) = assertFindings(
       ahap(
@@ -146,10 +146,10 @@ struct EventRuleTests {
         #"{"Event": {"Time": 0, "EventType": "AudioContinuous", "EventDuration": ⟨3⟩-1}}"#,
         #"{"Event": ⟨4⟩{"Time": 0, "EventType": "AudioContinuous"}}"#,
         #"{"Event": {"Time": 1, "EventType": "HapticContinuous", "EventDuration": 0.001}}"#),
-      [("duration-missing", 1), ("duration-missing", 2), ("duration-missing", 3), ("duration-missing", 4)])
+      [("duration-missing", 1), ("duration-missing", 2), ("duration-negative", 3), ("duration-missing", 4)])
     #expect(
       result.findings("duration-missing").map(\.pointer) == [
-        "/Pattern/0/Event", "/Pattern/1/Event/EventDuration", "/Pattern/2/Event/EventDuration", "/Pattern/3/Event",
+        "/Pattern/0/Event", "/Pattern/1/Event/EventDuration", "/Pattern/3/Event",
       ])
     let events = try #require(result.pattern).events
     #expect(events.map(\.duration) == [0.001])
@@ -162,12 +162,14 @@ struct EventRuleTests {
     #expect(try #require(result.pattern).events.map(\.duration) == [0, 0])
   }
 
-  @Test("a negative EventDuration on a transient is clamped to 0")
+  // iOS's loader throws (-4823) on a negative EventDuration on any type (was: clamped to 0).
+  @Test("a negative EventDuration on a transient is duration-negative, and the event is left out")
   func negativeTransientDuration() throws {
     let (result, _) = assertFindings(
-      ahap(#"{"Event": {"Time": 0, "EventType": "HapticTransient", "EventDuration": ⟨1⟩-0.5}}"#),
-      [("value-out-of-range", 1)])
-    #expect(try #require(result.pattern).events.first?.duration == 0)
+      ahap(transientEntry, #"{"Event": {"Time": 1, "EventType": "HapticTransient", "EventDuration": ⟨1⟩-0.5}}"#),
+      [("duration-negative", 1)])
+    #expect(!result.isValid)
+    #expect(try #require(result.pattern).events.map(\.time) == [0])
   }
 
   // MARK: value-not-finite
@@ -211,7 +213,7 @@ struct EventRuleTests {
   func outOfRange() throws {
     let (result, _) = assertFindings(
       ahap(
-        transient(
+        continuous(
           "0",
           #"{"ParameterID": "HapticIntensity", "ParameterValue": ⟨1⟩1.5}, {"ParameterID": "HapticSharpness", "ParameterValue": ⟨2⟩-0.2}, {"ParameterID": "AttackTime", "ParameterValue": 1}"#
         ),
@@ -243,11 +245,11 @@ struct EventRuleTests {
   func sustainedSwitch() throws {
     let (result, _) = assertFindings(
       ahap(
-        transient("0", #"{"ParameterID": "Sustained", "ParameterValue": ⟨1⟩0.5}"#),
-        transient("1", #"{"ParameterID": "Sustained", "ParameterValue": ⟨2⟩-0.5}"#),
-        transient("2", #"{"ParameterID": "Sustained", "ParameterValue": ⟨3⟩7}"#),
-        transient("3", #"{"ParameterID": "Sustained", "ParameterValue": 0}"#),
-        transient("4", #"{"ParameterID": "Sustained", "ParameterValue": 1.0}"#)),
+        continuous("0", #"{"ParameterID": "Sustained", "ParameterValue": ⟨1⟩0.5}"#),
+        continuous("1", #"{"ParameterID": "Sustained", "ParameterValue": ⟨2⟩-0.5}"#),
+        continuous("2", #"{"ParameterID": "Sustained", "ParameterValue": ⟨3⟩7}"#),
+        continuous("3", #"{"ParameterID": "Sustained", "ParameterValue": 0}"#),
+        continuous("4", #"{"ParameterID": "Sustained", "ParameterValue": 1.0}"#)),
       [("value-out-of-range", 1), ("value-out-of-range", 2), ("value-out-of-range", 3)])
     let events = try #require(result.pattern).events
     #expect(events.map(\.parameters.sustained) == [true, false, true, false, true])
@@ -257,7 +259,7 @@ struct EventRuleTests {
   func rangeBounds() {
     assertNoFindings(
       ahap(
-        transient(
+        continuous(
           "0",
           #"{"ParameterID": "HapticIntensity", "ParameterValue": 0}, {"ParameterID": "HapticSharpness", "ParameterValue": 1}, {"ParameterID": "DecayTime", "ParameterValue": 0}, {"ParameterID": "ReleaseTime", "ParameterValue": 1}"#
         ),
@@ -358,7 +360,9 @@ struct EventRuleTests {
     let (result, _) = assertFindings(
       Self.audioCustomFile, [("waveform-not-found", 1), ("waveform-not-found", 2)],
       context: ValidationContext(waveformExists: { _ in false }))
-    #expect(result.isValid)
+    // iOS refuses the whole pattern (-4830); the events stay in the model.
+    #expect(!result.isValid)
+    #expect(try #require(result.pattern).events.count == 2)
     #expect(result.findings("waveform-not-found").first?.pointer == "/Pattern/0/Event/EventWaveformPath")
   }
 
@@ -387,4 +391,10 @@ struct EventRuleTests {
 /// `ahap` over an array of entries.
 func ahap(_ entries: [String]) -> String {
   "{\"Version\": 1.0, \"Pattern\": [\n" + entries.joined(separator: ",\n") + "\n]}"
+}
+
+/// One HapticContinuous event entry (1 s long).
+func continuous(_ time: String = "0", _ parameters: String = "") -> String {
+  let list = parameters.isEmpty ? "" : ", \"EventParameters\": [\(parameters)]"
+  return "{\"Event\": {\"Time\": \(time), \"EventType\": \"HapticContinuous\", \"EventDuration\": 1\(list)}}"
 }

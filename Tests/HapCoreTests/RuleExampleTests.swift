@@ -77,10 +77,10 @@ let ruleExamples: [RuleExample] = [
     rule: "parameter-id-unknown",
     bad: ahap(transient("0", #"{"ParameterID": ⟨1⟩"HapticAttackTime", "ParameterValue": 0.2}"#)),
     expected: [("parameter-id-unknown", 1)],
-    good: ahap(transient("0", #"{"ParameterID": "AttackTime", "ParameterValue": 0.2}"#))),
+    good: ahap(continuous("0", #"{"ParameterID": "AttackTime", "ParameterValue": 0.2}"#))),
   RuleExample(
     rule: "type-mismatch",
-    bad: ahap(#"{"Event": {"Time": ⟨1⟩"0.5", "EventType": "HapticTransient"}}"#),
+    bad: ahap(#"{"Event": {"Time": ⟨1⟩null, "EventType": "HapticTransient"}}"#),
     expected: [("type-mismatch", 1)],
     good: ahap(#"{"Event": {"Time": 0.5, "EventType": "HapticTransient"}}"#)),
   RuleExample(
@@ -222,6 +222,42 @@ let ruleExamples: [RuleExample] = [
     bad: "{\"Version\": 1.0, \"Pattern\": ⟨1⟩[]}",
     expected: [("pattern-empty", 1)],
     good: ahap(transientEntry)),
+  RuleExample(
+    rule: "pattern-silent",
+    bad: "{\"Version\": 1.0, \"Pattern\": ⟨1⟩["
+      + #"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterValue": 0.5}}]}"#,
+    expected: [("pattern-silent", 1)],
+    good: ahap(
+      transientEntry, #"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterValue": 0.5}}"#)),
+  RuleExample(
+    rule: "curve-parameter-unsupported",
+    bad: ahap(
+      transientEntry,
+      #"{"ParameterCurve": {"ParameterID": ⟨1⟩"HapticDecayTimeControl", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 0}, {"Time": 0.5, "ParameterValue": 0.5}]}}"#
+    ),
+    expected: [("curve-parameter-unsupported", 1)],
+    good: ahap(
+      transientEntry, #"{"Parameter": {"ParameterID": "HapticDecayTimeControl", "Time": 0, "ParameterValue": 0}}"#)),
+  RuleExample(
+    rule: "null-ignored",
+    bad: "{\"Version\": 1.0, \"Metadata\": ⟨1⟩null, \"Pattern\": [" + transientEntry + "]}",
+    expected: [("null-ignored", 1)],
+    good: ahap(transientEntry)),
+  RuleExample(
+    rule: "waveform-path-null",
+    bad: ahap(#"{"Event": {"Time": 0, "EventType": "HapticTransient", "EventWaveformPath": ⟨1⟩null}}"#),
+    expected: [("waveform-path-null", 1)],
+    good: ahap(transientEntry)),
+  RuleExample(
+    rule: "number-as-string",
+    bad: ahap(#"{"Event": {"Time": ⟨1⟩"0.1", "EventType": "HapticTransient"}}"#),
+    expected: [("number-as-string", 1)],
+    good: ahap(#"{"Event": {"Time": 0.1, "EventType": "HapticTransient"}}"#)),
+  RuleExample(
+    rule: "duration-negative",
+    bad: ahap(#"{"Event": {"Time": 0, "EventType": "HapticTransient", "EventDuration": ⟨1⟩-0.5}}"#),
+    expected: [("duration-negative", 1)],
+    good: ahap(transientEntry)),
 ]
 
 /// `count` control points 0, 0.1, 0.2, ... as a JSON array.
@@ -250,6 +286,7 @@ struct RuleExampleTests {
       .valueNotFinite, .curvePointsMissing, .waveformMissing, .keyUnknown, .versionMissing, .versionUnsupported,
       .valueOutOfRange, .parameterNotApplicable, .parameterDuplicate, .curveTooManyPoints, .curvePointsUnsorted,
       .curveTimesAbsolute, .curveOverlap, .continuousTooLong, .waveformNotFound, .patternEmpty, .profileValueInvalid,
+      .patternSilent, .curveParameterUnsupported, .nullIgnored, .waveformPathNull, .numberAsString, .durationNegative,
     ]
     #expect(Set(constants.map(\.id)) == Set(Rule.all.map(\.id)))
     for rule in constants {

@@ -92,10 +92,11 @@ struct StructureRuleTests {
 
   // MARK: type-mismatch
 
-  @Test("type-mismatch: Time as a string")
+  // A string that is a decimal number is only number-as-string (FidelityRuleTests).
+  @Test("type-mismatch: Time as a string that is not a number")
   func timeAsString() throws {
     let (result, _) = assertFindings(
-      ahap(#"{"Event": {"Time": ⟨1⟩"0.5", "EventType": "HapticTransient"}}"#, transientEntry), [("type-mismatch", 1)])
+      ahap(#"{"Event": {"Time": ⟨1⟩"0.5 s", "EventType": "HapticTransient"}}"#, transientEntry), [("type-mismatch", 1)])
     #expect(result.single("type-mismatch")?.pointer == "/Pattern/0/Event/Time")
     // The event with the error is left out of the model, the other one stays.
     #expect(try #require(result.pattern).events.count == 1)
@@ -110,7 +111,8 @@ struct StructureRuleTests {
       [("type-mismatch", 1)])
   }
 
-  @Test("type-mismatch: Metadata not an object", arguments: ["[]", "\"x\"", "1", "null"])
+  // "Metadata": null is null-ignored (FidelityRuleTests).
+  @Test("type-mismatch: Metadata not an object", arguments: ["[]", "\"x\"", "1", "true"])
   func metadataNotObject(_ value: String) throws {
     let (result, _) = assertFindings(
       "{\"Version\": 1.0, \"Metadata\": ⟨1⟩\(value), \"Pattern\": [" + transientEntry + "]}", [("type-mismatch", 1)])
@@ -141,11 +143,11 @@ struct StructureRuleTests {
         #"⟨1⟩42"#,
         #"{"Event": ⟨2⟩[]}"#,
         #"{"Event": {"Time": 0, "EventType": ⟨3⟩1}}"#,
-        #"{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": ⟨4⟩"1"}}"#,
+        #"{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": ⟨4⟩"1s"}}"#,
         #"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": ⟨5⟩7}}"#,
         transient(
           "0",
-          #"⟨6⟩"HapticIntensity", {"ParameterID": ⟨7⟩1, "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": ⟨8⟩"1"}"#
+          #"⟨6⟩"HapticIntensity", {"ParameterID": ⟨7⟩1, "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": ⟨8⟩"high"}"#
         ),
         #"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": ⟨9⟩null, "ParameterValue": ⟨10⟩true}}"#,
         #"{"Parameter": ⟨11⟩"HapticIntensityControl"}"#,
@@ -156,10 +158,16 @@ struct StructureRuleTests {
       (1...15).map { ("type-mismatch", $0) })
   }
 
-  @Test("type-mismatch: Version as a string is not also version-unsupported or version-missing")
-  func versionAsString() {
-    assertFindings(
-      "{\"Version\": ⟨1⟩\"1.0\", \"Pattern\": [" + transientEntry + "]}", [("type-mismatch", 1)], ignoring: [])
+  // iOS's loader ignores a Version that is not a number and assumes 1.0: no type-mismatch.
+  @Test(
+    "version-missing at a Version that is not a number, and not version-unsupported",
+    arguments: ["\"1.0\"", "\"2\"", "true", "{}", "[1]"])
+  func versionNotANumber(_ value: String) throws {
+    let (result, _) = assertFindings(
+      "{\"Version\": ⟨1⟩\(value), \"Pattern\": [" + transientEntry + "]}", [("version-missing", 1)], ignoring: [])
+    #expect(result.isValid)
+    #expect(result.single("version-missing")?.pointer == "/Version")
+    #expect(try #require(result.pattern).version == 1)
   }
 
   @Test("value-not-finite inside Metadata points at the number")
@@ -271,12 +279,13 @@ struct StructureRuleTests {
     #expect(try #require(result.pattern).version == 1)
   }
 
-  @Test("version-unsupported points at the Version value", arguments: ["2.0", "0.9", "1.1", "-1", "0"])
+  @Test("version-unsupported points at the Version value", arguments: ["2.0", "0.9", "1.2", "1.1001", "-1", "0"])
   func versionUnsupported(_ spelling: String) throws {
     let (result, _) = assertFindings(
       "{\"Pattern\": [" + transientEntry + "],\n \"Version\": ⟨1⟩\(spelling)}", [("version-unsupported", 1)],
       ignoring: [])
-    #expect(result.isValid)
+    // iOS refuses the pattern (-4809).
+    #expect(!result.isValid)
     #expect(result.single("version-unsupported")?.pointer == "/Version")
   }
 
@@ -292,20 +301,21 @@ struct StructureRuleTests {
   @Test("pattern-empty: an empty Pattern array")
   func emptyPattern() throws {
     let (result, _) = assertFindings("{\"Version\": 1.0,\n \"Pattern\": ⟨1⟩[ ]}", [("pattern-empty", 1)])
-    #expect(result.isValid)
-    #expect(!result.isStrictlyValid)
+    // iOS refuses an empty pattern (-4814).
+    #expect(!result.isValid)
     #expect(result.single("pattern-empty")?.pointer == "/Pattern")
     #expect(try #require(result.pattern).events.isEmpty)
   }
 
-  @Test("pattern-empty: only parameters and curves")
+  @Test("pattern-silent, not pattern-empty: only parameters and curves")
   func onlyCurves() throws {
     let (result, _) = assertFindings(
       "{\"Version\": 1.0, \"Pattern\": ⟨1⟩["
         + #"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterValue": 0.5}},"#
         + #"{"ParameterCurve": {"ParameterID": "HapticSharpnessControl", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 0}]}}"#
         + "]}",
-      [("pattern-empty", 1)])
+      [("pattern-silent", 1)])
+    #expect(result.isValid)
     let pattern = try #require(result.pattern)
     #expect(pattern.parameters.count == 1)
     #expect(pattern.curves.count == 1)
@@ -344,7 +354,7 @@ struct StructureRuleTests {
         #"{"Event": {"Time": ⟨1⟩-1, "EventType": "HapticTransient", "EventDuration": ⟨2⟩-2, ⟨3⟩"Foo": 1, "EventParameters": [{"ParameterID": ⟨4⟩"Intensity", "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": ⟨5⟩9}]}}"#
       ),
       [
-        ("time-negative", 1), ("value-out-of-range", 2), ("key-unknown", 3), ("parameter-id-unknown", 4),
+        ("time-negative", 1), ("duration-negative", 2), ("key-unknown", 3), ("parameter-id-unknown", 4),
         ("value-out-of-range", 5),
       ])
   }

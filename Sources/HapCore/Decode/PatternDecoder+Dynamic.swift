@@ -106,6 +106,15 @@ extension PatternDecoder {
       }
     }
     let id = dynamicID(idIndex, in: index, what: "ParameterCurve", base: base())
+    var refused = false
+    if let id, let idIndex, !id.isCurvable {
+      // iOS 26.1 loader (reverse-engineered): error -4820.
+      findings.add(
+        .curveParameterUnsupported,
+        "iOS refuses a pattern with a ParameterCurve of \(id.rawValue) (error -4820); set it with Parameter entries (steps) instead",
+        at: Int(document.node(idIndex).offset), pointer: base() + "/ParameterID")
+      refused = true
+    }
     let start = time(timeIndex, in: index, what: "ParameterCurve", base: base())
     func pointsPointer() -> String { base() + "/ParameterCurveControlPoints" }
     guard let pointsIndex else {
@@ -178,7 +187,7 @@ extension PatternDecoder {
           time: pointTime, value: value,
           source: SourceRef(offset: Int(document.node(pointTimeIndex!).offset), entry: entry, item: position)))
     }
-    guard ok, let id, let start else { return }
+    guard ok, !refused, let id, let start else { return }
     if reportedUnsorted {
       points = points.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
     }

@@ -89,31 +89,31 @@ extension PatternDecoder {
       if let value = number(durationIndex, key: "EventDuration", pointer: base() + "/EventDuration") {
         duration = value
         durationWritten = true
+        if value < 0 {
+          // iOS 26.1 loader (reverse-engineered): a negative duration throws (-4823), on any type.
+          findings.add(
+            .durationNegative,
+            "EventDuration \(Format.number(value)) is negative, and iOS refuses the pattern (error -4823)",
+            at: Int(document.node(durationIndex).offset), pointer: base() + "/EventDuration")
+          ok = false
+        }
       } else {
         ok = false
       }
     }
-    if let type {
-      if type.isContinuous {
-        if durationIndex == nil {
-          findings.add(
-            .durationMissing,
-            "this \(type.rawValue) event has no EventDuration; continuous events need a positive duration",
-            at: Int(node.offset), pointer: base())
-          ok = false
-        } else if durationWritten && duration <= 0 {
-          findings.add(
-            .durationMissing,
-            "EventDuration is \(Format.number(duration)); a \(type.rawValue) event needs a positive duration",
-            at: Int(document.node(durationIndex!).offset), pointer: base() + "/EventDuration")
-          ok = false
-        }
-      } else if durationWritten && duration < 0 {
+    if let type, type.isContinuous {
+      if durationIndex == nil {
         findings.add(
-          .valueOutOfRange,
-          "EventDuration \(Format.number(duration)) is negative; Core Haptics reads it as 0",
+          .durationMissing,
+          "this \(type.rawValue) event has no EventDuration; continuous events need a positive duration",
+          at: Int(node.offset), pointer: base())
+        ok = false
+      } else if durationWritten && duration == 0 {
+        findings.add(
+          .durationMissing,
+          "EventDuration is 0; a \(type.rawValue) event needs a positive duration",
           at: Int(document.node(durationIndex!).offset), pointer: base() + "/EventDuration")
-        duration = 0
+        ok = false
       }
     }
 
@@ -126,7 +126,15 @@ extension PatternDecoder {
     // Waveform
     var waveformPath: String?
     if let waveformIndex {
-      if document.node(waveformIndex).kind == .string {
+      if document.node(waveformIndex).kind == .null {
+        // iOS 26.1 loader (reverse-engineered): a null is a value, handed to
+        // `NSURL fileURLWithPath:` as a path by the resource scan, and the load fails.
+        findings.add(
+          .waveformPathNull,
+          "EventWaveformPath is null, which iOS's loader takes as a path (its resource scan hands it to NSURL fileURLWithPath:), so the load fails; leave the key out",
+          at: Int(document.node(waveformIndex).offset), pointer: base() + "/EventWaveformPath")
+        ok = false
+      } else if document.node(waveformIndex).kind == .string {
         waveformPath = document.string(waveformIndex)
         if let type, type != .audioCustom {
           findings.add(
@@ -145,6 +153,15 @@ extension PatternDecoder {
         .waveformMissing, "this AudioCustom event has no EventWaveformPath naming the sound to play",
         at: Int(node.offset), pointer: base())
       ok = false
+    }
+    // A null waveform switch is ignored by iOS's loader: as if the key were absent.
+    if let index = envelopeIndex, document.node(index).kind == .null {
+      ignoredNull(index, key: "EventWaveformUseVolumeEnvelope", pointer: base() + "/EventWaveformUseVolumeEnvelope")
+      envelopeIndex = nil
+    }
+    if let index = loopIndex, document.node(index).kind == .null {
+      ignoredNull(index, key: "EventWaveformLoopEnabled", pointer: base() + "/EventWaveformLoopEnabled")
+      loopIndex = nil
     }
     var usesEnvelope = false
     if let envelopeIndex {

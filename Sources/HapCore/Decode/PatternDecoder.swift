@@ -11,8 +11,10 @@ struct PatternDecoder {
   var events: [Event] = []
   var parameters: [DynamicParameter] = []
   var curves: [ParameterCurve] = []
-  /// How many `Event` entries the file has, decodable or not.
+  /// How many entries hold an `Event`, decodable or not.
   var eventEntries = 0
+  /// How many entries hold a `Parameter` or a `ParameterCurve`, decodable or not.
+  var dynamicEntries = 0
 
   init(document: JSONDocument, findings: FindingCollector) {
     self.document = document
@@ -33,37 +35,31 @@ struct PatternDecoder {
         at: Int(rootNode.offset), pointer: "")
       return nil
     }
-    var version: Double?
-    var versionSeen = false
+    var versionIndex: Int?
     var metadata: JSONValue?
     var patternIndex: Int?
     document.forEachMember(of: root) { key, value in
       if document.stringEquals(key, "Pattern") {
         patternIndex = value
       } else if document.stringEquals(key, "Version") {
-        versionSeen = true
-        version = number(value, key: "Version", pointer: "/Version")
+        // The last of duplicate keys wins (json-duplicate-key says so).
+        versionIndex = value
       } else if document.stringEquals(key, "Metadata") {
-        if document.node(value).kind == .object {
+        switch document.node(value).kind {
+        case .object:
           metadata = JSONValue(document, value)
           reportNonFiniteNumbers(in: value)
-        } else {
+        case .null:
+          metadata = nil
+          ignoredNull(value, key: "Metadata", pointer: "/Metadata")
+        default:
           typeMismatch(value, key: "Metadata", expected: "an object", pointer: "/Metadata")
         }
       } else {
         unknownKey(key, among: PatternDecoder.topLevelKeys, pointer: "")
       }
     }
-    if !versionSeen {
-      findings.add(
-        .versionMissing, "no \"Version\"; Core Haptics assumes 1.0 (write \"Version\": 1.0)",
-        at: Int(rootNode.offset), pointer: "")
-    } else if let version, version != 1 {
-      findings.add(
-        .versionUnsupported,
-        "Version \(Format.number(version)) is not an AHAP version hap knows; it reads the file as version 1.0",
-        at: offset(ofValueFor: "Version", in: root), pointer: "/Version")
-    }
+    let version = decodeVersion(versionIndex, root: rootNode)
     guard let patternIndex else {
       findings.add(
         .patternMissing, "no \"Pattern\" array; an AHAP file lists its events in \"Pattern\"",
@@ -82,11 +78,47 @@ struct PatternDecoder {
       decodeEntry(element, entry: position)
     }
     let pattern = Pattern(
-      version: version ?? 1, metadata: metadata, events: events, parameters: parameters, curves: curves)
-    if eventEntries == 0 {
-      PatternEmpty.check(pattern, patternOffset: Int(patternNode.offset), findings: &findings)
-    }
+      version: version, metadata: metadata, events: events, parameters: parameters, curves: curves)
+    PatternEmpty.check(
+      events: eventEntries, dynamics: dynamicEntries, patternOffset: Int(patternNode.offset), findings: &findings)
     return pattern
+  }
+
+  /// The versions iOS's loader accepts (iOS 26.1 loader, reverse-engineered: it compares as Float).
+  static func isSupportedVersion(_ version: Double) -> Bool {
+    Float(version) >= 1.0 && Float(version) <= Float(1.1)
+  }
+
+  /// Reads `Version` as iOS's loader does: missing or not a number means 1.0 (`version-missing`,
+  /// or `null-ignored` for null); a number outside 1.0...1.1 is refused (`version-unsupported`).
+  private mutating func decodeVersion(_ index: Int?, root rootNode: JSONNode) -> Double {
+    guard let index else {
+      findings.add(
+        .versionMissing, "no \"Version\"; Core Haptics assumes 1.0 (write \"Version\": 1.0)",
+        at: Int(rootNode.offset), pointer: "")
+      return 1
+    }
+    let node = document.node(index)
+    switch node.kind {
+    case .null:
+      ignoredNull(index, key: "Version", pointer: "/Version")
+      return 1
+    case .number:
+      guard let version = number(index, key: "Version", pointer: "/Version") else { return 1 }
+      if !PatternDecoder.isSupportedVersion(version) {
+        findings.add(
+          .versionUnsupported,
+          "Version \(Format.number(version)) is outside 1.0 to 1.1, and iOS refuses the pattern (error -4809, unsupported version number)",
+          at: Int(node.offset), pointer: "/Version")
+      }
+      return version
+    default:
+      findings.add(
+        .versionMissing,
+        "\"Version\" is \(node.kind.described), not a number; iOS's loader ignores a Version that is not a number and assumes 1.0 (write \"Version\": 1.0)",
+        at: Int(node.offset), pointer: "/Version")
+      return 1
+    }
   }
 
   /// Free-form values (Metadata) are not decoded, but NaN, Infinity and 1e400 are not JSON
@@ -111,14 +143,6 @@ struct PatternDecoder {
     default:
       break
     }
-  }
-
-  private func offset(ofValueFor name: StaticString, in object: Int) -> Int {
-    var found = Int(document.node(object).offset)
-    document.forEachMember(of: object) { key, value in
-      if document.stringEquals(key, name) { found = Int(document.node(value).offset) }
-    }
-    return found
   }
 
   // MARK: Entries
@@ -148,6 +172,8 @@ struct PatternDecoder {
         others.append(key)
       }
     }
+    if event != nil { eventEntries += 1 }
+    if parameter != nil || curve != nil { dynamicEntries += 1 }
     let kinds = [event.map { _ in "Event" }, parameter.map { _ in "Parameter" }, curve.map { _ in "ParameterCurve" }]
       .compactMap { $0 }
     if kinds.isEmpty {
@@ -176,7 +202,6 @@ struct PatternDecoder {
       unknownKey(key, among: PatternDecoder.entryKinds, pointer: pointer())
     }
     if let event {
-      eventEntries += 1
       decodeEvent(event, entry: entry)
     } else if let parameter {
       decodeParameter(parameter, entry: entry)
@@ -188,8 +213,15 @@ struct PatternDecoder {
   // MARK: Values
 
   /// Reads a finite number, or reports `type-mismatch` / `value-not-finite` and returns nil.
+  ///
+  /// A string that is wholly a decimal number (`"0.1"`) is read as that number with
+  /// `number-as-string`, as iOS's loader reads numbers with `floatValue` / `doubleValue` (iOS 26.1
+  /// loader, reverse-engineered); any other string is a `type-mismatch`.
   mutating func number(_ index: Int, key: String, pointer: @autoclosure () -> String) -> Double? {
     let node = document.node(index)
+    if node.kind == .string {
+      return numberInString(index, key: key, pointer: pointer())
+    }
     guard node.kind == .number else {
       typeMismatch(index, key: key, expected: "a number", pointer: pointer())
       return nil
@@ -206,6 +238,72 @@ struct PatternDecoder {
     return node.number
   }
 
+  private mutating func numberInString(_ index: Int, key: String, pointer: String) -> Double? {
+    let text = document.string(index)
+    let offset = Int(document.node(index).offset)
+    guard let value = PatternDecoder.decimalNumber(text) else {
+      findings.add(
+        .typeMismatch,
+        "\"\(key)\" must be a number, not the string \"\(Format.excerpt(text))\"; iOS would read it as 0 or its leading digits, which is surely not what was meant",
+        at: offset, pointer: pointer)
+      return nil
+    }
+    findings.add(
+      .numberAsString,
+      "\(key) is written as the string \"\(Format.excerpt(text))\"; iOS reads it as \(value.isFinite ? "the number " + Format.number(value) : "a number"), but other readers (JSON schema checkers, Android converters, older versions of hap) refuse it, so write the number without quotes",
+      at: offset, pointer: pointer)
+    guard value.isFinite else {
+      findings.add(
+        .valueNotFinite, "\(key): this number is too large to represent; it must be a finite number", at: offset,
+        pointer: pointer)
+      return nil
+    }
+    return value
+  }
+
+  /// The value of `text` when the whole of it is a decimal number: an optional sign, digits with an
+  /// optional fraction (or a fraction alone, `.5`), an optional exponent; no spaces, hex, nan or inf.
+  static func decimalNumber(_ text: String) -> Double? {
+    let bytes = Array(text.utf8)
+    var k = 0
+    func isDigit(_ k: Int) -> Bool { k < bytes.count && bytes[k] >= UInt8(ascii: "0") && bytes[k] <= UInt8(ascii: "9") }
+    func isSign(_ k: Int) -> Bool {
+      k < bytes.count && (bytes[k] == UInt8(ascii: "+") || bytes[k] == UInt8(ascii: "-"))
+    }
+    if isSign(k) { k += 1 }
+    var digits = 0
+    while isDigit(k) {
+      k += 1
+      digits += 1
+    }
+    if k < bytes.count && bytes[k] == UInt8(ascii: ".") {
+      k += 1
+      while isDigit(k) {
+        k += 1
+        digits += 1
+      }
+    }
+    guard digits > 0 else { return nil }
+    if k < bytes.count && (bytes[k] == UInt8(ascii: "e") || bytes[k] == UInt8(ascii: "E")) {
+      k += 1
+      if isSign(k) { k += 1 }
+      guard isDigit(k) else { return nil }
+      while isDigit(k) { k += 1 }
+    }
+    guard k == bytes.count else { return nil }
+    return Double(text)
+  }
+
+  /// Reports `null-ignored`: a null for a key iOS's loader ignores, read as if the key were absent.
+  mutating func ignoredNull(_ index: Int, key: String, pointer: @autoclosure () -> String) {
+    let consequence =
+      key == "Version"
+      ? "iOS's loader ignores it and assumes version 1.0, so write \"Version\": 1.0"
+      : "iOS's loader ignores it as if the key were absent, so leave the key out"
+    findings.add(
+      .nullIgnored, "\"\(key)\" is null; \(consequence)", at: Int(document.node(index).offset), pointer: pointer())
+  }
+
   /// Reads a boolean; Core Haptics also takes 0 and 1 (they arrive as numbers).
   mutating func boolean(_ index: Int, key: String, pointer: @autoclosure () -> String) -> Bool? {
     let node = document.node(index)
@@ -220,9 +318,11 @@ struct PatternDecoder {
 
   mutating func typeMismatch(_ index: Int, key: String, expected: String, pointer: @autoclosure () -> String) {
     let node = document.node(index)
-    findings.add(
-      .typeMismatch, "\"\(key)\" must be \(expected), not \(node.kind.described)",
-      at: Int(node.offset), pointer: pointer())
+    let message =
+      node.kind == .null
+      ? "\"\(key)\" is null, and iOS's loader fails on a null here; it must be \(expected)"
+      : "\"\(key)\" must be \(expected), not \(node.kind.described)"
+    findings.add(.typeMismatch, message, at: Int(node.offset), pointer: pointer())
   }
 
   mutating func unknownKey(_ key: Int, among known: [String], pointer: @autoclosure () -> String) {

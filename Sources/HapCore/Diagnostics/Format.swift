@@ -1,5 +1,10 @@
 /// Number formatting for messages: short, exact enough, and the same on every machine.
 public enum Format {
+  /// User text for a message: at most `limit` characters, cut with "…" when longer.
+  public static func excerpt(_ text: String, limit: Int = 80) -> String {
+    text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+  }
+
   /// `0.12 s`, `30 s`, `0.0005 s`.
   public static func seconds(_ value: Double) -> String { number(value) + " s" }
 

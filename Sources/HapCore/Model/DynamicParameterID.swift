@@ -51,6 +51,17 @@ public enum DynamicParameterID: String, Sendable, Equatable, Hashable, CaseItera
     }
   }
 
+  /// The controls a `ParameterCurve` may not drive: iOS's loader refuses a pattern with a curve
+  /// of any of them (error -4820; iOS 26.1 loader, reverse-engineered). They can still be set
+  /// with `Parameter` entries (steps). The one list to adjust when that changes.
+  public static let refusedInCurves: Set<DynamicParameterID> = [
+    .hapticAttackTimeControl, .hapticDecayTimeControl, .hapticReleaseTimeControl,
+    .audioAttackTimeControl, .audioDecayTimeControl, .audioReleaseTimeControl,
+  ]
+
+  /// Whether a `ParameterCurve` may drive this control (see ``refusedInCurves``).
+  public var isCurvable: Bool { !DynamicParameterID.refusedInCurves.contains(self) }
+
   /// Whether the control acts on haptic events (the others act on audio events).
   public var isHaptic: Bool { rawValue.hasPrefix("Haptic") }
 

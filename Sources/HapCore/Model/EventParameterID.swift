@@ -49,11 +49,14 @@ public enum EventParameterID: String, Sendable, Equatable, Hashable, CaseIterabl
   }
 
   /// Whether the parameter means anything on an event of `type`.
+  ///
+  /// The envelope parameters (`AttackTime`, `DecayTime`, `ReleaseTime`, `Sustained`) shape
+  /// events that last; Core Haptics ignores them on a HapticTransient.
   public func applies(to type: EventType) -> Bool {
     switch self {
     case .hapticIntensity, .hapticSharpness: type.isHaptic
     case .audioVolume, .audioPitch, .audioPan, .audioBrightness: type.isAudio
-    case .attackTime, .decayTime, .releaseTime, .sustained: true
+    case .attackTime, .decayTime, .releaseTime, .sustained: type != .hapticTransient
     }
   }
 }

@@ -3,13 +3,21 @@
 enum RuleCatalog {
   static let entries: [RuleCatalogEntry] = [
     RuleCatalogEntry(
+      id: "curve-parameter-unsupported", severity: .error,
+      summary: "A `ParameterCurve` of an attack, decay or release control, which iOS refuses.",
+      documentation: "A `ParameterCurve` of an attack, decay or release control, which iOS refuses.\n\niOS's AHAP loader refuses the whole pattern (error -4820) when a `ParameterCurve` drives\n`HapticAttackTimeControl`, `HapticDecayTimeControl`, `HapticReleaseTimeControl`,\n`AudioAttackTimeControl`, `AudioDecayTimeControl` or `AudioReleaseTimeControl` (source: iOS\n26.1 loader, reverse-engineered). These controls can only be set with `Parameter` entries\n(steps); write one `Parameter` per value the curve would pass through. hap leaves the curve out\nof its model.\n\nBad:\n```json\n{\"ParameterCurve\": {\"ParameterID\": \"HapticDecayTimeControl\", \"Time\": 0, \"ParameterCurveControlPoints\": [{\"Time\": 0, \"ParameterValue\": 0}, {\"Time\": 0.5, \"ParameterValue\": 0.5}]}}\n```\n\nGood:\n```json\n{\"Parameter\": {\"ParameterID\": \"HapticDecayTimeControl\", \"Time\": 0, \"ParameterValue\": 0}}\n```"),
+    RuleCatalogEntry(
       id: "curve-points-missing", severity: .error,
       summary: "A `ParameterCurve` without control points.",
       documentation: "A `ParameterCurve` without control points.\n\nA curve is defined by its `ParameterCurveControlPoints`; an absent or empty list gives it no\nvalue to take.\n\nBad:\n```json\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0}}\n```\n\nGood:\n```json\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterCurveControlPoints\": [{\"Time\": 0, \"ParameterValue\": 1}, {\"Time\": 0.5, \"ParameterValue\": 0}]}}\n```"),
     RuleCatalogEntry(
       id: "duration-missing", severity: .error,
       summary: "A continuous event without a positive `EventDuration`.",
-      documentation: "A continuous event without a positive `EventDuration`.\n\nHapticContinuous and AudioContinuous events last `EventDuration` seconds; without it (or with 0)\nthere is nothing to play.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuration\": 0.5}}\n```"),
+      documentation: "A continuous event without a positive `EventDuration`.\n\nHapticContinuous and AudioContinuous events last `EventDuration` seconds; without it (or with 0)\nthere is nothing to play. A negative duration is `duration-negative`.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuration\": 0.5}}\n```"),
+    RuleCatalogEntry(
+      id: "duration-negative", severity: .error,
+      summary: "A negative `EventDuration`, which iOS refuses on any event type.",
+      documentation: "A negative `EventDuration`, which iOS refuses on any event type.\n\niOS's AHAP loader throws (error -4823) on a negative `EventDuration`, whatever the event's type\n(source: iOS 26.1 loader, reverse-engineered), so the whole pattern fails to load. hap leaves the\nevent out of its model. A transient needs no duration at all; a continuous event needs a\npositive one.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"EventDuration\": -0.5}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}\n```"),
     RuleCatalogEntry(
       id: "entry-kind", severity: .error,
       summary: "A `Pattern` entry must hold exactly one of `Event`, `Parameter` or `ParameterCurve`.",
@@ -31,6 +39,10 @@ enum RuleCatalog {
       summary: "A `ParameterID` that AHAP does not define (hap suggests the closest).",
       documentation: "A `ParameterID` that AHAP does not define (hap suggests the closest).\n\nEvent parameters (`EventParameters`) and dynamic parameters (`Parameter`, `ParameterCurve`) have\nseparate sets of IDs: `HapticIntensity` belongs on an event, `HapticIntensityControl` in a\ncurve. A common slip is `HapticAttackTime` for `AttackTime`.\n\nBad:\n```json\n{\"ParameterID\": \"HapticAttackTime\", \"ParameterValue\": 0.2}\n```\n\nGood:\n```json\n{\"ParameterID\": \"AttackTime\", \"ParameterValue\": 0.2}\n```"),
     RuleCatalogEntry(
+      id: "pattern-empty", severity: .error,
+      summary: "The `Pattern` array has no `Event`, `Parameter` or `ParameterCurve` entries at all, which iOS refuses.",
+      documentation: "The `Pattern` array has no `Event`, `Parameter` or `ParameterCurve` entries at all, which iOS refuses.\n\niOS's AHAP loader refuses a pattern with no events, no parameters and no curves as an \"Empty\npattern\" (error -4814; source: iOS 26.1 loader, reverse-engineered). That includes\n`\"Pattern\": []` and a pattern whose entries hold none of the three keys. Entries that are there\nbut have errors of their own do not make a pattern empty. A pattern with parameters or curves but\nno events loads but plays nothing: that is `pattern-silent`.\n\nBad:\n```json\n{\"Version\": 1.0, \"Pattern\": []}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
+    RuleCatalogEntry(
       id: "pattern-missing", severity: .error,
       summary: "No top-level object with a `Pattern` array.",
       documentation: "No top-level object with a `Pattern` array.\n\nAn AHAP file is a JSON object whose `Pattern` key holds the array of events, parameters and\ncurves. Without it there is nothing to play.\n\nBad:\n```json\n[ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
@@ -44,20 +56,32 @@ enum RuleCatalog {
       documentation: "A `Time` below zero.\n\nPattern time starts at 0; an event, parameter or control point before it cannot be scheduled.\n\nBad:\n```json\n{\"Event\": {\"Time\": -0.1, \"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}\n```"),
     RuleCatalogEntry(
       id: "type-mismatch", severity: .error,
-      summary: "A key holds the wrong kind of JSON value (e.g. a string where a number belongs).",
-      documentation: "A key holds the wrong kind of JSON value (e.g. a string where a number belongs).\n\nCore Haptics refuses values of the wrong type rather than converting them: `\"0.5\"` is not a\ntime.\n\nBad:\n```json\n{\"Event\": {\"Time\": \"0.5\", \"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0.5, \"EventType\": \"HapticTransient\"}}\n```"),
+      summary: "A key holds the wrong kind of JSON value (e.g. an object, `true` or `null` where a number belongs).",
+      documentation: "A key holds the wrong kind of JSON value (e.g. an object, `true` or `null` where a number belongs).\n\niOS's AHAP loader fails on a `null` for a key it reads (`Time`, `EventDuration`,\n`ParameterValue`, `ParameterID`, `EventType`, `EventParameters`, `ParameterCurveControlPoints`,\n...), and cannot use an object or array where it expects a number or a string. A string where a\nnumber belongs is read by iOS with `floatValue` (source: iOS 26.1 loader, reverse-engineered):\na decimal number such as `\"0.5\"` is only `number-as-string` (a warning), but any other string\n(`\"soon\"`, `\"0.5 s\"`, `\"0x10\"`) reads as 0 or as its leading digits, which is surely not what\nwas meant, so it is this error. `null` for `Metadata`, `Version` or the waveform switches is\n`null-ignored`, a `null` `EventWaveformPath` is `waveform-path-null`, and a `Version` that is not\na number is `version-missing`.\n\nBad:\n```json\n{\"Event\": {\"Time\": null, \"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0.5, \"EventType\": \"HapticTransient\"}}\n```"),
     RuleCatalogEntry(
       id: "value-not-finite", severity: .error,
       summary: "A number that is not finite: `NaN`, `Infinity`, or too large for a double (`1e400`).",
       documentation: "A number that is not finite: `NaN`, `Infinity`, or too large for a double (`1e400`).\n\nNo time or parameter can take such a value; `NaN` and `Infinity` are not even JSON.\n\nBad:\n```json\n{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1e400}\n```\n\nGood:\n```json\n{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1.0}\n```"),
     RuleCatalogEntry(
+      id: "version-unsupported", severity: .error,
+      summary: "A `Version` number outside 1.0 to 1.1, which iOS refuses.",
+      documentation: "A `Version` number outside 1.0 to 1.1, which iOS refuses.\n\niOS's AHAP loader refuses a pattern whose `Version` is a number below 1.0 or above 1.1 (error\n-4809, \"Unsupported version number\"; source: iOS 26.1 loader, reverse-engineered). 1.0, 1.1 and\nanything between are accepted (compared as 32-bit floats, as the loader reads them). A\n`Version` that is not a number at all is ignored by the loader (`version-missing`).\n\nBad:\n```json\n{\"Version\": 2.0, \"Pattern\": []}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": []}\n```"),
+    RuleCatalogEntry(
       id: "waveform-missing", severity: .error,
       summary: "An `AudioCustom` event without an `EventWaveformPath`.",
       documentation: "An `AudioCustom` event without an `EventWaveformPath`.\n\nAn AudioCustom event plays a sound file; Core Haptics refuses one that names none.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"AudioCustom\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"AudioCustom\", \"EventWaveformPath\": \"impact.wav\"}}\n```"),
     RuleCatalogEntry(
+      id: "waveform-not-found", severity: .error,
+      summary: "The `EventWaveformPath` file of an AudioCustom event does not exist beside the pattern, so iOS refuses the pattern.",
+      documentation: "The `EventWaveformPath` file of an AudioCustom event does not exist beside the pattern, so iOS refuses the pattern.\n\nCore Haptics looks for the waveform relative to the pattern's folder. When an AudioCustom\nevent's file cannot be found, iOS's AHAP loader refuses the whole pattern (error -4830; source:\niOS 26.1 loader, reverse-engineered), not just that event. Ship the file with the pattern. hap\nchecks this only for files (not for standard input), and keeps the event in its model.\n\nBad:\n```text\n\"EventWaveformPath\": \"sounds/impact.wav\"   (no such file next to the pattern)\n```\n\nGood:\n```text\n\"EventWaveformPath\": \"sounds/impact.wav\"   (file present)\n```"),
+    RuleCatalogEntry(
+      id: "waveform-path-null", severity: .error,
+      summary: "`\"EventWaveformPath\": null`, which makes iOS's loader fail, on any event type.",
+      documentation: "`\"EventWaveformPath\": null`, which makes iOS's loader fail, on any event type.\n\nA `null` is a value to iOS's AHAP loader, not an absent key: iOS 26.1's resource scan hands\nevery event's `EventWaveformPath` to `NSURL fileURLWithPath:` as a path, so a `null` there makes\nthe load fail, even on a haptic event that has no use for a waveform (source: iOS 26.1 loader,\nreverse-engineered). At least one authoring app's exporter writes `null` on haptic events.\nLeave the key out unless the event is an AudioCustom one with a real file.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"EventWaveformPath\": null}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}\n```"),
+    RuleCatalogEntry(
       id: "continuous-too-long", severity: .warning,
-      summary: "A continuous event longer than 30 s.",
-      documentation: "A continuous event longer than 30 s.\n\nCore Haptics fades such events out after 30 s. Chain several shorter events instead.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuration\": 60}}\n```\n\nGood:\n```text\ntwo events: Time 0 and Time 30, each with EventDuration 30\n```"),
+      summary: "A continuous event longer than 30 s: only its first 30 s play, then its release.",
+      documentation: "A continuous event longer than 30 s: only its first 30 s play, then its release.\n\nA continuous event lasts at most 30 s in Core Haptics (`CHHapticEvent.duration`, Apple's\ndocumentation). Core Haptics plays the first 30 s of a longer event, then its release; hap\nrenders and plays it the same way. Chain several events of at most 30 s instead.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuration\": 60}}\n```\n\nGood:\n```text\ntwo events: Time 0 and Time 30, each with EventDuration 30\n```"),
     RuleCatalogEntry(
       id: "curve-overlap", severity: .warning,
       summary: "Two curves of the same parameter overlap in time.",
@@ -73,7 +97,7 @@ enum RuleCatalog {
     RuleCatalogEntry(
       id: "curve-too-many-points", severity: .warning,
       summary: "A `ParameterCurve` with more than 16 control points.",
-      documentation: "A `ParameterCurve` with more than 16 control points.\n\n16 is known to be the most a Core Haptics curve takes; split a longer curve into consecutive\ncurves of at most 16 points.\n\nBad:\n```json\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterCurveControlPoints\": [ ...17 points... ]}}\n```\n\nGood:\n```text\ntwo curves, at Time 0 and at the 16th point's time, each with at most 16 points\n```"),
+      documentation: "A `ParameterCurve` with more than 16 control points.\n\nNo Apple document or SDK header states a 16-point limit for a curve. The limit comes from\nLofelt's converter (Lofelt/NiceVibrations), which splits its curves at 16 points; hap keeps it\nas a warning, not an error, for files meant to pass through such tools. To be safe, split a\nlonger curve into consecutive curves of at most 16 points.\n\nBad:\n```json\n{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterCurveControlPoints\": [ ...17 points... ]}}\n```\n\nGood:\n```text\ntwo curves, at Time 0 and at the 16th point's time, each with at most 16 points\n```"),
     RuleCatalogEntry(
       id: "json-byte-order-mark", severity: .warning,
       summary: "The file starts with a UTF-8 byte-order mark.",
@@ -91,32 +115,32 @@ enum RuleCatalog {
       summary: "A key AHAP does not define; Core Haptics ignores it (hap suggests the closest known key).",
       documentation: "A key AHAP does not define; Core Haptics ignores it (hap suggests the closest known key).\n\nAn ignored key is usually a misspelling, so the value the author meant never takes effect.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuraton\": 0.5}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticContinuous\", \"EventDuration\": 0.5}}\n```"),
     RuleCatalogEntry(
+      id: "null-ignored", severity: .warning,
+      summary: "A `null` for a key that iOS's loader ignores (`Metadata`, `Version`, `EventWaveformUseVolumeEnvelope`, `EventWaveformLoopEnabled`): read as if the key were absent.",
+      documentation: "A `null` for a key that iOS's loader ignores (`Metadata`, `Version`, `EventWaveformUseVolumeEnvelope`, `EventWaveformLoopEnabled`): read as if the key were absent.\n\niOS's AHAP loader never reads `Metadata`, assumes version 1.0 when `Version` is missing or not a\nnumber, and reads the two waveform switches only when they hold a value (source: iOS 26.1\nloader, reverse-engineered). So such a `null` loads, and hap treats it as if the key were not\nwritten (a `null` Version counts as 1.0, without `version-missing`). It still says nothing, and\nstricter readers (JSON schema checkers, converters) may refuse it: leave the key out instead.\nA `null` anywhere else is a `type-mismatch` error, and a `null` `EventWaveformPath` is\n`waveform-path-null`.\n\nBad:\n```json\n{\"Version\": 1.0, \"Metadata\": null, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
+    RuleCatalogEntry(
+      id: "number-as-string", severity: .warning,
+      summary: "A number written as a string (`\"Time\": \"0.1\"`): iOS reads it as the number, other readers refuse it.",
+      documentation: "A number written as a string (`\"Time\": \"0.1\"`): iOS reads it as the number, other readers refuse it.\n\niOS's AHAP loader reads times and values with `floatValue` / `doubleValue`, which also accept a\nstring (source: iOS 26.1 loader, reverse-engineered), so `\"0.1\"` plays as 0.1 on iOS. JSON\nschema checkers, Android converters and older versions of hap refuse it. hap reads the string as\nthe number (and checks it like one: `time-negative`, `value-out-of-range`, ...) when the whole\nstring is a decimal number: an optional sign, digits with an optional fraction or a fraction\nsuch as `.5`, and an optional exponent, with no spaces around it. Any other string is a\n`type-mismatch` error. This applies to an event's `Time` and `EventDuration`, an event\nparameter's `ParameterValue`, a `Parameter`'s `Time` and `ParameterValue`, a `ParameterCurve`'s\n`Time`, and a control point's `Time` and `ParameterValue`. Write the number without quotes.\n\nBad:\n```json\n{\"Event\": {\"Time\": \"0.1\", \"EventType\": \"HapticTransient\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0.1, \"EventType\": \"HapticTransient\"}}\n```"),
+    RuleCatalogEntry(
       id: "parameter-duplicate", severity: .warning,
       summary: "The same `ParameterID` given twice in one event's `EventParameters`; the last one wins.",
       documentation: "The same `ParameterID` given twice in one event's `EventParameters`; the last one wins.\n\nOnly one of the values plays; the other is dead text that misleads the next reader.\n\nBad:\n```json\n[{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 0.5}, {\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1.0}]\n```\n\nGood:\n```json\n[{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1.0}]\n```"),
     RuleCatalogEntry(
       id: "parameter-not-applicable", severity: .warning,
       summary: "A parameter that has no effect on this kind of event or in this place.",
-      documentation: "A parameter that has no effect on this kind of event or in this place.\n\nAudio parameters (`AudioVolume`, `AudioPitch`, ...) do nothing on haptic events and haptic ones\nnothing on audio events; `EventWaveformPath`, `EventWaveformUseVolumeEnvelope` and\n`EventWaveformLoopEnabled` do nothing outside an AudioCustom event.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"EventParameters\": [{\"ParameterID\": \"AudioVolume\", \"ParameterValue\": 0.5}]}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"EventParameters\": [{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 0.5}]}}\n```"),
+      documentation: "A parameter that has no effect on this kind of event or in this place.\n\nAudio parameters (`AudioVolume`, `AudioPitch`, ...) do nothing on haptic events and haptic ones\nnothing on audio events; `EventWaveformPath`, `EventWaveformUseVolumeEnvelope` and\n`EventWaveformLoopEnabled` do nothing outside an AudioCustom event. The envelope parameters\n`AttackTime`, `DecayTime`, `ReleaseTime` and `Sustained` do nothing on a HapticTransient: Core\nHaptics ignores them there (a transient is a tap with a fixed shape); they apply to\nHapticContinuous and to the audio events. hap keeps the value in its model but it has no effect.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"EventParameters\": [{\"ParameterID\": \"AudioVolume\", \"ParameterValue\": 0.5}]}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"EventParameters\": [{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 0.5}]}}\n```"),
     RuleCatalogEntry(
-      id: "pattern-empty", severity: .warning,
-      summary: "The pattern has no events, so it plays nothing.",
-      documentation: "The pattern has no events, so it plays nothing.\n\nA `Pattern` with no entries, or with only parameters and curves, is accepted but silent.\n\nBad:\n```json\n{\"Version\": 1.0, \"Pattern\": []}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
+      id: "pattern-silent", severity: .warning,
+      summary: "The pattern has `Parameter` or `ParameterCurve` entries but no `Event` entries, so it plays nothing.",
+      documentation: "The pattern has `Parameter` or `ParameterCurve` entries but no `Event` entries, so it plays nothing.\n\niOS's AHAP loader accepts such a pattern (it refuses only one with no entries at all, see\n`pattern-empty`; source: iOS 26.1 loader, reverse-engineered), but parameters and curves only\nchange events, and there are none. Add the events the parameters were meant to shape.\n\nBad:\n```json\n{\"Version\": 1.0, \"Pattern\": [ {\"Parameter\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterValue\": 0.5}} ]}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}, {\"Parameter\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0, \"ParameterValue\": 0.5}} ]}\n```"),
     RuleCatalogEntry(
       id: "value-out-of-range", severity: .warning,
       summary: "A parameter value outside its range; Core Haptics clamps it (hap says to what).",
       documentation: "A parameter value outside its range; Core Haptics clamps it (hap says to what).\n\nRanges: HapticIntensity, HapticSharpness, AttackTime, DecayTime, ReleaseTime, AudioVolume,\nAudioBrightness 0..1; AudioPitch, AudioPan -1..1; Sustained 0 or 1; HapticIntensityControl and\nAudioVolumeControl 0..1; the other controls -1..1. The clamped value is what plays, so the\nwritten one misleads.\n\nBad:\n```json\n{\"ParameterID\": \"HapticSharpness\", \"ParameterValue\": -1.0}\n```\n\nGood:\n```json\n{\"ParameterID\": \"HapticSharpness\", \"ParameterValue\": 0.0}\n```"),
     RuleCatalogEntry(
       id: "version-missing", severity: .warning,
-      summary: "No top-level `Version`.",
-      documentation: "No top-level `Version`.\n\nCore Haptics assumes version 1.0, but a file that says what it is stays readable as the format\nevolves.\n\nBad:\n```json\n{\"Pattern\": []}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": []}\n```"),
-    RuleCatalogEntry(
-      id: "version-unsupported", severity: .warning,
-      summary: "A `Version` other than 1.0, the only AHAP version there is.",
-      documentation: "A `Version` other than 1.0, the only AHAP version there is.\n\nhap reads the file as version 1.0; a player that checks the version may refuse it.\n\nBad:\n```json\n{\"Version\": 2.0, \"Pattern\": []}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": []}\n```"),
-    RuleCatalogEntry(
-      id: "waveform-not-found", severity: .warning,
-      summary: "The `EventWaveformPath` file does not exist beside the pattern.",
-      documentation: "The `EventWaveformPath` file does not exist beside the pattern.\n\nCore Haptics looks for the waveform relative to the pattern's folder; without it the AudioCustom\nevent is silent. Ship the file with the pattern.\n\nBad:\n```text\n\"EventWaveformPath\": \"sounds/impact.wav\"   (no such file next to the pattern)\n```\n\nGood:\n```text\n\"EventWaveformPath\": \"sounds/impact.wav\"   (file present)\n```"),
+      summary: "No top-level `Version`, or one that is not a number.",
+      documentation: "No top-level `Version`, or one that is not a number.\n\nCore Haptics assumes version 1.0. iOS's AHAP loader also ignores a `Version` that is not a\nnumber (a string such as `\"1.0\"`, a boolean, an object or an array) and assumes 1.0 (source:\niOS 26.1 loader, reverse-engineered). A file that says what it is, as a number, stays readable\nas the format evolves. (`\"Version\": null` is `null-ignored`.)\n\nBad:\n```json\n{\"Pattern\": []}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": []}\n```"),
   ]
 }

@@ -1,6 +1,8 @@
-/// A continuous event longer than 30 s.
+/// A continuous event longer than 30 s: only its first 30 s play, then its release.
 ///
-/// Core Haptics fades such events out after 30 s. Chain several shorter events instead.
+/// A continuous event lasts at most 30 s in Core Haptics (`CHHapticEvent.duration`, Apple's
+/// documentation). Core Haptics plays the first 30 s of a longer event, then its release; hap
+/// renders and plays it the same way. Chain several events of at most 30 s instead.
 ///
 /// Bad:
 /// ```json
@@ -22,7 +24,7 @@ enum ContinuousTooLong: PatternCheck {
     for event in pattern.events where event.type.isContinuous && event.duration > limit {
       findings.add(
         .continuousTooLong,
-        "this \(event.type.rawValue) event lasts \(Format.seconds(event.duration)); Core Haptics fades continuous events out after \(Format.seconds(limit))",
+        "this \(event.type.rawValue) event lasts \(Format.seconds(event.duration)), but a continuous event lasts at most \(Format.seconds(limit)) (CHHapticEvent.duration): Core Haptics plays its first \(Format.seconds(limit)), then its release, and hap renders and plays it the same way",
         at: event.source.duration.offset,
         pointer: JSONPointer.entry(event.source.entry.entry, "Event", "EventDuration"))
     }

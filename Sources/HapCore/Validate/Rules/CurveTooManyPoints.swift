@@ -1,7 +1,9 @@
 /// A `ParameterCurve` with more than 16 control points.
 ///
-/// 16 is known to be the most a Core Haptics curve takes; split a longer curve into consecutive
-/// curves of at most 16 points.
+/// No Apple document or SDK header states a 16-point limit for a curve. The limit comes from
+/// Lofelt's converter (Lofelt/NiceVibrations), which splits its curves at 16 points; hap keeps it
+/// as a warning, not an error, for files meant to pass through such tools. To be safe, split a
+/// longer curve into consecutive curves of at most 16 points.
 ///
 /// Bad:
 /// ```json
@@ -23,7 +25,7 @@ enum CurveTooManyPoints: PatternCheck {
     for curve in pattern.curves where curve.points.count > limit {
       findings.add(
         .curveTooManyPoints,
-        "this curve has \(curve.points.count) control points; Core Haptics takes at most \(limit), so split it into consecutive curves",
+        "this curve has \(curve.points.count) control points; some converters (Lofelt's) take at most \(limit), so split it into consecutive curves",
         at: curve.pointsSource.offset,
         pointer: JSONPointer.entry(curve.source.entry, "ParameterCurve", "ParameterCurveControlPoints"))
     }

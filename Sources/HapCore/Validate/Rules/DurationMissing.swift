@@ -1,7 +1,7 @@
 /// A continuous event without a positive `EventDuration`.
 ///
 /// HapticContinuous and AudioContinuous events last `EventDuration` seconds; without it (or with 0)
-/// there is nothing to play.
+/// there is nothing to play. A negative duration is `duration-negative`.
 ///
 /// Bad:
 /// ```json

@@ -2,7 +2,10 @@
 ///
 /// Audio parameters (`AudioVolume`, `AudioPitch`, ...) do nothing on haptic events and haptic ones
 /// nothing on audio events; `EventWaveformPath`, `EventWaveformUseVolumeEnvelope` and
-/// `EventWaveformLoopEnabled` do nothing outside an AudioCustom event.
+/// `EventWaveformLoopEnabled` do nothing outside an AudioCustom event. The envelope parameters
+/// `AttackTime`, `DecayTime`, `ReleaseTime` and `Sustained` do nothing on a HapticTransient: Core
+/// Haptics ignores them there (a transient is a tap with a fixed shape); they apply to
+/// HapticContinuous and to the audio events. hap keeps the value in its model but it has no effect.
 ///
 /// Bad:
 /// ```json

@@ -1,7 +1,9 @@
-/// No top-level `Version`.
+/// No top-level `Version`, or one that is not a number.
 ///
-/// Core Haptics assumes version 1.0, but a file that says what it is stays readable as the format
-/// evolves.
+/// Core Haptics assumes version 1.0. iOS's AHAP loader also ignores a `Version` that is not a
+/// number (a string such as `"1.0"`, a boolean, an object or an array) and assumes 1.0 (source:
+/// iOS 26.1 loader, reverse-engineered). A file that says what it is, as a number, stays readable
+/// as the format evolves. (`"Version": null` is `null-ignored`.)
 ///
 /// Bad:
 /// ```json

@@ -1,6 +1,9 @@
-/// A `Version` other than 1.0, the only AHAP version there is.
+/// A `Version` number outside 1.0 to 1.1, which iOS refuses.
 ///
-/// hap reads the file as version 1.0; a player that checks the version may refuse it.
+/// iOS's AHAP loader refuses a pattern whose `Version` is a number below 1.0 or above 1.1 (error
+/// -4809, "Unsupported version number"; source: iOS 26.1 loader, reverse-engineered). 1.0, 1.1 and
+/// anything between are accepted (compared as 32-bit floats, as the loader reads them). A
+/// `Version` that is not a number at all is ignored by the loader (`version-missing`).
 ///
 /// Bad:
 /// ```json
@@ -12,5 +15,5 @@
 /// {"Version": 1.0, "Pattern": []}
 /// ```
 extension Rule {
-  public static let versionUnsupported = Rule(id: "version-unsupported", severity: .warning)
+  public static let versionUnsupported = Rule(id: "version-unsupported", severity: .error)
 }

@@ -1,7 +1,9 @@
-/// The `EventWaveformPath` file does not exist beside the pattern.
+/// The `EventWaveformPath` file of an AudioCustom event does not exist beside the pattern, so iOS refuses the pattern.
 ///
-/// Core Haptics looks for the waveform relative to the pattern's folder; without it the AudioCustom
-/// event is silent. Ship the file with the pattern.
+/// Core Haptics looks for the waveform relative to the pattern's folder. When an AudioCustom
+/// event's file cannot be found, iOS's AHAP loader refuses the whole pattern (error -4830; source:
+/// iOS 26.1 loader, reverse-engineered), not just that event. Ship the file with the pattern. hap
+/// checks this only for files (not for standard input), and keeps the event in its model.
 ///
 /// Bad:
 /// ```text
@@ -13,7 +15,7 @@
 /// "EventWaveformPath": "sounds/impact.wav"   (file present)
 /// ```
 extension Rule {
-  public static let waveformNotFound = Rule(id: "waveform-not-found", severity: .warning)
+  public static let waveformNotFound = Rule(id: "waveform-not-found", severity: .error)
 }
 
 enum WaveformNotFound: PatternCheck {
@@ -23,7 +25,7 @@ enum WaveformNotFound: PatternCheck {
       guard let path = event.waveformPath, !exists(path) else { continue }
       findings.add(
         .waveformNotFound,
-        "waveform file \"\(path)\" does not exist beside the pattern; the event will be silent",
+        "waveform file \"\(Format.excerpt(path))\" does not exist beside the pattern; iOS refuses the whole pattern when an AudioCustom event's waveform cannot be found (error -4830)",
         at: event.source.waveformPath.offset,
         pointer: JSONPointer.entry(event.source.entry.entry, "Event", "EventWaveformPath"))
     }
