@@ -271,7 +271,8 @@ struct InfoCommandTests {
     """#.write(toFile: path, atomically: true, encoding: .utf8)
     let text = try Hap.run(["info", path])
     #expect(text.status == 0, "\(text.stderr)")
-    #expect(row("duration", in: text.stdout) == "0.205 s, where the release of the HapticContinuous at 0 s (/Pattern/0) ends")
+    #expect(
+      row("duration", in: text.stdout) == "0.205 s, where the release of the HapticContinuous at 0 s (/Pattern/0) ends")
     #expect(text.stdout.contains("the written timeline runs on to 9 s, silent there (not rendered)"))
     let json = try decodeJSON(try Hap.run(["info", "--format", "json", path]).stdout)
     #expect(json["duration"] as? Double == 0.205)

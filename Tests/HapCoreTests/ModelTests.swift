@@ -42,7 +42,8 @@ struct ModelTests {
     let pattern = try decodeValid(ahap(transientEntry))
     let event = try #require(pattern.events.first)
     #expect(event.parameters.hapticSharpness == 0.5)
-    #expect(event.parameters.hapticIntensity == 1)
+    // A transient's default intensity is the device's, 0.75 in iOS's built-in table.
+    #expect(event.parameters.hapticIntensity == 0.75)
     #expect(event.parameters.sustained == true)
     #expect(event.parameters.attackTime == 0)
     #expect(event.parameters.decayTime == 0)
@@ -55,9 +56,9 @@ struct ModelTests {
     #expect(event.waveformPath == nil)
     #expect(event.waveformLoops == false)
     #expect(event.waveformUsesVolumeEnvelope == false)
-    #expect(event.parameters == EventParameters())
+    #expect(event.parameters == EventParameters(defaultsFor: .hapticTransient))
     for id in EventParameterID.allCases {
-      #expect(event.parameters[id] == id.defaultValue, "\(id)")
+      #expect(event.parameters[id] == id.defaultValue(for: .hapticTransient), "\(id)")
     }
   }
 
@@ -72,7 +73,7 @@ struct ModelTests {
     let parameters = try #require(pattern.events.first).parameters
     #expect(parameters.hapticSharpness == 0.9)
     #expect(parameters.sustained == false)
-    #expect(parameters.hapticIntensity == 1)
+    #expect(parameters.hapticIntensity == 0.75)
   }
 
   @Test("curve point times are absolute in the model")

@@ -143,6 +143,8 @@ public struct AHAPReformatter {
     ("AttackTime", 0), ("DecayTime", 0), ("ReleaseTime", 0), ("Sustained", 1),
   ]
   public static let hapticDefaults: [(String, Double)] = [("HapticIntensity", 1), ("HapticSharpness", 0.5)]
+  /// A transient's default intensity is 0.75 (the device's default, docs/format.md).
+  public static let transientDefaults: [(String, Double)] = [("HapticIntensity", 0.75), ("HapticSharpness", 0.5)]
 
   public mutating func addDefaults(_ root: AHAPTree) -> AHAPTree {
     guard case .object(let written) = root else { return root }
@@ -172,8 +174,11 @@ public struct AHAPReformatter {
         guard case .object(let m) = item else { return nil }
         return m["ParameterID"]?.string
       })
-    let haptic = event["EventType"]?.string?.hasPrefix("Haptic") == true
-    for (id, value) in AHAPReformatter.defaults + (haptic ? AHAPReformatter.hapticDefaults : [])
+    let type = event["EventType"]?.string
+    let haptic =
+      type == "HapticTransient"
+      ? AHAPReformatter.transientDefaults : type?.hasPrefix("Haptic") == true ? AHAPReformatter.hapticDefaults : []
+    for (id, value) in AHAPReformatter.defaults + haptic
     where !present.contains(id) {
       let position = Int.random(in: 0...parameters.count, using: &random)
       parameters.insert(

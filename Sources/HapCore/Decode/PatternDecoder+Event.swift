@@ -118,7 +118,7 @@ extension PatternDecoder {
     }
 
     // EventParameters
-    var parameters = EventParameters()
+    var parameters = type.map { EventParameters(defaultsFor: $0) } ?? EventParameters()
     if let parametersIndex {
       if !decodeEventParameters(parametersIndex, type: type, into: &parameters, entry: entry) { ok = false }
     }

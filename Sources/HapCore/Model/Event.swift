@@ -73,6 +73,12 @@ public struct EventParameters: Sendable, Equatable, Hashable {
     audioBrightness = EventParameterID.audioBrightness.defaultValue
   }
 
+  /// Every parameter at its default for an event of `type` (a transient's intensity is 0.75).
+  public init(defaultsFor type: EventType) {
+    self.init()
+    hapticIntensity = EventParameterID.hapticIntensity.defaultValue(for: type)
+  }
+
   public subscript(id: EventParameterID) -> Double {
     get {
       switch id {

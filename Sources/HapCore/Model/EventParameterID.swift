@@ -19,7 +19,24 @@ public enum EventParameterID: String, Sendable, Equatable, Hashable, CaseIterabl
     }
   }
 
-  /// The value an event has when the parameter is not written.
+  /// The value an event of `type` has when the parameter is not written.
+  ///
+  /// One differs by type: a `HapticTransient` without `HapticIntensity` plays at 0.75. iOS takes
+  /// a transient's default intensity from the device (server setting
+  /// "HapticTransientDefaultIntensity"), and the only figure any source gives is 0.75, in the
+  /// built-in capability table (`CHDefaultHapticDeviceCapability`, iOS 26.1 loader,
+  /// reverse-engineered). Apple's AHAP reference says only that "the Core Haptics engine assumes
+  /// its default value".
+  public func defaultValue(for type: EventType) -> Double {
+    if self == .hapticIntensity && type == .hapticTransient { return EventParameterID.transientDefaultIntensity }
+    return defaultValue
+  }
+
+  /// `HapticIntensity` of a transient that gives none (see ``defaultValue(for:)``).
+  public static let transientDefaultIntensity = 0.75
+
+  /// The value an event has when the parameter is not written (for a transient's intensity, see
+  /// ``defaultValue(for:)``).
   public var defaultValue: Double {
     switch self {
     case .hapticIntensity: 1

@@ -563,7 +563,8 @@ public final class Renderer {
     let v = Float(0.25 - abs(wrapped - 0.25))
     let z = v * (2 * Float.pi)
     let z2 = z * z
-    return z * (1 + z2 * (-1 / 6 + z2 * (1 / 120 + z2 * (-1 / 5040 + z2 * (1 / 362_880))))) * Renderer.sinePeakCorrection
+    return z * (1 + z2 * (-1 / 6 + z2 * (1 / 120 + z2 * (-1 / 5040 + z2 * (1 / 362_880)))))
+      * Renderer.sinePeakCorrection
   }
 }
 

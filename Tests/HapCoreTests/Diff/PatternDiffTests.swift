@@ -93,7 +93,7 @@ extension DiffTests {
       #expect(
         idsByType["HapticTransient"]
           == [
-            "AttackTime": 0, "DecayTime": 0, "ReleaseTime": 0, "Sustained": 1, "HapticIntensity": 1,
+            "AttackTime": 0, "DecayTime": 0, "ReleaseTime": 0, "Sustained": 1, "HapticIntensity": 0.75,
             "HapticSharpness": 0.5,
           ])
       // Audio events get no haptic parameters; a written value is kept.
@@ -245,7 +245,7 @@ extension DiffTests {
         return diffPattern(#"{"Version": 1, "Pattern": [\#(entries.joined(separator: ","))]}"#)
       }
       let diff = PatternDiff(pattern([0.1, 0.13]), pattern([0.13]))
-      #expect(diff.changes.map(describe) == ["removed 0.1 HapticTransient (intensity 1, sharpness 0.5)"])
+      #expect(diff.changes.map(describe) == ["removed 0.1 HapticTransient (intensity 0.75, sharpness 0.5)"])
     }
 
     @Test("Metadata changes are listed only with the metadata option")

@@ -194,6 +194,21 @@ extension RenderTests {
       #expect(firstBitDifference(plain, controlled) == nil)
     }
 
+    // MARK: Defaults
+
+    @Test("a transient that gives no HapticIntensity plays at 0.75, a continuous event at 1")
+    func defaultIntensity() throws {
+      let pattern = try #require(
+        F.pattern(
+          Self.ahap(
+            #"{"Event": {"Time": 0, "EventType": "HapticTransient"}}"#,
+            #"{"Event": {"Time": 0.1, "EventType": "HapticContinuous", "EventDuration": 0.1}}"#)))
+      let r = renderPattern(pattern)
+      let tap = Double(r.peak(0, 0.05))
+      #expect(abs(tap / (0.8 * pow(0.75, 1.5)) - 1) < 0.02, "\(tap)")
+      #expect(abs(Double(r.peak(0.12, 0.18)) / 0.8 - 1) < 0.01)
+    }
+
     // MARK: Row 11: the length is where the last sound ends
 
     @Test("curves that run on after the last event do not lengthen the render")
