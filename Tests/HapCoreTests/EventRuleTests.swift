@@ -95,13 +95,15 @@ struct EventRuleTests {
           #"{"Event": {"Time": 0, "EventType": "AudioContinuous", "EventDuration": 1, "EventParameters": ["#
             + eventParameters.joined(separator: ", ") + "]}}"
         ] + dynamic),
-      [], ignoring: ["version-missing", "parameter-not-applicable"]
+      [], ignoring: ["version-missing", "parameter-wrong-event-type"]
     ).result
     let pattern = try #require(result.pattern)
-    #expect(pattern.events.count == 1)
+    // Every ID is known; only HapticIntensity and HapticSharpness are refused on an audio event
+    // (which drops it from the model).
+    #expect(result.findings("parameter-id-unknown").isEmpty)
+    #expect(result.findings("parameter-wrong-event-type").count == 2)
+    #expect(pattern.events.isEmpty)
     #expect(pattern.parameters.count == DynamicParameterID.allCases.count)
-    // Only HapticIntensity and HapticSharpness do not apply to an audio event.
-    #expect(result.findings("parameter-not-applicable").count == 2)
   }
 
   // MARK: time-negative
@@ -269,19 +271,26 @@ struct EventRuleTests {
 
   // MARK: parameter-not-applicable
 
-  @Test("parameter-not-applicable: an audio parameter on a haptic event, a haptic one on an audio event")
-  func notApplicableParameters() throws {
+  @Test("parameter-wrong-event-type: an audio parameter on a haptic event, a haptic one on an audio event")
+  func wrongEventTypeParameters() throws {
+    // iOS raises -4820 ("Unknown event param type") for both; hap used to warn only.
     let (result, _) = assertFindings(
       ahap(
         transient("0", #"{"ParameterID": ⟨1⟩"AudioVolume", "ParameterValue": 0.5}"#),
-        #"{"Event": {"Time": 1, "EventType": "AudioContinuous", "EventDuration": 1, "EventParameters": [{"ParameterID": ⟨2⟩"HapticSharpness", "ParameterValue": 0.5}, {"ParameterID": "AudioVolume", "ParameterValue": 0.5}, {"ParameterID": "AttackTime", "ParameterValue": 0.5}]}}"#
+        #"{"Event": {"Time": 1, "EventType": "AudioContinuous", "EventDuration": 1, "EventParameters": [{"ParameterID": ⟨2⟩"HapticSharpness", "ParameterValue": 0.5}, {"ParameterID": "AudioVolume", "ParameterValue": 0.5}, {"ParameterID": "AttackTime", "ParameterValue": 0.5}]}}"#,
+        #"{"Event": {"Time": 2, "EventType": "HapticContinuous", "EventDuration": 1, "EventParameters": [{"ParameterID": ⟨3⟩"AudioPan", "ParameterValue": 0.5}]}}"#
       ),
-      [("parameter-not-applicable", 1), ("parameter-not-applicable", 2)])
-    #expect(result.isValid)
+      [("parameter-wrong-event-type", 1), ("parameter-wrong-event-type", 2), ("parameter-wrong-event-type", 3)])
+    #expect(!result.isValid)
     #expect(
-      result.findings("parameter-not-applicable").first?.pointer == "/Pattern/0/Event/EventParameters/0/ParameterID")
-    // The events still play.
-    #expect(try #require(result.pattern).events.count == 2)
+      result.findings("parameter-wrong-event-type").first?.pointer
+        == "/Pattern/0/Event/EventParameters/0/ParameterID")
+    #expect(try #require(result.pattern).events.isEmpty)
+    // The right parameters on the right events (AttackTime on an audio event included) pass.
+    assertNoFindings(
+      ahap(
+        #"{"Event": {"Time": 1, "EventType": "AudioContinuous", "EventDuration": 1, "EventParameters": [{"ParameterID": "AudioVolume", "ParameterValue": 0.5}, {"ParameterID": "AttackTime", "ParameterValue": 0.5}]}}"#
+      ))
   }
 
   @Test("parameter-not-applicable: EventWaveformPath on a haptic event")

@@ -138,8 +138,13 @@ let ruleExamples: [RuleExample] = [
     good: ahap(transient("0", #"{"ParameterID": "HapticSharpness", "ParameterValue": 0.0}"#))),
   RuleExample(
     rule: "parameter-not-applicable",
-    bad: ahap(transient("0", #"{"ParameterID": ⟨1⟩"AudioVolume", "ParameterValue": 0.5}"#)),
+    bad: ahap(transient("0", #"{"ParameterID": ⟨1⟩"DecayTime", "ParameterValue": 0.5}"#)),
     expected: [("parameter-not-applicable", 1)],
+    good: ahap(transient("0", #"{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}"#))),
+  RuleExample(
+    rule: "parameter-wrong-event-type",
+    bad: ahap(transient("0", #"{"ParameterID": ⟨1⟩"AudioVolume", "ParameterValue": 0.5}"#)),
+    expected: [("parameter-wrong-event-type", 1)],
     good: ahap(transient("0", #"{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}"#))),
   RuleExample(
     rule: "parameter-duplicate",
@@ -287,6 +292,7 @@ struct RuleExampleTests {
       .valueOutOfRange, .parameterNotApplicable, .parameterDuplicate, .curveTooManyPoints, .curvePointsUnsorted,
       .curveTimesAbsolute, .curveOverlap, .continuousTooLong, .waveformNotFound, .patternEmpty, .profileValueInvalid,
       .patternSilent, .curveParameterUnsupported, .nullIgnored, .waveformPathNull, .numberAsString, .durationNegative,
+      .parameterWrongEventType,
     ]
     #expect(Set(constants.map(\.id)) == Set(Rule.all.map(\.id)))
     for rule in constants {

@@ -271,7 +271,13 @@ extension PatternDecoder {
         ok = false
         return
       }
-      if let type, !id.applies(to: type) {
+      if let type, !id.isAccepted(on: type) {
+        findings.add(
+          .parameterWrongEventType,
+          "\(id.rawValue) is \(type.isHaptic ? "an audio" : "a haptic") parameter; iOS refuses it on a \(type.rawValue) event (error -4820)",
+          at: Int(document.node(idIndex).offset), pointer: pointer() + "/ParameterID")
+        ok = false
+      } else if let type, !id.applies(to: type) {
         findings.add(
           .parameterNotApplicable,
           "\(id.rawValue) has no effect on a \(type.rawValue) event",

@@ -70,10 +70,25 @@ public enum EventParameterID: String, Sendable, Equatable, Hashable, CaseIterabl
   /// The envelope parameters (`AttackTime`, `DecayTime`, `ReleaseTime`, `Sustained`) shape
   /// events that last; Core Haptics ignores them on a HapticTransient.
   public func applies(to type: EventType) -> Bool {
+    isAccepted(on: type) && !(isEnvelope && type == .hapticTransient)
+  }
+
+  /// Whether iOS accepts the parameter on an event of `type` at all: haptic parameters only on
+  /// haptic events, audio parameters only on audio events, the envelope parameters on every event
+  /// (iOS 26.1 loader, reverse-engineered: anything else raises -4820, "Unknown event param type").
+  public func isAccepted(on type: EventType) -> Bool {
     switch self {
     case .hapticIntensity, .hapticSharpness: type.isHaptic
     case .audioVolume, .audioPitch, .audioPan, .audioBrightness: type.isAudio
-    case .attackTime, .decayTime, .releaseTime, .sustained: type != .hapticTransient
+    case .attackTime, .decayTime, .releaseTime, .sustained: true
+    }
+  }
+
+  /// `AttackTime`, `DecayTime`, `ReleaseTime` and `Sustained`.
+  public var isEnvelope: Bool {
+    switch self {
+    case .attackTime, .decayTime, .releaseTime, .sustained: true
+    default: false
     }
   }
 }
