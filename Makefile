@@ -80,13 +80,16 @@ rules:
 golden: deps
 	HAP_RECORD_GOLDEN=1 $(SWIFT) test --filter GoldenRenderTests
 
-# Fuzz the parser, decoder, validator, renderer and diff with libFuzzer (FUZZ_SECONDS, default 60),
-# starting from the bundled patterns and the shared corpus.
+# Fuzz the parser, decoder, validator, renderer, info's summary and diff with libFuzzer
+# (FUZZ_SECONDS, default 60), starting from the bundled patterns, the shared corpus and the
+# regression inputs. An input that breaks a promise is written to .build/fuzz-artifacts/: add it
+# to fuzz/regressions/ (make test replays them) and fix the defect.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	cd fuzz && $(SWIFT) build -c debug --sanitize=fuzzer -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
-	mkdir -p .build/fuzz-corpus && cp patterns/*.json .build/fuzz-corpus/ && (cp $(HAP_CORPUS)/ahap/*/*.ahap .build/fuzz-corpus/ 2>/dev/null || true)
-	SWIFT_BACKTRACE=enable=no fuzz/.build/debug/HapFuzz .build/fuzz-corpus -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048
+	mkdir -p .build/fuzz-corpus .build/fuzz-artifacts && cp patterns/*.json .build/fuzz-corpus/ && (cp $(HAP_CORPUS)/ahap/*/*.ahap .build/fuzz-corpus/ 2>/dev/null || true)
+	cp fuzz/regressions/* .build/fuzz-corpus/ && rm -f .build/fuzz-corpus/README.md
+	SWIFT_BACKTRACE=enable=no fuzz/.build/debug/HapFuzz .build/fuzz-corpus -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=.build/fuzz-artifacts/
 
 # Format with `swift format` (.swift-format); the generated rule catalogue is left as generated.
 FORMATTED = $(filter-out %.generated.swift,$(shell find Sources Tests -name '*.swift')) Package.swift

@@ -6,6 +6,8 @@ let package = Package(
   products: [
     .executable(name: "hap", targets: ["hap"]),
     .library(name: "HapCore", targets: ["HapCore"]),
+    // What every input must survive: the fuzzer's check, also replayed over fuzz/regressions/.
+    .library(name: "HapFuzzCheck", targets: ["HapFuzzCheck"]),
   ],
   targets: [
     // Model, JSON parsing, decoding, validation and diagnostics.
@@ -18,11 +20,13 @@ let package = Package(
     .target(name: "HapALSA", dependencies: ["HapCore", "CALSA"]),
     // The command-line front end: argument parsing, commands, output formatting.
     .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA"]),
+    // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
+    .target(name: "HapFuzzCheck", dependencies: ["HapCore"]),
     // `make bench`: the render loop alone, without I/O.
     .executableTarget(name: "hap-bench", dependencies: ["HapCore"]),
     // Helpers shared by both test targets (SwiftPM test targets cannot share sources).
     .target(name: "HapTestSupport", dependencies: ["HapCore"], path: "Tests/HapTestSupport"),
-    .testTarget(name: "HapCoreTests", dependencies: ["HapCore", "HapTestSupport"]),
+    .testTarget(name: "HapCoreTests", dependencies: ["HapCore", "HapTestSupport", "HapFuzzCheck"]),
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
     .testTarget(
       name: "HapCLITests", dependencies: ["HapCore", "HapTestSupport", "hap"],
