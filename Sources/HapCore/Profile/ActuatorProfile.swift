@@ -73,7 +73,7 @@ public struct ActuatorProfile: Sendable, Equatable {
 public enum EnvelopeTiming {
   /// AttackTime 0...1 → 1 ms ... 1 s.
   public static func attack(_ x: Double) -> Double { 0.001 * pow(1000, clamp01(x)) }
-  /// DecayTime 0...1 → 10 ms ... 1 s (transients: extra tail; non-sustained events: time constant).
+  /// DecayTime 0...1 → 10 ms ... 1 s: the time constant of a non-sustained event's decay.
   public static func decay(_ x: Double) -> Double { 0.01 * pow(100, clamp01(x)) }
   /// ReleaseTime 0...1 → 5 ms ... 1 s.
   public static func release(_ x: Double) -> Double { 0.005 * pow(200, clamp01(x)) }

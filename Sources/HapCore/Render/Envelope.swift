@@ -154,7 +154,9 @@ struct EnvelopePlanner {
   /// caller owns for the planner's lifetime.
   let changes: UnsafeBufferPointer<EnvelopeControls.Change>
   let rate: Double
-  /// No release runs past this frame (the renderer's `frameCount`; `Int.max` in the schedule).
+  /// No sound runs past this frame (the renderer's `frameCount`; `Int.max` in the schedule).
+  /// With the pattern's own controls nothing reaches it; a live control that lengthens a sound
+  /// has it released (over at most the shortest release) so that it ends there, without a click.
   let limit: Int
 
   /// The first piece of `voice`, at its start.
@@ -203,7 +205,10 @@ struct EnvelopePlanner {
     var stage = stage
     var releaseLevel = releaseLevel
     if stage == .done { return done(at: frame) }
-    if stage != .release && frame >= voice.end {
+    // Where the release begins: the event's end, or, when live controls may have lengthened
+    // the sound, early enough for the shortest release to end by `limit`.
+    let end = live.isActive ? min(voice.end, limit - shortestRelease) : voice.end
+    if stage != .release && frame >= end {
       stage = .release
       releaseLevel = level
     }
@@ -224,15 +229,15 @@ struct EnvelopePlanner {
       let time = clamp01(voice.attackTime + (live.attack.isNaN ? inForce.attack : live.attack))
       let frames = EnvelopeTiming.attack(time) * rate
       let stageEnd = frame + max(1, Int(((1 - level) * frames).rounded(.up)))
-      return piece(1 / frames, stageEnd: stageEnd, end: min(voice.end, change))
+      return piece(1 / frames, stageEnd: stageEnd, end: min(end, change))
     case .hold:
-      return piece(0, stageEnd: .max, end: voice.end)
+      return piece(0, stageEnd: .max, end: end)
     case .decay:
       if level <= EnvelopePlanner.floor { return done(at: frame) }
       let time = clamp01(voice.decayTime + (live.decay.isNaN ? inForce.decay : live.decay))
       let constant = EnvelopeTiming.decay(time) * rate
       let stageEnd = frame + max(1, Int((constant * log(level / EnvelopePlanner.floor)).rounded(.up)))
-      return piece(exp(-1 / constant), stageEnd: stageEnd, end: min(voice.end, change))
+      return piece(exp(-1 / constant), stageEnd: stageEnd, end: min(end, change))
     case .release:
       if level <= 0 || releaseLevel <= 0 || frame >= limit { return done(at: frame) }
       let time = clamp01(voice.releaseTime + (live.release.isNaN ? inForce.release : live.release))
@@ -248,6 +253,9 @@ struct EnvelopePlanner {
       return done(at: frame)
     }
   }
+
+  /// Frames of the shortest release (ReleaseTime 0).
+  private var shortestRelease: Int { max(1, Int((EnvelopeTiming.release(0) * rate).rounded())) }
 
   private func done(at frame: Int) -> EnvelopePiece {
     var piece = EnvelopePiece.silent

@@ -48,7 +48,8 @@ public final class Renderer {
   private let profile: ActuatorProfile
   /// The profile's intensity → amplitude and sharpness → phase increment mappings, sampled at
   /// `tableSize` + 1 points over 0...1 and interpolated linearly (monotonic, and within 3e-5 of
-  /// the exact curves), so the render loop makes no `pow` or `exp` calls.
+  /// the exact curves), so the per-sample work makes no `pow` or `exp` calls (the envelope
+  /// planner makes a few per envelope piece and grid segment).
   private let amplitudeTable: UnsafeMutableBufferPointer<Double>
   private let incrementTable: UnsafeMutableBufferPointer<Double>
   static let tableSize = 1024
@@ -148,10 +149,14 @@ public final class Renderer {
     sharpnessCursor = 0
     var k = 0
     while k < voiceCount && voices[k].start < position {
-      if voices[k].soundEnd > position {
+      // A live envelope control may have lengthened a continuous voice past the schedule's
+      // `soundEnd`: then its own envelope decides whether it still sounds here.
+      let continuous = voices[k].kind == .continuous
+      if voices[k].soundEnd > position || (continuous && liveEnvelope.isActive) {
         admit(k)
-        if voices[k].kind == .continuous {
+        if continuous {
           planner.advance(voices[k], &states[k].envelope, to: position, live: liveEnvelope)
+          if states[k].envelope.stage == .done { activeCount -= 1 }
         }
       }
       k += 1
@@ -298,9 +303,11 @@ public final class Renderer {
           if from < to { renderTransient(voice, out, first: first, from: from, to: to) }
           finished = voice.soundEnd <= last
         case .continuous:
-          // With the pattern's own controls the voice ends at `soundEnd`; a live envelope
-          // control may move that, and the envelope itself says where the sound ends.
-          let to = liveEnvelope.isActive ? last : min(last, voice.soundEnd)
+          // Where the sound ends, if within this chunk: the envelope itself says (a live
+          // envelope control may have moved it from the schedule's `soundEnd`).
+          var ahead = states[index].envelope
+          planner.advance(voice, &ahead, to: last, live: liveEnvelope)
+          let to = ahead.stage == .done ? min(last, ahead.start) : last
           if from < to { renderContinuous(voice, index, out, first: first, gridFirst: gridFirst, from: from, to: to) }
           planner.advance(voice, &states[index].envelope, to: last, live: liveEnvelope)
           finished = states[index].envelope.stage == .done

@@ -149,6 +149,48 @@ extension RenderTests {
       #expect(r.peak(0.25, 0.26) > 0.1)
     }
 
+    @Test("a live control that lengthens the last sound releases it by the pattern's end, without a click")
+    func liveControlLengtheningTheLastSound() {
+      // A Sustained 0 blip (about 70 ms) is the whole pattern; a live DecayTime 1 (or AttackTime
+      // 1) would make it sound for seconds, past the pattern's fixed length.
+      for id in [DynamicParameterID.hapticDecayTimeControl, .hapticAttackTimeControl] {
+        let pattern = Pattern(events: [F.continuous(0, 2, sustained: false)])
+        let renderer = Renderer(schedule: Schedule(pattern: pattern, rate: F.rate))
+        renderer.setControl(id, to: 1, rampFrames: 1)
+        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: renderer.frameCount)
+        defer { buffer.deallocate() }
+        #expect(renderer.render(into: buffer) == buffer.count)
+        // It ends with a release, not in the middle of a loud decay: no step between samples
+        // (the step back to silence after the last one included) is larger than the carrier's.
+        let r = Rendered(samples: Array(buffer), schedule: renderer.schedule, statistics: renderer.statistics)
+        #expect(r.largestStep.value < 0.03, "\(id): a step of \(r.largestStep.value) at frame \(r.largestStep.frame)")
+        #expect(abs(buffer[buffer.count - 1]) < 0.01)
+      }
+    }
+
+    @Test("a seek lands on a sound a live control lengthened")
+    func seekFindsLiveLengthenedSound() {
+      // ReleaseTime 1 set live: the 0.2 s event's release runs to 1.2 s, past its scheduled end.
+      let pattern = Pattern(events: [F.continuous(0, 0.2), F.transient(1.5)])
+      func render(seekingTo frame: Int?) -> Rendered {
+        let renderer = Renderer(schedule: Schedule(pattern: pattern, rate: F.rate))
+        renderer.setControl(.hapticReleaseTimeControl, to: 1, rampFrames: 1)
+        if let frame { renderer.seek(to: frame) }
+        var samples = [Float](repeating: 0, count: frame ?? 0)
+        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
+        defer { buffer.deallocate() }
+        while renderer.remaining > 0 {
+          let n = renderer.render(into: buffer)
+          samples += buffer[0..<n]
+        }
+        return Rendered(samples: samples, schedule: renderer.schedule, statistics: renderer.statistics)
+      }
+      let through = render(seekingTo: nil)
+      let seeked = render(seekingTo: Int(0.5 * F.rate))
+      #expect(through.peak(0.55, 0.6) > 0.3)
+      #expect(abs(seeked.peak(0.55, 0.6) - through.peak(0.55, 0.6)) < 0.05)
+    }
+
     @Test("envelope controls mid-event keep the output independent of block size")
     func envelopeControlsBlockIndependence() {
       let pattern = Pattern(
