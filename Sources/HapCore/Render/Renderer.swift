@@ -203,13 +203,14 @@ public final class Renderer {
     switch id {
     case .hapticIntensityControl: ramp(&liveIntensity, schedule.intensityControl)
     case .hapticSharpnessControl: ramp(&liveSharpness, schedule.sharpnessControl)
-    case .hapticAttackTimeControl:
+    // A repeated value changes nothing (and splits no envelope piece).
+    case .hapticAttackTimeControl where liveEnvelope.attack != value:
       liveEnvelope.attack = value
       replanActiveEnvelopes()
-    case .hapticDecayTimeControl:
+    case .hapticDecayTimeControl where liveEnvelope.decay != value:
       liveEnvelope.decay = value
       replanActiveEnvelopes()
-    case .hapticReleaseTimeControl:
+    case .hapticReleaseTimeControl where liveEnvelope.release != value:
       liveEnvelope.release = value
       replanActiveEnvelopes()
     default: break  // audio controls do not shape the haptic signal
