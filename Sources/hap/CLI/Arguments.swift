@@ -26,6 +26,13 @@ struct OptionSpec {
 
   var takesValue: Bool { valueName != nil }
 
+  /// `--format text|json`, `--loop [N]` or `--strict`, as shown in usage lines.
+  var usage: String {
+    guard let valueName else { return "--\(name)" }
+    let value = choices.isEmpty ? valueName : choices.joined(separator: "|")
+    return optionalValue ? "--\(name) [\(value)]" : "--\(name) \(value)"
+  }
+
   /// `-o, --output FILE` as shown in help.
   var synopsis: String {
     var text = short.map { "-\($0), " } ?? "    "

@@ -7,10 +7,7 @@ import HapCore
 enum DragCommand: Command {
   static let name = "drag"
   static let summary = "Drive a pattern with a touchpad or mouse: textured drag, live or from a recording."
-  static let usage = [
-    "drag PATTERN [--input DEVICE] [-D DEVICE] [--map velocity[:full=N]] [--window MS] [play options]",
-    "drag PATTERN --input RECORDING -o OUT.wav [--map SPEC] [--window MS] [--rate HZ] [--sample-format FMT]",
-  ]
+  static let forms = ["PATTERN", "PATTERN --input RECORDING -o OUT.wav [options]"]
   static let description = """
     Reads a touchpad or mouse through the Linux input interface (/dev/input/eventN) and turns
     the finger's velocity into the textured-drag controls, exactly as '--map velocity' does:

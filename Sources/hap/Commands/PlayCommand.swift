@@ -7,10 +7,7 @@ import HapCore
 enum PlayCommand: Command {
   static let name = "play"
   static let summary = "Play patterns on a haptic exciter through an ALSA device."
-  static let usage = [
-    "play PATTERN... [-D DEVICE] [--loop[=N]] [--gap MS] [--gain DB] [--profile P] [--verbose]",
-    "play PATTERN... [--latency MS] [--rate HZ] [--sample-format FMT] [--channels N] [--channel K|all]",
-  ]
+  static let forms = ["PATTERN..."]
   static let description = """
     Plays the patterns in order on an ALSA playback device, from a real-time thread, with the
     same renderer as 'hap render': at the same rate and sample format the device receives

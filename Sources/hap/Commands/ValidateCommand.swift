@@ -6,7 +6,7 @@ import HapCore
 enum ValidateCommand: Command {
   static let name = "validate"
   static let summary = "Check pattern files (AHAP) for errors and likely mistakes."
-  static let usage = ["validate [--strict] [--format text|json|github] [--quiet] [--jobs N] PATH..."]
+  static let forms = ["PATH..."]
   static let description = """
     Reads each pattern exactly as Core Haptics reads it and reports every finding, never
     stopping at the first: errors (Core Haptics would refuse the file), warnings (it would
