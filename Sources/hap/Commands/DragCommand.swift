@@ -45,7 +45,7 @@ enum DragCommand: Command {
     .value(
       "output", short: "o", "OUT",
       "Render the recording given with --input to a WAV (or .raw) file\ninstead of playing ('-' for standard output)."),
-    .value("gain", short: "g", "DB", "Gain in dB before the soft limiter, -60..+24 (default 0)."),
+    .gain,
     .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
     .value("latency", "MS", "Device buffer, 2..200 ms (default 10), split into 4 periods."),
     .value("rate", short: "r", "HZ", "Sample rate (default 48000)."),
