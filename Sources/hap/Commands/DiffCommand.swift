@@ -26,7 +26,9 @@ enum DiffCommand: Command {
     least --threshold-db), 1 when they differ, 2 for trouble (an unreadable file, or a pattern
     with errors, whose diagnostics are shown). Called with git's seven arguments it works as
     git's external diff driver (see the README) and exits 0 when the patterns differ, as git
-    requires.
+    requires; when a side has errors it prints them and a line diff of the two texts, and
+    still exits 0, so git goes on to the next file. Warnings are not shown, except values
+    Core Haptics clamps (value-out-of-range): the clamped value is what is compared.
     """
   static let options: [OptionSpec] = [
     .flag(
