@@ -70,6 +70,21 @@ struct EdgeCaseTests {
     }
   }
 
+  // MARK: make run
+
+  @Test("make run with a named device that does not open fails with hap devices' reason, never falls back")
+  func makeRunNamedDeviceDoesNotFallBack() throws {
+    // The simulated exciter is there, so a fallback would succeed.
+    _ = try #require(SimulatedExciter.plugin, "the simulated exciter plugin could not be built")
+    let script = Hap.root.appendingPathComponent("scripts/run-play.sh").path
+    let result = try Hap.run(
+      [script, Hap.binary, "hw:9,9", Self.tick], environment: ["HAP_DEVICE": ""], executable: "/bin/sh")
+    #expect(result.status == 2, "\(result.stdout) \(result.stderr)")
+    #expect(result.stderr.contains("hw:9,9"), "\(result.stderr)")
+    #expect(result.stderr.contains("does not open"), "\(result.stderr)")
+    #expect(!result.stdout.contains("simulated exciter"), "\(result.stdout)")
+  }
+
   // MARK: hap validate
 
   @Test("a folder without pattern files is trouble (exit 2), naming the folder")
