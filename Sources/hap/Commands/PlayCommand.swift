@@ -49,7 +49,7 @@ enum PlayCommand: Command {
       "map", "SPEC",
       "With --control: lines are finger velocities 'vx vy' (velocity, or\nvelocity:full=N points/s), mapped as textured drag: intensity 0.2..1, sharpness 0..0.3."
     ),
-    .value("start", "SECONDS", "Start part way into the (first) pattern."),
+    .value("start", "SECONDS", "Start part way into the (first) pattern, before its end."),
     .value("loop-end", "SECONDS", "With --loop: loop at this time instead of at the pattern's end."),
     .value("speed", "R", "Play R times faster (0.25..4): time-scales the pattern, not the carrier."),
     .flag(
