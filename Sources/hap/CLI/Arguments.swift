@@ -151,20 +151,20 @@ struct Arguments {
   }
 
   /// A number option within `range`, or `defaultValue` when absent.
-  func number(_ name: String, in range: ClosedRange<Double>, default defaultValue: Double) throws(UsageError)
-    -> Double
+  func number(_ name: String, in range: ClosedRange<Double>, default defaultValue: Double, unit: String? = nil)
+    throws(UsageError) -> Double
   {
     guard let text = value(name) else { return defaultValue }
     guard let number = Double(text), number.isFinite, range.contains(number) else {
       throw UsageError(
-        "'--\(name)' must be a number from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound)), not '\(Format.excerpt(text))'"
+        "'--\(name)' must be a number\(unit.map { " of \($0)" } ?? "") from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound)), not '\(Format.excerpt(text))'"
       )
     }
     return number
   }
 
   /// `--gain DB` (render, play, drag): its one parser, in dB.
-  func gain() throws(UsageError) -> Double { try number(OptionSpec.gain.name, in: -60...24, default: 0) }
+  func gain() throws(UsageError) -> Double { try number(OptionSpec.gain.name, in: -60...24, default: 0, unit: "dB") }
 
   /// An integer option within `range`, or `defaultValue` when absent.
   func integer(_ name: String, in range: ClosedRange<Int>, default defaultValue: Int) throws(UsageError) -> Int {
