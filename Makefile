@@ -10,8 +10,9 @@ HAP := .build/release/hap
 SIM_DIR := .build/sim
 SIM_PLUGIN := $(SIM_DIR)/libasound_module_pcm_hapsim.so
 export HAP_SIM_PLUGIN := $(abspath $(SIM_PLUGIN))
-# The device `make run` plays on.
-DEVICE ?= default
+# The device `make run` plays on. Named (DEVICE=hw:1,0, or $HAP_DEVICE), it must open, or
+# make run fails with the reason; unnamed, ALSA's default, else the simulated exciter.
+DEVICE ?=
 # Where the shared test corpus lives (tests skip it, with a notice, when it is missing).
 export HAP_CORPUS ?= $(abspath ../shared/corpus)
 
@@ -45,8 +46,9 @@ apt:
 build: deps
 	$(SWIFT) build -c release
 
-# The main job: feel patterns/correct.json on $(DEVICE); without a playback device, on the
-# simulated exciter (in real time), showing the statistics and where the signal was captured.
+# The main job: feel patterns/correct.json on $(DEVICE); with no device named and no playback
+# device, on the simulated exciter (in real time), showing the statistics and where the signal
+# was captured.
 run: build sim
 	@$(HAP) validate --quiet patterns/
 	@sh scripts/run-play.sh "$(HAP)" "$(DEVICE)" patterns/correct.json

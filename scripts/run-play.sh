@@ -1,14 +1,25 @@
 #!/bin/sh
-# `make run`: play a pattern on DEVICE; where there is no playback device, on the simulated
+# `make run`: play a pattern on DEVICE. A device named on purpose (DEVICE=..., or $HAP_DEVICE)
+# must open: if it does not, say why ('hap devices -D' says) and fail. With no device named,
+# play on ALSA's default device, or, where there is no playback device, on the simulated
 # exciter instead (real-time paced, recording what it plays).
-# usage: run-play.sh HAP DEVICE PATTERN
+# usage: run-play.sh HAP [DEVICE] PATTERN   (an empty DEVICE names none)
 set -eu
 hap=$1
-device=$2
+device=${2:-${HAP_DEVICE:-}}
 pattern=$3
-if "$hap" devices -D "$device" >/dev/null 2>&1; then
+if [ -n "$device" ]; then
+  if ! reason=$("$hap" devices -D "$device" 2>&1); then
+    printf '%s\n' "$reason" >&2
+    echo "hap: cannot play on '$device', the device you named; 'make run' without DEVICE plays on the simulated exciter when there is no playback device" >&2
+    exit 2
+  fi
   echo "playing $pattern on '$device'"
   exec "$hap" play -D "$device" --verbose "$pattern"
+fi
+if "$hap" devices -D default >/dev/null 2>&1; then
+  echo "playing $pattern on 'default'"
+  exec "$hap" play -D default --verbose "$pattern"
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 sim="$root/.build/sim"
@@ -16,6 +27,6 @@ capture="$sim/$(basename "$pattern" .json).raw"
 mkdir -p "$sim/config/alsa"
 sed -e "s|@PLUGIN@|$sim/libasound_module_pcm_hapsim.so|" -e "s|@CAPTURE@|$capture|" \
   "$root/tools/sim-exciter/asoundrc.in" > "$sim/config/alsa/asoundrc"
-echo "no playback device '$device' here (hap devices says why); playing $pattern on the simulated exciter instead"
+echo "no playback device here (hap devices says why); playing $pattern on the simulated exciter instead"
 XDG_CONFIG_HOME="$sim/config" "$hap" play -D exciter --verbose --sample-format s16 "$pattern"
 echo "captured signal: $capture (48000 Hz, s16, mono, raw; e.g. sox -t raw -r 48000 -e signed -b 16 -c 1 $capture out.wav)"

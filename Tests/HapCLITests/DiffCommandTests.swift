@@ -42,7 +42,10 @@ struct DiffCommandTests {
       #expect(report.changes.isEmpty, "\(pair.file): \(report.summaries)")
       #expect(report.number("signal", "psnr") == 100, "\(pair.file)")
       #expect(report.number("signal", "maximumDifference") == 0, "\(pair.file)")
-      #expect(result.stderr.isEmpty, "\(pair.file): \(result.stderr)")
+      // Only the values Core Haptics clamps are warned about (what is compared is the clamped value).
+      #expect(
+        result.stderr.split(separator: "\n").allSatisfy { $0.hasSuffix("[value-out-of-range]") },
+        "\(pair.file): \(result.stderr)")
     }
     // Text, at the default rate, for the smallest files.
     for pair in pairs.sorted(by: { $0.size < $1.size }).prefix(8) {
@@ -512,6 +515,54 @@ struct DiffCommandTests {
     #expect(lines.first == "--- a/correct.json", "\(diff.stdout)")
     #expect(lines.contains("+++ b/renamed.json"), "\(diff.stdout)")
     #expect(lines.contains("@0.000s HapticTransient: HapticIntensity 0.6 -> 0.4"), "\(diff.stdout)")
+  }
+
+  @Test(
+    "git diff over two changed patterns, the first now with errors, shows both: its errors and a line diff, then hap's report",
+    .enabled(if: DiffCommandTests.gitAvailable, "git not installed"))
+  func gitDriverGoesOnAfterErrors() throws {
+    let repo = try GitRepository()
+    let original = try String(contentsOf: Hap.root.appendingPathComponent("patterns/correct.json"), encoding: .utf8)
+    try repo.write("Jump2.ahap", DiffFixture().text)
+    try repo.write("Jump3.ahap", original)
+    try repo.commitAll()
+    // Jump2: a negative time (an error); Jump3: one intensity changed.
+    let broken = DiffFixture().text.replacingOccurrences(of: #""Time": 0.1,"#, with: #""Time": -0.1,"#)
+    #expect(broken != DiffFixture().text)
+    try repo.write("Jump2.ahap", broken)
+    let key = try #require(original.range(of: #""HapticIntensity""#))
+    let value = try #require(original.range(of: "0.6", range: key.upperBound..<original.endIndex))
+    try repo.write("Jump3.ahap", original.replacingCharacters(in: value, with: "0.4"))
+
+    let diff = try repo.git(["diff", "--no-color"])
+    #expect(diff.status == 0, "git exited \(diff.status): \(diff.stderr)")
+    #expect(!diff.stderr.contains("external diff died"), "\(diff.stderr)")
+    let lines = diff.stdout.split(separator: "\n").map(String.init)
+    // The first file: its error, named by git's path, and the changed line of its text.
+    #expect(lines.contains("--- a/Jump2.ahap"), "\(diff.stdout)")
+    #expect(lines.contains { $0.hasPrefix("b/Jump2.ahap:") && $0.hasSuffix("[time-negative]") }, "\(diff.stdout)")
+    #expect(lines.contains { $0.hasPrefix("@@ -") }, "\(diff.stdout)")
+    #expect(lines.contains { $0.hasPrefix("-") && $0.contains(#""Time": 0.1,"#) }, "\(diff.stdout)")
+    #expect(lines.contains { $0.hasPrefix("+") && $0.contains(#""Time": -0.1,"#) }, "\(diff.stdout)")
+    // The second file: hap's report, as usual.
+    #expect(lines.contains("--- a/Jump3.ahap"), "\(diff.stdout)")
+    #expect(lines.contains("@0.000s HapticTransient: HapticIntensity 0.6 -> 0.4"), "\(diff.stdout)")
+    #expect(lines.last == "differ: 1 change", "\(diff.stdout)")
+  }
+
+  @Test("as git's driver, a side that has errors gives exit 0; outside git it is still exit 2")
+  func driverExitsZeroOnErrors() throws {
+    let folder = try TemporaryFolder()
+    let good = try folder.write("good.json", DiffFixture().text)
+    let broken = try folder.write(
+      "broken.json", #"{"Version": 1, "Pattern": [{"Event": {"Time": -1, "EventType": "HapticTransient"}}]}"#)
+    let hex = String(repeating: "a", count: 40)
+    let driver = try Hap.run(["diff", "x.json", good, hex, "100644", broken, hex, "100644"])
+    #expect(driver.status == 0, "\(driver.stderr)")
+    #expect(driver.stdout.contains("b/x.json:1:"), "\(driver.stdout)")
+    #expect(driver.stdout.contains("[time-negative]"))
+    #expect(driver.stdoutLines.contains { $0.hasPrefix("+") && $0.contains("-1") }, "\(driver.stdout)")
+    #expect(try Hap.run(["diff", good, broken]).status == 2)
   }
 
   @Test("the nine-argument call (git's form for a rename) compares the two files and exits 0")

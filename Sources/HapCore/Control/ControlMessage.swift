@@ -49,19 +49,32 @@ public enum ControlParser {
     ]
   }
 
+  static func isSeparator(_ character: Character) -> Bool { character == " " || character == "\t" || character == "\r" }
+
+  /// Splits off the pattern time a line may start with (`@1.250 ...`): the one reader of it,
+  /// for plain and velocity lines alike. Returns the time (nil without one) and the rest of the
+  /// line, or nil for a blank or comment line.
+  public static func time(_ line: Substring) throws(Failure) -> (time: Double?, rest: Substring)? {
+    let text = line.drop(while: isSeparator)
+    guard let firstCharacter = text.first, firstCharacter != "#" else { return nil }
+    guard firstCharacter == "@" else { return (nil, text) }
+    let word = text.prefix { !isSeparator($0) }
+    guard let time = Double(word.dropFirst()), time.isFinite, time >= 0 else {
+      throw Failure(message: "'\(Format.excerpt(String(word)))' is not a pattern time (write @SECONDS, e.g. @1.250)")
+    }
+    let rest = text.dropFirst(word.count).drop(while: isSeparator)
+    guard !rest.isEmpty else { throw Failure(message: "nothing after the time \(word)") }
+    return (time, rest)
+  }
+
   /// Parses one line. Returns nil for a blank or comment line.
   public static func parse(_ line: Substring) throws(Failure) -> ControlMessage? {
-    var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
-    guard let first = words.first, !first.hasPrefix("#") else { return nil }
-    var time: Double?
-    if first.hasPrefix("@") {
-      guard let t = Double(first.dropFirst()), t.isFinite, t >= 0 else {
-        throw Failure(message: "'\(first)' is not a pattern time (write @SECONDS, e.g. @1.250)")
-      }
-      time = t
-      words.removeFirst()
-      guard !words.isEmpty else { throw Failure(message: "nothing after the time \(first)") }
-    }
+    guard let (time, rest) = try time(line) else { return nil }
+    return try message(rest.split(whereSeparator: isSeparator), time: time)
+  }
+
+  /// The message of a line's words after its time.
+  static func message(_ words: [Substring], time: Double?) throws(Failure) -> ControlMessage {
     let word = String(words[0])
     let arguments = words.dropFirst()
     func number() throws(Failure) -> Double {
@@ -149,22 +162,12 @@ public struct VelocityMap: Sendable, Equatable {
   /// Parses a velocity line (`vx vy` or `@t vx vy`) into its messages (none for blank or
   /// comment lines). Transport lines (`@3.0 stop`) are accepted as they are.
   public func parse(_ line: Substring) throws(ControlParser.Failure) -> [ControlMessage] {
-    var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "," })
-    guard let first = words.first, !first.hasPrefix("#") else { return [] }
-    var time: Double?
-    if first.hasPrefix("@") {
-      guard let t = Double(first.dropFirst()), t.isFinite, t >= 0 else {
-        throw ControlParser.Failure(message: "'\(first)' is not a pattern time")
-      }
-      time = t
-      words.removeFirst()
-    }
+    guard let (time, rest) = try ControlParser.time(line) else { return [] }
+    let words = rest.split(whereSeparator: { ControlParser.isSeparator($0) || $0 == "," })
     guard words.count == 2, let vx = Double(words[0]), let vy = Double(words[1]), vx.isFinite, vy.isFinite else {
       // Transport lines (`@3.0 stop`, `pause`, ...) are allowed in a velocity stream too.
-      if let word = words.first, ["pause", "resume", "stop", "seek", "rate", "loop"].contains(word.lowercased()),
-        let message = try ControlParser.parse(line)
-      {
-        return [message]
+      if let word = words.first, ["pause", "resume", "stop", "seek", "rate", "loop"].contains(word.lowercased()) {
+        return [try ControlParser.message(words, time: time)]
       }
       throw ControlParser.Failure(message: "expected a velocity 'vx vy' in points per second")
     }

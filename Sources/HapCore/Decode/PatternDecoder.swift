@@ -61,8 +61,14 @@ struct PatternDecoder {
     }
     let version = decodeVersion(versionIndex, root: rootNode)
     guard let patternIndex else {
+      // Meta Haptics Studio's (Lofelt's) .haptic clips are JSON too, with "signals" at the top.
+      var clip = false
+      document.forEachMember(of: root) { key, _ in clip = clip || document.stringEquals(key, "signals") }
       findings.add(
-        .patternMissing, "no \"Pattern\" array; an AHAP file lists its events in \"Pattern\"",
+        .patternMissing,
+        clip
+          ? "no \"Pattern\" array: this looks like a Meta Haptics Studio (Lofelt) .haptic clip, not AHAP; export the clip as AHAP from Haptics Studio"
+          : "no \"Pattern\" array; an AHAP file lists its events in \"Pattern\"",
         at: Int(rootNode.offset), pointer: "")
       return nil
     }

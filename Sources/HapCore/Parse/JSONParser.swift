@@ -14,12 +14,27 @@ public struct JSONParser {
   /// The deepest nesting accepted. AHAP needs 6 levels; metadata rarely more than a handful.
   public static let maximumDepth = 512
 
+  /// What a document is meant to be, for the messages about a file that is not one.
+  public struct Expectation: Sendable {
+    /// `an AHAP pattern`.
+    public let noun: String
+    /// `a JSON object with a "Pattern" array`.
+    public let shape: String
+
+    public static let pattern = Expectation(noun: "an AHAP pattern", shape: "a JSON object with a \"Pattern\" array")
+    public static let profile = Expectation(
+      noun: "an actuator profile", shape: "a JSON object with the profile's \"Name\" and values")
+  }
+
   /// Parses `source`. Returns nil after a `json-syntax` error; warnings go to `findings`.
-  public static func parse(_ source: SourceText, findings: inout FindingCollector) -> JSONDocument? {
+  public static func parse(
+    _ source: SourceText, expecting expectation: Expectation = .pattern, findings: inout FindingCollector
+  ) -> JSONDocument? {
     // An empty array may have no storage; give the parser one readable byte and a count of 0.
     let storage = source.bytes.isEmpty ? [0] : source.bytes
     return storage.withUnsafeBufferPointer { buffer -> JSONDocument? in
       var parser = JSONParser(bytes: buffer.baseAddress!, count: source.bytes.count, findings: findings)
+      parser.expectation = expectation
       let ok = parser.parseDocument()
       findings = parser.findings
       return ok ? JSONDocument(nodes: parser.nodes, source: source) : nil
@@ -34,6 +49,7 @@ public struct JSONParser {
   private var keyStack: [Int32] = []
   private var findings: FindingCollector
   private var failed = false
+  private var expectation = Expectation.pattern
 
   private init(bytes: UnsafePointer<UInt8>, count: Int, findings: FindingCollector) {
     self.bytes = bytes
@@ -75,9 +91,13 @@ public struct JSONParser {
     if i >= count {
       fail(
         count == 0 || (i == 3 && count == 3)
-          ? "the file is empty; expected a JSON object with a \"Pattern\" array"
-          : "the file holds only whitespace; expected a JSON object with a \"Pattern\" array",
+          ? "the file is empty; expected \(expectation.shape)"
+          : "the file holds only whitespace; expected \(expectation.shape)",
         at: i)
+      return false
+    }
+    if let kind = binaryKind() {
+      fail("this is \(kind), not \(expectation.noun) (\(expectation.shape))", at: i)
       return false
     }
     guard parseValue(depth: 0) else { return false }
@@ -87,6 +107,26 @@ public struct JSONParser {
       return false
     }
     return true
+  }
+
+  /// What a file that is plainly not text is (`a WAV audio file`, `a binary file`), or nil: a
+  /// RIFF/WAVE header; or, where no `{` or `[` starts the document, a first byte that is DEL or
+  /// starts no UTF-8 character, or a control character (NUL, ...) among the first 1024 bytes.
+  private func binaryKind() -> String? {
+    func starts(_ text: StaticString, at offset: Int) -> Bool {
+      let length = text.utf8CodeUnitCount
+      guard count >= offset + length else { return false }
+      return (0..<length).allSatisfy { bytes[offset + $0] == text.utf8Start[$0] }
+    }
+    if starts("RIFF", at: i) && starts("WAVE", at: i + 8) { return "a WAV audio file" }
+    let first = bytes[i]
+    if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return nil }
+    func isControl(_ byte: UInt8) -> Bool { byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D }
+    let noCharacterStart = first == 0x7F || (0x80...0xC1).contains(first) || first >= 0xF5
+    if noCharacterStart || (i..<min(count, i + 1024)).contains(where: { isControl(bytes[$0]) }) {
+      return "a binary file"
+    }
+    return nil
   }
 
   @inline(__always)

@@ -16,7 +16,7 @@ public enum ProfileDecoder {
   /// The profile, or nil with at least one error among the diagnostics.
   public static func decode(_ source: SourceText) -> (profile: ActuatorProfile?, diagnostics: [Diagnostic]) {
     var findings = FindingCollector()
-    guard let document = JSONParser.parse(source, findings: &findings) else {
+    guard let document = JSONParser.parse(source, expecting: .profile, findings: &findings) else {
       return (nil, findings.diagnostics(in: source))
     }
     let root = document.node(document.root)

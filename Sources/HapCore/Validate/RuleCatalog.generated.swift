@@ -29,7 +29,7 @@ enum RuleCatalog {
     RuleCatalogEntry(
       id: "json-syntax", severity: .error,
       summary: "The file is not JSON: hap points at the exact byte where reading failed.",
-      documentation: "The file is not JSON: hap points at the exact byte where reading failed.\n\nCore Haptics cannot load a pattern it cannot parse. Typical causes: a missing comma or quote, a\ncomment, single quotes, a stray character, an empty file, invalid UTF-8, or nesting deeper than\n512 levels. Reading stops at the first such fault, so fix it and validate again.\n\nBad:\n```json\n{\"Pattern\": [ {\"Event\": {\"Time\": 0 \"EventType\": \"HapticTransient\"}} ]}\n```\n\nGood:\n```json\n{\"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
+      documentation: "The file is not JSON: hap points at the exact byte where reading failed.\n\nCore Haptics cannot load a pattern it cannot parse. Typical causes: a missing comma or quote, a\ncomment, single quotes, a stray character, an empty file, invalid UTF-8, or nesting deeper than\n512 levels. A file that is not text at all (a WAV file, or any binary) is named as such.\nReading stops at the first such fault, so fix it and validate again.\n\nBad:\n```json\n{\"Pattern\": [ {\"Event\": {\"Time\": 0 \"EventType\": \"HapticTransient\"}} ]}\n```\n\nGood:\n```json\n{\"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
     RuleCatalogEntry(
       id: "key-missing", severity: .error,
       summary: "A required key is missing (`Time`, `EventType`, `ParameterID`, `ParameterValue`).",
@@ -49,7 +49,7 @@ enum RuleCatalog {
     RuleCatalogEntry(
       id: "pattern-missing", severity: .error,
       summary: "No top-level object with a `Pattern` array.",
-      documentation: "No top-level object with a `Pattern` array.\n\nAn AHAP file is a JSON object whose `Pattern` key holds the array of events, parameters and\ncurves. Without it there is nothing to play.\n\nBad:\n```json\n[ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
+      documentation: "No top-level object with a `Pattern` array.\n\nAn AHAP file is a JSON object whose `Pattern` key holds the array of events, parameters and\ncurves. Without it there is nothing to play. A Meta Haptics Studio (Lofelt) `.haptic` clip,\nwhich is JSON with `signals` at the top, is named as such: export it as AHAP instead.\n\nBad:\n```json\n[ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": [ {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}} ]}\n```"),
     RuleCatalogEntry(
       id: "profile-value-invalid", severity: .error,
       summary: "An actuator profile value that hap cannot render with (out of its allowed range, or `MinimumFrequency` above `MaximumFrequency`).",

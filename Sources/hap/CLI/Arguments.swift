@@ -26,6 +26,17 @@ struct OptionSpec {
 
   var takesValue: Bool { valueName != nil }
 
+  /// `--gain DB`, the same for every command that renders (parsed by ``Arguments/gain()``).
+  static let gain = OptionSpec.value(
+    "gain", short: "g", "DB", "Gain in dB before the soft limiter, -60..+24 (default 0).")
+
+  /// `--format text|json`, `--loop [N]` or `--strict`, as shown in usage lines.
+  var usage: String {
+    guard let valueName else { return "--\(name)" }
+    let value = choices.isEmpty ? valueName : choices.joined(separator: "|")
+    return optionalValue ? "--\(name) [\(value)]" : "--\(name) \(value)"
+  }
+
   /// `-o, --output FILE` as shown in help.
   var synopsis: String {
     var text = short.map { "-\($0), " } ?? "    "
@@ -112,8 +123,15 @@ struct Arguments {
     if let inline {
       value = inline
     } else if option.optionalValue {
-      flags.insert(option.name)
-      return
+      // `--loop 3` as well as `--loop=3`: a whole number after it is its value.
+      guard index < arguments.count, let next = arguments[index].first, next.isASCII, next.isNumber,
+        arguments[index].allSatisfy({ $0.isASCII && $0.isNumber })
+      else {
+        flags.insert(option.name)
+        return
+      }
+      value = arguments[index]
+      index += 1
     } else {
       guard index < arguments.count else {
         throw UsageError("option '\(written)' needs a value (\(option.valueName!)\(choiceList(option)))")
@@ -131,6 +149,22 @@ struct Arguments {
   private func choiceList(_ option: OptionSpec) -> String {
     option.choices.isEmpty ? "" : ": one of " + option.choices.joined(separator: ", ")
   }
+
+  /// A number option within `range`, or `defaultValue` when absent.
+  func number(_ name: String, in range: ClosedRange<Double>, default defaultValue: Double, unit: String? = nil)
+    throws(UsageError) -> Double
+  {
+    guard let text = value(name) else { return defaultValue }
+    guard let number = Double(text), number.isFinite, range.contains(number) else {
+      throw UsageError(
+        "'--\(name)' must be a number\(unit.map { " of \($0)" } ?? "") from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound)), not '\(Format.excerpt(text))'"
+      )
+    }
+    return number
+  }
+
+  /// `--gain DB` (render, play, drag): its one parser, in dB.
+  func gain() throws(UsageError) -> Double { try number(OptionSpec.gain.name, in: -60...24, default: 0, unit: "dB") }
 
   /// An integer option within `range`, or `defaultValue` when absent.
   func integer(_ name: String, in range: ClosedRange<Int>, default defaultValue: Int) throws(UsageError) -> Int {

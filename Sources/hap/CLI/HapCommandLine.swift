@@ -6,8 +6,10 @@ protocol Command {
   static var name: String { get }
   /// One line for `hap help`.
   static var summary: String { get }
-  /// Usage lines, without the leading `hap`.
-  static var usage: [String] { get }
+  /// The command's forms: its arguments (and any option a form needs, like render's
+  /// `-o OUT.wav`), without the leading `hap NAME`. The usage lines are made from these and the
+  /// `options` table (``HapCommandLine/usage(for:)``): the first form lists every option.
+  static var forms: [String] { get }
   /// What the command does, in a paragraph or two.
   static var description: String { get }
   static var options: [OptionSpec] { get }
@@ -92,7 +94,7 @@ enum HapCommandLine {
   static func usageError(_ message: String, command: (any Command.Type)?) -> Int32 {
     Console.error("hap: \(message)")
     if let command {
-      Console.error("usage: " + command.usage.map { "hap \($0)" }.joined(separator: "\n       "))
+      Console.error("usage: " + usage(for: command).joined(separator: "\n       "))
       Console.error("See 'hap help \(command.name)'.")
     } else {
       Console.error("See 'hap help'.")
@@ -127,9 +129,28 @@ enum HapCommandLine {
     return text
   }
 
+  /// The usage lines of `command`, from its forms and its option table: the first form with
+  /// every option it does not already name (wrapped to `width` columns), then the other forms.
+  static func usage(for command: any Command.Type, width: Int = 100) -> [String] {
+    let lead = "hap \(command.name) "
+    let first = command.forms.first ?? ""
+    let named = Set(first.split(separator: " ").map(String.init))
+    var lines = [lead + first]
+    for option in command.options {
+      if named.contains("--\(option.name)") || option.short.map({ named.contains("-\($0)") }) == true { continue }
+      let item = "[\(option.usage)]"
+      if lines[lines.count - 1].count + 1 + item.count > width {
+        lines.append(String(repeating: " ", count: lead.count) + item)
+      } else {
+        lines[lines.count - 1] += (lines[lines.count - 1].hasSuffix(" ") ? "" : " ") + item
+      }
+    }
+    return lines + command.forms.dropFirst().map { lead + $0 }
+  }
+
   static func help(for command: any Command.Type) -> String {
     var text = "hap \(command.name): \(command.summary)\n\nusage: "
-    text += command.usage.map { "hap \($0)" }.joined(separator: "\n       ") + "\n\n"
+    text += usage(for: command).joined(separator: "\n       ") + "\n\n"
     text += command.description + "\n"
     let options = command.options + [.flag("help", short: "h", "Show this help.")]
     text += "\noptions:\n"

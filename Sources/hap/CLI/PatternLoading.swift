@@ -13,27 +13,52 @@ enum PatternLoading {
 
   static var errorStyle: Style { Style(enabled: ColorChoice.auto.enabled(forTerminal: Console.stderrIsTerminal)) }
 
-  /// Reads and validates `path` (`-` for standard input). Warnings and notes are printed to
-  /// standard error and the pattern is returned; errors are printed and it is refused.
-  static func load(_ path: String, quietWarnings: Bool = false) throws(Failure) -> Pattern {
+  /// A pattern file read and validated, nothing printed yet.
+  enum Checked {
+    /// No error; the findings are warnings and notes.
+    case valid(Pattern, [Diagnostic])
+    /// The findings include at least one error.
+    case invalid([Diagnostic])
+    /// It could not be read: why.
+    case unreadable(String)
+  }
+
+  /// Reads and validates `path` (`-` for standard input) without printing anything.
+  static func check(_ path: String) -> Checked {
     let input: PatternFiles.Input = path == "-" ? .standardInput : .file(path)
     let bytes: [UInt8]
     do {
       bytes = try PatternFiles.read(input)
     } catch {
-      Console.error("hap: cannot read '\(input.displayName)': \(error.message)")
-      throw .unreadable
+      return .unreadable(error.message)
     }
     let result = Validator.validate(bytes, context: PatternFiles.context(for: input))
+    guard result.isValid, let pattern = result.pattern else { return .invalid(result.diagnostics) }
+    return .valid(pattern, result.diagnostics)
+  }
+
+  /// Reads and validates `path` (`-` for standard input). Warnings and notes are printed to
+  /// standard error and the pattern is returned; errors are printed and it is refused.
+  static func load(_ path: String, quietWarnings: Bool = false) throws(Failure) -> Pattern {
+    let name = path == "-" ? PatternFiles.Input.standardInput.displayName : path
     let style = errorStyle
-    for diagnostic in result.diagnostics where diagnostic.severity == .error || !quietWarnings {
-      Console.error(DiagnosticPrinter.text(diagnostic, file: input.displayName, style: style))
+    func show(_ diagnostics: [Diagnostic]) {
+      for diagnostic in diagnostics where diagnostic.severity == .error || !quietWarnings {
+        Console.error(DiagnosticPrinter.text(diagnostic, file: name, style: style))
+      }
     }
-    guard result.isValid, let pattern = result.pattern else {
-      Console.error("hap: '\(input.displayName)' has errors; fix them first (hap validate shows them all)")
+    switch check(path) {
+    case .valid(let pattern, let diagnostics):
+      show(diagnostics)
+      return pattern
+    case .invalid(let diagnostics):
+      show(diagnostics)
+      Console.error("hap: '\(name)' has errors; fix them first (hap validate shows them all)")
       throw .invalid
+    case .unreadable(let message):
+      Console.error("hap: cannot read '\(name)': \(message)")
+      throw .unreadable
     }
-    return pattern
   }
 
   /// `--profile NAME|FILE`: a built-in profile by name, or a profile file (checked like a

@@ -5,7 +5,7 @@ import HapCore
 enum DevicesCommand: Command {
   static let name = "devices"
   static let summary = "List ALSA playback devices and the rates, formats and channels they take."
-  static let usage = ["devices [--format text|json] [-D DEVICE]"]
+  static let forms = [""]
   static let description = """
     The capability check: lists the playback devices ALSA knows (name, description) and, for
     each, whether it opens and which rates, sample formats and channel counts it takes.

@@ -5,9 +5,9 @@ import HapCore
 enum DiffCommand: Command {
   static let name = "diff"
   static let summary = "Show what changed between two patterns, in structure and in feel."
-  static let usage = [
-    "diff OLD NEW [--signal] [--threshold-db DB] [--time-tolerance MS] [--metadata] [--format text|json]",
-    "diff PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE   (as git's external diff driver)",
+  static let forms = [
+    "OLD NEW",
+    "PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE   (as git's external diff driver)",
   ]
   static let description = """
     Compares the two patterns as Core Haptics reads them, so formatting, key order, trailing
@@ -26,7 +26,9 @@ enum DiffCommand: Command {
     least --threshold-db), 1 when they differ, 2 for trouble (an unreadable file, or a pattern
     with errors, whose diagnostics are shown). Called with git's seven arguments it works as
     git's external diff driver (see the README) and exits 0 when the patterns differ, as git
-    requires.
+    requires; when a side has errors it prints them and a line diff of the two texts, and
+    still exits 0, so git goes on to the next file. Warnings are not shown, except values
+    Core Haptics clamps (value-out-of-range): the clamped value is what is compared.
     """
   static let options: [OptionSpec] = [
     .flag(
@@ -77,15 +79,27 @@ enum DiffCommand: Command {
     let color = ColorChoice(rawValue: arguments.value("color") ?? "auto")!
     let style = Style(enabled: !json && color.enabled(forTerminal: Console.stdoutIsTerminal))
 
-    let old: Pattern
-    let new: Pattern
     let profile: ActuatorProfile
     do {
       profile = try PatternLoading.profile(arguments.value("profile"))
-      old = try load(oldPath)
-      new = try load(newPath)
     } catch {
       return ExitStatus.trouble
+    }
+    let old: Pattern
+    let new: Pattern
+    switch (load(oldPath), load(newPath)) {
+    case (.valid(let a, let aFindings), .valid(let b, let bFindings)):
+      printClamped(aFindings, file: oldLabel)
+      printClamped(bFindings, file: newLabel)
+      (old, new) = (a, b)
+    case (let a, let b):
+      guard git else {
+        for (side, label) in [(a, oldLabel), (b, newLabel)] { reportTrouble(side, file: label) }
+        return ExitStatus.trouble
+      }
+      // git stops at a driver that fails; show the findings and the text diff instead.
+      printLineDiff(old: (oldPath, oldLabel, a), new: (newPath, newLabel, b), style: style)
+      return ExitStatus.ok
     }
     let diff = PatternDiff(old, new, options: options)
     let signal = SignalComparison(old, new, profile: profile, rate: Double(rate), columns: width)
@@ -102,10 +116,72 @@ enum DiffCommand: Command {
     return equal ? ExitStatus.ok : ExitStatus.failure
   }
 
-  /// Reads a pattern; `/dev/null` (git's side of an added or deleted file) is an empty one.
-  static func load(_ path: String) throws(PatternLoading.Failure) -> Pattern {
-    if path == "/dev/null" { return Pattern() }
-    return try PatternLoading.load(path, quietWarnings: true)
+  /// Reads and checks a pattern; `/dev/null` (git's side of an added or deleted file) is an
+  /// empty one.
+  static func load(_ path: String) -> PatternLoading.Checked {
+    path == "/dev/null" ? .valid(Pattern(), []) : PatternLoading.check(path)
+  }
+
+  /// Warnings are not shown, except for values Core Haptics clamps: the diff compares the
+  /// clamped value, and the warning says what was written.
+  static func printClamped(_ findings: [Diagnostic], file: String) {
+    for finding in findings where finding.rule == Rule.valueOutOfRange.id {
+      Console.error(DiagnosticPrinter.text(finding, file: file, style: PatternLoading.errorStyle))
+    }
+  }
+
+  /// A side that cannot be compared: its errors, or why it cannot be read (standard error).
+  static func reportTrouble(_ side: PatternLoading.Checked, file: String) {
+    switch side {
+    case .valid: return
+    case .invalid(let findings):
+      for finding in findings where finding.severity == .error {
+        Console.error(DiagnosticPrinter.text(finding, file: file, style: PatternLoading.errorStyle))
+      }
+      Console.error("hap: '\(file)' has errors; fix them first (hap validate shows them all)")
+    case .unreadable(let message):
+      Console.error("hap: cannot read '\(file)': \(message)")
+    }
+  }
+
+  /// git's driver, when a side has errors or cannot be read: its errors (or why), then a line
+  /// diff of the two texts, all on standard output where git shows them.
+  static func printLineDiff(
+    old: (path: String, label: String, side: PatternLoading.Checked),
+    new: (path: String, label: String, side: PatternLoading.Checked), style: Style
+  ) {
+    Console.line(style.bold("--- \(old.label)"))
+    Console.line(style.bold("+++ \(new.label)"))
+    var texts: [String] = []
+    for (path, label, side) in [old, new] {
+      switch side {
+      case .valid: break
+      case .invalid(let findings):
+        for finding in findings where finding.severity == .error {
+          Console.line(DiagnosticPrinter.text(finding, file: label, style: style))
+        }
+        Console.line("hap: '\(label)' has errors, so the two texts are compared line by line")
+      case .unreadable(let message):
+        Console.line("hap: cannot read '\(label)': \(message)")
+      }
+      let bytes = path == "/dev/null" ? [] : (try? PatternFiles.read(.file(path))) ?? []
+      texts.append(String(decoding: bytes, as: UTF8.self))
+    }
+    switch LineDiff.unified(texts[0], texts[1]) {
+    case .same:
+      Console.line("the two texts are the same")
+    case .hunks(let lines):
+      for line in lines {
+        switch line.first {
+        case "-": Console.line(style.red(line))
+        case "+": Console.line(style.green(line))
+        case "@": Console.line(style.cyan(line))
+        default: Console.line(line)
+        }
+      }
+    case .tooLarge(let oldLines, let newLines):
+      Console.line("files differ (\(oldLines) and \(newLines) lines; too many changed lines to show them)")
+    }
   }
 
   static func line(_ change: PatternDiff.Change, style: Style) -> String {

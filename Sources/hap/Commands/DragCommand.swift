@@ -7,10 +7,7 @@ import HapCore
 enum DragCommand: Command {
   static let name = "drag"
   static let summary = "Drive a pattern with a touchpad or mouse: textured drag, live or from a recording."
-  static let usage = [
-    "drag PATTERN [--input DEVICE] [-D DEVICE] [--map velocity[:full=N]] [--window MS] [play options]",
-    "drag PATTERN --input RECORDING -o OUT.wav [--map SPEC] [--window MS] [--rate HZ] [--sample-format FMT]",
-  ]
+  static let forms = ["PATTERN", "PATTERN --input RECORDING -o OUT.wav [options]"]
   static let description = """
     Reads a touchpad or mouse through the Linux input interface (/dev/input/eventN) and turns
     the finger's velocity into the textured-drag controls, exactly as '--map velocity' does:
@@ -48,7 +45,7 @@ enum DragCommand: Command {
     .value(
       "output", short: "o", "OUT",
       "Render the recording given with --input to a WAV (or .raw) file\ninstead of playing ('-' for standard output)."),
-    .value("gain", short: "g", "DB", "Gain in dB before the soft limiter, -60..+24 (default 0)."),
+    .gain,
     .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
     .value("latency", "MS", "Device buffer, 2..200 ms (default 10), split into 4 periods."),
     .value("rate", short: "r", "HZ", "Sample rate (default 48000)."),

@@ -5,7 +5,7 @@ import HapCore
 enum InfoCommand: Command {
   static let name = "info"
   static let summary = "Describe a pattern: duration, contents, levels, and a timeline of its intensity."
-  static let usage = ["info PATTERN [--format text|json] [--profile P] [--rate HZ]"]
+  static let forms = ["PATTERN"]
   static let description = """
     Renders the pattern (as 'hap render' would, without writing anything) and reports its
     duration: where its last sound ends (a tap, a release tail, a decay to silence, or an audio

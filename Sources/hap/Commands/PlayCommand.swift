@@ -7,10 +7,7 @@ import HapCore
 enum PlayCommand: Command {
   static let name = "play"
   static let summary = "Play patterns on a haptic exciter through an ALSA device."
-  static let usage = [
-    "play PATTERN... [-D DEVICE] [--loop[=N]] [--gap MS] [--gain DB] [--profile P] [--verbose]",
-    "play PATTERN... [--latency MS] [--rate HZ] [--sample-format FMT] [--channels N] [--channel K|all]",
-  ]
+  static let forms = ["PATTERN..."]
   static let description = """
     Plays the patterns in order on an ALSA playback device, from a real-time thread, with the
     same renderer as 'hap render': at the same rate and sample format the device receives
@@ -30,9 +27,9 @@ enum PlayCommand: Command {
     .value("device", short: "D", "NAME", "ALSA device (default: $HAP_DEVICE, else 'default')."),
     OptionSpec(
       name: "loop", short: nil, valueName: "N", choices: [],
-      help: "Play the list N times (without N: until Ctrl-C).", optionalValue: true),
+      help: "Play the list N times (--loop N or --loop=N; without N: until Ctrl-C).", optionalValue: true),
     .value("gap", "MS", "Silence between patterns and between loops, in ms (default 0)."),
-    .value("gain", short: "g", "DB", "Gain in dB before the soft limiter, -60..+24 (default 0)."),
+    .gain,
     .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
     .value("latency", "MS", "Device buffer, 2..200 ms (default 10), split into 4 periods."),
     .value("rate", short: "r", "HZ", "Sample rate (default 48000; else the nearest the device takes)."),
@@ -52,7 +49,7 @@ enum PlayCommand: Command {
       "map", "SPEC",
       "With --control: lines are finger velocities 'vx vy' (velocity, or\nvelocity:full=N points/s), mapped as textured drag: intensity 0.2..1, sharpness 0..0.3."
     ),
-    .value("start", "SECONDS", "Start part way into the (first) pattern."),
+    .value("start", "SECONDS", "Start part way into the (first) pattern, before its end."),
     .value("loop-end", "SECONDS", "With --loop: loop at this time instead of at the pattern's end."),
     .value("speed", "R", "Play R times faster (0.25..4): time-scales the pattern, not the carrier."),
     .flag(
@@ -85,7 +82,7 @@ enum PlayCommand: Command {
     let latency = try number(arguments, "latency", 2...200, default: 10) / 1000
     let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
     let gap = try number(arguments, "gap", 0...60_000, default: 0) / 1000
-    let gain = try number(arguments, "gain", -60...24, default: 0)
+    let gain = try arguments.gain()
     let reconnect = try number(arguments, "reconnect", 0...600, default: 2)
     let channels: Int? =
       arguments.value("channels") == nil ? nil : try arguments.integer("channels", in: 1...64, default: 1)
@@ -111,6 +108,9 @@ enum PlayCommand: Command {
     let startAt = try number(arguments, "start", 0...86_400, default: 0)
     let loopEnd =
       arguments.value("loop-end") == nil ? nil : try number(arguments, "loop-end", 0.001...86_400, default: 0)
+    if loopEnd != nil && !arguments.has("loop") {
+      throw UsageError("'--loop-end' goes with '--loop' (--loop N or --loop for ever)")
+    }
     if let loopEnd, loopEnd <= startAt { throw UsageError("'--loop-end' must come after '--start'") }
     let map = try ControlInput.map(arguments)
     if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control SOURCE'") }
@@ -128,6 +128,14 @@ enum PlayCommand: Command {
       for path in patterns { loaded.append(try PatternLoading.load(path)) }
     } catch {
       return PatternLoading.status(error)
+    }
+    if startAt > 0 {
+      let length = Schedule(pattern: loaded[0], profile: profile, rate: Double(rate)).duration
+      guard startAt < length else {
+        let name = patterns[0] == "-" ? "<stdin>" : Format.excerpt(patterns[0])
+        throw UsageError(
+          "'--start \(Format.number(startAt))' is past the end of '\(name)', which lasts \(Format.seconds(length))")
+      }
     }
 
     do {
@@ -268,13 +276,7 @@ enum PlayCommand: Command {
   static func number(_ arguments: Arguments, _ name: String, _ range: ClosedRange<Double>, default value: Double)
     throws(UsageError) -> Double
   {
-    guard let text = arguments.value(name) else { return value }
-    guard let number = Double(text), number.isFinite, range.contains(number) else {
-      throw UsageError(
-        "'--\(name)' must be a number from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound)), not '\(text)'"
-      )
-    }
-    return number
+    try arguments.number(name, in: range, default: value)
   }
 }
 

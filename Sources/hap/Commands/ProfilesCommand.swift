@@ -4,7 +4,7 @@ import HapCore
 enum ProfilesCommand: Command {
   static let name = "profiles"
   static let summary = "List the built-in actuator profiles, or check a profile file."
-  static let usage = ["profiles [--format text|json] [PROFILE-FILE...]"]
+  static let forms = ["[PROFILE-FILE...]"]
   static let description = """
     An actuator profile maps sharpness to the carrier frequency (logarithmically between
     MinimumFrequency and MaximumFrequency) and intensity to amplitude

@@ -5,10 +5,7 @@ import HapCore
 enum RenderCommand: Command {
   static let name = "render"
   static let summary = "Render patterns to WAV (or raw) files: exactly what the exciter would play."
-  static let usage = [
-    "render PATTERN -o OUT.wav [--rate HZ] [--sample-format FMT] [--profile P] [--gain DB] [--raw]",
-    "render PATTERN... -o FOLDER [options]",
-  ]
+  static let forms = ["PATTERN -o OUT.wav", "PATTERN... -o FOLDER [options]"]
   static let description = """
     Renders each pattern with the same renderer 'hap play' uses, so what you preview is what
     the exciter plays. Output is mono: a standard WAV file (sox, Python's wave module and
@@ -30,7 +27,7 @@ enum RenderCommand: Command {
       "s16 (default), s24, s32 or f32."),
     .value(
       "profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file.\nSee 'hap profiles'."),
-    .value("gain", short: "g", "DB", "Gain in dB before the soft limiter, -60..+24 (default 0)."),
+    .gain,
     .flag("raw", "Write headerless samples instead of WAV."),
     .value(
       "control", "FILE",
@@ -66,13 +63,7 @@ enum RenderCommand: Command {
   static func settings(_ arguments: Arguments) throws(UsageError) -> Settings {
     let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
     let format = SampleFormat(rawValue: arguments.value("sample-format") ?? "s16")!
-    var gain = 0.0
-    if let text = arguments.value("gain") {
-      guard let value = Double(text), value.isFinite, (-60...24).contains(value) else {
-        throw UsageError("'--gain' must be a number of dB from -60 to 24, not '\(text)'")
-      }
-      gain = value
-    }
+    let gain = try arguments.gain()
     let map = try ControlInput.map(arguments)
     if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control FILE'") }
     return Settings(

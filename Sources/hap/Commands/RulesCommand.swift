@@ -4,7 +4,7 @@ import HapCore
 enum RulesCommand: Command {
   static let name = "rules"
   static let summary = "List the validation rules, or explain one."
-  static let usage = ["rules [--format text|json] [RULE-ID...]"]
+  static let forms = ["[RULE-ID...]"]
   static let description = """
     Without arguments, lists every rule hap checks with its severity and a one-line summary.
     With rule ids, prints each rule's full documentation, with a bad and a good example.

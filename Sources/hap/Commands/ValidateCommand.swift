@@ -6,7 +6,7 @@ import HapCore
 enum ValidateCommand: Command {
   static let name = "validate"
   static let summary = "Check pattern files (AHAP) for errors and likely mistakes."
-  static let usage = ["validate [--strict] [--format text|json|github] [--quiet] [--jobs N] PATH..."]
+  static let forms = ["PATH..."]
   static let description = """
     Reads each pattern exactly as Core Haptics reads it and reports every finding, never
     stopping at the first: errors (Core Haptics would refuse the file), warnings (it would
@@ -14,12 +14,13 @@ enum ValidateCommand: Command {
     and notes. Each finding names its rule; 'hap rules' lists them all.
 
     PATH is a file, a directory (searched recursively for *.ahap and *.json, skipping
-    hidden entries) or '-' for standard input. Files are checked in parallel.
+    hidden entries; one without any is trouble, exit 2) or '-' for standard input. Files are
+    checked in parallel.
     Files above \(PatternFiles.formatBytes(PatternFiles.sizeLimit)) are refused as unreadable.
 
     Exit status: 0 when no file has an error (warnings allowed), 1 when any file has an
-    error (with --strict: or a warning), 2 when a path cannot be read or the command line
-    is wrong.
+    error (with --strict: or a warning), 2 when a path cannot be read, a folder holds no
+    pattern files, or the command line is wrong.
     """
   static let options: [OptionSpec] = [
     .flag("strict", "Treat warnings as failures: exit 1 if any file has a warning."),
@@ -57,7 +58,16 @@ enum ValidateCommand: Command {
     guard !arguments.positionals.isEmpty else {
       throw UsageError("no pattern files given; name files, folders, or '-' for standard input")
     }
-    let inputs = PatternFiles.expand(arguments.positionals)
+    var inputs: [PatternFiles.Input] = []
+    for path in arguments.positionals {
+      let found = PatternFiles.expand([path])
+      // A folder without patterns is a mistake (a CI pointed at the wrong folder), not a pass.
+      guard !found.isEmpty else {
+        Console.error("hap: no pattern files in '\(Format.excerpt(path))' (searched for *.ahap and *.json)")
+        return ExitStatus.trouble
+      }
+      inputs += found
+    }
     if inputs.filter({ if case .standardInput = $0 { true } else { false } }).count > 1 {
       throw UsageError("'-' (standard input) can be given only once")
     }

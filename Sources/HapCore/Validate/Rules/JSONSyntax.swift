@@ -2,7 +2,8 @@
 ///
 /// Core Haptics cannot load a pattern it cannot parse. Typical causes: a missing comma or quote, a
 /// comment, single quotes, a stray character, an empty file, invalid UTF-8, or nesting deeper than
-/// 512 levels. Reading stops at the first such fault, so fix it and validate again.
+/// 512 levels. A file that is not text at all (a WAV file, or any binary) is named as such.
+/// Reading stops at the first such fault, so fix it and validate again.
 ///
 /// Bad:
 /// ```json

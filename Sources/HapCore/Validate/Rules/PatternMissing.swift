@@ -1,7 +1,8 @@
 /// No top-level object with a `Pattern` array.
 ///
 /// An AHAP file is a JSON object whose `Pattern` key holds the array of events, parameters and
-/// curves. Without it there is nothing to play.
+/// curves. Without it there is nothing to play. A Meta Haptics Studio (Lofelt) `.haptic` clip,
+/// which is JSON with `signals` at the top, is named as such: export it as AHAP instead.
 ///
 /// Bad:
 /// ```json

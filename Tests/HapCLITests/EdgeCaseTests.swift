@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+
+// What a new user runs into at the edges of the command line (issue 10): each case is one
+// reported defect.
+
+@Suite("hap at the edges of the command line", .serialized)
+struct EdgeCaseTests {
+  static let tick = Hap.root.appendingPathComponent("patterns/tick.json").path
+
+  /// ALSA's `file` plugin: records exactly what is played, not paced in real time.
+  static func fileDevice(_ path: String) -> String { "file:FILE=\(path),FORMAT=raw" }
+
+  // MARK: hap play
+
+  @Test("--loop 3 (a space, not '=') plays three times, exactly as --loop=3 does")
+  func loopCountWithSpace() throws {
+    let folder = try TemporaryFolder()
+    let spaced = folder.path("spaced.raw")
+    let joined = folder.path("joined.raw")
+    let a = try Hap.run(["play", "--loop", "3", Self.tick, "-D", Self.fileDevice(spaced), "--sample-format", "s16"])
+    #expect(a.status == 0, "\(a.stderr)")
+    let b = try Hap.run(["play", "--loop=3", Self.tick, "-D", Self.fileDevice(joined), "--sample-format", "s16"])
+    #expect(b.status == 0, "\(b.stderr)")
+    let once = folder.path("once.raw")
+    #expect(try Hap.run(["render", Self.tick, "-o", once, "--quiet"]).status == 0)
+    let played = try Data(contentsOf: URL(fileURLWithPath: spaced))
+    #expect(played == (try Data(contentsOf: URL(fileURLWithPath: joined))))
+    #expect(played.count >= 3 * (try Data(contentsOf: URL(fileURLWithPath: once))).count)
+  }
+
+  @Test("--start at or past the end of the pattern is a usage error (exit 2), and nothing plays")
+  func startPastTheEnd() throws {
+    let folder = try TemporaryFolder()
+    for start in ["5", "0.5"] {  // tick.json lasts a few tens of milliseconds
+      let capture = folder.path("start-\(start).raw")
+      let result = try Hap.run(["play", "--start", start, Self.tick, "-D", Self.fileDevice(capture)])
+      #expect(result.status == 2, "--start \(start): \(result.stderr)")
+      #expect(result.stderr.contains("--start"), "\(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: capture), "--start \(start): something played")
+    }
+    // A start inside the pattern still plays.
+    let inside = try Hap.run(["play", "--start", "0.001", Self.tick, "-D", Self.fileDevice(folder.path("in.raw"))])
+    #expect(inside.status == 0, "\(inside.stderr)")
+  }
+
+  @Test("--loop-end without --loop is a usage error (exit 2)")
+  func loopEndNeedsLoop() throws {
+    let folder = try TemporaryFolder()
+    let capture = folder.path("played.raw")
+    let result = try Hap.run(["play", "--loop-end", "0.01", Self.tick, "-D", Self.fileDevice(capture)])
+    #expect(result.status == 2, "\(result.stderr)")
+    #expect(result.stderr.contains("--loop"), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: capture))
+    let looped = try Hap.run([
+      "play", "--loop=2", "--loop-end", "0.01", Self.tick, "-D", Self.fileDevice(folder.path("looped.raw")),
+    ])
+    #expect(looped.status == 0, "\(looped.stderr)")
+  }
+
+  @Test("render and play refuse the same bad --gain values with the same sentence")
+  func gainParsedOnce() throws {
+    let folder = try TemporaryFolder()
+    for gain in ["loud", "25", "-61", "inf", "nan", "1e999", ""] {
+      let render = try Hap.run(["render", Self.tick, "-o", folder.path("x.wav"), "--gain=\(gain)"])
+      let play = try Hap.run(["play", Self.tick, "-D", Self.fileDevice(folder.path("x.raw")), "--gain=\(gain)"])
+      #expect(render.status == 2 && play.status == 2, "--gain=\(gain)")
+      let first = { (text: String) in text.split(separator: "\n").first.map(String.init) ?? "" }
+      #expect(first(render.stderr) == first(play.stderr), "--gain=\(gain)")
+    }
+  }
+
+  // MARK: make run
+
+  @Test("make run with a named device that does not open fails with hap devices' reason, never falls back")
+  func makeRunNamedDeviceDoesNotFallBack() throws {
+    // The simulated exciter is there, so a fallback would succeed.
+    _ = try #require(SimulatedExciter.plugin, "the simulated exciter plugin could not be built")
+    let script = Hap.root.appendingPathComponent("scripts/run-play.sh").path
+    let result = try Hap.run(
+      [script, Hap.binary, "hw:9,9", Self.tick], environment: ["HAP_DEVICE": ""], executable: "/bin/sh")
+    #expect(result.status == 2, "\(result.stdout) \(result.stderr)")
+    #expect(result.stderr.contains("hw:9,9"), "\(result.stderr)")
+    #expect(result.stderr.contains("does not open"), "\(result.stderr)")
+    #expect(!result.stdout.contains("simulated exciter"), "\(result.stdout)")
+  }
+
+  // MARK: hap validate
+
+  @Test("a folder without pattern files is trouble (exit 2), naming the folder")
+  func emptyFolder() throws {
+    let folder = try TemporaryFolder()
+    let empty = folder.path("empty")
+    try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+    try folder.write("other/readme.txt", "not a pattern")
+    let good = Hap.root.appendingPathComponent("patterns/tick.json").path
+    for arguments in [[empty], [folder.path("other")], [good, empty]] {
+      for format in ["text", "json"] {
+        let result = try Hap.run(["validate", "--format", format] + arguments)
+        #expect(result.status == 2, "\(arguments) \(format): \(result.stdout)")
+        let named = arguments.last!
+        #expect(result.stderr.contains(named), "\(result.stderr)")
+      }
+    }
+    // A folder with patterns is fine.
+    #expect(try Hap.run(["validate", Hap.root.appendingPathComponent("patterns").path]).status == 0)
+  }
+
+  // MARK: Files that are not patterns
+
+  @Test("a WAV file or another binary file is named as such, not as a stray character; exit 1")
+  func binaryFiles() throws {
+    let folder = try TemporaryFolder()
+    var wav = Data("RIFF".utf8) + Data([0x24, 0, 0, 0]) + Data("WAVEfmt ".utf8)
+    wav += Data([16, 0, 0, 0, 1, 0, 1, 0, 0x80, 0xBB, 0, 0, 0, 0x77, 1, 0, 2, 0, 16, 0])
+    let song = try folder.write("song.wav", wav)
+    let binary = try folder.write("data.json", Data([0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0, 0, 0]))
+    for command in ["info", "validate"] {
+      let a = try Hap.run([command, song])
+      #expect(a.status == 1, "\(a.stderr)")
+      #expect((a.stderr + a.stdout).contains("WAV"), "\(command): \(a.stderr) \(a.stdout)")
+      #expect(!(a.stderr + a.stdout).contains("unexpected 'R'"))
+      let b = try Hap.run([command, binary])
+      #expect(b.status == 1, "\(b.stderr)")
+      #expect((b.stderr + b.stdout).contains("binary"), "\(command): \(b.stderr) \(b.stdout)")
+    }
+  }
+
+  @Test("a .haptic file (a Meta Haptics Studio / Lofelt clip) gets a hint saying what it is")
+  func hapticClip() throws {
+    let folder = try TemporaryFolder()
+    let clip = try folder.write(
+      "clip.haptic",
+      #"{"version": {"major": 1, "minor": 0, "patch": 0}, "metadata": {}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 0.5}]}}}}"#
+    )
+    let result = try Hap.run(["info", clip])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("Lofelt"), "\(result.stderr)")
+  }
+
+  @Test("a profile file's errors speak of profiles, never of a pattern's \"Pattern\" array")
+  func profileErrorsSpeakOfProfiles() throws {
+    let folder = try TemporaryFolder()
+    for (name, text) in [("empty.json", ""), ("blank.json", "  \n"), ("broken.json", "{\"Name\": }"), ("wav", "RIFF")] {
+      let path = try folder.write(name, text)
+      let result = try Hap.run(["profiles", path])
+      #expect(result.status == 2, "\(name)")
+      #expect(!result.stderr.contains("Pattern"), "\(name): \(result.stderr)")
+      #expect(result.stderr.contains("profile"), "\(name): \(result.stderr)")
+    }
+  }
+
+  // MARK: hap diff
+
+  @Test("hap diff warns about a value Core Haptics clamps (written 1.4, compared as 1)")
+  func diffWarnsAboutClampedValues() throws {
+    let folder = try TemporaryFolder()
+    func pattern(_ intensity: String) -> String {
+      """
+      {"Version": 1.0, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient",
+        "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": \(intensity)}]}}]}
+      """
+    }
+    let a = try folder.write("a.json", pattern("0.6"))
+    let b = try folder.write("b.json", pattern("1.4"))
+    let result = try Hap.run(["diff", "--rate", "8000", a, b])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("[value-out-of-range]"), "\(result.stderr)")
+    #expect(result.stderr.contains("b.json:"), "\(result.stderr)")
+    #expect(!result.stderr.contains("a.json:"), "\(result.stderr)")
+  }
+
+  // MARK: Usage lines
+
+  /// The commands `hap help` lists.
+  static func commands() throws -> [String] {
+    let overview = try Hap.run(["help"]).stdout
+    let section = try #require(overview.components(separatedBy: "commands:\n").last)
+    return section.split(separator: "\n").prefix { $0.hasPrefix("  ") }.map {
+      String($0.split(separator: " ").first!)
+    }
+  }
+
+  @Test("every option of every command appears in its usage lines, in help and in a usage error alike")
+  func usageListsEveryOption() throws {
+    let commands = try Self.commands()
+    #expect(commands.count >= 9)
+    for command in commands {
+      let help = try Hap.run(["help", command]).stdout
+      let usage = try #require(
+        help.components(separatedBy: "usage: ").dropFirst().first?.components(separatedBy: "\n\n").first)
+      let table = try #require(help.components(separatedBy: "\noptions:\n").last?.components(separatedBy: "\n\n").first)
+      // Each option's names: `-o, --output OUT` gives ["--output", "-o"].
+      var options: [[String]] = []
+      for line in table.split(separator: "\n") {
+        let words = line.split(separator: " ").map { String($0.split(separator: "[").first ?? $0) }
+        guard let long = words.first(where: { $0.hasPrefix("--") }), long != "--help" else { continue }
+        let short = words.first.flatMap { $0.count == 3 && $0.hasSuffix(",") ? String($0.dropLast()) : nil }
+        options.append([long] + (short.map { [$0] } ?? []))
+      }
+      #expect(!options.isEmpty, "\(command)")
+      let words = Set(usage.split(whereSeparator: { " \n[]".contains($0) }).map(String.init))
+      for names in options {
+        #expect(
+          names.contains(where: words.contains), "hap \(command): \(names[0]) is missing from its usage:\n\(usage)")
+      }
+      // README's section of the command shows the same usage.
+      let readme = try String(contentsOf: Hap.root.appendingPathComponent("README.md"), encoding: .utf8)
+      if readme.contains("### `hap \(command)`") {
+        let block = usage.split(separator: "\n").enumerated().map {
+          $0.offset == 0 ? $0.element : $0.element.dropFirst(7)
+        }
+        #expect(readme.contains("```\n" + block.joined(separator: "\n") + "\n```"), "README: hap \(command)")
+      }
+      // A usage error shows the same usage.
+      let error = try Hap.run([command, "--no-such-option"])
+      #expect(error.status == 2)
+      #expect(
+        error.stderr.contains("usage: " + usage.trimmingCharacters(in: .newlines)), "hap \(command): \(error.stderr)")
+    }
+  }
+}

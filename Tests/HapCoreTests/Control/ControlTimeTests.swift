@@ -1,0 +1,38 @@
+import HapCore
+import Testing
+
+/// The `@SECONDS` before a control line has one parser: a plain control line and a velocity
+/// line (`--map velocity`) accept and refuse the same times, with the same sentence.
+@Suite("control lines: @time is read the same everywhere")
+struct ControlTimeTests {
+  func failure(_ body: () throws -> Void) -> String? {
+    do {
+      try body()
+      return nil
+    } catch {
+      return (error as? ControlParser.Failure)?.message ?? "\(error)"
+    }
+  }
+
+  @Test(arguments: ["@", "@x", "@-1", "@inf", "@nan", "@1e999", "@1,5", "@2"])
+  func badTimesFailAlike(time: String) throws {
+    let plain = failure { () throws in
+      _ = try ControlParser.parse(Substring(time + (time == "@2" ? "" : " intensity 0.5")))
+    }
+    let velocity = failure { () throws in
+      _ = try VelocityMap().parse(Substring(time + (time == "@2" ? "" : " 100 200")))
+    }
+    #expect(plain != nil)
+    #expect(plain == velocity, "\(time)")
+  }
+
+  @Test func goodTimesReadAlike() throws {
+    for time in ["@0", "@1.25", "@0x1p3", "@3e-1"] {
+      let plain = try ControlParser.parse(Substring(time + " stop"))
+      let velocity = try VelocityMap().parse(Substring(time + " stop"))
+      #expect(plain != nil && velocity == [plain!], "\(time)")
+      let pair = try VelocityMap().parse(Substring(time + " 100 0"))
+      #expect(pair.map(\.time) == [plain!.time, plain!.time], "\(time)")
+    }
+  }
+}
