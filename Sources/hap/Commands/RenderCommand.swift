@@ -123,6 +123,7 @@ enum RenderCommand: Command {
         return ExitStatus.trouble
       }
     }
+    if jobs.count == 1 && jobs[0].output == output { try checkExtension(output, raw: settings.raw) }
 
     Interrupt.install()
     var status = ExitStatus.ok
@@ -166,10 +167,7 @@ enum RenderCommand: Command {
     [(pattern: String, output: String)], missingFolder: String?
   ) {
     let folderMode = patterns.count > 1 || output.hasSuffix("/") || isDirectory(output)
-    guard folderMode else {
-      try checkExtension(output, raw: raw)
-      return ([(patterns[0], output)], nil)
-    }
+    guard folderMode else { return ([(patterns[0], output)], nil) }
     var missingFolder: String?
     guard output != "-" else { throw UsageError("'-o -' takes a single pattern") }
     if !isDirectory(output) {
