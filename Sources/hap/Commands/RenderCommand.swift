@@ -20,10 +20,10 @@ enum RenderCommand: Command {
     each pattern becomes NAME.wav in it. Files are written atomically (a temporary file, then
     renamed, then the folder synced), so an interrupted or failed render never leaves a partial
     file; a FIFO, a device such as /dev/null, or /dev/fd/N is written directly, never replaced.
-    The summary line is printed only once the output is complete. A pattern with errors is refused with its diagnostics
-    (exit 1); an unwritable output, a bad rate or format is exit 2. Audio events
-    (AudioCustom, AudioContinuous) are not part of the haptic signal and are skipped (a note
-    says so).
+    The summary line is printed only once the output is complete. A pattern with errors is
+    refused with its diagnostics (exit 1); an unwritable output, a failed write, close or
+    rename, a bad rate or format is exit 2. Audio events (AudioCustom, AudioContinuous) are not
+    part of the haptic signal and are skipped (a note says so).
     """
   static let options: [OptionSpec] = [
     .value("output", short: "o", "OUT", "Output file, folder (several patterns) or '-' for standard output."),
