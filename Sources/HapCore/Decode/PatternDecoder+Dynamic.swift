@@ -18,7 +18,7 @@ extension PatternDecoder {
     }
     if let id = PatternDecoder.dynamicParameterIDs.lookup(document, index) { return id }
     let name = document.string(index)
-    var message = "unknown dynamic parameter \"\(name)\""
+    var message = "unknown dynamic parameter \"\(Format.excerpt(name))\""
     if let eventID = EventParameterID(rawValue: name),
       let control = DynamicParameterID.allCases.first(where: {
         $0.target == eventID && $0.isHaptic == eventID.applies(to: .hapticContinuous)

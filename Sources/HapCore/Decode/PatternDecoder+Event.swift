@@ -72,7 +72,8 @@ extension PatternDecoder {
         let name = document.string(typeIndex)
         findings.add(
           .eventTypeUnknown,
-          "unknown EventType \"\(name)\"" + Suggestion.hint(for: name, among: PatternDecoder.eventTypes.spellings)
+          "unknown EventType \"\(Format.excerpt(name))\""
+            + Suggestion.hint(for: name, among: PatternDecoder.eventTypes.spellings)
             + (Suggestion.closest(to: name, among: PatternDecoder.eventTypes.spellings) == nil
               ? " (HapticTransient, HapticContinuous, AudioCustom, AudioContinuous)" : ""),
           at: Int(document.node(typeIndex).offset), pointer: base() + "/EventType")
@@ -250,7 +251,7 @@ extension PatternDecoder {
       }
       guard let id = PatternDecoder.eventParameterIDs.lookup(document, idIndex) else {
         let name = document.string(idIndex)
-        var message = "unknown event parameter \"\(name)\""
+        var message = "unknown event parameter \"\(Format.excerpt(name))\""
         if let dynamic = DynamicParameterID(rawValue: name) {
           message +=
             "; \(dynamic.rawValue) is a dynamic parameter (for Parameter and ParameterCurve entries), the event parameter is \"\(dynamic.target.rawValue)\""

@@ -140,7 +140,7 @@ struct PatternDecoder {
         at: Int(node.offset), pointer: pointer)
     case .object:
       document.forEachMember(of: index) { key, value in
-        reportNonFiniteNumbers(in: value, pointer: pointer + "/" + JSONPointer.escape(document.string(key)))
+        reportNonFiniteNumbers(in: value, pointer: JSONPointer.member(pointer, document.string(key)))
       }
     case .array:
       document.forEachElement(of: index) { position, element in
@@ -188,7 +188,7 @@ struct PatternDecoder {
       for key in others {
         let name = document.string(key)
         if let closest = Suggestion.closest(to: name, among: PatternDecoder.entryKinds) {
-          message += "; did you mean \"\(closest)\" for \"\(name)\"?"
+          message += "; did you mean \"\(closest)\" for \"\(Format.excerpt(name))\"?"
           at = Int(document.node(key).offset)
           break
         }
@@ -335,8 +335,8 @@ struct PatternDecoder {
     let name = document.string(key)
     findings.add(
       .keyUnknown,
-      "unknown key \"\(name)\" is ignored" + Suggestion.hint(for: name, among: known),
-      at: Int(document.node(key).offset), pointer: pointer() + "/" + JSONPointer.escape(name))
+      "unknown key \"\(Format.excerpt(name))\" is ignored" + Suggestion.hint(for: name, among: known),
+      at: Int(document.node(key).offset), pointer: JSONPointer.member(pointer(), name))
   }
 
   mutating func missingKey(_ name: String, in index: Int, what: String, pointer: @autoclosure () -> String) {

@@ -5,7 +5,10 @@ public enum Suggestion {
   /// Case-insensitive edit distance, accepted up to a third of the name's length (at least 2);
   /// a candidate contained in the name or containing it (`HapticAttackTime` for `AttackTime`)
   /// is accepted too.
+  /// Names longer than 128 bytes get no suggestion: no one misspells a key that badly, and
+  /// comparing a 20 MB key with every candidate would take seconds.
   public static func closest(to name: String, among candidates: [String]) -> String? {
+    guard name.utf8.count <= 128 else { return nil }
     let lowered = Array(name.lowercased().unicodeScalars)
     guard !lowered.isEmpty else { return nil }
     var best: (name: String, score: Int)?

@@ -1,8 +1,12 @@
 /// Number formatting for messages: short, exact enough, and the same on every machine.
 public enum Format {
   /// User text for a message: at most `limit` characters, cut with "…" when longer.
+  /// Looks at no more of `text` than it keeps, so a 20 MB string costs no more than a short one.
   public static func excerpt(_ text: String, limit: Int = 80) -> String {
-    text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+    guard text.utf8.count > limit, let end = text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex),
+      end != text.endIndex
+    else { return text }
+    return String(text.prefix(limit - 1)) + "…"
   }
 
   /// `0.12 s`, `30 s`, `0.0005 s`.

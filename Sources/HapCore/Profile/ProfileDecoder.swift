@@ -34,7 +34,7 @@ public enum ProfileDecoder {
     document.forEachMember(of: document.root) { key, value in
       let name = document.string(key)
       let node = document.node(value)
-      let pointer = "/" + JSONPointer.escape(name)
+      let pointer = JSONPointer.member("", name)
       func number(_ range: ClosedRange<Double>, _ set: (Double) -> Void) {
         guard node.kind == .number else {
           findings.add(
@@ -84,7 +84,7 @@ public enum ProfileDecoder {
       case "TransientCycles": number(0.5...16) { profile.transientCycles = $0 }
       default:
         findings.add(
-          .keyUnknown, "unknown key \"\(name)\" is ignored" + Suggestion.hint(for: name, among: keys),
+          .keyUnknown, "unknown key \"\(Format.excerpt(name))\" is ignored" + Suggestion.hint(for: name, among: keys),
           at: Int(document.node(key).offset), pointer: pointer)
       }
     }

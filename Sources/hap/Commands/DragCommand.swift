@@ -57,6 +57,7 @@ enum DragCommand: Command {
     .value("reconnect", "SECONDS", "How long to wait for a lost sound device to come back (default 2)."),
     .flag("raw", "With -o: write headerless samples instead of WAV."),
     .flag("quiet", short: "q", "With -o: do not print warnings or the summary line."),
+    .flag("force", "With -o: write binary audio even when the output is a terminal."),
     .flag("verbose", short: "v", "At the end, print the device, format, scheduling and underruns."),
   ]
   static let examples = [
@@ -73,7 +74,7 @@ enum DragCommand: Command {
   ]
   static let playFlags = ["verbose"]
   /// Options only rendering takes, and only playing takes.
-  static let renderOnly = ["raw", "quiet"]
+  static let renderOnly = ["raw", "quiet", "force"]
   static let liveOnly = ["device", "latency", "channels", "channel", "reconnect", "verbose"]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -188,6 +189,7 @@ enum DragCommand: Command {
         Console.error("hap: refusing to write over the input '\(path)'")
         return ExitStatus.trouble
       }
+      try RenderCommand.checkExtension(output, raw: settings.raw)
     }
     let source: Evdev.Source
     do throws(Evdev.Failure) {

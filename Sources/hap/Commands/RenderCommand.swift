@@ -5,19 +5,22 @@ import HapCore
 enum RenderCommand: Command {
   static let name = "render"
   static let summary = "Render patterns to WAV (or raw) files: exactly what the exciter would play."
-  static let forms = ["PATTERN -o OUT.wav", "PATTERN... -o FOLDER [options]"]
+  static let forms = ["PATTERN -o OUT.wav", "PATTERN... -o FOLDER/ [options]"]
   static let description = """
     Renders each pattern with the same renderer 'hap play' uses, so what you preview is what
     the exciter plays. Output is mono: a standard WAV file (sox, Python's wave module and
-    Audacity read it), or headerless samples with --raw or an OUT ending in .raw.
-    '-o -' writes to standard output: hap render x.json -o - | aplay
+    Audacity read it), or headerless samples with --raw or an OUT ending in .raw or .pcm; any
+    other extension is refused unless --raw is given. '-o -' writes to standard output:
+    hap render x.json -o - | aplay (not to a terminal, unless --force).
 
-    With several patterns, OUT is a folder and each pattern becomes NAME.wav in it.
-    Files are written atomically (a temporary file, then renamed), so an interrupted or failed
-    render never leaves a partial file. A pattern with errors is refused with its diagnostics
-    (exit 1); an unwritable output, a bad rate or format is exit 2. Audio events
-    (AudioCustom, AudioContinuous) are not part of the haptic signal and are skipped (a note
-    says so).
+    With several patterns, or an OUT ending in '/', OUT is a folder (created if missing) and
+    each pattern becomes NAME.wav in it. Files are written atomically (a temporary file, then
+    renamed, then the folder synced), so an interrupted or failed render never leaves a partial
+    file; a FIFO, a device such as /dev/null, or /dev/fd/N is written directly, never replaced.
+    The summary line is printed only once the output is complete. A pattern with errors is
+    refused with its diagnostics (exit 1); an unwritable output, a failed write, close or
+    rename, a bad rate or format is exit 2. Audio events (AudioCustom, AudioContinuous) are not
+    part of the haptic signal and are skipped (a note says so).
     """
   static let options: [OptionSpec] = [
     .value("output", short: "o", "OUT", "Output file, folder (several patterns) or '-' for standard output."),
@@ -28,7 +31,8 @@ enum RenderCommand: Command {
     .value(
       "profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file.\nSee 'hap profiles'."),
     .gain,
-    .flag("raw", "Write headerless samples instead of WAV."),
+    .flag("raw", "Write headerless samples instead of WAV (whatever OUT's extension)."),
+    .flag("force", "Write binary audio even when the output is a terminal."),
     .value(
       "control", "FILE",
       "Apply a file of timestamped control lines ('@1.25 intensity 0.8', 'seek 2',\n'pause', ...; see 'hap help play'), deterministically."
@@ -57,6 +61,7 @@ enum RenderCommand: Command {
     var gain: Double
     var raw: Bool
     var quiet: Bool
+    var force = false
     var control: ControlInput?
   }
 
@@ -68,7 +73,8 @@ enum RenderCommand: Command {
     if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control FILE'") }
     return Settings(
       rate: rate, format: format, profile: .exciter, gain: gain, raw: arguments.has("raw"),
-      quiet: arguments.has("quiet"), control: arguments.value("control").map { ControlInput(name: $0, map: map) })
+      quiet: arguments.has("quiet"), force: arguments.has("force"),
+      control: arguments.value("control").map { ControlInput(name: $0, map: map) })
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -89,25 +95,16 @@ enum RenderCommand: Command {
       return ExitStatus.trouble
     }
 
-    // Where each pattern goes.
-    var jobs: [(pattern: String, output: String)] = []
-    if patterns.count == 1 && !isDirectory(output) {
-      jobs = [(patterns[0], output)]
-    } else {
-      guard output != "-" else { throw UsageError("'-o -' takes a single pattern") }
-      guard isDirectory(output) else {
-        throw UsageError("with several patterns, -o must name an existing folder ('\(output)' is not one)")
-      }
-      let suffix = settings.raw ? ".raw" : ".wav"
-      var seen: Set<String> = []
-      for pattern in patterns {
-        let base =
-          pattern == "-" ? "stdin" : ((pattern as NSString).lastPathComponent as NSString).deletingPathExtension
-        let target = (output as NSString).appendingPathComponent(base + suffix)
-        guard seen.insert(target).inserted else {
-          throw UsageError("two patterns would both be written to '\(target)'")
-        }
-        jobs.append((pattern, target))
+    if output == "-" && isatty(STDOUT_FILENO) != 0 && !settings.force {
+      throw UsageError(terminalRefusal)
+    }
+    let (jobs, missingFolder) = try self.jobs(patterns, output: output, raw: settings.raw)
+    if let missingFolder {
+      do {
+        try createFolder(missingFolder)
+      } catch {
+        Console.error("hap: \(error.message)")
+        return ExitStatus.trouble
       }
     }
     // Never write over an input.
@@ -117,6 +114,7 @@ enum RenderCommand: Command {
         return ExitStatus.trouble
       }
     }
+    if jobs.count == 1 && jobs[0].output == output { try checkExtension(output, raw: settings.raw) }
 
     Interrupt.install()
     var status = ExitStatus.ok
@@ -128,11 +126,93 @@ enum RenderCommand: Command {
     return status
   }
 
+  static let terminalRefusal =
+    "refusing to write binary audio to a terminal; redirect standard output (> out.wav, | aplay) or add --force"
+
+  /// The extensions of what hap writes: WAV, and headerless samples.
+  static let wavExtensions: Set<String> = ["wav", "wave"]
+  static let rawExtensions: Set<String> = ["raw", "pcm"]
+
+  /// Whether `output` gets raw samples: `--raw`, or a name ending in .raw or .pcm.
+  static func isRaw(_ output: String, flag: Bool) -> Bool {
+    flag || rawExtensions.contains((output as NSString).pathExtension.lowercased())
+  }
+
+  /// Refuses an output file named for a format hap does not write (`-o x.png`) unless `--raw`.
+  /// Devices, FIFOs and /dev/fd/N take whatever they are given.
+  static func checkExtension(_ output: String, raw: Bool) throws(UsageError) {
+    let ext = (output as NSString).pathExtension.lowercased()
+    guard !raw, !ext.isEmpty, !wavExtensions.contains(ext), !rawExtensions.contains(ext), output != "-",
+      !OutputTarget(output).isDirect
+    else { return }
+    throw UsageError(
+      "'.\(Format.excerpt(ext, limit: 20))' is not a format hap writes: name the output .wav (WAV) or .raw or .pcm (raw samples), or add --raw to write raw samples under any name"
+    )
+  }
+
+  struct OutputFolderError: Error { let message: String }
+
+  /// Where each pattern goes: `output` itself for one pattern, or FOLDER/NAME.wav for several
+  /// (or when `output` ends in '/' or is a folder), and the folder to create first if missing.
+  static func jobs(_ patterns: [String], output: String, raw: Bool) throws(UsageError) -> (
+    [(pattern: String, output: String)], missingFolder: String?
+  ) {
+    let folderMode = patterns.count > 1 || output.hasSuffix("/") || isDirectory(output)
+    guard folderMode else { return ([(patterns[0], output)], nil) }
+    var missingFolder: String?
+    guard output != "-" else { throw UsageError("'-o -' takes a single pattern") }
+    if !isDirectory(output) {
+      var info = stat()
+      if lstat(output, &info) == 0 {
+        throw UsageError("with several patterns, -o must name a folder ('\(output)' is not one)")
+      }
+      let ext = (output as NSString).pathExtension.lowercased()
+      if !output.hasSuffix("/") && (wavExtensions.contains(ext) || rawExtensions.contains(ext)) {
+        throw UsageError(
+          "with several patterns, -o names a folder, and '\(output)' looks like a file name; write '\(output)/' to make a folder of that name"
+        )
+      }
+      missingFolder = output
+    }
+    let suffix = raw ? ".raw" : ".wav"
+    var seen: Set<String> = []
+    var jobs: [(pattern: String, output: String)] = []
+    for pattern in patterns {
+      let base =
+        pattern == "-" ? "stdin" : ((pattern as NSString).lastPathComponent as NSString).deletingPathExtension
+      let target = (output as NSString).appendingPathComponent(base + suffix)
+      guard seen.insert(target).inserted else {
+        throw UsageError("two patterns would both be written to '\(target)'")
+      }
+      jobs.append((pattern, target))
+    }
+    return (jobs, missingFolder)
+  }
+
+  /// `mkdir -p folder`.
+  static func createFolder(_ folder: String) throws(OutputFolderError) {
+    var path = folder.hasPrefix("/") ? "/" : ""
+    for component in folder.split(separator: "/") {
+      path += component + "/"
+      if mkdir(path, 0o777) != 0 && errno != EEXIST {
+        throw OutputFolderError(
+          message: "cannot create the folder '\(folder)': \(String(cString: strerror(errno)))")
+      }
+    }
+    guard isDirectory(folder) else {
+      throw OutputFolderError(message: "cannot create the folder '\(folder)': a file of that name is in the way")
+    }
+  }
+
   /// Renders one pattern to one output; returns its exit status. Control messages come from
   /// `settings.control`, or are given (`hap drag -o` passes a recorded gesture's).
   static func render(
     _ patternPath: String, to output: String, settings: Settings, messages given: [ControlMessage]? = nil
   ) -> Int32 {
+    if output == "-" && isatty(STDOUT_FILENO) != 0 && !settings.force {
+      Console.error("hap: \(terminalRefusal)")
+      return ExitStatus.trouble
+    }
     let pattern: Pattern
     do {
       pattern = try PatternLoading.load(patternPath, quietWarnings: settings.quiet)
@@ -143,7 +223,7 @@ enum RenderCommand: Command {
     let gain = pow(10, settings.gain / 20)
     let schedule = Schedule(pattern: pattern, profile: settings.profile, rate: rate, gain: gain)
     let renderer = Renderer(schedule: schedule)
-    let raw = settings.raw || output.lowercased().hasSuffix(".raw")
+    let raw = isRaw(output, flag: settings.raw)
     let name = patternPath == "-" ? "<stdin>" : patternPath
     if schedule.skippedAudioEvents > 0 && !settings.quiet {
       Console.error(
@@ -196,14 +276,19 @@ enum RenderCommand: Command {
       controlled = makePlayer()
     }
     let sink: any PCMSink
+    let file: FileSink?
     do {
-      sink = output == "-" ? StandardOutputSink() : try FileSink(path: output)
+      file = output == "-" ? nil : try FileSink(path: output, allowTerminal: settings.force) { Interrupt.requested }
+      sink = file ?? StandardOutputSink()
     } catch {
+      if Interrupt.requested {
+        Console.error("hap: interrupted; nothing was written to '\(output)'")
+        return ExitStatus.interrupted
+      }
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
     }
-    var success = false
-    defer { sink.close(success: success) }
+    defer { sink.close(success: false) }
     do {
       if !raw {
         let header = WAVHeader.bytes(
@@ -224,15 +309,20 @@ enum RenderCommand: Command {
         completed = try RenderPump(format: settings.format).run(renderer, into: sink) { Interrupt.requested }
       }
       if !completed {
-        Console.error("hap: interrupted; nothing was written to '\(output)'")
+        if file?.isDirect ?? true {
+          Console.error("hap: interrupted; what was written to '\(output)' is incomplete")
+        } else {
+          Console.error("hap: interrupted; nothing was written to '\(output)'")
+        }
         return ExitStatus.interrupted
       }
       try sink.drain()
+      // Only a complete, renamed (and folder-synced) file earns the summary line below.
+      try file?.commit()
     } catch {
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
     }
-    success = true
     if !settings.quiet && output != "-" {
       let stats = controlled?.renderers.first?.statistics ?? renderer.statistics
       var line =

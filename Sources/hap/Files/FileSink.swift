@@ -1,34 +1,112 @@
 import Foundation
 import HapCore
 
-/// Writes rendered output to a file atomically: into a temporary file in the same folder, then
-/// renamed over the destination only when complete. An interrupted or failed render never
-/// leaves a partial file, and an existing file is replaced only by a complete one.
+/// Writes rendered output to `-o PATH`.
+///
+/// A regular file (or a new name) is written atomically: into a temporary file in the same
+/// folder, renamed over the destination only when complete, then the folder is synced. An
+/// interrupted or failed render never leaves a partial file, and an existing file is replaced
+/// only by a complete one. A symbolic link is followed, so the file it names is replaced and the
+/// link kept.
+///
+/// Anything else that exists (a FIFO, a character device such as `/dev/null`, a socket) and
+/// `/dev/fd/N` (`/dev/stdout`, `/proc/self/fd/N`) is written directly: never replaced by a
+/// plain file.
 final class FileSink: PCMSink {
   let path: String
-  private let temporaryPath: String
-  private var fd: Int32
+  /// The descriptor written to (the temporary file, or the direct output).
+  private var fd: Int32 = -1
+  /// Atomic output: the destination's folder, the temporary file's name and the final name in it.
+  private var folderFD: Int32 = -1
+  private var temporaryName = ""
+  private var finalName = ""
   private var written = 0
+  /// True when the output is written in place (device, FIFO, `/dev/fd/N`): no temporary file.
+  var isDirect: Bool { folderFD < 0 }
   /// Test hook (documented in docs/testing.md): `HAP_FAULT_WRITE_LIMIT=N` makes writes fail
   /// with "No space left on device" after N bytes, to exercise the full-disk path.
   private let faultLimit: Int? = ProcessInfo.processInfo.environment["HAP_FAULT_WRITE_LIMIT"].flatMap(Int.init)
 
-  init(path: String) throws(SinkError) {
+  /// Opens `path` for writing. Refuses a terminal unless `allowTerminal`. `shouldStop` is
+  /// checked while waiting for a FIFO's reader, so Ctrl-C ends the wait.
+  init(path: String, allowTerminal: Bool = false, shouldStop: () -> Bool = { false }) throws(SinkError) {
     self.path = path
-    let folder = (path as NSString).deletingLastPathComponent
-    let name = (path as NSString).lastPathComponent
-    var template = Array(((folder.isEmpty ? "." : folder) + "/.\(name).hap-XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else {
+    switch OutputTarget(path) {
+    case .descriptor(let number):
+      fd = fcntl(number, F_DUPFD_CLOEXEC, 0)
+      guard fd >= 0, fcntl(fd, F_GETFL) & O_ACCMODE != O_RDONLY else {
+        if fd >= 0 { Foundation.close(fd) }
+        fd = -1
+        throw SinkError("cannot write '\(path)': descriptor \(number) is not open for writing")
+      }
+    case .special(let resolved):
+      fd = try Self.openDirect(resolved, shown: path, shouldStop: shouldStop)
+    case .file(let folder, let name):
+      try openTemporary(folder: folder, name: name)
+    }
+    if !allowTerminal && isatty(fd) != 0 {
+      Foundation.close(fd)
+      fd = -1
+      throw SinkError(
+        "refusing to write binary audio to the terminal '\(path)'; redirect it to a file or a program, or add --force")
+    }
+  }
+
+  /// Opens an existing FIFO, device or socket for writing in place. A FIFO is opened without
+  /// blocking and retried until a reader comes (or `shouldStop`), then made blocking again.
+  private static func openDirect(_ resolved: String, shown: String, shouldStop: () -> Bool) throws(SinkError) -> Int32 {
+    while true {
+      let fd = open(resolved, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+      if fd >= 0 {
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
+        return fd
+      }
+      if errno == EINTR { continue }
+      // ENXIO: a FIFO without a reader yet.
+      guard errno == ENXIO, isFIFO(resolved) else {
+        throw SinkError("cannot write '\(shown)': \(String(cString: strerror(errno)))")
+      }
+      if shouldStop() { throw SinkError("interrupted while waiting for a reader of '\(shown)'") }
+      usleep(10_000)
+    }
+  }
+
+  private static func isFIFO(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
+  }
+
+  /// Creates `.NAME.hap-XXXXXX` in `folder` (0666 less the umask, as a new file gets).
+  private func openTemporary(folder: String, name: String) throws(SinkError) {
+    folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard folderFD >= 0 else {
       let reason = String(cString: strerror(errno))
       var info = stat()
-      if stat(folder.isEmpty ? "." : folder, &info) != 0 {
+      if stat(folder, &info) != 0 {
         throw SinkError("cannot write '\(path)': the folder '\(folder)' does not exist")
       }
       throw SinkError("cannot write '\(path)': \(reason)")
     }
-    self.fd = fd
-    temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    finalName = name
+    // Keep the temporary name within NAME_MAX (255 bytes) however long NAME is.
+    var stem = ""
+    for scalar in name.unicodeScalars {
+      if stem.utf8.count + String(scalar).utf8.count > 200 { break }
+      stem.unicodeScalars.append(scalar)
+    }
+    let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    for _ in 0..<100 {
+      let suffix = String((0..<6).map { _ in letters.randomElement()! })
+      temporaryName = ".\(stem).hap-\(suffix)"
+      fd = openat(folderFD, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+      if fd >= 0 { return }
+      if errno != EEXIST { break }
+    }
+    let reason = String(cString: strerror(errno))
+    Foundation.close(folderFD)
+    folderFD = -1
+    throw SinkError("cannot write '\(path)': \(reason)")
   }
 
   func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
@@ -49,31 +127,122 @@ final class FileSink: PCMSink {
   }
 
   func drain() throws(SinkError) {
-    if fsync(fd) != 0 && errno != EINVAL {
+    // Pipes, FIFOs and most devices cannot be synced (EINVAL); that is not a failure.
+    if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
       throw SinkError("cannot write '\(path)': \(String(cString: strerror(errno)))")
     }
   }
 
-  func close(success: Bool) {
-    guard fd >= 0 else { return }
-    if success {
-      // mkstemp makes the file 0600; give it the permissions a new file normally gets.
-      let mask = umask(0)
-      umask(mask)
-      fchmod(fd, 0o666 & ~mask)
-    }
-    Foundation.close(fd)
+  /// Completes the output: closes it and, for a file, renames it into place and syncs the
+  /// folder, so a crash leaves either the old file or the new one. Throws if any step fails
+  /// (the temporary file is then removed).
+  func commit() throws(SinkError) {
+    guard fd >= 0 else { throw SinkError("cannot write '\(path)': it was already closed") }
+    let closed = Foundation.close(fd)
+    let closeError = errno
     fd = -1
-    if success {
-      if rename(temporaryPath, path) != 0 {
-        unlink(temporaryPath)
-      }
-    } else {
-      unlink(temporaryPath)
+    guard closed == 0 else {
+      discardTemporary()
+      throw SinkError("cannot write '\(path)': \(String(cString: strerror(closeError)))")
+    }
+    guard !isDirect else { return }
+    defer {
+      Foundation.close(folderFD)
+      folderFD = -1
+    }
+    guard renameat(folderFD, temporaryName, folderFD, finalName) == 0 else {
+      let reason = String(cString: strerror(errno))
+      unlinkat(folderFD, temporaryName, 0)
+      throw SinkError("cannot write '\(path)': the finished file could not be renamed into place (\(reason))")
+    }
+    if fsync(folderFD) != 0 && errno != EINVAL {
+      let reason = String(cString: strerror(errno))
+      throw SinkError(
+        "'\(path)' was written, but its folder could not be synced (\(reason)), so a crash could still lose it")
     }
   }
 
+  /// Releases the output. `success` without a `commit()` first is a failure too: the temporary
+  /// file is removed (nothing is renamed without `commit()` reporting how it went).
+  func close(success: Bool) {
+    if fd >= 0 {
+      Foundation.close(fd)
+      fd = -1
+    }
+    discardTemporary()
+  }
+
+  private func discardTemporary() {
+    guard folderFD >= 0 else { return }
+    unlinkat(folderFD, temporaryName, 0)
+    Foundation.close(folderFD)
+    folderFD = -1
+  }
+
   deinit { close(success: false) }
+}
+
+/// What `-o PATH` names, decided before anything is written.
+enum OutputTarget: Equatable {
+  /// `/dev/fd/N`, `/dev/stdout`, `/proc/self/fd/N`: hap's own descriptor N, written directly.
+  case descriptor(Int32)
+  /// An existing FIFO, device or socket (after following symbolic links): written in place.
+  case special(String)
+  /// A regular file or a new name (after following symbolic links): written atomically into
+  /// `folder` under `name`.
+  case file(folder: String, name: String)
+
+  init(_ path: String) {
+    var current = path
+    for _ in 0..<40 {
+      let folder = Self.canonicalFolder(of: current)
+      let name = (current as NSString).lastPathComponent
+      if let folder, folder.hasPrefix("/proc/") {
+        // /dev/fd resolves to /proc/PID/fd: a descriptor of this process, or another /proc file.
+        let pid = getpid()
+        if let number = Int32(name), number >= 0,
+          folder == "/proc/\(pid)/fd" || (folder.hasPrefix("/proc/\(pid)/task/") && folder.hasSuffix("/fd"))
+        {
+          self = .descriptor(number)
+        } else {
+          self = .special(current)
+        }
+        return
+      }
+      var info = stat()
+      guard lstat(current, &info) == 0 else { break }
+      guard info.st_mode & S_IFMT == S_IFLNK else {
+        if info.st_mode & S_IFMT != S_IFREG && info.st_mode & S_IFMT != S_IFDIR {
+          self = .special(current)
+          return
+        }
+        break
+      }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = readlink(current, &buffer, buffer.count - 1)
+      guard count > 0 else { break }
+      let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      current =
+        target.hasPrefix("/")
+        ? target : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
+    }
+    let folder = (current as NSString).deletingLastPathComponent
+    self = .file(folder: folder.isEmpty ? "." : folder, name: (current as NSString).lastPathComponent)
+  }
+
+  /// The folder holding `path`, with every symbolic link resolved; nil if it does not exist.
+  private static func canonicalFolder(of path: String) -> String? {
+    let folder = (path as NSString).deletingLastPathComponent
+    guard let resolved = realpath(folder.isEmpty ? "." : folder, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  /// Whether `-o path` is written in place rather than through a temporary file.
+  var isDirect: Bool {
+    if case .file = self { return false }
+    return true
+  }
 }
 
 /// Writes rendered output to standard output (`-o -`), e.g. for `| aplay`.
