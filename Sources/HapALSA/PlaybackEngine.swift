@@ -148,12 +148,7 @@ public final class PlaybackEngine: @unchecked Sendable {
           stopping = true
           player.apply(.stop)
         }
-        if let controls {
-          while let message = controls.pop() { player.receive(message) }
-          if let set = controls.takeOffer() { player.offer(set) }
-          let player = self.player
-          controls.takeLatest { id, value in player.apply(.parameter(id, value)) }
-        }
+        if let controls { controls.deliver(to: player) }
         let frames = player.render(into: mono)
         if frames < period { (mono.baseAddress! + frames).update(repeating: 0, count: period - frames) }
         if frames > 0 || !player.isFinished { try writePeriod() }

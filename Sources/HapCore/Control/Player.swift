@@ -86,9 +86,13 @@ public final class Player {
 
   deinit { timed.deallocate() }
 
+  /// Whether a message timed at `time` (seconds) acts now rather than waiting.
+  @inline(__always)
+  public func isDue(_ time: Double) -> Bool { Int((time * sampleRate).rounded()) <= outputFrame }
+
   /// Takes a message: a timed one waits for its time, any other acts now.
   public func receive(_ message: ControlMessage) {
-    guard let time = message.time, Int((time * sampleRate).rounded()) > outputFrame else {
+    guard let time = message.time, !isDue(time) else {
       apply(message.action)
       return
     }

@@ -118,6 +118,35 @@ struct ControlQueueTests {
     #expect(consumer.last(.hapticIntensityControl) == 0.3)
   }
 
+  /// `deliver(to:)`: a timed value whose time has passed acts on arrival, so it takes part in
+  /// newest-wins like an untimed one: here it is newer than the value waiting in the mailbox.
+  @Test func aLateTimedValueIsNewerThanAnOlderMailboxValue() {
+    func player() -> Player {
+      let pattern = Pattern(events: [Event(time: 0, type: .hapticContinuous, duration: 1)])
+      return Player(renderers: [Renderer(schedule: Schedule(pattern: pattern, rate: 8000))], rampFrames: 16)
+    }
+    func render(_ player: Player) -> [Float] {
+      let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: 800)
+      defer { block.deallocate() }
+      _ = player.render(into: block)
+      return Array(block)
+    }
+    let viaQueue = player()
+    _ = render(viaQueue)  // 0.1 s played: a message timed at 0.05 s is late
+    let queue = ControlQueue(capacity: 2)
+    queue.push(ControlMessage(action: .pause))
+    queue.push(ControlMessage(action: .resume))
+    queue.push(intensity(0.9))  // ring full: mailbox
+    _ = queue.pop()
+    queue.push(ControlMessage(time: 0.05, action: .parameter(.hapticIntensityControl, 0.3)))
+    queue.deliver(to: viaQueue)
+    let direct = player()
+    _ = render(direct)
+    direct.apply(.parameter(.hapticIntensityControl, 0.3))
+    let same = render(viaQueue) == render(direct)
+    #expect(same, "the mailbox's older 0.9 overrode the late timed 0.3")
+  }
+
   @Test func newestValueWinsUnderTwoThreads() {
     let run = StressRun(count: 200_000)
     let group = DispatchGroup()
