@@ -6,6 +6,8 @@ let package = Package(
   products: [
     .executable(name: "hap", targets: ["hap"]),
     .library(name: "HapCore", targets: ["HapCore"]),
+    // Tests only: LD_PRELOADed into `hap` to prove the real-time contract (never linked into it).
+    .library(name: "HapRTProbe", type: .dynamic, targets: ["HapRTProbe"]),
   ],
   targets: [
     // Model, JSON parsing, decoding, validation and diagnostics.
@@ -20,6 +22,9 @@ let package = Package(
     .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA"]),
     // `make bench`: the render loop alone, without I/O.
     .executableTarget(name: "hap-bench", dependencies: ["HapCore"]),
+    // The real-time probe (tests only): counts allocations, retains and releases on the
+    // playback thread and allocations in signal handlers; can freeze the wall clock.
+    .target(name: "HapRTProbe", linkerSettings: [.linkedLibrary("dl")]),
     // Helpers shared by both test targets (SwiftPM test targets cannot share sources).
     .target(name: "HapTestSupport", dependencies: ["HapCore"], path: "Tests/HapTestSupport"),
     .testTarget(name: "HapCoreTests", dependencies: ["HapCore", "HapTestSupport"]),

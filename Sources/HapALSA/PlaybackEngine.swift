@@ -1,3 +1,4 @@
+import CALSA
 import Foundation
 import HapCore
 import Synchronization
@@ -53,7 +54,10 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let renderers: [Renderer]
   /// Patterns, gaps, loops and live control.
   public let player: Player
+  /// Owns the control queue; the loop uses `liveControls`, the same queue without reference
+  /// counting (a strong `if let` of this one retained and released it every period).
   private let controls: ControlQueue?
+  private let liveControls: Unmanaged<ControlQueue>?
   private let options: Options
   private let stopRequest: StopRequest
   private let period: Int
@@ -74,6 +78,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     self.renderers = renderers
     self.options = options
     self.controls = controls
+    liveControls = controls.map { Unmanaged.passUnretained($0) }
     player = Player(
       renderers: renderers, gapFrames: Int((options.gap * Double(sink.configuration.rate)).rounded()),
       loops: options.loops,
@@ -110,6 +115,7 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   /// Starts playback on its own thread and returns at once.
   public func start() {
+    hap_rt_probe_resolve()
     let thread = Thread { [self] in
       report.scheduling = PlaybackEngine.requestRealTime()
       playLoop()
@@ -148,15 +154,17 @@ public final class PlaybackEngine: @unchecked Sendable {
           stopping = true
           player.apply(.stop)
         }
-        if let controls { controls.deliver(to: player) }
+        liveControls?._withUnsafeGuaranteedRef { $0.deliver(to: player) }
         let frames = player.render(into: mono)
         if frames < period { (mono.baseAddress! + frames).update(repeating: 0, count: period - frames) }
         if frames > 0 || !player.isFinished { try writePeriod() }
         if player.isFinished { break }
       }
+      hap_rt_probe_watch(0)
       try sink.drain()
       report.outcome = stopRequest.isRequested ? .stopped : .completed
     } catch {
+      hap_rt_probe_watch(0)
       report.outcome = .failed(error.message)
     }
   }
@@ -183,6 +191,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     if report.firstPeriodQueued == nil {
       report.firstPeriodQueued = DispatchTime.now().uptimeNanoseconds
       started.store(true, ordering: .releasing)
+      hap_rt_probe_watch(1)  // from here on, the real-time contract holds (tests count it)
     }
     report.framesPlayed += period
   }

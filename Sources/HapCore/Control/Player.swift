@@ -16,6 +16,9 @@
 /// and hands them over with ``offer(_:)``).
 public final class Player {
   public private(set) var renderers: [Renderer]
+  /// `renderers` without reference counting, for the real-time path: the array above owns them
+  /// (a swap keeps the same count, so this never reallocates).
+  private let table: UnsafeMutableBufferPointer<Unmanaged<Renderer>>
   private let gapFrames: Int
   public let rampFrames: Int
   public let sampleRate: Double
@@ -79,12 +82,28 @@ public final class Player {
     self.rebuild = rebuild
     sampleRate = renderers.first?.schedule.rate ?? 48000
     stopFrames = max(1, Int(0.010 * sampleRate))
+    table = .allocate(capacity: renderers.count)
     timed = .allocate(capacity: max(1, timedCapacity))
     timed.initialize(repeating: ControlMessage(action: .pause))
     isFinished = renderers.isEmpty
+    bind()
   }
 
-  deinit { timed.deallocate() }
+  deinit {
+    timed.deallocate()
+    table.deallocate()
+  }
+
+  /// Points `table` at `renderers` (same count).
+  private func bind() {
+    for k in 0..<table.count { table[k] = Unmanaged.passUnretained(renderers[k]) }
+  }
+
+  /// Runs `body` on renderer `k` without retaining it (`renderers` keeps it alive).
+  @inline(__always)
+  private func withRenderer<R>(_ k: Int, _ body: (Renderer) -> R) -> R {
+    table[k]._withUnsafeGuaranteedRef(body)
+  }
 
   /// Whether a message timed at `time` (seconds) acts now rather than waiting.
   @inline(__always)
@@ -114,7 +133,7 @@ public final class Player {
   public func apply(_ action: ControlMessage.Action) {
     switch action {
     case .parameter(let id, let value):
-      for renderer in renderers { renderer.setControl(id, to: value, rampFrames: rampFrames) }
+      for k in 0..<table.count { withRenderer(k) { $0.setControl(id, to: value, rampFrames: rampFrames) } }
     case .pause:
       if !isPaused { fadeOut(then: .pause) }
     case .resume:
@@ -141,7 +160,7 @@ public final class Player {
   /// thread must not build schedules), fades out, switches to them at the same pattern time and
   /// fades in. Allocates nothing; whoever built the set keeps it alive.
   public func offer(_ set: RendererSet) {
-    guard set.renderers.count == renderers.count else {
+    guard set.renderers.count == table.count else {
       refusedMessages += 1
       return
     }
@@ -175,7 +194,7 @@ public final class Player {
     case .pause: isPaused = true
     case .stop: isFinished = true
     case .seek(let seconds):
-      renderers[item].seek(to: Int((seconds / speed * sampleRate).rounded()))
+      withRenderer(item) { $0.seek(to: Int((seconds / speed * sampleRate).rounded())) }
       gapLeft = 0
       if !isPaused { fadeIn() }
     case .rate(let value):
@@ -184,6 +203,7 @@ public final class Player {
         let fresh = rebuild(value)
         if fresh.count == renderers.count {
           renderers = fresh
+          bind()
           speed = value
           renderers[item].seek(to: Int((patternSeconds / speed * sampleRate).rounded()))
         }
@@ -191,10 +211,11 @@ public final class Player {
       if !isPaused { fadeIn() }
     case .swap:
       if let set = offered {
-        let patternSeconds = Double(renderers[item].position) / sampleRate * speed
+        let patternSeconds = Double(withRenderer(item) { $0.position }) / sampleRate * speed
         renderers = set.renderers
+        bind()
         speed = set.speed
-        renderers[item].seek(to: Int((patternSeconds / speed * sampleRate).rounded()))
+        withRenderer(item) { $0.seek(to: Int((patternSeconds / speed * sampleRate).rounded())) }
         offered = nil
       }
       if !isPaused { fadeIn() }
@@ -249,16 +270,20 @@ public final class Player {
         gapLeft -= n
         continue
       }
-      let renderer = renderers[item]
-      var upTo = slice.count
-      if let loopEnd { upTo = min(upTo, filled + max(0, Int((Double(loopEnd) / speed).rounded()) - renderer.position)) }
-      let rendered = renderer.render(into: UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo]))
+      let (rendered, ended) = withRenderer(item) { renderer in
+        var upTo = slice.count
+        if let loopEnd {
+          upTo = min(upTo, filled + max(0, Int((Double(loopEnd) / speed).rounded()) - renderer.position))
+        }
+        let rendered = renderer.render(into: UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo]))
+        let atLoopEnd = loopEnd.map { renderer.position >= Int((Double($0) / speed).rounded()) } ?? false
+        return (rendered, renderer.remaining == 0 || atLoopEnd)
+      }
       filled += rendered
       passFrames += rendered
-      let atLoopEnd = loopEnd.map { renderer.position >= Int((Double($0) / speed).rounded()) } ?? false
-      if renderer.remaining == 0 || atLoopEnd {
+      if ended {
         item += 1
-        if item == renderers.count {
+        if item == table.count {
           item = 0
           pass += 1
           // A pass that makes no sound and no gap (empty patterns) would loop forever.
@@ -269,7 +294,7 @@ public final class Player {
             return filled
           }
         }
-        renderers[item].reset()
+        withRenderer(item) { $0.reset() }
         gapLeft = gapFrames
       }
     }
