@@ -18,8 +18,10 @@ let package = Package(
     .target(name: "CALSA", linkerSettings: [.linkedLibrary("dl")]),
     // The ALSA sink, device listing and the real-time playback engine.
     .target(name: "HapALSA", dependencies: ["HapCore", "CALSA"]),
+    // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.
+    .target(name: "CHapSignals"),
     // The command-line front end: argument parsing, commands, output formatting.
-    .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA"]),
+    .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA", "CHapSignals"]),
     // `make bench`: the render loop alone, without I/O.
     .executableTarget(name: "hap-bench", dependencies: ["HapCore"]),
     // The real-time probe (tests only): counts allocations, retains and releases on the
