@@ -8,10 +8,12 @@ import Synchronization
 /// **Real-time contract.** Everything is built before the thread starts: the renderers (and so
 /// the schedules and every render buffer), the period buffers, the device and its parameters.
 /// Each period the thread renders from the compiled schedule, converts the format, writes to
-/// the device and handles the result. It allocates nothing, takes no lock, prints nothing and
-/// touches no file; controls (the stop request) arrive through an atomic flag, and the counters
-/// it keeps are read by the main thread only after it has finished. The only exception is
-/// recovering from a lost device, which has to reopen it.
+/// the device and handles the result. It allocates nothing, takes no lock, prints nothing,
+/// touches no file and retains or releases nothing (the control queue and the renderers are
+/// reached through `Unmanaged` references that others keep alive); the stop request and live
+/// controls arrive through atomics, and the counters it keeps are read by the main thread only
+/// after it has finished. The only exception is recovering from a lost device, which has to
+/// reopen it. Tests prove this with the real-time probe (docs/architecture.md).
 public final class PlaybackEngine: @unchecked Sendable {
   /// Where the signal goes on a device with several channels.
   public enum ChannelRouting: Sendable, Equatable {
