@@ -11,8 +11,8 @@
 /// - Pause, seek and rate fade the output out over `rampFrames`, act, and fade back in; stop
 ///   fades out and ends. No transport change ever clicks.
 ///
-/// **Real-time contract.** `render(into:)` and `apply(_:)` allocate nothing and take no locks,
-/// except offline `rate` changes, which rebuild the schedule (live, another thread builds them
+/// **Real-time contract.** `render(into:)` and `apply(_:)` allocate nothing, take no locks and
+/// reach the renderers without reference counting (through `Unmanaged`), except offline `rate` changes, which rebuild the schedule (live, another thread builds them
 /// and hands them over with ``offer(_:)``).
 public final class Player {
   public private(set) var renderers: [Renderer]
