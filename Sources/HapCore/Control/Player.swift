@@ -12,8 +12,9 @@
 ///   fades out and ends. No transport change ever clicks.
 ///
 /// **Real-time contract.** `render(into:)` and `apply(_:)` allocate nothing, take no locks and
-/// reach the renderers without reference counting (through `Unmanaged`), except offline `rate` changes, which rebuild the schedule (live, another thread builds them
-/// and hands them over with ``offer(_:)``).
+/// reach the renderers without reference counting (through `Unmanaged`), except offline `rate`
+/// changes, which rebuild the schedule (live, another thread builds them and hands them over
+/// with ``offer(_:)``).
 public final class Player {
   public private(set) var renderers: [Renderer]
   /// `renderers` without reference counting, for the real-time path: the array above owns them
