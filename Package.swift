@@ -8,6 +8,8 @@ let package = Package(
     .library(name: "HapCore", targets: ["HapCore"]),
     // What every input must survive: the fuzzer's check, also replayed over fuzz/regressions/.
     .library(name: "HapFuzzCheck", targets: ["HapFuzzCheck"]),
+    // Tests only: LD_PRELOADed into `hap` to prove the real-time contract (never linked into it).
+    .library(name: "HapRTProbe", type: .dynamic, targets: ["HapRTProbe"]),
   ],
   targets: [
     // Model, JSON parsing, decoding, validation and diagnostics.
@@ -18,12 +20,17 @@ let package = Package(
     .target(name: "CALSA", linkerSettings: [.linkedLibrary("dl")]),
     // The ALSA sink, device listing and the real-time playback engine.
     .target(name: "HapALSA", dependencies: ["HapCore", "CALSA"]),
+    // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.
+    .target(name: "CHapSignals"),
     // The command-line front end: argument parsing, commands, output formatting.
-    .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA"]),
+    .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA", "CHapSignals"]),
     // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
     .target(name: "HapFuzzCheck", dependencies: ["HapCore"]),
     // `make bench`: the render loop alone, without I/O.
     .executableTarget(name: "hap-bench", dependencies: ["HapCore"]),
+    // The real-time probe (tests only): counts allocations, retains and releases on the
+    // playback thread and allocations in signal handlers; can freeze the wall clock.
+    .target(name: "HapRTProbe", linkerSettings: [.linkedLibrary("dl")]),
     // Helpers shared by both test targets (SwiftPM test targets cannot share sources).
     .target(name: "HapTestSupport", dependencies: ["HapCore"], path: "Tests/HapTestSupport"),
     .testTarget(name: "HapCoreTests", dependencies: ["HapCore", "HapTestSupport", "HapFuzzCheck"]),

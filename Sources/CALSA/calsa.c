@@ -1,6 +1,7 @@
 // Typed dlsym table over <alsa/asoundlib.h> (the way SDL's ALSA back end does it): every
 // pointer has the type of the function it points at, so calls are checked by the compiler,
 // and the binary never links libasound.
+#define _GNU_SOURCE  // RTLD_DEFAULT
 #include "CALSA.h"
 
 #include <alsa/asoundlib.h>
@@ -299,4 +300,13 @@ int hap_alsa_devices(void *context, void (*visit)(void *, const char *, const ch
   }
   p_snd_device_name_free_hint(hints);
   return count;
+}
+
+// The real-time probe (tests only; see CALSA.h).
+static void (*probe_watch)(int);
+
+void hap_rt_probe_resolve(void) { probe_watch = (void (*)(int))dlsym(RTLD_DEFAULT, "hap_probe_watch"); }
+
+void hap_rt_probe_watch(int on) {
+  if (probe_watch) probe_watch(on);
 }

@@ -160,11 +160,13 @@ public final class ALSASink: PCMSink {
   private func reconnectOrFail(_ error: Int32) throws(SinkError) {
     if let pcm { hap_pcm_close(pcm) }
     pcm = nil
-    let deadline = Date().addingTimeInterval(reconnectSeconds)
+    // The monotonic clock: a wall clock that is set back (NTP, the user) must not stretch the
+    // wait, nor one set forward cut it short.
+    let deadline = ALSASink.monotonicNanoseconds() + UInt64(reconnectSeconds * 1e9)
     let fixed = Request(
       rate: configuration.rate, format: configuration.format, channels: configuration.channels,
       latency: request.latency, periods: request.periods)
-    while Date() < deadline && !abandonReconnect() {
+    while ALSASink.monotonicNanoseconds() < deadline && !abandonReconnect() {
       if let (handle, configuration) = try? ALSASink.open(device, fixed), configuration == self.configuration {
         pcm = handle
         reconnects += 1
@@ -176,6 +178,13 @@ public final class ALSASink: PCMSink {
     throw SinkError(
       "device '\(device)' was lost (\(ALSALibrary.describe(error))) and did not come back within \(Format.number(reconnectSeconds)) s"
     )
+  }
+
+  /// CLOCK_MONOTONIC, in nanoseconds.
+  static func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
   }
 
   /// Plays out everything queued.

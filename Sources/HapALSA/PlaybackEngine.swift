@@ -1,3 +1,4 @@
+import CALSA
 import Foundation
 import HapCore
 import Synchronization
@@ -7,10 +8,12 @@ import Synchronization
 /// **Real-time contract.** Everything is built before the thread starts: the renderers (and so
 /// the schedules and every render buffer), the period buffers, the device and its parameters.
 /// Each period the thread renders from the compiled schedule, converts the format, writes to
-/// the device and handles the result. It allocates nothing, takes no lock, prints nothing and
-/// touches no file; controls (the stop request) arrive through an atomic flag, and the counters
-/// it keeps are read by the main thread only after it has finished. The only exception is
-/// recovering from a lost device, which has to reopen it.
+/// the device and handles the result. It allocates nothing, takes no lock, prints nothing,
+/// touches no file and retains or releases nothing (the control queue and the renderers are
+/// reached through `Unmanaged` references that others keep alive); the stop request and live
+/// controls arrive through atomics, and the counters it keeps are read by the main thread only
+/// after it has finished. The only exception is recovering from a lost device, which has to
+/// reopen it. Tests prove this with the real-time probe (docs/architecture.md).
 public final class PlaybackEngine: @unchecked Sendable {
   /// Where the signal goes on a device with several channels.
   public enum ChannelRouting: Sendable, Equatable {
@@ -53,7 +56,10 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let renderers: [Renderer]
   /// Patterns, gaps, loops and live control.
   public let player: Player
+  /// Owns the control queue; the loop uses `liveControls`, the same queue without reference
+  /// counting (a strong `if let` of this one retained and released it every period).
   private let controls: ControlQueue?
+  private let liveControls: Unmanaged<ControlQueue>?
   private let options: Options
   private let stopRequest: StopRequest
   private let period: Int
@@ -74,6 +80,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     self.renderers = renderers
     self.options = options
     self.controls = controls
+    liveControls = controls.map { Unmanaged.passUnretained($0) }
     player = Player(
       renderers: renderers, gapFrames: Int((options.gap * Double(sink.configuration.rate)).rounded()),
       loops: options.loops,
@@ -110,6 +117,7 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   /// Starts playback on its own thread and returns at once.
   public func start() {
+    hap_rt_probe_resolve()
     let thread = Thread { [self] in
       report.scheduling = PlaybackEngine.requestRealTime()
       playLoop()
@@ -148,20 +156,17 @@ public final class PlaybackEngine: @unchecked Sendable {
           stopping = true
           player.apply(.stop)
         }
-        if let controls {
-          while let message = controls.pop() { player.receive(message) }
-          if let set = controls.takeOffer() { player.offer(set) }
-          let player = self.player
-          controls.takeLatest { id, value in player.apply(.parameter(id, value)) }
-        }
+        liveControls?._withUnsafeGuaranteedRef { $0.deliver(to: player) }
         let frames = player.render(into: mono)
         if frames < period { (mono.baseAddress! + frames).update(repeating: 0, count: period - frames) }
         if frames > 0 || !player.isFinished { try writePeriod() }
         if player.isFinished { break }
       }
+      hap_rt_probe_watch(0)
       try sink.drain()
       report.outcome = stopRequest.isRequested ? .stopped : .completed
     } catch {
+      hap_rt_probe_watch(0)
       report.outcome = .failed(error.message)
     }
   }
@@ -188,6 +193,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     if report.firstPeriodQueued == nil {
       report.firstPeriodQueued = DispatchTime.now().uptimeNanoseconds
       started.store(true, ordering: .releasing)
+      hap_rt_probe_watch(1)  // from here on, the real-time contract holds (tests count it)
     }
     report.framesPlayed += period
   }

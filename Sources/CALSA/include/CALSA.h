@@ -84,6 +84,14 @@ int hap_pcm_probe(const char *name, hap_pcm_caps *caps);
 /// Returns the number of devices, or a negative errno.
 int hap_alsa_devices(void *context, void (*visit)(void *context, const char *name, const char *description));
 
+/// The real-time probe (tests only): looks up `hap_probe_watch`, which exists only when the
+/// probe library (Sources/HapRTProbe) is preloaded. Call before the playback thread starts.
+void hap_rt_probe_resolve(void);
+
+/// Marks the calling thread as watched (1) or not (0) by the probe; nothing without it.
+/// Allocation- and lock-free.
+void hap_rt_probe_watch(int on);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,47 +3,71 @@ import Synchronization
 /// Carries control messages from the reader thread to the playback thread without locks or
 /// allocation: a fixed-capacity single-producer, single-consumer ring.
 ///
-/// When the ring is full, a parameter message goes to a one-value mailbox for its parameter
-/// instead, overwriting what was there: **the newest value of each parameter wins**, and the
-/// producer never waits for parameters. A transport message (pause, seek, ...) waits for room
-/// (the producer is the reader thread, which may wait; the playback thread never does).
+/// When the ring is full, a parameter message that acts on arrival goes to a one-value mailbox
+/// for its parameter instead, overwriting what was there, and the producer never waits for
+/// parameters. A transport message (pause, seek, ...) waits for room (the producer is the reader
+/// thread, which may wait; the playback thread never does).
+///
+/// **The newest value of each parameter wins**, in every interleaving of the two threads. The
+/// producer numbers every message (a counter only it touches); the ring slots and the mailboxes
+/// carry that number with the message, a mailbox as one 16-byte atomic (number, value bits). The
+/// consumer remembers the number of the last value it handed out for each parameter and drops
+/// any value that is not newer: a ring value that the consumer reaches after a newer mailbox
+/// value, and a mailbox value that waited while a newer one went through the ring. So the
+/// values handed out for one parameter are always in the order they were pushed, and the
+/// newest is handed out at the latest in the period after it was pushed.
+///
+/// Timed messages (`@t`) are not coalesced: they wait in the ring and then in the player's
+/// sorted list for their time. One whose time has already passed acts on arrival, so it takes
+/// part in the numbering like an untimed one (``deliver(to:)``).
 public final class ControlQueue: @unchecked Sendable {
+  /// A ring slot: the message and its number.
+  private struct Slot {
+    var message: ControlMessage
+    var sequence: UInt64
+  }
+
   public let capacity: Int
-  private let buffer: UnsafeMutablePointer<ControlMessage>
+  private let buffer: UnsafeMutablePointer<Slot>
   private let mask: Int
   /// Next slot to read (written by the consumer).
   private let head = Atomic<Int>(0)
   /// Next slot to write (written by the producer).
   private let tail = Atomic<Int>(0)
-  /// Mailboxes for the five haptic controls, holding a value's bits or `empty`.
-  private let mailboxes: UnsafeMutablePointer<Atomic<UInt64>>
+  /// The next message's number (the producer's alone; numbers start at 1, 0 means "none").
+  private var nextSequence: UInt64 = 1
+  /// Mailboxes for the five haptic controls: (number, value bits), or number 0 when empty.
+  private let mailboxes: UnsafeMutablePointer<Atomic<WordPair>>
+  /// The number of the last value handed out for each mailbox parameter (the consumer's alone).
+  private let lastHandedOut: UnsafeMutablePointer<UInt64>
   private let coalesced = Atomic<Int>(0)
   /// Renderers for a new speed (live `rate`), handed from the reader to the playback thread.
   private let handoff = Atomic<Unmanaged<RendererSet>?>(nil)
-  private static let empty = UInt64.max  // a NaN pattern no parameter value has
+  private static let emptyMailbox = WordPair(first: 0, second: 0)
+  private static let boxes = 5
 
   /// `capacity` is rounded up to a power of two.
   public init(capacity: Int = 1024) {
+    precondition(MemoryLayout<UInt>.size == 8, "a mailbox holds a 64-bit number and a Double's bits")
     var size = 1
     while size < capacity { size <<= 1 }
     self.capacity = size
     mask = size - 1
     buffer = .allocate(capacity: size)
-    buffer.initialize(repeating: ControlMessage(action: .pause), count: size)
-    mailboxes = .allocate(capacity: ControlQueue.mailboxIDs.count)
-    for k in 0..<ControlQueue.mailboxIDs.count { (mailboxes + k).initialize(to: Atomic(ControlQueue.empty)) }
+    buffer.initialize(repeating: Slot(message: ControlMessage(action: .pause), sequence: 0), count: size)
+    mailboxes = .allocate(capacity: ControlQueue.boxes)
+    for k in 0..<ControlQueue.boxes { (mailboxes + k).initialize(to: Atomic(ControlQueue.emptyMailbox)) }
+    lastHandedOut = .allocate(capacity: ControlQueue.boxes)
+    lastHandedOut.initialize(repeating: 0, count: ControlQueue.boxes)
   }
 
   deinit {
+    buffer.deinitialize(count: capacity)
     buffer.deallocate()
-    mailboxes.deinitialize(count: ControlQueue.mailboxIDs.count)
+    mailboxes.deinitialize(count: ControlQueue.boxes)
     mailboxes.deallocate()
+    lastHandedOut.deallocate()
   }
-
-  static let mailboxIDs: [DynamicParameterID] = [
-    .hapticIntensityControl, .hapticSharpnessControl, .hapticAttackTimeControl, .hapticDecayTimeControl,
-    .hapticReleaseTimeControl,
-  ]
 
   @inline(__always)
   private static func mailbox(_ id: DynamicParameterID) -> Int? {
@@ -57,19 +81,32 @@ public final class ControlQueue: @unchecked Sendable {
     }
   }
 
+  @inline(__always)
+  private static func parameter(_ box: Int) -> DynamicParameterID {
+    switch box {
+    case 0: .hapticIntensityControl
+    case 1: .hapticSharpnessControl
+    case 2: .hapticAttackTimeControl
+    case 3: .hapticDecayTimeControl
+    default: .hapticReleaseTimeControl
+    }
+  }
+
   /// Producer: queues a message. Parameters never wait; transport messages wait for room,
   /// calling `wait` (e.g. a 1 ms sleep) between tries.
   public func push(_ message: ControlMessage, wait: () -> Void = {}) {
+    let sequence = nextSequence
+    nextSequence &+= 1
     while true {
       let t = tail.load(ordering: .relaxed)
       let h = head.load(ordering: .acquiring)
       if t - h < capacity {
-        (buffer + (t & mask)).pointee = message
+        (buffer + (t & mask)).pointee = Slot(message: message, sequence: sequence)
         tail.store(t + 1, ordering: .releasing)
         return
       }
       if message.time == nil, case .parameter(let id, let value) = message.action, let box = ControlQueue.mailbox(id) {
-        mailboxes[box].store(value.bitPattern, ordering: .releasing)
+        mailboxes[box].store(WordPair(first: UInt(sequence), second: UInt(value.bitPattern)), ordering: .releasing)
         coalesced.add(1, ordering: .relaxed)
         return
       }
@@ -77,32 +114,62 @@ public final class ControlQueue: @unchecked Sendable {
     }
   }
 
-  /// Consumer (the playback thread): takes the next queued message, if any.
+  /// Consumer: takes the next queued message, if any, skipping a parameter value older than one
+  /// already handed out. Timed messages count as not yet due.
   @inline(__always)
   public func pop() -> ControlMessage? {
-    let h = head.load(ordering: .relaxed)
-    let t = tail.load(ordering: .acquiring)
-    guard h < t else { return nil }
-    let message = (buffer + (h & mask)).pointee
-    head.store(h + 1, ordering: .releasing)
-    return message
+    next { _ in false }
   }
 
-  /// Consumer: takes the newest overflowed value of each control, after the ring is drained.
+  /// Consumer: `pop`, where `isDue(time)` tells whether a timed message acts on arrival.
+  @inline(__always)
+  private func next(_ isDue: (Double) -> Bool) -> ControlMessage? {
+    var h = head.load(ordering: .relaxed)
+    let t = tail.load(ordering: .acquiring)
+    while h < t {
+      let slot = (buffer + (h & mask)).pointee
+      h += 1
+      head.store(h, ordering: .releasing)
+      if case .parameter(let id, _) = slot.message.action, let box = ControlQueue.mailbox(id),
+        slot.message.time.map(isDue) ?? true
+      {
+        if slot.sequence <= lastHandedOut[box] { continue }  // a newer value went first
+        lastHandedOut[box] = slot.sequence
+      }
+      return slot.message
+    }
+    return nil
+  }
+
+  /// Consumer: takes the newest overflowed value of each control, after the ring is drained;
+  /// a value older than one already handed out is dropped.
   /// Call with a non-capturing function or a method; allocation-free.
   @inline(__always)
   public func takeLatest(_ apply: (DynamicParameterID, Double) -> Void) {
-    takeOne(0, .hapticIntensityControl, apply)
-    takeOne(1, .hapticSharpnessControl, apply)
-    takeOne(2, .hapticAttackTimeControl, apply)
-    takeOne(3, .hapticDecayTimeControl, apply)
-    takeOne(4, .hapticReleaseTimeControl, apply)
+    for box in 0..<ControlQueue.boxes {
+      if let value = takeMailbox(box) { apply(ControlQueue.parameter(box), value) }
+    }
   }
 
   @inline(__always)
-  private func takeOne(_ box: Int, _ id: DynamicParameterID, _ apply: (DynamicParameterID, Double) -> Void) {
-    let bits = mailboxes[box].exchange(ControlQueue.empty, ordering: .acquiring)
-    if bits != ControlQueue.empty { apply(id, Double(bitPattern: bits)) }
+  private func takeMailbox(_ box: Int) -> Double? {
+    let pair = mailboxes[box].exchange(ControlQueue.emptyMailbox, ordering: .acquiring)
+    let sequence = UInt64(pair.first)
+    guard sequence > lastHandedOut[box] else { return nil }  // empty, or older than one handed out
+    lastHandedOut[box] = sequence
+    return Double(bitPattern: UInt64(pair.second))
+  }
+
+  /// Consumer (the playback thread, once per period): hands `player` everything that arrived,
+  /// in order: the ring's messages, renderers offered for a new speed, then the mailboxes.
+  /// Allocates nothing and takes no lock.
+  @inline(__always)
+  public func deliver(to player: Player) {
+    while let message = next({ player.isDue($0) }) { player.receive(message) }
+    if let set = takeOffer() { player.offer(set) }
+    for box in 0..<ControlQueue.boxes {
+      if let value = takeMailbox(box) { player.apply(.parameter(ControlQueue.parameter(box), value)) }
+    }
   }
 
   /// Producer: offers renderers built for a new speed; a newer offer replaces one not yet taken.

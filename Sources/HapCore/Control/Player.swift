@@ -11,11 +11,15 @@
 /// - Pause, seek and rate fade the output out over `rampFrames`, act, and fade back in; stop
 ///   fades out and ends. No transport change ever clicks.
 ///
-/// **Real-time contract.** `render(into:)` and `apply(_:)` allocate nothing and take no locks,
-/// except offline `rate` changes, which rebuild the schedule (live, another thread builds them
-/// and hands them over with ``offer(_:)``).
+/// **Real-time contract.** `render(into:)` and `apply(_:)` allocate nothing, take no locks and
+/// reach the renderers without reference counting (through `Unmanaged`), except offline `rate`
+/// changes, which rebuild the schedule (live, another thread builds them and hands them over
+/// with ``offer(_:)``).
 public final class Player {
   public private(set) var renderers: [Renderer]
+  /// `renderers` without reference counting, for the real-time path: the array above owns them
+  /// (a swap keeps the same count, so this never reallocates).
+  private let table: UnsafeMutableBufferPointer<Unmanaged<Renderer>>
   private let gapFrames: Int
   public let rampFrames: Int
   public let sampleRate: Double
@@ -79,16 +83,36 @@ public final class Player {
     self.rebuild = rebuild
     sampleRate = renderers.first?.schedule.rate ?? 48000
     stopFrames = max(1, Int(0.010 * sampleRate))
+    table = .allocate(capacity: renderers.count)
     timed = .allocate(capacity: max(1, timedCapacity))
     timed.initialize(repeating: ControlMessage(action: .pause))
     isFinished = renderers.isEmpty
+    bind()
   }
 
-  deinit { timed.deallocate() }
+  deinit {
+    timed.deallocate()
+    table.deallocate()
+  }
+
+  /// Points `table` at `renderers` (same count).
+  private func bind() {
+    for k in 0..<table.count { table[k] = Unmanaged.passUnretained(renderers[k]) }
+  }
+
+  /// Runs `body` on renderer `k` without retaining it (`renderers` keeps it alive).
+  @inline(__always)
+  private func withRenderer<R>(_ k: Int, _ body: (Renderer) -> R) -> R {
+    table[k]._withUnsafeGuaranteedRef(body)
+  }
+
+  /// Whether a message timed at `time` (seconds) acts now rather than waiting.
+  @inline(__always)
+  public func isDue(_ time: Double) -> Bool { Int((time * sampleRate).rounded()) <= outputFrame }
 
   /// Takes a message: a timed one waits for its time, any other acts now.
   public func receive(_ message: ControlMessage) {
-    guard let time = message.time, Int((time * sampleRate).rounded()) > outputFrame else {
+    guard let time = message.time, !isDue(time) else {
       apply(message.action)
       return
     }
@@ -110,7 +134,7 @@ public final class Player {
   public func apply(_ action: ControlMessage.Action) {
     switch action {
     case .parameter(let id, let value):
-      for renderer in renderers { renderer.setControl(id, to: value, rampFrames: rampFrames) }
+      for k in 0..<table.count { withRenderer(k) { $0.setControl(id, to: value, rampFrames: rampFrames) } }
     case .pause:
       if !isPaused { fadeOut(then: .pause) }
     case .resume:
@@ -137,7 +161,7 @@ public final class Player {
   /// thread must not build schedules), fades out, switches to them at the same pattern time and
   /// fades in. Allocates nothing; whoever built the set keeps it alive.
   public func offer(_ set: RendererSet) {
-    guard set.renderers.count == renderers.count else {
+    guard set.renderers.count == table.count else {
       refusedMessages += 1
       return
     }
@@ -171,7 +195,7 @@ public final class Player {
     case .pause: isPaused = true
     case .stop: isFinished = true
     case .seek(let seconds):
-      renderers[item].seek(to: Int((seconds / speed * sampleRate).rounded()))
+      withRenderer(item) { $0.seek(to: Int((seconds / speed * sampleRate).rounded())) }
       gapLeft = 0
       if !isPaused { fadeIn() }
     case .rate(let value):
@@ -180,6 +204,7 @@ public final class Player {
         let fresh = rebuild(value)
         if fresh.count == renderers.count {
           renderers = fresh
+          bind()
           speed = value
           renderers[item].seek(to: Int((patternSeconds / speed * sampleRate).rounded()))
         }
@@ -187,10 +212,11 @@ public final class Player {
       if !isPaused { fadeIn() }
     case .swap:
       if let set = offered {
-        let patternSeconds = Double(renderers[item].position) / sampleRate * speed
+        let patternSeconds = Double(withRenderer(item) { $0.position }) / sampleRate * speed
         renderers = set.renderers
+        bind()
         speed = set.speed
-        renderers[item].seek(to: Int((patternSeconds / speed * sampleRate).rounded()))
+        withRenderer(item) { $0.seek(to: Int((patternSeconds / speed * sampleRate).rounded())) }
         offered = nil
       }
       if !isPaused { fadeIn() }
@@ -245,16 +271,20 @@ public final class Player {
         gapLeft -= n
         continue
       }
-      let renderer = renderers[item]
-      var upTo = slice.count
-      if let loopEnd { upTo = min(upTo, filled + max(0, Int((Double(loopEnd) / speed).rounded()) - renderer.position)) }
-      let rendered = renderer.render(into: UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo]))
+      let (rendered, ended) = withRenderer(item) { renderer in
+        var upTo = slice.count
+        if let loopEnd {
+          upTo = min(upTo, filled + max(0, Int((Double(loopEnd) / speed).rounded()) - renderer.position))
+        }
+        let rendered = renderer.render(into: UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo]))
+        let atLoopEnd = loopEnd.map { renderer.position >= Int((Double($0) / speed).rounded()) } ?? false
+        return (rendered, renderer.remaining == 0 || atLoopEnd)
+      }
       filled += rendered
       passFrames += rendered
-      let atLoopEnd = loopEnd.map { renderer.position >= Int((Double($0) / speed).rounded()) } ?? false
-      if renderer.remaining == 0 || atLoopEnd {
+      if ended {
         item += 1
-        if item == renderers.count {
+        if item == table.count {
           item = 0
           pass += 1
           // A pass that makes no sound and no gap (empty patterns) would loop forever.
@@ -265,7 +295,7 @@ public final class Player {
             return filled
           }
         }
-        renderers[item].reset()
+        withRenderer(item) { $0.reset() }
         gapLeft = gapFrames
       }
     }

@@ -89,8 +89,10 @@ public struct ControlTrack: Sendable, Equatable {
 
   /// The value at `frame` (binary search; the renderer uses a cursor instead).
   public func value(at frame: Double) -> Double {
-    guard let first = breakpoints.first else { return defaultValue }
-    if frame < first.frame { return defaultValue }
+    // Indexing, not `first`: in a debug build the generic `first` reads through a coroutine
+    // whose frame is allocated, and this runs on the playback thread (live controls).
+    guard !breakpoints.isEmpty else { return defaultValue }
+    if frame < breakpoints[0].frame { return defaultValue }
     var low = 0
     var high = breakpoints.count - 1
     if frame >= breakpoints[high].frame { return breakpoints[high].value }

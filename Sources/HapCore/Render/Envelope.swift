@@ -202,16 +202,15 @@ struct EnvelopePlanner {
     _ voice: Schedule.Voice, stage: EnvelopePiece.Stage, at frame: Int, level: Double, releaseLevel: Double,
     live: LiveEnvelope
   ) -> EnvelopePiece {
-    var stage = stage
-    var releaseLevel = releaseLevel
     if stage == .done { return done(at: frame) }
     // Where the release begins: the event's end, or, when live controls may have lengthened
     // the sound, early enough for the shortest release to end by `limit`.
     let end = live.isActive ? min(voice.end, limit - shortestRelease) : voice.end
-    if stage != .release && frame >= end {
-      stage = .release
-      releaseLevel = level
-    }
+    // Constants, not variables: `piece` below captures them, and a captured variable is a heap
+    // box in a debug build (an allocation on the playback thread).
+    let ended = stage != .release && frame >= end
+    let stage = ended ? .release : stage
+    let releaseLevel = ended ? level : releaseLevel
     let next = EnvelopeControls.index(after: frame, in: changes)
     let change = next < changes.count ? changes[next].frame : Int.max
     let inForce = next > 0 ? changes[next - 1] : EnvelopeControls.Change(frame: 0, attack: 0, decay: 0, release: 0)

@@ -178,7 +178,7 @@ enum PlayCommand: Command {
     options.speed = speed
     let queue = control == nil && controlSource == nil ? nil : ControlQueue(capacity: 1024)
     let engine = PlaybackEngine(
-      sink: sink, renderers: renderers, options: options, stop: StopRequest.interrupt, controls: queue)
+      sink: sink, renderers: renderers, options: options, stop: Interrupt.stop, controls: queue)
     if let loopEnd { engine.player.loopEnd = Int((loopEnd * Double(configuration.rate)).rounded()) }
     // Live `rate`: the reader thread builds renderers for the new speed and offers them; they
     // are kept here until playback ends, so the playback thread never frees one.
@@ -213,7 +213,7 @@ enum PlayCommand: Command {
       return ExitStatus.trouble
     }
 
-    // Ctrl-C and SIGTERM raise StopRequest.interrupt, which the playback thread polls each period.
+    // Ctrl-C and SIGTERM raise Interrupt.stop, which the playback thread polls each period.
     engine.start()
     // Lock memory once the first period is queued: faulting in every mapping takes ~15 ms
     // here, which would otherwise delay the start (and contend with the playback thread).

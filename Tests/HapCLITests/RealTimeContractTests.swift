@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+/// The real-time probe (Sources/HapRTProbe), preloaded into `hap`: it counts allocations and
+/// reference counting on the playback thread after its first period, allocations inside signal
+/// handlers, and can stop the wall clock. It writes its counts to a file when `hap` exits.
+struct RealTimeProbe {
+  /// libHapRTProbe.so, built by `swift build` next to the `hap` binary under test.
+  static let library: String? = {
+    let folders = [
+      URL(fileURLWithPath: Hap.binary).deletingLastPathComponent().path,
+      Hap.root.appendingPathComponent(".build/debug").path,
+    ]
+    return folders.map { $0 + "/libHapRTProbe.so" }.first { FileManager.default.fileExists(atPath: $0) }
+  }()
+
+  /// Whether the binary under test is an optimised build (reference counting is only
+  /// meaningful there: a debug build retains and releases everywhere).
+  static let optimised = Hap.binary.contains("/release/")
+
+  let output: String
+  let environment: [String: String]
+
+  init(in folder: TemporaryFolder, extra: [String: String] = [:]) throws {
+    let library = try #require(Self.library, "libHapRTProbe.so is missing: run 'swift build'")
+    output = folder.path("probe.txt")
+    environment = ["LD_PRELOAD": library, "HAP_PROBE_OUT": output].merging(extra) { $1 }
+  }
+
+  func counts() throws -> [String: Int] {
+    let text = try String(contentsOfFile: output, encoding: .utf8)
+    var values: [String: Int] = [:]
+    for line in text.split(separator: "\n") {
+      let parts = line.split(separator: " ")
+      if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+    }
+    return values
+  }
+}
+
+@Suite("The real-time contract", .serialized)
+struct RealTimeContractTests {
+  let texture = Hap.root.appendingPathComponent("patterns/texture.json").path
+
+  private func start(
+    _ arguments: [String], device: SimulatedExciter, probe: RealTimeProbe
+  ) throws -> (Process, FileHandle) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }.merging(
+      probe.environment
+    ) { $1 }
+    let input = Pipe()
+    process.standardInput = input
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return (process, input.fileHandleForWriting)
+  }
+
+  private func send(_ handle: FileHandle, _ text: String) {
+    try? handle.write(contentsOf: Data(text.utf8))
+  }
+
+  private func waitForExit(_ process: Process, seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning && Date() < deadline { usleep(5000) }
+    if process.isRunning {
+      process.terminate()
+      return false
+    }
+    return true
+  }
+
+  /// Every kind of live control while a pattern plays: the five controls, a burst that overflows
+  /// the ring into the mailboxes, timed lines, pause and resume, seek, loop, a live `rate`.
+  private func drive(_ input: FileHandle, rate: Bool) {
+    usleep(200_000)
+    for k in 0..<40 {
+      send(input, "intensity \(Double(k % 10) / 10)\nsharpness \(Double(k % 7) / 7)\n")
+      if k % 10 == 0 { send(input, "attack 0.1\ndecay 0.2\nrelease 0.3\n") }
+      usleep(5000)
+    }
+    var burst = ""
+    for k in 0..<3000 { burst += "intensity \(Double(k % 100) / 100)\n" }
+    send(input, burst)
+    send(input, "@0.9 intensity 0.4\n@1.0 sharpness 0.2\npause\n")
+    usleep(100_000)
+    send(input, "resume\nseek 0.5\nloop on\n")
+    usleep(100_000)
+    if rate { send(input, "rate 2\n") }
+    send(input, "loop off\n")
+    usleep(200_000)
+    send(input, "stop\n")
+  }
+
+  @Test func thePlaybackThreadAllocatesNothingAfterItsFirstPeriod() throws {
+    let device = try SimulatedExciter()
+    let probe = try RealTimeProbe(in: device.folder)
+    let (process, input) = try start(
+      ["play", "-D", "exciter", "--control", "-", "--loop", texture], device: device, probe: probe)
+    drive(input, rate: true)
+    #expect(waitForExit(process, seconds: 10))
+    #expect(process.terminationStatus == 0)
+    let counts = try probe.counts()
+    #expect(counts["watched"] == 1, "the playback thread never marked itself: the probe saw nothing")
+    #expect(counts["allocs"] == 0, "allocations on the playback thread: \(counts)")
+    #expect(counts["frees"] == 0, "frees on the playback thread: \(counts)")
+  }
+
+  /// Reference counting is an optimised build's property (`HAP_BIN=.build/release/hap`); a
+  /// live `rate` change swaps renderer sets, which retains, so it is left out here.
+  @Test(.enabled(if: RealTimeProbe.optimised, "needs HAP_BIN set to a release build"))
+  func thePlaybackThreadRetainsAndReleasesNothingPerPeriod() throws {
+    let device = try SimulatedExciter()
+    let probe = try RealTimeProbe(in: device.folder)
+    let (process, input) = try start(
+      ["play", "-D", "exciter", "--control", "-", "--loop", texture], device: device, probe: probe)
+    drive(input, rate: false)
+    #expect(waitForExit(process, seconds: 10))
+    #expect(process.terminationStatus == 0)
+    let counts = try probe.counts()
+    #expect(counts["watched"] == 1)
+    #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)")
+    #expect(counts["allocs"] == 0, "\(counts)")
+  }
+
+  /// Ctrl-C before anything else has touched the stop flag (here, while `hap play -` waits for
+  /// its pattern on standard input): the handler must not create it.
+  @Test func theCtrlCHandlerAllocatesNothing() throws {
+    let device = try SimulatedExciter()
+    let probe = try RealTimeProbe(in: device.folder)
+    let (process, input) = try start(["play", "-D", "exciter", "-"], device: device, probe: probe)
+    // Wait until the handler is installed (SIGINT caught, in /proc/PID/status), then signal.
+    var caught = false
+    for _ in 0..<2000 where !caught {
+      let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+      if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+        let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+      {
+        caught = mask & (1 << (UInt64(SIGINT) - 1)) != 0
+      }
+      if !caught { usleep(5000) }
+    }
+    try #require(caught, "hap never installed its SIGINT handler")
+    kill(process.processIdentifier, SIGINT)
+    usleep(100_000)
+    send(input, try String(contentsOfFile: texture, encoding: .utf8))
+    try input.close()
+    #expect(waitForExit(process, seconds: 10))
+    #expect(process.terminationStatus == 130)
+    let counts = try probe.counts()
+    #expect((counts["handler_calls"] ?? 0) >= 1, "the probe did not see the handler run: \(counts)")
+    #expect(counts["handler_allocs"] == 0, "the Ctrl-C handler allocated: \(counts)")
+  }
+
+  /// A lost device is waited for by the monotonic clock: with the wall clock standing still,
+  /// `--reconnect 0.5` still gives up (exit 2, naming the device) instead of waiting forever.
+  @Test func aLostDeviceIsGivenUpOnByTheMonotonicClock() throws {
+    let device = try SimulatedExciter("vanish_after_frames 9600")
+    let probe = try RealTimeProbe(in: device.folder, extra: ["HAP_PROBE_FREEZE_REALTIME": "1"])
+    let pattern = try device.continuousPattern(1.0)
+    let result = try Hap.run(
+      ["play", "-D", "exciter", "--reconnect", "0.5", pattern],
+      environment: device.environment.merging(probe.environment) { $1 }, timeout: 30)
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("device 'exciter' was lost"))
+  }
+}
