@@ -27,6 +27,10 @@ public struct ControlMessage: Sendable, Equatable {
   }
 
   public static let rateRange = 0.25...4.0
+
+  /// The latest time a control line may name (`@t`, `seek t`): 1,000,000 s, about 11.5 days of
+  /// playback. Later ones are refused with a message; a seek past a pattern's end goes to its end.
+  public static let latestTime = 1_000_000.0
 }
 
 /// Reads control lines: `intensity 0.8`, `HapticSharpnessControl -0.2`, `pause`, `seek 1.5`,
@@ -49,6 +53,11 @@ public enum ControlParser {
     ]
   }
 
+  /// A time past ``ControlMessage/latestTime``, refused.
+  static func tooLate(_ written: String) -> String {
+    "'\(Format.excerpt(written))' is too late: control times go up to \(Format.seconds(ControlMessage.latestTime))"
+  }
+
   /// Parses one line. Returns nil for a blank or comment line.
   public static func parse(_ line: Substring) throws(Failure) -> ControlMessage? {
     var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
@@ -59,6 +68,7 @@ public enum ControlParser {
         throw Failure(message: "'\(first)' is not a pattern time (write @SECONDS, e.g. @1.250)")
       }
       time = t
+      guard t <= ControlMessage.latestTime else { throw Failure(message: tooLate(String(first))) }
       words.removeFirst()
       guard !words.isEmpty else { throw Failure(message: "nothing after the time \(first)") }
     }
@@ -91,6 +101,7 @@ public enum ControlParser {
       case "seek":
         let value = try number()
         guard value >= 0 else { throw Failure(message: "'seek' takes a time of 0 or more seconds") }
+        guard value <= ControlMessage.latestTime else { throw Failure(message: tooLate("seek \(arguments.first!)")) }
         action = .seek(value)
       case "rate":
         let value = try number()
@@ -157,6 +168,9 @@ public struct VelocityMap: Sendable, Equatable {
         throw ControlParser.Failure(message: "'\(first)' is not a pattern time")
       }
       time = t
+      guard t <= ControlMessage.latestTime else {
+        throw ControlParser.Failure(message: ControlParser.tooLate(String(first)))
+      }
       words.removeFirst()
     }
     guard words.count == 2, let vx = Double(words[0]), let vy = Double(words[1]), vx.isFinite, vy.isFinite else {

@@ -88,7 +88,7 @@ public final class Player {
 
   /// Takes a message: a timed one waits for its time, any other acts now.
   public func receive(_ message: ControlMessage) {
-    guard let time = message.time, Int((time * sampleRate).rounded()) > outputFrame else {
+    guard let time = message.time, Frames.from(seconds: time, rate: sampleRate) > outputFrame else {
       apply(message.action)
       return
     }
@@ -171,7 +171,7 @@ public final class Player {
     case .pause: isPaused = true
     case .stop: isFinished = true
     case .seek(let seconds):
-      renderers[item].seek(to: Int((seconds / speed * sampleRate).rounded()))
+      renderers[item].seek(to: Frames.from(seconds: seconds / speed, rate: sampleRate))
       gapLeft = 0
       if !isPaused { fadeIn() }
     case .rate(let value):
@@ -181,7 +181,7 @@ public final class Player {
         if fresh.count == renderers.count {
           renderers = fresh
           speed = value
-          renderers[item].seek(to: Int((patternSeconds / speed * sampleRate).rounded()))
+          renderers[item].seek(to: Frames.from(seconds: patternSeconds / speed, rate: sampleRate))
         }
       }
       if !isPaused { fadeIn() }
@@ -190,7 +190,7 @@ public final class Player {
         let patternSeconds = Double(renderers[item].position) / sampleRate * speed
         renderers = set.renderers
         speed = set.speed
-        renderers[item].seek(to: Int((patternSeconds / speed * sampleRate).rounded()))
+        renderers[item].seek(to: Frames.from(seconds: patternSeconds / speed, rate: sampleRate))
         offered = nil
       }
       if !isPaused { fadeIn() }
@@ -203,7 +203,7 @@ public final class Player {
     guard let base = buffer.baseAddress else { return 0 }
     while filled < buffer.count && !isFinished {
       // Messages whose time has come.
-      while timedCount > 0, let time = timed[0].time, Int((time * sampleRate).rounded()) <= outputFrame,
+      while timedCount > 0, let time = timed[0].time, Frames.from(seconds: time, rate: sampleRate) <= outputFrame,
         gainFramesLeft == 0 || gainStep >= 0
       {
         let message = timed[0]
@@ -214,7 +214,7 @@ public final class Player {
       if isFinished { break }
       var count = buffer.count - filled
       if timedCount > 0, let time = timed[0].time {
-        count = min(count, max(1, Int((time * sampleRate).rounded()) - outputFrame))
+        count = min(count, max(1, Frames.from(seconds: time, rate: sampleRate) - outputFrame))
       }
       if gainFramesLeft > 0 { count = min(count, gainFramesLeft) }
       let slice = UnsafeMutableBufferPointer(start: base + filled, count: count)
@@ -247,11 +247,11 @@ public final class Player {
       }
       let renderer = renderers[item]
       var upTo = slice.count
-      if let loopEnd { upTo = min(upTo, filled + max(0, Int((Double(loopEnd) / speed).rounded()) - renderer.position)) }
+      if let loopEnd { upTo = min(upTo, filled + max(0, Frames.scaled(loopEnd, by: 1 / speed) - renderer.position)) }
       let rendered = renderer.render(into: UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo]))
       filled += rendered
       passFrames += rendered
-      let atLoopEnd = loopEnd.map { renderer.position >= Int((Double($0) / speed).rounded()) } ?? false
+      let atLoopEnd = loopEnd.map { renderer.position >= Frames.scaled($0, by: 1 / speed) } ?? false
       if renderer.remaining == 0 || atLoopEnd {
         item += 1
         if item == renderers.count {

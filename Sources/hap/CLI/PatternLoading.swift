@@ -15,7 +15,11 @@ enum PatternLoading {
 
   /// Reads and validates `path` (`-` for standard input). Warnings and notes are printed to
   /// standard error and the pattern is returned; errors are printed and it is refused.
-  static func load(_ path: String, quietWarnings: Bool = false) throws(Failure) -> Pattern {
+  /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`).
+  static func load(
+    _ path: String, quietWarnings: Bool = false,
+    longestPattern: Double = ValidationContext.defaultLongestPattern
+  ) throws(Failure) -> Pattern {
     let input: PatternFiles.Input = path == "-" ? .standardInput : .file(path)
     let bytes: [UInt8]
     do {
@@ -24,7 +28,9 @@ enum PatternLoading {
       Console.error("hap: cannot read '\(input.displayName)': \(error.message)")
       throw .unreadable
     }
-    let result = Validator.validate(bytes, context: PatternFiles.context(for: input))
+    var context = PatternFiles.context(for: input)
+    context.longestPattern = longestPattern
+    let result = Validator.validate(bytes, context: context)
     let style = errorStyle
     for diagnostic in result.diagnostics where diagnostic.severity == .error || !quietWarnings {
       Console.error(DiagnosticPrinter.text(diagnostic, file: input.displayName, style: style))

@@ -6,7 +6,7 @@ enum RenderCommand: Command {
   static let name = "render"
   static let summary = "Render patterns to WAV (or raw) files: exactly what the exciter would play."
   static let usage = [
-    "render PATTERN -o OUT.wav [--rate HZ] [--sample-format FMT] [--profile P] [--gain DB] [--raw]",
+    "render PATTERN -o OUT.wav [--rate HZ] [--sample-format FMT] [--profile P] [--gain DB] [--raw]\n  [--max-duration S]",
     "render PATTERN... -o FOLDER [options]",
   ]
   static let description = """
@@ -21,6 +21,10 @@ enum RenderCommand: Command {
     (exit 1); an unwritable output, a bad rate or format is exit 2. Audio events
     (AudioCustom, AudioContinuous) are not part of the haptic signal and are skipped (a note
     says so).
+
+    A pattern is at most an hour long (pattern-too-long): --max-duration raises that limit for
+    one render. A WAV file whose data passes 4 GiB is written as RF64 (sox and ffmpeg read it).
+    On a terminal, a render that takes more than a second shows its progress.
     """
   static let options: [OptionSpec] = [
     .value("output", short: "o", "OUT", "Output file, folder (several patterns) or '-' for standard output."),
@@ -32,6 +36,10 @@ enum RenderCommand: Command {
       "profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file.\nSee 'hap profiles'."),
     .value("gain", short: "g", "DB", "Gain in dB before the soft limiter, -60..+24 (default 0)."),
     .flag("raw", "Write headerless samples instead of WAV."),
+    .value(
+      "max-duration", "S",
+      "The longest pattern to render, in seconds (default 3600, at most 1000000):\nlater events, parameters and curve points are errors (pattern-too-long)."
+    ),
     .value(
       "control", "FILE",
       "Apply a file of timestamped control lines ('@1.25 intensity 0.8', 'seek 2',\n'pause', ...; see 'hap help play'), deterministically."
@@ -61,7 +69,12 @@ enum RenderCommand: Command {
     var raw: Bool
     var quiet: Bool
     var control: ControlInput?
+    var maxDuration = ValidationContext.defaultLongestPattern
   }
+
+  /// The largest `--max-duration`: 1,000,000 s (11.5 days), far below any frame count or file
+  /// size that could overflow.
+  static let maxDurationRange = 0.001...1_000_000.0
 
   static func settings(_ arguments: Arguments) throws(UsageError) -> Settings {
     let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
@@ -77,7 +90,9 @@ enum RenderCommand: Command {
     if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control FILE'") }
     return Settings(
       rate: rate, format: format, profile: .exciter, gain: gain, raw: arguments.has("raw"),
-      quiet: arguments.has("quiet"), control: arguments.value("control").map { ControlInput(name: $0, map: map) })
+      quiet: arguments.has("quiet"), control: arguments.value("control").map { ControlInput(name: $0, map: map) },
+      maxDuration: try PlayCommand.number(
+        arguments, "max-duration", maxDurationRange, default: ValidationContext.defaultLongestPattern))
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -144,7 +159,8 @@ enum RenderCommand: Command {
   ) -> Int32 {
     let pattern: Pattern
     do {
-      pattern = try PatternLoading.load(patternPath, quietWarnings: settings.quiet)
+      pattern = try PatternLoading.load(
+        patternPath, quietWarnings: settings.quiet, longestPattern: settings.maxDuration)
     } catch {
       return PatternLoading.status(error)
     }
@@ -186,9 +202,16 @@ enum RenderCommand: Command {
         for message in messages { player.receive(message) }
         return player
       }
-      // A loop without a stop ends one pattern length after the last control message.
+      // A loop without a stop ends one pattern length after the last control message, which
+      // is at most the longest pattern (so the length is bounded like the pattern's).
       let last = messages.compactMap(\.time).max() ?? 0
-      let limit = Int(((last * rate) + Double(schedule.frameCount)).rounded(.up)) + 1
+      if last > settings.maxDuration {
+        Console.error(
+          "hap: the control file has a line at \(Format.seconds(last)), later than the longest render (\(Format.seconds(settings.maxDuration))); --max-duration raises it"
+        )
+        return ExitStatus.trouble
+      }
+      let limit = Frames.from(seconds: last, rate: rate) + schedule.frameCount + 1
       frameCount = limit
       if !raw {
         // A WAV header states the length up front: find it with a dry run (deterministic).
@@ -203,6 +226,13 @@ enum RenderCommand: Command {
         }
       }
       controlled = makePlayer()
+    }
+    // Sizes are checked before anything is written: RF64 past 4 GiB, and a length no header
+    // could state is refused (the length limits keep real renders far below it).
+    guard WAVHeader.dataBytes(format: settings.format, channels: 1, frames: frameCount) != nil else {
+      Console.error(
+        "hap: '\(name)' would render \(Format.seconds(Double(frameCount) / rate)), more than a file can hold")
+      return ExitStatus.trouble
     }
     let sink: any PCMSink
     do {
@@ -220,9 +250,18 @@ enum RenderCommand: Command {
         try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
       }
       let completed: Bool
+      var progress = Progress(label: name, total: frameCount)
+      defer { progress.finish() }
       if let controlled {
         var left = frameCount
-        completed = try RenderPump(format: settings.format).run(into: sink, shouldStop: { Interrupt.requested }) {
+        let total = frameCount
+        completed = try RenderPump(format: settings.format).run(
+          into: sink,
+          shouldStop: {
+            progress.update(total - left)
+            return Interrupt.requested
+          }
+        ) {
           buffer in
           let n = controlled.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
           left -= n
@@ -230,8 +269,12 @@ enum RenderCommand: Command {
         }
         frameCount -= left  // raw output ends where the player did
       } else {
-        completed = try RenderPump(format: settings.format).run(renderer, into: sink) { Interrupt.requested }
+        completed = try RenderPump(format: settings.format).run(renderer, into: sink) {
+          progress.update(renderer.position)
+          return Interrupt.requested
+        }
       }
+      progress.finish()
       if !completed {
         Console.error("hap: interrupted; nothing was written to '\(output)'")
         return ExitStatus.interrupted
@@ -242,10 +285,11 @@ enum RenderCommand: Command {
       return ExitStatus.trouble
     }
     success = true
+    let rf64 = WAVHeader.needsRF64(format: settings.format, channels: 1, frames: frameCount)
     if !settings.quiet && output != "-" {
       let stats = controlled?.renderers.first?.statistics ?? renderer.statistics
       var line =
-        "\(name) -> \(output): \(Format.seconds(Double(frameCount) / rate)), \(settings.rate) Hz \(settings.format.rawValue)\(raw ? " raw" : ""), peak \(decibels(stats.peak))"
+        "\(name) -> \(output): \(Format.seconds(Double(frameCount) / rate)), \(settings.rate) Hz \(settings.format.rawValue)\(raw ? " raw" : rf64 ? " RF64" : ""), peak \(decibels(stats.peak))"
       if stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
       Console.error(line)
     }
