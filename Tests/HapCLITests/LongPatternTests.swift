@@ -146,7 +146,7 @@ struct LongPatternTests {
     #expect(!FileManager.default.fileExists(atPath: output))
   }
 
-  @Test func infoAndDiffOfAnHourWithOneEventAtTheEndFinish() throws {
+  @Test func anHourWithOneEventAtTheEndIsMeasuredAndCompared() throws {
     let folder = try TemporaryFolder()
     let a = try folder.write("a.ahap", Self.pattern([#"{"Event": {"Time": 3599, "EventType": "HapticTransient"}}"#]))
     let b = try folder.write("b.ahap", Self.pattern([#"{"Event": {"Time": 3598, "EventType": "HapticTransient"}}"#]))
