@@ -175,57 +175,16 @@ enum RenderCommand: Command {
         "\(name): note: \(schedule.skippedAudioEvents) audio event\(schedule.skippedAudioEvents == 1 ? " is" : "s are") not part of the haptic signal and \(schedule.skippedAudioEvents == 1 ? "was" : "were") skipped"
       )
     }
-    // With a control file, a Player applies the messages; a dry run first finds the length.
+    // With a control file, a Player applies the messages.
     var controlled: Player?
     var frameCount = schedule.frameCount
     if settings.control != nil || given != nil {
-      var messages = given ?? []
-      if given == nil, let control = settings.control {
-        do {
-          messages = try control.readAll()
-        } catch {
-          Console.error("hap: cannot read control file '\(control.name)': \(error.message)")
-          return ExitStatus.trouble
-        }
-      }
-      func makePlayer() -> Player {
-        let player = Player(
-          renderers: [Renderer(schedule: schedule)], rampFrames: Int((Player.offlineRamp * rate).rounded()),
-          timedCapacity: messages.count + 1
-        ) { speed in
-          [
-            Renderer(
-              schedule: Schedule(
-                pattern: pattern.timeScaled(by: 1 / speed), profile: settings.profile, rate: rate, gain: gain))
-          ]
-        }
-        for message in messages { player.receive(message) }
-        return player
-      }
-      // A loop without a stop ends one pattern length after the last control message, which
-      // is at most the longest pattern (so the length is bounded like the pattern's).
-      let last = messages.compactMap(\.time).max() ?? 0
-      if last > settings.maxDuration {
-        Console.error(
-          "hap: the control file has a line at \(Format.seconds(last)), later than the longest render (\(Format.seconds(settings.maxDuration))); --max-duration raises it"
-        )
-        return ExitStatus.trouble
-      }
-      let limit = Frames.from(seconds: last, rate: rate) + schedule.frameCount + 1
-      frameCount = limit
-      if !raw {
-        // A WAV header states the length up front: find it with a dry run (deterministic).
-        let dry = makePlayer()
-        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
-        defer { scratch.deallocate() }
-        frameCount = 0
-        while frameCount < limit {
-          let n = dry.render(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(4096, limit - frameCount)]))
-          if n == 0 { break }
-          frameCount += n
-        }
-      }
-      controlled = makePlayer()
+      guard
+        let (player, frames) = controlledPlayer(
+          pattern: pattern, schedule: schedule, settings: settings, given: given, raw: raw)
+      else { return ExitStatus.trouble }
+      controlled = player
+      frameCount = frames
     }
     // Sizes are checked before anything is written: RF64 past 4 GiB, and a length no header
     // could state is refused (the length limits keep real renders far below it).
@@ -294,6 +253,63 @@ enum RenderCommand: Command {
       Console.error(line)
     }
     return ExitStatus.ok
+  }
+
+  /// The Player that applies the control messages (read from `settings.control`, or `given`),
+  /// and the number of frames to render: for WAV, found with a dry run (the header states the
+  /// length first). Nil, after a message, when the messages cannot be read or run past the
+  /// longest render.
+  static func controlledPlayer(
+    pattern: Pattern, schedule: Schedule, settings: Settings, given: [ControlMessage]?, raw: Bool
+  ) -> (Player, Int)? {
+    let rate = schedule.rate
+    let gain = schedule.gain
+    var messages = given ?? []
+    if given == nil, let control = settings.control {
+      do {
+        messages = try control.readAll()
+      } catch {
+        Console.error("hap: cannot read control file '\(control.name)': \(error.message)")
+        return nil
+      }
+    }
+    func makePlayer() -> Player {
+      let player = Player(
+        renderers: [Renderer(schedule: schedule)], rampFrames: Int((Player.offlineRamp * rate).rounded()),
+        timedCapacity: messages.count + 1
+      ) { speed in
+        [
+          Renderer(
+            schedule: Schedule(
+              pattern: pattern.timeScaled(by: 1 / speed), profile: settings.profile, rate: rate, gain: gain))
+        ]
+      }
+      for message in messages { player.receive(message) }
+      return player
+    }
+    // A loop without a stop ends one pattern length after the last control message, which
+    // is at most the longest pattern (so the length is bounded like the pattern's).
+    let last = messages.compactMap(\.time).max() ?? 0
+    if last > settings.maxDuration {
+      let source = settings.control.map { "'\(Format.excerpt($0.name))'" } ?? "the control stream"
+      Console.error(
+        "hap: \(source) has a line at \(Format.seconds(last)), later than the longest render (\(Format.seconds(settings.maxDuration))); --max-duration raises it"
+      )
+      return nil
+    }
+    let limit = Frames.from(seconds: last, rate: rate) + schedule.frameCount + 1
+    guard !raw else { return (makePlayer(), limit) }
+    // A WAV header states the length up front: find it with a dry run (deterministic).
+    let dry = makePlayer()
+    let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
+    defer { scratch.deallocate() }
+    var frameCount = 0
+    while frameCount < limit {
+      let n = dry.render(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(4096, limit - frameCount)]))
+      if n == 0 { break }
+      frameCount += n
+    }
+    return (makePlayer(), frameCount)
   }
 
   static func decibels(_ level: Float) -> String {

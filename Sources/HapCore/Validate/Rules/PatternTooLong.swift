@@ -28,7 +28,8 @@ enum PatternTooLong: PatternCheck {
     for event in pattern.events {
       let end = event.time + Schedule.soundingLength(of: event)
       guard !(end <= limit) else { continue }
-      // Point at the Time when the event starts too late, else at the duration that runs past.
+      // Point at the event when it starts too late, else at the duration that runs past (the
+      // model keeps where the event and its duration were written, not its Time).
       let late = !(event.time <= limit)
       findings.add(
         .patternTooLong,
@@ -36,13 +37,15 @@ enum PatternTooLong: PatternCheck {
           ? "this \(event.type.rawValue) event is at \(Format.seconds(event.time)); \(longest)"
           : "this \(event.type.rawValue) event ends at \(Format.seconds(end)); \(longest)",
         at: late ? event.source.entry.offset : event.source.duration.offset,
-        pointer: JSONPointer.entry(event.source.entry.entry, "Event", late ? "Time" : "EventDuration"))
+        pointer: late
+          ? JSONPointer.entry(event.source.entry.entry, "Event")
+          : JSONPointer.entry(event.source.entry.entry, "Event", "EventDuration"))
     }
     for parameter in pattern.parameters where !(parameter.time <= limit) {
       findings.add(
         .patternTooLong,
         "this Parameter is at \(Format.seconds(parameter.time)); \(longest)",
-        at: parameter.source.offset, pointer: JSONPointer.entry(parameter.source.entry, "Parameter", "Time"))
+        at: parameter.source.offset, pointer: JSONPointer.entry(parameter.source.entry, "Parameter"))
     }
     for curve in pattern.curves {
       guard let point = curve.points.last(where: { !($0.time <= limit) }) else { continue }
