@@ -6,7 +6,7 @@ enum RenderCommand: Command {
   static let name = "render"
   static let summary = "Render patterns to WAV (or raw) files: exactly what the exciter would play."
   static let usage = [
-    "render PATTERN -o OUT.wav [--rate HZ] [--sample-format FMT] [--profile P] [--gain DB] [--raw]\n  [--max-duration S]",
+    "render PATTERN -o OUT.wav [--rate HZ] [--sample-format FMT] [--profile P] [--gain DB] [--raw] [--max-duration S]",
     "render PATTERN... -o FOLDER [options]",
   ]
   static let description = """
