@@ -247,11 +247,11 @@ public final class Player {
       }
       let renderer = renderers[item]
       var upTo = slice.count
-      if let loopEnd { upTo = min(upTo, filled + max(0, Frames.scaled(loopEnd, by: 1 / speed) - renderer.position)) }
+      if let loopEnd { upTo = min(upTo, filled + max(0, Frames.scaled(loopEnd, atSpeed: speed) - renderer.position)) }
       let rendered = renderer.render(into: UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo]))
       filled += rendered
       passFrames += rendered
-      let atLoopEnd = loopEnd.map { renderer.position >= Frames.scaled($0, by: 1 / speed) } ?? false
+      let atLoopEnd = loopEnd.map { renderer.position >= Frames.scaled($0, atSpeed: speed) } ?? false
       if renderer.remaining == 0 || atLoopEnd {
         item += 1
         if item == renderers.count {

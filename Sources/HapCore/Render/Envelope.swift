@@ -268,8 +268,9 @@ public enum Frames {
     return Int(min(max(frames, 0), Double(maximum)))
   }
 
-  /// A frame count scaled by `factor` (a playback speed), saturating like ``from(seconds:rate:)``.
-  public static func scaled(_ frames: Int, by factor: Double) -> Int {
-    from(seconds: Double(frames) * factor, rate: 1)
+  /// A frame count at speed 1 as a frame count at `speed`, saturating like
+  /// ``from(seconds:rate:)``.
+  public static func scaled(_ frames: Int, atSpeed speed: Double) -> Int {
+    from(seconds: Double(frames) / speed, rate: 1)
   }
 }
