@@ -212,6 +212,33 @@ struct LiveControlTests {
     #expect(took > 1.0 && took < 1.6, "took \(took) s")
   }
 
+  /// Issue 10: these lines trapped on the playback thread (signal 4).
+  @Test func hugeTimesAndSeeksNeverTrapThePlaybackThread() throws {
+    // Before the fix hap died here; writing to it must then fail, not kill the test (SIGPIPE).
+    signal(SIGPIPE, SIG_IGN)
+    let device = try SimulatedExciter()
+    let (process, input) = try start(device)
+    usleep(200_000)
+    for line in ["@1e300 intensity 0.5", "seek 1e300", "@1e14 seek 1", "seek 1e14", "intensity 1.0"] {
+      try? input.write(contentsOf: Data((line + "\n").utf8))
+    }
+    usleep(300_000)
+    try? input.write(contentsOf: Data("stop\n".utf8))
+    #expect(waitForExit(process, seconds: 5))
+    #expect(process.terminationReason == .exit)
+    #expect(process.terminationStatus == 0)
+  }
+
+  @Test func aSeekPastTheEndEndsThePattern() throws {
+    let device = try SimulatedExciter()
+    let (process, input) = try start(device)
+    usleep(200_000)
+    send(input, "seek 999999")
+    #expect(waitForExit(process, seconds: 5))
+    #expect(process.terminationReason == .exit)
+    #expect(process.terminationStatus == 0)
+  }
+
   @Test func aBurstOfTenThousandMessagesNeitherBlocksNorUnderruns() throws {
     let device = try SimulatedExciter()
     let process = Process()

@@ -263,6 +263,20 @@ let ruleExamples: [RuleExample] = [
     bad: ahap(#"{"Event": {"Time": 0, "EventType": "HapticTransient", "EventDuration": ⟨1⟩-0.5}}"#),
     expected: [("duration-negative", 1)],
     good: ahap(transientEntry)),
+  RuleExample(
+    rule: "pattern-too-long",
+    bad: ahap(
+      #"{"Event": ⟨1⟩{"Time": 1e300, "EventType": "HapticTransient"}}"#,
+      #"{"Event": {"Time": 3590, "EventType": "HapticContinuous", "EventDuration": ⟨2⟩11}}"#,
+      #"{"Parameter": ⟨3⟩{"ParameterID": "HapticIntensityControl", "Time": 3600.5, "ParameterValue": 0.5}}"#,
+      #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 3000, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1}, {"Time": ⟨4⟩1e6, "ParameterValue": 0}]}}"#
+    ),
+    expected: [("pattern-too-long", 1), ("pattern-too-long", 2), ("pattern-too-long", 3), ("pattern-too-long", 4)],
+    good: ahap(
+      #"{"Event": {"Time": 3599, "EventType": "HapticTransient"}}"#,
+      #"{"Event": {"Time": 3570, "EventType": "HapticContinuous", "EventDuration": 30}}"#,
+      #"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": 3600, "ParameterValue": 0.5}}"#),
+    ignoring: defaultIgnoredRules.union(["continuous-too-long"])),
 ]
 
 /// `count` control points 0, 0.1, 0.2, ... as a JSON array.
@@ -292,7 +306,7 @@ struct RuleExampleTests {
       .valueOutOfRange, .parameterNotApplicable, .parameterDuplicate, .curveTooManyPoints, .curvePointsUnsorted,
       .curveTimesAbsolute, .curveOverlap, .continuousTooLong, .waveformNotFound, .patternEmpty, .profileValueInvalid,
       .patternSilent, .curveParameterUnsupported, .nullIgnored, .waveformPathNull, .numberAsString, .durationNegative,
-      .parameterWrongEventType,
+      .parameterWrongEventType, .patternTooLong,
     ]
     #expect(Set(constants.map(\.id)) == Set(Rule.all.map(\.id)))
     for rule in constants {

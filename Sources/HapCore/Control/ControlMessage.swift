@@ -27,6 +27,10 @@ public struct ControlMessage: Sendable, Equatable {
   }
 
   public static let rateRange = 0.25...4.0
+
+  /// The latest time a control line may name (`@t`, `seek t`): 1,000,000 s, about 11.5 days of
+  /// playback. Later ones are refused with a message; a seek past a pattern's end goes to its end.
+  public static let latestTime = 1_000_000.0
 }
 
 /// Reads control lines: `intensity 0.8`, `HapticSharpnessControl -0.2`, `pause`, `seek 1.5`,
@@ -51,9 +55,14 @@ public enum ControlParser {
 
   static func isSeparator(_ character: Character) -> Bool { character == " " || character == "\t" || character == "\r" }
 
+  /// A time past ``ControlMessage/latestTime``, refused.
+  static func tooLate(_ written: String) -> String {
+    "'\(Format.excerpt(written))' is too late: control times go up to \(Format.seconds(ControlMessage.latestTime))"
+  }
+
   /// Splits off the pattern time a line may start with (`@1.250 ...`): the one reader of it,
   /// for plain and velocity lines alike. Returns the time (nil without one) and the rest of the
-  /// line, or nil for a blank or comment line.
+  /// line, or nil for a blank or comment line. A time past ``ControlMessage/latestTime`` is refused.
   public static func time(_ line: Substring) throws(Failure) -> (time: Double?, rest: Substring)? {
     let text = line.drop(while: isSeparator)
     guard let firstCharacter = text.first, firstCharacter != "#" else { return nil }
@@ -62,6 +71,7 @@ public enum ControlParser {
     guard let time = Double(word.dropFirst()), time.isFinite, time >= 0 else {
       throw Failure(message: "'\(Format.excerpt(String(word)))' is not a pattern time (write @SECONDS, e.g. @1.250)")
     }
+    guard time <= ControlMessage.latestTime else { throw Failure(message: tooLate(String(word))) }
     let rest = text.dropFirst(word.count).drop(while: isSeparator)
     guard !rest.isEmpty else { throw Failure(message: "nothing after the time \(word)") }
     return (time, rest)
@@ -104,6 +114,7 @@ public enum ControlParser {
       case "seek":
         let value = try number()
         guard value >= 0 else { throw Failure(message: "'seek' takes a time of 0 or more seconds") }
+        guard value <= ControlMessage.latestTime else { throw Failure(message: tooLate("seek \(arguments.first!)")) }
         action = .seek(value)
       case "rate":
         let value = try number()

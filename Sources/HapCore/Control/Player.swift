@@ -108,7 +108,7 @@ public final class Player {
 
   /// Whether a message timed at `time` (seconds) acts now rather than waiting.
   @inline(__always)
-  public func isDue(_ time: Double) -> Bool { Int((time * sampleRate).rounded()) <= outputFrame }
+  public func isDue(_ time: Double) -> Bool { Frames.from(seconds: time, rate: sampleRate) <= outputFrame }
 
   /// Takes a message: a timed one waits for its time, any other acts now.
   public func receive(_ message: ControlMessage) {
@@ -195,7 +195,7 @@ public final class Player {
     case .pause: isPaused = true
     case .stop: isFinished = true
     case .seek(let seconds):
-      withRenderer(item) { $0.seek(to: Int((seconds / speed * sampleRate).rounded())) }
+      withRenderer(item) { $0.seek(to: Frames.from(seconds: seconds / speed, rate: sampleRate)) }
       gapLeft = 0
       if !isPaused { fadeIn() }
     case .rate(let value):
@@ -206,7 +206,7 @@ public final class Player {
           renderers = fresh
           bind()
           speed = value
-          renderers[item].seek(to: Int((patternSeconds / speed * sampleRate).rounded()))
+          renderers[item].seek(to: Frames.from(seconds: patternSeconds / speed, rate: sampleRate))
         }
       }
       if !isPaused { fadeIn() }
@@ -216,7 +216,7 @@ public final class Player {
         renderers = set.renderers
         bind()
         speed = set.speed
-        withRenderer(item) { $0.seek(to: Int((patternSeconds / speed * sampleRate).rounded())) }
+        withRenderer(item) { $0.seek(to: Frames.from(seconds: patternSeconds / speed, rate: sampleRate)) }
         offered = nil
       }
       if !isPaused { fadeIn() }
@@ -229,7 +229,7 @@ public final class Player {
     guard let base = buffer.baseAddress else { return 0 }
     while filled < buffer.count && !isFinished {
       // Messages whose time has come.
-      while timedCount > 0, let time = timed[0].time, Int((time * sampleRate).rounded()) <= outputFrame,
+      while timedCount > 0, let time = timed[0].time, Frames.from(seconds: time, rate: sampleRate) <= outputFrame,
         gainFramesLeft == 0 || gainStep >= 0
       {
         let message = timed[0]
@@ -240,7 +240,7 @@ public final class Player {
       if isFinished { break }
       var count = buffer.count - filled
       if timedCount > 0, let time = timed[0].time {
-        count = min(count, max(1, Int((time * sampleRate).rounded()) - outputFrame))
+        count = min(count, max(1, Frames.from(seconds: time, rate: sampleRate) - outputFrame))
       }
       if gainFramesLeft > 0 { count = min(count, gainFramesLeft) }
       let slice = UnsafeMutableBufferPointer(start: base + filled, count: count)
@@ -273,11 +273,9 @@ public final class Player {
       }
       let (rendered, ended) = withRenderer(item) { renderer in
         var upTo = slice.count
-        if let loopEnd {
-          upTo = min(upTo, filled + max(0, Int((Double(loopEnd) / speed).rounded()) - renderer.position))
-        }
+        if let loopEnd { upTo = min(upTo, filled + max(0, Frames.scaled(loopEnd, atSpeed: speed) - renderer.position)) }
         let rendered = renderer.render(into: UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo]))
-        let atLoopEnd = loopEnd.map { renderer.position >= Int((Double($0) / speed).rounded()) } ?? false
+        let atLoopEnd = loopEnd.map { renderer.position >= Frames.scaled($0, atSpeed: speed) } ?? false
         return (rendered, renderer.remaining == 0 || atLoopEnd)
       }
       filled += rendered

@@ -17,6 +17,8 @@ public enum Format {
     if !value.isFinite { return value.isNaN ? "NaN" : (value > 0 ? "Infinity" : "-Infinity") }
     if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
     var text = String(format6(value))
+    // Large values come in exponent form (`1e+300`): its zeros are not decimals.
+    if text.contains("e") { return text }
     while text.hasSuffix("0") { text.removeLast() }
     if text.hasSuffix(".") { text.removeLast() }
     return text

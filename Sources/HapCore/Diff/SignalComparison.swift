@@ -32,7 +32,7 @@ public struct SignalComparison: Sendable {
     let first = Renderer(schedule: Schedule(pattern: a, profile: profile, rate: rate))
     let second = Renderer(schedule: Schedule(pattern: b, profile: profile, rate: rate))
     let total = max(first.frameCount, second.frameCount)
-    let columns = max(1, columns)
+    let columns = PatternSummary.clampColumns(columns)
     var timelineA = [Double](repeating: 0, count: columns)
     var timelineB = [Double](repeating: 0, count: columns)
     let block = 4096
@@ -45,6 +45,16 @@ public struct SignalComparison: Sendable {
     var peakA = 0.0, peakB = 0.0, sumA = 0.0, sumB = 0.0, sumD = 0.0, maxD = 0.0
     var position = 0
     while position < total {
+      // Where both are silent, skip: zeros change no sum, peak or timeline column.
+      let quiet = min(
+        first.remaining > 0 ? first.silentFrames : .max, second.remaining > 0 ? second.silentFrames : .max,
+        total - position)
+      if quiet > 0 {
+        first.skipSilence(quiet)
+        second.skipSilence(quiet)
+        position += quiet
+        continue
+      }
       let count = min(block, total - position)
       let slice = { (buffer: UnsafeMutableBufferPointer<Float>) in
         UnsafeMutableBufferPointer(rebasing: buffer[0..<count])

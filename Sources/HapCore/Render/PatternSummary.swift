@@ -38,12 +38,18 @@ public struct PatternSummary: Sendable {
     end = schedule.lastSoundingEvent.map { PatternEnd(pattern: pattern, schedule: schedule, event: $0) }
     skippedAudioEvents = schedule.skippedAudioEvents
     let renderer = Renderer(schedule: schedule)
-    let columns = max(1, columns)
+    let columns = PatternSummary.clampColumns(columns)
     var peaks = [Double](repeating: 0, count: columns)
     let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
     defer { block.deallocate() }
     let frameCount = max(1, schedule.frameCount)
     while renderer.remaining > 0 {
+      // Silence costs nothing: it adds no peak, and the statistics count it without samples.
+      let quiet = renderer.silentFrames
+      if quiet > 0 {
+        renderer.skipSilence(quiet)
+        continue
+      }
       let start = renderer.position
       let frames = renderer.render(into: block)
       for k in 0..<frames {
@@ -54,6 +60,10 @@ public struct PatternSummary: Sendable {
     timeline = peaks
     statistics = renderer.statistics
   }
+
+  /// Timelines have 1 to 512 columns, so that frame × columns cannot overflow even at the
+  /// largest frame position (``Frames/maximum``).
+  static func clampColumns(_ columns: Int) -> Int { min(512, max(1, columns)) }
 
   /// The timeline as Unicode block characters (a space for silence), scaled so that `fullScale`
   /// is a full block.

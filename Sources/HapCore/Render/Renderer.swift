@@ -133,6 +133,25 @@ public final class Renderer {
   /// Frames left to render.
   public var remaining: Int { frameCount - position }
 
+  /// Frames from ``position`` on that are certainly silent: no voice sounds until the next one
+  /// starts (or the pattern ends). 0 while a voice sounds.
+  public var silentFrames: Int {
+    guard activeCount == 0 else { return 0 }
+    let next = nextVoice < voiceCount ? min(voices[nextVoice].start, frameCount) : frameCount
+    return max(0, next - position)
+  }
+
+  /// Moves past up to `frames` frames of ``silentFrames`` without computing them; the statistics
+  /// count them as the zeros ``render(into:)`` would have given. Allocates nothing. A caller that
+  /// measures the signal (`hap info`, `hap diff`) thereby pays for what sounds, not for the
+  /// pattern's length.
+  public func skipSilence(_ frames: Int) {
+    let n = min(frames, silentFrames)
+    guard n > 0 else { return }
+    position += n
+    statistics.frames += n
+  }
+
   /// Rewinds to the start of the pattern (for looping). Live control values stay in force.
   /// Allocates nothing.
   public func reset() {
@@ -277,7 +296,13 @@ public final class Renderer {
       admit(nextVoice)
       nextVoice += 1
     }
-    if activeCount > 0 {
+    guard activeCount > 0 else {
+      // Nothing sounds in this chunk: its zeros leave the statistics but the frame count as
+      // they were.
+      statistics.frames += count
+      return
+    }
+    do {
       // Evaluate the controls on the grid points that cover this chunk.
       let gridFirst = first / Renderer.grid
       let gridLast = (last - 1) / Renderer.grid + 1

@@ -96,8 +96,7 @@ public struct Schedule: Sendable {
       guard event.type.isHaptic else {
         // Audio events sound on the device's speaker: they count for the length only.
         skipped += 1
-        let length = event.type.isContinuous ? min(event.duration, Schedule.continuousLimit) : event.duration
-        note(Frames.from(seconds: event.time + length, rate: rate), index)
+        note(Frames.from(seconds: event.time + Schedule.soundingLength(of: event), rate: rate), index)
         continue
       }
       let p = event.parameters
@@ -144,6 +143,14 @@ public struct Schedule: Sendable {
     frameCount = lastFrame
     lastSoundingEvent = lastEvent
     maximumOverlap = Schedule.overlap(voices)
+  }
+
+  /// How long `event` sounds from its `Time`, before any release tail: a continuous event at
+  /// most ``continuousLimit``, an audio event its duration, a transient 0 (its burst lasts
+  /// milliseconds). The validator's `pattern-too-long` checks the same end.
+  public static func soundingLength(of event: Event) -> Double {
+    if event.type == .hapticTransient { return 0 }
+    return event.type.isContinuous ? min(event.duration, continuousLimit) : event.duration
   }
 
   /// The most voices sounding at once: a sweep over starts and ends.

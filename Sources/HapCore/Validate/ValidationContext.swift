@@ -6,8 +6,18 @@ public struct ValidationContext: Sendable {
   /// Returns whether `EventWaveformPath` (relative to the pattern's folder) names an existing file.
   public var waveformExists: (@Sendable (String) -> Bool)?
 
-  public init(waveformExists: (@Sendable (String) -> Bool)? = nil) {
+  /// The longest pattern, in seconds: an event that sounds, a `Parameter` or a curve point
+  /// later than this is an error (`pattern-too-long`). `hap render --max-duration` changes it.
+  public var longestPattern: Double
+
+  /// One hour: hap's choice (Apple documents no limit), see docs/format.md.
+  public static let defaultLongestPattern = 3600.0
+
+  public init(
+    waveformExists: (@Sendable (String) -> Bool)? = nil, longestPattern: Double = defaultLongestPattern
+  ) {
     self.waveformExists = waveformExists
+    self.longestPattern = longestPattern
   }
 }
 

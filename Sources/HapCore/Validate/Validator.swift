@@ -8,6 +8,7 @@ public enum Validator {
     CurveTimesAbsolute.check(pattern, context: context, findings: &findings)
     CurveOverlap.check(pattern, context: context, findings: &findings)
     ContinuousTooLong.check(pattern, context: context, findings: &findings)
+    PatternTooLong.check(pattern, context: context, findings: &findings)
     WaveformNotFound.check(pattern, context: context, findings: &findings)
   }
 

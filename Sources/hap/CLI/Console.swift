@@ -21,6 +21,15 @@ enum Console {
     fflush(errors)
   }
 
+  /// A status line on standard error, rewritten in place (`\r`, then erase to the end of the
+  /// line); nil clears it. For terminals only: callers check ``stderrIsTerminal``.
+  static func status(_ text: String?) {
+    flush()
+    var text = "\r\u{1B}[K" + (text ?? "")
+    text.withUTF8 { buffer in _ = fwrite(buffer.baseAddress, 1, buffer.count, errors) }
+    fflush(errors)
+  }
+
   static func flush() { fflush(output) }
 
   static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }

@@ -24,7 +24,8 @@ enum PatternLoading {
   }
 
   /// Reads and validates `path` (`-` for standard input) without printing anything.
-  static func check(_ path: String) -> Checked {
+  /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`).
+  static func check(_ path: String, longestPattern: Double = ValidationContext.defaultLongestPattern) -> Checked {
     let input: PatternFiles.Input = path == "-" ? .standardInput : .file(path)
     let bytes: [UInt8]
     do {
@@ -32,14 +33,20 @@ enum PatternLoading {
     } catch {
       return .unreadable(error.message)
     }
-    let result = Validator.validate(bytes, context: PatternFiles.context(for: input))
+    var context = PatternFiles.context(for: input)
+    context.longestPattern = longestPattern
+    let result = Validator.validate(bytes, context: context)
     guard result.isValid, let pattern = result.pattern else { return .invalid(result.diagnostics) }
     return .valid(pattern, result.diagnostics)
   }
 
   /// Reads and validates `path` (`-` for standard input). Warnings and notes are printed to
   /// standard error and the pattern is returned; errors are printed and it is refused.
-  static func load(_ path: String, quietWarnings: Bool = false) throws(Failure) -> Pattern {
+  /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`).
+  static func load(
+    _ path: String, quietWarnings: Bool = false,
+    longestPattern: Double = ValidationContext.defaultLongestPattern
+  ) throws(Failure) -> Pattern {
     let name = path == "-" ? PatternFiles.Input.standardInput.displayName : path
     let style = errorStyle
     func show(_ diagnostics: [Diagnostic]) {
@@ -47,7 +54,7 @@ enum PatternLoading {
         Console.error(DiagnosticPrinter.text(diagnostic, file: name, style: style))
       }
     }
-    switch check(path) {
+    switch check(path, longestPattern: longestPattern) {
     case .valid(let pattern, let diagnostics):
       show(diagnostics)
       return pattern

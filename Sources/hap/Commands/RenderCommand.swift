@@ -21,6 +21,10 @@ enum RenderCommand: Command {
     refused with its diagnostics (exit 1); an unwritable output, a failed write, close or
     rename, a bad rate or format is exit 2. Audio events (AudioCustom, AudioContinuous) are not
     part of the haptic signal and are skipped (a note says so).
+
+    A pattern is at most an hour long (pattern-too-long): --max-duration raises that limit for
+    one render. A WAV file whose data passes 4 GiB is written as RF64 (sox and ffmpeg read it).
+    On a terminal, a render that takes more than a second shows its progress.
     """
   static let options: [OptionSpec] = [
     .value("output", short: "o", "OUT", "Output file, folder (several patterns) or '-' for standard output."),
@@ -33,6 +37,10 @@ enum RenderCommand: Command {
     .gain,
     .flag("raw", "Write headerless samples instead of WAV (whatever OUT's extension)."),
     .flag("force", "Write binary audio even when the output is a terminal."),
+    .value(
+      "max-duration", "S",
+      "The longest pattern to render, in seconds (default 3600, at most 1000000):\nlater events, parameters and curve points are errors (pattern-too-long)."
+    ),
     .value(
       "control", "FILE",
       "Apply a file of timestamped control lines ('@1.25 intensity 0.8', 'seek 2',\n'pause', ...; see 'hap help play'), deterministically."
@@ -63,7 +71,12 @@ enum RenderCommand: Command {
     var quiet: Bool
     var force = false
     var control: ControlInput?
+    var maxDuration = ValidationContext.defaultLongestPattern
   }
+
+  /// The largest `--max-duration`: 1,000,000 s (11.5 days), far below any frame count or file
+  /// size that could overflow.
+  static let maxDurationRange = 0.001...1_000_000.0
 
   static func settings(_ arguments: Arguments) throws(UsageError) -> Settings {
     let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
@@ -74,7 +87,9 @@ enum RenderCommand: Command {
     return Settings(
       rate: rate, format: format, profile: .exciter, gain: gain, raw: arguments.has("raw"),
       quiet: arguments.has("quiet"), force: arguments.has("force"),
-      control: arguments.value("control").map { ControlInput(name: $0, map: map) })
+      control: arguments.value("control").map { ControlInput(name: $0, map: map) },
+      maxDuration: try PlayCommand.number(
+        arguments, "max-duration", maxDurationRange, default: ValidationContext.defaultLongestPattern))
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -215,7 +230,8 @@ enum RenderCommand: Command {
     }
     let pattern: Pattern
     do {
-      pattern = try PatternLoading.load(patternPath, quietWarnings: settings.quiet)
+      pattern = try PatternLoading.load(
+        patternPath, quietWarnings: settings.quiet, longestPattern: settings.maxDuration)
     } catch {
       return PatternLoading.status(error)
     }
@@ -230,50 +246,23 @@ enum RenderCommand: Command {
         "\(name): note: \(schedule.skippedAudioEvents) audio event\(schedule.skippedAudioEvents == 1 ? " is" : "s are") not part of the haptic signal and \(schedule.skippedAudioEvents == 1 ? "was" : "were") skipped"
       )
     }
-    // With a control file, a Player applies the messages; a dry run first finds the length.
+    // With a control file, a Player applies the messages.
     var controlled: Player?
     var frameCount = schedule.frameCount
     if settings.control != nil || given != nil {
-      var messages = given ?? []
-      if given == nil, let control = settings.control {
-        do {
-          messages = try control.readAll()
-        } catch {
-          Console.error("hap: cannot read control file '\(control.name)': \(error.message)")
-          return ExitStatus.trouble
-        }
-      }
-      func makePlayer() -> Player {
-        let player = Player(
-          renderers: [Renderer(schedule: schedule)], rampFrames: Int((Player.offlineRamp * rate).rounded()),
-          timedCapacity: messages.count + 1
-        ) { speed in
-          [
-            Renderer(
-              schedule: Schedule(
-                pattern: pattern.timeScaled(by: 1 / speed), profile: settings.profile, rate: rate, gain: gain))
-          ]
-        }
-        for message in messages { player.receive(message) }
-        return player
-      }
-      // A loop without a stop ends one pattern length after the last control message.
-      let last = messages.compactMap(\.time).max() ?? 0
-      let limit = Int(((last * rate) + Double(schedule.frameCount)).rounded(.up)) + 1
-      frameCount = limit
-      if !raw {
-        // A WAV header states the length up front: find it with a dry run (deterministic).
-        let dry = makePlayer()
-        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
-        defer { scratch.deallocate() }
-        frameCount = 0
-        while frameCount < limit {
-          let n = dry.render(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(4096, limit - frameCount)]))
-          if n == 0 { break }
-          frameCount += n
-        }
-      }
-      controlled = makePlayer()
+      guard
+        let (player, frames) = controlledPlayer(
+          pattern: pattern, schedule: schedule, settings: settings, given: given, raw: raw)
+      else { return ExitStatus.trouble }
+      controlled = player
+      frameCount = frames
+    }
+    // Sizes are checked before anything is written: RF64 past 4 GiB, and a length no header
+    // could state is refused (the length limits keep real renders far below it).
+    guard WAVHeader.dataBytes(format: settings.format, channels: 1, frames: frameCount) != nil else {
+      Console.error(
+        "hap: '\(name)' would render \(Format.seconds(Double(frameCount) / rate)), more than a file can hold")
+      return ExitStatus.trouble
     }
     let sink: any PCMSink
     let file: FileSink?
@@ -296,9 +285,18 @@ enum RenderCommand: Command {
         try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
       }
       let completed: Bool
+      var progress = Progress(label: name, total: frameCount)
+      defer { progress.finish() }
       if let controlled {
         var left = frameCount
-        completed = try RenderPump(format: settings.format).run(into: sink, shouldStop: { Interrupt.requested }) {
+        let total = frameCount
+        completed = try RenderPump(format: settings.format).run(
+          into: sink,
+          shouldStop: {
+            progress.update(total - left)
+            return Interrupt.requested
+          }
+        ) {
           buffer in
           let n = controlled.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
           left -= n
@@ -306,8 +304,12 @@ enum RenderCommand: Command {
         }
         frameCount -= left  // raw output ends where the player did
       } else {
-        completed = try RenderPump(format: settings.format).run(renderer, into: sink) { Interrupt.requested }
+        completed = try RenderPump(format: settings.format).run(renderer, into: sink) {
+          progress.update(renderer.position)
+          return Interrupt.requested
+        }
       }
+      progress.finish()
       if !completed {
         if file?.isDirect ?? true {
           Console.error("hap: interrupted; what was written to '\(output)' is incomplete")
@@ -323,14 +325,72 @@ enum RenderCommand: Command {
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
     }
+    let rf64 = WAVHeader.needsRF64(format: settings.format, channels: 1, frames: frameCount)
     if !settings.quiet && output != "-" {
       let stats = controlled?.renderers.first?.statistics ?? renderer.statistics
       var line =
-        "\(name) -> \(output): \(Format.seconds(Double(frameCount) / rate)), \(settings.rate) Hz \(settings.format.rawValue)\(raw ? " raw" : ""), peak \(decibels(stats.peak))"
+        "\(name) -> \(output): \(Format.seconds(Double(frameCount) / rate)), \(settings.rate) Hz \(settings.format.rawValue)\(raw ? " raw" : rf64 ? " RF64" : ""), peak \(decibels(stats.peak))"
       if stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
       Console.error(line)
     }
     return ExitStatus.ok
+  }
+
+  /// The Player that applies the control messages (read from `settings.control`, or `given`),
+  /// and the number of frames to render: for WAV, found with a dry run (the header states the
+  /// length first). Nil, after a message, when the messages cannot be read or run past the
+  /// longest render.
+  static func controlledPlayer(
+    pattern: Pattern, schedule: Schedule, settings: Settings, given: [ControlMessage]?, raw: Bool
+  ) -> (Player, Int)? {
+    let rate = schedule.rate
+    let gain = schedule.gain
+    var messages = given ?? []
+    if given == nil, let control = settings.control {
+      do {
+        messages = try control.readAll()
+      } catch {
+        Console.error("hap: cannot read control file '\(control.name)': \(error.message)")
+        return nil
+      }
+    }
+    func makePlayer() -> Player {
+      let player = Player(
+        renderers: [Renderer(schedule: schedule)], rampFrames: Int((Player.offlineRamp * rate).rounded()),
+        timedCapacity: messages.count + 1
+      ) { speed in
+        [
+          Renderer(
+            schedule: Schedule(
+              pattern: pattern.timeScaled(by: 1 / speed), profile: settings.profile, rate: rate, gain: gain))
+        ]
+      }
+      for message in messages { player.receive(message) }
+      return player
+    }
+    // A loop without a stop ends one pattern length after the last control message, which
+    // is at most the longest pattern (so the length is bounded like the pattern's).
+    let last = messages.compactMap(\.time).max() ?? 0
+    if last > settings.maxDuration {
+      let source = settings.control.map { "'\(Format.excerpt($0.name))'" } ?? "the control stream"
+      Console.error(
+        "hap: \(source) has a line at \(Format.seconds(last)), later than the longest render (\(Format.seconds(settings.maxDuration))); --max-duration raises it"
+      )
+      return nil
+    }
+    let limit = Frames.from(seconds: last, rate: rate) + schedule.frameCount + 1
+    guard !raw else { return (makePlayer(), limit) }
+    // A WAV header states the length up front: find it with a dry run (deterministic).
+    let dry = makePlayer()
+    let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
+    defer { scratch.deallocate() }
+    var frameCount = 0
+    while frameCount < limit {
+      let n = dry.render(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(4096, limit - frameCount)]))
+      if n == 0 { break }
+      frameCount += n
+    }
+    return (makePlayer(), frameCount)
   }
 
   static func decibels(_ level: Float) -> String {

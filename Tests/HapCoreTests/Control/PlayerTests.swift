@@ -60,3 +60,28 @@ struct PlayerTests {
     #expect(player.speed == 1)
   }
 }
+
+/// Issue 10: times from a control stream are converted to frames with saturation, so no value a
+/// message can hold traps (live, that would be on the playback thread).
+@Suite("Player: huge times")
+struct PlayerHugeTimeTests {
+  @Test(arguments: [1e300, 1e14, Double.greatestFiniteMagnitude])
+  func hugeMessageTimesAndSeeksFinish(value: Double) {
+    let pattern = Pattern(events: [Event(time: 0, type: .hapticContinuous, duration: 0.1)])
+    let player = Player(
+      renderers: [Renderer(schedule: Schedule(pattern: pattern, rate: 8000))], loops: 1, rampFrames: 20)
+    player.receive(ControlMessage(time: value, action: .parameter(.hapticIntensityControl, 0.5)))
+    player.receive(ControlMessage(time: 0.01, action: .seek(value)))
+    player.loopEnd = Int.max / 2
+    let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: 256)
+    defer { block.deallocate() }
+    var total = 0
+    while !player.isFinished && total < 100_000 {
+      let n = player.render(into: block)
+      if n == 0 { break }
+      total += n
+    }
+    #expect(player.isFinished)
+    #expect(total < 1000, "the seek past the end ended it: \(total) frames")
+  }
+}

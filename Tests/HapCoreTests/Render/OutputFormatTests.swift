@@ -22,6 +22,9 @@ extension RenderTests {
     static func u32(_ b: [UInt8], _ at: Int) -> Int {
       Int(b[at]) | Int(b[at + 1]) << 8 | Int(b[at + 2]) << 16 | Int(b[at + 3]) << 24
     }
+    static func u64(_ b: [UInt8], _ at: Int) -> UInt64 {
+      (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[at + $1]) << (8 * UInt64($1)) }
+    }
     static func tag(_ b: [UInt8], _ at: Int) -> String { String(decoding: b[at..<(at + 4)], as: UTF8.self) }
 
     @Test("s16: full scale is ±32767, values round to nearest, out-of-range clamps")
@@ -116,6 +119,39 @@ extension RenderTests {
       #expect(Self.u32(b, 46) == 100)
       #expect(Self.tag(b, 50) == "data")
       #expect(Self.u32(b, 54) == 400)
+    }
+
+    /// Issue 10: past 4 GiB the 32-bit RIFF sizes used to be clamped (a wrapped or false
+    /// header); such a file is RF64, with the true sizes in its ds64 chunk.
+    @Test("WAV header: data past 4 GiB is RF64 with 64-bit sizes", arguments: [SampleFormat.s16, .f32])
+    func rf64Header(format: SampleFormat) {
+      let frames = 3 << 30  // 6 GiB of s16, 12 GiB of f32
+      let data = UInt64(frames * format.bytesPerSample)
+      let b = WAVHeader.bytes(format: format, rate: 48000, channels: 1, frames: frames)
+      #expect(WAVHeader.needsRF64(format: format, channels: 1, frames: frames))
+      #expect(Self.tag(b, 0) == "RF64")
+      #expect(Self.u32(b, 4) == 0xFFFF_FFFF)
+      #expect(Self.tag(b, 8) == "WAVE")
+      #expect(Self.tag(b, 12) == "ds64")
+      #expect(Self.u32(b, 16) == 28)
+      #expect(Self.u64(b, 20) == UInt64(b.count - 8) + data)
+      #expect(Self.u64(b, 28) == data)
+      #expect(Self.u64(b, 36) == UInt64(frames))
+      #expect(Self.tag(b, 48) == "fmt ")
+      #expect(Self.tag(b, b.count - 8) == "data")
+      #expect(Self.u32(b, b.count - 4) == 0xFFFF_FFFF)
+      // The largest classic file stays RIFF.
+      let fits = (Int(UInt32.max) - (format.isFloat ? 50 : 36)) / format.bytesPerSample
+      let classic = WAVHeader.bytes(format: format, rate: 48000, channels: 1, frames: fits)
+      #expect(Self.tag(classic, 0) == "RIFF")
+      #expect(!WAVHeader.needsRF64(format: format, channels: 1, frames: fits))
+      #expect(WAVHeader.needsRF64(format: format, channels: 1, frames: fits + 1))
+    }
+
+    @Test("WAV sizes that do not fit in 64 bits are reported, not trapped on")
+    func hugeSizes() {
+      #expect(WAVHeader.dataBytes(format: .f32, channels: 1, frames: Int.max) == nil)
+      #expect(WAVHeader.dataBytes(format: .s16, channels: 1, frames: 1 << 52) == UInt64(1) << 53)
     }
 
     @Test("RenderPump writes every frame, encoded, for any channel count")
