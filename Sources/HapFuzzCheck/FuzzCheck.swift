@@ -31,8 +31,9 @@ public enum FuzzCheck {
     precondition(signal.maximumDifference == 0, "a pattern's signal differs from itself")
   }
 
-  /// The longest pattern a valid file may make, with room for a release tail.
-  static var longest: Double { 3600 + 2 }
+  /// The longest pattern a valid file may make (`pattern-too-long`), with room for the longest
+  /// release tail (1 s).
+  static var longest: Double { ValidationContext.defaultLongestPattern + 1.001 }
 
   /// Renders to the end in blocks of an odd size; every sample finite and below full scale.
   static func render(_ schedule: Schedule) {
