@@ -75,6 +75,18 @@ enum RuleCatalog {
       summary: "A `Version` number outside 1.0 to 1.1, which iOS refuses.",
       documentation: "A `Version` number outside 1.0 to 1.1, which iOS refuses.\n\niOS's AHAP loader refuses a pattern whose `Version` is a number below 1.0 or above 1.1 (error\n-4809, \"Unsupported version number\"; source: iOS 26.1 loader, reverse-engineered). 1.0, 1.1 and\nanything between are accepted (compared as 32-bit floats, as the loader reads them). A\n`Version` that is not a number at all is ignored by the loader (`version-missing`).\n\nBad:\n```json\n{\"Version\": 2.0, \"Pattern\": []}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": []}\n```"),
     RuleCatalogEntry(
+      id: "vocabulary-file-missing", severity: .error,
+      summary: "The manifest names an event that has no pattern file in the vocabulary's folder.",
+      documentation: "The manifest names an event that has no pattern file in the vocabulary's folder.\n\nEvery name in `Events`, `Tiers` and `Rarity` must be the stem of a pattern file beside the\nmanifest (`timerUrgent` → `timerUrgent.json` or `timerUrgent.ahap`). Usually a typo, or a\nfile renamed without its manifest entry; firing that name would fail.\n\nBad:\n```text\n{\"Events\": [{\"Name\": \"timerUrgnet\"}]}   (the folder holds timerUrgent.json)\n```\n\nGood:\n```text\n{\"Events\": [{\"Name\": \"timerUrgent\"}]}   (the folder holds timerUrgent.json)\n```"),
+    RuleCatalogEntry(
+      id: "vocabulary-name-duplicate", severity: .error,
+      summary: "Two events of a vocabulary have the same name, or the manifest names an event twice in `Events`, in `Tiers` or in `Rarity`.",
+      documentation: "Two events of a vocabulary have the same name, or the manifest names an event twice in\n`Events`, in `Tiers` or in `Rarity`.\n\nAn event is fired by its name, so a name must mean one pattern. Two files with the same stem\n(`tick.json` and `tick.ahap`) would be the same event; the first in name order is used. Each\nevent has one `Events` entry, belongs to at most one tier ladder, and has one place in the\nrarity order.\n\nBad:\n```json\n{\"Events\": [{\"Name\": \"tick\", \"Priority\": 10}, {\"Name\": \"tick\", \"Priority\": 90}]}\n```\n\nGood:\n```json\n{\"Events\": [{\"Name\": \"tick\", \"Priority\": 10}]}\n```"),
+    RuleCatalogEntry(
+      id: "vocabulary-pattern-invalid", severity: .error,
+      summary: "A pattern file of the vocabulary cannot be read or has errors, so its event is left out.",
+      documentation: "A pattern file of the vocabulary cannot be read or has errors, so its event is left out.\n\nThe service validates every pattern when it starts and leaves out the ones with errors (it\nstill starts), so firing that event would fail. The finding stands on the event's `Events`\nentry, or on the manifest's first line when the manifest does not mention the event; the\npattern's own findings are reported with its file. Fix the pattern.\n\nBad:\n```text\n{\"Events\": [{\"Name\": \"tick\"}]}   (tick.json has an error, e.g. \"EventType\": \"HapticTransiant\")\n```\n\nGood:\n```text\n{\"Events\": [{\"Name\": \"tick\"}]}   (tick.json is a valid pattern)\n```"),
+    RuleCatalogEntry(
       id: "waveform-missing", severity: .error,
       summary: "An `AudioCustom` event without an `EventWaveformPath`.",
       documentation: "An `AudioCustom` event without an `EventWaveformPath`.\n\nAn AudioCustom event plays a sound file; Core Haptics refuses one that names none.\n\nBad:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"AudioCustom\"}}\n```\n\nGood:\n```json\n{\"Event\": {\"Time\": 0, \"EventType\": \"AudioCustom\", \"EventWaveformPath\": \"impact.wav\"}}\n```"),
@@ -150,5 +162,13 @@ enum RuleCatalog {
       id: "version-missing", severity: .warning,
       summary: "No top-level `Version`, or one that is not a number.",
       documentation: "No top-level `Version`, or one that is not a number.\n\nCore Haptics assumes version 1.0. iOS's AHAP loader also ignores a `Version` that is not a\nnumber (a string such as `\"1.0\"`, a boolean, an object or an array) and assumes 1.0 (source:\niOS 26.1 loader, reverse-engineered). A file that says what it is, as a number, stays readable\nas the format evolves. (`\"Version\": null` is `null-ignored`.)\n\nBad:\n```json\n{\"Pattern\": []}\n```\n\nGood:\n```json\n{\"Version\": 1.0, \"Pattern\": []}\n```"),
+    RuleCatalogEntry(
+      id: "vocabulary-rarity", severity: .warning,
+      summary: "An event of the manifest's `Rarity` order is stronger than the rarest event, which comes first.",
+      documentation: "An event of the manifest's `Rarity` order is stronger than the rarest event, which comes first.\n\nThe rarest moment gets the biggest pattern (a game's `winner`), and frequent moments are kept\nsmall so they don't tire. `Rarity` lists events from the rarest to the most frequent; the\nfirst must be the strongest of them all: no other listed event may have a higher rendered\npeak, as much rendered energy, or a longer length (patterns rendered on the `exciter`\nprofile).\n\nBad:\n```text\n\"Rarity\": [\"winner\", \"roundEnd\"]   (roundEnd is longer than winner)\n```\n\nGood:\n```text\n\"Rarity\": [\"winner\", \"roundEnd\"]   (winner is longer, peaks higher and carries more energy)\n```"),
+    RuleCatalogEntry(
+      id: "vocabulary-tier-shape", severity: .warning,
+      summary: "An escalation tier does not have the shape of the tier below it, or is not stronger than it.",
+      documentation: "An escalation tier does not have the shape of the tier below it, or is not stronger than it.\n\nA tier ladder in `Tiers` (lowest first, e.g. `[\"timerPulse\", \"timerUrgent\"]`) is one rhythm\nfelt at rising strength: the player learns it once. Each tier must have the same events as\nthe one below, in the same order: the same event types, start times within 5 ms and\ncontinuous durations within 5 ms. And it must be louder (more rendered energy) or sharper\n(higher mean HapticSharpness of its events), and never softer (less energy). The patterns\nare rendered on the `exciter` profile to compare them.\n\nBad:\n```text\n\"Tiers\": [[\"timerPulse\", \"timerUrgent\"]]   (timerUrgent has three beats, timerPulse two)\n```\n\nGood:\n```text\n\"Tiers\": [[\"timerPulse\", \"timerUrgent\"]]   (the same two beats, harder and sharper)\n```"),
   ]
 }
