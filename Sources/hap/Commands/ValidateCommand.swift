@@ -15,7 +15,8 @@ enum ValidateCommand: Command {
 
     PATH is a file, a directory (searched recursively for *.ahap and *.json, skipping
     hidden entries; one without any is trouble, exit 2) or '-' for standard input. Files are
-    checked in parallel.
+    checked in parallel. A file named vocabulary.json is a vocabulary manifest, not a
+    pattern: it is checked against the pattern files of its folder (docs/vocabulary.md).
     Files above \(PatternFiles.formatBytes(PatternFiles.sizeLimit)) are refused as unreadable.
 
     Exit status: 0 when no file has an error (warnings allowed), 1 when any file has an
@@ -45,6 +46,8 @@ enum ValidateCommand: Command {
     let diagnostics: [Diagnostic]
     /// Set when the file could not be read.
     let unreadable: String?
+    /// The file is a vocabulary manifest (`vocabulary.json`), not a pattern.
+    var isManifest = false
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -107,6 +110,7 @@ enum ValidateCommand: Command {
   }
 
   static func checkOne(_ input: PatternFiles.Input) -> Report {
+    if case .manifest(let path) = input { return checkManifest(path) }
     do {
       let bytes = try PatternFiles.read(input)
       let result = Validator.validate(bytes, context: PatternFiles.context(for: input))
@@ -116,8 +120,21 @@ enum ValidateCommand: Command {
     }
   }
 
+  /// Checks a vocabulary manifest against the pattern files of its folder.
+  static func checkManifest(_ path: String) -> Report {
+    do {
+      let bytes = try PatternFiles.read(.manifest(path))
+      let files = PatternFiles.vocabularyFiles(in: (path as NSString).deletingLastPathComponent)
+      let result = VocabularyValidator.validate(manifest: SourceText(bytes), files: files)
+      return Report(name: path, diagnostics: result.diagnostics, unreadable: nil, isManifest: true)
+    } catch {
+      return Report(name: path, diagnostics: [], unreadable: error.message, isManifest: true)
+    }
+  }
+
   struct Summary {
     var files = 0
+    var manifests = 0
     var valid = 0
     var invalid = 0
     var unreadable = 0
@@ -126,6 +143,7 @@ enum ValidateCommand: Command {
 
     mutating func add(_ report: Report, strict: Bool) {
       files += 1
+      if report.isManifest { manifests += 1 }
       if report.unreadable != nil {
         unreadable += 1
         return

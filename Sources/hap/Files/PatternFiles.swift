@@ -14,20 +14,25 @@ enum PatternFiles {
   enum Input {
     case file(String)
     case standardInput
+    /// A vocabulary manifest (a file named ``manifestName``): checked with its folder's patterns.
+    case manifest(String)
     /// A path that could not be listed or does not exist; the message says why.
     case unreadable(String, String)
 
     var displayName: String {
       switch self {
-      case .file(let path), .unreadable(let path, _): path
+      case .file(let path), .manifest(let path), .unreadable(let path, _): path
       case .standardInput: "<stdin>"
       }
     }
   }
 
+  /// The name of a vocabulary's manifest: a file of this name is a manifest, not a pattern.
+  static let manifestName = "vocabulary.json"
+
   /// Expands `paths`: files as given, directories recursively (`*.ahap`, `*.json`, sorted,
   /// skipping hidden entries and not following symbolic links to directories), `-` as
-  /// standard input.
+  /// standard input. A file named ``manifestName`` is a `.manifest`.
   static func expand(_ paths: [String]) -> [Input] {
     var inputs: [Input] = []
     for path in paths {
@@ -43,7 +48,7 @@ enum PatternFiles {
       if info.st_mode & S_IFMT == S_IFDIR {
         walk(path, into: &inputs)
       } else {
-        inputs.append(.file(path))
+        inputs.append(isManifest(path) ? .manifest(path) : .file(path))
       }
     }
     return inputs
@@ -79,7 +84,42 @@ enum PatternFiles {
       } else if kind == S_IFREG, let dot = name.lastIndex(of: "."),
         patternExtensions.contains(name[name.index(after: dot)...].lowercased())
       {
-        inputs.append(.file(path))
+        inputs.append(name == manifestName ? .manifest(path) : .file(path))
+      }
+    }
+  }
+
+  static func isManifest(_ path: String) -> Bool { (path as NSString).lastPathComponent == manifestName }
+
+  /// The pattern files of a vocabulary folder (not recursive: `*.ahap` and `*.json` directly
+  /// in it, sorted, hidden entries and the manifest skipped), each read or with why not.
+  static func vocabularyFiles(in folder: String) -> [VocabularyFile] {
+    var found: [Input] = []
+    guard let stream = opendir(folder.isEmpty ? "." : folder) else { return [] }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafePointer(to: entry.pointee.d_name) {
+        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+      }
+      if name.hasPrefix(".") || name == manifestName { continue }
+      names.append(name)
+    }
+    closedir(stream)
+    for name in names.sorted() {
+      guard let dot = name.lastIndex(of: "."),
+        patternExtensions.contains(name[name.index(after: dot)...].lowercased())
+      else { continue }
+      let path = folder.isEmpty ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
+      var info = stat()
+      guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+      found.append(.file(path))
+    }
+    return found.map { input -> VocabularyFile in
+      let name = (input.displayName as NSString).lastPathComponent
+      do throws(ReadError) {
+        return VocabularyFile(fileName: name, bytes: try read(input))
+      } catch {
+        return VocabularyFile(fileName: name, contents: .failure(VocabularyReadError(error.message)))
       }
     }
   }
@@ -95,7 +135,7 @@ enum PatternFiles {
       throw ReadError(message: reason)
     case .standardInput:
       return try readAll(fd: STDIN_FILENO, knownSize: nil)
-    case .file(let path):
+    case .file(let path), .manifest(let path):
       let fd = open(path, O_RDONLY | O_CLOEXEC)
       guard fd >= 0 else { throw ReadError(message: String(cString: strerror(errno))) }
       defer { close(fd) }

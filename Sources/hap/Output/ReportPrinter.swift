@@ -46,6 +46,7 @@ struct ReportPrinter {
       }
     case .json:
       var members: [(String, String)] = [("file", JSONOutput.string(report.name))]
+      if report.isManifest { members.append(("manifest", "true")) }
       if let reason = report.unreadable {
         members.append(("valid", "false"))
         members.append(("error", JSONOutput.string("cannot read: \(reason)")))
@@ -64,14 +65,16 @@ struct ReportPrinter {
     switch format {
     case .json:
       let object = JSONOutput.object([
-        ("files", String(summary.files)), ("valid", String(summary.valid)), ("invalid", String(summary.invalid)),
+        ("files", String(summary.files)), ("manifests", String(summary.manifests)), ("valid", String(summary.valid)), ("invalid", String(summary.invalid)),
         ("unreadable", String(summary.unreadable)), ("errors", String(summary.errors)),
         ("warnings", String(summary.warnings)),
       ])
       Console.out("\n],\"summary\":\(object)}\n")
     case .text, .github:
       if quiet { return }
-      var line = "\(plural(summary.files, "file")) checked: \(summary.valid) valid, \(summary.invalid) invalid"
+      var line = "\(plural(summary.files, "file")) checked"
+      if summary.manifests > 0 { line += " (\(plural(summary.manifests, "vocabulary manifest")))" }
+      line += ": \(summary.valid) valid, \(summary.invalid) invalid"
       if summary.unreadable > 0 { line += ", \(summary.unreadable) unreadable" }
       line += "; \(plural(summary.errors, "error")), \(plural(summary.warnings, "warning"))"
       if strict { line += " (--strict: warnings fail)" }
