@@ -13,14 +13,23 @@ struct RuleExample: Sendable, CustomTestStringConvertible {
   var context = ValidationContext()
   /// The texts are actuator profiles (read by `ProfileDecoder`), not patterns.
   var isProfile = false
+  /// The texts are vocabulary manifests, checked against these pattern files (name, text).
+  var vocabulary: [(String, String)]? = nil
+  /// The pattern files of the good example, when they differ from the bad one's.
+  var goodVocabulary: [(String, String)]? = nil
 
   var testDescription: String { rule }
 
   /// The diagnostics of `source`, read as a pattern or as a profile.
-  func diagnose(_ source: SourceText) -> (diagnostics: [Diagnostic], valid: Bool) {
+  func diagnose(_ source: SourceText, good: Bool = false) -> (diagnostics: [Diagnostic], valid: Bool) {
     if isProfile {
       let (profile, diagnostics) = ProfileDecoder.decode(source)
       return (diagnostics, profile != nil)
+    }
+    if let vocabulary = good ? goodVocabulary ?? vocabulary : vocabulary {
+      let files = vocabulary.map { VocabularyFile(fileName: $0.0, bytes: Array($0.1.utf8)) }
+      let result = VocabularyValidator.validate(manifest: source, files: files)
+      return (result.diagnostics, result.isValid)
     }
     let result = Validator.validate(source, context: context)
     return (result.diagnostics, result.isValid)
@@ -277,7 +286,66 @@ let ruleExamples: [RuleExample] = [
       #"{"Event": {"Time": 3570, "EventType": "HapticContinuous", "EventDuration": 30}}"#,
       #"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": 3600, "ParameterValue": 0.5}}"#),
     ignoring: defaultIgnoredRules.union(["continuous-too-long"])),
+  RuleExample(
+    rule: "vocabulary-name-duplicate",
+    bad: #"{"Events": [{"Name": "tick", "Priority": 10}, {"Name": ⟨1⟩"tick", "Priority": 90}]}"#,
+    expected: [("vocabulary-name-duplicate", 1)],
+    good: #"{"Events": [{"Name": "tick", "Priority": 10}]}"#,
+    vocabulary: [("tick.json", tap(0, 0.6, 0.7))]),
+  RuleExample(
+    rule: "vocabulary-file-missing",
+    bad: #"{"Events": [{"Name": ⟨1⟩"timerUrgnet"}]}"#,
+    expected: [("vocabulary-file-missing", 1)],
+    good: #"{"Events": [{"Name": "timerUrgent"}]}"#,
+    vocabulary: [("timerUrgent.json", heartbeat(0.85, 0.7))]),
+  RuleExample(
+    rule: "vocabulary-pattern-invalid",
+    bad: #"{"Events": [{"Name": ⟨1⟩"tick"}, {"Name": "buzz"}]}"#,
+    expected: [("vocabulary-pattern-invalid", 1)],
+    good: #"{"Events": [{"Name": "tick"}, {"Name": "buzz"}]}"#,
+    vocabulary: [
+      ("tick.json", ahap(#"{"Event": {"Time": 0, "EventType": "HapticTransiant"}}"#)),
+      ("buzz.json", ahap(continuous())),
+    ],
+    goodVocabulary: [("tick.json", ahap(transientEntry)), ("buzz.json", ahap(continuous()))]),
+  RuleExample(
+    rule: "vocabulary-tier-shape",
+    bad: #"{"Tiers": [["timerPulse", ⟨1⟩"timerTriple"], ["loud", ⟨2⟩"soft"]]}"#,
+    expected: [("vocabulary-tier-shape", 1), ("vocabulary-tier-shape", 2)],
+    good: #"{"Tiers": [["timerPulse", "timerUrgent"]]}"#,
+    vocabulary: [
+      ("timerPulse.json", heartbeat(0.45, 0.3)), ("timerUrgent.json", heartbeat(0.85, 0.7)),
+      ("timerTriple.json", heartbeat(0.85, 0.7, beats: 3)), ("loud.json", heartbeat(0.9, 0.9)),
+      ("soft.json", heartbeat(0.45, 0.3)),
+    ]),
+  RuleExample(
+    rule: "vocabulary-rarity",
+    bad: #"{"Rarity": ["winner", ⟨1⟩"roundEnd", "correct"]}"#,
+    expected: [("vocabulary-rarity", 1)],
+    good: #"{"Rarity": ["winner", "correct"]}"#,
+    vocabulary: [
+      ("winner.json", ahap(#"{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 1.5}}"#)),
+      ("roundEnd.json", ahap(#"{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 2}}"#)),
+      ("correct.json", tap(0, 0.9, 0.9)),
+    ]),
 ]
+
+/// A pattern of one HapticTransient at `time` with `intensity` and `sharpness`.
+func tap(_ time: Double, _ intensity: Double, _ sharpness: Double) -> String {
+  ahap(
+    transient(
+      "\(time)",
+      #"{"ParameterID": "HapticIntensity", "ParameterValue": \#(intensity)}, {"ParameterID": "HapticSharpness", "ParameterValue": \#(sharpness)}"#
+    ))
+}
+
+/// A heartbeat of `beats` transients 0.15 s apart (timerPulse's rhythm), each at `intensity`
+/// and `sharpness`.
+func heartbeat(_ intensity: Double, _ sharpness: Double, beats: Int = 2) -> String {
+  let parameters =
+    #"{"ParameterID": "HapticIntensity", "ParameterValue": \#(intensity)}, {"ParameterID": "HapticSharpness", "ParameterValue": \#(sharpness)}"#
+  return ahap((0..<beats).map { transient("\(Double($0) * 0.15)", parameters) })
+}
 
 /// `count` control points 0, 0.1, 0.2, ... as a JSON array.
 func points(_ count: Int, value: String = "0.5") -> String {
@@ -306,7 +374,8 @@ struct RuleExampleTests {
       .valueOutOfRange, .parameterNotApplicable, .parameterDuplicate, .curveTooManyPoints, .curvePointsUnsorted,
       .curveTimesAbsolute, .curveOverlap, .continuousTooLong, .waveformNotFound, .patternEmpty, .profileValueInvalid,
       .patternSilent, .curveParameterUnsupported, .nullIgnored, .waveformPathNull, .numberAsString, .durationNegative,
-      .parameterWrongEventType, .patternTooLong,
+      .parameterWrongEventType, .patternTooLong, .vocabularyNameDuplicate, .vocabularyFileMissing,
+      .vocabularyPatternInvalid, .vocabularyTierShape, .vocabularyRarity,
     ]
     #expect(Set(constants.map(\.id)) == Set(Rule.all.map(\.id)))
     for rule in constants {
@@ -332,7 +401,7 @@ struct RuleExampleTests {
   @Test("the good example produces no finding", arguments: ruleExamples)
   func good(_ example: RuleExample) {
     let marked = MarkedText(example.good)
-    let (diagnostics, valid) = example.diagnose(marked.source)
+    let (diagnostics, valid) = example.diagnose(marked.source, good: true)
     compareFindings(diagnostics, [], marked: marked, ignoring: defaultIgnoredRules)
     #expect(valid)
   }

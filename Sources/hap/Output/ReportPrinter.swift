@@ -65,7 +65,8 @@ struct ReportPrinter {
     switch format {
     case .json:
       let object = JSONOutput.object([
-        ("files", String(summary.files)), ("manifests", String(summary.manifests)), ("valid", String(summary.valid)), ("invalid", String(summary.invalid)),
+        ("files", String(summary.files)), ("manifests", String(summary.manifests)), ("valid", String(summary.valid)),
+        ("invalid", String(summary.invalid)),
         ("unreadable", String(summary.unreadable)), ("errors", String(summary.errors)),
         ("warnings", String(summary.warnings)),
       ])
