@@ -168,7 +168,8 @@ enum RenderFixtures {
   /// Every bundled pattern's name (patterns/*.json without the extension), sorted.
   static let bundledNames: [String] = {
     let files = (try? FileManager.default.contentsOfDirectory(atPath: patterns.path)) ?? []
-    return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+    // vocabulary.json is the vocabulary's manifest (docs/vocabulary.md), not a pattern.
+    return files.filter { $0.hasSuffix(".json") && $0 != "vocabulary.json" }.map { String($0.dropLast(5)) }.sorted()
   }()
 
   /// Files in `folder` that look like FileSink's temporary files (`.NAME.hap-XXXXXX`).

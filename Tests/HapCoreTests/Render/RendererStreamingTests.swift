@@ -17,7 +17,8 @@ extension RenderTests {
 
     static var bundledPatternNames: [String] {
       let names = (try? FileManager.default.contentsOfDirectory(atPath: patternsFolder.path)) ?? []
-      return names.filter { $0.hasSuffix(".json") }.sorted()
+      // vocabulary.json is the vocabulary's manifest (docs/vocabulary.md), not a pattern.
+      return names.filter { $0.hasSuffix(".json") && $0 != "vocabulary.json" }.sorted()
     }
 
     /// Overlapping events of both kinds, curves that take over from each other, and Parameter
