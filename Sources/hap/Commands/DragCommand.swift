@@ -33,6 +33,9 @@ enum DragCommand: Command {
     ends with it; with -o it renders to a file instead, exactly as 'hap render --control
     TRACE --map velocity' renders the velocities it implies, ending one window after the
     last event.
+
+    Playing, it takes exactly the device options of 'hap play'. Rendering (-o), only --rate,
+    --sample-format, --gain and --profile apply, as in 'hap render' (48000 Hz, s16 by default).
     """
   static let options: [OptionSpec] =
     [

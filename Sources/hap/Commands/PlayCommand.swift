@@ -24,7 +24,7 @@ enum PlayCommand: Command {
     drains and closes the device, and exits 130.
     """
   static let options: [OptionSpec] =
-    DeviceOptions.specs + [
+    [
       OptionSpec(
         name: "loop", short: nil, valueName: "N", choices: [],
         help: "Play the list N times (--loop N or --loop=N; without N: until Ctrl-C).", optionalValue: true),
@@ -40,7 +40,7 @@ enum PlayCommand: Command {
       .value("start", "SECONDS", "Start part way into the (first) pattern, before its end."),
       .value("loop-end", "SECONDS", "With --loop: loop at this time instead of at the pattern's end."),
       .value("speed", "R", "Play R times faster (0.25..4): time-scales the pattern, not the carrier."),
-    ]
+    ] + DeviceOptions.specs
   static let examples = [
     ("hap play patterns/correct.json", "Feel a pattern"),
     ("hap play -D hw:1,0 --channel 2 --channels 4 patterns/stop.json", "Exciter on output 2 of a 4-channel interface"),
