@@ -188,13 +188,8 @@ enum DragCommand: Command {
       throw UsageError(
         "-o renders a recording: name it with --input FILE (record one with 'cat /dev/input/eventN > drag.ev')")
     }
-    // The same settings `hap render` takes.
-    var argv = [pattern, "-o", output]
-    for option in ["rate", "sample-format", "gain", "profile"] {
-      if let value = arguments.value(option) { argv.append("--\(option)=\(value)") }
-    }
-    for option in renderOnly where arguments.has(option) { argv.append("--\(option)") }
-    var settings = try RenderCommand.settings(try Arguments.parse(argv, specs: RenderCommand.options, command: name))
+    // The same signal and file settings `hap render` takes.
+    var settings = try RenderCommand.signalSettings(arguments)
     do {
       settings.profile = try PatternLoading.profile(arguments.value("profile"))
     } catch {
