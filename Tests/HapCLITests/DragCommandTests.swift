@@ -324,6 +324,70 @@ struct DragCommandTests {
     }
   }
 
+  /// The option table of `hap help COMMAND`: each option's lines (synopsis, help and its
+  /// continuation lines), by long name.
+  static func optionTable(_ command: String) throws -> [String: String] {
+    let help = try Hap.run(["help", command]).stdout
+    let table = try #require(help.components(separatedBy: "\noptions:\n").last?.components(separatedBy: "\n\n").first)
+    var options: [String: String] = [:]
+    var current: String?
+    for line in table.split(separator: "\n") {
+      let words = line.split(separator: " ")
+      if line.hasPrefix("  -") || line.hasPrefix("      --"), let long = words.first(where: { $0.hasPrefix("--") }) {
+        current = String(long.split(separator: "[").first ?? long)
+        options[current!] = String(line)
+      } else if let current {
+        options[current]! += "\n" + line
+      }
+    }
+    return options
+  }
+
+  @Test("play and drag take exactly the same device options, documented alike")
+  func playAndDragShareTheDeviceOptions() throws {
+    let play = try Self.optionTable("play")
+    let drag = try Self.optionTable("drag")
+    let device = [
+      "--device", "--latency", "--rate", "--sample-format", "--channels", "--channel", "--reconnect", "--profile",
+      "--gain", "--verbose",
+    ]
+    for name in device {
+      let inPlay = try #require(play[name], "hap play lacks \(name)")
+      #expect(drag[name] == inPlay, "hap drag's \(name) differs from hap play's:\n\(drag[name] ?? "(none)")\n\(inPlay)")
+    }
+    // What else each takes is its own: nothing of the device set-up hides there.
+    let playOwn = Set(play.keys).subtracting(device)
+    let dragOwn = Set(drag.keys).subtracting(device)
+    #expect(playOwn == ["--loop", "--gap", "--control", "--map", "--start", "--loop-end", "--speed", "--help"])
+    #expect(dragOwn == ["--input", "--map", "--window", "--output", "--raw", "--quiet", "--force", "--help"])
+  }
+
+  @Test("live, hap drag takes every device option hap play takes: channels, routing, latency, verbose report")
+  func dragTakesPlaysDeviceOptions() throws {
+    let folder = try TemporaryFolder()
+    let events = Self.gesture.events.prefix(20)
+    let recording = try folder.write("drag.ev", Self.recording(Array(events)))
+    let captured = folder.path("played.raw")
+    let result = try Hap.run([
+      "drag", Self.texture, "--input", recording, "-D", "file:FILE=\(captured),FORMAT=raw", "--sample-format", "s16",
+      "--channels", "2", "--channel", "2", "--latency", "20", "--rate", "44100", "--reconnect", "1", "--gain", "-6",
+      "--profile", "exciter", "--verbose",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("44100 Hz s16, 2 channels (signal on channel 2)"), "\(result.stderr)")
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: captured)))
+    var left = false
+    var right = false
+    for frame in stride(from: 0, to: bytes.count - 3, by: 4) {
+      if bytes[frame] != 0 || bytes[frame + 1] != 0 { left = true }
+      if bytes[frame + 2] != 0 || bytes[frame + 3] != 0 { right = true }
+    }
+    #expect(right && !left, "signal on channel 1: \(left), on channel 2: \(right)")
+    let beyond = try Hap.run(["drag", Self.texture, "--input", recording, "--channels", "2", "--channel", "3"])
+    #expect(beyond.status == 2)
+    #expect(beyond.stderr.contains("beyond"), "\(beyond.stderr)")
+  }
+
   @Test func helpTeaches() throws {
     let result = try Hap.run(["help", "drag"])
     #expect(result.status == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import HapALSA
 import HapCore
 
 /// `hap drag`: feel a texture under your finger. The touchpad's (or mouse's) velocity drives a
@@ -32,34 +33,27 @@ enum DragCommand: Command {
     ends with it; with -o it renders to a file instead, exactly as 'hap render --control
     TRACE --map velocity' renders the velocities it implies, ending one window after the
     last event.
+
+    Playing, it takes exactly the device options of 'hap play'. Rendering (-o), only --rate,
+    --sample-format, --gain and --profile apply, as in 'hap render' (48000 Hz, s16 by default).
     """
-  static let options: [OptionSpec] = [
-    .value(
-      "input", "DEVICE|FILE",
-      "Input device (/dev/input/eventN), or a recording of one (default: the first\ntouchpad, else mouse, found)."),
-    .value("device", short: "D", "NAME", "ALSA device (default: $HAP_DEVICE, else 'default')."),
-    .value(
-      "map", "SPEC",
-      "velocity (default) or velocity:full=N: the speed, in points per second\nper axis, that counts as full."),
-    .value("window", "MS", "Velocity window, 5..1000 ms (default 50)."),
-    .value(
-      "output", short: "o", "OUT",
-      "Render the recording given with --input to a WAV (or .raw) file\ninstead of playing ('-' for standard output)."),
-    .gain,
-    .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
-    .value("latency", "MS", "Device buffer, 2..200 ms (default 10), split into 4 periods."),
-    .value("rate", short: "r", "HZ", "Sample rate (default 48000)."),
-    .value(
-      "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),
-      "s16, s24, s32 or f32 (playing: the best the device takes; -o: s16)."),
-    .value("channels", "N", "Open the device with N channels (default: the fewest it takes)."),
-    .value("channel", "K|all", "Send the signal to channel K (1-based), or to all (default)."),
-    .value("reconnect", "SECONDS", "How long to wait for a lost sound device to come back (default 2)."),
-    .flag("raw", "With -o: write headerless samples instead of WAV."),
-    .flag("quiet", short: "q", "With -o: do not print warnings or the summary line."),
-    .flag("force", "With -o: write binary audio even when the output is a terminal."),
-    .flag("verbose", short: "v", "At the end, print the device, format, scheduling and underruns."),
-  ]
+  static let options: [OptionSpec] =
+    [
+      .value(
+        "input", "DEVICE|FILE",
+        "Input device (/dev/input/eventN), or a recording of one (default: the first\ntouchpad, else mouse, found)."),
+      .value(
+        "map", "SPEC",
+        "velocity (default) or velocity:full=N: the speed, in points per second\nper axis, that counts as full."),
+      .value("window", "MS", "Velocity window, 5..1000 ms (default 50)."),
+      .value(
+        "output", short: "o", "OUT",
+        "Render the recording given with --input to a WAV (or .raw) file\ninstead of playing ('-' for standard output)."
+      ),
+      .flag("raw", "With -o: write headerless samples instead of WAV."),
+      .flag("quiet", short: "q", "With -o: do not print warnings or the summary line."),
+      .flag("force", "With -o: write binary audio even when the output is a terminal."),
+    ] + DeviceOptions.specs
   static let examples = [
     ("hap drag patterns/texture.json", "Feel the bundled texture under your finger on the touchpad"),
     ("hap drag patterns/texture.json --input /dev/input/event5 -D hw:1,0", "A given input device and exciter"),
@@ -68,14 +62,9 @@ enum DragCommand: Command {
     ("hap drag patterns/texture.json --input drag.ev -o drag.wav", "Render the recording"),
   ]
 
-  /// Options that pass through to `hap play` (values, then flags).
-  static let playValues = [
-    "device", "latency", "rate", "sample-format", "channels", "channel", "reconnect", "gain", "profile",
-  ]
-  static let playFlags = ["verbose"]
   /// Options only rendering takes, and only playing takes.
   static let renderOnly = ["raw", "quiet", "force"]
-  static let liveOnly = ["device", "latency", "channels", "channel", "reconnect", "verbose"]
+  static let liveOnly = DeviceOptions.deviceOnlyNames
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let patterns = arguments.positionals
@@ -91,33 +80,64 @@ enum DragCommand: Command {
     }
 
     // The input first: a missing or unreadable device is reported before the sound device opens.
-    let source: Evdev.Source
+    guard let source = openInput(arguments.value("input")) else { return ExitStatus.trouble }
+    let started = DispatchTime.now().uptimeNanoseconds
+    let device = try DeviceOptions(arguments)
+    return play(pattern, device: device, source: source, map: map, window: window, started: started)
+  }
+
+  /// `--input`, else the first touchpad (else mouse) found, named; nil (the reason printed) when
+  /// there is none or it cannot be read.
+  static func openInput(_ path: String?) -> Evdev.Source? {
     do throws(Evdev.Failure) {
-      if let path = arguments.value("input") {
-        source = try Evdev.open(path)
+      if let path {
+        let source = try Evdev.open(path)
         if case .device(_, let name?, _) = source { Console.error("hap: reading \(name) (\(path))") }
-      } else {
-        guard let found = Evdev.discover() else {
-          Console.error(
-            "hap: no touchpad or mouse found in \(Evdev.devicesList); name an input device with --input /dev/input/eventN"
-          )
-          return ExitStatus.trouble
-        }
-        Console.error("hap: reading \(found.name) (\(found.path))")
-        source = try Evdev.open(found.path)
+        return source
       }
+      guard let found = Evdev.discover() else {
+        Console.error(
+          "hap: no touchpad or mouse found in \(Evdev.devicesList); name an input device with --input /dev/input/eventN"
+        )
+        return nil
+      }
+      Console.error("hap: reading \(found.name) (\(found.path))")
+      return try Evdev.open(found.path)
     } catch {
       Console.error("hap: \(error.message)")
-      return ExitStatus.trouble
+      return nil
     }
+  }
 
-    var argv = [pattern, "--loop"]
-    for option in playValues {
-      if let value = arguments.value(option) { argv.append("--\(option)=\(value)") }
+  /// Loops `pattern` on the device, driven by `source`, until Ctrl-C (or the recording's end).
+  static func play(
+    _ pattern: String, device: DeviceOptions, source: Evdev.Source, map: VelocityMap, window: Double, started: UInt64
+  ) -> Int32 {
+    Interrupt.install()
+    let profile: ActuatorProfile
+    let loaded: Pattern
+    do {
+      profile = try device.loadProfile()
+      loaded = try PatternLoading.load(pattern)
+    } catch {
+      return PatternLoading.status(error)
     }
-    for option in playFlags where arguments.has(option) { argv.append("--\(option)") }
-    let playArguments = try Arguments.parse(argv, specs: PlayCommand.options, command: name)
-    let status = try PlayCommand.play(playArguments) { queue in
+    let session: PlaybackSession
+    do {
+      session = try PlaybackSession.open(device, profile: profile, commandStarted: started)
+    } catch {
+      return PlaybackSession.fail(error)
+    }
+    var playback = PlaybackEngine.Options()
+    playback.loops = nil
+    let control = controlSource(source, map: map, window: window)
+    return session.play(session.factory.renderers([loaded]), playback: playback, controls: [control])
+  }
+
+  /// The touchpad (or the recording) as a control source: its velocity, mapped as textured
+  /// drag, pushed from a reader thread; a recording ends with a stop.
+  static func controlSource(_ source: Evdev.Source, map: VelocityMap, window: Double) -> PlaybackSession.ControlSource {
+    { queue in
       let deliver: @Sendable (DragVelocity.Sample) -> Void = { sample in
         let (intensity, sharpness) = map.messages(vx: sample.vx, vy: sample.vy, time: nil)
         queue.push(intensity)
@@ -133,7 +153,6 @@ enum DragCommand: Command {
       }
       return nil
     }
-    return status
   }
 
   // MARK: - Rendering a recording
@@ -169,13 +188,8 @@ enum DragCommand: Command {
       throw UsageError(
         "-o renders a recording: name it with --input FILE (record one with 'cat /dev/input/eventN > drag.ev')")
     }
-    // The same settings `hap render` takes.
-    var argv = [pattern, "-o", output]
-    for option in ["rate", "sample-format", "gain", "profile"] {
-      if let value = arguments.value(option) { argv.append("--\(option)=\(value)") }
-    }
-    for option in renderOnly where arguments.has(option) { argv.append("--\(option)") }
-    var settings = try RenderCommand.settings(try Arguments.parse(argv, specs: RenderCommand.options, command: name))
+    // The same signal and file settings `hap render` takes.
+    var settings = try RenderCommand.signalSettings(arguments)
     do {
       settings.profile = try PatternLoading.profile(arguments.value("profile"))
     } catch {

@@ -79,17 +79,25 @@ enum RenderCommand: Command {
   static let maxDurationRange = 0.001...1_000_000.0
 
   static func settings(_ arguments: Arguments) throws(UsageError) -> Settings {
+    var settings = try signalSettings(arguments)
+    let map = try ControlInput.map(arguments)
+    if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control FILE'") }
+    settings.control = arguments.value("control").map { ControlInput(name: $0, map: map) }
+    settings.maxDuration = try PlayCommand.number(
+      arguments, "max-duration", maxDurationRange, default: ValidationContext.defaultLongestPattern)
+    return settings
+  }
+
+  /// The settings of the signal and the file alone (`--rate`, `--sample-format`, `--gain`,
+  /// `--raw`, `--quiet`, `--force`; the exciter profile until `--profile` is loaded), without
+  /// control: `hap drag -o` renders with these.
+  static func signalSettings(_ arguments: Arguments) throws(UsageError) -> Settings {
     let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
     let format = SampleFormat(rawValue: arguments.value("sample-format") ?? "s16")!
     let gain = try arguments.gain()
-    let map = try ControlInput.map(arguments)
-    if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control FILE'") }
     return Settings(
       rate: rate, format: format, profile: .exciter, gain: gain, raw: arguments.has("raw"),
-      quiet: arguments.has("quiet"), force: arguments.has("force"),
-      control: arguments.value("control").map { ControlInput(name: $0, map: map) },
-      maxDuration: try PlayCommand.number(
-        arguments, "max-duration", maxDurationRange, default: ValidationContext.defaultLongestPattern))
+      quiet: arguments.has("quiet"), force: arguments.has("force"))
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
