@@ -60,8 +60,12 @@ private final class Flag: Sendable {
 @Suite("EventMixer")
 struct EventMixerTests {
   @Test func aSingleFireIsTheEventsOwnRender() throws {
-    for name in ["correct", "winner", "texture"] {
-      let event = try bundled(name)
+    // Two full events at once: a render the limiter already shaped (peaks above its threshold),
+    // which must not be limited a second time.
+    let hot = render(Pattern(events: [RenderFixture.continuous(0, 0.2), RenderFixture.continuous(0, 0.2)]))
+    #expect(hot.contains { abs($0) > SoftLimiter.threshold })
+    let events = try ["correct", "winner", "texture"].map { ($0, try bundled($0)) } + [("two at once", hot)]
+    for (name, event) in events {
       for block in [1, 64, 480, 4096] where block > 1 || event.count < 50_000 {
         let mixer = EventMixer(events: [event], rate: rate)
         #expect(mixer.start(event: 0))
