@@ -237,7 +237,11 @@ public final class EventMixer: @unchecked Sendable {
   }
 
   /// Starts a voice, making room if ``capacity`` voices sound.
+  /// A command naming no event is ignored (``send(_:)`` takes any values).
   private func admit(_ event: Int32, gain: Float, priority: Int32, ducking: Float) {
+    guard event >= 0 && Int(event) < eventCount else { return }
+    let gain = gain.isNaN ? 0 : min(max(gain, 0), 1)
+    let ducking = ducking.isNaN ? 1 : min(max(ducking, 0), 1)
     var sounding = 0
     var free = -1
     var victim = -1

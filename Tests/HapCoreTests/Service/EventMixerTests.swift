@@ -211,6 +211,17 @@ struct EventMixerTests {
     #expect(mixer.counters.stops == 3)
   }
 
+  @Test func aCommandNamingNoEventIsIgnored() {
+    let mixer = EventMixer(events: [[0.5, 0.5]], rate: rate)
+    #expect(mixer.send(.start(event: 7, gain: 1, priority: 0, ducking: 1)))
+    #expect(mixer.send(.start(event: -1, gain: 1, priority: 0, ducking: 1)))
+    #expect(mixer.send(.start(event: 0, gain: .nan, priority: 0, ducking: .nan)))
+    let out = pull(mixer, 4)
+    #expect(out == [0, 0, 0, 0])
+    #expect(mixer.counters.commands == 3)
+    #expect(mixer.counters.started == 1)
+  }
+
   @Test func aFullQueueRefusesAndLosesNothing() {
     let mixer = EventMixer(events: [[0.5]], rate: rate, queueCapacity: 4)
     for _ in 0..<4 { #expect(mixer.stopAll()) }
