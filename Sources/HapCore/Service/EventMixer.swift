@@ -1,0 +1,339 @@
+import Synchronization
+
+/// Plays several prerendered events at once, for the service: each event is a buffer of Float
+/// samples rendered once, at the device rate, by a ``Renderer``; a fire starts a voice that
+/// reads it.
+///
+/// - Voices are summed and, on frames where more than one voice sounds, passed through
+///   ``SoftLimiter``, as the renderer mixes a pattern's events. A voice sounding alone at full
+///   gain passes bit for bit (its render was already limited, and the limiter is not
+///   idempotent above its threshold), so a single fire is exactly the event's own render.
+/// - At most ``capacity`` voices sound. Starting one more stops the oldest voice of the lowest
+///   priority (fading it out as ``stop(event:)`` does; counted as `stolen`), unless the
+///   newcomer's priority is lower still, in which case the newcomer is not started (counted as
+///   `refused`).
+/// - A voice started with `ducking` below 1 scales every voice of lower priority by that
+///   factor while it sounds, ramping over ``duckFrames`` (10 ms) both ways, so ducking never
+///   clicks. The targets are re-evaluated at each block of at most ``blockFrames`` frames.
+/// - ``stop(event:)`` and ``stopAll()`` fade their voices out linearly over ``fadeFrames``
+///   (10 ms), then free them.
+///
+/// **Threads.** ``start(event:gain:priority:ducking:)``, ``stop(event:)`` and ``stopAll()`` are
+/// the producer's (one thread at a time: a service with several client threads serialises
+/// them on its side); they put a command into a preallocated single-producer, single-consumer
+/// ring (the approach of ``ControlQueue``) and return false when it is full. ``render(into:)``
+/// is the playback thread's; it applies every queued command at its start.
+public final class EventMixer: @unchecked Sendable {
+  /// A command from the producer to the playback thread (plain values: copying one retains
+  /// nothing).
+  public enum Command: Equatable, Sendable {
+    case start(event: Int32, gain: Float, priority: Int32, ducking: Float)
+    case stop(event: Int32)
+    case stopAll
+  }
+
+  /// What the mixer did, for `hap status` and tests.
+  public struct Counters: Equatable, Sendable {
+    /// Commands applied by the playback thread.
+    public var commands = 0
+    /// Voices started.
+    public var started = 0
+    /// Voices faded out early to make room for a newcomer.
+    public var stolen = 0
+    /// Starts not played because the mixer was full of voices of higher priority.
+    public var refused = 0
+    /// `stop` and `stopAll` commands applied.
+    public var stops = 0
+    /// Voices sounding (or fading out) after the last block.
+    public var sounding = 0
+  }
+
+  struct Voice {
+    /// The event played, or -1 when the slot is free.
+    var event: Int32 = -1
+    var position = 0
+    var gain: Float = 1
+    var priority: Int32 = 0
+    var ducking: Float = 1
+    var duck: Float = 1
+    var duckTarget: Float = 1
+    var fade: Float = 1
+    /// Frames of the fade-out left, while stopping.
+    var fadeLeft = 0
+    var stopping = false
+    var order: UInt64 = 0
+  }
+
+  /// Voices that may sound at once (fading voices come on top, in as many spare slots).
+  public let capacity: Int
+  public let rate: Double
+  /// Frames of a stop's fade-out (10 ms).
+  public let fadeFrames: Int
+  /// Frames of a full-scale duck ramp (10 ms).
+  public let duckFrames: Int
+  public let eventCount: Int
+  /// Frames mixed per pass; ducking targets are re-evaluated at each.
+  public static let blockFrames = 1024
+
+  private let samples: UnsafeMutablePointer<Float>
+  private let offsets: UnsafeMutablePointer<Int>
+  private let lengths: UnsafeMutablePointer<Int>
+  private let voices: UnsafeMutablePointer<Voice>
+  private let slots: Int
+  private let mix: UnsafeMutablePointer<Float>
+  private let counts: UnsafeMutablePointer<UInt8>
+  private let fadeStep: Float
+  private let duckStep: Float
+  private var nextOrder: UInt64 = 0
+
+  private let ring: UnsafeMutablePointer<Command>
+  private let ringCapacity: Int
+  private let mask: Int
+  /// Next slot to read (written by the consumer).
+  private let head = Atomic<Int>(0)
+  /// Next slot to write (written by the producer).
+  private let tail = Atomic<Int>(0)
+
+  private let appliedCount = Atomic<Int>(0)
+  private let startedCount = Atomic<Int>(0)
+  private let stolenCount = Atomic<Int>(0)
+  private let refusedCount = Atomic<Int>(0)
+  private let stopCount = Atomic<Int>(0)
+  private let soundingCount = Atomic<Int>(0)
+
+  /// Copies `events` (each the complete render of one event at `rate`) into storage of its own
+  /// and builds every buffer mixing will need; nothing is allocated after this.
+  /// `queueCapacity` is rounded up to a power of two.
+  public init(events: [[Float]], rate: Double, capacity: Int = 16, queueCapacity: Int = 256) {
+    precondition(capacity > 0 && capacity <= 64, "between 1 and 64 voices")
+    self.capacity = capacity
+    self.rate = rate
+    fadeFrames = max(1, Int((rate * 0.01).rounded()))
+    duckFrames = fadeFrames
+    fadeStep = 1 / Float(fadeFrames)
+    duckStep = 1 / Float(duckFrames)
+    eventCount = events.count
+    let total = events.reduce(0) { $0 + $1.count }
+    let storage = UnsafeMutablePointer<Float>.allocate(capacity: max(1, total))
+    offsets = .allocate(capacity: max(1, events.count))
+    lengths = .allocate(capacity: max(1, events.count))
+    var offset = 0
+    for (k, event) in events.enumerated() {
+      (offsets + k).initialize(to: offset)
+      (lengths + k).initialize(to: event.count)
+      event.withUnsafeBufferPointer { source in
+        if let base = source.baseAddress { (storage + offset).initialize(from: base, count: source.count) }
+      }
+      offset += event.count
+    }
+    samples = storage
+    slots = 2 * capacity
+    voices = .allocate(capacity: slots)
+    voices.initialize(repeating: Voice(), count: slots)
+    mix = .allocate(capacity: EventMixer.blockFrames)
+    mix.initialize(repeating: 0, count: EventMixer.blockFrames)
+    counts = .allocate(capacity: EventMixer.blockFrames)
+    counts.initialize(repeating: 0, count: EventMixer.blockFrames)
+    var size = 1
+    while size < queueCapacity { size <<= 1 }
+    ringCapacity = size
+    mask = size - 1
+    ring = .allocate(capacity: size)
+    ring.initialize(repeating: .stopAll, count: size)
+  }
+
+  deinit {
+    samples.deallocate()
+    offsets.deallocate()
+    lengths.deallocate()
+    voices.deallocate()
+    mix.deallocate()
+    counts.deallocate()
+    ring.deallocate()
+  }
+
+  /// Frames of event `event`'s render.
+  public func frames(ofEvent event: Int) -> Int { lengths[event] }
+
+  public var counters: Counters {
+    Counters(
+      commands: appliedCount.load(ordering: .relaxed), started: startedCount.load(ordering: .relaxed),
+      stolen: stolenCount.load(ordering: .relaxed), refused: refusedCount.load(ordering: .relaxed),
+      stops: stopCount.load(ordering: .relaxed),
+      sounding: soundingCount.load(ordering: .relaxed))
+  }
+
+  // MARK: Producer
+
+  /// Producer: plays `event` (an index into the events given to `init`) from its start, its
+  /// samples scaled by `gain` (clamped to 0...1). False when the queue is full.
+  public func start(event: Int, gain: Float = 1, priority: Int = 0, ducking: Float = 1) -> Bool {
+    precondition(event >= 0 && event < eventCount, "no such event")
+    return send(
+      .start(
+        event: Int32(event), gain: min(max(gain, 0), 1), priority: Int32(clamping: priority),
+        ducking: min(max(ducking, 0), 1)))
+  }
+
+  /// Producer: fades out every voice of `event`. False when the queue is full.
+  public func stop(event: Int) -> Bool { send(.stop(event: Int32(clamping: event))) }
+
+  /// Producer: fades out every voice. False when the queue is full.
+  public func stopAll() -> Bool { send(.stopAll) }
+
+  /// Producer: queues a command; false when the queue is full (try again after a period).
+  public func send(_ command: Command) -> Bool {
+    let t = tail.load(ordering: .relaxed)
+    let h = head.load(ordering: .acquiring)
+    guard t - h < ringCapacity else { return false }
+    (ring + (t & mask)).pointee = command
+    tail.store(t + 1, ordering: .releasing)
+    return true
+  }
+
+  // MARK: Playback thread
+
+  /// Applies the queued commands, then writes `buffer.count` frames of the mix into `buffer`
+  /// (zeros where nothing sounds).
+  ///
+  /// **Real-time contract.** This is the function the playback thread calls once per period.
+  /// It allocates nothing, takes no locks, does no I/O, retains and releases nothing and makes
+  /// no calls through existentials or closures: every buffer it touches was made by `init`,
+  /// and the commands arrive through a preallocated ring of plain values. Its cost is
+  /// proportional to the frames asked for times the voices sounding.
+  public func render(into buffer: UnsafeMutableBufferPointer<Float>) {
+    applyCommands()
+    guard let base = buffer.baseAddress else { return }
+    var done = 0
+    while done < buffer.count {
+      let count = min(EventMixer.blockFrames, buffer.count - done)
+      renderBlock(base + done, count: count)
+      done += count
+    }
+    var sounding = 0
+    for s in 0..<slots where voices[s].event >= 0 { sounding += 1 }
+    soundingCount.store(sounding, ordering: .relaxed)
+  }
+
+  private func applyCommands() {
+    var h = head.load(ordering: .relaxed)
+    let t = tail.load(ordering: .acquiring)
+    while h < t {
+      let command = (ring + (h & mask)).pointee
+      h += 1
+      head.store(h, ordering: .releasing)
+      switch command {
+      case .start(let event, let gain, let priority, let ducking):
+        admit(event, gain: gain, priority: priority, ducking: ducking)
+      case .stop(let event):
+        for s in 0..<slots where voices[s].event == event { beginStop(s) }
+        stopCount.add(1, ordering: .relaxed)
+      case .stopAll:
+        for s in 0..<slots where voices[s].event >= 0 { beginStop(s) }
+        stopCount.add(1, ordering: .relaxed)
+      }
+      appliedCount.add(1, ordering: .relaxed)
+    }
+  }
+
+  /// Starts a voice, making room if ``capacity`` voices sound.
+  /// A command naming no event is ignored (``send(_:)`` takes any values).
+  private func admit(_ event: Int32, gain: Float, priority: Int32, ducking: Float) {
+    guard event >= 0 && Int(event) < eventCount else { return }
+    let gain = gain.isNaN ? 0 : min(max(gain, 0), 1)
+    let ducking = ducking.isNaN ? 1 : min(max(ducking, 0), 1)
+    var sounding = 0
+    var free = -1
+    var victim = -1
+    for s in 0..<slots {
+      let voice = voices[s]
+      if voice.event < 0 {
+        if free < 0 { free = s }
+      } else if !voice.stopping {
+        sounding += 1
+        if victim < 0 || voice.priority < voices[victim].priority
+          || (voice.priority == voices[victim].priority && voice.order < voices[victim].order)
+        {
+          victim = s
+        }
+      }
+    }
+    if sounding >= capacity {
+      if voices[victim].priority > priority {
+        refusedCount.add(1, ordering: .relaxed)
+        return
+      }
+      beginStop(victim)
+      stolenCount.add(1, ordering: .relaxed)
+    }
+    if free < 0 {
+      // Every spare slot holds a fading voice: cut the oldest.
+      for s in 0..<slots where voices[s].stopping && (free < 0 || voices[s].order < voices[free].order) { free = s }
+    }
+    voices[free] = Voice(event: event, gain: gain, priority: priority, ducking: ducking, order: nextOrder)
+    nextOrder &+= 1
+    // A voice starting under a louder one starts ducked.
+    voices[free].duckTarget = duckTarget(free)
+    voices[free].duck = voices[free].duckTarget
+    startedCount.add(1, ordering: .relaxed)
+  }
+
+  /// Starts voice `slot`'s fade-out (a voice already fading goes on fading).
+  private func beginStop(_ slot: Int) {
+    guard !voices[slot].stopping else { return }
+    voices[slot].stopping = true
+    voices[slot].fadeLeft = fadeFrames
+  }
+
+  /// The smallest `ducking` among the voices of higher priority still sounding (1 if none).
+  private func duckTarget(_ slot: Int) -> Float {
+    var target: Float = 1
+    let priority = voices[slot].priority
+    for s in 0..<slots where s != slot {
+      let other = voices[s]
+      if other.event >= 0 && !other.stopping && other.priority > priority { target = min(target, other.ducking) }
+    }
+    return target
+  }
+
+  private func renderBlock(_ out: UnsafeMutablePointer<Float>, count: Int) {
+    for s in 0..<slots where voices[s].event >= 0 { voices[s].duckTarget = duckTarget(s) }
+    mix.update(repeating: 0, count: count)
+    counts.update(repeating: 0, count: count)
+    for s in 0..<slots where voices[s].event >= 0 { renderVoice(s, count: count) }
+    for n in 0..<count {
+      out[n] = counts[n] > 1 ? SoftLimiter.limit(mix[n]) : mix[n]
+    }
+  }
+
+  /// Adds voice `slot`'s next frames to the mix, ramping its duck and fade sample by sample.
+  private func renderVoice(_ slot: Int, count: Int) {
+    var voice = voices[slot]
+    let event = Int(voice.event)
+    let source = samples + offsets[event] + voice.position
+    let frames = min(count, lengths[event] - voice.position)
+    var ended = frames < count
+    var n = 0
+    while n < frames {
+      mix[n] += source[n] * (voice.gain * voice.duck * voice.fade)
+      counts[n] &+= 1
+      n += 1
+      if voice.duck != voice.duckTarget {
+        voice.duck =
+          voice.duck < voice.duckTarget
+          ? min(voice.duck + duckStep, voice.duckTarget) : max(voice.duck - duckStep, voice.duckTarget)
+      }
+      if voice.stopping {
+        voice.fadeLeft -= 1
+        voice.fade = Float(voice.fadeLeft) * fadeStep
+        if voice.fadeLeft <= 0 {
+          ended = true
+          break
+        }
+      }
+    }
+    voice.position += n
+    if ended { voice.event = -1 }
+    voices[slot] = voice
+  }
+}

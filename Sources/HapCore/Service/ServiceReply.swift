@@ -1,0 +1,158 @@
+import Foundation
+
+/// What the service tells `hap status` (and any client) about itself: one line of JSON in the
+/// reply to `status` (docs/service.md lists the fields).
+public struct ServiceStatus: Codable, Equatable, Sendable {
+  /// The events of the vocabulary, in name order.
+  public var events: [String]
+  public var level: ServiceLevel
+  public var muted: Bool
+  /// `open`, `closed` (idle), or `missing` (the last attempt to open it failed).
+  public var device: String
+  public var counters: FireCounters
+  public var underruns: Int
+  public var recoveries: Int
+  /// Voices sounding now.
+  public var playing: Int
+
+  public init(
+    events: [String], level: ServiceLevel, muted: Bool, device: String, counters: FireCounters,
+    underruns: Int = 0, recoveries: Int = 0, playing: Int = 0
+  ) {
+    self.events = events
+    self.level = level
+    self.muted = muted
+    self.device = device
+    self.counters = counters
+    self.underruns = underruns
+    self.recoveries = recoveries
+    self.playing = playing
+  }
+
+  /// One line of JSON, keys sorted.
+  public var json: String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // Encoding plain strings, numbers and Bools cannot fail.
+    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  }
+}
+
+/// A reply of the service's line protocol: `ok ...` or `error CODE message`, one line.
+public enum ServiceReply: Equatable, Sendable {
+  /// The fire was accepted and plays.
+  case fired(String)
+  /// The same event played within its debounce interval: this fire was merged into it.
+  case coalesced(String)
+  /// The level keeps this event silent (`quiet` and not essential, or `silent`).
+  case filtered(String, ServiceLevel)
+  /// `stop NAME` / `stop`.
+  case stopped(String?)
+  case status(ServiceStatus)
+  case muted
+  case unmuted
+  case level(ServiceLevel)
+  case pong
+  case error(ServiceError)
+
+  /// The reply line, without its newline. Names are quoted up to 80 characters.
+  public var line: String {
+    switch self {
+    case .fired(let name): "ok fired \(Format.excerpt(name))"
+    case .coalesced(let name): "ok coalesced \(Format.excerpt(name))"
+    case .filtered(let name, let level): "ok filtered \(Format.excerpt(name)) level=\(level.rawValue)"
+    case .stopped(let name): "ok stopped \(name.map { Format.excerpt($0) } ?? "all")"
+    case .status(let status): "ok \(status.json)"
+    case .muted: "ok muted"
+    case .unmuted: "ok unmuted"
+    case .level(let level): "ok level \(level.rawValue)"
+    case .pong: "ok pong"
+    case .error(let error): error.reply
+    }
+  }
+
+  /// The reply to a fire, from the policy's decision.
+  public static func fire(_ name: String, _ decision: FireDecision) -> ServiceReply {
+    switch decision {
+    case .play: .fired(name)
+    case .coalesce: .coalesced(name)
+    case .refuse(.muted): .error(ServiceError(.muted, "the service is muted; `hap unmute` turns it back on."))
+    case .refuse(.level(let level)): .filtered(name, level)
+    }
+  }
+}
+
+/// A reply line as a client reads it.
+public enum ServiceResponse: Equatable, Sendable {
+  /// `ok` and the rest of the line (may be empty).
+  case ok(String)
+  /// `error CODE message`; an unknown code is kept as written.
+  case error(code: String, message: String)
+
+  /// Reads one reply line (without its newline); nil when it is neither `ok` nor `error`.
+  public static func parse(_ line: String) -> ServiceResponse? {
+    var text = Substring(line)
+    if text.last == "\r" { text = text.dropLast() }
+    if text == "ok" { return .ok("") }
+    if text.hasPrefix("ok ") { return .ok(String(text.dropFirst(3))) }
+    guard text.hasPrefix("error ") else { return nil }
+    let rest = text.dropFirst(6)
+    let code = rest.prefix(while: { $0 != " " })
+    guard !code.isEmpty else { return nil }
+    return .error(code: String(code), message: String(rest.dropFirst(code.count).drop(while: { $0 == " " })))
+  }
+}
+
+/// Cuts the bytes read from a connection into request lines, in bounded memory: a line longer
+/// than ``ServiceRequest/maxLineBytes`` is not kept; its bytes are skipped up to its newline,
+/// which yields one ``Frame/tooLong`` (so every request line gets exactly one reply, in order,
+/// and the connection stays usable).
+public struct ServiceLineFramer: Sendable {
+  public enum Frame: Equatable, Sendable {
+    /// A line's bytes, without the `\n`.
+    case line([UInt8])
+    case tooLong
+  }
+
+  public let limit: Int
+  private var pending: [UInt8] = []
+  private var discarding = false
+
+  public init(limit: Int = ServiceRequest.maxLineBytes) {
+    self.limit = limit
+    pending.reserveCapacity(limit)
+  }
+
+  /// Bytes held for an unfinished line (never more than `limit`).
+  public var buffered: Int { pending.count }
+
+  /// Takes the next bytes read; returns the lines they complete.
+  public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Frame] {
+    var frames: [Frame] = []
+    for byte in bytes {
+      if byte == UInt8(ascii: "\n") {
+        frames.append(discarding ? .tooLong : .line(pending))
+        pending.removeAll(keepingCapacity: true)
+        discarding = false
+      } else if !discarding {
+        if pending.count == limit {
+          discarding = true
+          pending.removeAll(keepingCapacity: true)
+        } else {
+          pending.append(byte)
+        }
+      }
+    }
+    return frames
+  }
+
+  /// The connection ended: a last line without a newline, if any.
+  public mutating func finish() -> Frame? {
+    defer {
+      pending.removeAll(keepingCapacity: true)
+      discarding = false
+    }
+    if discarding { return .tooLong }
+    return pending.isEmpty ? nil : .line(pending)
+  }
+}

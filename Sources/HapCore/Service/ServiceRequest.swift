@@ -1,0 +1,194 @@
+/// The service's levels, as feedbackd's profiles: `full` plays every event, `quiet` only the
+/// events marked essential, `silent` none.
+public enum ServiceLevel: String, Sendable, CaseIterable, Codable {
+  case full, quiet, silent
+}
+
+/// Why the service refused a request: the `CODE` and the one-sentence message of an
+/// `error CODE message` reply (docs/service.md).
+public struct ServiceError: Error, Equatable, Sendable {
+  public enum Code: String, Sendable, CaseIterable {
+    case unknownEvent = "unknown-event"
+    case muted
+    case noDevice = "no-device"
+    case badRequest = "bad-request"
+    case tooLong = "too-long"
+  }
+
+  public let code: Code
+  public let message: String
+
+  public init(_ code: Code, _ message: String) {
+    self.code = code
+    self.message = message
+  }
+
+  /// An `unknown-event` error, with a did-you-mean from `events` when one is close.
+  public static func unknownEvent(_ name: String, among events: [String]) -> ServiceError {
+    ServiceError(
+      .unknownEvent,
+      "no event \"\(Format.excerpt(name))\" in the vocabulary\(Suggestion.hint(for: name, among: events)).")
+  }
+
+  /// The reply line (without its newline).
+  public var reply: String { "error \(code.rawValue) \(message)" }
+}
+
+/// One request of the service's line protocol (docs/service.md): one line of UTF-8 text.
+public enum ServiceRequest: Equatable, Sendable {
+  /// `fire NAME [intensity=X] [sharpness=X]`: intensity in 0...1 multiplies the event's
+  /// intensity, sharpness in -1...1 is added to its sharpness, as the `HapticIntensityControl`
+  /// and `HapticSharpnessControl` dynamic parameters do.
+  case fire(name: String, intensity: Double?, sharpness: Double?)
+  /// `stop [NAME]`: fades out every sounding voice of NAME, or every voice.
+  case stop(name: String?)
+  case status
+  case mute
+  case unmute
+  case level(ServiceLevel)
+  case ping
+
+  /// The longest request line, in bytes, without its line break.
+  public static let maxLineBytes = 4096
+
+  static let verbs = ["fire", "stop", "status", "mute", "unmute", "level", "ping"]
+  static let fireOptions = ["intensity", "sharpness"]
+
+  /// Parses one request line (without its `\n`; a trailing `\r` is accepted). Words are
+  /// separated by runs of spaces, tabs or other Unicode spaces; leading and trailing ones are
+  /// ignored. Never traps; a line longer than ``maxLineBytes`` is `too-long`.
+  public static func parse(_ line: String) -> Result<ServiceRequest, ServiceError> {
+    guard line.utf8.count <= maxLineBytes else {
+      return .failure(ServiceError(.tooLong, "the request line is longer than \(maxLineBytes) bytes."))
+    }
+    var text = Substring(line)
+    if text.utf8.last == UInt8(ascii: "\r") { text = text.dropLast() }
+    if let bad = text.unicodeScalars.first(where: isForbidden) {
+      let what = bad == "\n" || bad == "\r" ? "a line break" : "a control character"
+      return .failure(ServiceError(.badRequest, "the request contains \(what); send one request per line."))
+    }
+    let words = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+    guard let verb = words.first else {
+      return .failure(
+        ServiceError(.badRequest, "the request is empty; expected one of \(verbs.joined(separator: ", ")))."))
+    }
+    let arguments = Array(words.dropFirst())
+    switch verb {
+    case "fire": return parseFire(arguments)
+    case "stop":
+      guard arguments.count <= 1 else { return .failure(extra("stop", arguments[1])) }
+      return .success(.stop(name: arguments.first))
+    case "level":
+      guard let word = arguments.first else {
+        return .failure(ServiceError(.badRequest, "level needs one of full, quiet, silent."))
+      }
+      guard let level = ServiceLevel(rawValue: word) else {
+        return .failure(
+          ServiceError(
+            .badRequest,
+            "unknown level \"\(Format.excerpt(word))\"\(Suggestion.hint(for: word, among: ServiceLevel.allCases.map(\.rawValue))); expected full, quiet or silent."
+          ))
+      }
+      guard arguments.count == 1 else { return .failure(extra("level", arguments[1])) }
+      return .success(.level(level))
+    case "status", "mute", "unmute", "ping":
+      guard arguments.isEmpty else { return .failure(extra(verb, arguments[0])) }
+      switch verb {
+      case "status": return .success(.status)
+      case "mute": return .success(.mute)
+      case "unmute": return .success(.unmute)
+      default: return .success(.ping)
+      }
+    default:
+      return .failure(
+        ServiceError(
+          .badRequest,
+          "unknown request \"\(Format.excerpt(verb))\"\(Suggestion.hint(for: verb, among: verbs)); expected one of \(verbs.joined(separator: ", "))."
+        ))
+    }
+  }
+
+  /// ``parse(_:)``, then checks the event name of `fire` and `stop NAME` against `events` (the
+  /// vocabulary): an unknown name is `unknown-event`, with a did-you-mean.
+  public static func parse(_ line: String, events: [String]) -> Result<ServiceRequest, ServiceError> {
+    let result = parse(line)
+    switch result {
+    case .success(.fire(let name, _, _)), .success(.stop(.some(let name))):
+      return events.contains(name) ? result : .failure(.unknownEvent(name, among: events))
+    default: return result
+    }
+  }
+
+  /// Parses a request line given as raw bytes (as read from a socket): invalid UTF-8 is a
+  /// `bad-request`, a line longer than ``maxLineBytes`` `too-long` (checked before decoding).
+  public static func parse(bytes: some Collection<UInt8>, events: [String]? = nil) -> Result<
+    ServiceRequest, ServiceError
+  > {
+    guard bytes.count <= maxLineBytes else {
+      return .failure(ServiceError(.tooLong, "the request line is longer than \(maxLineBytes) bytes."))
+    }
+    guard let line = String(validating: bytes, as: UTF8.self) else {
+      return .failure(ServiceError(.badRequest, "the request is not valid UTF-8 text."))
+    }
+    return events.map { parse(line, events: $0) } ?? parse(line)
+  }
+
+  private static func parseFire(_ arguments: [String]) -> Result<ServiceRequest, ServiceError> {
+    guard let name = arguments.first, !name.contains("=") else {
+      return .failure(
+        ServiceError(.badRequest, "fire needs an event name first: fire NAME [intensity=X] [sharpness=X]."))
+    }
+    var intensity: Double?
+    var sharpness: Double?
+    for word in arguments.dropFirst() {
+      let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      guard parts.count == 2 else {
+        return .failure(
+          ServiceError(
+            .badRequest, "expected an option KEY=VALUE after the event name, not \"\(Format.excerpt(word))\"."))
+      }
+      let key = String(parts[0])
+      let valueText = String(parts[1])
+      switch key {
+      case "intensity", "sharpness":
+        let range: ClosedRange<Double> = key == "intensity" ? 0...1 : -1...1
+        guard let value = number(valueText), range.contains(value) else {
+          return .failure(
+            ServiceError(
+              .badRequest,
+              "\(key) must be a number from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound)), not \"\(Format.excerpt(valueText))\"."
+            ))
+        }
+        if (key == "intensity" ? intensity : sharpness) != nil {
+          return .failure(ServiceError(.badRequest, "\(key) is given twice."))
+        }
+        if key == "intensity" { intensity = value } else { sharpness = value }
+      default:
+        return .failure(
+          ServiceError(
+            .badRequest,
+            "unknown option \"\(Format.excerpt(key))\"\(Suggestion.hint(for: key, among: fireOptions)); fire takes intensity=X and sharpness=X."
+          ))
+      }
+    }
+    return .success(.fire(name: name, intensity: intensity, sharpness: sharpness))
+  }
+
+  private static func extra(_ verb: String, _ word: String) -> ServiceError {
+    ServiceError(.badRequest, "unexpected \"\(Format.excerpt(word))\" after \(verb).")
+  }
+
+  /// Line breaks and control characters other than the tab.
+  private static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
+    scalar != "\t" && (scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}")
+  }
+
+  /// A plain decimal number (`0.5`, `1`, `.25`, `1e-1`): no `inf`, `nan` or hexadecimal.
+  static func number(_ text: String) -> Double? {
+    let allowed = Set("0123456789+-.eE")
+    guard !text.isEmpty, text.count <= 32, text.allSatisfy(allowed.contains),
+      text.contains(where: \.isNumber), let value = Double(text), value.isFinite
+    else { return nil }
+    return value
+  }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import Testing
+
+@testable import HapCore
+
+private let vocabulary = ["correct", "pass", "reveal", "start", "stop", "timerPulse", "timerUrgent", "winner"]
+
+private func parse(_ line: String) -> Result<ServiceRequest, ServiceError> { ServiceRequest.parse(line) }
+
+private func code(_ result: Result<ServiceRequest, ServiceError>) -> ServiceError.Code? {
+  if case .failure(let error) = result { return error.code }
+  return nil
+}
+
+@Suite("ServiceRequest")
+struct ServiceRequestTests {
+  @Test func everyRequestParses() throws {
+    #expect(try parse("fire correct").get() == .fire(name: "correct", intensity: nil, sharpness: nil))
+    #expect(try parse("fire correct intensity=0.5").get() == .fire(name: "correct", intensity: 0.5, sharpness: nil))
+    #expect(
+      try parse("fire correct sharpness=-0.25 intensity=1").get()
+        == .fire(name: "correct", intensity: 1, sharpness: -0.25))
+    #expect(try parse("stop").get() == .stop(name: nil))
+    #expect(try parse("stop texture").get() == .stop(name: "texture"))
+    #expect(try parse("status").get() == .status)
+    #expect(try parse("mute").get() == .mute)
+    #expect(try parse("unmute").get() == .unmute)
+    #expect(try parse("level full").get() == .level(.full))
+    #expect(try parse("level quiet").get() == .level(.quiet))
+    #expect(try parse("level silent").get() == .level(.silent))
+    #expect(try parse("ping").get() == .ping)
+  }
+
+  @Test func oddWhitespaceIsAccepted() throws {
+    #expect(
+      try parse("  fire\tcorrect   intensity=0.5  ").get() == .fire(name: "correct", intensity: 0.5, sharpness: nil))
+    #expect(try parse("ping\r").get() == .ping)  // CRLF line ends (telnet, some socat set-ups)
+    #expect(try parse("\tstatus\t").get() == .status)
+    #expect(try parse("fire\u{00A0}correct").get() == .fire(name: "correct", intensity: nil, sharpness: nil))
+    // Non-ASCII names are names.
+    #expect(try parse("fire réussite").get() == .fire(name: "réussite", intensity: nil, sharpness: nil))
+  }
+
+  @Test func malformedLinesAreBadRequests() {
+    let bad = [
+      "", "   ", "\r", "fire", "fire intensity=0.5", "FIRE correct", "fly correct", "fire correct intensity",
+      "fire correct intensity=", "fire correct intensity=1.5", "fire correct intensity=-0.1",
+      "fire correct sharpness=2", "fire correct intensity=nan", "fire correct intensity=inf",
+      "fire correct intensity=0x1p-1", "fire correct intensity=0.5 intensity=0.6", "fire correct loudness=1",
+      "fire correct intensity = 0.5", "stop a b", "status now", "mute please", "ping pong", "level",
+      "level loud", "level quiet silent", "fire correct\u{0}", "fire\u{1B}[31m correct", "ping\nping",
+      "fire correct\rintensity=1",
+    ]
+    for line in bad {
+      #expect(code(parse(line)) == .badRequest, "\(line.debugDescription)")
+    }
+  }
+
+  @Test func invalidUTF8IsABadRequest() throws {
+    #expect(code(ServiceRequest.parse(bytes: Array("fire ".utf8) + [0xFF, 0xFE])) == .badRequest)
+    #expect(try ServiceRequest.parse(bytes: Array("ping".utf8)).get() == .ping)
+  }
+
+  @Test func aLineOverTheLimitIsTooLong() throws {
+    let limit = ServiceRequest.maxLineBytes
+    let name = String(repeating: "a", count: limit - 5)
+    #expect(try parse("fire " + name).get() == .fire(name: name, intensity: nil, sharpness: nil))
+    #expect(code(parse("fire " + name + "a")) == .tooLong)
+    #expect(code(ServiceRequest.parse(bytes: [UInt8](repeating: 0x61, count: 1 << 20))) == .tooLong)
+  }
+
+  @Test func unknownNamesGetASuggestion() throws {
+    let result = ServiceRequest.parse("fire corect", events: vocabulary)
+    guard case .failure(let error) = result else {
+      Issue.record("expected unknown-event, got \(result)")
+      return
+    }
+    #expect(error.code == .unknownEvent)
+    #expect(error.message.contains("\"correct\""))
+    #expect(error.reply.hasPrefix("error unknown-event "))
+    #expect(code(ServiceRequest.parse("stop textur", events: vocabulary)) == .unknownEvent)
+    #expect(code(ServiceRequest.parse("fire zzzzzzzz", events: vocabulary)) == .unknownEvent)
+    // Nothing close: no suggestion.
+    if case .failure(let far) = ServiceRequest.parse("fire zzzzzzzz", events: vocabulary) {
+      #expect(!far.message.contains("did you mean"))
+    }
+    #expect(
+      try ServiceRequest.parse("fire timerPulse", events: vocabulary).get()
+        == .fire(name: "timerPulse", intensity: nil, sharpness: nil))
+    #expect(try ServiceRequest.parse("stop", events: vocabulary).get() == .stop(name: nil))
+    // A syntax error wins over an unknown name.
+    #expect(code(ServiceRequest.parse("fire nothing volume=1", events: vocabulary)) == .badRequest)
+  }
+
+  @Test func messagesQuoteAtMost80CharactersOfInput() {
+    let huge = String(repeating: "x", count: 4000)
+    for line in ["fire " + huge + " ", "fire correct " + huge + "=1", huge, "level " + huge] {
+      guard case .failure(let error) = ServiceRequest.parse(line, events: vocabulary) else {
+        Issue.record("expected an error")
+        continue
+      }
+      #expect(error.reply.utf8.count < 250)
+      #expect(!error.reply.contains("\n"))
+    }
+  }
+
+  @Test func verbsGetADidYouMean() {
+    guard case .failure(let error) = parse("stauts") else {
+      Issue.record("expected bad-request")
+      return
+    }
+    #expect(error.message.contains("\"status\""))
+  }
+}
+
+@Suite("ServiceReply")
+struct ServiceReplyTests {
+  @Test func repliesAreOneLineEach() {
+    let status = ServiceStatus(
+      events: ["correct", "pass"], level: .quiet, muted: false, device: "open", counters: FireCounters(), underruns: 2,
+      recoveries: 1, playing: 3)
+    let replies: [(ServiceReply, String)] = [
+      (.fired("correct"), "ok fired correct"), (.coalesced("correct"), "ok coalesced correct"),
+      (.filtered("pass", .quiet), "ok filtered pass level=quiet"), (.stopped(nil), "ok stopped all"),
+      (.stopped("texture"), "ok stopped texture"), (.muted, "ok muted"), (.unmuted, "ok unmuted"),
+      (.level(.silent), "ok level silent"), (.pong, "ok pong"),
+      (.error(ServiceError(.noDevice, "no device.")), "error no-device no device."),
+    ]
+    for (reply, line) in replies { #expect(reply.line == line) }
+    let line = ServiceReply.status(status).line
+    #expect(line.hasPrefix("ok {"))
+    #expect(!line.contains("\n"))
+    let decoded = try? JSONDecoder().decode(ServiceStatus.self, from: Data(line.dropFirst(3).utf8))
+    #expect(decoded == status)
+  }
+
+  @Test func fireRepliesFollowThePolicy() {
+    #expect(ServiceReply.fire("a", .play) == .fired("a"))
+    #expect(ServiceReply.fire("a", .coalesce) == .coalesced("a"))
+    #expect(ServiceReply.fire("a", .refuse(.level(.quiet))) == .filtered("a", .quiet))
+    guard case .error(let error) = ServiceReply.fire("a", .refuse(.muted)) else {
+      Issue.record("muted must be an error")
+      return
+    }
+    #expect(error.code == .muted)
+  }
+
+  @Test func clientsReadReplies() {
+    #expect(ServiceResponse.parse("ok pong") == .ok("pong"))
+    #expect(ServiceResponse.parse("ok") == .ok(""))
+    #expect(ServiceResponse.parse("ok fired correct\r") == .ok("fired correct"))
+    #expect(
+      ServiceResponse.parse("error unknown-event no event \"x\".")
+        == .error(code: "unknown-event", message: "no event \"x\"."))
+    #expect(ServiceResponse.parse("hello") == nil)
+    #expect(ServiceResponse.parse("error ") == nil)
+    for code in ServiceError.Code.allCases {
+      let error = ServiceError(code, "why.")
+      #expect(ServiceResponse.parse(error.reply) == .error(code: code.rawValue, message: "why."))
+    }
+  }
+}
+
+@Suite("ServiceLineFramer")
+struct ServiceLineFramerTests {
+  @Test func linesComeOutWhateverTheReadSizes() {
+    let text = Array("fire correct\nping\n\nstatus\n".utf8)
+    for size in [1, 2, 5, 100] {
+      var framer = ServiceLineFramer()
+      var frames: [ServiceLineFramer.Frame] = []
+      var k = 0
+      while k < text.count {
+        frames += framer.feed(text[k..<min(k + size, text.count)])
+        k += size
+      }
+      #expect(
+        frames == [
+          .line(Array("fire correct".utf8)), .line(Array("ping".utf8)), .line([]), .line(Array("status".utf8)),
+        ])
+      #expect(framer.finish() == nil)
+    }
+  }
+
+  @Test func aHugeLineIsOneTooLongAndTheNextLineStillWorks() {
+    var framer = ServiceLineFramer()
+    var frames: [ServiceLineFramer.Frame] = []
+    let chunk = [UInt8](repeating: 0x61, count: 64 * 1024)
+    for _ in 0..<16 {  // 1 MB without a newline
+      frames += framer.feed(chunk)
+      #expect(framer.buffered <= ServiceRequest.maxLineBytes)
+    }
+    frames += framer.feed(Array("\nping\n".utf8))
+    #expect(frames == [.tooLong, .line(Array("ping".utf8))])
+    // Exactly the limit is a line; one byte more is too long.
+    let exact = [UInt8](repeating: 0x62, count: ServiceRequest.maxLineBytes)
+    #expect(framer.feed(exact + [0x0A]) == [.line(exact)])
+    #expect(framer.feed(exact + [0x62, 0x0A]) == [.tooLong])
+  }
+
+  @Test func theLastLineWithoutANewlineCounts() {
+    var framer = ServiceLineFramer()
+    #expect(framer.feed(Array("ping\nsta".utf8)) == [.line(Array("ping".utf8))])
+    #expect(framer.finish() == .line(Array("sta".utf8)))
+    _ = framer.feed([UInt8](repeating: 0x61, count: 5000))
+    #expect(framer.finish() == .tooLong)
+    #expect(framer.finish() == nil)
+  }
+}
