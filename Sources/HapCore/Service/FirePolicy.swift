@@ -1,31 +1,3 @@
-/// What the vocabulary says about one event, for the service (the manifest's fields; each has
-/// the default given here).
-public struct EventSettings: Equatable, Sendable {
-  /// Higher wins: a full mixer drops the lowest-priority voice first, and ``ducking`` acts on
-  /// voices of lower priority. Default 0.
-  public var priority: Int
-  /// The shortest interval, in seconds, between two plays of this event: a fire within it is
-  /// coalesced. Default 0.1 s.
-  public var debounce: Double
-  /// Whether the `quiet` level keeps this event. Default false (quiet plays only the events
-  /// the manifest marks essential).
-  public var essential: Bool
-  /// While this event sounds, voices of lower priority are scaled by this factor (0...1;
-  /// 1, the default, ducks nothing).
-  public var ducking: Double
-
-  public static let defaultDebounce = 0.1
-
-  public init(
-    priority: Int = 0, debounce: Double = EventSettings.defaultDebounce, essential: Bool = false, ducking: Double = 1
-  ) {
-    self.priority = priority
-    self.debounce = debounce
-    self.essential = essential
-    self.ducking = ducking
-  }
-}
-
 /// What to do with one fire.
 public enum FireDecision: Equatable, Sendable {
   case play

@@ -32,7 +32,7 @@ public struct VocabularyManifest: Sendable {
 /// (position, JSON pointer, rule id). Entries with an error are left out; decoding goes on.
 public enum ManifestDecoder {
   static let keys = ["Description", "Events", "Tiers", "Rarity"]
-  static let eventKeys = ["Name", "Priority", "Debounce", "Category", "Essential"]
+  static let eventKeys = ["Name", "Priority", "Debounce", "Category", "Essential", "Ducking"]
   static let expectation = JSONParser.Expectation(
     noun: "a vocabulary manifest", shape: "a JSON object with an \"Events\" array")
 
@@ -170,6 +170,8 @@ public enum ManifestDecoder {
           if let seconds = number(value, member, path, in: EventSettings.debounceRange) { settings.debounce = seconds }
         case "Category":
           if let category = string(value, member, path) { settings.category = category }
+        case "Ducking":
+          if let factor = number(value, member, path, in: EventSettings.duckingRange) { settings.ducking = factor }
         case "Essential":
           guard document.node(value).kind == .bool else {
             mismatch(value, "\"Essential\"", "true or false", path)

@@ -56,6 +56,9 @@ public struct EventSettings: Sendable, Equatable {
   public var category: String
   /// Whether the event is kept at the quiet level (which plays only essential events).
   public var essential: Bool
+  /// While this event sounds, the service scales events of lower priority by this factor
+  /// (0...1; 1, the default, ducks nothing).
+  public var ducking: Double
 
   public static let defaultPriority = 50
   /// 50 ms: long enough to swallow an accidental double fire, far shorter than any real repeat.
@@ -63,15 +66,17 @@ public struct EventSettings: Sendable, Equatable {
   public static let defaultCategory = "general"
   public static let priorityRange = 0...100
   public static let debounceRange = 0.0...60.0
+  public static let duckingRange = 0.0...1.0
 
   public init(
     priority: Int = defaultPriority, debounce: Double = defaultDebounce, category: String = defaultCategory,
-    essential: Bool = false
+    essential: Bool = false, ducking: Double = 1
   ) {
     self.priority = priority
     self.debounce = debounce
     self.category = category
     self.essential = essential
+    self.ducking = ducking
   }
 }
 

@@ -83,7 +83,7 @@ struct FirePolicyTests {
 
   @Test func defaultsAreDocumented() {
     let settings = EventSettings()
-    #expect(settings.priority == 0)
+    #expect(settings.priority == EventSettings.defaultPriority)
     #expect(settings.debounce == EventSettings.defaultDebounce)
     #expect(!settings.essential)
     #expect(settings.ducking == 1)
