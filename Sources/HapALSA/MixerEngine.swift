@@ -1,0 +1,131 @@
+import CALSA
+import Dispatch
+import Foundation
+import HapCore
+import Synchronization
+
+/// Plays an ``EventMixer`` on an ALSA device from a dedicated real-time thread, for the
+/// service: each period the thread renders the mixer (which applies the commands queued
+/// through its ring), routes, encodes and writes, until ``stop()``.
+///
+/// **Real-time contract.** As ``PlaybackEngine``'s: every buffer is made by `init`; the loop
+/// reaches the mixer through an `Unmanaged` reference the engine keeps alive, polls an atomic
+/// stop flag, and allocates, locks, prints and retains nothing (recovering from a lost device
+/// excepted, which reopens it).
+public final class MixerEngine: @unchecked Sendable {
+  public struct Report: Sendable {
+    public var failure: String?
+    public var framesPlayed = 0
+    public var underruns = 0
+    public var suspends = 0
+    public var reconnects = 0
+    public var scheduling = "not started"
+  }
+
+  private let sink: ALSASink
+  private let mixer: EventMixer
+  private let liveMixer: Unmanaged<EventMixer>
+  private let routing: PlaybackEngine.ChannelRouting
+  private let period: Int
+  private let channels: Int
+  private let format: SampleFormat
+  private let mono: UnsafeMutableBufferPointer<Float>
+  private let interleaved: UnsafeMutableBufferPointer<Float>
+  private let bytes: UnsafeMutableRawBufferPointer
+  private let stopFlag = Atomic<Bool>(false)
+  private let finished = DispatchSemaphore(value: 0)
+  private let ended = Atomic<Bool>(false)
+  private var report = Report()
+
+  /// Whether the thread has ended (stopped, or the device failed for good).
+  public var hasEnded: Bool { ended.load(ordering: .acquiring) }
+
+  /// `mixer` must mix at the device's negotiated rate.
+  public init(sink: ALSASink, mixer: EventMixer, routing: PlaybackEngine.ChannelRouting) {
+    self.sink = sink
+    self.mixer = mixer
+    liveMixer = Unmanaged.passUnretained(mixer)
+    self.routing = routing
+    period = sink.configuration.periodFrames
+    channels = sink.configuration.channels
+    format = sink.configuration.format
+    mono = .allocate(capacity: period)
+    mono.initialize(repeating: 0)
+    interleaved = .allocate(capacity: period * channels)
+    interleaved.initialize(repeating: 0)
+    bytes = .allocate(byteCount: period * channels * format.bytesPerSample, alignment: 16)
+    bytes.initializeMemory(as: UInt8.self, repeating: 0)
+  }
+
+  deinit {
+    mono.deallocate()
+    interleaved.deallocate()
+    bytes.deallocate()
+  }
+
+  /// Starts the playback thread and returns at once.
+  public func start() {
+    hap_rt_probe_resolve()
+    let thread = Thread { [self] in
+      report.scheduling = PlaybackEngine.requestRealTime()
+      loop()
+      ended.store(true, ordering: .releasing)
+      finished.signal()
+    }
+    thread.stackSize = 1 << 20
+    thread.name = "hap service playback"
+    thread.start()
+  }
+
+  /// Asks the thread to end after the period it is writing (fade first with the mixer's
+  /// `stopAll` when something may be sounding).
+  public func stop() { stopFlag.store(true, ordering: .releasing) }
+
+  /// Waits for the thread to end; returns what happened.
+  public func wait() -> Report {
+    finished.wait()
+    report.underruns = sink.underruns
+    report.suspends = sink.suspends
+    report.reconnects = sink.reconnects
+    return report
+  }
+
+  private func loop() {
+    var watching = false
+    do throws(SinkError) {
+      while !stopFlag.load(ordering: .acquiring) {
+        liveMixer._withUnsafeGuaranteedRef { $0.render(into: mono) }
+        try writePeriod()
+        report.framesPlayed += period
+        if !watching {
+          watching = true
+          hap_rt_probe_watch(1)
+        }
+      }
+      hap_rt_probe_watch(0)
+      try sink.drain()
+    } catch {
+      hap_rt_probe_watch(0)
+      report.failure = error.message
+    }
+  }
+
+  private func writePeriod() throws(SinkError) {
+    let source: UnsafeBufferPointer<Float>
+    if channels == 1 {
+      source = UnsafeBufferPointer(mono)
+    } else {
+      for n in 0..<period {
+        for c in 0..<channels {
+          switch routing {
+          case .all: interleaved[n * channels + c] = mono[n]
+          case .single(let channel): interleaved[n * channels + c] = c == channel ? mono[n] : 0
+          }
+        }
+      }
+      source = UnsafeBufferPointer(interleaved)
+    }
+    format.encode(source, into: bytes.baseAddress!)
+    try sink.write(UnsafeRawBufferPointer(bytes))
+  }
+}

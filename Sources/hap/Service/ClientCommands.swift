@@ -1,0 +1,220 @@
+import Foundation
+import HapCore
+
+/// The clients of `hap serve`: each sends one request line, reads the one reply line and says
+/// it in one sentence. Exit 0 on `ok`, 2 otherwise (an error reply, no service, I/O).
+enum ServiceClient {
+  static let socketOption = OptionSpec.value(
+    "socket", "PATH", "The service's socket (default: $HAP_SOCKET, else $XDG_RUNTIME_DIR/hap.sock).")
+
+  /// Sends `line`; returns the reply, or prints why there is none and returns nil.
+  static func request(_ line: String, socket option: String?) throws(UsageError) -> ServiceResponse? {
+    let path = try ServiceSocket.path(option)
+    let shown = Format.excerpt(path)
+    let fd: Int32
+    switch ServiceSocket.connect(path) {
+    case .success(let connected): fd = connected
+    case .failure(let error) where [ENOENT, ECONNREFUSED, ENOTSOCK].contains(error.code):
+      Console.error(
+        "hap: no hap service on '\(shown)'; start one with 'hap serve --socket \(shown)' (or 'hap serve &')")
+      return nil
+    case .failure(let error):
+      Console.error("hap: cannot reach the hap service on '\(shown)': \(String(cString: strerror(error.code)))")
+      return nil
+    }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    guard ServiceSocket.write(fd, line + "\n") else {
+      Console.error("hap: the hap service on '\(shown)' closed the connection")
+      return nil
+    }
+    var reply: [UInt8] = []
+    var byte: UInt8 = 0
+    while reply.count < 1 << 20 {
+      let n = read(fd, &byte, 1)
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 || byte == UInt8(ascii: "\n") { break }
+      reply.append(byte)
+    }
+    guard byte == UInt8(ascii: "\n"), let response = ServiceResponse.parse(String(decoding: reply, as: UTF8.self))
+    else {
+      Console.error("hap: the hap service on '\(shown)' gave no readable reply")
+      return nil
+    }
+    return response
+  }
+
+  /// Sends `line` and prints the reply: `ok` text on standard output (through `describe`),
+  /// an error's message on standard error.
+  static func run(_ line: String, socket option: String?, describe: (String) -> String? = { $0 }) throws(UsageError)
+    -> Int32
+  {
+    guard let response = try request(line, socket: option) else { return ExitStatus.trouble }
+    switch response {
+    case .ok(let text):
+      guard let sentence = describe(text) else {
+        Console.error("hap: the hap service gave no readable reply")
+        return ExitStatus.trouble
+      }
+      Console.line(sentence)
+      return ExitStatus.ok
+    case .error(_, let message):
+      Console.error("hap: \(message)")
+      return ExitStatus.trouble
+    }
+  }
+
+  static func noArguments(_ arguments: Arguments, _ command: String) throws(UsageError) {
+    if let extra = arguments.positionals.first {
+      throw UsageError("'hap \(command)' takes no arguments, not '\(Format.excerpt(extra))'")
+    }
+  }
+
+  /// A protocol word given on the command line: no spaces or control characters (it would
+  /// change the request line).
+  static func word(_ text: String, _ what: String) throws(UsageError) -> String {
+    guard !text.isEmpty,
+      !text.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F })
+    else { throw UsageError("\(what) '\(Format.excerpt(text))' holds a space or a control character") }
+    return text
+  }
+}
+
+/// `hap fire NAME`, `hap fire --stop [NAME]`.
+enum FireCommand: Command {
+  static let name = "fire"
+  static let summary = "Ask the running hap service to play (or stop) an event of its vocabulary."
+  static let forms = ["NAME", "--stop [NAME]"]
+  static let description = """
+    Sends one request to 'hap serve' and exits once the service has answered: 0 when it
+    accepted the fire (played, coalesced with the same event just played, or kept silent by the
+    level), 2 with one sentence when not (an unknown event, with a did-you-mean; the service
+    muted; no device; no service on the socket). --stop fades out NAME, or everything.
+    """
+  static let options: [OptionSpec] = [
+    .value("intensity", "X", "Scale the event, 0..1 (default 1)."),
+    .flag("stop", "Stop NAME (or every event) instead of firing."),
+    ServiceClient.socketOption,
+  ]
+  static let examples = [
+    ("hap fire correct", "Play the event 'correct'"),
+    ("hap fire timerPulse --intensity 0.5", "Half as strong"),
+    ("hap fire --stop", "Fade out everything"),
+  ]
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    let positionals = arguments.positionals
+    if arguments.has("stop") {
+      guard positionals.count <= 1 else { throw UsageError("'hap fire --stop' takes at most one event name") }
+      if arguments.has("intensity") { throw UsageError("'--intensity' does not go with '--stop'") }
+      let name = try positionals.first.map { (text: String) throws(UsageError) in
+        try ServiceClient.word(text, "the event name")
+      }
+      return try ServiceClient.run(name.map { "stop \($0)" } ?? "stop", socket: arguments.value("socket")) {
+        $0.hasPrefix("stopped ") ? $0 : nil
+      }
+    }
+    guard positionals.count == 1 else {
+      throw UsageError(positionals.isEmpty ? "no event name given" : "'hap fire' takes one event name")
+    }
+    let name = try ServiceClient.word(positionals[0], "the event name")
+    var line = "fire \(name)"
+    if arguments.has("intensity") {
+      let intensity = try arguments.number("intensity", in: 0...1, default: 1)
+      line += " intensity=\(intensity)"
+    }
+    return try ServiceClient.run(line, socket: arguments.value("socket"))
+  }
+}
+
+/// `hap status`.
+enum StatusCommand: Command {
+  static let name = "status"
+  static let summary = "Show the running hap service's state: vocabulary, device, counters."
+  static let forms = [""]
+  static let description = """
+    Asks 'hap serve' for its state: the events of its vocabulary, the level and mute switch,
+    the device (open, closed or missing), fires, plays, coalesced and refused fires, underruns
+    and recoveries. --format json prints the service's status object (docs/service.md).
+    """
+  static let options: [OptionSpec] = [
+    .value("format", "FORMAT", choices: ["text", "json"], "text (default) or json."),
+    ServiceClient.socketOption,
+  ]
+  static let examples = [("hap status --format json", "The state as JSON")]
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    try ServiceClient.noArguments(arguments, name)
+    let json = arguments.value("format") == "json"
+    return try ServiceClient.run("status", socket: arguments.value("socket")) { text in
+      guard let status = try? JSONDecoder().decode(ServiceStatus.self, from: Data(text.utf8)) else { return nil }
+      return json ? status.json : describe(status)
+    }
+  }
+
+  static func describe(_ s: ServiceStatus) -> String {
+    let c = s.counters
+    return """
+      events      \(s.events.count): \(s.events.joined(separator: ", "))
+      level       \(s.level.rawValue)\(s.muted ? ", muted" : "")
+      device      \(s.device), \(s.playing) playing
+      fires       \(c.fires) (\(c.played) played, \(c.coalesced) coalesced, \(c.refused) refused)
+      underruns   \(s.underruns), recoveries \(s.recoveries)
+      """
+  }
+}
+
+/// `hap mute`.
+enum MuteCommand: Command {
+  static let name = "mute"
+  static let summary = "Mute the running hap service (fires are answered 'muted')."
+  static let forms = [""]
+  static let description =
+    "Turns the service's off switch on: what sounds fades out, and fires are refused until 'hap unmute'."
+  static let options: [OptionSpec] = [ServiceClient.socketOption]
+  static let examples: [(String, String)] = []
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    try ServiceClient.noArguments(arguments, name)
+    return try ServiceClient.run("mute", socket: arguments.value("socket"))
+  }
+}
+
+/// `hap unmute`.
+enum UnmuteCommand: Command {
+  static let name = "unmute"
+  static let summary = "Unmute the running hap service."
+  static let forms = [""]
+  static let description = "Turns the service's off switch off: fires play again (as the level allows)."
+  static let options: [OptionSpec] = [ServiceClient.socketOption]
+  static let examples: [(String, String)] = []
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    try ServiceClient.noArguments(arguments, name)
+    return try ServiceClient.run("unmute", socket: arguments.value("socket"))
+  }
+}
+
+/// `hap level full|quiet|silent`.
+enum LevelCommand: Command {
+  static let name = "level"
+  static let summary = "Set the running hap service's level: full, quiet (essential events only) or silent."
+  static let forms = ["full|quiet|silent"]
+  static let description =
+    "Sets the level: full plays every event, quiet only those the manifest marks essential, silent none (fires are still answered ok)."
+  static let options: [OptionSpec] = [ServiceClient.socketOption]
+  static let examples = [("hap level quiet", "Only the essential events")]
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    guard arguments.positionals.count == 1 else { throw UsageError("give one level: full, quiet or silent") }
+    let word = arguments.positionals[0]
+    guard ServiceLevel(rawValue: word) != nil else {
+      let hint =
+        Suggestion.closest(to: word, among: ServiceLevel.allCases.map(\.rawValue)).map { "; did you mean '\($0)'?" }
+        ?? ""
+      throw UsageError("'\(Format.excerpt(word))' is not a level (full, quiet or silent)\(hint)")
+    }
+    return try ServiceClient.run("level \(word)", socket: arguments.value("socket"))
+  }
+}

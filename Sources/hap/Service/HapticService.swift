@@ -1,0 +1,240 @@
+import Foundation
+import HapALSA
+import HapCore
+
+/// The running service of `hap serve`: the vocabulary rendered into an ``EventMixer``, the
+/// ``FirePolicy``, and the device, opened at the first fire and closed after `idleClose`
+/// seconds of silence. Client threads call ``reply(to:)``; one lock serialises the policy, the
+/// mixer's producer side and the device's state (the playback thread never takes it).
+final class HapticService: @unchecked Sendable {
+  struct Settings {
+    var device: DeviceOptions
+    var profile: ActuatorProfile
+    /// nil: `--keep-open`.
+    var idleClose: Double?
+    var verbose: Bool
+  }
+
+  let vocabulary: Vocabulary
+  private let names: [String]
+  private let index: [String: Int]
+  private let settings: Settings
+  private var mixer: EventMixer
+  private var policy = FirePolicy()
+  private var sink: ALSASink?
+  private var engine: MixerEngine?
+  private var deviceState = "closed"
+  private var underruns = 0
+  private var recoveries = 0
+  /// Monotonic seconds until which something may still sound.
+  private var activeUntil = 0.0
+  private var shuttingDown = false
+  private let lock = NSCondition()
+
+  init(vocabulary: Vocabulary, settings: Settings) {
+    self.vocabulary = vocabulary
+    self.settings = settings
+    names = vocabulary.events.map(\.name)
+    var index: [String: Int] = [:]
+    for (k, name) in names.enumerated() { index[name] = k }
+    self.index = index
+    mixer = Self.mixer(vocabulary, settings, rate: settings.device.rate)
+  }
+
+  /// Every event rendered once at `rate`, with the profile and gain.
+  private static func mixer(_ vocabulary: Vocabulary, _ settings: Settings, rate: Int) -> EventMixer {
+    let events = vocabulary.events.map { event -> [Float] in
+      let renderer = Renderer(
+        schedule: Schedule(
+          pattern: event.pattern, profile: settings.profile, rate: Double(rate), gain: settings.device.linearGain))
+      var samples = [Float](repeating: 0, count: renderer.frameCount)
+      samples.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
+      return samples
+    }
+    return EventMixer(events: events, rate: Double(rate))
+  }
+
+  static func now() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+  }
+
+  // MARK: The device
+
+  /// Opens the device once at start (the capability check); returns the line that says what
+  /// it found. With `--keep-open` it stays open.
+  func checkDevice() -> String {
+    lock.lock()
+    defer { lock.unlock() }
+    if let failure = openDevice() {
+      return "device '\(settings.device.device)' not available (\(failure)); fires will try again"
+    }
+    let c = sink!.configuration
+    let line =
+      "device '\(settings.device.device)': \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s"), period \(c.periodFrames) frames"
+    if settings.idleClose != nil { closeDevice() }
+    return line
+  }
+
+  /// Opens the device and starts the playback thread (lock held); returns why not.
+  private func openDevice() -> String? {
+    if let engine, engine.hasEnded { closeDevice() }
+    if engine != nil { return nil }
+    let opened: ALSASink
+    do {
+      try ALSALibrary.load()
+      opened = try ALSASink(
+        device: settings.device.device, request: settings.device.request,
+        reconnectSeconds: settings.device.reconnect)
+    } catch {
+      deviceState = "missing"
+      return error.message
+    }
+    if case .single(let k) = settings.device.routing, k >= opened.configuration.channels {
+      opened.close(success: false)
+      deviceState = "missing"
+      return
+        "device '\(settings.device.device)' has \(opened.configuration.channels) channel(s); there is no channel \(k + 1)"
+    }
+    if Double(opened.configuration.rate) != mixer.rate {
+      mixer = Self.mixer(vocabulary, settings, rate: opened.configuration.rate)
+    }
+    let engine = MixerEngine(sink: opened, mixer: mixer, routing: settings.device.routing)
+    sink = opened
+    self.engine = engine
+    deviceState = "open"
+    engine.start()
+    if settings.verbose { Console.error("hap: device '\(settings.device.device)' opened") }
+    lock.broadcast()
+    return nil
+  }
+
+  /// Stops the playback thread and closes the device (lock held).
+  private func closeDevice() {
+    guard let engine, let sink else { return }
+    engine.stop()
+    let report = engine.wait()
+    sink.close(success: report.failure == nil)
+    underruns += report.underruns
+    recoveries += report.reconnects + report.suspends
+    self.engine = nil
+    self.sink = nil
+    deviceState = report.failure == nil ? "closed" : "missing"
+    if let failure = report.failure { Console.error("hap: \(failure)") }
+    if settings.verbose { Console.error("hap: device '\(settings.device.device)' closed") }
+  }
+
+  /// The idle closer's thread: closes the device `idleClose` seconds after the last sound
+  /// ends. It sleeps on the lock's condition, so an idle service does not wake up.
+  func runIdleCloser() {
+    guard let idle = settings.idleClose else { return }
+    lock.lock()
+    while !shuttingDown {
+      guard engine != nil else {
+        lock.wait()
+        continue
+      }
+      let left = activeUntil + idle - Self.now()
+      if left <= 0 && mixer.counters.sounding == 0 {
+        closeDevice()
+      } else {
+        _ = lock.wait(until: Date(timeIntervalSinceNow: max(left, 0.05)))
+      }
+    }
+    lock.unlock()
+  }
+
+  /// SIGINT/SIGTERM: fades every voice out (10 ms), then closes the device.
+  func shutDown() {
+    lock.lock()
+    shuttingDown = true
+    if engine != nil { _ = mixer.stopAll() }
+    lock.unlock()
+    if engine != nil { usleep(30_000) }  // the fade, and the period being written
+    lock.lock()
+    closeDevice()
+    lock.broadcast()
+    lock.unlock()
+  }
+
+  // MARK: Requests
+
+  /// The reply line (without its newline) to one framed request line.
+  func reply(to frame: ServiceLineFramer.Frame) -> String {
+    let request: Result<ServiceRequest, ServiceError>
+    switch frame {
+    case .tooLong:
+      request = .failure(
+        ServiceError(.tooLong, "the request line is longer than \(ServiceRequest.maxLineBytes) bytes."))
+    case .line(let bytes):
+      request = ServiceRequest.parse(bytes: bytes, events: names)
+    }
+    switch request {
+    case .failure(let error): return ServiceReply.error(error).line
+    case .success(let request): return handle(request).line
+    }
+  }
+
+  private func handle(_ request: ServiceRequest) -> ServiceReply {
+    lock.lock()
+    defer { lock.unlock() }
+    switch request {
+    case .fire(let name, let intensity, let sharpness):
+      if sharpness != nil {
+        return .error(ServiceError(.badRequest, "sharpness is not supported by this version of hap serve."))
+      }
+      return fire(name, gain: Float(intensity ?? 1))
+    case .stop(let name):
+      if engine != nil { send(name.map { .stop(event: Int32(index[$0]!)) } ?? .stopAll) }
+      return .stopped(name)
+    case .status: return .status(status())
+    case .mute:
+      policy.muted = true
+      if engine != nil { send(.stopAll) }
+      return .muted
+    case .unmute:
+      policy.muted = false
+      return .unmuted
+    case .level(let level):
+      policy.level = level
+      return .level(level)
+    case .ping: return .pong
+    }
+  }
+
+  /// One fire of a known event (lock held).
+  private func fire(_ name: String, gain: Float) -> ServiceReply {
+    guard let event = vocabulary.event(named: name), let k = index[name] else {
+      return .error(.unknownEvent(name, among: names))
+    }
+    let now = Self.now()
+    let decision = policy.decide(name, settings: event.settings, at: now)
+    guard decision == .play else { return .fire(name, decision) }
+    if let failure = openDevice() {
+      return .error(ServiceError(.noDevice, "\(failure)."))
+    }
+    send(
+      .start(
+        event: Int32(k), gain: gain, priority: Int32(clamping: event.settings.priority),
+        ducking: Float(event.settings.ducking)))
+    activeUntil = max(activeUntil, now + Double(mixer.frames(ofEvent: k)) / mixer.rate)
+    lock.broadcast()
+    if settings.verbose { Console.error("hap: fired \(Format.excerpt(name))") }
+    return .fired(name)
+  }
+
+  /// Queues a mixer command, waiting a little while the ring is full (lock held).
+  private func send(_ command: EventMixer.Command) {
+    for _ in 0..<200 {
+      if mixer.send(command) { return }
+      usleep(500)
+    }
+  }
+
+  private func status() -> ServiceStatus {
+    ServiceStatus(
+      events: names, level: policy.level, muted: policy.muted, device: deviceState, counters: policy.counters,
+      underruns: underruns, recoveries: recoveries, playing: engine == nil ? 0 : mixer.counters.sounding)
+  }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import HapALSA
+import HapCore
+
+/// `hap serve`: the vocabulary as a running service on a Unix socket (docs/service.md).
+enum ServeCommand: Command {
+  static let name = "serve"
+  static let summary = "Serve a vocabulary of events on a Unix socket, for 'hap fire' and any client."
+  static let forms = [""]
+  static let description = """
+    Loads the vocabulary (each pattern file of --vocabulary is an event named after its stem;
+    vocabulary.json adds the settings), validates every pattern (one with errors is reported and
+    left out), renders every event once at the device's rate, and answers the line protocol of
+    docs/service.md on a Unix socket: --socket, else $HAP_SOCKET, else
+    $XDG_RUNTIME_DIR/hap.sock, created with mode 0600. A stale socket left by a dead service is
+    replaced; a live one is an error.
+
+    The device is checked once at start, opened at the first fire and closed after
+    --idle-close seconds of silence (--keep-open keeps it open). SIGINT or SIGTERM fades out,
+    removes the socket and exits 0.
+    """
+  static let options: [OptionSpec] =
+    [
+      .value("vocabulary", "DIR", "The vocabulary folder (default: patterns)."),
+      .value("socket", "PATH", "The socket (default: $HAP_SOCKET, else $XDG_RUNTIME_DIR/hap.sock)."),
+      .value("idle-close", "S", "Close the device after S seconds of silence (default 5)."),
+      .flag("keep-open", "Keep the device open (the lowest latency)."),
+    ] + DeviceOptions.specs
+  static let examples = [
+    ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
+    ("hap serve --vocabulary my-app/haptics --socket /tmp/game.sock --keep-open", "A vocabulary of its own"),
+  ]
+
+  /// Connections served at once; more are closed at once (bounded threads and memory).
+  static let maxConnections = 128
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    guard arguments.positionals.isEmpty else {
+      throw UsageError("'hap serve' takes no arguments, not '\(Format.excerpt(arguments.positionals[0]))'")
+    }
+    let device = try DeviceOptions(arguments)
+    if arguments.has("idle-close") && arguments.has("keep-open") {
+      throw UsageError("'--idle-close' and '--keep-open' cannot be given together")
+    }
+    let idleClose = arguments.has("keep-open") ? nil : try arguments.number("idle-close", in: 0...86_400, default: 5)
+    let socketPath = try ServiceSocket.path(arguments.value("socket"))
+    let folder = arguments.value("vocabulary") ?? "patterns"
+
+    let profile: ActuatorProfile
+    do {
+      profile = try device.loadProfile()
+    } catch {
+      return PatternLoading.status(error)
+    }
+    guard let vocabulary = loadVocabulary(folder) else { return ExitStatus.trouble }
+    let service = HapticService(
+      vocabulary: vocabulary,
+      settings: .init(device: device, profile: profile, idleClose: idleClose, verbose: device.verbose))
+
+    // SIGINT and SIGTERM are taken by a thread of their own with sigwait: blocked here, before
+    // any other thread starts, so every thread inherits the mask.
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+    let listener: Int32
+    do {
+      listener = try ServiceSocket.listen(socketPath)
+    } catch {
+      Console.error("hap: \(error.message)")
+      return ExitStatus.trouble
+    }
+    var created = stat()
+    stat(socketPath, &created)
+    let identity = (created.st_dev, created.st_ino)
+    let waitFor = signals
+    Console.error("hap: \(service.checkDevice())")
+    Console.error(
+      "hap: serving \(vocabulary.events.count) event\(vocabulary.events.count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'"
+    )
+    Console.flush()
+    startThread("hap idle closer") { service.runIdleCloser() }
+    startThread("hap signals") {
+      var caught: Int32 = 0
+      var set = waitFor
+      sigwait(&set, &caught)
+      service.shutDown()
+      var now = stat()
+      // Remove the socket only if it is still ours.
+      if stat(socketPath, &now) == 0 && (now.st_dev, now.st_ino) == identity {
+        unlink(socketPath)
+      }
+      Console.error("hap: stopped")
+      Console.flush()
+      exit(ExitStatus.ok)
+    }
+    acceptLoop(listener, service: service)
+  }
+
+  /// Accepts connections for ever, each served by a thread of its own.
+  private static func acceptLoop(_ listener: Int32, service: HapticService) -> Never {
+    let open = Counter()
+    while true {
+      let fd = accept(listener, nil, nil)
+      guard fd >= 0 else {
+        if errno != EINTR && errno != ECONNABORTED { usleep(10_000) }
+        continue
+      }
+      guard open.add(1) <= maxConnections else {
+        open.add(-1)
+        close(fd)
+        continue
+      }
+      startThread("hap client") {
+        serve(fd, service: service)
+        close(fd)
+        open.add(-1)
+      }
+    }
+  }
+
+  /// Answers one connection's request lines in order until it closes.
+  private static func serve(_ fd: Int32, service: HapticService) {
+    var framer = ServiceLineFramer()
+    var buffer = [UInt8](repeating: 0, count: 16384)
+    while true {
+      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { break }
+      for frame in framer.feed(buffer[0..<n]) {
+        guard ServiceSocket.write(fd, service.reply(to: frame) + "\n") else { return }
+      }
+    }
+    if let last = framer.finish() { ServiceSocket.write(fd, service.reply(to: last) + "\n") }
+  }
+
+  /// Reads and validates the vocabulary folder; prints each pattern left out. Nil (after a
+  /// message) when the folder cannot be read.
+  static func loadVocabulary(_ folder: String) -> Vocabulary? {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+      Console.error("hap: the vocabulary folder '\(Format.excerpt(folder))' does not exist or is not a folder")
+      return nil
+    }
+    let files = PatternFiles.vocabularyFiles(in: folder)
+    let manifestPath = (folder as NSString).appendingPathComponent(PatternFiles.manifestName)
+    var manifest: SourceText?
+    if FileManager.default.fileExists(atPath: manifestPath) {
+      do {
+        manifest = SourceText(try PatternFiles.read(.manifest(manifestPath)))
+      } catch {
+        Console.error("hap: \(Format.excerpt(manifestPath)): \(error.message); using the default settings")
+      }
+    }
+    var result = VocabularyValidator.validate(manifest: manifest, files: files)
+    for diagnostic in result.diagnostics where diagnostic.severity == .error {
+      Console.error("hap: \(Format.excerpt(manifestPath)): \(diagnostic.message) [\(diagnostic.rule)]")
+    }
+    if result.vocabulary == nil {
+      Console.error("hap: \(Format.excerpt(manifestPath)) cannot be read; using the default settings")
+      result = VocabularyValidator.validate(manifest: nil, files: files)
+    }
+    for (fileName, pattern) in result.patterns {
+      switch pattern {
+      case .failure(let error):
+        Console.error("hap: \(Format.excerpt(fileName)) left out: \(error.reason)")
+      case .success(let validation) where !validation.isValid:
+        let first = validation.diagnostics.first { $0.severity == .error }
+        Console.error(
+          "hap: \(Format.excerpt(fileName)) left out: \(first.map { "\($0.message) [\($0.rule)]" } ?? "it has errors")")
+      default: break
+      }
+    }
+    return result.vocabulary
+  }
+
+  private static func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
+    thread.name = name
+    thread.start()
+  }
+}
+
+/// A counter shared by threads.
+private final class Counter: @unchecked Sendable {
+  private var value = 0
+  private let lock = NSLock()
+
+  @discardableResult
+  func add(_ delta: Int) -> Int {
+    lock.lock()
+    defer { lock.unlock() }
+    value += delta
+    return value
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import HapCore
+
+/// The service's Unix socket: where it is, listening on it (mode 0600, a stale file replaced,
+/// a live service refused) and connecting to it, with every failure one sentence.
+enum ServiceSocket {
+  struct Failure: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+  }
+
+  /// `--socket`, else `$HAP_SOCKET`, else `$XDG_RUNTIME_DIR/hap.sock`.
+  static func path(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+    throws(UsageError) -> String
+  {
+    if let option { return try checked(option) }
+    if let path = environment["HAP_SOCKET"], !path.isEmpty { return try checked(path) }
+    if let folder = environment["XDG_RUNTIME_DIR"], !folder.isEmpty {
+      return try checked((folder as NSString).appendingPathComponent("hap.sock"))
+    }
+    throw UsageError("no socket: give '--socket PATH', or set $HAP_SOCKET or $XDG_RUNTIME_DIR")
+  }
+
+  /// The longest path a `sockaddr_un` holds (without its NUL).
+  static var maxPathBytes: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1 }
+
+  private static func checked(_ path: String) throws(UsageError) -> String {
+    guard !path.isEmpty, !path.utf8.contains(0) else { throw UsageError("the socket path is empty or holds a NUL") }
+    guard path.utf8.count <= maxPathBytes else {
+      throw UsageError(
+        "the socket path '\(Format.excerpt(path))' is longer than \(maxPathBytes) bytes, the limit of a Unix socket")
+    }
+    return path
+  }
+
+  private static func address(_ path: String) -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (k, byte) in path.utf8.enumerated() { raw[k] = byte }
+    }
+    return address
+  }
+
+  /// An errno value.
+  struct Errno: Error { let code: Int32 }
+
+  /// Connects to `path`; returns the descriptor, or the errno.
+  static func connect(_ path: String) -> Result<Int32, Errno> {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return .failure(Errno(code: errno)) }
+    var address = address(path)
+    let status = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    if status == 0 { return .success(fd) }
+    let error = errno
+    close(fd)
+    return .failure(Errno(code: error))
+  }
+
+  /// Listens on `path`, created with mode 0600. A socket file nobody answers on (a dead
+  /// service's) is replaced; a live service, or a file that is not a socket, is a failure.
+  static func listen(_ path: String) throws(Failure) -> Int32 {
+    let shown = Format.excerpt(path)
+    var info = stat()
+    if lstat(path, &info) == 0 {
+      guard info.st_mode & S_IFMT == S_IFSOCK else {
+        throw Failure("'\(shown)' exists and is not a socket; give another '--socket'")
+      }
+      switch connect(path) {
+      case .success(let fd):
+        close(fd)
+        throw Failure("a hap service is already listening on '\(shown)'")
+      case .failure:
+        unlink(path)  // stale: its service is gone
+      }
+    }
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw Failure("cannot create a socket: \(String(cString: strerror(errno)))") }
+    var address = address(path)
+    let previous = umask(0o177)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    let bindError = errno
+    umask(previous)
+    guard bound == 0 else {
+      close(fd)
+      throw Failure("cannot listen on '\(shown)': \(String(cString: strerror(bindError)))")
+    }
+    chmod(path, 0o600)
+    guard Glibc.listen(fd, 64) == 0 else {
+      let error = errno
+      close(fd)
+      unlink(path)
+      throw Failure("cannot listen on '\(shown)': \(String(cString: strerror(error)))")
+    }
+    return fd
+  }
+
+  /// Writes all of `bytes`; false when the peer is gone.
+  @discardableResult
+  static func write(_ fd: Int32, _ text: String) -> Bool {
+    var bytes = Array(text.utf8)
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeMutableBytes { send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return false }
+      done += n
+    }
+    return true
+  }
+}
