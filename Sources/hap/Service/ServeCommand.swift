@@ -52,11 +52,6 @@ enum ServeCommand: Command {
     } catch {
       return PatternLoading.status(error)
     }
-    guard let vocabulary = loadVocabulary(folder) else { return ExitStatus.trouble }
-    let service = HapticService(
-      vocabulary: vocabulary,
-      settings: .init(device: device, profile: profile, idleClose: idleClose, verbose: device.verbose))
-
     // SIGINT and SIGTERM are taken by a thread of their own with sigwait: blocked here, before
     // any other thread starts, so every thread inherits the mask.
     var signals = sigset_t()
@@ -65,6 +60,8 @@ enum ServeCommand: Command {
     sigaddset(&signals, SIGTERM)
     pthread_sigmask(SIG_BLOCK, &signals, nil)
 
+    // The socket first: a live service is refused before any work, and clients that connect
+    // while the events render wait in the backlog.
     let listener: Int32
     do {
       listener = try ServiceSocket.listen(socketPath)
@@ -74,24 +71,27 @@ enum ServeCommand: Command {
     }
     var created = stat()
     stat(socketPath, &created)
-    let identity = (created.st_dev, created.st_ino)
-    let waitFor = signals
+    let socket = OwnedSocket(path: socketPath, device: created.st_dev, inode: created.st_ino)
+    guard let vocabulary = loadVocabulary(folder) else {
+      socket.remove()
+      return ExitStatus.trouble
+    }
+    let service = HapticService(
+      vocabulary: vocabulary,
+      settings: .init(device: device, profile: profile, idleClose: idleClose, verbose: device.verbose))
     Console.error("hap: \(service.checkDevice())")
     Console.error(
       "hap: serving \(vocabulary.events.count) event\(vocabulary.events.count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'"
     )
     Console.flush()
     startThread("hap idle closer") { service.runIdleCloser() }
+    let waitFor = signals
     startThread("hap signals") {
       var caught: Int32 = 0
       var set = waitFor
       sigwait(&set, &caught)
       service.shutDown()
-      var now = stat()
-      // Remove the socket only if it is still ours.
-      if stat(socketPath, &now) == 0 && (now.st_dev, now.st_ino) == identity {
-        unlink(socketPath)
-      }
+      socket.remove()
       Console.error("hap: stopped")
       Console.flush()
       exit(ExitStatus.ok)
@@ -180,6 +180,18 @@ enum ServeCommand: Command {
     let thread = Thread(block: body)
     thread.name = name
     thread.start()
+  }
+}
+
+/// The socket file this service created: removed only while it is still that file.
+private struct OwnedSocket: Sendable {
+  let path: String
+  let device: UInt
+  let inode: UInt
+
+  func remove() {
+    var now = stat()
+    if stat(path, &now) == 0 && now.st_dev == device && now.st_ino == inode { unlink(path) }
   }
 }
 

@@ -1,0 +1,274 @@
+import Foundation
+import Testing
+
+/// A `hap serve` running on the simulated exciter, with its socket in the device's folder.
+final class RunningService {
+  let device: SimulatedExciter
+  let socket: String
+  let process = Process()
+  let errors = Pipe()
+  var environment: [String: String] { device.environment.merging(["HAP_SOCKET": socket]) { $1 } }
+
+  /// Starts `hap serve -D exciter ARGUMENTS` and waits for its socket.
+  init(_ arguments: [String] = [], device: SimulatedExciter? = nil) throws {
+    self.device = try device ?? SimulatedExciter()
+    socket = self.device.folder.path("hap.sock")
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = ["serve", "-D", "exciter"] + arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    // Wait until it answers (a stale socket file may be there before it).
+    let deadline = Date().addingTimeInterval(60)
+    var answering = false
+    while !answering && process.isRunning && Date() < deadline {
+      answering = ServiceConnection.canConnect(socket)
+      if !answering { usleep(20_000) }
+    }
+    #expect(answering, "hap serve did not answer on its socket")
+  }
+
+  /// Runs a client command (`fire`, `status`, ...) against this service.
+  func hap(_ arguments: [String]) throws -> Hap.Result { try Hap.run(arguments, environment: environment) }
+
+  /// `hap status --format json`, decoded.
+  func status() throws -> [String: Any] {
+    let result = try hap(["status", "--format", "json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    return try decodeJSON(result.stdout)
+  }
+
+  func counters() throws -> [String: Int] { try #require(try status()["counters"] as? [String: Int]) }
+
+  /// Waits until no voice sounds.
+  func waitUntilSilent() throws {
+    for _ in 0..<500 {
+      if try status()["playing"] as? Int == 0 { return }
+      usleep(20_000)
+    }
+    Issue.record("the service kept playing")
+  }
+
+  /// SIGTERM; returns the exit status.
+  @discardableResult
+  func terminate() -> Int32 {
+    if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  deinit {
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+}
+
+/// A connection to the service's socket, one request line and one reply line at a time.
+struct ServiceConnection {
+  let fd: Int32
+
+  /// Whether something listens on `path`.
+  static func canConnect(_ path: String) -> Bool {
+    guard let connection = try? ServiceConnection(path, required: false) else { return false }
+    connection.close()
+    return true
+  }
+
+  init(_ path: String, required: Bool = true) throws {
+    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (k, byte) in path.utf8.enumerated() { raw[k] = byte }
+    }
+    let status = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard status == 0 else {
+      Glibc.close(fd)
+      if required { Issue.record("cannot connect to \(path)") }
+      throw CocoaError(.fileReadNoSuchFile)
+    }
+    var timeout = timeval(tv_sec: 30, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  }
+
+  func send(_ bytes: [UInt8]) {
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+      if n <= 0 { return }
+      done += n
+    }
+  }
+
+  func send(_ text: String) { send(Array(text.utf8)) }
+
+  func readLine() -> String {
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(fd, &byte, 1) == 1 && byte != UInt8(ascii: "\n") { line.append(byte) }
+    return String(decoding: line, as: UTF8.self)
+  }
+
+  func close() { Glibc.close(fd) }
+}
+
+@Suite("hap serve and its clients on the simulated exciter", .serialized)
+struct ServiceCommandTests {
+  @Test func firedEventsAreInTheCaptureBitIdentical() throws {
+    let service = try RunningService(["--sample-format", "f32", "--keep-open"])
+    let names = ["correct", "timerPulse", "winner"]
+    for name in names {
+      let fired = try service.hap(["fire", name])
+      #expect(fired.status == 0, "\(fired.stderr)")
+      try service.waitUntilSilent()
+    }
+    #expect(service.terminate() == 0)
+    let played = try service.device.captured()
+    var from = 0
+    for name in names {
+      let out = service.device.folder.path("\(name).raw")
+      let render = try Hap.run([
+        "render", Hap.root.appendingPathComponent("patterns/\(name).json").path, "-o", out, "--sample-format", "f32",
+        "--rate", "48000", "--quiet",
+      ])
+      #expect(render.status == 0, "\(render.stderr)")
+      let rendered = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+      // Each event follows the previous one's silence; it starts on a period boundary.
+      let r0 = try #require(rendered.firstIndex { $0 != 0 })
+      let c0 = try #require(played[from...].firstIndex { $0 != 0 }, "\(name) was not played")
+      let start = (c0 - r0) / 4 * 4
+      try #require(start >= from && start + rendered.count <= played.count, "\(name) is cut short")
+      #expect(Array(played[start..<(start + rendered.count)]) == rendered, "\(name) is not its render")
+      from = start + rendered.count
+    }
+    #expect(played[from...].allSatisfy { $0 == 0 })
+  }
+
+  @Test func twoFiresOfOneEventTenMillisecondsApartPlayOnce() throws {
+    let service = try RunningService(["--sample-format", "f32", "--keep-open"])
+    let connection = try ServiceConnection(service.socket)
+    defer { connection.close() }
+    connection.send("fire correct\n")
+    #expect(connection.readLine() == "ok fired correct")
+    usleep(10_000)
+    connection.send("fire correct\n")
+    #expect(connection.readLine() == "ok coalesced correct")
+    let counters = try service.counters()
+    #expect(counters["fires"] == 2)
+    #expect(counters["played"] == 1)
+    #expect(counters["coalesced"] == 1)
+    try service.waitUntilSilent()
+    #expect(service.terminate() == 0)
+  }
+
+  @Test func anUnknownNameGetsADidYouMeanAndExitTwo() throws {
+    let service = try RunningService()
+    let result = try service.hap(["fire", "corect"])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("\"correct\""), "\(result.stderr)")
+    #expect(result.stderr.split(separator: "\n").count == 1)
+    #expect(try service.counters()["fires"] == 0)
+    #expect(service.terminate() == 0)
+  }
+
+  @Test func noServiceIsExitTwoWithHowToStartOne() throws {
+    let folder = try TemporaryFolder()
+    let result = try Hap.run(["fire", "correct", "--socket", folder.path("none.sock")])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("hap serve"), "\(result.stderr)")
+    let status = try Hap.run(["status"], environment: ["HAP_SOCKET": folder.path("none.sock")])
+    #expect(status.status == 2)
+  }
+
+  @Test func aMutedServiceRefusesFires() throws {
+    let service = try RunningService()
+    #expect(try service.hap(["mute"]).status == 0)
+    let result = try service.hap(["fire", "correct"])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("muted"), "\(result.stderr)")
+    #expect(try service.status()["muted"] as? Bool == true)
+    let counters = try service.counters()
+    #expect(counters["refused"] == 1 && counters["played"] == 0)
+    #expect(try service.hap(["unmute"]).status == 0)
+    #expect(try service.hap(["fire", "correct"]).status == 0)
+    #expect(try service.hap(["level", "silent"]).status == 0)
+    #expect(try service.hap(["fire", "pass"]).status == 0)  // filtered by the level: ok, nothing plays
+    #expect(try service.counters()["played"] == 1)
+    #expect(service.terminate() == 0)
+  }
+
+  @Test func aOneMegabyteLineGetsAnErrorAndTheConnectionStillWorks() throws {
+    let service = try RunningService()
+    let connection = try ServiceConnection(service.socket)
+    defer { connection.close() }
+    connection.send([UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + [UInt8(ascii: "\n")])
+    #expect(connection.readLine().hasPrefix("error too-long "))
+    connection.send("ping\n")
+    #expect(connection.readLine() == "ok pong")
+    connection.send("fire\u{1B}correct\n")
+    #expect(connection.readLine().hasPrefix("error bad-request "))
+    connection.send("status\n")
+    #expect(connection.readLine().hasPrefix("ok {"))
+    #expect(service.terminate() == 0)
+  }
+
+  @Test func sigtermRemovesTheSocketAndExitsZero() throws {
+    let service = try RunningService(["--keep-open"])
+    var info = stat()
+    #expect(stat(service.socket, &info) == 0)
+    #expect(info.st_mode & 0o777 == 0o600)
+    #expect(try service.hap(["fire", "correct"]).status == 0)
+    #expect(service.terminate() == 0)
+    #expect(!FileManager.default.fileExists(atPath: service.socket))
+  }
+
+  @Test func aStaleSocketIsReplacedAndALiveOneRefused() throws {
+    let device = try SimulatedExciter()
+    let path = device.folder.path("hap.sock")
+    // A socket file whose service is gone.
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (k, byte) in path.utf8.enumerated() { raw[k] = byte }
+    }
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    close(fd)
+    #expect(FileManager.default.fileExists(atPath: path))
+    let service = try RunningService(device: device)
+    #expect(try service.hap(["status"]).status == 0)
+    let second = try Hap.run(["serve", "-D", "exciter"], environment: service.environment)
+    #expect(second.status == 2)
+    #expect(second.stderr.contains("already"), "\(second.stderr)")
+    #expect(try service.hap(["status"]).status == 0, "the second service removed the first one's socket")
+    #expect(service.terminate() == 0)
+    // A file that is not a socket is never removed.
+    let plain = try device.folder.write("plain.sock", "keep me")
+    let refused = try Hap.run(["serve", "-D", "exciter", "--socket", plain], environment: device.environment)
+    #expect(refused.status == 2)
+    #expect(try String(contentsOfFile: plain, encoding: .utf8) == "keep me")
+  }
+
+  @Test func aPatternWithErrorsIsLeftOutAndTheServiceStarts() throws {
+    let device = try SimulatedExciter()
+    let good = try String(
+      contentsOf: Hap.root.appendingPathComponent("patterns/correct.json"), encoding: .utf8)
+    try device.folder.write("vocabulary/good.json", good)
+    try device.folder.write("vocabulary/broken.json", #"{"Version": 1.0, "Pattern": [{"Event": {"Time": -1}}]}"#)
+    let service = try RunningService(["--vocabulary", device.folder.path("vocabulary")], device: device)
+    #expect(try service.status()["events"] as? [String] == ["good"])
+    #expect(try service.hap(["fire", "broken"]).status == 2)
+    #expect(service.terminate() == 0)
+    let log = String(decoding: service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(log.contains("broken.json"), "\(log)")
+  }
+}
