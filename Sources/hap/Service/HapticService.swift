@@ -81,21 +81,13 @@ final class HapticService: @unchecked Sendable {
   private func openDevice() -> String? {
     if let engine, engine.hasEnded { closeDevice() }
     if engine != nil { return nil }
+    // The device set-up every command that plays shares (libasound, the device, the routing).
     let opened: ALSASink
     do {
-      try ALSALibrary.load()
-      opened = try ALSASink(
-        device: settings.device.device, request: settings.device.request,
-        reconnectSeconds: settings.device.reconnect)
+      opened = try PlaybackSession.open(settings.device, profile: settings.profile, commandStarted: 0).sink
     } catch {
       deviceState = "missing"
       return error.message
-    }
-    if case .single(let k) = settings.device.routing, k >= opened.configuration.channels {
-      opened.close(success: false)
-      deviceState = "missing"
-      return
-        "device '\(settings.device.device)' has \(opened.configuration.channels) channel(s); there is no channel \(k + 1)"
     }
     if Double(opened.configuration.rate) != mixer.rate {
       mixer = Self.mixer(vocabulary, settings, rate: opened.configuration.rate)
