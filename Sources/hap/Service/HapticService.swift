@@ -128,7 +128,8 @@ final class HapticService: @unchecked Sendable {
         continue
       }
       let left = activeUntil + idle - Self.now()
-      if left <= 0 && mixer.counters.sounding == 0 {
+      // A playback thread that ended (the device lost for good) is closed at once.
+      if engine?.hasEnded == true || (left <= 0 && mixer.counters.sounding == 0) {
         closeDevice()
       } else {
         _ = lock.wait(until: Date(timeIntervalSinceNow: max(left, 0.05)))
