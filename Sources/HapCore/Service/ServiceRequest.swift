@@ -27,7 +27,8 @@ public struct ServiceError: Error, Equatable, Sendable {
   public static func unknownEvent(_ name: String, among events: [String]) -> ServiceError {
     ServiceError(
       .unknownEvent,
-      "no event \"\(Format.excerpt(name))\" in the vocabulary\(Suggestion.hint(for: name, among: events)).")
+      "no event \"\(Format.excerpt(name))\" in the vocabulary"
+        + (Suggestion.closest(to: name, among: events).map { "; did you mean \"\($0)\"?" } ?? "."))
   }
 
   /// The reply line (without its newline).
