@@ -25,13 +25,7 @@ public final class MixerEngine: @unchecked Sendable {
   private let sink: ALSASink
   private let mixer: EventMixer
   private let liveMixer: Unmanaged<EventMixer>
-  private let routing: PlaybackEngine.ChannelRouting
-  private let period: Int
-  private let channels: Int
-  private let format: SampleFormat
-  private let mono: UnsafeMutableBufferPointer<Float>
-  private let interleaved: UnsafeMutableBufferPointer<Float>
-  private let bytes: UnsafeMutableRawBufferPointer
+  private let buffers: PeriodBuffers
   private let stopFlag = Atomic<Bool>(false)
   private let finished = DispatchSemaphore(value: 0)
   private let ended = Atomic<Bool>(false)
@@ -45,23 +39,10 @@ public final class MixerEngine: @unchecked Sendable {
     self.sink = sink
     self.mixer = mixer
     liveMixer = Unmanaged.passUnretained(mixer)
-    self.routing = routing
-    period = sink.configuration.periodFrames
-    channels = sink.configuration.channels
-    format = sink.configuration.format
-    mono = .allocate(capacity: period)
-    mono.initialize(repeating: 0)
-    interleaved = .allocate(capacity: period * channels)
-    interleaved.initialize(repeating: 0)
-    bytes = .allocate(byteCount: period * channels * format.bytesPerSample, alignment: 16)
-    bytes.initializeMemory(as: UInt8.self, repeating: 0)
+    buffers = PeriodBuffers(configuration: sink.configuration, routing: routing)
   }
 
-  deinit {
-    mono.deallocate()
-    interleaved.deallocate()
-    bytes.deallocate()
-  }
+  deinit { buffers.deallocate() }
 
   /// Starts the playback thread and returns at once.
   public func start() {
@@ -94,9 +75,10 @@ public final class MixerEngine: @unchecked Sendable {
     var watching = false
     do throws(SinkError) {
       while !stopFlag.load(ordering: .acquiring) {
+        let mono = buffers.mono
         liveMixer._withUnsafeGuaranteedRef { $0.render(into: mono) }
-        try writePeriod()
-        report.framesPlayed += period
+        try buffers.write(to: sink)
+        report.framesPlayed += buffers.period
         if !watching {
           watching = true
           hap_rt_probe_watch(1)
@@ -108,24 +90,5 @@ public final class MixerEngine: @unchecked Sendable {
       hap_rt_probe_watch(0)
       report.failure = error.message
     }
-  }
-
-  private func writePeriod() throws(SinkError) {
-    let source: UnsafeBufferPointer<Float>
-    if channels == 1 {
-      source = UnsafeBufferPointer(mono)
-    } else {
-      for n in 0..<period {
-        for c in 0..<channels {
-          switch routing {
-          case .all: interleaved[n * channels + c] = mono[n]
-          case .single(let channel): interleaved[n * channels + c] = c == channel ? mono[n] : 0
-          }
-        }
-      }
-      source = UnsafeBufferPointer(interleaved)
-    }
-    format.encode(source, into: bytes.baseAddress!)
-    try sink.write(UnsafeRawBufferPointer(bytes))
   }
 }

@@ -62,12 +62,7 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let liveControls: Unmanaged<ControlQueue>?
   private let options: Options
   private let stopRequest: StopRequest
-  private let period: Int
-  private let channels: Int
-  private let format: SampleFormat
-  private let mono: UnsafeMutableBufferPointer<Float>
-  private let interleaved: UnsafeMutableBufferPointer<Float>
-  private let bytes: UnsafeMutableRawBufferPointer
+  private let buffers: PeriodBuffers
   private var report: Report
 
   /// `renderers` must render at the device's negotiated rate. Playback fades out and stops
@@ -86,25 +81,13 @@ public final class PlaybackEngine: @unchecked Sendable {
       loops: options.loops,
       rampFrames: sink.configuration.periodFrames, speed: options.speed)
     stopRequest = stop
-    period = sink.configuration.periodFrames
-    channels = sink.configuration.channels
-    format = sink.configuration.format
-    mono = .allocate(capacity: period)
-    mono.initialize(repeating: 0)
-    interleaved = .allocate(capacity: period * channels)
-    interleaved.initialize(repeating: 0)
-    bytes = .allocate(byteCount: period * channels * format.bytesPerSample, alignment: 16)
-    bytes.initializeMemory(as: UInt8.self, repeating: 0)
+    buffers = PeriodBuffers(configuration: sink.configuration, routing: options.routing)
     report = Report(
       outcome: .completed, framesPlayed: 0, underruns: 0, suspends: 0, reconnects: 0, firstPeriodQueued: nil,
       scheduling: "not started")
   }
 
-  deinit {
-    mono.deallocate()
-    interleaved.deallocate()
-    bytes.deallocate()
-  }
+  deinit { buffers.deallocate() }
 
   /// Asks the playback thread to fade out and stop (safe from any thread).
   public func stop() { stopRequest.request() }
@@ -157,8 +140,9 @@ public final class PlaybackEngine: @unchecked Sendable {
           player.apply(.stop)
         }
         liveControls?._withUnsafeGuaranteedRef { $0.deliver(to: player) }
+        let mono = buffers.mono
         let frames = player.render(into: mono)
-        if frames < period { (mono.baseAddress! + frames).update(repeating: 0, count: period - frames) }
+        if frames < mono.count { (mono.baseAddress! + frames).update(repeating: 0, count: mono.count - frames) }
         if frames > 0 || !player.isFinished { try writePeriod() }
         if player.isFinished { break }
       }
@@ -172,29 +156,12 @@ public final class PlaybackEngine: @unchecked Sendable {
   }
 
   private func writePeriod() throws(SinkError) {
-    let source: UnsafeBufferPointer<Float>
-    if channels == 1 {
-      source = UnsafeBufferPointer(mono)
-    } else {
-      switch options.routing {
-      case .all:
-        for n in 0..<period {
-          for c in 0..<channels { interleaved[n * channels + c] = mono[n] }
-        }
-      case .single(let channel):
-        for n in 0..<period {
-          for c in 0..<channels { interleaved[n * channels + c] = c == channel ? mono[n] : 0 }
-        }
-      }
-      source = UnsafeBufferPointer(interleaved)
-    }
-    format.encode(source, into: bytes.baseAddress!)
-    try sink.write(UnsafeRawBufferPointer(bytes))
+    try buffers.write(to: sink)
     if report.firstPeriodQueued == nil {
       report.firstPeriodQueued = DispatchTime.now().uptimeNanoseconds
       started.store(true, ordering: .releasing)
       hap_rt_probe_watch(1)  // from here on, the real-time contract holds (tests count it)
     }
-    report.framesPlayed += period
+    report.framesPlayed += buffers.period
   }
 }
