@@ -94,6 +94,41 @@ struct RealTimeContractTests {
     send(input, "stop\n")
   }
 
+  /// `hap serve`'s playback thread (MixerEngine rendering the EventMixer) under overlapping
+  /// fires, ducking, stops and a full mixer: nothing allocated or freed after its first period,
+  /// and, in an optimised build, nothing retained or released.
+  @Test func theServicePlaybackThreadKeepsTheContract() throws {
+    let device = try SimulatedExciter()
+    let probe = try RealTimeProbe(in: device.folder)
+    let service = try RunningService(["--keep-open"], device: device, extra: probe.environment)
+    let connection = try ServiceConnection(service.socket)
+    defer { connection.close() }
+    let events = ["correct", "pass", "reveal", "start", "stop", "timerPulse", "winner", "texture", "tick", "buzz"]
+    for round in 0..<4 {
+      for event in events {
+        connection.send("fire \(event)\n")
+        _ = connection.readLine()
+      }
+      if round == 1 {
+        connection.send("stop\n")
+        _ = connection.readLine()
+      }
+      usleep(30_000)
+    }
+    // texture lasts 30 s: stop what still sounds, then wait for the fades.
+    connection.send("stop\n")
+    _ = connection.readLine()
+    try service.waitUntilSilent()
+    #expect(service.terminate() == 0)
+    let counts = try probe.counts()
+    #expect(counts["watched"] == 1, "the service's playback thread never marked itself: \(counts)")
+    #expect(counts["allocs"] == 0, "allocations on the service's playback thread: \(counts)")
+    #expect(counts["frees"] == 0, "frees on the service's playback thread: \(counts)")
+    if RealTimeProbe.optimised {
+      #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)")
+    }
+  }
+
   @Test func thePlaybackThreadAllocatesNothingAfterItsFirstPeriod() throws {
     let device = try SimulatedExciter()
     let probe = try RealTimeProbe(in: device.folder)

@@ -172,6 +172,28 @@ enum RenderFixtures {
     return files.filter { $0.hasSuffix(".json") && $0 != "vocabulary.json" }.map { String($0.dropLast(5)) }.sorted()
   }()
 
+  /// A pattern of `events` back-to-back 25 s continuous events: long enough to act on (signal
+  /// it, take its output's name) while hap renders it.
+  static func longPattern(events: Int) -> String {
+    let entries = (0..<events).map {
+      #"{"Event": {"Time": \#($0 * 25), "EventType": "HapticContinuous", "EventDuration": 25}}"#
+    }
+    return #"{"Version": 1, "Pattern": [\#(entries.joined(separator: ", "))]}"#
+  }
+
+  /// A `hap render` of `pattern` into `output` at 192 kHz f32 (slow on purpose), not yet started,
+  /// and the pipe its standard error goes to.
+  static func longRender(_ pattern: String, to output: String) -> (Process, Pipe) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = ["render", pattern, "-o", output, "--rate", "192000", "--sample-format", "f32"]
+    let err = Pipe()
+    process.standardError = err
+    process.standardOutput = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    return (process, err)
+  }
+
   /// Files in `folder` that look like FileSink's temporary files (`.NAME.hap-XXXXXX`).
   static func leftovers(in folder: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
@@ -600,29 +622,15 @@ struct RenderCommandTests {
 
   // MARK: Ctrl-C
 
-  /// A pattern of `events` back-to-back 25 s continuous events.
-  private func longPattern(events: Int) -> String {
-    let entries = (0..<events).map {
-      #"{"Event": {"Time": \#($0 * 25), "EventType": "HapticContinuous", "EventDuration": 25}}"#
-    }
-    return #"{"Version": 1, "Pattern": [\#(entries.joined(separator: ", "))]}"#
-  }
-
   @Test(arguments: [SIGINT, SIGTERM])
   func interruptLeavesNothingBehind(signal: Int32) throws {
     // The signal is sent once the temporary file exists (so hap has installed its handler and
     // is rendering). Should the render still finish first, retry with a longer pattern.
     for events in [1, 4, 16] {
       let folder = try TemporaryFolder()
-      let pattern = try folder.write("long.json", longPattern(events: events))
+      let pattern = try folder.write("long.json", RenderFixtures.longPattern(events: events))
       let output = folder.path("long.wav")
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: Hap.binary)
-      process.arguments = ["render", pattern, "-o", output, "--rate", "192000", "--sample-format", "f32"]
-      let err = Pipe()
-      process.standardError = err
-      process.standardOutput = FileHandle.nullDevice
-      process.standardInput = FileHandle.nullDevice
+      let (process, err) = RenderFixtures.longRender(pattern, to: output)
       try BinaryRun.launchWithSignalsUnblocked(process)
       if BinaryRun.blockedSignals(process.processIdentifier).contains(signal) {
         kill(process.processIdentifier, SIGKILL)

@@ -122,15 +122,6 @@ struct RenderOutputTests {
 
   // MARK: A failed rename is trouble, and no summary line claims success
 
-  /// A pattern of `events` back-to-back 25 s continuous events: long enough to act while hap
-  /// renders it.
-  private func longPattern(events: Int) -> String {
-    let entries = (0..<events).map {
-      #"{"Event": {"Time": \#($0 * 25), "EventType": "HapticContinuous", "EventDuration": 25}}"#
-    }
-    return #"{"Version": 1, "Pattern": [\#(entries.joined(separator: ", "))]}"#
-  }
-
   // Fails before the fix: FileSink.close removed the temporary file quietly after the summary
   // line had been printed, and hap exited 0 with no output at all.
   @Test func aFailedRenameIsTroubleWithoutASummaryLine() throws {
@@ -139,15 +130,9 @@ struct RenderOutputTests {
     // a longer pattern.
     for events in [1, 4, 16] {
       let folder = try TemporaryFolder()
-      let pattern = try folder.write("long.json", longPattern(events: events))
+      let pattern = try folder.write("long.json", RenderFixtures.longPattern(events: events))
       let output = folder.path("out.wav")
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: Hap.binary)
-      process.arguments = ["render", pattern, "-o", output, "--rate", "192000", "--sample-format", "f32"]
-      let err = Pipe()
-      process.standardError = err
-      process.standardOutput = FileHandle.nullDevice
-      process.standardInput = FileHandle.nullDevice
+      let (process, err) = RenderFixtures.longRender(pattern, to: output)
       try process.run()
       let deadline = Date().addingTimeInterval(20)
       while process.isRunning && RenderFixtures.leftovers(in: folder.url.path).isEmpty && Date() < deadline {

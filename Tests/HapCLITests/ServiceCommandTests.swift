@@ -9,13 +9,14 @@ final class RunningService {
   let errors = Pipe()
   var environment: [String: String] { device.environment.merging(["HAP_SOCKET": socket]) { $1 } }
 
-  /// Starts `hap serve -D exciter ARGUMENTS` and waits for its socket.
-  init(_ arguments: [String] = [], device: SimulatedExciter? = nil) throws {
+  /// Starts `hap serve -D exciter ARGUMENTS` (with `extra` in its environment, e.g. the
+  /// real-time probe) and waits for its socket.
+  init(_ arguments: [String] = [], device: SimulatedExciter? = nil, extra: [String: String] = [:]) throws {
     self.device = try device ?? SimulatedExciter()
     socket = self.device.folder.path("hap.sock")
     process.executableURL = URL(fileURLWithPath: Hap.binary)
     process.arguments = ["serve", "-D", "exciter"] + arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.merging(extra) { $1 }
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
     try process.run()
