@@ -29,10 +29,19 @@ public final class MixerEngine: @unchecked Sendable {
   private let stopFlag = Atomic<Bool>(false)
   private let finished = DispatchSemaphore(value: 0)
   private let ended = Atomic<Bool>(false)
+  private let liveUnderruns = Atomic<Int>(0)
+  private let liveRecoveries = Atomic<Int>(0)
   private var report = Report()
 
   /// Whether the thread has ended (stopped, or the device failed for good).
   public var hasEnded: Bool { ended.load(ordering: .acquiring) }
+
+  /// Underruns so far, published by the playback thread after each period it writes (any
+  /// thread may read it while the device is open).
+  public var underruns: Int { liveUnderruns.load(ordering: .relaxed) }
+
+  /// Recoveries so far (reconnects and resumed suspends), published as ``underruns`` is.
+  public var recoveries: Int { liveRecoveries.load(ordering: .relaxed) }
 
   /// `mixer` must mix at the device's negotiated rate.
   public init(sink: ALSASink, mixer: EventMixer, routing: PlaybackEngine.ChannelRouting) {
@@ -79,6 +88,7 @@ public final class MixerEngine: @unchecked Sendable {
         liveMixer._withUnsafeGuaranteedRef { $0.render(into: mono) }
         try buffers.write(to: sink)
         report.framesPlayed += buffers.period
+        publishCounters()
         if !watching {
           watching = true
           hap_rt_probe_watch(1)
@@ -88,7 +98,14 @@ public final class MixerEngine: @unchecked Sendable {
       try sink.drain()
     } catch {
       hap_rt_probe_watch(0)
+      publishCounters()
       report.failure = error.message
     }
+  }
+
+  /// Two relaxed atomic stores: no allocation, no lock.
+  private func publishCounters() {
+    liveUnderruns.store(sink.underruns, ordering: .relaxed)
+    liveRecoveries.store(sink.reconnects + sink.suspends, ordering: .relaxed)
   }
 }

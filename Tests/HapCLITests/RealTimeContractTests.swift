@@ -95,7 +95,7 @@ struct RealTimeContractTests {
   }
 
   /// `hap serve`'s playback thread (MixerEngine rendering the EventMixer) under overlapping
-  /// fires, ducking, stops and a full mixer: nothing allocated or freed after its first period,
+  /// fires, ducking, stops, a full mixer, loops and a closed connection's stop: nothing allocated or freed after its first period,
   /// and, in an optimised build, nothing retained or released.
   @Test func theServicePlaybackThreadKeepsTheContract() throws {
     let device = try SimulatedExciter()
@@ -115,7 +115,16 @@ struct RealTimeContractTests {
       }
       usleep(30_000)
     }
-    // texture lasts 30 s: stop what still sounds, then wait for the fades.
+    // A loop (texture loops by the manifest; correct on request) and a continuous event on a
+    // second connection that closes: the playback thread applies the owner's stop.
+    let leaving = try ServiceConnection(service.socket)
+    for line in ["fire texture\n", "fire correct loop\n", "fire pass\n"] {
+      leaving.send(line)
+      _ = leaving.readLine()
+    }
+    usleep(150_000)  // correct wraps around at least once
+    leaving.close()
+    // Stop what still sounds on the first connection, then wait for the fades.
     connection.send("stop\n")
     _ = connection.readLine()
     try service.waitUntilSilent()

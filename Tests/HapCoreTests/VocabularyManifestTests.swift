@@ -18,7 +18,7 @@ struct VocabularyManifestTests {
       """
       {"Events": [
         {"Name": ⟨1⟩"timerPulse", "Category": "timer", "Essential": true, "Debounce": 0.5, "Priority": 30},
-        {"Name": ⟨2⟩"tick"}
+        {"Name": ⟨2⟩"tick", "Loop": true}
       ],
        "Tiers": [[⟨3⟩"timerPulse", ⟨4⟩"timerUrgent"]],
        "Rarity": [⟨5⟩"winner"]}
@@ -30,8 +30,10 @@ struct VocabularyManifestTests {
     #expect(
       manifest.events[0].settings
         == EventSettings(priority: 30, debounce: 0.5, category: "timer", essential: true))
-    #expect(manifest.events[1].settings == EventSettings())
-    #expect(EventSettings() == EventSettings(priority: 50, debounce: 0.05, category: "general", essential: false))
+    #expect(manifest.events[1].settings == EventSettings(loops: true))
+    #expect(
+      EventSettings()
+        == EventSettings(priority: 50, debounce: 0.05, category: "general", essential: false, ducking: 1, loops: false))
     let refs = manifest.events.map(\.name) + manifest.tiers[0] + manifest.rarity
     #expect(refs.map(\.pointer) == ["/Events/0/Name", "/Events/1/Name", "/Tiers/0/0", "/Tiers/0/1", "/Rarity/0"])
     for (index, ref) in refs.enumerated() {

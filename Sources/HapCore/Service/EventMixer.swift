@@ -17,6 +17,12 @@ import Synchronization
 ///   clicks. The targets are re-evaluated at each block of at most ``blockFrames`` frames.
 /// - ``stop(event:)`` and ``stopAll()`` fade their voices out linearly over ``fadeFrames``
 ///   (10 ms), then free them.
+/// - A voice started with `loops` starts its event again from its first frame when it reaches
+///   its end, until it is stopped (or stolen).
+/// - Every voice records its `owner` (a small integer the producer chooses, e.g. the service's
+///   connection number; 0: none). ``stop(owner:)`` fades out every voice of that owner that
+///   was started `bound` to it (the service binds looping and continuous events, so a client
+///   that goes away never leaves the exciter buzzing), and leaves the others to play out.
 ///
 /// **Threads.** ``start(event:gain:priority:ducking:)``, ``stop(event:)`` and ``stopAll()`` are
 /// the producer's (one thread at a time: a service with several client threads serialises
@@ -27,9 +33,14 @@ public final class EventMixer: @unchecked Sendable {
   /// A command from the producer to the playback thread (plain values: copying one retains
   /// nothing).
   public enum Command: Equatable, Sendable {
-    case start(event: Int32, gain: Float, priority: Int32, ducking: Float)
+    /// `owner`, `loops` and `bound`: see ``start(event:gain:priority:ducking:owner:loops:bound:)``.
+    case start(
+      event: Int32, gain: Float, priority: Int32, ducking: Float, owner: Int32 = 0, loops: Bool = false,
+      bound: Bool = false)
     case stop(event: Int32)
     case stopAll
+    /// Fades out every voice started `bound` to this owner.
+    case stopOwner(Int32)
   }
 
   /// What the mixer did, for `hap status` and tests.
@@ -62,6 +73,12 @@ public final class EventMixer: @unchecked Sendable {
     var fadeLeft = 0
     var stopping = false
     var order: UInt64 = 0
+    /// Who started the voice (0: nobody in particular).
+    var owner: Int32 = 0
+    /// Starts again from its first frame at its end, until stopped.
+    var loops = false
+    /// Stopped by ``Command/stopOwner(_:)`` of its owner.
+    var bound = false
   }
 
   /// Voices that may sound at once (fading voices come on top, in as many spare slots).
@@ -166,14 +183,29 @@ public final class EventMixer: @unchecked Sendable {
   // MARK: Producer
 
   /// Producer: plays `event` (an index into the events given to `init`) from its start, its
-  /// samples scaled by `gain` (clamped to 0...1). False when the queue is full.
-  public func start(event: Int, gain: Float = 1, priority: Int = 0, ducking: Float = 1) -> Bool {
+  /// samples scaled by `gain` (clamped to 0...1). The voice records `owner`; `loops` repeats
+  /// the event until it is stopped; `bound` makes ``stop(owner:)`` of its owner stop it.
+  /// False when the queue is full.
+  public func start(
+    event: Int, gain: Float = 1, priority: Int = 0, ducking: Float = 1, owner: Int32 = 0, loops: Bool = false,
+    bound: Bool = false
+  ) -> Bool {
     precondition(event >= 0 && event < eventCount, "no such event")
     return send(
       .start(
         event: Int32(event), gain: min(max(gain, 0), 1), priority: Int32(clamping: priority),
-        ducking: min(max(ducking, 0), 1)))
+        ducking: min(max(ducking, 0), 1), owner: owner, loops: loops, bound: bound))
   }
+
+  /// Producer: fades out every voice started `bound` to `owner`. False when the queue is full.
+  public func stop(owner: Int32) -> Bool { send(.stopOwner(owner)) }
+
+  /// Producer: how many more commands the queue takes now (the playback thread only ever
+  /// makes more room).
+  public var queueRoom: Int { ringCapacity - (tail.load(ordering: .relaxed) - head.load(ordering: .acquiring)) }
+
+  /// The queue's size (a power of two).
+  public var queueCapacity: Int { ringCapacity }
 
   /// Producer: fades out every voice of `event`. False when the queue is full.
   public func stop(event: Int) -> Bool { send(.stop(event: Int32(clamping: event))) }
@@ -223,13 +255,16 @@ public final class EventMixer: @unchecked Sendable {
       h += 1
       head.store(h, ordering: .releasing)
       switch command {
-      case .start(let event, let gain, let priority, let ducking):
-        admit(event, gain: gain, priority: priority, ducking: ducking)
+      case .start(let event, let gain, let priority, let ducking, let owner, let loops, let bound):
+        admit(event, gain: gain, priority: priority, ducking: ducking, owner: owner, loops: loops, bound: bound)
       case .stop(let event):
         for s in 0..<slots where voices[s].event == event { beginStop(s) }
         stopCount.add(1, ordering: .relaxed)
       case .stopAll:
         for s in 0..<slots where voices[s].event >= 0 { beginStop(s) }
+        stopCount.add(1, ordering: .relaxed)
+      case .stopOwner(let owner):
+        for s in 0..<slots where voices[s].event >= 0 && voices[s].bound && voices[s].owner == owner { beginStop(s) }
         stopCount.add(1, ordering: .relaxed)
       }
       appliedCount.add(1, ordering: .relaxed)
@@ -238,7 +273,9 @@ public final class EventMixer: @unchecked Sendable {
 
   /// Starts a voice, making room if ``capacity`` voices sound.
   /// A command naming no event is ignored (``send(_:)`` takes any values).
-  private func admit(_ event: Int32, gain: Float, priority: Int32, ducking: Float) {
+  private func admit(
+    _ event: Int32, gain: Float, priority: Int32, ducking: Float, owner: Int32, loops: Bool, bound: Bool
+  ) {
     guard event >= 0 && Int(event) < eventCount else { return }
     let gain = gain.isNaN ? 0 : min(max(gain, 0), 1)
     let ducking = ducking.isNaN ? 1 : min(max(ducking, 0), 1)
@@ -270,7 +307,9 @@ public final class EventMixer: @unchecked Sendable {
       // Every spare slot holds a fading voice: cut the oldest.
       for s in 0..<slots where voices[s].stopping && (free < 0 || voices[s].order < voices[free].order) { free = s }
     }
-    voices[free] = Voice(event: event, gain: gain, priority: priority, ducking: ducking, order: nextOrder)
+    voices[free] = Voice(
+      event: event, gain: gain, priority: priority, ducking: ducking, order: nextOrder, owner: owner,
+      loops: loops && lengths[Int(event)] > 0, bound: bound)
     nextOrder &+= 1
     // A voice starting under a louder one starts ducked.
     voices[free].duckTarget = duckTarget(free)
@@ -307,16 +346,25 @@ public final class EventMixer: @unchecked Sendable {
   }
 
   /// Adds voice `slot`'s next frames to the mix, ramping its duck and fade sample by sample.
+  /// A looping voice starts its event again at its end.
   private func renderVoice(_ slot: Int, count: Int) {
     var voice = voices[slot]
     let event = Int(voice.event)
-    let source = samples + offsets[event] + voice.position
-    let frames = min(count, lengths[event] - voice.position)
-    var ended = frames < count
+    let source = samples + offsets[event]
+    let length = lengths[event]
+    var ended = false
     var n = 0
-    while n < frames {
-      mix[n] += source[n] * (voice.gain * voice.duck * voice.fade)
+    while n < count {
+      if voice.position >= length {
+        guard voice.loops else {
+          ended = true
+          break
+        }
+        voice.position = 0
+      }
+      mix[n] += source[voice.position] * (voice.gain * voice.duck * voice.fade)
       counts[n] &+= 1
+      voice.position += 1
       n += 1
       if voice.duck != voice.duckTarget {
         voice.duck =
@@ -332,7 +380,6 @@ public final class EventMixer: @unchecked Sendable {
         }
       }
     }
-    voice.position += n
     if ended { voice.event = -1 }
     voices[slot] = voice
   }

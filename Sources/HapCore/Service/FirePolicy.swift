@@ -21,6 +21,9 @@ public struct FireCounters: Codable, Equatable, Sendable {
   public var coalesced = 0
   /// Refused: muted, or kept silent by the level.
   public var refused = 0
+  /// Would have played, but could not be queued to the playback thread (answered `busy`).
+  /// Every fire is counted once: `fires == played + coalesced + refused + busy`.
+  public var busy = 0
 
   public init() {}
 }
@@ -44,6 +47,18 @@ public struct FirePolicy: Sendable {
   public init(level: ServiceLevel = .full, muted: Bool = false) {
     self.level = level
     self.muted = muted
+  }
+
+  /// What ``decide(_:settings:at:)`` would decide, without counting or remembering it.
+  public func preview(_ event: String, settings: EventSettings, at time: Double) -> FireDecision {
+    judge(event, settings: settings, at: time)
+  }
+
+  /// Counts a fire that would have played but could not be queued (`busy`); the event's last
+  /// play does not move.
+  public mutating func countBusy() {
+    counters.fires += 1
+    counters.busy += 1
   }
 
   /// Decides the fire of `event` at `time` and counts it.

@@ -13,6 +13,8 @@ public struct ServiceError: Error, Equatable, Sendable {
     case noDevice = "no-device"
     case badRequest = "bad-request"
     case tooLong = "too-long"
+    /// The fire could not be queued to the playback thread in time (it is stalled); counted.
+    case busy
   }
 
   public let code: Code
@@ -37,10 +39,12 @@ public struct ServiceError: Error, Equatable, Sendable {
 
 /// One request of the service's line protocol (docs/service.md): one line of UTF-8 text.
 public enum ServiceRequest: Equatable, Sendable {
-  /// `fire NAME [intensity=X] [sharpness=X]`: intensity in 0...1 multiplies the event's
-  /// intensity, sharpness in -1...1 is added to its sharpness, as the `HapticIntensityControl`
-  /// and `HapticSharpnessControl` dynamic parameters do.
-  case fire(name: String, intensity: Double?, sharpness: Double?)
+  /// `fire NAME [intensity=X] [sharpness=X] [loop | detach]`: intensity in 0...1 multiplies the
+  /// event's intensity, sharpness in -1...1 is added to its sharpness, as the
+  /// `HapticIntensityControl` and `HapticSharpnessControl` dynamic parameters do. `loop` repeats
+  /// the event until it is stopped (or the connection closes); `detach` lets a looping or
+  /// continuous event play to its end when the connection closes (not with `loop`).
+  case fire(name: String, intensity: Double?, sharpness: Double?, loop: Bool = false, detach: Bool = false)
   /// `stop [NAME]`: fades out every sounding voice of NAME, or every voice.
   case stop(name: String?)
   case status
@@ -54,6 +58,7 @@ public enum ServiceRequest: Equatable, Sendable {
 
   static let verbs = ["fire", "stop", "status", "mute", "unmute", "level", "ping"]
   static let fireOptions = ["intensity", "sharpness"]
+  static let fireFlags = ["loop", "detach"]
 
   /// Parses one request line (without its `\n`; a trailing `\r` is accepted). Words are
   /// separated by runs of spaces, tabs or other Unicode spaces; leading and trailing ones are
@@ -114,7 +119,7 @@ public enum ServiceRequest: Equatable, Sendable {
   public static func parse(_ line: String, events: [String]) -> Result<ServiceRequest, ServiceError> {
     let result = parse(line)
     switch result {
-    case .success(.fire(let name, _, _)), .success(.stop(.some(let name))):
+    case .success(.fire(let name, _, _, _, _)), .success(.stop(.some(let name))):
       return events.contains(name) ? result : .failure(.unknownEvent(name, among: events))
     default: return result
     }
@@ -137,16 +142,31 @@ public enum ServiceRequest: Equatable, Sendable {
   private static func parseFire(_ arguments: [String]) -> Result<ServiceRequest, ServiceError> {
     guard let name = arguments.first, !name.contains("=") else {
       return .failure(
-        ServiceError(.badRequest, "fire needs an event name first: fire NAME [intensity=X] [sharpness=X]."))
+        ServiceError(
+          .badRequest, "fire needs an event name first: fire NAME [intensity=X] [sharpness=X] [loop | detach]."))
     }
     var intensity: Double?
     var sharpness: Double?
+    var loop = false
+    var detach = false
     for word in arguments.dropFirst() {
+      if fireFlags.contains(word) {
+        if word == "loop" ? loop : detach { return .failure(ServiceError(.badRequest, "\(word) is given twice.")) }
+        if word == "loop" { loop = true } else { detach = true }
+        if loop && detach {
+          return .failure(
+            ServiceError(.badRequest, "loop and detach do not go together: a loop plays until stopped or disconnected.")
+          )
+        }
+        continue
+      }
       let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       guard parts.count == 2 else {
         return .failure(
           ServiceError(
-            .badRequest, "expected an option KEY=VALUE after the event name, not \"\(Format.excerpt(word))\"."))
+            .badRequest,
+            "expected an option KEY=VALUE, loop or detach after the event name, not \"\(Format.excerpt(word))\""
+              + (Suggestion.closest(to: word, among: fireFlags).map { "; did you mean \"\($0)\"?" } ?? ".")))
       }
       let key = String(parts[0])
       let valueText = String(parts[1])
@@ -172,7 +192,7 @@ public enum ServiceRequest: Equatable, Sendable {
           ))
       }
     }
-    return .success(.fire(name: name, intensity: intensity, sharpness: sharpness))
+    return .success(.fire(name: name, intensity: intensity, sharpness: sharpness, loop: loop, detach: detach))
   }
 
   private static func extra(_ verb: String, _ word: String) -> ServiceError {

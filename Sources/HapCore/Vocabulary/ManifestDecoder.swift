@@ -32,7 +32,7 @@ public struct VocabularyManifest: Sendable {
 /// (position, JSON pointer, rule id). Entries with an error are left out; decoding goes on.
 public enum ManifestDecoder {
   static let keys = ["Description", "Events", "Tiers", "Rarity"]
-  static let eventKeys = ["Name", "Priority", "Debounce", "Category", "Essential", "Ducking"]
+  static let eventKeys = ["Name", "Priority", "Debounce", "Category", "Essential", "Ducking", "Loop"]
   static let expectation = JSONParser.Expectation(
     noun: "a vocabulary manifest", shape: "a JSON object with an \"Events\" array")
 
@@ -172,12 +172,16 @@ public enum ManifestDecoder {
           if let category = string(value, member, path) { settings.category = category }
         case "Ducking":
           if let factor = number(value, member, path, in: EventSettings.duckingRange) { settings.ducking = factor }
-        case "Essential":
+        case "Essential", "Loop":
           guard document.node(value).kind == .bool else {
-            mismatch(value, "\"Essential\"", "true or false", path)
+            mismatch(value, "\"\(member)\"", "true or false", path)
             return
           }
-          settings.essential = document.node(value).bool
+          if member == "Loop" {
+            settings.loops = document.node(value).bool
+          } else {
+            settings.essential = document.node(value).bool
+          }
         default:
           unknown(key, member, path, among: ManifestDecoder.eventKeys)
         }

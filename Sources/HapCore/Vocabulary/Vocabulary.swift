@@ -59,6 +59,9 @@ public struct EventSettings: Sendable, Equatable {
   /// While this event sounds, the service scales events of lower priority by this factor
   /// (0...1; 1, the default, ducks nothing).
   public var ducking: Double
+  /// The event repeats until it is stopped, or until the connection that fired it closes
+  /// (a texture, an alarm); a fire cannot detach it.
+  public var loops: Bool
 
   public static let defaultPriority = 50
   /// 50 ms: long enough to swallow an accidental double fire, far shorter than any real repeat.
@@ -70,13 +73,14 @@ public struct EventSettings: Sendable, Equatable {
 
   public init(
     priority: Int = defaultPriority, debounce: Double = defaultDebounce, category: String = defaultCategory,
-    essential: Bool = false, ducking: Double = 1
+    essential: Bool = false, ducking: Double = 1, loops: Bool = false
   ) {
     self.priority = priority
     self.debounce = debounce
     self.category = category
     self.essential = essential
     self.ducking = ducking
+    self.loops = loops
   }
 }
 

@@ -10,10 +10,16 @@ enum ServiceClient {
   /// Sends `line`; returns the reply, or prints why there is none and returns nil.
   static func request(_ line: String, socket option: String?) throws(UsageError) -> ServiceResponse? {
     let path = try ServiceSocket.path(option)
+    guard let fd = connect(path) else { return nil }
+    defer { close(fd) }
+    return exchange(line, fd, Format.excerpt(path))
+  }
+
+  /// Connects to the service at `path`; nil after saying why not.
+  static func connect(_ path: String) -> Int32? {
     let shown = Format.excerpt(path)
-    let fd: Int32
     switch ServiceSocket.connect(path) {
-    case .success(let connected): fd = connected
+    case .success(let connected): return connected
     case .failure(let error) where [ENOENT, ECONNREFUSED, ENOTSOCK].contains(error.code):
       Console.error(
         "hap: no hap service on '\(shown)'; start one with 'hap serve --socket \(shown)' (or 'hap serve &')")
@@ -22,7 +28,10 @@ enum ServiceClient {
       Console.error("hap: cannot reach the hap service on '\(shown)': \(String(cString: strerror(error.code)))")
       return nil
     }
-    defer { close(fd) }
+  }
+
+  /// Sends `line` on the connection `fd` and reads the reply; nil after saying why there is none.
+  static func exchange(_ line: String, _ fd: Int32, _ shown: String) -> ServiceResponse? {
     var timeout = timeval(tv_sec: 10, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     guard ServiceSocket.write(fd, line + "\n") else {
@@ -51,6 +60,11 @@ enum ServiceClient {
     -> Int32
   {
     guard let response = try request(line, socket: option) else { return ExitStatus.trouble }
+    return say(response, describe: describe)
+  }
+
+  /// Prints a reply (see ``run(_:socket:describe:)``); returns the exit status.
+  static func say(_ response: ServiceResponse, describe: (String) -> String? = { $0 }) -> Int32 {
     switch response {
     case .ok(let text):
       guard let sentence = describe(text) else {
@@ -85,27 +99,37 @@ enum ServiceClient {
 enum FireCommand: Command {
   static let name = "fire"
   static let summary = "Ask the running hap service to play (or stop) an event of its vocabulary."
-  static let forms = ["NAME", "--stop [NAME]"]
+  static let forms = ["NAME", "--loop NAME", "--stop [NAME]"]
   static let description = """
     Sends one request to 'hap serve' and exits once the service has answered: 0 when it
     accepted the fire (played, coalesced with the same event just played, or kept silent by the
     level), 2 with one sentence when not (an unknown event, with a did-you-mean; the service
-    muted; no device; no service on the socket). --stop fades out NAME, or everything.
+    muted; no device; no service on the socket). The event plays to its end even though hap
+    fire has exited (it is fired with 'detach'); an event the vocabulary's manifest marks
+    "Loop" cannot be fired so: use --loop.
+
+    --loop repeats the event until hap fire is stopped: it keeps its connection to the service
+    open and waits; Ctrl-C (exit 130) or SIGTERM (exit 0) closes it, and the service fades the
+    event out within 10 ms, as it does for any client whose connection closes (if hap fire is
+    killed, too). --stop fades out NAME, or everything.
     """
   static let options: [OptionSpec] = [
     .value("intensity", "X", "Scale the event, 0..1 (default 1)."),
+    .flag("loop", "Repeat the event until Ctrl-C or SIGTERM."),
     .flag("stop", "Stop NAME (or every event) instead of firing."),
     ServiceClient.socketOption,
   ]
   static let examples = [
     ("hap fire correct", "Play the event 'correct'"),
     ("hap fire timerPulse --intensity 0.5", "Half as strong"),
+    ("hap fire --loop texture", "Play 'texture' until Ctrl-C"),
     ("hap fire --stop", "Fade out everything"),
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let positionals = arguments.positionals
     if arguments.has("stop") {
+      if arguments.has("loop") { throw UsageError("'--loop' does not go with '--stop'") }
       guard positionals.count <= 1 else { throw UsageError("'hap fire --stop' takes at most one event name") }
       if arguments.has("intensity") { throw UsageError("'--intensity' does not go with '--stop'") }
       let name = try positionals.first.map { (text: String) throws(UsageError) in
@@ -124,7 +148,10 @@ enum FireCommand: Command {
       let intensity = try arguments.number("intensity", in: 0...1, default: 1)
       line += " intensity=\(intensity)"
     }
-    return try ServiceClient.run(line, socket: arguments.value("socket"))
+    guard arguments.has("loop") else {
+      return try ServiceClient.run(line + " detach", socket: arguments.value("socket"))
+    }
+    return try LoopingFire.run(line + " loop", socket: arguments.value("socket"))
   }
 }
 

@@ -21,6 +21,7 @@ final class HapticService: @unchecked Sendable {
   private let settings: Settings
   private var mixer: EventMixer
   private var policy = FirePolicy()
+  private var owners = VoiceOwners()
   private var sink: ALSASink?
   private var engine: MixerEngine?
   private var deviceState = "closed"
@@ -51,8 +52,17 @@ final class HapticService: @unchecked Sendable {
       samples.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
       return samples
     }
-    return EventMixer(events: events, rate: Double(rate))
+    return EventMixer(events: events, rate: Double(rate), queueCapacity: queueCapacity)
   }
+
+  /// The mixer's command ring. Stops (`stop`, `mute`, a closed connection's) may use all of
+  /// it; a fire only what leaves ``stopReserve`` free, so a stop always finds room.
+  static let queueCapacity = 1024
+  static let stopReserve = 256
+  /// How long a fire waits for room in the ring (the playback thread empties it every period)
+  /// before it is answered `busy`: only a stalled playback thread (a device being
+  /// reconnected) takes that long.
+  static let roomWait = 0.02
 
   static func now() -> Double {
     var time = timespec()
@@ -154,7 +164,7 @@ final class HapticService: @unchecked Sendable {
   // MARK: Requests
 
   /// The reply line (without its newline) to one framed request line.
-  func reply(to frame: ServiceLineFramer.Frame) -> String {
+  func reply(to frame: ServiceLineFramer.Frame, owner: Int32 = 0) -> String {
     let request: Result<ServiceRequest, ServiceError>
     switch frame {
     case .tooLong:
@@ -165,21 +175,23 @@ final class HapticService: @unchecked Sendable {
     }
     switch request {
     case .failure(let error): return ServiceReply.error(error).line
-    case .success(let request): return handle(request).line
+    case .success(let request): return handle(request, owner: owner).line
     }
   }
 
-  private func handle(_ request: ServiceRequest) -> ServiceReply {
+  private func handle(_ request: ServiceRequest, owner: Int32) -> ServiceReply {
     lock.lock()
     defer { lock.unlock() }
     switch request {
-    case .fire(let name, let intensity, let sharpness):
+    case .fire(let name, let intensity, let sharpness, let loop, let detach):
       if sharpness != nil {
         return .error(ServiceError(.badRequest, "sharpness is not supported by this version of hap serve."))
       }
-      return fire(name, gain: Float(intensity ?? 1))
+      return fire(name, gain: Float(intensity ?? 1), owner: owner, loop: loop, detach: detach)
     case .stop(let name):
-      if engine != nil { send(name.map { .stop(event: Int32(index[$0]!)) } ?? .stopAll) }
+      if engine != nil && !send(name.map { .stop(event: Int32(index[$0]!)) } ?? .stopAll) {
+        return .error(ServiceError(.busy, "the playback thread is stalled; the stop could not be queued."))
+      }
       return .stopped(name)
     case .status: return .status(status())
     case .mute:
@@ -197,37 +209,90 @@ final class HapticService: @unchecked Sendable {
   }
 
   /// One fire of a known event (lock held).
-  private func fire(_ name: String, gain: Float) -> ServiceReply {
+  private func fire(_ name: String, gain: Float, owner: Int32, loop: Bool, detach: Bool) -> ServiceReply {
     guard let event = vocabulary.event(named: name), let k = index[name] else {
       return .error(.unknownEvent(name, among: names))
     }
+    guard let binding = VoiceOwners.binding(event, loop: loop, detach: detach) else {
+      return .error(
+        ServiceError(
+          .badRequest,
+          "\"\(Format.excerpt(name))\" loops until stopped (its manifest says so), so it cannot be fired with detach; fire it with loop and keep the connection open (hap fire --loop)."
+        ))
+    }
     let now = Self.now()
-    let decision = policy.decide(name, settings: event.settings, at: now)
-    guard decision == .play else { return .fire(name, decision) }
+    let preview = policy.preview(name, settings: event.settings, at: now)
+    guard preview == .play else { return .fire(name, policy.decide(name, settings: event.settings, at: now)) }
     if let failure = openDevice() {
+      _ = policy.decide(name, settings: event.settings, at: now)
       return .error(ServiceError(.noDevice, "\(failure)."))
     }
-    send(
+    // A fire that cannot be queued is answered busy and counted, never lost silently.
+    guard waitForRoom() else {
+      policy.countBusy()
+      return .error(ServiceError(.busy, "the playback thread is stalled; the fire could not be queued."))
+    }
+    _ = policy.decide(name, settings: event.settings, at: now)
+    // Room was checked, and only this thread (under the lock) fills the ring.
+    _ = mixer.send(
       .start(
         event: Int32(k), gain: gain, priority: Int32(clamping: event.settings.priority),
-        ducking: Float(event.settings.ducking)))
+        ducking: Float(event.settings.ducking), owner: owner, loops: binding.loops, bound: binding.bound))
+    if binding.bound { owners.started(boundTo: owner) }
     activeUntil = max(activeUntil, now + Double(mixer.frames(ofEvent: k)) / mixer.rate)
     lock.broadcast()
     if settings.verbose { Console.error("hap: fired \(Format.excerpt(name))") }
     return .fired(name)
   }
 
-  /// Queues a mixer command, waiting a little while the ring is full (lock held).
-  private func send(_ command: EventMixer.Command) {
+  /// Queues a stop command, waiting a little while the ring is full (lock held); false when
+  /// it could not be queued.
+  @discardableResult
+  private func send(_ command: EventMixer.Command) -> Bool {
     for _ in 0..<200 {
-      if mixer.send(command) { return }
+      if mixer.send(command) { return true }
+      if engine?.hasEnded != false { return false }
       usleep(500)
+    }
+    return false
+  }
+
+  /// Waits up to ``roomWait`` until the ring has room for a fire besides the stops' reserve
+  /// (lock held).
+  private func waitForRoom() -> Bool {
+    let deadline = Self.now() + Self.roomWait
+    while mixer.queueRoom <= Self.stopReserve {
+      if Self.now() >= deadline || engine?.hasEnded != false { return false }
+      usleep(200)
+    }
+    return true
+  }
+
+  // MARK: Connections
+
+  /// A new connection: its owner number for ``reply(to:owner:)`` and ``disconnected(_:)``.
+  func connected() -> Int32 {
+    lock.lock()
+    defer { lock.unlock() }
+    return owners.next()
+  }
+
+  /// A connection closed: every voice bound to it (looping or continuous, not detached)
+  /// fades out over 10 ms. With no playback thread running the command waits in the ring for
+  /// the next one (the voices of a lost device are still there when it comes back).
+  func disconnected(_ owner: Int32) {
+    lock.lock()
+    defer { lock.unlock() }
+    guard owners.closed(owner) else { return }
+    if !(engine == nil ? mixer.send(.stopOwner(owner)) : send(.stopOwner(owner))) {
+      Console.error("hap: could not stop the events of a closed connection (the playback thread is stalled)")
     }
   }
 
   private func status() -> ServiceStatus {
     ServiceStatus(
       events: names, level: policy.level, muted: policy.muted, device: deviceState, counters: policy.counters,
-      underruns: underruns, recoveries: recoveries, playing: engine == nil ? 0 : mixer.counters.sounding)
+      underruns: underruns + (engine?.underruns ?? 0), recoveries: recoveries + (engine?.recoveries ?? 0),
+      playing: engine == nil ? 0 : mixer.counters.sounding)
   }
 }

@@ -121,8 +121,11 @@ enum ServeCommand: Command {
     }
   }
 
-  /// Answers one connection's request lines in order until it closes.
+  /// Answers one connection's request lines in order until it closes; then what it started
+  /// bound to it (loops, continuous events) stops.
   private static func serve(_ fd: Int32, service: HapticService) {
+    let owner = service.connected()
+    defer { service.disconnected(owner) }
     var framer = ServiceLineFramer()
     var buffer = [UInt8](repeating: 0, count: 16384)
     while true {
@@ -130,10 +133,10 @@ enum ServeCommand: Command {
       if n < 0 && errno == EINTR { continue }
       if n <= 0 { break }
       for frame in framer.feed(buffer[0..<n]) {
-        guard ServiceSocket.write(fd, service.reply(to: frame) + "\n") else { return }
+        guard ServiceSocket.write(fd, service.reply(to: frame, owner: owner) + "\n") else { return }
       }
     }
-    if let last = framer.finish() { ServiceSocket.write(fd, service.reply(to: last) + "\n") }
+    if let last = framer.finish() { ServiceSocket.write(fd, service.reply(to: last, owner: owner) + "\n") }
   }
 
   /// Reads and validates the vocabulary folder; prints each pattern left out. Nil (after a

@@ -211,6 +211,54 @@ struct EventMixerTests {
     #expect(mixer.counters.stops == 3)
   }
 
+  @Test func aLoopingVoiceStartsAgainAtItsEndUntilStopped() {
+    let event: [Float] = (0..<100).map { Float($0 + 1) / 1000 }
+    let mixer = EventMixer(events: [event], rate: rate)
+    #expect(mixer.start(event: 0, loops: true))
+    for block in [1, 64, 480] {
+      let out = pull(mixer, 350, block: block)
+      #expect(out == (0..<350).map { event[$0 % 100] }, "blocks of \(block)")
+      #expect(mixer.counters.sounding == 1)
+      #expect(mixer.stop(event: 0))
+      _ = pull(mixer, mixer.fadeFrames + 1)
+      #expect(mixer.counters.sounding == 0)
+      #expect(mixer.start(event: 0, loops: true))
+    }
+    // A loop of an empty event ends at once instead of spinning.
+    let empty = EventMixer(events: [[]], rate: rate)
+    #expect(empty.start(event: 0, loops: true))
+    #expect(pull(empty, 10) == [Float](repeating: 0, count: 10))
+    #expect(empty.counters.sounding == 0)
+  }
+
+  @Test func stopOwnerFadesOnlyThatOwnersBoundVoices() {
+    let a = [Float](repeating: 0.125, count: 48000)
+    let b = [Float](repeating: 0.25, count: 48000)
+    let mixer = EventMixer(events: [a, b], rate: rate)
+    #expect(mixer.start(event: 0, owner: 1, loops: true, bound: true))  // stopped with owner 1
+    #expect(mixer.start(event: 1, owner: 1))  // owner 1, detached: plays out
+    #expect(mixer.start(event: 0, owner: 2, bound: true))  // another owner's
+    _ = pull(mixer, 100)
+    #expect(mixer.stop(owner: 1))
+    let out = pull(mixer, 2000)
+    #expect(out[0] > 0.375 && out[0] <= 0.5)  // the bound voice, fading
+    #expect(out[mixer.fadeFrames...].allSatisfy { $0 == 0.375 })  // the other two go on
+    #expect(mixer.counters.sounding == 2)
+    #expect(mixer.stop(owner: 3))
+    _ = pull(mixer, 1000)
+    #expect(mixer.counters.sounding == 2)
+  }
+
+  @Test func queueRoomCountsWhatTheQueueStillTakes() {
+    let mixer = EventMixer(events: [[0.5]], rate: rate, queueCapacity: 4)
+    #expect(mixer.queueRoom == 4)
+    #expect(mixer.stopAll())
+    #expect(mixer.stop(owner: 1))
+    #expect(mixer.queueRoom == 2)
+    _ = pull(mixer, 1)
+    #expect(mixer.queueRoom == 4)
+  }
+
   @Test func aCommandNamingNoEventIsIgnored() {
     let mixer = EventMixer(events: [[0.5, 0.5]], rate: rate)
     #expect(mixer.send(.start(event: 7, gain: 1, priority: 0, ducking: 1)))

@@ -81,6 +81,17 @@ struct FirePolicyTests {
         }())
   }
 
+  @Test func aBusyFireIsCountedOnceAndDoesNotMoveTheLastPlay() {
+    var policy = FirePolicy()
+    #expect(policy.preview("correct", settings: plain, at: 10) == .play)
+    policy.countBusy()  // could not be queued: it did not play
+    #expect(policy.decide("correct", settings: plain, at: 10.01) == .play)
+    #expect(policy.preview("correct", settings: plain, at: 10.02) == .coalesce)
+    let c = policy.counters
+    #expect(c.fires == 2 && c.busy == 1 && c.played == 1)
+    #expect(c.fires == c.played + c.coalesced + c.refused + c.busy)
+  }
+
   @Test func defaultsAreDocumented() {
     let settings = EventSettings()
     #expect(settings.priority == EventSettings.defaultPriority)

@@ -31,6 +31,22 @@ struct ServiceRequestTests {
     #expect(try parse("ping").get() == .ping)
   }
 
+  @Test func fireTakesLoopOrDetach() throws {
+    #expect(
+      try parse("fire texture loop").get() == .fire(name: "texture", intensity: nil, sharpness: nil, loop: true))
+    #expect(
+      try parse("fire correct detach intensity=0.5").get()
+        == .fire(name: "correct", intensity: 0.5, sharpness: nil, detach: true))
+    for line in ["fire texture loop detach", "fire texture loop loop", "fire correct detach detach"] {
+      #expect(code(parse(line)) == .badRequest, "\(line)")
+    }
+    guard case .failure(let typo) = parse("fire texture lop") else {
+      Issue.record("expected an error")
+      return
+    }
+    #expect(typo.message.hasSuffix("did you mean \"loop\"?"), "\(typo.message)")
+  }
+
   @Test func oddWhitespaceIsAccepted() throws {
     #expect(
       try parse("  fire\tcorrect   intensity=0.5  ").get() == .fire(name: "correct", intensity: 0.5, sharpness: nil))

@@ -1,0 +1,294 @@
+import Foundation
+import HapCore
+import Testing
+
+/// A vocabulary of short continuous events in the device's folder: `hum` (0.1 s, looping by its
+/// manifest), `drone` (3 s), `tap` and `tick` (debounce 0, for the busy test).
+private func ownershipVocabulary(_ device: SimulatedExciter) throws -> String {
+  func continuous(_ seconds: Double, _ intensity: Double) -> String {
+    """
+    {"Version": 1.0, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": \(seconds),
+      "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": \(intensity)}]}}]}
+    """
+  }
+  try device.folder.write("vocabulary/hum.json", continuous(0.1, 0.6))
+  try device.folder.write("vocabulary/drone.json", continuous(3, 0.5))
+  try device.folder.write("vocabulary/tap.json", continuous(0.02, 0.4))
+  try device.folder.write("vocabulary/tick.json", continuous(0.02, 0.3))
+  try device.folder.write(
+    "vocabulary/vocabulary.json",
+    """
+    {"Events": [{"Name": "hum", "Loop": true}, {"Name": "tap", "Debounce": 0}, {"Name": "tick", "Debounce": 0}]}
+    """)
+  return device.folder.path("vocabulary")
+}
+
+/// The capture as 32-bit float samples (mono).
+private func floats(_ bytes: [UInt8]) -> [Float] {
+  bytes.withUnsafeBytes { raw in (0..<(raw.count / 4)).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+  }
+}
+
+/// `hap render NAME` of the bundled vocabulary as f32 at 48 kHz.
+private func bundledRender(_ name: String, in device: SimulatedExciter) throws -> [Float] {
+  let out = device.folder.path("\(name).raw")
+  let render = try Hap.run([
+    "render", Hap.root.appendingPathComponent("patterns/\(name).json").path, "-o", out, "--sample-format", "f32",
+    "--rate", "48000", "--quiet",
+  ])
+  #expect(render.status == 0, "\(render.stderr)")
+  return floats([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
+}
+
+/// Polls `status` until `condition` holds (at most about 20 s); false if it never did.
+private func waitFor(_ service: RunningService, _ condition: ([String: Any]) -> Bool) throws -> Bool {
+  for _ in 0..<1000 {
+    if condition(try service.status()) { return true }
+    usleep(20_000)
+  }
+  return false
+}
+
+@Suite("hap serve: mixing, recovery, cancellation by disconnect, load", .serialized)
+struct ServiceOwnershipTests {
+  /// Two different events fired 10 ms apart: the capture is the first event's render, then,
+  /// from the period where the second started, both summed through the limiter where both
+  /// sound (what EventMixer documents), so it fails if either one was dropped.
+  @Test func twoDifferentEventsTenMillisecondsApartBothPlayMixed() throws {
+    let service = try RunningService(["--sample-format", "f32", "--keep-open"])
+    let connection = try ServiceConnection(service.socket)
+    defer { connection.close() }
+    connection.send("fire correct detach\n")
+    #expect(connection.readLine() == "ok fired correct")
+    usleep(10_000)
+    connection.send("fire pass detach\n")
+    #expect(connection.readLine() == "ok fired pass")
+    try service.waitUntilSilent()
+    #expect(service.terminate() == 0)
+    let a = try bundledRender("correct", in: service.device)
+    let b = try bundledRender("pass", in: service.device)
+    let played = floats(try service.device.captured())
+    let a0 = try #require(a.firstIndex { $0 != 0 })
+    let b0 = try #require(b.firstIndex { $0 != 0 })
+    let startA = try #require(played.firstIndex { $0 != 0 }, "nothing was played") - a0
+    try #require(startA >= 0)
+    // Where the capture first departs from `correct` alone, `pass` came in.
+    let departs = try #require(
+      (startA..<played.count).first { n in
+        let x = n - startA < a.count ? a[n - startA] : 0
+        return played[n] != x
+      }, "only 'correct' was played")
+    let startB = departs - b0
+    try #require(startB > startA, "'pass' started before 'correct'")
+    #expect(startB - startA < 48000, "'pass' came in more than a second after 'correct'")
+    let end = max(startA + a.count, startB + b.count)
+    try #require(end <= played.count, "the capture is cut short")
+    var worst: Float = 0
+    for n in startA..<end {
+      let x: Float? = n - startA < a.count ? a[n - startA] : nil
+      let y: Float? = n >= startB && n - startB < b.count ? b[n - startB] : nil
+      let expected: Float =
+        switch (x, y) {
+        case (let x?, let y?): SoftLimiter.limit(x + y)
+        case (let x?, nil): x
+        case (nil, let y?): y
+        default: 0
+        }
+      worst = max(worst, abs(played[n] - expected))
+    }
+    #expect(worst < 1e-5, "the capture is not the two renders mixed (worst difference \(worst))")
+    // Both carry energy in the overlap: neither was silent there.
+    let overlap = startB..<min(startA + a.count, startB + b.count)
+    #expect(!overlap.isEmpty, "the two events did not overlap")
+    #expect(overlap.contains { a[$0 - startA] != 0 } && overlap.contains { b[$0 - startB] != 0 })
+    #expect(played[end...].allSatisfy { $0 == 0 })
+  }
+
+  /// The device vanishes and comes back while the service holds it open: the service goes on,
+  /// `status` counts the recovery while the device is still open, and a later fire plays.
+  @Test func aDeviceThatVanishesAndComesBackIsRecoveredAndALaterFirePlays() throws {
+    let device = try SimulatedExciter("vanish_after_frames 9600 reappear_ms 300 capture_append true")
+    let service = try RunningService(["--sample-format", "f32", "--keep-open"], device: device)
+    #expect(
+      try waitFor(service) { ($0["recoveries"] as? Int ?? 0) >= 1 },
+      "status never counted the recovery while the device was open")
+    #expect(try service.status()["device"] as? String == "open")
+    let fired = try service.hap(["fire", "correct"])
+    #expect(fired.status == 0, "\(fired.stderr)")
+    try service.waitUntilSilent()
+    #expect(try service.hap(["status"]).status == 0)
+    #expect(service.terminate() == 0)
+    let rendered = try bundledRender("correct", in: device)
+    let played = floats(try device.captured())
+    let r0 = try #require(rendered.firstIndex { $0 != 0 })
+    let c0 = try #require(played.firstIndex { $0 != 0 }, "the later fire was not played")
+    let start = c0 - r0
+    try #require(start >= 0 && start + rendered.count <= played.count, "the fire is cut short")
+    #expect(Array(played[start..<(start + rendered.count)]) == rendered)
+  }
+
+  /// A client that closes its connection while its looping event plays: the loop fades out.
+  /// A continuous event fired on a connection that closes at once stops with it, unless it
+  /// was fired with `detach`, which plays to its end.
+  @Test func aClientThatDisconnectsDuringALoopSilencesIt() throws {
+    let device = try SimulatedExciter()
+    let vocabulary = try ownershipVocabulary(device)
+    let service = try RunningService(
+      ["--vocabulary", vocabulary, "--sample-format", "f32", "--keep-open"], device: device)
+    let client = try ServiceConnection(service.socket)
+    client.send("fire hum\n")  // loops by its manifest
+    #expect(client.readLine() == "ok fired hum")
+    usleep(400_000)  // four times hum's length
+    #expect(try service.status()["playing"] as? Int == 1, "the looping event stopped by itself")
+    client.close()
+    #expect(try waitFor(service) { $0["playing"] as? Int == 0 }, "the loop went on after its client left")
+    usleep(200_000)
+    let afterLoop = try device.captured().count / 4
+
+    // A 3 s continuous event whose client leaves at once is cut short.
+    let bound = try ServiceConnection(service.socket)
+    bound.send("fire drone\n")
+    #expect(bound.readLine() == "ok fired drone")
+    bound.close()
+    #expect(try waitFor(service) { $0["playing"] as? Int == 0 })
+    usleep(200_000)
+    let afterBound = try device.captured().count / 4
+
+    // The same with detach plays all of it.
+    let detached = try ServiceConnection(service.socket)
+    detached.send("fire drone detach\n")
+    #expect(detached.readLine() == "ok fired drone")
+    detached.close()
+    usleep(300_000)
+    #expect(try service.status()["playing"] as? Int == 1, "a detached event stopped with its connection")
+    try service.waitUntilSilent()
+    #expect(service.terminate() == 0)
+
+    let played = floats(try device.captured())
+    let sounding = { (range: Range<Int>) in range.clamped(to: 0..<played.count).filter { played[$0] != 0 }.count }
+    #expect(sounding(0..<afterLoop) >= 48000 * 3 / 10, "the loop did not repeat")
+    // What the capture holds after the loop's fade: silence.
+    #expect(played[(afterLoop - 4800)..<afterLoop].allSatisfy { $0 == 0 })
+    #expect(sounding(afterLoop..<afterBound) < 48000, "the bound drone played on after its client left")
+    #expect(sounding(afterBound..<played.count) >= 48000 * 29 / 10, "the detached drone was cut short")
+  }
+
+  /// `hap fire --loop NAME` loops until SIGTERM (exit 0) or Ctrl-C (exit 130); being killed
+  /// stops the loop too.
+  @Test func hapFireLoopStopsWhenItsProcessEnds() throws {
+    let device = try SimulatedExciter()
+    let vocabulary = try ownershipVocabulary(device)
+    let service = try RunningService(["--vocabulary", vocabulary, "--keep-open"], device: device)
+    for (signal, expected) in [(SIGTERM, Int32(0)), (SIGINT, Int32(130)), (SIGKILL, Int32(-1))] {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: Hap.binary)
+      process.arguments = ["fire", "--loop", "tap"]  // tap does not loop by itself
+      process.environment = ProcessInfo.processInfo.environment.merging(service.environment) { $1 }
+      let output = Pipe()
+      process.standardOutput = output
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      #expect(try waitFor(service) { $0["playing"] as? Int == 1 }, "hap fire --loop did not start the loop")
+      usleep(200_000)  // ten times tap's length
+      #expect(try service.status()["playing"] as? Int == 1, "the loop ended by itself")
+      #expect(process.isRunning, "hap fire --loop did not wait")
+      kill(process.processIdentifier, signal)
+      process.waitUntilExit()
+      if expected >= 0 {
+        #expect(process.terminationReason == .exit && process.terminationStatus == expected, "signal \(signal)")
+      }
+      #expect(try waitFor(service) { $0["playing"] as? Int == 0 }, "the loop went on after signal \(signal)")
+    }
+    // A looping event cannot be fired detached (what plain 'hap fire' sends).
+    let refused = try service.hap(["fire", "hum"])
+    #expect(refused.status == 2)
+    #expect(refused.stderr.contains("--loop"), "\(refused.stderr)")
+    #expect(try service.hap(["fire", "--loop", "--stop"]).status == 2)
+    #expect(service.terminate() == 0)
+  }
+
+  /// 1,000 fires from 8 clients at once, each on its own connection: every fire answered,
+  /// each counted once (played, coalesced, refused or busy), none busy, no underrun at a
+  /// generous latency, and the service still answers.
+  @Test func aThousandFiresFromEightClients() throws {
+    let service = try RunningService(["--keep-open", "--latency", "50"])
+    let names = ["correct", "pass", "reveal", "start", "stop", "timerPulse", "timerUrgent", "winner", "tick", "buzz"]
+    let clients = 8
+    let perClient = 125
+    let replies = Replies()
+    let done = DispatchGroup()
+    for c in 0..<clients {
+      let connection = try ServiceConnection(service.socket)
+      done.enter()
+      let thread = Thread {
+        var mine: [String] = []
+        for k in 0..<perClient {
+          let name = names[(c * 7 + k) % names.count]
+          connection.send("fire \(name) detach\n")
+          mine.append(connection.readLine())
+        }
+        connection.close()
+        replies.add(mine)
+        done.leave()
+      }
+      thread.start()
+    }
+    #expect(done.wait(timeout: .now() + 120) == .success, "the clients did not finish")
+    let all = replies.all
+    #expect(all.count == clients * perClient)
+    let fired = all.filter { $0.hasPrefix("ok fired ") }.count
+    let coalesced = all.filter { $0.hasPrefix("ok coalesced ") }.count
+    #expect(
+      fired + coalesced == all.count,
+      "\(Set(all.filter { !$0.hasPrefix("ok fired ") && !$0.hasPrefix("ok coalesced ") }))")
+    let status = try service.status()
+    let counters = try #require(status["counters"] as? [String: Int])
+    #expect(counters["fires"] == clients * perClient)
+    #expect(counters["played"] == fired && counters["coalesced"] == coalesced)
+    #expect(counters["refused"] == 0 && counters["busy"] == 0)
+    #expect(status["underruns"] as? Int == 0)
+    let ping = try ServiceConnection(service.socket)
+    ping.send("ping\n")
+    #expect(ping.readLine() == "ok pong")
+    ping.close()
+    try service.waitUntilSilent()
+    #expect(service.terminate() == 0)
+  }
+
+  /// A playback thread stalled in a write (4 s) cannot take fires: once the command ring is
+  /// full, a fire is answered `error busy` and counted as busy, never `ok fired` and lost.
+  @Test func aFireThatCannotBeQueuedIsAnsweredBusyAndCounted() throws {
+    let device = try SimulatedExciter("stall_after_frames 1 stall_ms 4000")
+    let vocabulary = try ownershipVocabulary(device)
+    let service = try RunningService(["--vocabulary", vocabulary, "--keep-open"], device: device)
+    let connection = try ServiceConnection(service.socket)
+    defer { connection.close() }
+    let count = 800
+    connection.send(String(repeating: "fire tap detach\nfire tick detach\n", count: count / 2))
+    let replies = (0..<count).map { _ in connection.readLine() }
+    let fired = replies.filter { $0.hasPrefix("ok fired ") }.count
+    let busy = replies.filter { $0.hasPrefix("error busy ") }.count
+    #expect(fired + busy == count, "\(Set(replies))")
+    #expect(busy > 0, "every fire was answered 'ok fired' though the ring cannot hold them")
+    let counters = try service.counters()
+    #expect(counters["fires"] == count && counters["played"] == fired && counters["busy"] == busy)
+    connection.send("ping\n")
+    #expect(connection.readLine() == "ok pong")
+    #expect(service.terminate() == 0)
+  }
+}
+
+private final class Replies: @unchecked Sendable {
+  private var lines: [String] = []
+  private let lock = NSLock()
+  func add(_ more: [String]) {
+    lock.lock()
+    lines += more
+    lock.unlock()
+  }
+  var all: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return lines
+  }
+}
