@@ -149,7 +149,8 @@ def control_bench():
     sim = os.path.join(out, "sim")
     capture = os.path.join(sim, "control.raw")
     stats = os.path.join(sim, "control-stats.txt")
-    env = sim_config(os.path.join(sim, "control-config"), capture, stats)
+    timing = os.path.join(sim, "control-timing.txt")
+    env = sim_config(os.path.join(sim, "control-config"), capture, stats, f'timing "{timing}"')
     texture = os.path.join(root, "patterns/texture.json")
     print(f"\n== live control on the simulated exciter (default 10 ms latency) ==")
     proc = subprocess.Popen([hap, "play", "-D", "exciter", "-f", "s16", "--loop", "--control", "-", texture],
@@ -169,19 +170,23 @@ def control_bench():
     send("stop")
     proc.stdin.close()
     proc.wait()
-    first = int(read_stats(stats)["first_write_ns"])
+    timeline = Timeline(timing, int(read_stats(stats)["rate"]))
     data = open(capture, "rb").read()
     samples = struct.unpack("<%dh" % (len(data) // 2), data)
     def latencies(level):
-        """Arrival to the first sample above `level` (a fraction of full scale)."""
+        """Arrival to the moment the device plays the first sample above `level` (a fraction of
+        full scale), searched from the first frame written after the arrival; the play time comes
+        from the device's pacing clock (the timing file), not from the first write plus the
+        frame index."""
         threshold = level * 32767
         found = []
         for arrival in arrivals:
-            frame = max(0, int((arrival - first) / 1e9 * 48000) - 480)
-            while frame < len(samples) and abs(samples[frame]) < threshold:
+            frame = timeline.first_written_after(arrival)
+            while frame is not None and frame < len(samples) and abs(samples[frame]) < threshold:
                 frame += 1
-            if frame < len(samples):
-                found.append((first + frame / 48000 * 1e9 - arrival) / 1e6)
+            played = None if frame is None or frame >= len(samples) else timeline.play_ns(frame)
+            if played is not None:
+                found.append((played - arrival) / 1e6)
         return sorted(found)
     # Onset: the level clearly leaves its resting value (0.07 of full scale, twice that);
     # half-way: it is halfway to the new level (0.8).
@@ -362,37 +367,46 @@ def fire_bench():
         played = timeline.play_ns(frame)
         return (timeline.write_ns(frame) - t0) / 1e6, None if played is None else (played - t0) / 1e6
 
-    # (1) the service, device kept open, one connection, fires 60 ms apart.
+    # (1) the service, device kept open, one connection, fires 60 ms apart: with hap play's
+    # 10 ms buffer, then with serve's default (4 ms); the idle CPU of the second.
     sock = os.path.join(sim, "fire.sock")
-    serve_args = ["--keep-open", "-D", "exciter", "-f", "f32", "--socket", sock]
-    extra = os.environ.get("BENCH_SERVE_ARGS", "").split()
-    proc = start_service(serve_args + extra, env, os.path.join(sim, "fire-serve.log"))
-    client = ServiceClient(sock)
-    client.send("ping")
-    client.reply()
-    time.sleep(1)
-    open_cpu, open_switches = idle_usage(proc.pid, 10)
-    sent, replies = [], []
-    for _ in range(fires):
-        t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        client.send("fire " + event)
-        replies.append(client.reply())
-        sent.append(t0)
-        time.sleep(max(0, 0.06 - (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - t0) / 1e9))
-    time.sleep(0.1)
-    client.close()
-    stop_service(proc)
-    device = read_stats(stats)
-    samples = f32_samples(capture)
-    timeline = Timeline(timing, int(device["rate"]))
-    results = [locate(samples, timeline, t0) for t0 in sent]
-    found = [r for r in results if r is not None and r[1] is not None]
-    fired = sum(r.startswith("ok fired") for r in replies)
-    print(f"  hap serve --keep-open {' '.join(extra)} (period {device['period_size']}, buffer {device['buffer_size']} frames): "
-          f"{fired}/{fires} fired, {len(found)} found, {device['xruns']} xruns")
-    if found:
-        print(f"    written: {summary([r[0] for r in found])}")
-        print(f"    played:  {summary([r[1] for r in found])}   (targets: median < 5 ms, p99 < 10 ms)")
+
+    def serve_fires(extra, idle):
+        proc = start_service(["--keep-open", "-D", "exciter", "-f", "f32", "--socket", sock] + extra, env,
+                             os.path.join(sim, "fire-serve.log"))
+        client = ServiceClient(sock)
+        client.send("ping")
+        client.reply()
+        usage = None
+        if idle:
+            time.sleep(1)
+            usage = idle_usage(proc.pid, 10)
+        sent, replies = [], []
+        for _ in range(fires):
+            t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+            client.send("fire " + event)
+            replies.append(client.reply())
+            sent.append(t0)
+            time.sleep(max(0, 0.06 - (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - t0) / 1e9))
+        time.sleep(0.1)
+        client.close()
+        stop_service(proc)
+        device = read_stats(stats)
+        samples = f32_samples(capture)
+        timeline = Timeline(timing, int(device["rate"]))
+        results = [locate(samples, timeline, t0) for t0 in sent]
+        found = [r for r in results if r is not None and r[1] is not None]
+        fired = sum(r.startswith("ok fired") for r in replies)
+        label = " ".join(extra) or "(default latency)"
+        print(f"  hap serve --keep-open {label}: period {device['period_size']}, buffer {device['buffer_size']} frames; "
+              f"{fired}/{fires} fired, {len(found)} found, {device['xruns']} underruns")
+        if found:
+            print(f"    written: {summary([r[0] for r in found])}")
+            print(f"    played:  {summary([r[1] for r in found])}   (targets: median < 5 ms, p99 < 10 ms)")
+        return usage
+
+    serve_fires(["--latency", "10"], idle=False)
+    open_cpu, open_switches = serve_fires([], idle=True)
 
     # (2) spawning hap play for the same event.
     runs = int(os.environ.get("BENCH_SPAWNS", "30"))
@@ -421,7 +435,7 @@ def fire_bench():
     print("  idle service over 10 s (CPU from /proc/PID/stat, wake-ups = context switches of all threads):")
     print(f"    device closed (after a fire and --idle-close 1): {closed_cpu * 1000:.0f} ms CPU "
           f"({100 * closed_cpu / 10:.2f}%), {closed_switches} wake-ups (target 0%, no polling)")
-    print(f"    --keep-open (the playback thread writes silence): {open_cpu * 1000:.0f} ms CPU "
+    print(f"    --keep-open, default latency (the playback thread writes silence): {open_cpu * 1000:.0f} ms CPU "
           f"({100 * open_cpu / 10:.2f}%), {open_switches} wake-ups")
 
 
