@@ -149,7 +149,8 @@ def control_bench():
     sim = os.path.join(out, "sim")
     capture = os.path.join(sim, "control.raw")
     stats = os.path.join(sim, "control-stats.txt")
-    env = sim_config(os.path.join(sim, "control-config"), capture, stats)
+    timing = os.path.join(sim, "control-timing.txt")
+    env = sim_config(os.path.join(sim, "control-config"), capture, stats, f'timing "{timing}"')
     texture = os.path.join(root, "patterns/texture.json")
     print(f"\n== live control on the simulated exciter (default 10 ms latency) ==")
     proc = subprocess.Popen([hap, "play", "-D", "exciter", "-f", "s16", "--loop", "--control", "-", texture],
@@ -169,19 +170,23 @@ def control_bench():
     send("stop")
     proc.stdin.close()
     proc.wait()
-    first = int(read_stats(stats)["first_write_ns"])
+    timeline = Timeline(timing, int(read_stats(stats)["rate"]))
     data = open(capture, "rb").read()
     samples = struct.unpack("<%dh" % (len(data) // 2), data)
     def latencies(level):
-        """Arrival to the first sample above `level` (a fraction of full scale)."""
+        """Arrival to the moment the device plays the first sample above `level` (a fraction of
+        full scale), searched from the first frame written after the arrival; the play time comes
+        from the device's pacing clock (the timing file), not from the first write plus the
+        frame index."""
         threshold = level * 32767
         found = []
         for arrival in arrivals:
-            frame = max(0, int((arrival - first) / 1e9 * 48000) - 480)
-            while frame < len(samples) and abs(samples[frame]) < threshold:
+            frame = timeline.first_written_after(arrival)
+            while frame is not None and frame < len(samples) and abs(samples[frame]) < threshold:
                 frame += 1
-            if frame < len(samples):
-                found.append((first + frame / 48000 * 1e9 - arrival) / 1e6)
+            played = None if frame is None or frame >= len(samples) else timeline.play_ns(frame)
+            if played is not None:
+                found.append((played - arrival) / 1e6)
         return sorted(found)
     # Onset: the level clearly leaves its resting value (0.07 of full scale, twice that);
     # half-way: it is halfway to the new level (0.8).
@@ -189,6 +194,249 @@ def control_bench():
     print(f"  arrival to effect, {len(onset)} messages (targets: median < 10 ms, worst < 20 ms):")
     print(f"    onset of the change: median {statistics.median(onset):.1f} ms, worst {onset[-1]:.1f} ms")
     print(f"    half-way to the new level: median {statistics.median(half):.1f} ms, worst {half[-1]:.1f} ms")
+
+
+class Timeline:
+    """When the simulated exciter wrote and played each captured frame, from its timing file.
+
+    The plugin logs every transfer (its first frame's index in the capture and in the stream,
+    and the device clock, all at one CLOCK_MONOTONIC time) and every clock start. A frame is
+    *written* when its transfer happens and *played* when the device clock reaches its stream
+    position: later, by the frames queued ahead of it. Play times come from the pacing clock,
+    not from the first write plus the frame index (which ignores the buffer filling before the
+    clock starts, and every restart after an underrun)."""
+
+    def __init__(self, path, rate):
+        self.rate = rate
+        self.capture, self.written, self.played = [], [], []
+        pending = []  # transfers made before the clock started: played from the next start
+        for line in open(path):
+            fields = line.split()
+            if fields[0] == "w":
+                t, cap, stream, clock, running = map(int, fields[1:])
+                self.capture.append(cap)
+                self.written.append(t)
+                if running:
+                    self.played.append(t + (stream - clock) * 1e9 / rate)
+                else:
+                    self.played.append(None)
+                    pending.append((len(self.played) - 1, stream))
+            elif fields[0] == "s":
+                t, clock = int(fields[1]), int(fields[2])
+                for k, stream in pending:
+                    self.played[k] = t + (stream - clock) * 1e9 / rate
+                pending = []
+            elif fields[0] == "p":
+                pending = []  # dropped by the prepare: never played
+
+    def transfer(self, frame):
+        import bisect
+        return bisect.bisect_right(self.capture, frame) - 1
+
+    def write_ns(self, frame):
+        return self.written[self.transfer(frame)]
+
+    def play_ns(self, frame):
+        """CLOCK_MONOTONIC ns at which captured frame `frame` plays, or None (never played)."""
+        k = self.transfer(frame)
+        start = self.played[k]
+        return None if start is None else start + (frame - self.capture[k]) * 1e9 / self.rate
+
+    def first_written_after(self, t):
+        """The first captured frame written at or after time t."""
+        import bisect
+        k = bisect.bisect_left(self.written, t)
+        return self.capture[k] if k < len(self.capture) else None
+
+
+def f32_samples(path):
+    import array
+    samples = array.array("f")
+    with open(path, "rb") as f:
+        samples.frombytes(f.read())
+    return samples
+
+
+def first_nonzero(samples, start=0):
+    for n in range(start, len(samples)):
+        if samples[n] != 0:
+            return n
+    return None
+
+
+def summary(values):
+    values = sorted(values)
+    p99 = values[min(len(values) - 1, int(round(0.99 * (len(values) - 1))))]
+    return f"median {statistics.median(values):5.2f} ms, p99 {p99:5.2f} ms, max {values[-1]:5.2f} ms"
+
+
+def proc_usage(pid):
+    """(CPU seconds user+sys, context switches voluntary+involuntary) of every thread of pid."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    switches = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                for line in f:
+                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        switches += int(line.split()[1])
+        except FileNotFoundError:
+            pass
+    return cpu, switches
+
+
+def idle_usage(pid, seconds):
+    cpu0, sw0 = proc_usage(pid)
+    time.sleep(seconds)
+    cpu1, sw1 = proc_usage(pid)
+    return cpu1 - cpu0, sw1 - sw0
+
+
+class ServiceClient:
+    """One connection to `hap serve`, speaking docs/service.md's line protocol."""
+
+    def __init__(self, path, deadline=30):
+        import socket
+        end = time.monotonic() + deadline
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > end:
+                    raise
+                time.sleep(0.05)
+        self.replies = self.sock.makefile("rb")
+
+    def send(self, line):
+        self.sock.sendall(line.encode() + b"\n")
+
+    def reply(self):
+        return self.replies.readline().decode().rstrip("\n")
+
+    def close(self):
+        self.replies.close()
+        self.sock.close()
+
+
+def start_service(args, env, log):
+    proc = subprocess.Popen([hap, "serve", *args], env=env, stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+    return proc
+
+
+def stop_service(proc):
+    import signal
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def fire_bench():
+    """Fire to first sample: `hap serve --keep-open` and a socket client, against spawning `hap play`."""
+    sim = os.path.join(out, "sim")
+    os.makedirs(sim, exist_ok=True)
+    capture = os.path.join(sim, "fire.raw")
+    stats = os.path.join(sim, "fire-stats.txt")
+    timing = os.path.join(sim, "fire-timing.txt")
+    env = sim_config(os.path.join(sim, "fire-config"), capture, stats, f'timing "{timing}"')
+    event = "tick"
+    pattern = os.path.join(root, "patterns", event + ".json")
+    fires = int(os.environ.get("BENCH_FIRES", "200"))
+    print(f"\n== fire to first sample on the simulated exciter: '{event}', f32 48 kHz ==")
+    print("  from just before the client writes (the fire line, or spawning hap play; CLOCK_MONOTONIC)")
+    print("  to the event's first sample, 'written' (handed to the device) and 'played' (the device's")
+    print("  pacing clock reaches it: the frames already queued play first)")
+    reference = os.path.join(sim, "fire-reference.raw")
+    subprocess.run([hap, "render", pattern, "-o", reference, "-f", "f32", "--rate", "48000", "--quiet"], check=True)
+    onset = first_nonzero(f32_samples(reference))  # the render's first non-zero sample
+
+    def locate(samples, timeline, t0):
+        """(written, played) ms after t0 of the first event frame captured after t0."""
+        start = timeline.first_written_after(t0)
+        found = None if start is None else first_nonzero(samples, start)
+        if found is None:
+            return None
+        frame = found - onset
+        played = timeline.play_ns(frame)
+        return (timeline.write_ns(frame) - t0) / 1e6, None if played is None else (played - t0) / 1e6
+
+    # (1) the service, device kept open, one connection, fires 60 ms apart: with hap play's
+    # 10 ms buffer, then with serve's default (4 ms); the idle CPU of the second.
+    sock = os.path.join(sim, "fire.sock")
+
+    def serve_fires(extra, idle):
+        proc = start_service(["--keep-open", "-D", "exciter", "-f", "f32", "--socket", sock] + extra, env,
+                             os.path.join(sim, "fire-serve.log"))
+        client = ServiceClient(sock)
+        client.send("ping")
+        client.reply()
+        usage = None
+        if idle:
+            time.sleep(1)
+            usage = idle_usage(proc.pid, 10)
+        sent, replies = [], []
+        for _ in range(fires):
+            t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+            client.send("fire " + event)
+            replies.append(client.reply())
+            sent.append(t0)
+            time.sleep(max(0, 0.06 - (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - t0) / 1e9))
+        time.sleep(0.1)
+        client.close()
+        stop_service(proc)
+        device = read_stats(stats)
+        samples = f32_samples(capture)
+        timeline = Timeline(timing, int(device["rate"]))
+        results = [locate(samples, timeline, t0) for t0 in sent]
+        found = [r for r in results if r is not None and r[1] is not None]
+        fired = sum(r.startswith("ok fired") for r in replies)
+        label = " ".join(extra) or "(default latency)"
+        print(f"  hap serve --keep-open {label}: period {device['period_size']}, buffer {device['buffer_size']} frames; "
+              f"{fired}/{fires} fired, {len(found)} found, {device['xruns']} underruns")
+        if found:
+            print(f"    written: {summary([r[0] for r in found])}")
+            print(f"    played:  {summary([r[1] for r in found])}   (targets: median < 5 ms, p99 < 10 ms)")
+        return usage
+
+    serve_fires(["--latency", "10"], idle=False)
+    open_cpu, open_switches = serve_fires([], idle=True)
+
+    # (2) spawning hap play for the same event.
+    runs = int(os.environ.get("BENCH_SPAWNS", "30"))
+    spawned = []
+    for _ in range(runs):
+        t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        subprocess.run([hap, "play", "-D", "exciter", "-f", "f32", pattern], env=env, check=True)
+        result = locate(f32_samples(capture), Timeline(timing, int(read_stats(stats)["rate"])), t0)
+        if result is not None and result[1] is not None:
+            spawned.append(result)
+    print(f"  spawning hap play -D exciter {event}.json, {len(spawned)} runs:")
+    if spawned:
+        print(f"    written: {summary([r[0] for r in spawned])}")
+        print(f"    played:  {summary([r[1] for r in spawned])}")
+
+    # (3) idle: no polling, so no CPU and no wake-ups while the device is closed.
+    proc = start_service(["-D", "exciter", "--idle-close", "1", "--socket", sock], env,
+                         os.path.join(sim, "idle-serve.log"))
+    client = ServiceClient(sock)
+    client.send("fire " + event)
+    client.reply()
+    client.close()
+    time.sleep(2)  # the event ends, the device closes 1 s later
+    closed_cpu, closed_switches = idle_usage(proc.pid, 10)
+    stop_service(proc)
+    print("  idle service over 10 s (CPU from /proc/PID/stat, wake-ups = context switches of all threads):")
+    print(f"    device closed (after a fire and --idle-close 1): {closed_cpu * 1000:.0f} ms CPU "
+          f"({100 * closed_cpu / 10:.2f}%), {closed_switches} wake-ups (target 0%, no polling)")
+    print(f"    --keep-open, default latency (the playback thread writes silence): {open_cpu * 1000:.0f} ms CPU "
+          f"({100 * open_cpu / 10:.2f}%), {open_switches} wake-ups")
 
 
 def main():
@@ -212,3 +460,4 @@ if __name__ == "__main__":
     render_bench()
     play_bench()
     control_bench()
+    fire_bench()

@@ -50,6 +50,7 @@
   X(snd_pcm_drain)                          \
   X(snd_pcm_drop)                           \
   X(snd_pcm_delay)                          \
+  X(snd_pcm_wait)                           \
   X(snd_device_name_hint)                   \
   X(snd_device_name_get_hint)               \
   X(snd_device_name_free_hint)
@@ -233,6 +234,7 @@ int hap_pcm_prepare(hap_pcm *handle) { return p_snd_pcm_prepare(handle->pcm); }
 int hap_pcm_resume(hap_pcm *handle) { return p_snd_pcm_resume(handle->pcm); }
 int hap_pcm_drain(hap_pcm *handle) { return p_snd_pcm_drain(handle->pcm); }
 int hap_pcm_drop(hap_pcm *handle) { return p_snd_pcm_drop(handle->pcm); }
+int hap_pcm_wait(hap_pcm *handle, int timeout_ms) { return p_snd_pcm_wait(handle->pcm, timeout_ms); }
 
 long hap_pcm_delay(hap_pcm *handle) {
   snd_pcm_sframes_t delay = 0;

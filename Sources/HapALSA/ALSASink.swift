@@ -131,6 +131,15 @@ public final class ALSASink: PCMSink {
     }
   }
 
+  /// Waits until a period can be written without blocking, recovering as ``write(_:)`` does.
+  /// A caller that renders after this wait instead of before the write renders a period later
+  /// in time, so what it renders (a fire, a control) reaches the device a period sooner.
+  public func waitForRoom() throws(SinkError) {
+    guard let pcm else { return }
+    let status = hap_pcm_wait(pcm, 1000)
+    if status < 0 { try recover(from: status) }
+  }
+
   private func recover(from error: Int32) throws(SinkError) {
     guard let pcm else { return }
     switch -error {

@@ -84,6 +84,9 @@ public final class MixerEngine: @unchecked Sendable {
     var watching = false
     do throws(SinkError) {
       while !stopFlag.load(ordering: .acquiring) {
+        // Room first, then render: the commands that arrived meanwhile (a fire) go into the
+        // period written now, not into one that waits a period for room (docs/service.md).
+        try sink.waitForRoom()
         let mono = buffers.mono
         liveMixer._withUnsafeGuaranteedRef { $0.render(into: mono) }
         try buffers.write(to: sink)

@@ -11,6 +11,8 @@
  *       capture_append false        # true: append instead of truncating
  *       stats "/tmp/stats.txt"      # on close: first_write_ns frames xruns rate format
  *                                   # channels period_size buffer_size (temp + rename)
+ *       timing "/tmp/timing.txt"    # one line per transfer and clock start (below);
+ *                                   # truncated on open, appended with capture_append
  *       stall_after_frames 48000    # once, when N frames have been transferred, the
  *       stall_ms 300                # transfer sleeps M ms (M > the client's buffer
  *                                   # time gives a real underrun, -EPIPE)
@@ -37,6 +39,23 @@
  * descriptor is a timerfd ticking at the period; poll_revents turns its
  * POLLIN into POLLOUT when avail >= avail_min.
  *
+ * Timing file: maps each captured frame to the CLOCK_MONOTONIC time the device
+ * plays it, from the pacing clock itself (a frame is played when the device
+ * clock reaches its stream position, which is later than when it was written:
+ * the frames queued ahead of it play first). Lines, all integers:
+ *     w T CAPTURE STREAM CLOCK RUNNING   a transfer at time T (ns); its first
+ *                                        frame is frame CAPTURE of the capture
+ *                                        file and frame STREAM of the stream
+ *                                        since the last prepare; CLOCK is the
+ *                                        device clock (frames) at T; RUNNING 1
+ *                                        when the clock is advancing
+ *     s T CLOCK                          the clock starts (or restarts) at T
+ *                                        at frame CLOCK
+ *     p T                                prepare: stream positions restart at 0
+ * A frame at stream position P of a running transfer plays at
+ * T + (P - CLOCK) / rate; in a transfer made before the clock started, at
+ * Ts + (P - CLOCKs) / rate of the next `s` line.
+ *
  * Build: see build.sh (needs -fPIC -DPIC).
  */
 #define _GNU_SOURCE
@@ -49,6 +68,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +108,7 @@ typedef struct {
 	char *capture_path;
 	int capture_append;
 	char *stats_path;
+	char *timing_path;
 	char *state_path;
 	long long stall_after;          /* -1: off */
 	long long stall_ms;
@@ -98,6 +119,7 @@ typedef struct {
 	int timer_fd;
 	int capture_fd;
 	int capture_failed;
+	int timing_fd;
 
 	/* negotiated parameters */
 	unsigned int frame_bytes;
@@ -150,6 +172,26 @@ static void sleep_until_ns(uint64_t deadline)
 /* ---------------------------------------------------------------------------
  * Small file helpers
  */
+static int write_all(int fd, const void *buf, size_t len);
+
+/* One line of the timing file (see the top comment); no allocation. */
+static void timing_line(int fd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void timing_line(int fd, const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	int len;
+
+	if (fd < 0)
+		return;
+	va_start(ap, fmt);
+	len = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (len > 0 && (size_t)len < sizeof(line))
+		(void)write_all(fd, line, (size_t)len);
+}
+
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
@@ -407,6 +449,7 @@ static int hapsim_start(snd_pcm_ioplug_t *io)
 	s->base_ns = t;
 	s->running = 1;
 	timer_arm_periodic(s, t);
+	timing_line(s->timing_fd, "s %llu %llu\n", (unsigned long long)t, (unsigned long long)s->base_frames);
 	return 0;
 }
 
@@ -581,6 +624,14 @@ static snd_pcm_sframes_t hapsim_transfer(snd_pcm_ioplug_t *io,
 		}
 	}
 
+	if (s->timing_fd >= 0) {
+		uint64_t t = now_ns();
+		timing_line(s->timing_fd, "w %llu %llu %llu %llu %d\n", (unsigned long long)t,
+			    (unsigned long long)s->frames_total,
+			    (unsigned long long)(s->clk_reported + queued_frames(s)),
+			    (unsigned long long)clock_frames(s, t),
+			    s->running && io->state == SND_PCM_STATE_RUNNING);
+	}
 	capture_frames(s, areas, offset, size);
 	s->frames_total += size;
 
@@ -611,6 +662,7 @@ static int hapsim_prepare(snd_pcm_ioplug_t *io)
 	s->clk_reported = 0;
 	s->base_frames = 0;
 	s->base_ns = 0;
+	timing_line(s->timing_fd, "p %llu\n", (unsigned long long)now_ns());
 	timer_clear(s);
 	/* keep the descriptor ticking so that a poll on a prepared stream
 	 * reports room in the buffer, as hardware does */
@@ -641,6 +693,8 @@ static int hapsim_drain(snd_pcm_ioplug_t *io)
 			s->base_ns = t;
 			s->running = 1;
 			timer_arm_periodic(s, t);
+			timing_line(s->timing_fd, "s %llu %llu\n", (unsigned long long)t,
+				    (unsigned long long)s->base_frames);
 		}
 		if (clock_frames(s, t) >= target)
 			return 0;
@@ -671,6 +725,8 @@ static int hapsim_pause(snd_pcm_ioplug_t *io, int enable)
 		s->base_ns = t;
 		s->running = 1;
 		timer_arm_periodic(s, t);
+		timing_line(s->timing_fd, "s %llu %llu\n", (unsigned long long)t,
+			    (unsigned long long)s->base_frames);
 	}
 	return 0;
 }
@@ -831,10 +887,13 @@ static void hapsim_free(hapsim_t *s)
 		close(s->timer_fd);
 	if (s->capture_fd >= 0)
 		close(s->capture_fd);
+	if (s->timing_fd >= 0)
+		close(s->timing_fd);
 	free(s->scratch);
 	free(s->pcm_name);
 	free(s->capture_path);
 	free(s->stats_path);
+	free(s->timing_path);
 	free(s->state_path);
 	free(s);
 }
@@ -951,6 +1010,8 @@ static int hapsim_parse_conf(hapsim_t *s, snd_config_t *conf)
 			}
 		} else if (strcmp(id, "stats") == 0) {
 			err = conf_get_str(n, id, &s->stats_path);
+		} else if (strcmp(id, "timing") == 0) {
+			err = conf_get_str(n, id, &s->timing_path);
 		} else if (strcmp(id, "state") == 0) {
 			err = conf_get_str(n, id, &s->state_path);
 		} else if (strcmp(id, "stall_after_frames") == 0) {
@@ -976,6 +1037,10 @@ static int hapsim_parse_conf(hapsim_t *s, snd_config_t *conf)
 	if (s->stats_path && !*s->stats_path) {
 		free(s->stats_path);
 		s->stats_path = NULL;
+	}
+	if (s->timing_path && !*s->timing_path) {
+		free(s->timing_path);
+		s->timing_path = NULL;
 	}
 	if (s->state_path && !*s->state_path) {
 		free(s->state_path);
@@ -1049,6 +1114,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(hapsim)
 		return -ENOMEM;
 	s->timer_fd = -1;
 	s->capture_fd = -1;
+	s->timing_fd = -1;
 	s->stall_after = -1;
 	s->stall_ms = 0;
 	s->vanish_after = -1;
@@ -1100,6 +1166,17 @@ SND_PCM_PLUGIN_DEFINE_FUNC(hapsim)
 			goto fail;
 		}
 		(void)fchmod(s->capture_fd, 0644);
+	}
+
+	if (s->timing_path) {
+		int flags = O_WRONLY | O_CREAT | O_CLOEXEC |
+			(s->capture_append ? O_APPEND : O_TRUNC);
+		s->timing_fd = open(s->timing_path, flags, 0644);
+		if (s->timing_fd < 0) {
+			err = -errno;
+			SNDERR("hapsim: cannot open timing file %s: %s", s->timing_path, strerror(errno));
+			goto fail;
+		}
 	}
 
 	s->io.version = SND_PCM_IOPLUG_VERSION;

@@ -65,6 +65,9 @@ int hap_pcm_drain(hap_pcm *pcm);
 int hap_pcm_drop(hap_pcm *pcm);
 /// Frames queued but not yet played, or a negative errno.
 long hap_pcm_delay(hap_pcm *pcm);
+/// snd_pcm_wait: 1 when a period can be written, 0 after `timeout_ms`, or a negative errno
+/// (-EPIPE, -ESTRPIPE, -ENODEV, ...). Allocates nothing (alsa-lib's poll array is on the stack).
+int hap_pcm_wait(hap_pcm *pcm, int timeout_ms);
 int hap_pcm_close(hap_pcm *pcm);
 
 /// What a device takes, for `hap devices`.

@@ -52,12 +52,14 @@ struct DeviceOptions {
   var profile: String?
   var verbose: Bool
 
-  /// Parses and checks the device options of `arguments`.
-  init(_ arguments: Arguments, environment: [String: String] = ProcessInfo.processInfo.environment)
-    throws(UsageError)
-  {
+  /// Parses and checks the device options of `arguments`; `--latency` is `defaultLatency`
+  /// milliseconds when not given (`hap serve` asks for less than `hap play`).
+  init(
+    _ arguments: Arguments, defaultLatency: Double = 10,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws(UsageError) {
     device = arguments.value("device") ?? environment["HAP_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
-    latency = try arguments.number("latency", in: 2...200, default: 10) / 1000
+    latency = try arguments.number("latency", in: 2...200, default: defaultLatency) / 1000
     rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
     format = arguments.value("sample-format").flatMap(SampleFormat.init(rawValue:))
     gain = try arguments.gain()

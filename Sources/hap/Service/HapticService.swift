@@ -124,7 +124,9 @@ final class HapticService: @unchecked Sendable {
     self.sink = nil
     deviceState = report.failure == nil ? "closed" : "missing"
     if let failure = report.failure { Console.error("hap: \(failure)") }
-    if settings.verbose { Console.error("hap: device '\(settings.device.device)' closed") }
+    if settings.verbose {
+      Console.error("hap: device '\(settings.device.device)' closed (playback thread: \(report.scheduling))")
+    }
   }
 
   /// The idle closer's thread: closes the device `idleClose` seconds after the last sound

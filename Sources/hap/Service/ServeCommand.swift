@@ -25,11 +25,19 @@ enum ServeCommand: Command {
       .value("socket", "PATH", "The socket (default: $HAP_SOCKET, else $XDG_RUNTIME_DIR/hap.sock)."),
       .value("idle-close", "S", "Close the device after S seconds of silence (default 5)."),
       .flag("keep-open", "Keep the device open (the lowest latency)."),
-    ] + DeviceOptions.specs
+    ] + DeviceOptions.specs.map { $0.name == "latency" ? latencySpec : $0 }
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
     ("hap serve --vocabulary my-app/haptics --socket /tmp/game.sock --keep-open", "A vocabulary of its own"),
   ]
+
+  /// `--latency` of `hap serve`: a smaller buffer than `hap play`'s, because a fire's first
+  /// sample plays after everything already queued (docs/service.md, "Latency").
+  static let defaultLatency = 4.0
+  static let latencySpec = OptionSpec.value(
+    "latency", "MS",
+    "Device buffer, 2..200 ms (default 4, split into 4 periods: a fire\nplays after ~3-4 ms of queued sound; more is safer from underruns)."
+  )
 
   /// Connections served at once; more are closed at once (bounded threads and memory).
   static let maxConnections = 128
@@ -38,7 +46,7 @@ enum ServeCommand: Command {
     guard arguments.positionals.isEmpty else {
       throw UsageError("'hap serve' takes no arguments, not '\(Format.excerpt(arguments.positionals[0]))'")
     }
-    let device = try DeviceOptions(arguments)
+    let device = try DeviceOptions(arguments, defaultLatency: defaultLatency)
     if arguments.has("idle-close") && arguments.has("keep-open") {
       throw UsageError("'--idle-close' and '--keep-open' cannot be given together")
     }

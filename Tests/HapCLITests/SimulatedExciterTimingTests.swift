@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// The simulated exciter's timing file (`timing PATH`), which `make bench` uses to find when the
+/// device *plays* a captured frame: from the pacing clock, not from the first write.
+@Suite("the simulated exciter's timing file")
+struct SimulatedExciterTimingTests {
+  struct Transfer {
+    var time: UInt64
+    var capture: UInt64
+    var stream: UInt64
+    var clock: UInt64
+    var running: Bool
+  }
+
+  enum Line {
+    case transfer(Transfer)
+    case start(time: UInt64, clock: UInt64)
+    case prepare(time: UInt64)
+  }
+
+  static func lines(_ path: String) throws -> [Line] {
+    try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line in
+      let fields = line.split(separator: " ")
+      let numbers = fields.dropFirst().compactMap { UInt64($0) }
+      try #require(numbers.count == fields.count - 1, "not a timing line: \(line)")
+      switch (fields.first, numbers.count) {
+      case ("w", 5):
+        return .transfer(
+          Transfer(
+            time: numbers[0], capture: numbers[1], stream: numbers[2], clock: numbers[3], running: numbers[4] == 1))
+      case ("s", 2): return .start(time: numbers[0], clock: numbers[1])
+      case ("p", 1): return .prepare(time: numbers[0])
+      default:
+        Issue.record("not a timing line: \(line)")
+        return .prepare(time: 0)
+      }
+    }
+  }
+
+  @Test("hap play: the buffer fills before the clock starts, then every frame plays after it is written")
+  func framesPlayWhenTheClockReachesThem() throws {
+    // The timing file goes in the device's own folder, known once it exists.
+    let own = try SimulatedExciter("timing \"TIMING\"")
+    let path = own.folder.path("timing.txt")
+    let config = own.folder.path("config/alsa/asoundrc")
+    try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "\"TIMING\"", with: "\"\(path)\"")
+      .write(toFile: config, atomically: true, encoding: .utf8)
+    let pattern = try own.continuousPattern(0.3)
+    let result = try Hap.run(["play", "-D", "exciter", "-f", "s16", pattern], environment: own.environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = try Self.lines(path)
+    let transfers = lines.compactMap { if case .transfer(let t) = $0 { t } else { nil } }
+    let starts = lines.compactMap { if case .start(let time, let clock) = $0 { (time, clock) } else { nil } }
+    try #require(transfers.count > 4 && starts.count == 1, "\(lines.count) lines")
+    let stats = try own.statistics()
+    let buffer = try #require(UInt64(stats["buffer_size"] ?? ""))
+    let period = try #require(UInt64(stats["period_size"] ?? ""))
+    // Before the clock starts, hap fills the buffer: those frames are written, not yet played.
+    let early = transfers.filter { !$0.running }
+    #expect(early.last.map { $0.stream + period } == buffer, "the stream started before the buffer was full")
+    #expect(early.allSatisfy { $0.time <= starts[0].0 && $0.capture == $0.stream })
+    // Once running, a frame is written before the clock reaches it: at most a buffer ahead.
+    for transfer in transfers where transfer.running {
+      #expect(transfer.stream >= transfer.clock && transfer.stream - transfer.clock <= buffer)
+    }
+    // The capture positions add up to what the device received.
+    let frames = try #require(UInt64(stats["frames"] ?? ""))
+    #expect(zip(transfers, transfers.dropFirst()).allSatisfy { $0.capture < $1.capture })
+    #expect(transfers.last!.capture < frames)
+  }
+}
