@@ -95,7 +95,8 @@ struct RealTimeContractTests {
   }
 
   /// `hap serve`'s playback thread (MixerEngine rendering the EventMixer) under overlapping
-  /// fires, ducking, stops and a full mixer: nothing allocated or freed after its first period,
+  /// fires, ducking, stops, a full mixer and sharpness variants stored and reused while it
+  /// plays: nothing allocated or freed after its first period,
   /// and, in an optimised build, nothing retained or released.
   @Test func theServicePlaybackThreadKeepsTheContract() throws {
     let device = try SimulatedExciter()
@@ -114,6 +115,17 @@ struct RealTimeContractTests {
         _ = connection.readLine()
       }
       usleep(30_000)
+    }
+    // Fires with a sharpness: variants stored while others sound, more than the mixer's slots
+    // (8), so slots are reused; each past its event's debounce, so each plays.
+    for (k, value) in ["0.5", "-0.25", "0.1", "0.9", "-1", "0.33", "0.5", "0.71", "-0.6", "0.2", "1"].enumerated() {
+      connection.send("fire \(k % 2 == 0 ? "stop" : "start") sharpness=\(value)\n")
+      #expect(connection.readLine().hasPrefix("ok fired "), "sharpness=\(value)")
+      if k == 4 {
+        connection.send("fire texture sharpness=0.3\n")
+        #expect(connection.readLine() == "ok fired texture")
+      }
+      usleep(60_000)
     }
     // texture lasts 30 s: stop what still sounds, then wait for the fades.
     connection.send("stop\n")

@@ -13,6 +13,8 @@ public struct ServiceError: Error, Equatable, Sendable {
     case noDevice = "no-device"
     case badRequest = "bad-request"
     case tooLong = "too-long"
+    /// A fire with a sharpness while every variant slot holds a variant still sounding.
+    case busy
   }
 
   public let code: Code

@@ -90,16 +90,21 @@ enum FireCommand: Command {
     Sends one request to 'hap serve' and exits once the service has answered: 0 when it
     accepted the fire (played, coalesced with the same event just played, or kept silent by the
     level), 2 with one sentence when not (an unknown event, with a did-you-mean; the service
-    muted; no device; no service on the socket). --stop fades out NAME, or everything.
+    muted; no device; no service on the socket). --sharpness adds to the event's sharpness as
+    the HapticSharpnessControl dynamic parameter does, so it changes continuous events only
+    (a transient keeps its own); the first fire of a new value (in steps of 0.01) costs the
+    service a render. --stop fades out NAME, or everything.
     """
   static let options: [OptionSpec] = [
     .value("intensity", "X", "Scale the event, 0..1 (default 1)."),
+    .value("sharpness", "X", "Add X, -1..1, to its sharpness, as HapticSharpnessControl does (default 0)."),
     .flag("stop", "Stop NAME (or every event) instead of firing."),
     ServiceClient.socketOption,
   ]
   static let examples = [
     ("hap fire correct", "Play the event 'correct'"),
     ("hap fire timerPulse --intensity 0.5", "Half as strong"),
+    ("hap fire start --sharpness 0.3", "Crisper (continuous events only)"),
     ("hap fire --stop", "Fade out everything"),
   ]
 
@@ -107,7 +112,9 @@ enum FireCommand: Command {
     let positionals = arguments.positionals
     if arguments.has("stop") {
       guard positionals.count <= 1 else { throw UsageError("'hap fire --stop' takes at most one event name") }
-      if arguments.has("intensity") { throw UsageError("'--intensity' does not go with '--stop'") }
+      for option in ["intensity", "sharpness"] where arguments.has(option) {
+        throw UsageError("'--\(option)' does not go with '--stop'")
+      }
       let name = try positionals.first.map { (text: String) throws(UsageError) in
         try ServiceClient.word(text, "the event name")
       }
@@ -123,6 +130,10 @@ enum FireCommand: Command {
     if arguments.has("intensity") {
       let intensity = try arguments.number("intensity", in: 0...1, default: 1)
       line += " intensity=\(intensity)"
+    }
+    if arguments.has("sharpness") {
+      let sharpness = try arguments.number("sharpness", in: -1...1, default: 0)
+      line += " sharpness=\(sharpness)"
     }
     return try ServiceClient.run(line, socket: arguments.value("socket"))
   }
