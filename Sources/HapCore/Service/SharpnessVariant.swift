@@ -15,6 +15,13 @@ public enum SharpnessVariant {
     return Int(min(max((sharpness / step).rounded(), -100), 100))
   }
 
+  /// Whether a sharpness offset changes `pattern`'s sound: only when it has a continuous
+  /// haptic event (the control does not reach transients or audio). The service plays the
+  /// event's own render otherwise, without a variant.
+  public static func reaches(_ pattern: Pattern) -> Bool {
+    pattern.events.contains { $0.type == .hapticContinuous }
+  }
+
   /// The sharpness offset of `steps` steps.
   public static func value(steps: Int) -> Double { Double(steps) / 100 }
 

@@ -210,7 +210,7 @@ final class HapticService: @unchecked Sendable {
     var command = EventMixer.Command.start(
       event: Int32(k), gain: gain, priority: priority, ducking: Float(event.settings.ducking))
     var frames = mixer.frames(ofEvent: k)
-    if sharpness != 0 {
+    if sharpness != 0 && SharpnessVariant.reaches(event.pattern) {
       switch variant(of: k, sharpness: sharpness) {
       case .failure(let error): return .error(error)
       case .success(let slot):

@@ -53,6 +53,9 @@ struct SharpnessVariantTests {
     let correct = try bundled("correct")
     #expect(correct.events.allSatisfy { $0.type == .hapticTransient })
     #expect(SharpnessVariant.render(correct, steps: 70, profile: .exciter, rate: rate, gain: 1) == render(correct))
+    // So the service needs no variant for it.
+    #expect(!SharpnessVariant.reaches(correct))
+    #expect(try SharpnessVariant.reaches(bundled("stop")))
   }
 
   @Test func aPatternsOwnSharpnessControlIsRaisedNotReplaced() throws {
