@@ -95,7 +95,8 @@ struct RealTimeContractTests {
   }
 
   /// `hap serve`'s playback thread (MixerEngine rendering the EventMixer) under overlapping
-  /// fires, ducking, stops, a full mixer, loops and a closed connection's stop: nothing allocated or freed after its first period,
+  /// fires, ducking, stops, a full mixer, sharpness variants stored and reused while it plays,
+  /// loops and a closed connection's stop: nothing allocated or freed after its first period,
   /// and, in an optimised build, nothing retained or released.
   @Test func theServicePlaybackThreadKeepsTheContract() throws {
     let device = try SimulatedExciter()
@@ -115,6 +116,17 @@ struct RealTimeContractTests {
       }
       usleep(30_000)
     }
+    // Fires with a sharpness: variants stored while others sound, more than the mixer's slots
+    // (8), so slots are reused; each past its event's debounce, so each plays.
+    for (k, value) in ["0.5", "-0.25", "0.1", "0.9", "-1", "0.33", "0.5", "0.71", "-0.6", "0.2", "1"].enumerated() {
+      connection.send("fire \(k % 2 == 0 ? "stop" : "start") sharpness=\(value)\n")
+      #expect(connection.readLine().hasPrefix("ok fired "), "sharpness=\(value)")
+      if k == 4 {
+        connection.send("fire texture sharpness=0.3\n")
+        #expect(connection.readLine() == "ok fired texture")
+      }
+      usleep(60_000)
+    }
     // A loop (texture loops by the manifest; correct on request) and a continuous event on a
     // second connection that closes: the playback thread applies the owner's stop.
     let leaving = try ServiceConnection(service.socket)
@@ -124,7 +136,7 @@ struct RealTimeContractTests {
     }
     usleep(150_000)  // correct wraps around at least once
     leaving.close()
-    // Stop what still sounds on the first connection, then wait for the fades.
+    // Stop what still sounds on the first connection (texture loops), then wait for the fades.
     connection.send("stop\n")
     _ = connection.readLine()
     try service.waitUntilSilent()

@@ -23,6 +23,12 @@ import Synchronization
 ///   connection number; 0: none). ``stop(owner:)`` fades out every voice of that owner that
 ///   was started `bound` to it (the service binds looping and continuous events, so a client
 ///   that goes away never leaves the exciter buzzing), and leaves the others to play out.
+/// - **Variants.** Besides the events given to `init`, ``variantCapacity`` slots hold renders
+///   made later (an event fired with a sharpness, ``SharpnessVariant``): the producer stores
+///   one with ``storeVariant(_:samples:)`` and starts it with
+///   ``start(event:variant:gain:priority:ducking:)``. A slot is reused only once the playback
+///   thread has acknowledged that no command names it and no voice reads it (``VariantCache``),
+///   so the playback thread never sees a buffer change or go away under it.
 ///
 /// **Threads.** ``start(event:gain:priority:ducking:)``, ``stop(event:)`` and ``stopAll()`` are
 /// the producer's (one thread at a time: a service with several client threads serialises
@@ -37,6 +43,10 @@ public final class EventMixer: @unchecked Sendable {
     case start(
       event: Int32, gain: Float, priority: Int32, ducking: Float, owner: Int32 = 0, loops: Bool = false,
       bound: Bool = false)
+    /// A voice of `event` that plays variant slot `variant` instead of the event's own render.
+    case startVariant(
+      event: Int32, variant: Int32, gain: Float, priority: Int32, ducking: Float, owner: Int32 = 0,
+      loops: Bool = false, bound: Bool = false)
     case stop(event: Int32)
     case stopAll
     /// Fades out every voice started `bound` to this owner.
@@ -62,6 +72,8 @@ public final class EventMixer: @unchecked Sendable {
   struct Voice {
     /// The event played, or -1 when the slot is free.
     var event: Int32 = -1
+    /// The variant slot it reads, or -1 for the event's own render.
+    var variant: Int32 = -1
     var position = 0
     var gain: Float = 1
     var priority: Int32 = 0
@@ -111,6 +123,21 @@ public final class EventMixer: @unchecked Sendable {
   /// Next slot to write (written by the producer).
   private let tail = Atomic<Int>(0)
 
+  /// Variant slots (``VariantCache``).
+  public let variantCapacity: Int
+  /// Each slot's samples (nil until stored) and frames; written by the producer only while
+  /// the slot is not in use, published to the playback thread by the command ring.
+  private let variantSamples: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+  private let variantLengths: UnsafeMutablePointer<Int>
+  /// Each slot's allocated frames (producer only).
+  private let variantAllocated: UnsafeMutablePointer<Int>
+  /// Which variant each slot holds (producer only).
+  private var variantCache: VariantCache
+  /// The variant slots voices read after the last period (bit per slot; playback thread).
+  private let variantsBusy = Atomic<UInt64>(0)
+  /// Commands applied when ``variantsBusy`` was published (playback thread).
+  private let acknowledged = Atomic<Int>(0)
+
   private let appliedCount = Atomic<Int>(0)
   private let startedCount = Atomic<Int>(0)
   private let stolenCount = Atomic<Int>(0)
@@ -120,9 +147,21 @@ public final class EventMixer: @unchecked Sendable {
 
   /// Copies `events` (each the complete render of one event at `rate`) into storage of its own
   /// and builds every buffer mixing will need; nothing is allocated after this.
-  /// `queueCapacity` is rounded up to a power of two.
-  public init(events: [[Float]], rate: Double, capacity: Int = 16, queueCapacity: Int = 256) {
+  /// `queueCapacity` is rounded up to a power of two. `variants` slots (at most 64) hold
+  /// variants stored later.
+  public init(
+    events: [[Float]], rate: Double, capacity: Int = 16, queueCapacity: Int = 256,
+    variants: Int = EventMixer.defaultVariants
+  ) {
     precondition(capacity > 0 && capacity <= 64, "between 1 and 64 voices")
+    variantCapacity = variants
+    variantCache = VariantCache(capacity: variants)
+    variantSamples = .allocate(capacity: max(1, variants))
+    variantSamples.initialize(repeating: nil, count: max(1, variants))
+    variantLengths = .allocate(capacity: max(1, variants))
+    variantLengths.initialize(repeating: 0, count: max(1, variants))
+    variantAllocated = .allocate(capacity: max(1, variants))
+    variantAllocated.initialize(repeating: 0, count: max(1, variants))
     self.capacity = capacity
     self.rate = rate
     fadeFrames = max(1, Int((rate * 0.01).rounded()))
@@ -167,7 +206,15 @@ public final class EventMixer: @unchecked Sendable {
     mix.deallocate()
     counts.deallocate()
     ring.deallocate()
+    for slot in 0..<variantCapacity { variantSamples[slot]?.deallocate() }
+    variantSamples.deallocate()
+    variantLengths.deallocate()
+    variantAllocated.deallocate()
   }
+
+  /// Variant slots of a mixer made without saying (8): memory for at most 8 variants, each as
+  /// long as its event.
+  public static let defaultVariants = 8
 
   /// Frames of event `event`'s render.
   public func frames(ofEvent event: Int) -> Int { lengths[event] }
@@ -207,6 +254,61 @@ public final class EventMixer: @unchecked Sendable {
   /// The queue's size (a power of two).
   public var queueCapacity: Int { ringCapacity }
 
+  /// Producer: plays variant slot `variant` (filled by ``storeVariant(_:samples:)``) as a voice
+  /// of `event`, as ``start(event:gain:priority:ducking:)`` plays the event. False when the
+  /// queue is full.
+  public func start(
+    event: Int, variant: Int, gain: Float = 1, priority: Int = 0, ducking: Float = 1, owner: Int32 = 0,
+    loops: Bool = false, bound: Bool = false
+  ) -> Bool {
+    precondition(event >= 0 && event < eventCount, "no such event")
+    precondition(variant >= 0 && variant < variantCapacity, "no such variant slot")
+    return send(
+      .startVariant(
+        event: Int32(event), variant: Int32(variant), gain: min(max(gain, 0), 1),
+        priority: Int32(clamping: priority), ducking: min(max(ducking, 0), 1), owner: owner, loops: loops,
+        bound: bound))
+  }
+
+  /// Producer: the slot holding variant `key`, now its most recently used, or nil.
+  public func variant(_ key: VariantCache.Key) -> Int? { variantCache.lookup(key) }
+
+  /// Producer: keeps `samples` (rendered at ``rate``) as variant `key` (the slot that already
+  /// holds it, else an empty one, else the least recently used one the playback thread is done
+  /// with) and returns its slot; nil when every slot holds a variant still sounding or named by
+  /// a queued command.
+  public func storeVariant(_ key: VariantCache.Key, samples: [Float]) -> Int? {
+    if let slot = variantCache.lookup(key) { return slot }
+    let done = acknowledged.load(ordering: .acquiring)
+    let busy = variantsBusy.load(ordering: .acquiring)
+    guard let slot = variantCache.claim(key, acknowledged: done, busy: busy) else { return nil }
+    if variantAllocated[slot] < samples.count {
+      variantSamples[slot]?.deallocate()
+      variantSamples[slot] = .allocate(capacity: samples.count)
+      variantAllocated[slot] = samples.count
+    }
+    samples.withUnsafeBufferPointer { source in
+      if let base = source.baseAddress, let target = variantSamples[slot] {
+        target.update(from: base, count: source.count)
+      }
+    }
+    variantLengths[slot] = samples.count
+    return slot
+  }
+
+  /// Frames of variant slot `variant`.
+  public func frames(ofVariant variant: Int) -> Int { variantLengths[variant] }
+
+  /// Producer: the variants held, by slot (nil: empty), for tests and status.
+  public var variantKeys: [VariantCache.Key?] { variantCache.keys }
+
+  /// Producer: whether the playback thread may still read variant slot `variant` (a command
+  /// names it that it has not applied, or a voice plays it).
+  public func isVariantInUse(_ variant: Int) -> Bool {
+    let done = acknowledged.load(ordering: .acquiring)
+    return variantCache.isInUse(variant, acknowledged: done, busy: variantsBusy.load(ordering: .acquiring))
+  }
+
   /// Producer: fades out every voice of `event`. False when the queue is full.
   public func stop(event: Int) -> Bool { send(.stop(event: Int32(clamping: event))) }
 
@@ -219,6 +321,9 @@ public final class EventMixer: @unchecked Sendable {
     let h = head.load(ordering: .acquiring)
     guard t - h < ringCapacity else { return false }
     (ring + (t & mask)).pointee = command
+    if case .startVariant(_, let variant, _, _, _, _, _, _) = command, variant >= 0 && Int(variant) < variantCapacity {
+      variantCache.named(Int(variant), bySequence: t)
+    }
     tail.store(t + 1, ordering: .releasing)
     return true
   }
@@ -234,7 +339,7 @@ public final class EventMixer: @unchecked Sendable {
   /// and the commands arrive through a preallocated ring of plain values. Its cost is
   /// proportional to the frames asked for times the voices sounding.
   public func render(into buffer: UnsafeMutableBufferPointer<Float>) {
-    applyCommands()
+    let applied = applyCommands()
     guard let base = buffer.baseAddress else { return }
     var done = 0
     while done < buffer.count {
@@ -243,11 +348,20 @@ public final class EventMixer: @unchecked Sendable {
       done += count
     }
     var sounding = 0
-    for s in 0..<slots where voices[s].event >= 0 { sounding += 1 }
+    var busy: UInt64 = 0
+    for s in 0..<slots where voices[s].event >= 0 {
+      sounding += 1
+      if voices[s].variant >= 0 { busy |= 1 << UInt64(voices[s].variant) }
+    }
     soundingCount.store(sounding, ordering: .relaxed)
+    // After this period's reads of the variants: the producer may reuse a slot not in `busy`
+    // once every command naming it is counted in `applied`.
+    variantsBusy.store(busy, ordering: .releasing)
+    acknowledged.store(applied, ordering: .releasing)
   }
 
-  private func applyCommands() {
+  /// Applies the queued commands; returns how many have been applied in all.
+  private func applyCommands() -> Int {
     var h = head.load(ordering: .relaxed)
     let t = tail.load(ordering: .acquiring)
     while h < t {
@@ -256,7 +370,16 @@ public final class EventMixer: @unchecked Sendable {
       head.store(h, ordering: .releasing)
       switch command {
       case .start(let event, let gain, let priority, let ducking, let owner, let loops, let bound):
-        admit(event, gain: gain, priority: priority, ducking: ducking, owner: owner, loops: loops, bound: bound)
+        admit(
+          event, variant: -1, gain: gain, priority: priority, ducking: ducking, owner: owner, loops: loops, bound: bound
+        )
+      case .startVariant(let event, let variant, let gain, let priority, let ducking, let owner, let loops, let bound):
+        // A slot never stored is ignored, as a command naming no event is.
+        if variant >= 0 && Int(variant) < variantCapacity && variantLengths[Int(variant)] > 0 {
+          admit(
+            event, variant: variant, gain: gain, priority: priority, ducking: ducking, owner: owner, loops: loops,
+            bound: bound)
+        }
       case .stop(let event):
         for s in 0..<slots where voices[s].event == event { beginStop(s) }
         stopCount.add(1, ordering: .relaxed)
@@ -269,12 +392,14 @@ public final class EventMixer: @unchecked Sendable {
       }
       appliedCount.add(1, ordering: .relaxed)
     }
+    return h
   }
 
   /// Starts a voice, making room if ``capacity`` voices sound.
   /// A command naming no event is ignored (``send(_:)`` takes any values).
   private func admit(
-    _ event: Int32, gain: Float, priority: Int32, ducking: Float, owner: Int32, loops: Bool, bound: Bool
+    _ event: Int32, variant: Int32, gain: Float, priority: Int32, ducking: Float, owner: Int32, loops: Bool,
+    bound: Bool
   ) {
     guard event >= 0 && Int(event) < eventCount else { return }
     let gain = gain.isNaN ? 0 : min(max(gain, 0), 1)
@@ -308,8 +433,9 @@ public final class EventMixer: @unchecked Sendable {
       for s in 0..<slots where voices[s].stopping && (free < 0 || voices[s].order < voices[free].order) { free = s }
     }
     voices[free] = Voice(
-      event: event, gain: gain, priority: priority, ducking: ducking, order: nextOrder, owner: owner,
-      loops: loops && lengths[Int(event)] > 0, bound: bound)
+      event: event, variant: variant, gain: gain, priority: priority, ducking: ducking, order: nextOrder,
+      owner: owner, loops: loops && (variant >= 0 ? variantLengths[Int(variant)] : lengths[Int(event)]) > 0,
+      bound: bound)
     nextOrder &+= 1
     // A voice starting under a louder one starts ducked.
     voices[free].duckTarget = duckTarget(free)
@@ -350,8 +476,13 @@ public final class EventMixer: @unchecked Sendable {
   private func renderVoice(_ slot: Int, count: Int) {
     var voice = voices[slot]
     let event = Int(voice.event)
-    let source = samples + offsets[event]
-    let length = lengths[event]
+    let variant = Int(voice.variant)
+    let base = variant >= 0 ? variantSamples[variant] : samples + offsets[event]
+    let length = variant >= 0 ? variantLengths[variant] : lengths[event]
+    guard let source = base else {
+      voices[slot].event = -1
+      return
+    }
     var ended = false
     var n = 0
     while n < count {

@@ -22,8 +22,10 @@ public struct FireCounters: Codable, Equatable, Sendable {
   /// Refused: muted, or kept silent by the level.
   public var refused = 0
   /// Would have played, but could not be queued to the playback thread (answered `busy`).
-  /// Every fire is counted once: `fires == played + coalesced + refused + busy`.
   public var busy = 0
+  /// Would have played, but the device could not be opened (answered `no-device`).
+  /// Every fire is counted once: `fires == played + coalesced + refused + busy + noDevice`.
+  public var noDevice = 0
 
   public init() {}
 }
@@ -59,6 +61,13 @@ public struct FirePolicy: Sendable {
   public mutating func countBusy() {
     counters.fires += 1
     counters.busy += 1
+  }
+
+  /// Counts a fire that would have played but found no device (`no-device`); the event's last
+  /// play does not move, so the next fire tries again at once.
+  public mutating func countNoDevice() {
+    counters.fires += 1
+    counters.noDevice += 1
   }
 
   /// Decides the fire of `event` at `time` and counts it.

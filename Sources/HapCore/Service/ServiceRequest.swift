@@ -13,7 +13,8 @@ public struct ServiceError: Error, Equatable, Sendable {
     case noDevice = "no-device"
     case badRequest = "bad-request"
     case tooLong = "too-long"
-    /// The fire could not be queued to the playback thread in time (it is stalled); counted.
+    /// The fire could not be queued to the playback thread in time (it is stalled), or it has a
+    /// sharpness while every variant slot holds a variant still sounding; counted.
     case busy
   }
 

@@ -108,6 +108,10 @@ enum FireCommand: Command {
     fire has exited (it is fired with 'detach'); an event the vocabulary's manifest marks
     "Loop" cannot be fired so: use --loop.
 
+    --sharpness adds to the event's sharpness as the HapticSharpnessControl dynamic parameter
+    does, so it changes continuous events only (a transient keeps its own); the first fire of a
+    new value (in steps of 0.01) costs the service a render.
+
     --loop repeats the event until hap fire is stopped: it keeps its connection to the service
     open and waits; Ctrl-C (exit 130) or SIGTERM (exit 0) closes it, and the service fades the
     event out within 10 ms, as it does for any client whose connection closes (if hap fire is
@@ -115,6 +119,7 @@ enum FireCommand: Command {
     """
   static let options: [OptionSpec] = [
     .value("intensity", "X", "Scale the event, 0..1 (default 1)."),
+    .value("sharpness", "X", "Add X, -1..1, to its sharpness, as HapticSharpnessControl does (default 0)."),
     .flag("loop", "Repeat the event until Ctrl-C or SIGTERM."),
     .flag("stop", "Stop NAME (or every event) instead of firing."),
     ServiceClient.socketOption,
@@ -122,6 +127,7 @@ enum FireCommand: Command {
   static let examples = [
     ("hap fire correct", "Play the event 'correct'"),
     ("hap fire timerPulse --intensity 0.5", "Half as strong"),
+    ("hap fire start --sharpness 0.3", "Crisper (continuous events only)"),
     ("hap fire --loop texture", "Play 'texture' until Ctrl-C"),
     ("hap fire --stop", "Fade out everything"),
   ]
@@ -131,7 +137,9 @@ enum FireCommand: Command {
     if arguments.has("stop") {
       if arguments.has("loop") { throw UsageError("'--loop' does not go with '--stop'") }
       guard positionals.count <= 1 else { throw UsageError("'hap fire --stop' takes at most one event name") }
-      if arguments.has("intensity") { throw UsageError("'--intensity' does not go with '--stop'") }
+      for option in ["intensity", "sharpness"] where arguments.has(option) {
+        throw UsageError("'--\(option)' does not go with '--stop'")
+      }
       let name = try positionals.first.map { (text: String) throws(UsageError) in
         try ServiceClient.word(text, "the event name")
       }
@@ -147,6 +155,10 @@ enum FireCommand: Command {
     if arguments.has("intensity") {
       let intensity = try arguments.number("intensity", in: 0...1, default: 1)
       line += " intensity=\(intensity)"
+    }
+    if arguments.has("sharpness") {
+      let sharpness = try arguments.number("sharpness", in: -1...1, default: 0)
+      line += " sharpness=\(sharpness)"
     }
     guard arguments.has("loop") else {
       return try ServiceClient.run(line + " detach", socket: arguments.value("socket"))

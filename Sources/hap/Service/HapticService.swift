@@ -31,6 +31,8 @@ final class HapticService: @unchecked Sendable {
   private var activeUntil = 0.0
   private var shuttingDown = false
   private let lock = NSCondition()
+  /// Serialises the renders of sharpness variants (one buffer being made at a time).
+  private let variantRenderLock = NSLock()
 
   init(vocabulary: Vocabulary, settings: Settings) {
     self.vocabulary = vocabulary
@@ -186,10 +188,9 @@ final class HapticService: @unchecked Sendable {
     defer { lock.unlock() }
     switch request {
     case .fire(let name, let intensity, let sharpness, let loop, let detach):
-      if sharpness != nil {
-        return .error(ServiceError(.badRequest, "sharpness is not supported by this version of hap serve."))
-      }
-      return fire(name, gain: Float(intensity ?? 1), owner: owner, loop: loop, detach: detach)
+      return fire(
+        name, gain: Float(intensity ?? 1), sharpness: SharpnessVariant.steps(sharpness ?? 0), owner: owner, loop: loop,
+        detach: detach)
     case .stop(let name):
       if engine != nil && !send(name.map { .stop(event: Int32(index[$0]!)) } ?? .stopAll) {
         return .error(ServiceError(.busy, "the playback thread is stalled; the stop could not be queued."))
@@ -210,8 +211,10 @@ final class HapticService: @unchecked Sendable {
     }
   }
 
-  /// One fire of a known event (lock held).
-  private func fire(_ name: String, gain: Float, owner: Int32, loop: Bool, detach: Bool) -> ServiceReply {
+  /// One fire of a known event (lock held); `sharpness` in steps of ``SharpnessVariant/step``.
+  private func fire(_ name: String, gain: Float, sharpness: Int, owner: Int32, loop: Bool, detach: Bool)
+    -> ServiceReply
+  {
     guard let event = vocabulary.event(named: name), let k = index[name] else {
       return .error(.unknownEvent(name, among: names))
     }
@@ -226,8 +229,26 @@ final class HapticService: @unchecked Sendable {
     let preview = policy.preview(name, settings: event.settings, at: now)
     guard preview == .play else { return .fire(name, policy.decide(name, settings: event.settings, at: now)) }
     if let failure = openDevice() {
-      _ = policy.decide(name, settings: event.settings, at: now)
+      policy.countNoDevice()
       return .error(ServiceError(.noDevice, "\(failure)."))
+    }
+    let priority = Int32(clamping: event.settings.priority)
+    let ducking = Float(event.settings.ducking)
+    var command = EventMixer.Command.start(
+      event: Int32(k), gain: gain, priority: priority, ducking: ducking, owner: owner, loops: binding.loops,
+      bound: binding.bound)
+    var frames = mixer.frames(ofEvent: k)
+    if sharpness != 0 && SharpnessVariant.reaches(event.pattern) {
+      switch variant(of: k, sharpness: sharpness) {
+      case .failure(let error):
+        if error.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
+        return .error(error)
+      case .success(let slot):
+        command = .startVariant(
+          event: Int32(k), variant: Int32(slot), gain: gain, priority: priority, ducking: ducking, owner: owner,
+          loops: binding.loops, bound: binding.bound)
+        frames = mixer.frames(ofVariant: slot)
+      }
     }
     // A fire that cannot be queued is answered busy and counted, never lost silently.
     guard waitForRoom() else {
@@ -236,15 +257,42 @@ final class HapticService: @unchecked Sendable {
     }
     _ = policy.decide(name, settings: event.settings, at: now)
     // Room was checked, and only this thread (under the lock) fills the ring.
-    _ = mixer.send(
-      .start(
-        event: Int32(k), gain: gain, priority: Int32(clamping: event.settings.priority),
-        ducking: Float(event.settings.ducking), owner: owner, loops: binding.loops, bound: binding.bound))
+    _ = mixer.send(command)
     if binding.bound { owners.started(boundTo: owner) }
-    activeUntil = max(activeUntil, now + Double(mixer.frames(ofEvent: k)) / mixer.rate)
+    activeUntil = max(activeUntil, now + Double(frames) / mixer.rate)
     lock.broadcast()
     if settings.verbose { Console.error("hap: fired \(Format.excerpt(name))") }
     return .fired(name)
+  }
+
+  // MARK: Sharpness variants
+
+  /// The mixer's variant slot holding event `k` with `sharpness` steps added, rendered on a
+  /// cache miss (lock held on entry and return; released while rendering, so other clients
+  /// are not held up, and the device is opened again if it closed meanwhile).
+  private func variant(of k: Int, sharpness: Int) -> Result<Int, ServiceError> {
+    let key = VariantCache.Key(event: k, steps: sharpness)
+    while true {
+      if let slot = mixer.variant(key) { return .success(slot) }
+      let target = mixer
+      lock.unlock()
+      variantRenderLock.lock()
+      let samples = SharpnessVariant.render(
+        vocabulary.events[k].pattern, steps: sharpness, profile: settings.profile, rate: target.rate,
+        gain: settings.device.linearGain)
+      variantRenderLock.unlock()
+      lock.lock()
+      if shuttingDown { return .failure(ServiceError(.noDevice, "the service is stopping.")) }
+      if let failure = openDevice() { return .failure(ServiceError(.noDevice, "\(failure).")) }
+      // Opened again at another rate: the mixer, and its variants, are new.
+      guard mixer === target else { continue }
+      if let slot = mixer.storeVariant(key, samples: samples) { return .success(slot) }
+      return .failure(
+        ServiceError(
+          .busy,
+          "all \(mixer.variantCapacity) sharpness variants are sounding; fire again when one ends, or without a sharpness."
+        ))
+    }
   }
 
   /// Queues a stop command, waiting a little while the ring is full (lock held); false when
