@@ -174,7 +174,7 @@ enum StatusCommand: Command {
   static let forms = [""]
   static let description = """
     Asks 'hap serve' for its state: the events of its vocabulary, the level and mute switch,
-    the device (open, closed or missing), fires, plays, coalesced and refused fires, underruns
+    the device (open, closed or missing), fires (played, coalesced, refused, busy, without a device), underruns
     and recoveries. --format json prints the service's status object (docs/service.md).
     """
   static let options: [OptionSpec] = [
@@ -198,7 +198,7 @@ enum StatusCommand: Command {
       events      \(s.events.count): \(s.events.joined(separator: ", "))
       level       \(s.level.rawValue)\(s.muted ? ", muted" : "")
       device      \(s.device), \(s.playing) playing
-      fires       \(c.fires) (\(c.played) played, \(c.coalesced) coalesced, \(c.refused) refused)
+      fires       \(c.fires) (\(c.played) played, \(c.coalesced) coalesced, \(c.refused) refused, \(c.busy) busy, \(c.noDevice) without a device)
       underruns   \(s.underruns), recoveries \(s.recoveries)
       """
   }
