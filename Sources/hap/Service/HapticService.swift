@@ -15,10 +15,10 @@ final class HapticService: @unchecked Sendable {
     var verbose: Bool
   }
 
-  let vocabulary: Vocabulary
-  private let names: [String]
-  private let index: [String: Int]
-  private let settings: Settings
+  private(set) var vocabulary: Vocabulary
+  private var names: [String]
+  private var index: [String: Int]
+  private var settings: Settings
   private var mixer: EventMixer
   private var policy = FirePolicy()
   private var sink: ALSASink?
@@ -34,11 +34,15 @@ final class HapticService: @unchecked Sendable {
   init(vocabulary: Vocabulary, settings: Settings) {
     self.vocabulary = vocabulary
     self.settings = settings
-    names = vocabulary.events.map(\.name)
+    (names, index) = Self.names(vocabulary)
+    mixer = Self.mixer(vocabulary, settings, rate: settings.device.rate)
+  }
+
+  private static func names(_ vocabulary: Vocabulary) -> ([String], [String: Int]) {
+    let names = vocabulary.events.map(\.name)
     var index: [String: Int] = [:]
     for (k, name) in names.enumerated() { index[name] = k }
-    self.index = index
-    mixer = Self.mixer(vocabulary, settings, rate: settings.device.rate)
+    return (names, index)
   }
 
   /// Every event rendered once at `rate`, with the profile and gain.
@@ -185,12 +189,15 @@ final class HapticService: @unchecked Sendable {
     case .mute:
       policy.muted = true
       if engine != nil { send(.stopAll) }
+      saveSwitch?(nil, true)
       return .muted
     case .unmute:
       policy.muted = false
+      saveSwitch?(nil, false)
       return .unmuted
     case .level(let level):
       policy.level = level
+      saveSwitch?(level, nil)
       return .level(level)
     case .ping: return .pong
     }
@@ -228,6 +235,64 @@ final class HapticService: @unchecked Sendable {
   private func status() -> ServiceStatus {
     ServiceStatus(
       events: names, level: policy.level, muted: policy.muted, device: deviceState, counters: policy.counters,
-      underruns: underruns, recoveries: recoveries, playing: engine == nil ? 0 : mixer.counters.sounding)
+      underruns: underruns, recoveries: recoveries, playing: engine == nil ? 0 : mixer.counters.sounding,
+      loaded: loaded.time, loads: loaded.count)
+  }
+
+  // MARK: Reloading (ServiceReloader: the config file, SIGHUP, the vocabulary folder)
+
+  /// Saves the off switch after a request changed it (level, muted; nil: unchanged). Called
+  /// with the lock held.
+  var saveSwitch: (@Sendable (ServiceLevel?, Bool?) -> Void)?
+  /// When the vocabulary was last loaded (ISO 8601, UTC) and how many times.
+  private var loaded = (time: ServiceStatus.timestamp(Date()), count: 1)
+
+  var currentSettings: Settings {
+    lock.lock()
+    defer { lock.unlock() }
+    return settings
+  }
+
+  /// The config file's level and mute switch, at once (a mute fades out what sounds).
+  func setSwitch(level: ServiceLevel, muted: Bool) {
+    lock.lock()
+    defer { lock.unlock() }
+    policy.level = level
+    if muted && !policy.muted && engine != nil { send(.stopAll) }
+    policy.muted = muted
+  }
+
+  /// Swaps in `vocabulary` (nil: the same one) and `settings`. Renders every event again
+  /// (outside the lock) when the vocabulary, the profile or the gain changed; then, under the
+  /// lock, fades out what sounds (10 ms), stops the playback thread and closes the device, so
+  /// the real-time thread never sees a mixer go away, and swaps the new mixer in. The device
+  /// opens again at the next fire (at once with `--keep-open`). A new device name alone is
+  /// taken at the next open.
+  func reload(_ newVocabulary: Vocabulary?, settings newSettings: Settings) {
+    lock.lock()
+    let rate = Int(mixer.rate)
+    let vocabulary = newVocabulary ?? self.vocabulary
+    let rerender =
+      newVocabulary != nil || newSettings.profile != settings.profile || newSettings.device.gain != settings.device.gain
+    if !rerender { settings = newSettings }
+    lock.unlock()
+    guard rerender else { return }
+    let fresh = Self.mixer(vocabulary, newSettings, rate: rate)
+    lock.lock()
+    defer { lock.unlock() }
+    let wasOpen = engine != nil
+    if wasOpen {
+      send(.stopAll)
+      usleep(30_000)  // the fade, and the period being written
+      closeDevice()
+    }
+    self.vocabulary = vocabulary
+    (names, index) = Self.names(vocabulary)
+    mixer = fresh
+    settings = newSettings
+    policy.forgetPlays()
+    if newVocabulary != nil { loaded = (ServiceStatus.timestamp(Date()), loaded.count + 1) }
+    if wasOpen && settings.idleClose == nil && !shuttingDown { _ = openDevice() }
+    lock.broadcast()
   }
 }

@@ -25,6 +25,9 @@ enum ServeCommand: Command {
       .value("socket", "PATH", "The socket (default: $HAP_SOCKET, else $XDG_RUNTIME_DIR/hap.sock)."),
       .value("idle-close", "S", "Close the device after S seconds of silence (default 5)."),
       .flag("keep-open", "Keep the device open (the lowest latency)."),
+      .value(
+        "config", "PATH",
+        "The config file (default: $XDG_CONFIG_HOME/hap/config.json,\nelse ~/.config/hap/config.json)."),
     ] + DeviceOptions.specs
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
@@ -38,27 +41,36 @@ enum ServeCommand: Command {
     guard arguments.positionals.isEmpty else {
       throw UsageError("'hap serve' takes no arguments, not '\(Format.excerpt(arguments.positionals[0]))'")
     }
-    let device = try DeviceOptions(arguments)
+    let options = try DeviceOptions(arguments)
     if arguments.has("idle-close") && arguments.has("keep-open") {
       throw UsageError("'--idle-close' and '--keep-open' cannot be given together")
     }
     let idleClose = arguments.has("keep-open") ? nil : try arguments.number("idle-close", in: 0...86_400, default: 5)
     let socketPath = try ServiceSocket.path(arguments.value("socket"))
     let folder = arguments.value("vocabulary") ?? "patterns"
-
-    let profile: ActuatorProfile
-    do {
-      profile = try device.loadProfile()
-    } catch {
-      return PatternLoading.status(error)
+    if arguments.has("profile") {
+      do {
+        _ = try options.loadProfile()
+      } catch {
+        return PatternLoading.status(error)
+      }
     }
+    // The config file: the off switch, and the defaults of the device options.
+    let reloader = ServiceReloader(
+      config: ConfigFile.path(arguments.value("config")).map(ConfigFile.init(path:)), folder: folder,
+      commandLine: .init(
+        device: options, gaveDevice: arguments.has("device"), gaveProfile: arguments.has("profile"),
+        gaveGain: arguments.has("gain")))
+    guard let (device, profile) = reloader.start() else { return ExitStatus.trouble }
     // SIGINT and SIGTERM are taken by a thread of their own with sigwait: blocked here, before
     // any other thread starts, so every thread inherits the mask.
     var signals = sigset_t()
     sigemptyset(&signals)
     sigaddset(&signals, SIGINT)
     sigaddset(&signals, SIGTERM)
-    pthread_sigmask(SIG_BLOCK, &signals, nil)
+    var blocked = signals
+    sigaddset(&blocked, SIGHUP)  // taken by the reloader's thread
+    pthread_sigmask(SIG_BLOCK, &blocked, nil)
 
     // The socket first: a live service is refused before any work, and clients that connect
     // while the events render wait in the backlog.
@@ -79,12 +91,15 @@ enum ServeCommand: Command {
     let service = HapticService(
       vocabulary: vocabulary,
       settings: .init(device: device, profile: profile, idleClose: idleClose, verbose: device.verbose))
+    let (level, muted) = reloader.initialSwitch
+    service.setSwitch(level: level, muted: muted)
     Console.error("hap: \(service.checkDevice())")
     Console.error(
       "hap: serving \(vocabulary.events.count) event\(vocabulary.events.count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'"
     )
     Console.flush()
     startThread("hap idle closer") { service.runIdleCloser() }
+    reloader.run(service)
     let waitFor = signals
     startThread("hap signals") {
       var caught: Int32 = 0
