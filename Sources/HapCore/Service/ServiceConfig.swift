@@ -48,7 +48,9 @@ public struct ServiceConfig: Equatable, Sendable {
   /// Reads a config file's bytes (an empty file is an empty config).
   public static func parse(_ bytes: [UInt8]) throws(ServiceConfigError) -> Parsed {
     guard bytes.count <= maxBytes else { throw .tooLarge(bytes.count) }
-    if bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) { return Parsed(config: ServiceConfig(), warnings: []) }
+    if bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+      return Parsed(config: ServiceConfig(), warnings: [])
+    }
     let source = SourceText(bytes)
     var findings = FindingCollector()
     let expectation = JSONParser.Expectation(noun: "a hap config file", shape: "a JSON object")
@@ -68,7 +70,9 @@ public struct ServiceConfig: Equatable, Sendable {
         }
         config.level = level
       case "muted":
-        guard case .bool(let muted) = value else { throw .badValue(key: key, value: value.excerpt, expected: "true or false") }
+        guard case .bool(let muted) = value else {
+          throw .badValue(key: key, value: value.excerpt, expected: "true or false")
+        }
         config.muted = muted
       case "device", "profile":
         guard case .string(let text) = value, !text.isEmpty, !text.utf8.contains(0) else {

@@ -8,9 +8,10 @@ import HapCore
 final class FolderWatcher: @unchecked Sendable {
   /// How long a burst of changes must be quiet before it is reported, in milliseconds.
   static let settleMilliseconds: Int32 = 100
-  /// What changes a file in a watched folder: written and closed, renamed in or out, deleted;
-  /// and the folder itself deleted or moved.
-  static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+  /// What changes a file in a watched folder: created (a link, a symbolic link), written and
+  /// closed, renamed in or out, deleted; and the folder itself deleted or moved.
+  static let mask = UInt32(
+    IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
 
   private let fd: Int32
   private let lock = NSLock()

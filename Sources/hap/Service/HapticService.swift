@@ -266,18 +266,19 @@ final class HapticService: @unchecked Sendable {
   /// (outside the lock) when the vocabulary, the profile or the gain changed; then, under the
   /// lock, fades out what sounds (10 ms), stops the playback thread and closes the device, so
   /// the real-time thread never sees a mixer go away, and swaps the new mixer in. The device
-  /// opens again at the next fire (at once with `--keep-open`). A new device name alone is
-  /// taken at the next open.
+  /// opens again at the next fire (at once with `--keep-open`). A new device name alone closes
+  /// the device the same way, without rendering.
   func reload(_ newVocabulary: Vocabulary?, settings newSettings: Settings) {
     lock.lock()
     let rate = Int(mixer.rate)
     let vocabulary = newVocabulary ?? self.vocabulary
     let rerender =
       newVocabulary != nil || newSettings.profile != settings.profile || newSettings.device.gain != settings.device.gain
-    if !rerender { settings = newSettings }
+    let reopen = rerender || newSettings.device.device != settings.device.device
+    if !reopen { settings = newSettings }
     lock.unlock()
-    guard rerender else { return }
-    let fresh = Self.mixer(vocabulary, newSettings, rate: rate)
+    guard reopen else { return }
+    let fresh = rerender ? Self.mixer(vocabulary, newSettings, rate: rate) : nil
     lock.lock()
     defer { lock.unlock() }
     let wasOpen = engine != nil
@@ -286,11 +287,13 @@ final class HapticService: @unchecked Sendable {
       usleep(30_000)  // the fade, and the period being written
       closeDevice()
     }
-    self.vocabulary = vocabulary
-    (names, index) = Self.names(vocabulary)
-    mixer = fresh
+    if let fresh {
+      self.vocabulary = vocabulary
+      (names, index) = Self.names(vocabulary)
+      mixer = fresh
+      policy.forgetPlays()
+    }
     settings = newSettings
-    policy.forgetPlays()
     if newVocabulary != nil { loaded = (ServiceStatus.timestamp(Date()), loaded.count + 1) }
     if wasOpen && settings.idleClose == nil && !shuttingDown { _ = openDevice() }
     lock.broadcast()

@@ -18,6 +18,12 @@ enum ServeCommand: Command {
     The device is checked once at start, opened at the first fire and closed after
     --idle-close seconds of silence (--keep-open keeps it open). SIGINT or SIGTERM fades out,
     removes the socket and exits 0.
+
+    The config file (--config, else $XDG_CONFIG_HOME/hap/config.json, else
+    ~/.config/hap/config.json) holds the level, the mute switch and the defaults of -D,
+    --profile and --gain; it is read at start and whenever it changes, and mute, unmute and
+    level are saved into it. SIGHUP, or a change to a file of the vocabulary folder, loads the
+    vocabulary again without stopping the service.
     """
   static let options: [OptionSpec] =
     [

@@ -111,7 +111,8 @@ final class ServiceReloader: @unchecked Sendable {
     // Called with the service's lock held: takes no lock of this reloader (the watcher holds
     // that one while it calls the service). The watcher then reads the saved file.
     if let failure = config.save(level: level, muted: muted) {
-      Console.error("hap: the \(level == nil ? (muted == true ? "mute" : "unmute") : "level") was not saved: \(failure)")
+      Console.error(
+        "hap: the \(level == nil ? (muted == true ? "mute" : "unmute") : "level") was not saved: \(failure)")
     }
   }
 
