@@ -13,6 +13,10 @@ final class FolderWatcher: @unchecked Sendable {
   static let mask = UInt32(
     IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
 
+  /// The name reported when changes were lost (the kernel's queue overflowed): anything in
+  /// the folder may have changed.
+  static let anything = "*"
+
   private let fd: Int32
   private let lock = NSLock()
   /// Watch descriptor → folder.
@@ -66,6 +70,10 @@ final class FolderWatcher: @unchecked Sendable {
         let name = event.len > 0 ? String(cString: nameStart.assumingMemoryBound(to: CChar.self)) : ""
         offset += MemoryLayout<inotify_event>.size + Int(event.len)
         lock.lock()
+        if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+          // Changes were lost: every folder may have changed.
+          for folder in folders.values { pending[folder, default: []].insert(Self.anything) }
+        }
         let folder = folders[event.wd]
         if event.mask & UInt32(IN_IGNORED) != 0 { folders[event.wd] = nil }
         lock.unlock()

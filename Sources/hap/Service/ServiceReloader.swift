@@ -167,7 +167,8 @@ final class ServiceReloader: @unchecked Sendable {
   private func apply(_ changes: [String: Set<String>], watcher: FolderWatcher) {
     let vocabulary = (folder as NSString).standardizingPath
     for (changed, names) in changes {
-      if let config, changed == config.folder, names.contains(config.fileName) || names.contains("") {
+      let configNames: Set<String> = ["", FolderWatcher.anything, config?.fileName ?? ""]
+      if let config, changed == config.folder, !names.isDisjoint(with: configNames) {
         configChanged()
       }
       if (changed as NSString).standardizingPath == vocabulary {
