@@ -70,12 +70,24 @@ test: deps sim
 bench: build bench-deps sim
 	python3 scripts/bench.py
 
-install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+# The binary, the bundled vocabulary (share/hap/patterns) and the systemd user unit, whose
+# ExecStart names the installed binary and vocabulary (contrib/hap.service's %h/.local paths
+# rewritten to PREFIX). NO_BUILD=1 HAP=PATH installs a binary built elsewhere (the tests do).
+# systemd's user manager looks in /usr/lib, /usr/local/lib and ~/.config/systemd/user: for a
+# home install, give SYSTEMD_USER_DIR=$HOME/.config/systemd/user.
+SYSTEMD_USER_DIR ?= $(PREFIX)/lib/systemd/user
+UNIT_DIR = $(DESTDIR)$(SYSTEMD_USER_DIR)
+install: $(if $(NO_BUILD),,build)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hap/patterns $(UNIT_DIR)
 	install -m 755 $(HAP) $(DESTDIR)$(PREFIX)/bin/hap
+	install -m 644 patterns/*.json $(DESTDIR)$(PREFIX)/share/hap/patterns/
+	sed 's|%h/\.local/|$(PREFIX)/|g' contrib/hap.service > $(UNIT_DIR)/hap.service.tmp
+	chmod 644 $(UNIT_DIR)/hap.service.tmp && mv $(UNIT_DIR)/hap.service.tmp $(UNIT_DIR)/hap.service
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/hap
+	rm -f $(DESTDIR)$(PREFIX)/bin/hap $(UNIT_DIR)/hap.service
+	rm -rf $(DESTDIR)$(PREFIX)/share/hap/patterns
+	-rmdir $(DESTDIR)$(PREFIX)/share/hap 2>/dev/null
 
 # Regenerate Validate/RuleCatalog.generated.swift and docs/rules.md from the rules' doc comments.
 rules:

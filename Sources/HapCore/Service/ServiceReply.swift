@@ -14,10 +14,14 @@ public struct ServiceStatus: Codable, Equatable, Sendable {
   public var recoveries: Int
   /// Voices sounding now.
   public var playing: Int
+  /// When the vocabulary was last loaded (ISO 8601, UTC, milliseconds).
+  public var loaded: String?
+  /// How many times it was loaded (1 at start, one more per reload).
+  public var loads: Int?
 
   public init(
     events: [String], level: ServiceLevel, muted: Bool, device: String, counters: FireCounters,
-    underruns: Int = 0, recoveries: Int = 0, playing: Int = 0
+    underruns: Int = 0, recoveries: Int = 0, playing: Int = 0, loaded: String? = nil, loads: Int? = nil
   ) {
     self.events = events
     self.level = level
@@ -27,6 +31,15 @@ public struct ServiceStatus: Codable, Equatable, Sendable {
     self.underruns = underruns
     self.recoveries = recoveries
     self.playing = playing
+    self.loaded = loaded
+    self.loads = loads
+  }
+
+  /// `2026-11-30T15:16:08.123Z`.
+  public static func timestamp(_ date: Date) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.string(from: date)
   }
 
   /// One line of JSON, keys sorted.

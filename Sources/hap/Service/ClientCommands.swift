@@ -173,8 +173,9 @@ enum StatusCommand: Command {
   static let summary = "Show the running hap service's state: vocabulary, device, counters."
   static let forms = [""]
   static let description = """
-    Asks 'hap serve' for its state: the events of its vocabulary, the level and mute switch,
-    the device (open, closed or missing), fires (played, coalesced, refused, busy, without a device), underruns
+    Asks 'hap serve' for its state: the events of its vocabulary and when it was loaded, the
+    level and mute switch, the device (open, closed or missing), fires (played, coalesced,
+    refused, busy, without a device), underruns
     and recoveries. --format json prints the service's status object (docs/service.md).
     """
   static let options: [OptionSpec] = [
@@ -196,6 +197,7 @@ enum StatusCommand: Command {
     let c = s.counters
     return """
       events      \(s.events.count): \(s.events.joined(separator: ", "))
+      loaded      \(s.loaded ?? "?")\(s.loads.map { $0 > 1 ? " (\($0) loads)" : "" } ?? "")
       level       \(s.level.rawValue)\(s.muted ? ", muted" : "")
       device      \(s.device), \(s.playing) playing
       fires       \(c.fires) (\(c.played) played, \(c.coalesced) coalesced, \(c.refused) refused, \(c.busy) busy, \(c.noDevice) without a device)
@@ -210,7 +212,7 @@ enum MuteCommand: Command {
   static let summary = "Mute the running hap service (fires are answered 'muted')."
   static let forms = [""]
   static let description =
-    "Turns the service's off switch on: what sounds fades out, and fires are refused until 'hap unmute'."
+    "Turns the service's off switch on: what sounds fades out, and fires are refused until 'hap unmute'. The service saves it in its config file, so it outlives a restart."
   static let options: [OptionSpec] = [ServiceClient.socketOption]
   static let examples: [(String, String)] = []
 

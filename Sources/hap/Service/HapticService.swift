@@ -15,10 +15,10 @@ final class HapticService: @unchecked Sendable {
     var verbose: Bool
   }
 
-  let vocabulary: Vocabulary
-  private let names: [String]
-  private let index: [String: Int]
-  private let settings: Settings
+  private(set) var vocabulary: Vocabulary
+  private var names: [String]
+  private var index: [String: Int]
+  private var settings: Settings
   private var mixer: EventMixer
   private var policy = FirePolicy()
   private var owners = VoiceOwners()
@@ -37,11 +37,15 @@ final class HapticService: @unchecked Sendable {
   init(vocabulary: Vocabulary, settings: Settings) {
     self.vocabulary = vocabulary
     self.settings = settings
-    names = vocabulary.events.map(\.name)
+    (names, index) = Self.names(vocabulary)
+    mixer = Self.mixer(vocabulary, settings, rate: settings.device.rate)
+  }
+
+  private static func names(_ vocabulary: Vocabulary) -> ([String], [String: Int]) {
+    let names = vocabulary.events.map(\.name)
     var index: [String: Int] = [:]
     for (k, name) in names.enumerated() { index[name] = k }
-    self.index = index
-    mixer = Self.mixer(vocabulary, settings, rate: settings.device.rate)
+    return (names, index)
   }
 
   /// Every event rendered once at `rate`, with the profile and gain.
@@ -200,12 +204,15 @@ final class HapticService: @unchecked Sendable {
     case .mute:
       policy.muted = true
       if engine != nil { send(.stopAll) }
+      saveSwitch?(nil, true)
       return .muted
     case .unmute:
       policy.muted = false
+      saveSwitch?(nil, false)
       return .unmuted
     case .level(let level):
       policy.level = level
+      saveSwitch?(level, nil)
       return .level(level)
     case .ping: return .pong
     }
@@ -274,15 +281,20 @@ final class HapticService: @unchecked Sendable {
     let key = VariantCache.Key(event: k, steps: sharpness)
     while true {
       if let slot = mixer.variant(key) { return .success(slot) }
+      // What the render needs, read under the lock (a reload may swap them meanwhile).
       let target = mixer
+      let pattern = vocabulary.events[k].pattern
+      let (profile, gain, loads) = (settings.profile, settings.device.linearGain, loaded.count)
       lock.unlock()
       variantRenderLock.lock()
-      let samples = SharpnessVariant.render(
-        vocabulary.events[k].pattern, steps: sharpness, profile: settings.profile, rate: target.rate,
-        gain: settings.device.linearGain)
+      let samples = SharpnessVariant.render(pattern, steps: sharpness, profile: profile, rate: target.rate, gain: gain)
       variantRenderLock.unlock()
       lock.lock()
       if shuttingDown { return .failure(ServiceError(.noDevice, "the service is stopping.")) }
+      // The vocabulary was reloaded meanwhile: event k may be another event now.
+      if loaded.count != loads {
+        return .failure(ServiceError(.busy, "the vocabulary was reloaded during the fire; fire again."))
+      }
       if let failure = openDevice() { return .failure(ServiceError(.noDevice, "\(failure).")) }
       // Opened again at another rate: the mixer, and its variants, are new.
       guard mixer === target else { continue }
@@ -343,6 +355,66 @@ final class HapticService: @unchecked Sendable {
     ServiceStatus(
       events: names, level: policy.level, muted: policy.muted, device: deviceState, counters: policy.counters,
       underruns: underruns + (engine?.underruns ?? 0), recoveries: recoveries + (engine?.recoveries ?? 0),
-      playing: engine == nil ? 0 : mixer.counters.sounding)
+      playing: engine == nil ? 0 : mixer.counters.sounding, loaded: loaded.time, loads: loaded.count)
+  }
+
+  // MARK: Reloading (ServiceReloader: the config file, SIGHUP, the vocabulary folder)
+
+  /// Saves the off switch after a request changed it (level, muted; nil: unchanged). Called
+  /// with the lock held.
+  var saveSwitch: (@Sendable (ServiceLevel?, Bool?) -> Void)?
+  /// When the vocabulary was last loaded (ISO 8601, UTC) and how many times.
+  private var loaded = (time: ServiceStatus.timestamp(Date()), count: 1)
+
+  var currentSettings: Settings {
+    lock.lock()
+    defer { lock.unlock() }
+    return settings
+  }
+
+  /// The config file's level and mute switch, at once (a mute fades out what sounds).
+  func setSwitch(level: ServiceLevel, muted: Bool) {
+    lock.lock()
+    defer { lock.unlock() }
+    policy.level = level
+    if muted && !policy.muted && engine != nil { send(.stopAll) }
+    policy.muted = muted
+  }
+
+  /// Swaps in `vocabulary` (nil: the same one) and `settings`. Renders every event again
+  /// (outside the lock) when the vocabulary, the profile or the gain changed; then, under the
+  /// lock, fades out what sounds (10 ms), stops the playback thread and closes the device, so
+  /// the real-time thread never sees a mixer go away, and swaps the new mixer in. The device
+  /// opens again at the next fire (at once with `--keep-open`). A new device name alone closes
+  /// the device the same way, without rendering.
+  func reload(_ newVocabulary: Vocabulary?, settings newSettings: Settings) {
+    lock.lock()
+    let rate = Int(mixer.rate)
+    let vocabulary = newVocabulary ?? self.vocabulary
+    let rerender =
+      newVocabulary != nil || newSettings.profile != settings.profile || newSettings.device.gain != settings.device.gain
+    let reopen = rerender || newSettings.device.device != settings.device.device
+    if !reopen { settings = newSettings }
+    lock.unlock()
+    guard reopen else { return }
+    let fresh = rerender ? Self.mixer(vocabulary, newSettings, rate: rate) : nil
+    lock.lock()
+    defer { lock.unlock() }
+    let wasOpen = engine != nil
+    if wasOpen {
+      send(.stopAll)
+      usleep(30_000)  // the fade, and the period being written
+      closeDevice()
+    }
+    if let fresh {
+      self.vocabulary = vocabulary
+      (names, index) = Self.names(vocabulary)
+      mixer = fresh
+      policy.forgetPlays()
+    }
+    settings = newSettings
+    if newVocabulary != nil { loaded = (ServiceStatus.timestamp(Date()), loaded.count + 1) }
+    if wasOpen && settings.idleClose == nil && !shuttingDown { _ = openDevice() }
+    lock.broadcast()
   }
 }

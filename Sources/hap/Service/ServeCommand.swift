@@ -18,6 +18,12 @@ enum ServeCommand: Command {
     The device is checked once at start, opened at the first fire and closed after
     --idle-close seconds of silence (--keep-open keeps it open). SIGINT or SIGTERM fades out,
     removes the socket and exits 0.
+
+    The config file (--config, else $XDG_CONFIG_HOME/hap/config.json, else
+    ~/.config/hap/config.json) holds the level, the mute switch and the defaults of -D,
+    --profile and --gain; it is read at start and whenever it changes, and mute, unmute and
+    level are saved into it. SIGHUP, or a change to a file of the vocabulary folder, loads the
+    vocabulary again without stopping the service.
     """
   static let options: [OptionSpec] =
     [
@@ -25,6 +31,9 @@ enum ServeCommand: Command {
       .value("socket", "PATH", "The socket (default: $HAP_SOCKET, else $XDG_RUNTIME_DIR/hap.sock)."),
       .value("idle-close", "S", "Close the device after S seconds of silence (default 5)."),
       .flag("keep-open", "Keep the device open (the lowest latency)."),
+      .value(
+        "config", "PATH",
+        "The config file (default: $XDG_CONFIG_HOME/hap/config.json,\nelse ~/.config/hap/config.json)."),
     ] + DeviceOptions.specs.map { $0.name == "latency" ? latencySpec : $0 }
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
@@ -46,27 +55,36 @@ enum ServeCommand: Command {
     guard arguments.positionals.isEmpty else {
       throw UsageError("'hap serve' takes no arguments, not '\(Format.excerpt(arguments.positionals[0]))'")
     }
-    let device = try DeviceOptions(arguments, defaultLatency: defaultLatency)
+    let options = try DeviceOptions(arguments, defaultLatency: defaultLatency)
     if arguments.has("idle-close") && arguments.has("keep-open") {
       throw UsageError("'--idle-close' and '--keep-open' cannot be given together")
     }
     let idleClose = arguments.has("keep-open") ? nil : try arguments.number("idle-close", in: 0...86_400, default: 5)
     let socketPath = try ServiceSocket.path(arguments.value("socket"))
     let folder = arguments.value("vocabulary") ?? "patterns"
-
-    let profile: ActuatorProfile
-    do {
-      profile = try device.loadProfile()
-    } catch {
-      return PatternLoading.status(error)
+    if arguments.has("profile") {
+      do {
+        _ = try options.loadProfile()
+      } catch {
+        return PatternLoading.status(error)
+      }
     }
+    // The config file: the off switch, and the defaults of the device options.
+    let reloader = ServiceReloader(
+      config: ConfigFile.path(arguments.value("config")).map(ConfigFile.init(path:)), folder: folder,
+      commandLine: .init(
+        device: options, gaveDevice: arguments.has("device"), gaveProfile: arguments.has("profile"),
+        gaveGain: arguments.has("gain")))
+    guard let (device, profile) = reloader.start() else { return ExitStatus.trouble }
     // SIGINT and SIGTERM are taken by a thread of their own with sigwait: blocked here, before
     // any other thread starts, so every thread inherits the mask.
     var signals = sigset_t()
     sigemptyset(&signals)
     sigaddset(&signals, SIGINT)
     sigaddset(&signals, SIGTERM)
-    pthread_sigmask(SIG_BLOCK, &signals, nil)
+    var blocked = signals
+    sigaddset(&blocked, SIGHUP)  // taken by the reloader's thread
+    pthread_sigmask(SIG_BLOCK, &blocked, nil)
 
     // The socket first: a live service is refused before any work, and clients that connect
     // while the events render wait in the backlog.
@@ -87,12 +105,15 @@ enum ServeCommand: Command {
     let service = HapticService(
       vocabulary: vocabulary,
       settings: .init(device: device, profile: profile, idleClose: idleClose, verbose: device.verbose))
+    let (level, muted) = reloader.initialSwitch
+    service.setSwitch(level: level, muted: muted)
     Console.error("hap: \(service.checkDevice())")
     Console.error(
       "hap: serving \(vocabulary.events.count) event\(vocabulary.events.count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'"
     )
     Console.flush()
     startThread("hap idle closer") { service.runIdleCloser() }
+    reloader.run(service)
     let waitFor = signals
     startThread("hap signals") {
       var caught: Int32 = 0

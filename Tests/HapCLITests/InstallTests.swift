@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+@Suite("make install and uninstall", .serialized)
+struct InstallTests {
+  func make(_ arguments: [String]) throws -> Hap.Result {
+    try Hap.run(
+      ["make", "-s", "-C", Hap.root.path] + arguments + ["NO_BUILD=1", "HAP=\(Hap.binary)"],
+      timeout: 120, executable: "/usr/bin/env")
+  }
+
+  @Test func makeInstallPutsTheBinaryTheVocabularyAndTheUnitInPlace() throws {
+    let folder = try TemporaryFolder()
+    let root = folder.path("root")
+    let installed = try make(["install", "DESTDIR=\(root)", "PREFIX=/usr"])
+    try #require(installed.status == 0, "\(installed.stderr)")
+    #expect(FileManager.default.isExecutableFile(atPath: root + "/usr/bin/hap"))
+    #expect(FileManager.default.fileExists(atPath: root + "/usr/share/hap/patterns/correct.json"))
+    let unit = try String(contentsOfFile: root + "/usr/lib/systemd/user/hap.service", encoding: .utf8)
+    let lines = unit.split(separator: "\n").map(String.init)
+    #expect(lines.contains("ExecStart=/usr/bin/hap serve --vocabulary /usr/share/hap/patterns"), "\(unit)")
+    #expect(lines.contains("ExecReload=/bin/kill -HUP $MAINPID"))
+    #expect(lines.contains("Restart=on-failure"))
+    #expect(!unit.contains("%h/.local"), "a path was not rewritten to PREFIX")
+    let removed = try make(["uninstall", "DESTDIR=\(root)", "PREFIX=/usr"])
+    #expect(removed.status == 0, "\(removed.stderr)")
+    for path in ["bin/hap", "lib/systemd/user/hap.service", "share/hap"] {
+      #expect(!FileManager.default.fileExists(atPath: root + "/usr/" + path), "\(path) was not removed")
+    }
+  }
+
+  /// systemd-analyze checks the unit and that its ExecStart is an executable (only where
+  /// systemd-analyze is installed; the unit goes to a prefix of its own, so the binary is there).
+  @Test func theInstalledUnitVerifies() throws {
+    guard
+      let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first(where: {
+        FileManager.default.isExecutableFile(atPath: $0)
+      })
+    else { return }
+    let folder = try TemporaryFolder()
+    let prefix = folder.path("prefix")
+    let installed = try make(["install", "PREFIX=\(prefix)"])
+    try #require(installed.status == 0, "\(installed.stderr)")
+    let unit = prefix + "/lib/systemd/user/hap.service"
+    #expect(try String(contentsOfFile: unit, encoding: .utf8).contains("ExecStart=\(prefix)/bin/hap serve"))
+    let verified = try Hap.run(["verify", unit], executable: analyze)
+    #expect(verified.status == 0, "\(verified.stderr)")
+  }
+}
