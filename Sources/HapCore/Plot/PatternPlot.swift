@@ -100,7 +100,8 @@ public enum PatternPlot {
           ("class", .text("frame")), ("x", .number(frame.x)), ("y", .number(frame.y)),
           ("width", .number(frame.width)), ("height", .number(frame.height)),
         ])
-      svg.element("text", [("class", .text("label")), ("x", .number(frame.x)), ("y", .number(frame.y - 4))], content: lane.name)
+      svg.element(
+        "text", [("class", .text("label")), ("x", .number(frame.x)), ("y", .number(frame.y - 4))], content: lane.name)
       PlotLanes.axis(lane.name, frame: frame, profile: profile, into: &svg)
       for (k, one) in series.enumerated() {
         svg.open("g", [("class", .text("series series-\(k == 0 ? "a" : "b")"))])
@@ -177,8 +178,9 @@ public enum PatternPlot {
       let raw = window.span / wanted
       let magnitude = pow(10, (log10(raw)).rounded(.down))
       let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? 10 * magnitude
-      let first = (window.from / step).rounded(.up)
-      let last = (window.to / step).rounded(.down)
+      // A hair of slack, so that 0.6 / 0.05 = 11.999... still ends on 0.6.
+      let first = (window.from / step - 1e-9).rounded(.up)
+      let last = (window.to / step + 1e-9).rounded(.down)
       guard first <= last else { return (step, []) }
       return (step, stride(from: first, through: last, by: 1).map { $0 * step })
     }
@@ -189,7 +191,8 @@ public enum PatternPlot {
         for index in PatternPlot.lanes.indices {
           let frame = lane(index)
           svg.element(
-            "line", [("x1", .number(x(t))), ("y1", .number(frame.y)), ("x2", .number(x(t))), ("y2", .number(frame.bottom))])
+            "line",
+            [("x1", .number(x(t))), ("y1", .number(frame.y)), ("x2", .number(x(t))), ("y2", .number(frame.bottom))])
         }
       }
       svg.close("g")

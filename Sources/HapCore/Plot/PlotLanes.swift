@@ -88,7 +88,8 @@ enum PlotLanes {
         drawing = false
         continue
       }
-      d += (d.isEmpty ? "" : " ") + (drawing ? "L" : "M") + SVGText.number(layout.x(column: c)) + " "
+      d +=
+        (d.isEmpty ? "" : " ") + (drawing ? "L" : "M") + SVGText.number(layout.x(column: c)) + " "
         + SVGText.number(y(value))
       drawing = true
     }
@@ -104,7 +105,11 @@ enum PlotLanes {
     if !d.isEmpty { svg.element("path", [("class", .text("level")), ("d", .text(d))]) }
     for point in series.intensityPoints {
       svg.element(
-        "circle", [("class", .text("point")), ("cx", .number(layout.x(point.time))), ("cy", .number(y(point.value))), ("r", .number(2.5))])
+        "circle",
+        [
+          ("class", .text("point")), ("cx", .number(layout.x(point.time))), ("cy", .number(y(point.value))),
+          ("r", .number(2.5)),
+        ])
     }
   }
 
@@ -134,7 +139,9 @@ enum PlotLanes {
       guard let range, range.lowerBound != 0 || range.upperBound != 0 else { continue }
       let top = middle - Double(range.upperBound) * frame.height / 2
       let bottom = middle - Double(range.lowerBound) * frame.height / 2
-      d += (d.isEmpty ? "" : " ") + "M\(SVGText.number(layout.x(column: c))) \(SVGText.number(top))V\(SVGText.number(bottom))"
+      d +=
+        (d.isEmpty ? "" : " ")
+        + "M\(SVGText.number(layout.x(column: c))) \(SVGText.number(top))V\(SVGText.number(bottom))"
     }
     if !d.isEmpty { svg.element("path", [("class", .text("signal")), ("d", .text(d))]) }
   }

@@ -183,7 +183,9 @@ public struct PlotSeries: Sendable {
   /// The `Parameter`s and curve points of `id` within the window, at most one per column and
   /// value (hundredths), in time order.
   static func points(_ pattern: Pattern, _ id: DynamicParameterID, window: PlotWindow) -> [ControlPoint] {
-    var all: [ControlPoint] = pattern.parameters.filter { $0.id == id }.map { ControlPoint(time: $0.time, value: $0.value) }
+    var all: [ControlPoint] = pattern.parameters.filter { $0.id == id }.map {
+      ControlPoint(time: $0.time, value: $0.value)
+    }
     for curve in pattern.curves where curve.id == id {
       all += curve.points.map { ControlPoint(time: $0.time, value: $0.value) }
     }

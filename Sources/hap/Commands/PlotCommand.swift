@@ -68,7 +68,8 @@ enum PlotCommand: Command {
     let ext = (output as NSString).pathExtension.lowercased()
     guard output != "-", !svgExtensions.contains(ext), !OutputTarget(output).isDirect else { return }
     throw UsageError(
-      "'\(Format.excerpt(output))' is not an .svg file name: \(option) takes a file ending in .svg (hap plot writes SVG only)")
+      "'\(Format.excerpt(output))' is not an .svg file name: \(option) takes a file ending in .svg (hap plot writes SVG only)"
+    )
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {

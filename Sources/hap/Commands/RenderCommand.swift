@@ -180,7 +180,8 @@ enum RenderCommand: Command {
   static func jobs(_ patterns: [String], output: String, raw: Bool) throws(UsageError) -> (
     [(pattern: String, output: String)], missingFolder: String?
   ) {
-    try jobs(patterns, output: output, suffix: raw ? ".raw" : ".wav", fileExtensions: wavExtensions.union(rawExtensions))
+    try jobs(
+      patterns, output: output, suffix: raw ? ".raw" : ".wav", fileExtensions: wavExtensions.union(rawExtensions))
   }
 
   /// The same for any kind of output file (`hap plot`: NAME.svg): `fileExtensions` are the
