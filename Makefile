@@ -19,7 +19,7 @@ export HAP_CORPUS ?= $(abspath ../shared/corpus)
 APT_GET := $(shell command -v apt-get 2>/dev/null)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench install uninstall clean rules golden format lint deps bench-deps sim fuzz
+.PHONY: all build run test bench install uninstall clean rules plot-docs golden format lint deps bench-deps sim fuzz
 
 all: build
 
@@ -62,6 +62,7 @@ test: deps sim
 	@command -v strace >/dev/null || $(MAKE) --no-print-directory apt PKGS=strace
 	python3 scripts/gen-rules.py --check
 	$(SWIFT) build
+	sh scripts/plot-docs.sh .build/debug/hap --check
 	$(SWIFT) test
 	@# No reference counting per period is a property of the optimised build: prove it there too.
 	$(SWIFT) build -c release --product hap
@@ -92,6 +93,11 @@ uninstall:
 # Regenerate Validate/RuleCatalog.generated.swift and docs/rules.md from the rules' doc comments.
 rules:
 	python3 scripts/gen-rules.py
+
+# Regenerate docs/plot-winner.svg, the README's picture (make test fails when it is stale).
+plot-docs: deps
+	$(SWIFT) build --product hap
+	sh scripts/plot-docs.sh .build/debug/hap
 
 # Re-record the golden renders (Tests/HapCLITests/Golden/) after an intended change to the
 # rendering model; review the diff of the printed summary before committing.

@@ -16,6 +16,8 @@ enum DiffCommand: Command {
     (default 50 ms) is a changed event, not one removed and one added. Each change is one line,
     ordered by time: events, dynamic parameters and curves (point by point) added, removed or
     changed, and the pattern's duration. Metadata changes are listed with --metadata.
+    --plot FILE.svg also draws both patterns overlaid, as 'hap plot' draws one (exit 2 when
+    the picture cannot be written; the report and the exit status are otherwise the same).
 
     Then both are rendered with the same profile and rate and their signals compared: peak and
     RMS level of each and the change in dB, the duration change, the largest sample difference,
@@ -43,10 +45,14 @@ enum DiffCommand: Command {
     .value("profile", short: "p", "P", "Actuator profile for the signal comparison (default exciter)."),
     .value("rate", short: "r", "HZ", "Sample rate for the signal comparison (default 48000)."),
     .value("width", "COLUMNS", "Width of the timeline, 10..400 (default 60)."),
+    .value(
+      "plot", "FILE.svg",
+      "Also draw both patterns overlaid (two colours, a legend) into FILE.svg,\nas 'hap plot' draws one."),
   ]
   static let examples = [
     ("hap diff old/correct.json patterns/correct.json", "Review a change to a pattern"),
     ("hap diff --signal a.ahap b.ahap", "Do they feel the same?"),
+    ("hap diff old/correct.json patterns/correct.json --plot change.svg", "See the change in a picture"),
     ("git diff patterns/", "With the git driver set up (README), git shows hap's report"),
   ]
 
@@ -78,6 +84,11 @@ enum DiffCommand: Command {
     let json = arguments.value("format") == "json"
     let color = ColorChoice(rawValue: arguments.value("color") ?? "auto")!
     let style = Style(enabled: !json && color.enabled(forTerminal: Console.stdoutIsTerminal))
+    let plot = arguments.value("plot")
+    if let plot {
+      guard plot != "-" else { throw UsageError("'--plot' takes a file name ('-' is where the report goes)") }
+      try PlotCommand.checkExtension(plot, option: "--plot")
+    }
 
     let profile: ActuatorProfile
     do {
@@ -111,6 +122,13 @@ enum DiffCommand: Command {
       printText(
         diff, signal, equal: equal, old: oldLabel, new: newLabel, style: style, bySignal: arguments.has("signal"),
         threshold: threshold)
+    }
+    if let plot {
+      let inputs: [PatternPlot.Input] = [.init(name: oldLabel, pattern: old), .init(name: newLabel, pattern: new)]
+      Console.flush()
+      guard PlotCommand.write(PatternPlot.svg(inputs, profile: profile, options: PlotOptions()), to: plot) else {
+        return ExitStatus.trouble
+      }
     }
     if git { return ExitStatus.ok }
     return equal ? ExitStatus.ok : ExitStatus.failure

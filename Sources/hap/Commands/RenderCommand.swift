@@ -180,6 +180,15 @@ enum RenderCommand: Command {
   static func jobs(_ patterns: [String], output: String, raw: Bool) throws(UsageError) -> (
     [(pattern: String, output: String)], missingFolder: String?
   ) {
+    try jobs(
+      patterns, output: output, suffix: raw ? ".raw" : ".wav", fileExtensions: wavExtensions.union(rawExtensions))
+  }
+
+  /// The same for any kind of output file (`hap plot`: NAME.svg): `fileExtensions` are the
+  /// extensions that make a missing `output` look like a file rather than a folder.
+  static func jobs(_ patterns: [String], output: String, suffix: String, fileExtensions: Set<String>)
+    throws(UsageError) -> ([(pattern: String, output: String)], missingFolder: String?)
+  {
     let folderMode = patterns.count > 1 || output.hasSuffix("/") || isDirectory(output)
     guard folderMode else { return ([(patterns[0], output)], nil) }
     var missingFolder: String?
@@ -190,14 +199,13 @@ enum RenderCommand: Command {
         throw UsageError("with several patterns, -o must name a folder ('\(output)' is not one)")
       }
       let ext = (output as NSString).pathExtension.lowercased()
-      if !output.hasSuffix("/") && (wavExtensions.contains(ext) || rawExtensions.contains(ext)) {
+      if !output.hasSuffix("/") && fileExtensions.contains(ext) {
         throw UsageError(
           "with several patterns, -o names a folder, and '\(output)' looks like a file name; write '\(output)/' to make a folder of that name"
         )
       }
       missingFolder = output
     }
-    let suffix = raw ? ".raw" : ".wav"
     var seen: Set<String> = []
     var jobs: [(pattern: String, output: String)] = []
     for pattern in patterns {

@@ -1,0 +1,147 @@
+import Foundation
+import HapCore
+
+/// `hap plot`: a pattern as a picture (SVG).
+enum PlotCommand: Command {
+  static let name = "plot"
+  static let summary = "Draw patterns as SVG pictures: events, intensity, sharpness and the rendered signal."
+  static let forms = ["PATTERN -o OUT.svg", "PATTERN... -o FOLDER/ [options]"]
+  static let description = """
+    Draws each pattern on one time axis (seconds) in four lanes: events (transients as ticks,
+    continuous events as bars over their duration, height by intensity, labelled with their
+    entry number in the Pattern array), intensity (the effective intensity after the intensity
+    control and the envelope, from the same schedule the renderer plays, with the control
+    dashed and its points marked), sharpness (with the carrier frequency of the profile on the
+    right; sharpness control points are marked under the lane) and waveform (the rendered
+    signal, lowest and highest sample per pixel column, full scale at the lane's edges).
+
+    The SVG is self-contained (no scripts, no external references) and readable: one element
+    per line, numbers rounded to 0.1 px. --theme auto adds a prefers-color-scheme media query,
+    so one file suits light and dark pages. Its size is bounded by --width, not by the
+    pattern: events whose starts fall in the same pixel column are merged into one mark.
+
+    '-o -' writes to standard output. With several patterns, or an OUT ending in '/', OUT is a
+    folder (created if missing) and each pattern becomes NAME.svg in it. Files are written
+    atomically, as 'hap render' writes them. A pattern with errors is refused with its
+    diagnostics (exit 1); an unreadable pattern or an unwritable output is exit 2.
+    """
+  static let options: [OptionSpec] = [
+    .value("output", short: "o", "OUT", "Output .svg file, folder (several patterns) or '-' for standard output."),
+    .value("width", "PX", "Width of the picture in pixels, \(widthText) (default 1000)."),
+    .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
+    .value("from", "S", "Start of the time window in seconds (default 0)."),
+    .value("to", "S", "End of the time window in seconds (default: the end of the pattern)."),
+    .value(
+      "theme", "THEME", choices: PlotTheme.allCases.map(\.rawValue),
+      "light (default), dark, or auto (light, dark where the viewer prefers dark)."),
+    .flag("quiet", short: "q", "Do not print warnings or the summary line."),
+  ]
+  static let examples = [
+    ("hap plot patterns/correct.json -o correct.svg", "Look at a pattern"),
+    ("hap plot patterns/*.json -o plots/", "One picture per pattern, into a folder"),
+    ("hap plot patterns/winner.json --from 0.5 --to 1.5 --width 1600 -o -", "Zoom in, to standard output"),
+  ]
+
+  static let widthText = "\(PlotOptions.widthRange.lowerBound)..\(PlotOptions.widthRange.upperBound)"
+  static let svgExtensions: Set<String> = ["svg"]
+
+  /// The options shared by `hap plot` (and the window of `hap diff --plot`): width, window,
+  /// theme.
+  static func plotOptions(_ arguments: Arguments) throws(UsageError) -> PlotOptions {
+    let width = try arguments.integer("width", in: PlotOptions.widthRange, default: 1000)
+    let from = try arguments.number("from", in: 0...1_000_000, default: 0, unit: "seconds")
+    var to: Double?
+    if arguments.value("to") != nil {
+      let end = try arguments.number("to", in: 0...1_000_000, default: 0, unit: "seconds")
+      guard end > from else {
+        throw UsageError("'--to' (\(Format.number(end))) must be later than '--from' (\(Format.number(from)))")
+      }
+      to = end
+    }
+    let theme = PlotTheme(rawValue: arguments.value("theme") ?? "light")!
+    return PlotOptions(width: width, from: from, to: to, theme: theme)
+  }
+
+  /// Refuses an output file not named .svg (`-o x.png`); '-', devices, FIFOs and /dev/fd/N
+  /// take whatever they are given.
+  static func checkExtension(_ output: String, option: String = "-o") throws(UsageError) {
+    let ext = (output as NSString).pathExtension.lowercased()
+    guard output != "-", !svgExtensions.contains(ext), !OutputTarget(output).isDirect else { return }
+    throw UsageError(
+      "'\(Format.excerpt(output))' is not an .svg file name: \(option) takes a file ending in .svg (hap plot writes SVG only)"
+    )
+  }
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    let options = try plotOptions(arguments)
+    let patterns = arguments.positionals
+    let quiet = arguments.has("quiet")
+    guard !patterns.isEmpty else { throw UsageError("no pattern given") }
+    guard let output = arguments.value("output") else {
+      throw UsageError("no output given; use -o FILE.svg (or -o - for standard output)")
+    }
+    if patterns.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) can be given only once") }
+    let (jobs, missingFolder) = try RenderCommand.jobs(
+      patterns, output: output, suffix: ".svg", fileExtensions: svgExtensions)
+    if jobs.count == 1 && jobs[0].output == output { try checkExtension(output) }
+    let profile: ActuatorProfile
+    do {
+      profile = try PatternLoading.profile(arguments.value("profile"))
+    } catch {
+      return ExitStatus.trouble
+    }
+    if let missingFolder {
+      do {
+        try RenderCommand.createFolder(missingFolder)
+      } catch {
+        Console.error("hap: \(error.message)")
+        return ExitStatus.trouble
+      }
+    }
+    for job in jobs where job.output != "-" {
+      for pattern in patterns where pattern != "-" && RenderCommand.sameFile(pattern, job.output) {
+        Console.error("hap: refusing to write over the input pattern '\(pattern)'")
+        return ExitStatus.trouble
+      }
+    }
+    var status = ExitStatus.ok
+    for job in jobs {
+      let name = job.pattern == "-" ? "<stdin>" : job.pattern
+      let pattern: Pattern
+      do {
+        pattern = try PatternLoading.load(job.pattern, quietWarnings: quiet)
+      } catch {
+        let result = PatternLoading.status(error)
+        if result == ExitStatus.trouble || status == ExitStatus.ok { status = result }
+        continue
+      }
+      let svg = PatternPlot.svg([.init(name: name, pattern: pattern)], profile: profile, options: options)
+      guard write(svg, to: job.output) else {
+        status = ExitStatus.trouble
+        continue
+      }
+      if !quiet && job.output != "-" { Console.error("\(name) -> \(job.output)") }
+    }
+    return status
+  }
+
+  /// Writes `text` to `output` ('-': standard output) atomically, as `hap render` writes its
+  /// files; false, after a message, when it cannot.
+  static func write(_ text: String, to output: String) -> Bool {
+    let bytes = Array(text.utf8)
+    let sink: any PCMSink
+    let file: FileSink?
+    do {
+      file = output == "-" ? nil : try FileSink(path: output, allowTerminal: true)
+      sink = file ?? StandardOutputSink()
+      defer { sink.close(success: false) }
+      try bytes.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
+      try sink.drain()
+      try file?.commit()
+    } catch {
+      Console.error("hap: \(error.message)")
+      return false
+    }
+    return true
+  }
+}
