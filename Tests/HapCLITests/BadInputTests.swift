@@ -87,9 +87,9 @@ struct BadInputTests {
     let good = Data(
       "{\"Version\": 1.0, \"Pattern\": [{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}}]}".utf8)
     for index in 0..<10_000 {
-      FileManager.default.createFile(atPath: directory + "/p\(index).ahap", contents: good)
+      _ = FileManager.default.createFile(atPath: directory + "/p\(index).ahap", contents: good)
     }
-    FileManager.default.createFile(atPath: directory + "/p5000-bad.ahap", contents: Data("{".utf8))
+    _ = FileManager.default.createFile(atPath: directory + "/p5000-bad.ahap", contents: Data("{".utf8))
     let result = try Hap.run(["validate", "--quiet", directory], timeout: 120)
     #expect(result.status == 1)
     #expect(result.stdoutLines.count == 1)

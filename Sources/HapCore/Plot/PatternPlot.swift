@@ -69,7 +69,7 @@ public enum PatternPlot {
   public static func svg(_ inputs: [Input], profile: ActuatorProfile, options: PlotOptions) -> String {
     let window = window(inputs, profile: profile, options: options)
     let series = inputs.map { PlotSeries(pattern: $0.pattern, profile: profile, window: window, rate: options.rate) }
-    var layout = Layout(window: window, width: Double(options.width), legend: inputs.count > 1)
+    let layout = Layout(window: window, width: Double(options.width), legend: inputs.count > 1)
     var svg = SVGText()
     let title = inputs.map { Format.excerpt($0.name) }.joined(separator: " vs ")
     svg.line("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
