@@ -9,6 +9,13 @@ public struct PlaybackDevice: Sendable {
   public var capabilities: Capabilities?
   public var error: String?
 
+  public init(name: String, description: String, capabilities: Capabilities?, error: String?) {
+    self.name = name
+    self.description = description
+    self.capabilities = capabilities
+    self.error = error
+  }
+
   public struct Capabilities: Sendable {
     public var rates: ClosedRange<Int>
     /// Which of the common rates it takes.
