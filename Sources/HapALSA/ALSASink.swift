@@ -185,7 +185,9 @@ public final class ALSASink: PCMSink {
       rate: configuration.rate, format: configuration.format, channels: configuration.channels,
       latency: request.latency, periods: request.periods)
     while ALSASink.monotonicNanoseconds() < deadline && !abandonReconnect() {
-      if let (handle, configuration) = try? ALSASink.open(device, alsaConfiguration, fixed), configuration == self.configuration {
+      if let (handle, configuration) = try? ALSASink.open(device, alsaConfiguration, fixed),
+        configuration == self.configuration
+      {
         pcm = handle
         reconnects += 1
         return

@@ -79,7 +79,8 @@ public struct SignalSeries: Sendable {
         guard let (sample, rate, channels) = format else { throw Failure("its WAV data comes before its 'fmt ' chunk") }
         // 0xFFFFFFFF: unknown (a capture still being written, or RF64): to the end of the file.
         return Layout(
-          format: sample, rate: rate, channels: channels, dataOffset: at + 8, dataBytes: size == 0xFFFF_FFFF ? nil : size)
+          format: sample, rate: rate, channels: channels, dataOffset: at + 8,
+          dataBytes: size == 0xFFFF_FFFF ? nil : size)
       }
       at += 8 + Int(size) + Int(size & 1)
     }
@@ -162,10 +163,12 @@ public struct SignalSeries: Sendable {
     case .s16:
       return Float(Int16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int16.self))) / 32767
     case .s24:
-      let value = Int32(bytes[offset]) | Int32(bytes[offset + 1]) << 8 | Int32(Int8(bitPattern: bytes[offset + 2])) << 16
+      let value =
+        Int32(bytes[offset]) | Int32(bytes[offset + 1]) << 8 | Int32(Int8(bitPattern: bytes[offset + 2])) << 16
       return Float(Double(value) / 8_388_607)
     case .s32:
-      return Float(Double(Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self))) / 2_147_483_647)
+      return Float(
+        Double(Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self))) / 2_147_483_647)
     case .f32:
       let x = Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
       return x.isFinite ? x : 0

@@ -31,17 +31,18 @@ enum PlotCommand: Command {
     file is raw frames: --sample-format, --rate and --channels say how (default s16, 48000 Hz,
     mono). All channels are drawn together. An unreadable signal is exit 2.
     """
-  static let options: [OptionSpec] = [
-    .value("output", short: "o", "OUT", "Output .svg file, folder (several patterns) or '-' for standard output."),
-    .value("width", "PX", "Width of the picture in pixels, \(widthText) (default 1000)."),
-    .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
-    .value("from", "S", "Start of the time window in seconds (default 0)."),
-    .value("to", "S", "End of the time window in seconds (default: the end of the pattern)."),
-    .value(
-      "theme", "THEME", choices: PlotTheme.allCases.map(\.rawValue),
-      "light (default), dark, or auto (light, dark where the viewer prefers dark)."),
-    .flag("quiet", short: "q", "Do not print warnings or the summary line."),
-  ] + signalOptions
+  static let options: [OptionSpec] =
+    [
+      .value("output", short: "o", "OUT", "Output .svg file, folder (several patterns) or '-' for standard output."),
+      .value("width", "PX", "Width of the picture in pixels, \(widthText) (default 1000)."),
+      .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
+      .value("from", "S", "Start of the time window in seconds (default 0)."),
+      .value("to", "S", "End of the time window in seconds (default: the end of the pattern)."),
+      .value(
+        "theme", "THEME", choices: PlotTheme.allCases.map(\.rawValue),
+        "light (default), dark, or auto (light, dark where the viewer prefers dark)."),
+      .flag("quiet", short: "q", "Do not print warnings or the summary line."),
+    ] + signalOptions
   static let examples = [
     ("hap plot patterns/correct.json -o correct.svg", "Look at a pattern"),
     ("hap plot patterns/*.json -o plots/", "One picture per pattern, into a folder"),

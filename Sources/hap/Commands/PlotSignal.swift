@@ -6,7 +6,8 @@ import HapCore
 extension PlotCommand {
   /// The options of a raw `--signal` (a WAV file says its own).
   static let signalOptions: [OptionSpec] = [
-    .value("signal", "FILE", "Draw a recorded signal (WAV or raw, e.g. 'hap play -D sim's capture)\nin a lane of its own."),
+    .value(
+      "signal", "FILE", "Draw a recorded signal (WAV or raw, e.g. 'hap play -D sim's capture)\nin a lane of its own."),
     .value(
       "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),
       "Of a raw --signal: s16 (default), s24, s32 or f32, little-endian."),
@@ -35,7 +36,10 @@ extension PlotCommand {
     do {
       profile = try PatternLoading.profile(arguments.value("profile"))
       if let pattern = patterns.first {
-        inputs = [.init(name: pattern == "-" ? "<stdin>" : pattern, pattern: try PatternLoading.load(pattern, quietWarnings: quiet))]
+        inputs = [
+          .init(
+            name: pattern == "-" ? "<stdin>" : pattern, pattern: try PatternLoading.load(pattern, quietWarnings: quiet))
+        ]
       }
     } catch {
       return PatternLoading.status(error)

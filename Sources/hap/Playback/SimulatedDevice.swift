@@ -79,7 +79,8 @@ struct SimulatedDevice {
       let path = try defaultCapture(environment: environment)
       let folder = (path as NSString).deletingLastPathComponent
       do {
-        try files.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try files.createDirectory(
+          atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
       } catch {
         throw Failure(message: "cannot create '\(Format.excerpt(folder))' for the simulated exciter's capture")
       }
@@ -88,14 +89,16 @@ struct SimulatedDevice {
     let argument = device.dropFirst(name.count + 1)
     guard argument.hasPrefix("CAPTURE="), argument.count > "CAPTURE=".count else {
       throw Failure(
-        message: "'\(Format.excerpt(device))' is not a simulated exciter: use 'sim' or 'sim:CAPTURE=FILE.wav' (or FILE.raw)")
+        message:
+          "'\(Format.excerpt(device))' is not a simulated exciter: use 'sim' or 'sim:CAPTURE=FILE.wav' (or FILE.raw)")
     }
     let given = String(argument.dropFirst("CAPTURE=".count))
     let path = URL(fileURLWithPath: given).standardizedFileURL.path
     var isFolder: ObjCBool = false
     let folder = (path as NSString).deletingLastPathComponent
     guard files.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-      throw Failure(message: "the simulated exciter cannot record to '\(Format.excerpt(given))': its folder does not exist")
+      throw Failure(
+        message: "the simulated exciter cannot record to '\(Format.excerpt(given))': its folder does not exist")
     }
     if files.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
       throw Failure(message: "the simulated exciter cannot record to '\(Format.excerpt(given))': it is a folder")
@@ -112,7 +115,9 @@ struct SimulatedDevice {
       }
     }
     throw Failure(
-      message: "no folder for the simulated exciter's capture ($XDG_RUNTIME_DIR and $HOME are unset); use -D sim:CAPTURE=FILE.wav")
+      message:
+        "no folder for the simulated exciter's capture ($XDG_RUNTIME_DIR and $HOME are unset); use -D sim:CAPTURE=FILE.wav"
+    )
   }
 
   /// Raw frames when the capture ends in `.raw`, else WAV.
