@@ -13,6 +13,8 @@ export HAP_SIM_PLUGIN := $(abspath $(SIM_PLUGIN))
 # The device `make run` plays on. Named (DEVICE=hw:1,0, or $HAP_DEVICE), it must open, or
 # make run fails with the reason; unnamed, ALSA's default, else the simulated exciter.
 DEVICE ?=
+# The pattern `make run` plays.
+PATTERN ?= patterns/correct.json
 # Where the shared test corpus lives (tests skip it, with a notice, when it is missing).
 export HAP_CORPUS ?= $(abspath ../shared/corpus)
 
@@ -46,12 +48,12 @@ apt:
 build: deps
 	$(SWIFT) build -c release
 
-# The main job: feel patterns/correct.json on $(DEVICE); with no device named and no playback
-# device, on the simulated exciter (in real time), showing the statistics and where the signal
-# was captured.
+# The main job: feel $(PATTERN) (default patterns/correct.json) on $(DEVICE); with no device
+# named and no playback device, on the simulated exciter (-D sim, in real time), showing the
+# statistics and where the signal was captured.
 run: build sim
-	@$(HAP) validate --quiet patterns/
-	@sh scripts/run-play.sh "$(HAP)" "$(DEVICE)" patterns/correct.json
+	@$(HAP) validate --quiet "$(PATTERN)"
+	@sh scripts/run-play.sh "$(HAP)" "$(DEVICE)" "$(PATTERN)"
 
 sim: deps $(SIM_PLUGIN)
 
@@ -71,22 +73,25 @@ test: deps sim
 bench: build bench-deps sim
 	python3 scripts/bench.py
 
-# The binary, the bundled vocabulary (share/hap/patterns) and the systemd user unit, whose
+# The binary, the simulated exciter's plugin (lib/hap, where 'hap play -D sim' finds it; when
+# it is built), the bundled vocabulary (share/hap/patterns) and the systemd user unit, whose
 # ExecStart names the installed binary and vocabulary (contrib/hap.service's %h/.local paths
 # rewritten to PREFIX). NO_BUILD=1 HAP=PATH installs a binary built elsewhere (the tests do).
 # systemd's user manager looks in /usr/lib, /usr/local/lib and ~/.config/systemd/user: for a
 # home install, give SYSTEMD_USER_DIR=$HOME/.config/systemd/user.
 SYSTEMD_USER_DIR ?= $(PREFIX)/lib/systemd/user
 UNIT_DIR = $(DESTDIR)$(SYSTEMD_USER_DIR)
-install: $(if $(NO_BUILD),,build)
+install: $(if $(NO_BUILD),,build sim)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hap/patterns $(UNIT_DIR)
 	install -m 755 $(HAP) $(DESTDIR)$(PREFIX)/bin/hap
+	[ ! -f $(SIM_PLUGIN) ] || install -D -m 644 $(SIM_PLUGIN) $(DESTDIR)$(PREFIX)/lib/hap/$(notdir $(SIM_PLUGIN))
 	install -m 644 patterns/*.json $(DESTDIR)$(PREFIX)/share/hap/patterns/
 	sed 's|%h/\.local/|$(PREFIX)/|g' contrib/hap.service > $(UNIT_DIR)/hap.service.tmp
 	chmod 644 $(UNIT_DIR)/hap.service.tmp && mv $(UNIT_DIR)/hap.service.tmp $(UNIT_DIR)/hap.service
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/hap $(UNIT_DIR)/hap.service
+	rm -f $(DESTDIR)$(PREFIX)/bin/hap $(UNIT_DIR)/hap.service $(DESTDIR)$(PREFIX)/lib/hap/$(notdir $(SIM_PLUGIN))
+	-rmdir $(DESTDIR)$(PREFIX)/lib/hap 2>/dev/null
 	rm -rf $(DESTDIR)$(PREFIX)/share/hap/patterns
 	-rmdir $(DESTDIR)$(PREFIX)/share/hap 2>/dev/null
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # `make run`: play a pattern on DEVICE. A device named on purpose (DEVICE=..., or $HAP_DEVICE)
 # must open: if it does not, say why ('hap devices -D' says) and fail. With no device named,
-# play on ALSA's default device, or, where there is no playback device, on the simulated
-# exciter instead (real-time paced, recording what it plays).
+# play on ALSA's default device, or, where there is no playback device, on hap's simulated
+# exciter (-D sim: real-time paced, recording what it plays; --verbose says where).
 # usage: run-play.sh HAP [DEVICE] PATTERN   (an empty DEVICE names none)
 set -eu
 hap=$1
@@ -21,12 +21,5 @@ if "$hap" devices -D default >/dev/null 2>&1; then
   echo "playing $pattern on 'default'"
   exec "$hap" play -D default --verbose "$pattern"
 fi
-root=$(cd "$(dirname "$0")/.." && pwd)
-sim="$root/.build/sim"
-capture="$sim/$(basename "$pattern" .json).raw"
-mkdir -p "$sim/config/alsa"
-sed -e "s|@PLUGIN@|$sim/libasound_module_pcm_hapsim.so|" -e "s|@CAPTURE@|$capture|" \
-  "$root/tools/sim-exciter/asoundrc.in" > "$sim/config/alsa/asoundrc"
-echo "no playback device here (hap devices says why); playing $pattern on the simulated exciter instead"
-XDG_CONFIG_HOME="$sim/config" "$hap" play -D exciter --verbose --sample-format s16 "$pattern"
-echo "captured signal: $capture (48000 Hz, s16, mono, raw; e.g. sox -t raw -r 48000 -e signed -b 16 -c 1 $capture out.wav)"
+echo "no playback device here (hap devices says why); playing $pattern on the simulated exciter (-D sim) instead"
+exec "$hap" play -D sim --verbose --sample-format s16 "$pattern"

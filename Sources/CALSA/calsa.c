@@ -17,6 +17,12 @@
   X(snd_strerror)                           \
   X(snd_lib_error_set_handler)              \
   X(snd_pcm_open)                           \
+  X(snd_pcm_open_lconf)                     \
+  X(snd_config_top)                         \
+  X(snd_config_load)                        \
+  X(snd_config_delete)                      \
+  X(snd_input_buffer_open)                  \
+  X(snd_input_close)                        \
   X(snd_pcm_close)                          \
   X(snd_pcm_nonblock)                       \
   X(snd_pcm_hw_params_malloc)               \
@@ -114,9 +120,27 @@ struct hap_pcm {
   snd_pcm_t *pcm;
 };
 
-int hap_pcm_open(hap_pcm **out, const char *name) {
+// Opens `name` from ALSA's own configuration or, when `config` is given, from that text alone
+// (a configuration built in memory: neither ~/.asoundrc nor ALSA_CONFIG_PATH is read).
+static int open_pcm(snd_pcm_t **pcm, const char *name, const char *config, int mode) {
+  if (config == NULL) return p_snd_pcm_open(pcm, name, SND_PCM_STREAM_PLAYBACK, mode);
+  snd_config_t *top = NULL;
+  snd_input_t *input = NULL;
+  int err = p_snd_config_top(&top);
+  if (err < 0) return err;
+  err = p_snd_input_buffer_open(&input, config, (ssize_t)strlen(config));
+  if (err >= 0) {
+    err = p_snd_config_load(top, input);
+    p_snd_input_close(input);
+  }
+  if (err >= 0) err = p_snd_pcm_open_lconf(pcm, name, SND_PCM_STREAM_PLAYBACK, mode, top);
+  p_snd_config_delete(top);
+  return err;
+}
+
+int hap_pcm_open(hap_pcm **out, const char *name, const char *config) {
   snd_pcm_t *pcm = NULL;
-  int err = p_snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, 0);
+  int err = open_pcm(&pcm, name, config, 0);
   if (err < 0) return err;
   hap_pcm *handle = malloc(sizeof *handle);
   if (handle == NULL) {
@@ -249,11 +273,11 @@ int hap_pcm_close(hap_pcm *handle) {
   return err;
 }
 
-int hap_pcm_probe(const char *name, hap_pcm_caps *caps) {
+int hap_pcm_probe(const char *name, const char *config, hap_pcm_caps *caps) {
   static const unsigned rates[8] = {8000, 16000, 22050, 44100, 48000, 88200, 96000, 192000};
   memset(caps, 0, sizeof *caps);
   snd_pcm_t *pcm = NULL;
-  int err = p_snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK);
+  int err = open_pcm(&pcm, name, config, SND_PCM_NONBLOCK);
   if (err < 0) {
     caps->error = err;
     return err;

@@ -45,6 +45,9 @@ public final class ALSASink: PCMSink {
   }
 
   public let device: String
+  /// The ALSA configuration `device` is opened from when it is not ALSA's own (nil): the text
+  /// of one built in memory, as for hap's simulated exciter.
+  public let alsaConfiguration: String?
   public let request: Request
   public private(set) var configuration: Configuration
   public let reconnectSeconds: Double
@@ -60,20 +63,26 @@ public final class ALSASink: PCMSink {
   private var pcm: OpaquePointer?
   private let bytesPerFrame: Int
 
-  /// Opens and configures `device`. Errors name the device and what it refused.
-  public init(device: String, request: Request, reconnectSeconds: Double = 2) throws(SinkError) {
+  /// Opens and configures `device`, from ALSA's configuration or from `alsaConfiguration` alone
+  /// (see ``alsaConfiguration``). Errors name the device and what it refused.
+  public init(
+    device: String, request: Request, reconnectSeconds: Double = 2, alsaConfiguration: String? = nil
+  ) throws(SinkError) {
     self.device = device
+    self.alsaConfiguration = alsaConfiguration
     self.request = request
     self.reconnectSeconds = reconnectSeconds
-    let (pcm, configuration) = try ALSASink.open(device, request)
+    let (pcm, configuration) = try ALSASink.open(device, alsaConfiguration, request)
     self.pcm = pcm
     self.configuration = configuration
     bytesPerFrame = configuration.channels * configuration.format.bytesPerSample
   }
 
-  private static func open(_ device: String, _ request: Request) throws(SinkError) -> (OpaquePointer, Configuration) {
+  private static func open(_ device: String, _ alsaConfiguration: String?, _ request: Request) throws(SinkError) -> (
+    OpaquePointer, Configuration
+  ) {
     var handle: OpaquePointer?
-    let error = hap_pcm_open(&handle, device)
+    let error = hap_pcm_open(&handle, device, alsaConfiguration)
     guard error >= 0, let handle else {
       throw SinkError(openFailure(device, error))
     }
@@ -176,7 +185,9 @@ public final class ALSASink: PCMSink {
       rate: configuration.rate, format: configuration.format, channels: configuration.channels,
       latency: request.latency, periods: request.periods)
     while ALSASink.monotonicNanoseconds() < deadline && !abandonReconnect() {
-      if let (handle, configuration) = try? ALSASink.open(device, fixed), configuration == self.configuration {
+      if let (handle, configuration) = try? ALSASink.open(device, alsaConfiguration, fixed),
+        configuration == self.configuration
+      {
         pcm = handle
         reconnects += 1
         return

@@ -9,6 +9,13 @@ public struct PlaybackDevice: Sendable {
   public var capabilities: Capabilities?
   public var error: String?
 
+  public init(name: String, description: String, capabilities: Capabilities?, error: String?) {
+    self.name = name
+    self.description = description
+    self.capabilities = capabilities
+    self.error = error
+  }
+
   public struct Capabilities: Sendable {
     public var rates: ClosedRange<Int>
     /// Which of the common rates it takes.
@@ -45,9 +52,13 @@ public enum DeviceList {
     return entries.map { name, description in probe(name, description: description) }
   }
 
-  public static func probe(_ name: String, description: String = "") -> PlaybackDevice {
+  /// Opens `name` (from ALSA's configuration, or from `alsaConfiguration` alone) and reads what
+  /// it takes.
+  public static func probe(_ name: String, description: String = "", alsaConfiguration: String? = nil)
+    -> PlaybackDevice
+  {
     var caps = hap_pcm_caps()
-    let status = hap_pcm_probe(name, &caps)
+    let status = hap_pcm_probe(name, alsaConfiguration, &caps)
     guard status == 0, caps.opens != 0 else {
       return PlaybackDevice(
         name: name, description: description, capabilities: nil,

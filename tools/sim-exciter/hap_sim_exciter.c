@@ -9,6 +9,11 @@
  *       capture "/tmp/played.raw"   # every frame written (= played), raw, interleaved,
  *                                   # negotiated format; truncated on open, mode 0644
  *       capture_append false        # true: append instead of truncating
+ *       capture_format raw          # wav: a WAV file, its header (as `hap render`
+ *                                   # writes it: 44 bytes, 58 for float) written
+ *                                   # at hw_params when the file is empty, its
+ *                                   # sizes set on close (0xFFFFFFFF until then,
+ *                                   # and past 4 GiB)
  *       stats "/tmp/stats.txt"      # on close: first_write_ns frames xruns rate format
  *                                   # channels period_size buffer_size (temp + rename)
  *       timing "/tmp/timing.txt"    # one line per transfer and clock start (below);
@@ -107,6 +112,7 @@ typedef struct {
 	char *pcm_name;
 	char *capture_path;
 	int capture_append;
+	int capture_wav;
 	char *stats_path;
 	char *timing_path;
 	char *state_path;
@@ -119,6 +125,7 @@ typedef struct {
 	int timer_fd;
 	int capture_fd;
 	int capture_failed;
+	unsigned int wav_header_bytes;  /* 0: no WAV header written (yet) */
 	int timing_fd;
 
 	/* negotiated parameters */
@@ -206,6 +213,40 @@ static int write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+static void put_le(unsigned char *p, uint64_t v, int bytes)
+{
+	int k;
+	for (k = 0; k < bytes; k++)
+		p[k] = (unsigned char)(v >> (8 * k));
+}
+
+/* The WAV header hap's WAVHeader writes for this format (44 bytes for PCM, 58 with
+ * a `fact` chunk for float), for `data` bytes of samples (0xFFFFFFFF: unknown). */
+static unsigned int wav_header(unsigned char *h, snd_pcm_format_t format, unsigned int rate,
+			       unsigned int channels, unsigned int sample_bytes, uint64_t data)
+{
+	int is_float = format == SND_PCM_FORMAT_FLOAT_LE;
+	unsigned int size = is_float ? 58 : 44;
+	unsigned int block = channels * sample_bytes;
+	uint64_t riff = data + size - 8;
+	unsigned char *p = h;
+
+	if (data > 0xFFFFFFFFULL - size)
+		riff = data = 0xFFFFFFFFULL;
+	memcpy(p, "RIFF", 4); put_le(p + 4, riff, 4); memcpy(p + 8, "WAVE", 4); p += 12;
+	memcpy(p, "fmt ", 4); put_le(p + 4, is_float ? 18 : 16, 4);
+	put_le(p + 8, is_float ? 3 : 1, 2); put_le(p + 10, channels, 2);
+	put_le(p + 12, rate, 4); put_le(p + 16, (uint64_t)rate * block, 4);
+	put_le(p + 20, block, 2); put_le(p + 22, sample_bytes * 8, 2); p += 24;
+	if (is_float) {
+		put_le(p, 0, 2); p += 2;
+		memcpy(p, "fact", 4); put_le(p + 4, 4, 4);
+		put_le(p + 8, data == 0xFFFFFFFFULL ? 0xFFFFFFFFULL : data / block, 4); p += 12;
+	}
+	memcpy(p, "data", 4); put_le(p + 4, data, 4);
+	return size;
 }
 
 /* Write a whole file atomically (temp file in the same folder + rename), mode 0644. */
@@ -825,6 +866,21 @@ static int hapsim_hw_params(snd_pcm_ioplug_t *io, snd_pcm_hw_params_t *params)
 	s->stop_threshold = io->buffer_size;
 	free(s->scratch);
 	s->scratch = NULL;
+	if (s->capture_wav && s->capture_fd >= 0 && !s->capture_failed) {
+		struct stat st;
+		if (fstat(s->capture_fd, &st) == 0 && st.st_size == 0) {
+			unsigned char h[64];
+			unsigned int n = wav_header(h, io->format, io->rate, io->channels,
+						    s->sample_bytes, 0xFFFFFFFFULL);
+			if (write_all(s->capture_fd, h, n) == 0)
+				s->wav_header_bytes = n;
+			else
+				s->capture_failed = 1;
+		} else if (s->capture_append) {
+			/* appending to a capture this plugin began: its header's size */
+			s->wav_header_bytes = io->format == SND_PCM_FORMAT_FLOAT_LE ? 58 : 44;
+		}
+	}
 	s->have_params = 1;
 	s->ever_params = 1;
 	return 0;
@@ -881,6 +937,22 @@ static void hapsim_write_stats(hapsim_t *s)
 		SNDERR("hapsim: cannot write stats file %s", s->stats_path);
 }
 
+/* A WAV capture's sizes, from the file's size, once nothing more will be written. */
+static void hapsim_finish_wav(hapsim_t *s)
+{
+	struct stat st;
+	unsigned char h[64];
+	unsigned int n;
+
+	if (!s->wav_header_bytes || s->capture_fd < 0 || fstat(s->capture_fd, &st) < 0 ||
+	    (uint64_t)st.st_size < s->wav_header_bytes)
+		return;
+	n = wav_header(h, s->io.format, s->io.rate, s->io.channels, s->sample_bytes,
+		       (uint64_t)st.st_size - s->wav_header_bytes);
+	if (n == s->wav_header_bytes && pwrite(s->capture_fd, h, n, 0) != (ssize_t)n)
+		SNDERR("hapsim: cannot finish the WAV header of %s", s->capture_path);
+}
+
 static void hapsim_free(hapsim_t *s)
 {
 	if (s->timer_fd >= 0)
@@ -903,6 +975,7 @@ static int hapsim_close(snd_pcm_ioplug_t *io)
 	hapsim_t *s = io->private_data;
 
 	hapsim_write_stats(s);
+	hapsim_finish_wav(s);
 	hapsim_free(s);
 	return 0;
 }
@@ -1007,6 +1080,16 @@ static int hapsim_parse_conf(hapsim_t *s, snd_config_t *conf)
 				err = 0;
 			} else {
 				SNDERR("hapsim: capture_append must be a boolean");
+			}
+		} else if (strcmp(id, "capture_format") == 0) {
+			const char *str = NULL;
+			if (snd_config_get_string(n, &str) >= 0 && str &&
+			    (strcmp(str, "raw") == 0 || strcmp(str, "wav") == 0)) {
+				s->capture_wav = strcmp(str, "wav") == 0;
+				err = 0;
+			} else {
+				SNDERR("hapsim: capture_format must be raw or wav");
+				err = -EINVAL;
 			}
 		} else if (strcmp(id, "stats") == 0) {
 			err = conf_get_str(n, id, &s->stats_path);
@@ -1157,12 +1240,17 @@ SND_PCM_PLUGIN_DEFINE_FUNC(hapsim)
 	}
 
 	if (s->capture_path) {
-		int flags = O_WRONLY | O_CREAT | O_CLOEXEC |
-			(s->capture_append ? O_APPEND : O_TRUNC);
+		/* Not O_APPEND, so that the WAV header can be rewritten with pwrite
+		 * (Linux appends every pwrite to an O_APPEND file). */
+		int flags = O_RDWR | O_CREAT | O_CLOEXEC | (s->capture_append ? 0 : O_TRUNC);
 		s->capture_fd = open(s->capture_path, flags, 0644);
 		if (s->capture_fd < 0) {
 			err = -errno;
 			SNDERR("hapsim: cannot open capture file %s: %s", s->capture_path, strerror(errno));
+			goto fail;
+		}
+		if (s->capture_append && lseek(s->capture_fd, 0, SEEK_END) < 0) {
+			err = -errno;
 			goto fail;
 		}
 		(void)fchmod(s->capture_fd, 0644);

@@ -37,8 +37,10 @@ const char *hap_alsa_strerror(int error);
 /// The last message alsa-lib tried to print (hap silences its stderr output), or "".
 const char *hap_alsa_last_message(void);
 
-/// Opens `name` for playback (blocking mode). Returns 0 or a negative errno.
-int hap_pcm_open(hap_pcm **pcm, const char *name);
+/// Opens `name` for playback (blocking mode). `config`: NULL to look `name` up in ALSA's own
+/// configuration (asoundrc and all), or the text of a configuration that defines it, read
+/// alone (hap's simulated exciter). Returns 0 or a negative errno.
+int hap_pcm_open(hap_pcm **pcm, const char *name, const char *config);
 
 /// What hap asks of a device, and what it got.
 typedef struct {
@@ -80,8 +82,9 @@ typedef struct {
   int standard_rates[8];                // 8000, 16000, 22050, 44100, 48000, 88200, 96000, 192000
 } hap_pcm_caps;
 
-/// Opens `name` without blocking and reads what it takes. Returns 0 or a negative errno.
-int hap_pcm_probe(const char *name, hap_pcm_caps *caps);
+/// Opens `name` (`config` as in hap_pcm_open) without blocking and reads what it takes.
+/// Returns 0 or a negative errno.
+int hap_pcm_probe(const char *name, const char *config, hap_pcm_caps *caps);
 
 /// Calls `visit(context, name, description)` for each playback device ALSA's hints list.
 /// Returns the number of devices, or a negative errno.

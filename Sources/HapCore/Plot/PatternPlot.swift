@@ -47,17 +47,21 @@ public enum PatternPlot {
     }
   }
 
-  /// The lanes, top to bottom, with their heights in pixels.
+  /// The lanes of a pattern, top to bottom, with their heights in pixels.
   static let lanes: [(name: String, height: Double)] = [
     ("events", 60), ("intensity", 70), ("sharpness", 70), ("waveform", 90),
   ]
+  /// The lane of a recorded signal (`hap plot --signal`), below the pattern's lanes if any.
+  static let signalLane = (name: "signal", height: 90.0)
 
-  /// The window the options ask for: `from` to `to`, or to the end of the longest input (at
-  /// least 0.1 s past `from`).
-  public static func window(_ inputs: [Input], profile: ActuatorProfile, options: PlotOptions) -> PlotWindow {
+  /// The window the options ask for: `from` to `to`, or to the end of the longest input or
+  /// `atLeast` seconds (a recorded signal's length), at least 0.1 s past `from`.
+  public static func window(_ inputs: [Input], profile: ActuatorProfile, options: PlotOptions, atLeast: Double = 0)
+    -> PlotWindow
+  {
     let columns = options.width - Int(PlotOptions.left + PlotOptions.right)
     if let to = options.to { return PlotWindow(from: options.from, to: to, columns: columns) }
-    var end = 0.0
+    var end = atLeast
     for input in inputs {
       let schedule = Schedule(pattern: input.pattern, profile: profile, rate: options.rate)
       end = max(end, input.pattern.duration, schedule.duration)
@@ -65,13 +69,19 @@ public enum PatternPlot {
     return PlotWindow(from: options.from, to: max(end, options.from + 0.1), columns: columns)
   }
 
-  /// The SVG text of `inputs` (one, or two overlaid with a legend).
-  public static func svg(_ inputs: [Input], profile: ActuatorProfile, options: PlotOptions) -> String {
-    let window = window(inputs, profile: profile, options: options)
+  /// The SVG text of `inputs` (one, or two overlaid with a legend), and of a recorded `signal`
+  /// in a lane of its own below them (its window is the picture's: make it with ``window``,
+  /// `atLeast` its length). With a signal, `inputs` may be empty: the signal's lane alone.
+  public static func svg(
+    _ inputs: [Input], profile: ActuatorProfile, options: PlotOptions, signal: SignalSeries? = nil
+  ) -> String {
+    let window = signal?.window ?? window(inputs, profile: profile, options: options)
     let series = inputs.map { PlotSeries(pattern: $0.pattern, profile: profile, window: window, rate: options.rate) }
-    let layout = Layout(window: window, width: Double(options.width), legend: inputs.count > 1)
+    let lanes = (inputs.isEmpty ? [] : Self.lanes) + (signal == nil ? [] : [signalLane])
+    let layout = Layout(window: window, width: Double(options.width), legend: inputs.count > 1, lanes: lanes)
     var svg = SVGText()
-    let title = inputs.map { Format.excerpt($0.name) }.joined(separator: " vs ")
+    let title = (inputs.map(\.name) + (signal.map { [$0.name] } ?? [])).map { Format.excerpt($0) }.joined(
+      separator: inputs.count > 1 ? " vs " : ", ")
     svg.line("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
     svg.open(
       "svg",
@@ -91,7 +101,7 @@ public enum PatternPlot {
     svg.element("text", [("class", .text("heading")), ("x", .number(12)), ("y", .number(22))], content: title)
     if inputs.count > 1 { legend(inputs, layout: layout, into: &svg) }
     layout.drawGrid(into: &svg)
-    for (index, lane) in lanes.enumerated() {
+    for (index, lane) in layout.lanes.enumerated() {
       let frame = layout.lane(index)
       svg.open("g", [("id", .text("lane-\(lane.name)")), ("class", .text("lane"))])
       svg.element(
@@ -103,6 +113,11 @@ public enum PatternPlot {
       svg.element(
         "text", [("class", .text("label")), ("x", .number(frame.x)), ("y", .number(frame.y - 4))], content: lane.name)
       PlotLanes.axis(lane.name, frame: frame, profile: profile, into: &svg)
+      if lane.name == signalLane.name, let signal {
+        PlotLanes.strokes(signal.columns, frame: frame, layout: layout, into: &svg)
+        svg.close("g")
+        continue
+      }
       for (k, one) in series.enumerated() {
         svg.open("g", [("class", .text("series series-\(k == 0 ? "a" : "b")"))])
         PlotLanes.draw(lane.name, one, frame: frame, layout: layout, labelOffset: Double(k) * 10, into: &svg)
@@ -147,11 +162,14 @@ public enum PatternPlot {
     let window: PlotWindow
     let width: Double
     let top: Double
+    /// The lanes drawn, top to bottom.
+    let lanes: [(name: String, height: Double)]
     static let labelRow = 16.0
 
-    init(window: PlotWindow, width: Double, legend: Bool) {
+    init(window: PlotWindow, width: Double, legend: Bool, lanes: [(name: String, height: Double)] = PatternPlot.lanes) {
       self.window = window
       self.width = width
+      self.lanes = lanes
       top = legend ? 52 : 36
     }
 
@@ -160,11 +178,11 @@ public enum PatternPlot {
 
     func lane(_ index: Int) -> Frame {
       var y = top
-      for k in 0..<index { y += Layout.labelRow + PatternPlot.lanes[k].height }
-      return Frame(x: left, y: y + Layout.labelRow, width: plotWidth, height: PatternPlot.lanes[index].height)
+      for k in 0..<index { y += Layout.labelRow + lanes[k].height }
+      return Frame(x: left, y: y + Layout.labelRow, width: plotWidth, height: lanes[index].height)
     }
 
-    var lanesBottom: Double { lane(PatternPlot.lanes.count - 1).bottom }
+    var lanesBottom: Double { lane(lanes.count - 1).bottom }
     var height: Double { lanesBottom + 40 }
 
     /// The x of time `t` (seconds).
@@ -188,7 +206,7 @@ public enum PatternPlot {
     func drawGrid(into svg: inout SVGText) {
       svg.open("g", [("class", .text("grid"))])
       for t in ticks.times {
-        for index in PatternPlot.lanes.indices {
+        for index in lanes.indices {
           let frame = lane(index)
           svg.element(
             "line",

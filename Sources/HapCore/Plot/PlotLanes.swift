@@ -24,7 +24,7 @@ enum PlotLanes {
         content: text)
     }
     switch lane {
-    case "waveform":
+    case "waveform", "signal":
       label("1", y: frame.y)
       label("0", y: frame.y + frame.height / 2)
       label("-1", y: frame.bottom)
@@ -133,9 +133,15 @@ enum PlotLanes {
   /// The rendered signal: a vertical stroke per column from its lowest to its highest sample,
   /// full scale (±1) at the lane's edges.
   static func waveform(_ series: PlotSeries, frame: Frame, layout: Layout, into svg: inout SVGText) {
+    strokes(series.waveform, frame: frame, layout: layout, into: &svg)
+  }
+
+  /// A vertical stroke per column from its lowest to its highest sample (the rendered signal, or
+  /// a recorded one), full scale (±1) at the lane's edges; silent columns are left out.
+  static func strokes(_ columns: [ClosedRange<Float>?], frame: Frame, layout: Layout, into svg: inout SVGText) {
     let middle = frame.y + frame.height / 2
     var d = ""
-    for (c, range) in series.waveform.enumerated() {
+    for (c, range) in columns.enumerated() {
       guard let range, range.lowerBound != 0 || range.upperBound != 0 else { continue }
       let top = middle - Double(range.upperBound) * frame.height / 2
       let bottom = middle - Double(range.lowerBound) * frame.height / 2

@@ -10,8 +10,12 @@ enum DevicesCommand: Command {
     The capability check: lists the playback devices ALSA knows (name, description) and, for
     each, whether it opens and which rates, sample formats and channel counts it takes.
     With -D, checks just that device (any ALSA device string, e.g. hw:1,0 or plughw:1).
+    The list always ends with 'sim', hap's simulated exciter (no set-up: 'hap play -D sim'),
+    which plays in real time and records what it plays to a file ('hap play --verbose' says
+    where; -D sim:CAPTURE=FILE.wav names it).
     Exit status: 0 when at least one usable device exists, 1 when none does (ALSA's 'null'
-    device discards sound and does not count), 2 when ALSA's library is missing.
+    device discards sound and 'sim' is no hardware: neither counts; with -D, the device named
+    is the one that counts, 'sim' too), 2 when ALSA's library is missing.
     """
   static let options: [OptionSpec] = [
     .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json."),
@@ -20,6 +24,7 @@ enum DevicesCommand: Command {
   static let examples = [
     ("hap devices", "What can hap play on?"),
     ("hap devices -D plughw:1", "Check one device"),
+    ("hap devices -D sim", "Check the simulated exciter (built by 'make sim')"),
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -29,13 +34,16 @@ enum DevicesCommand: Command {
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
     }
-    let devices = arguments.value("device").map { [DeviceList.probe($0)] } ?? DeviceList.playbackDevices()
-    let usable = devices.filter(\.isUsable)
+    let named = arguments.value("device")
+    let devices = named.map { [probe($0)] } ?? (DeviceList.playbackDevices() + [probe(SimulatedDevice.name)])
+    // The simulated exciter is no hardware: in the list it does not count, named it does.
+    let usable = devices.filter { $0.isUsable && (named != nil || $0.name != SimulatedDevice.name) }
     if arguments.value("format") == "json" {
       let items = devices.map { device -> String in
         var members: [(String, String)] = [
           ("name", JSONOutput.string(device.name)), ("description", JSONOutput.string(device.description)),
           ("opens", device.capabilities == nil ? "false" : "true"), ("usable", device.isUsable ? "true" : "false"),
+          ("simulated", device.name == SimulatedDevice.name ? "true" : "false"),
         ]
         if let caps = device.capabilities {
           members.append(
@@ -80,10 +88,24 @@ enum DevicesCommand: Command {
     }
     if usable.isEmpty {
       Console.error(
-        "hap: no usable playback device: \(devices.isEmpty ? "ALSA lists none" : "none of the \(devices.count) listed opens and plays") (no sound card, or no access to it: is your user in the 'audio' group?). See docs/testing.md for the simulated exciter."
+        "hap: no usable playback device: \(devices.isEmpty ? "ALSA lists none" : "none of the \(devices.count) listed opens and plays") (no sound card, or no access to it: is your user in the 'audio' group?); 'hap play -D sim' plays on the simulated exciter."
       )
       return ExitStatus.failure
     }
     return ExitStatus.ok
+  }
+
+  /// Probes one device: `sim` (and `sim:CAPTURE=...`) from its configuration built in memory,
+  /// without a capture (so the last one is kept), anything else from ALSA's configuration.
+  static func probe(_ name: String) -> PlaybackDevice {
+    guard SimulatedDevice.names(name) else { return DeviceList.probe(name) }
+    do {
+      let device = try SimulatedDevice.resolve(name, capturing: false)!
+      return DeviceList.probe(
+        SimulatedDevice.name, description: SimulatedDevice.description, alsaConfiguration: device.alsaConfiguration)
+    } catch {
+      return PlaybackDevice(
+        name: SimulatedDevice.name, description: SimulatedDevice.description, capabilities: nil, error: error.message)
+    }
   }
 }

@@ -5,7 +5,7 @@ import HapCore
 enum PlotCommand: Command {
   static let name = "plot"
   static let summary = "Draw patterns as SVG pictures: events, intensity, sharpness and the rendered signal."
-  static let forms = ["PATTERN -o OUT.svg", "PATTERN... -o FOLDER/ [options]"]
+  static let forms = ["PATTERN -o OUT.svg", "PATTERN... -o FOLDER/ [options]", "--signal FILE [PATTERN] -o OUT.svg"]
   static let description = """
     Draws each pattern on one time axis (seconds) in four lanes: events (transients as ticks,
     continuous events as bars over their duration, height by intensity, labelled with their
@@ -24,22 +24,30 @@ enum PlotCommand: Command {
     folder (created if missing) and each pattern becomes NAME.svg in it. Files are written
     atomically, as 'hap render' writes them. A pattern with errors is refused with its
     diagnostics (exit 1); an unreadable pattern or an unwritable output is exit 2.
+
+    --signal FILE draws a recorded signal (the simulated exciter's capture, 'hap play -D sim
+    --verbose' says where; or any render) in a 'signal' lane, like the waveform lane: alone, or
+    below one pattern's lanes on the same time axis. A WAV file says its format; any other
+    file is raw frames: --sample-format, --rate and --channels say how (default s16, 48000 Hz,
+    mono). All channels are drawn together. An unreadable signal is exit 2.
     """
-  static let options: [OptionSpec] = [
-    .value("output", short: "o", "OUT", "Output .svg file, folder (several patterns) or '-' for standard output."),
-    .value("width", "PX", "Width of the picture in pixels, \(widthText) (default 1000)."),
-    .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
-    .value("from", "S", "Start of the time window in seconds (default 0)."),
-    .value("to", "S", "End of the time window in seconds (default: the end of the pattern)."),
-    .value(
-      "theme", "THEME", choices: PlotTheme.allCases.map(\.rawValue),
-      "light (default), dark, or auto (light, dark where the viewer prefers dark)."),
-    .flag("quiet", short: "q", "Do not print warnings or the summary line."),
-  ]
+  static let options: [OptionSpec] =
+    [
+      .value("output", short: "o", "OUT", "Output .svg file, folder (several patterns) or '-' for standard output."),
+      .value("width", "PX", "Width of the picture in pixels, \(widthText) (default 1000)."),
+      .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
+      .value("from", "S", "Start of the time window in seconds (default 0)."),
+      .value("to", "S", "End of the time window in seconds (default: the end of the pattern)."),
+      .value(
+        "theme", "THEME", choices: PlotTheme.allCases.map(\.rawValue),
+        "light (default), dark, or auto (light, dark where the viewer prefers dark)."),
+      .flag("quiet", short: "q", "Do not print warnings or the summary line."),
+    ] + signalOptions
   static let examples = [
     ("hap plot patterns/correct.json -o correct.svg", "Look at a pattern"),
     ("hap plot patterns/*.json -o plots/", "One picture per pattern, into a folder"),
     ("hap plot patterns/winner.json --from 0.5 --to 1.5 --width 1600 -o -", "Zoom in, to standard output"),
+    ("hap plot --signal ~/.cache/hap/sim-capture.wav patterns/tick.json -o felt.svg", "What the exciter got"),
   ]
 
   static let widthText = "\(PlotOptions.widthRange.lowerBound)..\(PlotOptions.widthRange.upperBound)"
@@ -74,6 +82,10 @@ enum PlotCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let options = try plotOptions(arguments)
+    if let signal = arguments.value("signal") { return try runSignal(signal, arguments, options: options) }
+    for name in ["sample-format", "rate", "channels"] where arguments.value(name) != nil {
+      throw UsageError("'--\(name)' describes a raw '--signal FILE'; give it with --signal")
+    }
     let patterns = arguments.positionals
     let quiet = arguments.has("quiet")
     guard !patterns.isEmpty else { throw UsageError("no pattern given") }

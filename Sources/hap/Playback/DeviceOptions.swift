@@ -8,7 +8,8 @@ struct DeviceOptions {
   /// `-D`, `--latency`, `--rate`, `--sample-format`, `--channels`, `--channel`, `--reconnect`,
   /// `--profile`, `--gain` and `--verbose`, as every command that plays takes them.
   static let specs: [OptionSpec] = [
-    .value("device", short: "D", "NAME", "ALSA device (default: $HAP_DEVICE, else 'default')."),
+    .value(
+      "device", short: "D", "NAME", "ALSA device (default: $HAP_DEVICE, else 'default'); 'sim': the simulated exciter."),
     .gain,
     .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
     .value("latency", "MS", "Device buffer, 2..200 ms (default 10), split into 4 periods."),

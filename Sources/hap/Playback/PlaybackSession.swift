@@ -26,11 +26,16 @@ final class PlaybackSession {
   let keeper = RendererKeeper()
   /// Monotonic time when the command started reading its command line (`--verbose`).
   let commandStarted: UInt64
+  /// `-D sim`: the simulated exciter's capture file (`--verbose` says where it is).
+  let capture: String?
 
-  private init(options: DeviceOptions, sink: ALSASink, profile: ActuatorProfile, commandStarted: UInt64) {
+  private init(
+    options: DeviceOptions, sink: ALSASink, profile: ActuatorProfile, commandStarted: UInt64, capture: String?
+  ) {
     self.options = options
     self.sink = sink
     self.commandStarted = commandStarted
+    self.capture = capture
     factory = RendererFactory(
       profile: profile, rate: Double(sink.configuration.rate), linearGain: options.linearGain)
   }
@@ -41,9 +46,17 @@ final class PlaybackSession {
     throws(Failure) -> PlaybackSession
   {
     let sink: ALSASink
+    let simulated: SimulatedDevice?
+    do {
+      simulated = try SimulatedDevice.resolve(options.device)
+    } catch {
+      throw Failure(error.message)
+    }
     do {
       try ALSALibrary.load()
-      sink = try ALSASink(device: options.device, request: options.request, reconnectSeconds: options.reconnect)
+      sink = try ALSASink(
+        device: simulated == nil ? options.device : SimulatedDevice.name, request: options.request,
+        reconnectSeconds: options.reconnect, alsaConfiguration: simulated?.alsaConfiguration)
     } catch {
       throw Failure(error.message)
     }
@@ -53,7 +66,8 @@ final class PlaybackSession {
         "device '\(options.device)' has \(sink.configuration.channels) channel(s); there is no channel \(k + 1)")
     }
     sink.abandonReconnect = { Interrupt.requested }
-    return PlaybackSession(options: options, sink: sink, profile: profile, commandStarted: commandStarted)
+    return PlaybackSession(
+      options: options, sink: sink, profile: profile, commandStarted: commandStarted, capture: simulated?.capture)
   }
 
   /// Prints `failure` as one line; exit status 2.
@@ -151,6 +165,10 @@ final class PlaybackSession {
     Console.error(
       "underruns   \(report.underruns) (each recovered by re-preparing the device)\(report.suspends > 0 ? "; \(report.suspends) suspends" : "")\(report.reconnects > 0 ? "; \(report.reconnects) reconnects" : "")"
     )
+    if let capture {
+      let kind = capture.lowercased().hasSuffix(".raw") ? "raw, \(c.format.rawValue) little-endian, interleaved" : "WAV"
+      Console.error("capture     \(capture) (\(kind); 'hap plot --signal' draws it)")
+    }
     Console.error(
       "frames      \(report.framesPlayed) (\(Format.seconds((Double(report.framesPlayed) / Double(c.rate) * 1000).rounded() / 1000)))"
     )

@@ -99,8 +99,10 @@ final class HapticService: @unchecked Sendable {
     if engine != nil { return nil }
     // The device set-up every command that plays shares (libasound, the device, the routing).
     let opened: ALSASink
+    let capture: String?
     do {
-      opened = try PlaybackSession.open(settings.device, profile: settings.profile, commandStarted: 0).sink
+      let session = try PlaybackSession.open(settings.device, profile: settings.profile, commandStarted: 0)
+      (opened, capture) = (session.sink, session.capture)
     } catch {
       deviceState = "missing"
       return error.message
@@ -113,7 +115,9 @@ final class HapticService: @unchecked Sendable {
     self.engine = engine
     deviceState = "open"
     engine.start()
-    if settings.verbose { Console.error("hap: device '\(settings.device.device)' opened") }
+    if settings.verbose {
+      Console.error("hap: device '\(settings.device.device)' opened\(capture.map { ", recording to \($0)" } ?? "")")
+    }
     lock.broadcast()
     return nil
   }

@@ -1,0 +1,98 @@
+import Foundation
+import HapCore
+
+/// `hap plot --signal FILE [PATTERN]`: a recorded signal (the simulated exciter's capture, a
+/// render) drawn in a lane of its own, alone or below one pattern's lanes.
+extension PlotCommand {
+  /// The options of a raw `--signal` (a WAV file says its own).
+  static let signalOptions: [OptionSpec] = [
+    .value(
+      "signal", "FILE", "Draw a recorded signal (WAV or raw, e.g. 'hap play -D sim's capture)\nin a lane of its own."),
+    .value(
+      "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),
+      "Of a raw --signal: s16 (default), s24, s32 or f32, little-endian."),
+    .value("rate", short: "r", "HZ", "Of a raw --signal: its sample rate (default 48000)."),
+    .value("channels", "N", "Of a raw --signal: interleaved channels (default 1)."),
+  ]
+
+  static func runSignal(_ path: String, _ arguments: Arguments, options: PlotOptions) throws(UsageError) -> Int32 {
+    let patterns = arguments.positionals
+    guard patterns.count <= 1 else { throw UsageError("'--signal' draws one signal with at most one pattern") }
+    guard let output = arguments.value("output") else {
+      throw UsageError("no output given; use -o FILE.svg (or -o - for standard output)")
+    }
+    try checkExtension(output)
+    let ext = (path as NSString).pathExtension.lowercased()
+    if ["json", "ahap"].contains(ext) {
+      throw UsageError("'\(Format.excerpt(path))' is a pattern, not a signal: give it without --signal")
+    }
+    let raw = SignalSeries.Layout(
+      format: SampleFormat(rawValue: arguments.value("sample-format") ?? "s16")!,
+      rate: try arguments.integer("rate", in: 1000...768_000, default: 48000),
+      channels: try arguments.integer("channels", in: 1...64, default: 1))
+    let quiet = arguments.has("quiet")
+    var inputs: [PatternPlot.Input] = []
+    let profile: ActuatorProfile
+    do {
+      profile = try PatternLoading.profile(arguments.value("profile"))
+      if let pattern = patterns.first {
+        inputs = [
+          .init(
+            name: pattern == "-" ? "<stdin>" : pattern, pattern: try PatternLoading.load(pattern, quietWarnings: quiet))
+        ]
+      }
+    } catch {
+      return PatternLoading.status(error)
+    }
+    let series: SignalSeries
+    do {
+      series = try readSignal(path, raw: raw) { duration in
+        PatternPlot.window(inputs, profile: profile, options: options, atLeast: duration)
+      }
+    } catch {
+      Console.error("hap: '\(Format.excerpt(path))': \(error.message)")
+      return ExitStatus.trouble
+    }
+    let svg = PatternPlot.svg(inputs, profile: profile, options: options, signal: series)
+    guard write(svg, to: output) else { return ExitStatus.trouble }
+    if !quiet && output != "-" { Console.error("\(path) -> \(output)") }
+    return ExitStatus.ok
+  }
+
+  /// Reads `path` (a WAV file, else raw frames laid out as `raw`) in pieces, reduced to the
+  /// columns of the window `window` gives for the signal's length in seconds.
+  static func readSignal(_ path: String, raw: SignalSeries.Layout, window: (Double) -> PlotWindow)
+    throws(SignalSeries.Failure) -> SignalSeries
+  {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw SignalSeries.Failure(message: String(cString: strerror(errno))) }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      throw SignalSeries.Failure(message: "not a regular file")
+    }
+    var head = [UInt8](repeating: 0, count: 4096)
+    let got = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+    guard got >= 0 else { throw SignalSeries.Failure(message: String(cString: strerror(errno))) }
+    head.removeSubrange(got...)
+    let layout = try SignalSeries.wavLayout(head) ?? raw
+    let size = UInt64(info.st_size)
+    let available = size - min(size, UInt64(layout.dataOffset))
+    let dataBytes = min(layout.dataBytes ?? available, available)
+    var reducer = SignalSeries.Reducer(layout: layout, window: window(layout.duration(bytes: dataBytes)))
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    var offset = UInt64(layout.dataOffset)
+    var left = dataBytes
+    while left > 0 && !reducer.isPastWindow {
+      let want = Int(min(UInt64(chunk.count), left))
+      let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(offset)) }
+      if count < 0 && errno == EINTR { continue }
+      guard count >= 0 else { throw SignalSeries.Failure(message: String(cString: strerror(errno))) }
+      if count == 0 { break }
+      chunk.withUnsafeBytes { reducer.add(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+      offset += UInt64(count)
+      left -= UInt64(count)
+    }
+    return reducer.series(name: path)
+  }
+}

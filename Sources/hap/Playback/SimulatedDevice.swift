@@ -1,0 +1,157 @@
+import Foundation
+import HapCore
+
+/// `-D sim`: hap's simulated exciter (tools/sim-exciter, an ALSA ioplug plugin), with no set-up.
+///
+/// hap builds the device's ALSA configuration in memory and opens it from that text alone, so
+/// neither ~/.asoundrc nor `ALSA_CONFIG_PATH` is read or touched. The device is paced in real
+/// time and records every frame it plays to its capture: `-D sim` records to the default
+/// capture (``defaultCapture(environment:)``), `-D sim:CAPTURE=FILE` to FILE (a WAV file, or raw
+/// frames in the negotiated format when FILE ends in `.raw`).
+struct SimulatedDevice {
+  /// Why `-D sim` cannot be used: one sentence.
+  struct Failure: Error {
+    let message: String
+  }
+
+  static let name = "sim"
+  static let pluginFile = "libasound_module_pcm_hapsim.so"
+  static let description = "hap's simulated exciter: paced in real time, records what it plays to a file"
+
+  /// The plugin's path.
+  let plugin: String
+  /// The capture file (absolute), or nil: record nothing (`hap devices` probes it so, and must
+  /// not truncate the last capture).
+  let capture: String?
+
+  /// Whether `device` names the simulated exciter: `sim` or `sim:CAPTURE=FILE`.
+  static func names(_ device: String) -> Bool { device == name || device.hasPrefix(name + ":") }
+
+  /// The simulated exciter `device` names, with its capture (created folder and all), or nil when
+  /// `device` is another device. `capturing` false: without a capture (a probe).
+  static func resolve(
+    _ device: String, capturing: Bool = true, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws(Failure) -> SimulatedDevice? {
+    guard names(device) else { return nil }
+    let plugin = try locatePlugin(environment: environment)
+    guard capturing else { return SimulatedDevice(plugin: plugin, capture: nil) }
+    return SimulatedDevice(plugin: plugin, capture: try capturePath(device, environment: environment))
+  }
+
+  /// `$HAP_SIM_PLUGIN` when set (it must exist), else `PREFIX/lib/hap/` beside an installed
+  /// `PREFIX/bin/hap`, else the build tree's `.build/sim/` (`make sim`) above the binary.
+  static func locatePlugin(
+    environment: [String: String], executable: String = Bundle.main.executablePath ?? CommandLine.arguments[0]
+  ) throws(Failure) -> String {
+    let files = FileManager.default
+    if let path = environment["HAP_SIM_PLUGIN"], !path.isEmpty {
+      guard files.fileExists(atPath: path) else {
+        throw Failure(
+          message:
+            "the simulated exciter's plugin '\(Format.excerpt(path))' ($HAP_SIM_PLUGIN) does not exist; build it with 'make sim' in hap's source folder"
+        )
+      }
+      return path
+    }
+    let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+    let folder = binary.deletingLastPathComponent()
+    var candidates = [folder.deletingLastPathComponent().appendingPathComponent("lib/hap/\(pluginFile)").path]
+    var up = folder
+    while up.path != "/" && !up.path.isEmpty {
+      if up.lastPathComponent == ".build" {
+        candidates.append(up.appendingPathComponent("sim/\(pluginFile)").path)
+        break
+      }
+      up = up.deletingLastPathComponent()
+    }
+    if let found = candidates.first(where: { files.fileExists(atPath: $0) }) { return found }
+    throw Failure(
+      message:
+        "the simulated exciter is not built (no \(pluginFile) in \(Format.excerpt(candidates[0]).replacingOccurrences(of: "/" + pluginFile, with: ""))\(candidates.count > 1 ? " or .build/sim" : "")); build it with 'make sim' in hap's source folder, or name it with $HAP_SIM_PLUGIN"
+    )
+  }
+
+  /// `sim:CAPTURE=FILE`'s FILE (its folder must exist), else the default capture (its folder
+  /// created).
+  static func capturePath(_ device: String, environment: [String: String]) throws(Failure) -> String {
+    let files = FileManager.default
+    guard device != name else {
+      let path = try defaultCapture(environment: environment)
+      let folder = (path as NSString).deletingLastPathComponent
+      do {
+        try files.createDirectory(
+          atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+      } catch {
+        throw Failure(message: "cannot create '\(Format.excerpt(folder))' for the simulated exciter's capture")
+      }
+      return path
+    }
+    let argument = device.dropFirst(name.count + 1)
+    guard argument.hasPrefix("CAPTURE="), argument.count > "CAPTURE=".count else {
+      throw Failure(
+        message:
+          "'\(Format.excerpt(device))' is not a simulated exciter: use 'sim' or 'sim:CAPTURE=FILE.wav' (or FILE.raw)")
+    }
+    let given = String(argument.dropFirst("CAPTURE=".count))
+    let path = URL(fileURLWithPath: given).standardizedFileURL.path
+    var isFolder: ObjCBool = false
+    let folder = (path as NSString).deletingLastPathComponent
+    guard files.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+      throw Failure(
+        message: "the simulated exciter cannot record to '\(Format.excerpt(given))': its folder does not exist")
+    }
+    if files.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+      throw Failure(message: "the simulated exciter cannot record to '\(Format.excerpt(given))': it is a folder")
+    }
+    return path
+  }
+
+  /// `$XDG_RUNTIME_DIR/hap/sim-capture.wav`, else `$XDG_CACHE_HOME/hap/sim-capture.wav`, else
+  /// `$HOME/.cache/hap/sim-capture.wav`.
+  static func defaultCapture(environment: [String: String]) throws(Failure) -> String {
+    for (variable, suffix) in [("XDG_RUNTIME_DIR", "hap"), ("XDG_CACHE_HOME", "hap"), ("HOME", ".cache/hap")] {
+      if let base = environment[variable], base.hasPrefix("/") {
+        return URL(fileURLWithPath: base).appendingPathComponent("\(suffix)/sim-capture.wav").path
+      }
+    }
+    throw Failure(
+      message:
+        "no folder for the simulated exciter's capture ($XDG_RUNTIME_DIR and $HOME are unset); use -D sim:CAPTURE=FILE.wav"
+    )
+  }
+
+  /// Raw frames when the capture ends in `.raw`, else WAV.
+  var captureIsRaw: Bool { capture.map { ($0 as NSString).pathExtension.lowercased() == "raw" } ?? false }
+
+  /// The ALSA configuration that defines the device `sim`, read alone (no asoundrc).
+  var alsaConfiguration: String {
+    var settings = ""
+    if let capture {
+      settings = "capture \(Self.quoted(capture))\(captureIsRaw ? "" : " capture_format wav") "
+    }
+    return """
+      pcm_type.hapsim { lib \(Self.quoted(plugin)) }
+      pcm.\(Self.name) { type hapsim \(settings)hint { show on description \(Self.quoted(Self.description)) } }
+      """
+  }
+
+  /// A string in ALSA's configuration syntax: double quotes, with `\`, `"` and control
+  /// characters escaped (octal).
+  static func quoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"", "\\": out += "\\" + String(scalar)
+      case "\u{0}"..."\u{1f}", "\u{7f}": out += "\\" + String(scalar.value, radix: 8).leftPadded(to: 3)
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out + "\""
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
+  }
+}
