@@ -158,7 +158,12 @@ enum CompletionScripts {
       lines[lines.count - 1].removeLast(2)
       lines.append("    ;;")
     }
-    lines += ["  esac", "}", "", "_hap \"$@\"", ""]
+    // Autoloaded from $fpath (#compdef), the file's body is the completion function's; sourced,
+    // it registers the function.
+    lines += [
+      "  esac", "}", "",
+      "if [ \"$funcstack[1]\" = \"_hap\" ]; then _hap \"$@\"; else compdef _hap hap; fi", "",
+    ]
     return lines.joined(separator: "\n")
   }
 
