@@ -62,6 +62,8 @@ $(SIM_PLUGIN): tools/sim-exciter/hap_sim_exciter.c tools/sim-exciter/build.sh
 
 test: deps sim
 	@command -v strace >/dev/null || $(MAKE) --no-print-directory apt PKGS=strace
+	@# The man page test runs groff (and zsh -n, fish -n where those shells are installed).
+	@command -v groff >/dev/null || $(MAKE) --no-print-directory apt PKGS=groff-base
 	python3 scripts/gen-rules.py --check
 	$(SWIFT) build
 	sh scripts/plot-docs.sh .build/debug/hap --check
@@ -81,6 +83,12 @@ bench: build bench-deps sim
 # home install, give SYSTEMD_USER_DIR=$HOME/.config/systemd/user.
 SYSTEMD_USER_DIR ?= $(PREFIX)/lib/systemd/user
 UNIT_DIR = $(DESTDIR)$(SYSTEMD_USER_DIR)
+# Also the shell completions and the manual page hap.1, both written by the binary from its own
+# option tables (`hap completion SHELL`, `hap help --man`).
+BASH_COMPLETION = $(DESTDIR)$(PREFIX)/share/bash-completion/completions/hap
+ZSH_COMPLETION = $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hap
+FISH_COMPLETION = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hap.fish
+MAN_PAGE = $(DESTDIR)$(PREFIX)/share/man/man1/hap.1
 install: $(if $(NO_BUILD),,build sim)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hap/patterns $(UNIT_DIR)
 	install -m 755 $(HAP) $(DESTDIR)$(PREFIX)/bin/hap
@@ -88,9 +96,16 @@ install: $(if $(NO_BUILD),,build sim)
 	install -m 644 patterns/*.json $(DESTDIR)$(PREFIX)/share/hap/patterns/
 	sed 's|%h/\.local/|$(PREFIX)/|g' contrib/hap.service > $(UNIT_DIR)/hap.service.tmp
 	chmod 644 $(UNIT_DIR)/hap.service.tmp && mv $(UNIT_DIR)/hap.service.tmp $(UNIT_DIR)/hap.service
+	install -d $(dir $(BASH_COMPLETION)) $(dir $(ZSH_COMPLETION)) $(dir $(FISH_COMPLETION)) $(dir $(MAN_PAGE))
+	$(HAP) completion bash > $(BASH_COMPLETION).tmp && mv $(BASH_COMPLETION).tmp $(BASH_COMPLETION)
+	$(HAP) completion zsh > $(ZSH_COMPLETION).tmp && mv $(ZSH_COMPLETION).tmp $(ZSH_COMPLETION)
+	$(HAP) completion fish > $(FISH_COMPLETION).tmp && mv $(FISH_COMPLETION).tmp $(FISH_COMPLETION)
+	$(HAP) help --man > $(MAN_PAGE).tmp && mv $(MAN_PAGE).tmp $(MAN_PAGE)
+	chmod 644 $(BASH_COMPLETION) $(ZSH_COMPLETION) $(FISH_COMPLETION) $(MAN_PAGE)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/hap $(UNIT_DIR)/hap.service $(DESTDIR)$(PREFIX)/lib/hap/$(notdir $(SIM_PLUGIN))
+	rm -f $(BASH_COMPLETION) $(ZSH_COMPLETION) $(FISH_COMPLETION) $(MAN_PAGE)
 	-rmdir $(DESTDIR)$(PREFIX)/lib/hap 2>/dev/null
 	rm -rf $(DESTDIR)$(PREFIX)/share/hap/patterns
 	-rmdir $(DESTDIR)$(PREFIX)/share/hap 2>/dev/null

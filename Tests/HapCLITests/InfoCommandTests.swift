@@ -199,9 +199,56 @@ struct InfoCommandTests {
     let missing = try Hap.run(["info", folder.path("nope.json")])
     #expect(missing.status == 2)
     #expect(missing.stderr.contains("cannot read"))
-    let two = try Hap.run(["info", correct, correct])
-    #expect(two.status == 2)
-    #expect(two.stderr.contains("give one pattern at a time"))
+  }
+
+  // MARK: several patterns
+
+  @Test func severalPatternsGiveOneTextReportEach() throws {
+    let roundEnd = RenderFixtures.pattern("roundEnd")
+    let result = try Hap.run(["info", correct, roundEnd])
+    #expect(result.status == 0, "\(result.stderr)")
+    let reports = result.stdout.components(separatedBy: "\n\n")
+    try #require(reports.count == 2, "\(result.stdout)")
+    #expect(row("pattern", in: reports[0]) == correct)
+    #expect(row("pattern", in: reports[1]) == roundEnd)
+    // Each report is headed by its name and is the one that pattern gets alone.
+    #expect(reports[0].hasPrefix("pattern"))
+    #expect(reports[1].hasPrefix("pattern"))
+    let alone = try Hap.run(["info", roundEnd])
+    #expect(reports[1] == alone.stdout)
+  }
+
+  @Test func severalPatternsAsJSONAreAnArrayInOrder() throws {
+    let roundEnd = RenderFixtures.pattern("roundEnd")
+    let result = try Hap.run(["info", "--format", "json", correct, roundEnd, correct])
+    #expect(result.status == 0, "\(result.stderr)")
+    let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+    #expect(array.compactMap { $0["file"] as? String } == [correct, roundEnd, correct])
+    for object in array { #expect(Set(object.keys) == Self.documentedKeys) }
+    let alone = try decodeJSON(try Hap.run(["info", "--format", "json", roundEnd]).stdout)
+    #expect(array[1]["duration"] as? Double == alone["duration"] as? Double)
+  }
+
+  @Test func severalPatternsExitWithTheWorstStatus() throws {
+    let folder = try TemporaryFolder()
+    let broken = try folder.write(
+      "broken.json", #"{"Version": 1, "Pattern": [{"Event": {"Time": -1, "EventType": "HapticTransient"}}]}"#)
+    let missing = folder.path("nope.json")
+    let invalid = try Hap.run(["info", correct, broken])
+    #expect(invalid.status == 1, "\(invalid.stderr)")
+    #expect(row("pattern", in: invalid.stdout) == correct, "the good file is still described")
+    #expect(invalid.stderr.contains("[time-negative]"))
+    let trouble = try Hap.run(["info", missing, correct, broken])
+    #expect(trouble.status == 2)
+    #expect(row("pattern", in: trouble.stdout) == correct)
+    let json = try Hap.run(["info", "--format", "json", broken, correct, missing])
+    #expect(json.status == 2)
+    let array = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+    #expect(array.compactMap { $0["file"] as? String } == [broken, correct, missing])
+    #expect(array[0]["error"] is String && array[2]["error"] is String)
+    #expect(array[1]["duration"] is Double)
+    let twoStdin = try Hap.run(["info", "-", "-"], input: Data())
+    #expect(twoStdin.status == 2)
   }
 
   // MARK: hap profiles

@@ -22,9 +22,20 @@ struct InstallTests {
     #expect(lines.contains("ExecReload=/bin/kill -HUP $MAINPID"))
     #expect(lines.contains("Restart=on-failure"))
     #expect(!unit.contains("%h/.local"), "a path was not rewritten to PREFIX")
+    // The completions and the man page, as the binary writes them.
+    let generated = [
+      "share/bash-completion/completions/hap": ["completion", "bash"],
+      "share/zsh/site-functions/_hap": ["completion", "zsh"],
+      "share/fish/vendor_completions.d/hap.fish": ["completion", "fish"],
+      "share/man/man1/hap.1": ["help", "--man"],
+    ]
+    for (path, arguments) in generated {
+      let installedText = try? String(contentsOfFile: root + "/usr/" + path, encoding: .utf8)
+      #expect(installedText == (try Hap.run(arguments).stdout), "\(path)")
+    }
     let removed = try make(["uninstall", "DESTDIR=\(root)", "PREFIX=/usr"])
     #expect(removed.status == 0, "\(removed.stderr)")
-    for path in ["bin/hap", "lib/systemd/user/hap.service", "share/hap"] {
+    for path in ["bin/hap", "lib/systemd/user/hap.service", "share/hap"] + generated.keys {
       #expect(!FileManager.default.fileExists(atPath: root + "/usr/" + path), "\(path) was not removed")
     }
   }

@@ -49,12 +49,13 @@ struct ValidateCommandTests {
     let result = try Hap.run(["validate", file])
     #expect(result.status == 1)
     let lines = result.stdoutLines
-    #expect(lines.count == 3)
+    #expect(lines.count == 5)  // two findings, the totals, and a line per rule
     #expect(lines[0].hasPrefix("\(file):4:24: error: "))
     #expect(lines[0].hasSuffix(" [time-negative]"))
     #expect(lines[1].hasPrefix("\(file):5:40: error: "))
     #expect(lines[1].hasSuffix(" [event-type-unknown]"))
     #expect(lines[2] == "1 file checked: 0 valid, 1 invalid; 2 errors, 0 warnings")
+    #expect(lines[3...] == ["  1 error  event-type-unknown", "  1 error  time-negative"])
   }
 
   @Test func warningsPassUnlessStrict() throws {

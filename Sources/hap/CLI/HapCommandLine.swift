@@ -41,6 +41,7 @@ enum HapCommandLine {
     DiffCommand.self,
     ProfilesCommand.self,
     RulesCommand.self,
+    CompletionCommand.self,
   ]
 
   static func command(named name: String) -> (any Command.Type)? {
@@ -69,6 +70,10 @@ enum HapCommandLine {
     case "help":
       guard arguments.count > 1 else {
         Console.out(overview())
+        return ExitStatus.ok
+      }
+      if arguments[1] == "--man" {  // the manual page hap.1, for `make install`
+        Console.out(ManPage.page())
         return ExitStatus.ok
       }
       guard let command = command(named: arguments[1]) else {

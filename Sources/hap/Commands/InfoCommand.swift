@@ -5,7 +5,7 @@ import HapCore
 enum InfoCommand: Command {
   static let name = "info"
   static let summary = "Describe a pattern: duration, contents, levels, and a timeline of its intensity."
-  static let forms = ["PATTERN"]
+  static let forms = ["PATTERN..."]
   static let description = """
     Renders the pattern (as 'hap render' would, without writing anything) and reports its
     duration: where its last sound ends (a tap, a release tail, a decay to silence, or an audio
@@ -13,6 +13,11 @@ enum InfoCommand: Command {
     not lengthen it; info says when they do. Then the events by type, dynamic parameters and curves by ID,
     the carrier frequency range it uses, the peak and RMS level of the signal, the peak before
     the soft limiter and whether the limiter acted, and a compact timeline of its level.
+
+    Several patterns give one report each, in order, separated by a blank line and each headed
+    by its 'pattern' row; with --format json, an array of objects (a file that has errors or
+    cannot be read is {"file", "error"} there, its findings on standard error). Exit status:
+    the worst of the files (0 ok, 1 a pattern has errors, 2 a file cannot be read).
     """
   static let options: [OptionSpec] = [
     .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json."),
@@ -23,59 +28,90 @@ enum InfoCommand: Command {
   static let examples = [
     ("hap info patterns/winner.json", "See a pattern's shape at a glance"),
     ("hap info --format json x.ahap | jq .duration", "For scripts"),
+    ("hap info patterns/*.json", "One report per pattern"),
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    guard arguments.positionals.count == 1 else {
-      throw UsageError(arguments.positionals.isEmpty ? "no pattern given" : "give one pattern at a time")
-    }
+    let paths = arguments.positionals
+    guard !paths.isEmpty else { throw UsageError("no pattern given") }
+    if paths.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) can be given only once") }
     let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
     let width = try arguments.integer("width", in: 10...400, default: 60)
-    let path = arguments.positionals[0]
     let json = arguments.value("format") == "json"
-    let pattern: Pattern
     let profile: ActuatorProfile
     do {
       profile = try PatternLoading.profile(arguments.value("profile"))
-      pattern = try PatternLoading.load(path, quietWarnings: json)
     } catch {
       return PatternLoading.status(error)
     }
-    let summary = PatternSummary(pattern: pattern, profile: profile, rate: Double(rate), columns: width)
-    let stats = summary.statistics
-    if json {
-      let frequencies =
-        stats.minimumFrequency.map {
-          JSONOutput.object([
-            ("minimum", JSONOutput.number(round1($0))), ("maximum", JSONOutput.number(round1(stats.maximumFrequency!))),
-          ])
-        } ?? "null"
-      Console.line(
-        JSONOutput.object([
-          ("file", JSONOutput.string(path == "-" ? "<stdin>" : path)),
-          ("duration", JSONOutput.number(summary.duration)),
-          ("end", endJSON(summary.end)),
-          ("writtenDuration", JSONOutput.number(summary.writtenDuration)),
-          ("rate", String(rate)),
-          ("profile", JSONOutput.string(profile.name)),
-          ("events", JSONOutput.object(summary.eventCounts.map { ($0.type.rawValue, String($0.count)) })),
-          ("parameters", JSONOutput.object(summary.parameterCounts.map { ($0.id.rawValue, String($0.count)) })),
-          ("curves", JSONOutput.object(summary.curveCounts.map { ($0.id.rawValue, String($0.count)) })),
-          ("frequency", frequencies),
-          ("peak", JSONOutput.number(Double(stats.peak))),
-          ("rms", JSONOutput.number(stats.rms)),
-          ("peakBeforeLimiter", JSONOutput.number(Double(stats.peakBeforeLimiter))),
-          ("limiterActed", stats.limiterActed ? "true" : "false"),
-          ("skippedAudioEvents", String(summary.skippedAudioEvents)),
-          ("timeline", JSONOutput.array(summary.timeline.map { JSONOutput.number(($0 * 1000).rounded() / 1000) })),
-        ]))
-      return ExitStatus.ok
+    var worst = ExitStatus.ok
+    var objects: [String] = []
+    for (index, path) in paths.enumerated() {
+      let name = path == "-" ? "<stdin>" : path
+      let pattern: Pattern
+      do {
+        pattern = try PatternLoading.load(path, quietWarnings: json)
+      } catch {
+        let status = PatternLoading.status(error)
+        worst = max(worst, status)
+        let reason = status == ExitStatus.failure ? "has errors" : "cannot be read"
+        objects.append(JSONOutput.object([("file", JSONOutput.string(name)), ("error", JSONOutput.string(reason))]))
+        continue
+      }
+      let summary = PatternSummary(pattern: pattern, profile: profile, rate: Double(rate), columns: width)
+      if json {
+        objects.append(jsonReport(summary, name: name, rate: rate, profile: profile))
+      } else {
+        if index > 0 { Console.line("") }
+        printText(summary, name: name, rate: rate, profile: profile, width: width)
+      }
     }
+    // One pattern: one object (as before); several: an array with one object per file, in order.
+    if json && paths.count > 1 {
+      Console.line(JSONOutput.array(objects))
+    } else if json, worst == ExitStatus.ok, let object = objects.first {
+      Console.line(object)
+    }
+    return worst
+  }
+
+  /// One pattern's report as a JSON object.
+  static func jsonReport(_ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile) -> String {
+    let stats = summary.statistics
+    let frequencies =
+      stats.minimumFrequency.map {
+        JSONOutput.object([
+          ("minimum", JSONOutput.number(round1($0))), ("maximum", JSONOutput.number(round1(stats.maximumFrequency!))),
+        ])
+      } ?? "null"
+    return JSONOutput.object([
+      ("file", JSONOutput.string(name)),
+      ("duration", JSONOutput.number(summary.duration)),
+      ("end", endJSON(summary.end)),
+      ("writtenDuration", JSONOutput.number(summary.writtenDuration)),
+      ("rate", String(rate)),
+      ("profile", JSONOutput.string(profile.name)),
+      ("events", JSONOutput.object(summary.eventCounts.map { ($0.type.rawValue, String($0.count)) })),
+      ("parameters", JSONOutput.object(summary.parameterCounts.map { ($0.id.rawValue, String($0.count)) })),
+      ("curves", JSONOutput.object(summary.curveCounts.map { ($0.id.rawValue, String($0.count)) })),
+      ("frequency", frequencies),
+      ("peak", JSONOutput.number(Double(stats.peak))),
+      ("rms", JSONOutput.number(stats.rms)),
+      ("peakBeforeLimiter", JSONOutput.number(Double(stats.peakBeforeLimiter))),
+      ("limiterActed", stats.limiterActed ? "true" : "false"),
+      ("skippedAudioEvents", String(summary.skippedAudioEvents)),
+      ("timeline", JSONOutput.array(summary.timeline.map { JSONOutput.number(($0 * 1000).rounded() / 1000) })),
+    ])
+  }
+
+  /// One pattern's report as text, headed by its `pattern` row (the file's name).
+  static func printText(_ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile, width: Int) {
+    let stats = summary.statistics
     let style = Style(enabled: ColorChoice.auto.enabled(forTerminal: Console.stdoutIsTerminal))
     func row(_ label: String, _ value: String) {
       Console.line(style.bold(label.padding(toLength: 13, withPad: " ", startingAt: 0)) + value)
     }
-    row("pattern", path == "-" ? "<stdin>" : path)
+    row("pattern", name)
     row("duration", Format.seconds(summary.duration) + (summary.end.map { ", where \($0.description) ends" } ?? ""))
     if summary.writtenDuration > summary.duration + 0.5 / Double(rate) {
       row("", "the written timeline runs on to \(Format.seconds(summary.writtenDuration)), silent there (not rendered)")
@@ -101,7 +137,6 @@ enum InfoCommand: Command {
     row("timeline", "│" + style.cyan(bars) + "│")
     let axisEnd = Format.seconds(summary.duration)
     row("", "0 s" + String(repeating: " ", count: max(1, width + 2 - 3 - axisEnd.count)) + axisEnd)
-    return ExitStatus.ok
   }
 
   static func endJSON(_ end: PatternEnd?) -> String {

@@ -19,9 +19,18 @@ enum ValidateCommand: Command {
     pattern: it is checked against the pattern files of its folder (docs/vocabulary.md).
     Files above \(PatternFiles.formatBytes(PatternFiles.sizeLimit)) are refused as unreadable.
 
+    After the totals, a summary per rule: how many findings each rule raised, errors first.
+
+    Rules can be configured for a project: --disable, --warning and --error RULE (each
+    repeatable) turn a rule's findings off or change their severity, and so does the nearest
+    .haprc.json found by walking up from each file's folder, {"rules": {"RULE": "off" |
+    "warning" | "error"}}; the command line wins over the file. An unknown rule id, a broken
+    .haprc.json or turning json-syntax down is trouble (exit 2). The levels only change
+    validate's verdict: render, play, info, plot and diff still refuse a file with errors.
+
     Exit status: 0 when no file has an error (warnings allowed), 1 when any file has an
     error (with --strict: or a warning), 2 when a path cannot be read, a folder holds no
-    pattern files, or the command line is wrong.
+    pattern files, a .haprc.json is broken, or the command line is wrong.
     """
   static let options: [OptionSpec] = [
     .flag("strict", "Treat warnings as failures: exit 1 if any file has a warning."),
@@ -33,11 +42,15 @@ enum ValidateCommand: Command {
     .value(
       "color", "WHEN", choices: ColorChoice.allCases.map(\.rawValue),
       "Colour the text output: auto (default), always, never."),
+    .value("disable", "RULE", "Leave out RULE's findings (repeatable; over .haprc.json)."),
+    .value("warning", "RULE", "Report RULE's findings as warnings (repeatable; over .haprc.json)."),
+    .value("error", "RULE", "Report RULE's findings as errors (repeatable; over .haprc.json)."),
   ]
   static let examples = [
     ("hap validate patterns/", "Check every pattern in a folder"),
     ("hap validate --strict --format github patterns/", "In CI: fail on warnings too, annotate the pull request"),
     ("cat x.ahap | hap validate -", "Check a pattern from standard input"),
+    ("hap validate --disable key-unknown --error curve-overlap patterns/", "Configure rules for this run"),
   ]
 
   /// What happened to one input.
@@ -75,6 +88,16 @@ enum ValidateCommand: Command {
       throw UsageError("'-' (standard input) can be given only once")
     }
 
+    let levels = try ruleLevels(arguments)
+    var config = RuleConfig(overrides: levels)
+    var settings: [RuleSettings] = []
+    do {
+      for input in inputs { settings.append(try config.settings(for: input)) }
+    } catch {
+      Console.error("hap: '\(Format.excerpt(error.path))' is not a usable rule configuration: \(error.message)")
+      return ExitStatus.trouble
+    }
+
     var summary = Summary()
     var printer = ReportPrinter(format: format, strict: strict, quiet: quiet, style: style)
     printer.begin()
@@ -82,8 +105,8 @@ enum ValidateCommand: Command {
     let batchSize = 256
     var start = 0
     while start < inputs.count {
-      let batch = Array(inputs[start..<min(start + batchSize, inputs.count)])
-      for report in check(batch, jobs: jobs) {
+      let range = start..<min(start + batchSize, inputs.count)
+      for report in check(Array(inputs[range]), settings: Array(settings[range]), jobs: jobs) {
         summary.add(report, strict: strict)
         printer.print(report)
       }
@@ -94,8 +117,30 @@ enum ValidateCommand: Command {
     return summary.invalid > 0 ? ExitStatus.failure : ExitStatus.ok
   }
 
-  /// Checks `inputs` on up to `jobs` threads; results come back in input order.
-  static func check(_ inputs: [PatternFiles.Input], jobs: Int) -> [Report] {
+  /// `--disable`, `--warning` and `--error`: a rule named twice with different levels is a
+  /// usage error.
+  static func ruleLevels(_ arguments: Arguments) throws(UsageError) -> RuleSettings {
+    var settings = RuleSettings()
+    var given: [String: String] = [:]
+    for (option, level) in [("disable", RuleLevel.off), ("warning", .warning), ("error", .error)] {
+      for id in arguments.allValues(option) {
+        if let earlier = given[id], earlier != option {
+          throw UsageError("rule '\(Format.excerpt(id))' is given to both --\(earlier) and --\(option)")
+        }
+        given[id] = option
+        do {
+          try settings.set(id, level)
+        } catch {
+          throw UsageError("--\(option): \(error.message)")
+        }
+      }
+    }
+    return settings
+  }
+
+  /// Checks `inputs` on up to `jobs` threads, each with its rule levels (`settings`, one per
+  /// input); results come back in input order.
+  static func check(_ inputs: [PatternFiles.Input], settings: [RuleSettings], jobs: Int) -> [Report] {
     let slots = ReportSlots(count: inputs.count)
     let next = AtomicCounter()
     let workers = min(jobs, inputs.count)
@@ -103,30 +148,30 @@ enum ValidateCommand: Command {
       while true {
         let index = next.increment()
         if index >= inputs.count { return }
-        slots.store(checkOne(inputs[index]), at: index)
+        slots.store(checkOne(inputs[index], settings: settings[index]), at: index)
       }
     }
     return slots.reports
   }
 
-  static func checkOne(_ input: PatternFiles.Input) -> Report {
-    if case .manifest(let path) = input { return checkManifest(path) }
+  static func checkOne(_ input: PatternFiles.Input, settings: RuleSettings = RuleSettings()) -> Report {
+    if case .manifest(let path) = input { return checkManifest(path, settings: settings) }
     do {
       let bytes = try PatternFiles.read(input)
       let result = Validator.validate(bytes, context: PatternFiles.context(for: input))
-      return Report(name: input.displayName, diagnostics: result.diagnostics, unreadable: nil)
+      return Report(name: input.displayName, diagnostics: settings.apply(result.diagnostics), unreadable: nil)
     } catch {
       return Report(name: input.displayName, diagnostics: [], unreadable: error.message)
     }
   }
 
   /// Checks a vocabulary manifest against the pattern files of its folder.
-  static func checkManifest(_ path: String) -> Report {
+  static func checkManifest(_ path: String, settings: RuleSettings) -> Report {
     do {
       let bytes = try PatternFiles.read(.manifest(path))
       let files = PatternFiles.vocabularyFiles(in: (path as NSString).deletingLastPathComponent)
       let result = VocabularyValidator.validate(manifest: SourceText(bytes), files: files)
-      return Report(name: path, diagnostics: result.diagnostics, unreadable: nil, isManifest: true)
+      return Report(name: path, diagnostics: settings.apply(result.diagnostics), unreadable: nil, isManifest: true)
     } catch {
       return Report(name: path, diagnostics: [], unreadable: error.message, isManifest: true)
     }
@@ -140,6 +185,29 @@ enum ValidateCommand: Command {
     var unreadable = 0
     var errors = 0
     var warnings = 0
+    /// How many findings each rule raised, by rule id and severity.
+    var perRule: [RuleCount.Key: Int] = [:]
+
+    /// One rule's line in the summary per rule.
+    struct RuleCount {
+      struct Key: Hashable {
+        let rule: String
+        let severity: Severity
+      }
+      let rule: String
+      let severity: Severity
+      let count: Int
+    }
+
+    /// The summary per rule: errors first, then warnings, then notes; within a severity, the
+    /// most frequent first, then by id.
+    var rules: [RuleCount] {
+      perRule.map { RuleCount(rule: $0.key.rule, severity: $0.key.severity, count: $0.value) }.sorted { a, b in
+        if a.severity != b.severity { return a.severity > b.severity }
+        if a.count != b.count { return a.count > b.count }
+        return a.rule < b.rule
+      }
+    }
 
     mutating func add(_ report: Report, strict: Bool) {
       files += 1
@@ -152,6 +220,9 @@ enum ValidateCommand: Command {
       let fileWarnings = report.diagnostics.warningCount
       errors += fileErrors
       warnings += fileWarnings
+      for diagnostic in report.diagnostics {
+        perRule[RuleCount.Key(rule: diagnostic.rule, severity: diagnostic.severity), default: 0] += 1
+      }
       if fileErrors > 0 || (strict && fileWarnings > 0) { invalid += 1 } else { valid += 1 }
     }
   }

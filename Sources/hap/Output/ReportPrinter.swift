@@ -69,6 +69,16 @@ struct ReportPrinter {
         ("invalid", String(summary.invalid)),
         ("unreadable", String(summary.unreadable)), ("errors", String(summary.errors)),
         ("warnings", String(summary.warnings)),
+        (
+          "rules",
+          JSONOutput.array(
+            summary.rules.map {
+              JSONOutput.object([
+                ("rule", JSONOutput.string($0.rule)), ("severity", JSONOutput.string($0.severity.rawValue)),
+                ("count", String($0.count)),
+              ])
+            })
+        ),
       ])
       Console.out("\n],\"summary\":\(object)}\n")
     case .text, .github:
@@ -81,6 +91,19 @@ struct ReportPrinter {
       if strict { line += " (--strict: warnings fail)" }
       let failed = summary.invalid + summary.unreadable > 0
       Console.line(failed ? style.red(line) : (summary.warnings > 0 ? line : style.green(line)))
+      printRules(summary.rules)
+    }
+  }
+
+  /// The summary per rule, under the totals: `  3 errors    time-negative`, errors first.
+  private func printRules(_ rules: [ValidateCommand.Summary.RuleCount]) {
+    let counts = rules.map { plural($0.count, $0.severity.rawValue) }
+    let width = counts.map(\.count).max() ?? 0
+    for (rule, count) in zip(rules, counts) {
+      let padded = count.padding(toLength: width, withPad: " ", startingAt: 0)
+      let coloured =
+        rule.severity == .error ? style.red(padded) : rule.severity == .warning ? style.yellow(padded) : padded
+      Console.line("  \(coloured)  \(rule.rule)")
     }
   }
 

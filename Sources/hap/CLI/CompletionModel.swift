@@ -1,0 +1,67 @@
+import HapCore
+
+/// What a shell may offer for a value or an argument, read from the option tables and the
+/// commands' forms (the same tables the parser uses), for `hap completion` and the man page.
+enum CompletionValues: Equatable {
+  /// Nothing to offer (a number, a name only the user knows).
+  case none
+  /// One of these words.
+  case words([String])
+  /// Pattern files (*.json, *.ahap) and folders.
+  case patterns
+  /// Any file or folder.
+  case files
+  /// A built-in profile name or a profile file (*.json).
+  case profiles
+  /// A rule id.
+  case rules
+
+  /// What to offer after `option`.
+  static func forOption(_ option: OptionSpec) -> CompletionValues {
+    if !option.choices.isEmpty { return .words(option.choices) }
+    if option.name == "profile" { return .profiles }
+    switch option.valueName {
+    case "RULE": return .rules
+    case "OUT", "PATH", "DIR", "FILE", "SOURCE", "RECORDING", "FOLDER": return .files
+    default: return option.valueName?.hasSuffix("FILE") == true ? .files : .none
+    }
+  }
+
+  /// What to offer for `command`'s arguments, from its first form's first word.
+  static func forArguments(of command: any Command.Type) -> CompletionValues {
+    let first = command.forms.first?.split(separator: " ").first.map(String.init) ?? ""
+    let word = first.trimming(["[", "]", "."])
+    switch word {
+    case "PATTERN", "PATH": return .patterns
+    case "RULE-ID": return .rules
+    case "PROFILE-FILE": return .files
+    case "": return .none
+    default:
+      if word.contains("|") { return .words(word.split(separator: "|").map(String.init)) }
+      return .none
+    }
+  }
+
+  static var profileNames: [String] { ActuatorProfile.builtIns.map(\.name) }
+  static var ruleIDs: [String] { Rule.all.map(\.id) }
+}
+
+extension HapCommandLine {
+  /// The commands a shell completes: every command and `help`.
+  static var completedCommandNames: [String] { commands.map { $0.name } + ["help"] }
+
+  /// Every option of `command` with `--help`, as the parser accepts them.
+  static func allOptions(of command: any Command.Type) -> [OptionSpec] {
+    command.options + [.flag("help", short: "h", "Show this help.")]
+  }
+}
+
+extension String {
+  /// Without the characters of `set` at either end.
+  func trimming(_ set: Set<Character>) -> String {
+    var text = Substring(self)
+    while let first = text.first, set.contains(first) { text = text.dropFirst() }
+    while let last = text.last, set.contains(last) { text = text.dropLast() }
+    return String(text)
+  }
+}
