@@ -24,6 +24,10 @@ enum PlotCommand: Command {
     folder (created if missing) and each pattern becomes NAME.svg in it. Files are written
     atomically, as 'hap render' writes them. A pattern with errors is refused with its
     diagnostics (exit 1); an unreadable pattern or an unwritable output is exit 2.
+
+    --watch: draws, then redraws a pattern's SVG each time its file is saved (replacing the
+    file atomically, so a browser that reloads on change never sees half a picture); a save
+    with errors prints the findings and keeps the last picture. Ctrl-C ends it (exit 130).
     """
   static let options: [OptionSpec] = [
     .value("output", short: "o", "OUT", "Output .svg file, folder (several patterns) or '-' for standard output."),
@@ -35,6 +39,7 @@ enum PlotCommand: Command {
       "theme", "THEME", choices: PlotTheme.allCases.map(\.rawValue),
       "light (default), dark, or auto (light, dark where the viewer prefers dark)."),
     .flag("quiet", short: "q", "Do not print warnings or the summary line."),
+    .flag("watch", "Draw again, atomically, each time a pattern file is saved, until Ctrl-C."),
   ]
   static let examples = [
     ("hap plot patterns/correct.json -o correct.svg", "Look at a pattern"),
@@ -104,6 +109,23 @@ enum PlotCommand: Command {
         return ExitStatus.trouble
       }
     }
+    guard arguments.has("watch") else { return plot(jobs, profile: profile, options: options, quiet: quiet) }
+    if output == "-" { throw UsageError("'--watch' rewrites files: give -o FILE.svg or a folder, not '-'") }
+    let loop = try WatchLoop(patterns)
+    Interrupt.install()
+    guard loop.start() else { return ExitStatus.trouble }
+    _ = plot(jobs, profile: profile, options: options, quiet: quiet)
+    while let changed = loop.next() {
+      if !quiet { Console.error(WatchLoop.separator(changed)) }
+      _ = plot(jobs.filter { changed.contains($0.pattern) }, profile: profile, options: options, quiet: quiet)
+    }
+    return ExitStatus.interrupted
+  }
+
+  /// Draws each job's pattern into its output; the exit status.
+  static func plot(
+    _ jobs: [(pattern: String, output: String)], profile: ActuatorProfile, options: PlotOptions, quiet: Bool
+  ) -> Int32 {
     var status = ExitStatus.ok
     for job in jobs {
       let name = job.pattern == "-" ? "<stdin>" : job.pattern

@@ -22,6 +22,9 @@ enum ValidateCommand: Command {
     Exit status: 0 when no file has an error (warnings allowed), 1 when any file has an
     error (with --strict: or a warning), 2 when a path cannot be read, a folder holds no
     pattern files, or the command line is wrong.
+
+    --watch: checks, then checks again each file (or folder) whose pattern files are saved,
+    each report under a line with the time and what was saved; Ctrl-C ends it (exit 130).
     """
   static let options: [OptionSpec] = [
     .flag("strict", "Treat warnings as failures: exit 1 if any file has a warning."),
@@ -33,6 +36,7 @@ enum ValidateCommand: Command {
     .value(
       "color", "WHEN", choices: ColorChoice.allCases.map(\.rawValue),
       "Colour the text output: auto (default), always, never."),
+    .flag("watch", "Check again each time a pattern file is saved, under a timestamped line, until Ctrl-C."),
   ]
   static let examples = [
     ("hap validate patterns/", "Check every pattern in a folder"),
@@ -61,8 +65,42 @@ enum ValidateCommand: Command {
     guard !arguments.positionals.isEmpty else {
       throw UsageError("no pattern files given; name files, folders, or '-' for standard input")
     }
+    if arguments.positionals.filter({ $0 == "-" }).count > 1 {
+      throw UsageError("'-' (standard input) can be given only once")
+    }
+    guard arguments.has("watch") else {
+      return validate(arguments.positionals, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
+    }
+    if format == .json { throw UsageError("'--watch' prints text or github reports, not one json document") }
+    return try watch(arguments.positionals) { paths in
+      validate(paths, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
+    }
+  }
+
+  /// `--watch`: validates `paths`, then each path again whenever a pattern file in it is
+  /// saved, each report under a timestamped separator, until Ctrl-C (exit 130).
+  static func watch(_ paths: [String], validate: ([String]) -> Int32) throws(UsageError) -> Int32 {
+    let loop = try WatchLoop(paths, folders: true)
+    Interrupt.install()
+    guard loop.start() else { return ExitStatus.trouble }
+    Console.line(WatchLoop.separator(paths, verb: "checking"))
+    _ = validate(paths)
+    Console.flush()
+    while let changed = loop.next() {
+      Console.line("")
+      Console.line(WatchLoop.separator(changed))
+      _ = validate(changed)
+      Console.flush()
+    }
+    return ExitStatus.interrupted
+  }
+
+  /// Validates `paths` and prints the report; the exit status.
+  static func validate(
+    _ paths: [String], format: DiagnosticPrinter.Format, strict: Bool, quiet: Bool, jobs: Int, style: Style
+  ) -> Int32 {
     var inputs: [PatternFiles.Input] = []
-    for path in arguments.positionals {
+    for path in paths {
       let found = PatternFiles.expand([path])
       // A folder without patterns is a mistake (a CI pointed at the wrong folder), not a pass.
       guard !found.isEmpty else {
@@ -70,9 +108,6 @@ enum ValidateCommand: Command {
         return ExitStatus.trouble
       }
       inputs += found
-    }
-    if inputs.filter({ if case .standardInput = $0 { true } else { false } }).count > 1 {
-      throw UsageError("'-' (standard input) can be given only once")
     }
 
     var summary = Summary()
