@@ -68,7 +68,7 @@ struct WatchTests {
     func waitForPlay(of version: Int) throws {
       let from = found.last.map { $0 + renders[found.count - 1].count } ?? 0
       var at: Int?
-      poll {
+      hap.poll {
         at = Self.find(renders[version], in: (try? device.captured()) ?? [], from: from); return at != nil
       }
       let offset = try #require(at, "version \(version) was never played; stderr: \(hap.stderr)")
@@ -82,7 +82,7 @@ struct WatchTests {
     try waitForPlay(of: 2)
     // A save with errors: the findings are printed, nothing is played...
     try Self.saveInPlace(Self.invalid, to: pattern)
-    poll { hap.stderr.contains("[type-mismatch]") }
+    hap.poll { hap.stderr.contains("[type-mismatch]") }
     #expect(hap.stderr.contains("[type-mismatch]"))
     // ...and the next good save plays.
     try Self.saveByRename(versions[3], to: pattern)
@@ -112,27 +112,39 @@ struct WatchTests {
     let pattern = try device.folder.write("pattern.json", long)
     let hap = try RunningHap(
       ["play", "--watch", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
-    poll { ((try? device.captured()) ?? []).count > 4800 }
+    hap.poll { ((try? device.captured()) ?? []).count > 4800 }
     try Self.saveByRename(short, to: pattern)
     var at: Int?
-    poll {
+    hap.poll {
       at = Self.find(render, in: (try? device.captured()) ?? [], from: 0); return at != nil
     }
     #expect(at != nil, "the new version was not played; stderr: \(hap.stderr)")
     #expect(hap.interrupt() == 130)
   }
 
-  @Test("validate --watch prints a second report after a save")
+  @Test("validate --watch prints a second report after a save, and picks up a file deleted then created again")
   func validateReportsAgain() throws {
     let folder = try TemporaryFolder()
     let pattern = try folder.write("pattern.json", try Self.bundled("tick.json"))
     let hap = try RunningHap(["validate", "--watch", pattern])
-    poll { hap.stdout.contains("1 file checked") }
+    hap.poll { hap.stdout.contains("1 file checked") }
     #expect(hap.stdout.contains("1 valid"))
     try Self.saveByRename(Self.invalid, to: pattern)
-    poll { hap.stdout.contains("[type-mismatch]") && hap.stdout.components(separatedBy: "1 file checked").count == 3 }
+    hap.poll {
+      hap.stdout.contains("[type-mismatch]") && hap.stdout.components(separatedBy: "1 file checked").count == 3
+    }
     #expect(hap.stdout.components(separatedBy: "1 file checked").count == 3, "\(hap.stdout)")
     #expect(hap.stdout.contains("[type-mismatch]"))
+    // Deleted, then created again: nothing to report until it is back, then it is checked.
+    try FileManager.default.removeItem(atPath: pattern)
+    // (validate --watch prints nothing to standard error but the note naming the deleted file)
+    hap.poll { hap.stderr.contains(pattern) }
+    #expect(hap.stderr.contains(pattern))
+    try Self.bundled("tick.json").write(to: URL(fileURLWithPath: pattern))
+    let reports = { hap.stdout.split(separator: "\n").filter { $0.contains("1 file checked") } }
+    hap.poll { reports().count >= 3 && reports().last?.contains("1 valid") == true }
+    #expect(reports().last?.contains("1 valid") == true, "\(hap.stdout)")
+    #expect(!hap.stdout.contains("unreadable"), "the deleted file was reported: \(hap.stdout)")
     #expect(hap.interrupt() == 130)
   }
 
@@ -146,10 +158,10 @@ struct WatchTests {
       return root.find("line", class: "transient").count
     }
     let hap = try RunningHap(["plot", "--watch", pattern, "-o", svg])
-    poll { transients() == 1 }
+    hap.poll { transients() == 1 }
     #expect(transients() == 1, "\(hap.stderr)")
     try Self.saveInPlace(try Self.bundled("correct.json"), to: pattern)
-    poll { transients() == 2 }
+    hap.poll { transients() == 2 }
     #expect(transients() == 2, "\(hap.stderr)")
     #expect(hap.interrupt() == 130)
   }
@@ -220,6 +232,11 @@ final class RunningHap: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     return String(decoding: err, as: UTF8.self)
+  }
+
+  /// Polls `condition` as the free function does, giving up early once hap has exited.
+  func poll(_ seconds: Double = 60, _ condition: () -> Bool) {
+    HapCLITests.poll(seconds) { condition() || !process.isRunning }
   }
 
   /// Ctrl-C; the exit status, or nil when it did not end within a minute (then it is killed).

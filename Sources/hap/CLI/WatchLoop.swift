@@ -98,7 +98,15 @@ final class WatchLoop: @unchecked Sendable {
       let changed = pending
       pending.removeAll()
       lock.unlock()
-      if !changed.isEmpty { return changed.sorted().map { targets[$0].path } }
+      // A file deleted (not replaced) is waited for: its folder's watch sees it come back.
+      let present = changed.sorted().map { targets[$0].path }.filter { path in
+        guard FileManager.default.fileExists(atPath: path) else {
+          Console.error("hap: '\(Format.excerpt(path))' was deleted; waiting for it to come back")
+          return false
+        }
+        return true
+      }
+      if !present.isEmpty { return present }
     }
     return nil
   }
