@@ -28,6 +28,9 @@ final class WatchLoop: @unchecked Sendable {
   private let wake = DispatchSemaphore(value: 0)
   /// The stop request of the action under way (a play), raised when a target changes.
   private var current: StopRequest?
+  private var watcher: FolderWatcher?
+  /// Folders that went away (deleted or moved): watched again when they come back.
+  private var lost: Set<String> = []
 
   /// `paths` as the command's arguments give them (files; folders with `folders`). Standard
   /// input cannot be watched.
@@ -56,6 +59,7 @@ final class WatchLoop: @unchecked Sendable {
         return false
       }
     }
+    self.watcher = watcher
     let thread = Thread { [self] in watcher.run { changes in self.changed(changes) } }
     thread.name = "hap watcher"
     thread.start()
@@ -75,6 +79,9 @@ final class WatchLoop: @unchecked Sendable {
         hit.insert(index)
       }
     }
+    lock.lock()
+    for (folder, names) in changes where names.contains("") { lost.insert(folder) }
+    lock.unlock()
     guard !hit.isEmpty else { return }
     lock.lock()
     pending.formUnion(hit)
@@ -91,9 +98,12 @@ final class WatchLoop: @unchecked Sendable {
   /// Waits for the next change; returns the paths that changed (in argument order), or nil
   /// once Ctrl-C (or SIGTERM) is pressed.
   func next() -> [String]? {
+    var ticks = 0
     while !Interrupt.requested {
       // The signal handler only sets a flag: look at it 20 times a second while idle.
       _ = wake.wait(timeout: .now() + .milliseconds(50))
+      ticks += 1
+      if ticks % 20 == 0 { watchLostFolders() }
       lock.lock()
       let changed = pending
       pending.removeAll()
@@ -109,6 +119,20 @@ final class WatchLoop: @unchecked Sendable {
       if !present.isEmpty { return present }
     }
     return nil
+  }
+
+  /// Once a second: a folder that went away and is back is watched again, and its files count
+  /// as saved.
+  private func watchLostFolders() {
+    lock.lock()
+    let folders = lost
+    lock.unlock()
+    for folder in folders where watcher?.watch(folder) == nil {
+      lock.lock()
+      lost.remove(folder)
+      for (index, target) in targets.enumerated() where target.folder == folder { pending.insert(index) }
+      lock.unlock()
+    }
   }
 
   /// A stop request for the next action (a play): raised by Ctrl-C, and by a change of any
