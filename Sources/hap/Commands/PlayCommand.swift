@@ -46,8 +46,9 @@ enum PlayCommand: Command {
       .value("start", "SECONDS", "Start part way into the (first) pattern, before its end."),
       .value("loop-end", "SECONDS", "With --loop: loop at this time instead of at the pattern's end."),
       .value("speed", "R", "Play R times faster (0.25..4): time-scales the pattern, not the carrier."),
-      .flag("watch", "Play again each time a pattern file is saved, until Ctrl-C (see above)."),
-    ] + DeviceOptions.specs
+    ] + DeviceOptions.specs + [
+      .flag("watch", "Play again each time a pattern file is saved, until Ctrl-C (see above).")
+    ]
   static let examples = [
     ("hap play patterns/correct.json", "Feel a pattern"),
     ("hap play -D hw:1,0 --channel 2 --channels 4 patterns/stop.json", "Exciter on output 2 of a 4-channel interface"),
