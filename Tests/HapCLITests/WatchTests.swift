@@ -122,6 +122,27 @@ struct WatchTests {
     #expect(hap.interrupt() == 130)
   }
 
+  @Test("play --watch keeps the real-time contract on every play")
+  func playKeepsTheRealTimeContract() throws {
+    let device = try SimulatedExciter()
+    let probe = try RealTimeProbe(in: device.folder)
+    let versions = try ["roundEnd.json", "correct.json"].map(Self.bundled)
+    let renders = try versions.enumerated().map { try Self.render($1, in: device.folder, name: "v\($0)") }
+    let pattern = try device.folder.write("pattern.json", versions[0])
+    let hap = try RunningHap(
+      ["play", "--watch", "-D", "exciter", "--sample-format", "s16", pattern],
+      environment: device.environment.merging(probe.environment) { $1 })
+    hap.poll { Self.find(renders[0], in: (try? device.captured()) ?? [], from: 0) != nil }
+    try Self.saveByRename(versions[1], to: pattern)
+    hap.poll { Self.find(renders[1], in: (try? device.captured()) ?? [], from: renders[0].count) != nil }
+    #expect(Self.find(renders[1], in: try device.captured(), from: renders[0].count) != nil, "\(hap.stderr)")
+    #expect(hap.interrupt() == 130)
+    let counts = try probe.counts()
+    #expect(counts["watched"] == 2, "two plays, two playback threads marked: \(counts)")
+    #expect(counts["allocs"] == 0 && counts["frees"] == 0, "\(counts)")
+    if RealTimeProbe.optimised { #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)") }
+  }
+
   @Test("validate --watch prints a second report after a save, and picks up a file deleted then created again")
   func validateReportsAgain() throws {
     let folder = try TemporaryFolder()
