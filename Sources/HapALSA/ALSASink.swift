@@ -207,6 +207,14 @@ public final class ALSASink: PCMSink {
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
   }
 
+  /// Makes a drained device ready to play again (`hap play --watch` keeps the device open
+  /// between plays); a device that was lost meanwhile is reopened as ``write(_:)`` would.
+  public func prepare() throws(SinkError) {
+    guard let pcm else { throw SinkError("device '\(device)' is closed") }
+    let status = hap_pcm_prepare(pcm)
+    if status < 0 { try reconnectOrFail(status) }
+  }
+
   /// Plays out everything queued.
   public func drain() throws(SinkError) {
     guard let pcm else { return }

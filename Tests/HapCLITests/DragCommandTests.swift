@@ -358,7 +358,8 @@ struct DragCommandTests {
     // What else each takes is its own: nothing of the device set-up hides there.
     let playOwn = Set(play.keys).subtracting(device)
     let dragOwn = Set(drag.keys).subtracting(device)
-    #expect(playOwn == ["--loop", "--gap", "--control", "--map", "--start", "--loop-end", "--speed", "--help"])
+    #expect(
+      playOwn == ["--loop", "--gap", "--control", "--map", "--start", "--loop-end", "--speed", "--watch", "--help"])
     #expect(dragOwn == ["--input", "--map", "--window", "--output", "--raw", "--quiet", "--force", "--help"])
   }
 

@@ -22,6 +22,12 @@ enum PlayCommand: Command {
     disappears is reopened for up to --reconnect seconds and playback resumes where it was,
     else hap exits 2 naming it. Ctrl-C (or SIGTERM) fades the exciter to silence within 10 ms,
     drains and closes the device, and exits 130.
+
+    --watch: plays, then waits; each time a pattern file is saved (any editor: a write in place
+    or a new file renamed over it), it is validated and played again, on a device kept open. A
+    save during a play stops it with the same short fade and plays the new version. A save
+    with errors prints the findings and plays nothing; a deleted file is picked up again when
+    it comes back. Ctrl-C ends it (exit 130).
     """
   static let options: [OptionSpec] =
     [
@@ -40,12 +46,15 @@ enum PlayCommand: Command {
       .value("start", "SECONDS", "Start part way into the (first) pattern, before its end."),
       .value("loop-end", "SECONDS", "With --loop: loop at this time instead of at the pattern's end."),
       .value("speed", "R", "Play R times faster (0.25..4): time-scales the pattern, not the carrier."),
-    ] + DeviceOptions.specs
+    ] + DeviceOptions.specs + [
+      .flag("watch", "Play again each time a pattern file is saved, until Ctrl-C (see above).")
+    ]
   static let examples = [
     ("hap play patterns/correct.json", "Feel a pattern"),
     ("hap play -D hw:1,0 --channel 2 --channels 4 patterns/stop.json", "Exciter on output 2 of a 4-channel interface"),
     ("hap play --loop --gap 500 patterns/timerPulse.json", "Repeat until Ctrl-C, half a second apart"),
     ("hap play patterns/texture.json --loop --control - --map velocity", "Textured drag: velocities on stdin"),
+    ("hap play --watch my.json", "Feel it on every save"),
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -53,6 +62,9 @@ enum PlayCommand: Command {
     let patterns = try patternArguments(arguments)
     let device = try DeviceOptions(arguments)
     let settings = try Settings(arguments, patterns: patterns)
+    if arguments.has("watch") {
+      return try WatchPlayback.run(patterns, device: device, settings: settings, started: started)
+    }
 
     // Everything that can fail without a device, first.
     Interrupt.install()

@@ -30,6 +30,10 @@ enum PlotCommand: Command {
     below one pattern's lanes on the same time axis. A WAV file says its format; any other
     file is raw frames: --sample-format, --rate and --channels say how (default s16, 48000 Hz,
     mono). All channels are drawn together. An unreadable signal is exit 2.
+
+    --watch: draws, then redraws a pattern's SVG each time its file is saved (replacing the
+    file atomically, so a browser that reloads on change never sees half a picture); a save
+    with errors prints the findings and keeps the last picture. Ctrl-C ends it (exit 130).
     """
   static let options: [OptionSpec] =
     [
@@ -42,6 +46,7 @@ enum PlotCommand: Command {
         "theme", "THEME", choices: PlotTheme.allCases.map(\.rawValue),
         "light (default), dark, or auto (light, dark where the viewer prefers dark)."),
       .flag("quiet", short: "q", "Do not print warnings or the summary line."),
+      .flag("watch", "Draw again, atomically, each time a pattern file is saved, until Ctrl-C."),
     ] + signalOptions
   static let examples = [
     ("hap plot patterns/correct.json -o correct.svg", "Look at a pattern"),
@@ -116,6 +121,23 @@ enum PlotCommand: Command {
         return ExitStatus.trouble
       }
     }
+    guard arguments.has("watch") else { return plot(jobs, profile: profile, options: options, quiet: quiet) }
+    if output == "-" { throw UsageError("'--watch' rewrites files: give -o FILE.svg or a folder, not '-'") }
+    let loop = try WatchLoop(patterns)
+    Interrupt.install()
+    guard loop.start() else { return ExitStatus.trouble }
+    _ = plot(jobs, profile: profile, options: options, quiet: quiet)
+    while let changed = loop.next() {
+      if !quiet { Console.error(WatchLoop.separator(changed)) }
+      _ = plot(jobs.filter { changed.contains($0.pattern) }, profile: profile, options: options, quiet: quiet)
+    }
+    return ExitStatus.interrupted
+  }
+
+  /// Draws each job's pattern into its output; the exit status.
+  static func plot(
+    _ jobs: [(pattern: String, output: String)], profile: ActuatorProfile, options: PlotOptions, quiet: Bool
+  ) -> Int32 {
     var status = ExitStatus.ok
     for job in jobs {
       let name = job.pattern == "-" ? "<stdin>" : job.pattern

@@ -31,6 +31,9 @@ enum ValidateCommand: Command {
     Exit status: 0 when no file has an error (warnings allowed), 1 when any file has an
     error (with --strict: or a warning), 2 when a path cannot be read, a folder holds no
     pattern files, a .haprc.json is broken, or the command line is wrong.
+
+    --watch: checks, then checks again each file (or folder) whose pattern files are saved,
+    each report under a line with the time and what was saved; Ctrl-C ends it (exit 130).
     """
   static let options: [OptionSpec] = [
     .flag("strict", "Treat warnings as failures: exit 1 if any file has a warning."),
@@ -45,6 +48,7 @@ enum ValidateCommand: Command {
     .value("disable", "RULE", "Leave out RULE's findings (repeatable; over .haprc.json)."),
     .value("warning", "RULE", "Report RULE's findings as warnings (repeatable; over .haprc.json)."),
     .value("error", "RULE", "Report RULE's findings as errors (repeatable; over .haprc.json)."),
+    .flag("watch", "Check again each time a pattern file is saved, under a timestamped line, until Ctrl-C."),
   ]
   static let examples = [
     ("hap validate patterns/", "Check every pattern in a folder"),
@@ -74,8 +78,46 @@ enum ValidateCommand: Command {
     guard !arguments.positionals.isEmpty else {
       throw UsageError("no pattern files given; name files, folders, or '-' for standard input")
     }
+    if arguments.positionals.filter({ $0 == "-" }).count > 1 {
+      throw UsageError("'-' (standard input) can be given only once")
+    }
+    let levels = try ruleLevels(arguments)
+    guard arguments.has("watch") else {
+      return validate(
+        arguments.positionals, levels: levels, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
+    }
+    if format == .json { throw UsageError("'--watch' prints text or github reports, not one json document") }
+    return try watch(arguments.positionals) { paths in
+      validate(paths, levels: levels, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
+    }
+  }
+
+  /// `--watch`: validates `paths`, then each path again whenever a pattern file in it is
+  /// saved, each report under a timestamped separator, until Ctrl-C (exit 130).
+  static func watch(_ paths: [String], validate: ([String]) -> Int32) throws(UsageError) -> Int32 {
+    let loop = try WatchLoop(paths, folders: true)
+    Interrupt.install()
+    guard loop.start() else { return ExitStatus.trouble }
+    Console.line(WatchLoop.separator(paths, verb: "checking"))
+    _ = validate(paths)
+    Console.flush()
+    while let changed = loop.next() {
+      Console.line("")
+      Console.line(WatchLoop.separator(changed))
+      _ = validate(changed)
+      Console.flush()
+    }
+    return ExitStatus.interrupted
+  }
+
+  /// Validates `paths` with the command line's rule `levels` (over each file's .haprc.json)
+  /// and prints the report; the exit status.
+  static func validate(
+    _ paths: [String], levels: RuleSettings, format: DiagnosticPrinter.Format, strict: Bool, quiet: Bool, jobs: Int,
+    style: Style
+  ) -> Int32 {
     var inputs: [PatternFiles.Input] = []
-    for path in arguments.positionals {
+    for path in paths {
       let found = PatternFiles.expand([path])
       // A folder without patterns is a mistake (a CI pointed at the wrong folder), not a pass.
       guard !found.isEmpty else {
@@ -84,11 +126,7 @@ enum ValidateCommand: Command {
       }
       inputs += found
     }
-    if inputs.filter({ if case .standardInput = $0 { true } else { false } }).count > 1 {
-      throw UsageError("'-' (standard input) can be given only once")
-    }
 
-    let levels = try ruleLevels(arguments)
     var config = RuleConfig(overrides: levels)
     var settings: [RuleSettings] = []
     do {

@@ -117,7 +117,7 @@ final class PlaybackSession {
   /// here, which would otherwise delay the start (and contend with the playback thread).
   /// MCL_CURRENT only: the loop allocates nothing, and MCL_FUTURE costs ~1% of a core in page
   /// locking for the device's own buffers. Returns what happened, for `--verbose`.
-  private static func lockMemory(once engine: PlaybackEngine) -> String {
+  static func lockMemory(once engine: PlaybackEngine) -> String {
     for _ in 0..<200 where !engine.hasStarted { usleep(500) }
     return mlockall(MCL_CURRENT) == 0
       ? "memory locked" : "memory not locked (\(String(cString: strerror(errno))))"
@@ -125,7 +125,7 @@ final class PlaybackSession {
 
   /// Prints the report (`--verbose`: the statistics; else any underruns and reconnects) and
   /// returns the exit status of `report`'s outcome.
-  private func finish(_ report: PlaybackEngine.Report, memory: String) -> Int32 {
+  func finish(_ report: PlaybackEngine.Report, memory: String) -> Int32 {
     if options.verbose {
       printStatistics(report, memory: memory)
     } else if report.underruns > 0 || report.reconnects > 0 {

@@ -1,0 +1,169 @@
+import CHapSignals
+import Dispatch
+import Foundation
+import HapCore
+
+/// The loop of `hap play --watch`, `hap plot --watch` and `hap validate --watch`: the command
+/// acts once on every path, then again on the paths that change, until Ctrl-C.
+///
+/// The folders holding the paths are watched with ``FolderWatcher`` (inotify on the folder, not
+/// the file, so an editor that writes a new file and renames it over the old one, vim's
+/// backup-and-rename, `sed -i`, `cp` over the file and a write in place are all seen, and a file
+/// deleted then created again is picked up). A burst of changes is reported once it has been
+/// quiet for ``FolderWatcher/settleMilliseconds``: one save, one action.
+final class WatchLoop: @unchecked Sendable {
+  /// What is watched: a file, or (`hap validate`) a folder, whose pattern files all count.
+  struct Target {
+    /// As the user wrote it; what the command is handed.
+    let path: String
+    /// The folder watched, absolute.
+    let folder: String
+    /// The file's name in `folder`; nil for a folder target (any *.ahap or *.json in it).
+    let name: String?
+  }
+
+  let targets: [Target]
+  private let lock = NSLock()
+  private var pending: Set<Int> = []
+  private let wake = DispatchSemaphore(value: 0)
+  /// The stop request of the action under way (a play), raised when a target changes.
+  private var current: StopRequest?
+  private var watcher: FolderWatcher?
+  /// Folders that went away (deleted or moved): watched again when they come back.
+  private var lost: Set<String> = []
+
+  /// `paths` as the command's arguments give them (files; folders with `folders`). Standard
+  /// input cannot be watched.
+  init(_ paths: [String], folders: Bool = false) throws(UsageError) {
+    var targets: [Target] = []
+    for path in paths {
+      guard path != "-" else { throw UsageError("'--watch' cannot watch standard input ('-'); name a file") }
+      let url = URL(fileURLWithPath: path).standardizedFileURL
+      var isFolder: ObjCBool = false
+      if folders && FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && isFolder.boolValue {
+        targets.append(Target(path: path, folder: url.path, name: nil))
+      } else {
+        targets.append(Target(path: path, folder: url.deletingLastPathComponent().path, name: url.lastPathComponent))
+      }
+    }
+    self.targets = targets
+  }
+
+  /// Starts watching (a thread of its own); false, after a message, when a folder cannot be
+  /// watched.
+  func start() -> Bool {
+    guard let watcher = FolderWatcher(failure: { Console.error("hap: \($0)") }) else { return false }
+    for folder in Set(targets.map(\.folder)).sorted() {
+      if let failure = watcher.watch(folder) {
+        Console.error("hap: \(failure)")
+        return false
+      }
+    }
+    self.watcher = watcher
+    let thread = Thread { [self] in watcher.run { changes in self.changed(changes) } }
+    thread.name = "hap watcher"
+    thread.start()
+    return true
+  }
+
+  /// Called by the watcher's thread with a settled burst: folder → names that changed.
+  private func changed(_ changes: [String: Set<String>]) {
+    var hit: Set<Int> = []
+    for (index, target) in targets.enumerated() {
+      guard let names = changes[target.folder] else { continue }
+      if names.contains(FolderWatcher.anything) || names.contains("") {
+        hit.insert(index)
+      } else if let name = target.name {
+        if names.contains(name) { hit.insert(index) }
+      } else if names.contains(where: Self.isPatternName) {
+        hit.insert(index)
+      }
+    }
+    lock.lock()
+    for (folder, names) in changes where names.contains("") { lost.insert(folder) }
+    lock.unlock()
+    guard !hit.isEmpty else { return }
+    lock.lock()
+    pending.formUnion(hit)
+    current?.request()
+    lock.unlock()
+    wake.signal()
+  }
+
+  static func isPatternName(_ name: String) -> Bool {
+    let lower = name.lowercased()
+    return !lower.hasPrefix(".") && (lower.hasSuffix(".json") || lower.hasSuffix(".ahap"))
+  }
+
+  /// Waits for the next change; returns the paths that changed (in argument order), or nil
+  /// once Ctrl-C (or SIGTERM) is pressed.
+  func next() -> [String]? {
+    var ticks = 0
+    while !Interrupt.requested {
+      // The signal handler only sets a flag: look at it 20 times a second while idle.
+      _ = wake.wait(timeout: .now() + .milliseconds(50))
+      ticks += 1
+      if ticks % 20 == 0 { watchLostFolders() }
+      lock.lock()
+      let changed = pending
+      pending.removeAll()
+      lock.unlock()
+      // A file deleted (not replaced) is waited for: its folder's watch sees it come back.
+      let present = changed.sorted().map { targets[$0].path }.filter { path in
+        guard FileManager.default.fileExists(atPath: path) else {
+          Console.error("hap: '\(Format.excerpt(path))' was deleted; waiting for it to come back")
+          return false
+        }
+        return true
+      }
+      if !present.isEmpty { return present }
+    }
+    return nil
+  }
+
+  /// Once a second: a folder that went away and is back is watched again, and its files count
+  /// as saved.
+  private func watchLostFolders() {
+    lock.lock()
+    let folders = lost
+    lock.unlock()
+    for folder in folders where watcher?.watch(folder) == nil {
+      lock.lock()
+      lost.remove(folder)
+      for (index, target) in targets.enumerated() where target.folder == folder { pending.insert(index) }
+      lock.unlock()
+    }
+  }
+
+  /// A stop request for the next action (a play): raised by Ctrl-C, and by a change of any
+  /// target until ``finished()`` (at once if one came while the action was being set up).
+  func beginAction() -> StopRequest {
+    let stop = StopRequest(polling: hap_interrupt_requested)
+    lock.lock()
+    current = stop
+    if !pending.isEmpty { stop.request() }
+    lock.unlock()
+    return stop
+  }
+
+  /// The action has ended: changes no longer stop it.
+  func finished() {
+    lock.lock()
+    current = nil
+    lock.unlock()
+  }
+
+  /// The separator printed before each round of output: the time and what changed.
+  static func separator(_ changed: [String], verb: String = "saved") -> String {
+    let names = changed.map { Format.excerpt($0) }.joined(separator: ", ")
+    return "--- \(clock()) \(verb): \(names) ---"
+  }
+
+  /// The local time as HH:MM:SS.
+  static func clock() -> String {
+    var now = time(nil)
+    var parts = tm()
+    localtime_r(&now, &parts)
+    return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+  }
+}

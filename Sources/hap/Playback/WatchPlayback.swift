@@ -1,0 +1,109 @@
+import Foundation
+import HapALSA
+import HapCore
+
+/// `hap play --watch`: plays the patterns, then plays each one again every time it is saved,
+/// on a device that stays open between plays (prepared again before each play, so a replay
+/// starts as soon as the pattern is compiled; reopening would cost the device's set-up each
+/// time). A save during a play stops it with the usual fade (one period) and plays the new
+/// version.
+enum WatchPlayback {
+  static func run(
+    _ patterns: [String], device: DeviceOptions, settings: PlayCommand.Settings, started: UInt64
+  ) throws(UsageError) -> Int32 {
+    if settings.control != nil {
+      throw UsageError("'--watch' does not take '--control' (the patterns change, not live controls)")
+    }
+    var unique: [String] = []
+    for path in patterns where !unique.contains(path) { unique.append(path) }
+    let loop = try WatchLoop(unique)
+    Interrupt.install()
+    let profile: ActuatorProfile
+    do {
+      profile = try device.loadProfile()
+    } catch {
+      return PatternLoading.status(error)
+    }
+    guard loop.start() else { return ExitStatus.trouble }
+    let session: PlaybackSession
+    do {
+      session = try PlaybackSession.open(device, profile: profile, commandStarted: started)
+    } catch {
+      return PlaybackSession.fail(error)
+    }
+    var round = unique
+    var lockedMemory: String?
+    while true {
+      let loaded = load(round, settings: settings, profile: profile, rate: session.configuration.rate)
+      if !loaded.isEmpty {
+        Console.error(
+          "hap: \(WatchLoop.clock()) playing \(loaded.map { Format.excerpt($0.path) }.joined(separator: ", "))")
+        if let status = play(loaded.map(\.pattern), on: session, settings: settings, loop: loop, memory: &lockedMemory)
+        {
+          session.sink.close(success: status == ExitStatus.interrupted)
+          return status
+        }
+      }
+      Console.error(
+        "hap: watching \(unique.count == 1 ? "'\(Format.excerpt(unique[0]))'" : "\(unique.count) files") for saves; Ctrl-C ends"
+      )
+      guard let changed = loop.next() else {
+        session.sink.close(success: true)
+        return ExitStatus.interrupted
+      }
+      Console.error(WatchLoop.separator(changed))
+      round = changed
+    }
+  }
+
+  /// Reads and validates `paths`, printing the findings; the valid ones, in order.
+  private static func load(_ paths: [String], settings: PlayCommand.Settings, profile: ActuatorProfile, rate: Int)
+    -> [(path: String, pattern: Pattern)]
+  {
+    var loaded: [(path: String, pattern: Pattern)] = []
+    for path in paths {
+      guard let pattern = try? PatternLoading.load(path) else { continue }
+      if loaded.isEmpty {
+        do {
+          try settings.checkStart(of: pattern, named: path, profile: profile, rate: rate)
+        } catch {
+          Console.error("hap: \(error.message)")
+          continue
+        }
+      }
+      loaded.append((path, pattern))
+    }
+    return loaded
+  }
+
+  /// Plays `patterns` once on the open device. Nil when the watch goes on (the play ended, or
+  /// a save stopped it); else the exit status (Ctrl-C, or a device that failed).
+  private static func play(
+    _ patterns: [Pattern], on session: PlaybackSession, settings: PlayCommand.Settings, loop: WatchLoop,
+    memory: inout String?
+  ) -> Int32? {
+    do {
+      try session.sink.prepare()
+    } catch {
+      Console.error("hap: \(error.message)")
+      return ExitStatus.trouble
+    }
+    let renderers = session.factory.renderers(patterns, speed: settings.speed)
+    if settings.startAt > 0 { renderers[0].seek(to: session.frames(settings.startAt / settings.speed)) }
+    var options = settings.engineOptions
+    options.routing = session.options.routing
+    let stop = loop.beginAction()
+    let engine = PlaybackEngine(sink: session.sink, renderers: renderers, options: options, stop: stop)
+    if let loopEnd = settings.loopEnd { engine.player.loopEnd = session.frames(loopEnd) }
+    engine.start()
+    if memory == nil { memory = PlaybackSession.lockMemory(once: engine) }
+    let report = engine.wait()
+    loop.finished()
+    let status = session.finish(report, memory: memory ?? "")
+    switch report.outcome {
+    case .completed: return nil
+    case .stopped: return Interrupt.requested ? ExitStatus.interrupted : nil
+    case .failed: return status
+    }
+  }
+}

@@ -1,0 +1,278 @@
+import Foundation
+import HapTestSupport
+import Testing
+
+/// `hap play --watch`, `hap plot --watch` and `hap validate --watch`: the tests save files as
+/// editors do and poll for the result with generous deadlines (never a wall-clock limit).
+@Suite("--watch: act again on every save")
+struct WatchTests {
+  static func bundled(_ name: String) throws -> Data {
+    try Data(contentsOf: Hap.root.appendingPathComponent("patterns/\(name)"))
+  }
+
+  static let invalid = Data(
+    #"{"Version": 1, "Pattern": [{"Event": {"Time": "x", "EventType": "HapticTransient"}}]}"#.utf8)
+
+  /// Saves as editors that write a new file and rename it over the old one do.
+  static func saveByRename(_ data: Data, to path: String) throws {
+    let temporary = path + ".tmp~"
+    try data.write(to: URL(fileURLWithPath: temporary))
+    #expect(rename(temporary, path) == 0)
+  }
+
+  /// Saves in place: the same inode, truncated and written.
+  static func saveInPlace(_ data: Data, to path: String) throws {
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try handle.truncate(atOffset: 0)
+    try handle.write(contentsOf: data)
+    try handle.close()
+  }
+
+  /// `pattern` rendered as the exciter receives it (s16, the default rate).
+  static func render(_ data: Data, in folder: TemporaryFolder, name: String) throws -> [UInt8] {
+    let pattern = try folder.write("render-\(name).json", data)
+    let out = folder.path("render-\(name).raw")
+    let result = try Hap.run(["render", pattern, "-o", out, "--sample-format", "s16", "--quiet"])
+    #expect(result.status == 0, "\(result.stderr)")
+    return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+  }
+
+  /// The offset of `needle` in `haystack` at or after `start`, at a whole s16 frame.
+  static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+    guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+    return haystack.withUnsafeBytes { hay in
+      needle.withUnsafeBytes { pin in
+        var offset = start + start % 2
+        while offset + needle.count <= haystack.count {
+          if memcmp(hay.baseAddress! + offset, pin.baseAddress!, needle.count) == 0 { return offset }
+          offset += 2
+        }
+        return nil
+      }
+    }
+  }
+
+  @Test(
+    "play --watch plays every save (rename-over and in place) on the simulated exciter, skips one with errors, ends with 130 on Ctrl-C"
+  )
+  func playReplaysEachSave() throws {
+    let device = try SimulatedExciter()
+    let versions = try ["tick.json", "correct.json", "stop.json", "pass.json"].map(Self.bundled)
+    let renders = try versions.enumerated().map { try Self.render($1, in: device.folder, name: "v\($0)") }
+    let pattern = try device.folder.write("edit/pattern.json", versions[0])
+    let hap = try RunningHap(
+      ["play", "--watch", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
+
+    // Where each version's render sits in the capture, once it has all been played.
+    var found: [Int] = []
+    func waitForPlay(of version: Int) throws {
+      let from = found.last.map { $0 + renders[found.count - 1].count } ?? 0
+      var at: Int?
+      hap.poll {
+        at = Self.find(renders[version], in: (try? device.captured()) ?? [], from: from); return at != nil
+      }
+      let offset = try #require(at, "version \(version) was never played; stderr: \(hap.stderr)")
+      found.append(offset)
+    }
+    try waitForPlay(of: 0)
+    #expect(found[0] == 0)
+    try Self.saveByRename(versions[1], to: pattern)
+    try waitForPlay(of: 1)
+    try Self.saveInPlace(versions[2], to: pattern)
+    try waitForPlay(of: 2)
+    // A save with errors: the findings are printed, nothing is played...
+    try Self.saveInPlace(Self.invalid, to: pattern)
+    hap.poll { hap.stderr.contains("[type-mismatch]") }
+    #expect(hap.stderr.contains("[type-mismatch]"))
+    // ...and the next good save plays.
+    try Self.saveByRename(versions[3], to: pattern)
+    try waitForPlay(of: 3)
+
+    // Each save played its version exactly once, in order, with nothing but the silence
+    // padding a period between them: no replay of an old version, none for the bad save.
+    let captured = try device.captured()
+    for (k, start) in found.enumerated().dropFirst() {
+      let previousEnd = found[k - 1] + renders[k - 1].count
+      #expect(captured[previousEnd..<start].allSatisfy { $0 == 0 }, "something played before version \(k)")
+    }
+    let status = hap.interrupt()
+    #expect(status == 130, "\(hap.stderr)")
+    // The device was closed (the simulated exciter writes its statistics on close).
+    #expect(try device.statistics()["frames"] != nil)
+  }
+
+  @Test("play --watch: a save during a play stops it and plays the new version")
+  func playStopsForANewSave() throws {
+    let device = try SimulatedExciter()
+    let long = Data(
+      #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 30, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8}]}}]}"#
+        .utf8)
+    let short = try Self.bundled("correct.json")
+    let render = try Self.render(short, in: device.folder, name: "short")
+    let pattern = try device.folder.write("pattern.json", long)
+    let hap = try RunningHap(
+      ["play", "--watch", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
+    hap.poll { ((try? device.captured()) ?? []).count > 4800 }
+    try Self.saveByRename(short, to: pattern)
+    var at: Int?
+    hap.poll {
+      at = Self.find(render, in: (try? device.captured()) ?? [], from: 0); return at != nil
+    }
+    #expect(at != nil, "the new version was not played; stderr: \(hap.stderr)")
+    #expect(hap.interrupt() == 130)
+  }
+
+  @Test("play --watch keeps the real-time contract on every play")
+  func playKeepsTheRealTimeContract() throws {
+    let device = try SimulatedExciter()
+    let probe = try RealTimeProbe(in: device.folder)
+    let versions = try ["roundEnd.json", "correct.json"].map(Self.bundled)
+    let renders = try versions.enumerated().map { try Self.render($1, in: device.folder, name: "v\($0)") }
+    let pattern = try device.folder.write("pattern.json", versions[0])
+    let hap = try RunningHap(
+      ["play", "--watch", "-D", "exciter", "--sample-format", "s16", pattern],
+      environment: device.environment.merging(probe.environment) { $1 })
+    hap.poll { Self.find(renders[0], in: (try? device.captured()) ?? [], from: 0) != nil }
+    try Self.saveByRename(versions[1], to: pattern)
+    hap.poll { Self.find(renders[1], in: (try? device.captured()) ?? [], from: renders[0].count) != nil }
+    #expect(Self.find(renders[1], in: try device.captured(), from: renders[0].count) != nil, "\(hap.stderr)")
+    #expect(hap.interrupt() == 130)
+    let counts = try probe.counts()
+    #expect(counts["watched"] == 2, "two plays, two playback threads marked: \(counts)")
+    #expect(counts["allocs"] == 0 && counts["frees"] == 0, "\(counts)")
+    if RealTimeProbe.optimised { #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)") }
+  }
+
+  @Test("validate --watch prints a second report after a save, and picks up a file deleted then created again")
+  func validateReportsAgain() throws {
+    let folder = try TemporaryFolder()
+    let pattern = try folder.write("pattern.json", try Self.bundled("tick.json"))
+    let hap = try RunningHap(["validate", "--watch", pattern])
+    hap.poll { hap.stdout.contains("1 file checked") }
+    #expect(hap.stdout.contains("1 valid"))
+    try Self.saveByRename(Self.invalid, to: pattern)
+    hap.poll {
+      hap.stdout.contains("[type-mismatch]") && hap.stdout.components(separatedBy: "1 file checked").count == 3
+    }
+    #expect(hap.stdout.components(separatedBy: "1 file checked").count == 3, "\(hap.stdout)")
+    #expect(hap.stdout.contains("[type-mismatch]"))
+    // Deleted, then created again: nothing to report until it is back, then it is checked.
+    try FileManager.default.removeItem(atPath: pattern)
+    // (validate --watch prints nothing to standard error but the note naming the deleted file)
+    hap.poll { hap.stderr.contains(pattern) }
+    #expect(hap.stderr.contains(pattern))
+    try Self.bundled("tick.json").write(to: URL(fileURLWithPath: pattern))
+    let reports = { hap.stdout.split(separator: "\n").filter { $0.contains("1 file checked") } }
+    hap.poll { reports().count >= 3 && reports().last?.contains("1 valid") == true }
+    #expect(reports().last?.contains("1 valid") == true, "\(hap.stdout)")
+    #expect(!hap.stdout.contains("unreadable"), "the deleted file was reported: \(hap.stdout)")
+    #expect(hap.interrupt() == 130)
+  }
+
+  @Test("plot --watch rewrites the SVG when the pattern is saved")
+  func plotRedraws() throws {
+    let folder = try TemporaryFolder()
+    let pattern = try folder.write("pattern.json", try Self.bundled("tick.json"))
+    let svg = folder.path("pattern.svg")
+    func transients() -> Int? {
+      guard let data = FileManager.default.contents(atPath: svg), let root = SVGElement.parse(data) else { return nil }
+      return root.find("line", class: "transient").count
+    }
+    let hap = try RunningHap(["plot", "--watch", pattern, "-o", svg])
+    hap.poll { transients() == 1 }
+    #expect(transients() == 1, "\(hap.stderr)")
+    try Self.saveInPlace(try Self.bundled("correct.json"), to: pattern)
+    hap.poll { transients() == 2 }
+    #expect(transients() == 2, "\(hap.stderr)")
+    #expect(hap.interrupt() == 130)
+  }
+
+  @Test("--watch refuses standard input (exit 2, saying why)")
+  func usage() throws {
+    for arguments in [
+      ["play", "--watch", "-"], ["validate", "--watch", "-"], ["plot", "--watch", "-", "-o", "x.svg"],
+    ] {
+      let result = try Hap.run(arguments, input: Data())
+      #expect(result.status == 2, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains("standard input"), "\(arguments): \(result.stderr)")
+    }
+  }
+}
+
+/// Polls `condition` every 20 ms for up to `seconds` (generous: the machine is loaded).
+func poll(_ seconds: Double = 60, _ condition: () -> Bool) {
+  let deadline = Date().addingTimeInterval(seconds)
+  while !condition() && Date() < deadline { usleep(20_000) }
+}
+
+/// `hap` running in the background, its output collected as it comes.
+final class RunningHap: @unchecked Sendable {
+  private let process = Process()
+  private let lock = NSLock()
+  private var out = Data()
+  private var err = Data()
+
+  init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env["NO_COLOR"] = "1"
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let outPipe = Pipe()
+    let errPipe = Pipe()
+    process.standardOutput = outPipe
+    process.standardError = errPipe
+    process.standardInput = FileHandle.nullDevice
+    outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let data = handle.availableData
+      if data.isEmpty { handle.readabilityHandler = nil }
+      self?.append(data, error: false)
+    }
+    errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let data = handle.availableData
+      if data.isEmpty { handle.readabilityHandler = nil }
+      self?.append(data, error: true)
+    }
+    try process.run()
+  }
+
+  private func append(_ data: Data, error: Bool) {
+    lock.lock()
+    if error { err.append(data) } else { out.append(data) }
+    lock.unlock()
+  }
+
+  var stdout: String {
+    lock.lock()
+    defer { lock.unlock() }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  var stderr: String {
+    lock.lock()
+    defer { lock.unlock() }
+    return String(decoding: err, as: UTF8.self)
+  }
+
+  /// Polls `condition` as the free function does, giving up early once hap has exited.
+  func poll(_ seconds: Double = 60, _ condition: () -> Bool) {
+    HapCLITests.poll(seconds) { condition() || !process.isRunning }
+  }
+
+  /// Ctrl-C; the exit status, or nil when it did not end within a minute (then it is killed).
+  func interrupt() -> Int32? {
+    kill(process.processIdentifier, SIGINT)
+    poll { !process.isRunning }
+    guard !process.isRunning else {
+      kill(process.processIdentifier, SIGKILL)
+      return nil
+    }
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  deinit {
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+  }
+}
