@@ -13,6 +13,8 @@ struct RuleExample: Sendable, CustomTestStringConvertible {
   var context = ValidationContext()
   /// The texts are actuator profiles (read by `ProfileDecoder`), not patterns.
   var isProfile = false
+  /// The texts are `.haptic` clips (read through their conversion to AHAP).
+  var isHaptic = false
   /// The texts are vocabulary manifests, checked against these pattern files (name, text).
   var vocabulary: [(String, String)]? = nil
   /// The pattern files of the good example, when they differ from the bad one's.
@@ -22,6 +24,10 @@ struct RuleExample: Sendable, CustomTestStringConvertible {
 
   /// The diagnostics of `source`, read as a pattern or as a profile.
   func diagnose(_ source: SourceText, good: Bool = false) -> (diagnostics: [Diagnostic], valid: Bool) {
+    if isHaptic {
+      let result = HapticReading.read(source).result
+      return (result.diagnostics, result.isValid)
+    }
     if isProfile {
       let (profile, diagnostics) = ProfileDecoder.decode(source)
       return (diagnostics, profile != nil)
@@ -232,6 +238,22 @@ let ruleExamples: [RuleExample] = [
     good: #"{"Name": "shaker", "MinimumFrequency": 80, "MaximumFrequency": 300, "MaximumAmplitude": 1}"#,
     isProfile: true),
   RuleExample(
+    rule: "haptic-clip-invalid",
+    bad:
+      #"{"version": {"major": 1}, "signals": {"continuous": {"envelopes": {"amplitude": ⟨1⟩[{"time": 0, "amplitude": 0.5}, {"time": 0, "amplitude": 1}]}}}}"#,
+    expected: [("haptic-clip-invalid", 1)],
+    good:
+      #"{"version": {"major": 1}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 0.5}, {"time": 0.2, "amplitude": 1}]}}}}"#,
+    isHaptic: true),
+  RuleExample(
+    rule: "haptic-clip-adjusted",
+    bad:
+      #"{"version": {"major": 1}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": ⟨1⟩1.5}, {"time": 0.2, "amplitude": 1}]}}}}"#,
+    expected: [("haptic-clip-adjusted", 1)],
+    good:
+      #"{"version": {"major": 1}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 1}, {"time": 0.2, "amplitude": 1}]}}}}"#,
+    isHaptic: true),
+  RuleExample(
     rule: "pattern-empty",
     bad: "{\"Version\": 1.0, \"Pattern\": ⟨1⟩[]}",
     expected: [("pattern-empty", 1)],
@@ -375,7 +397,7 @@ struct RuleExampleTests {
       .curveTimesAbsolute, .curveOverlap, .continuousTooLong, .waveformNotFound, .patternEmpty, .profileValueInvalid,
       .patternSilent, .curveParameterUnsupported, .nullIgnored, .waveformPathNull, .numberAsString, .durationNegative,
       .parameterWrongEventType, .patternTooLong, .vocabularyNameDuplicate, .vocabularyFileMissing,
-      .vocabularyPatternInvalid, .vocabularyTierShape, .vocabularyRarity,
+      .vocabularyPatternInvalid, .vocabularyTierShape, .vocabularyRarity, .hapticClipInvalid, .hapticClipAdjusted,
     ]
     #expect(Set(constants.map(\.id)) == Set(Rule.all.map(\.id)))
     for rule in constants {
@@ -394,7 +416,9 @@ struct RuleExampleTests {
     if Rule.named(example.rule)?.severity == .error {
       #expect(!valid)
     } else {
-      #expect(diagnostics.contains { $0.severity == .warning })
+      // A warning rule's finding is a warning; a note rule's (haptic-clip-adjusted) a note.
+      let severity = Rule.named(example.rule)?.severity ?? .warning
+      #expect(diagnostics.contains { $0.severity == severity })
     }
   }
 

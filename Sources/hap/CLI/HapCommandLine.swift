@@ -36,6 +36,7 @@ enum HapCommandLine {
     LevelCommand.self,
     DevicesCommand.self,
     RenderCommand.self,
+    ConvertCommand.self,
     PlotCommand.self,
     InfoCommand.self,
     DiffCommand.self,

@@ -35,7 +35,7 @@ enum PatternLoading {
     }
     var context = PatternFiles.context(for: input)
     context.longestPattern = longestPattern
-    let result = Validator.validate(bytes, context: context)
+    let result = PatternFiles.validate(bytes, input: input, context: context)
     guard result.isValid, let pattern = result.pattern else { return .invalid(result.diagnostics) }
     return .valid(pattern, result.diagnostics)
   }

@@ -18,7 +18,7 @@ final class WatchLoop: @unchecked Sendable {
     let path: String
     /// The folder watched, absolute.
     let folder: String
-    /// The file's name in `folder`; nil for a folder target (any *.ahap or *.json in it).
+    /// The file's name in `folder`; nil for a folder target (any pattern file in it: *.ahap, *.json, *.haptic).
     let name: String?
   }
 
@@ -92,7 +92,7 @@ final class WatchLoop: @unchecked Sendable {
 
   static func isPatternName(_ name: String) -> Bool {
     let lower = name.lowercased()
-    return !lower.hasPrefix(".") && (lower.hasSuffix(".json") || lower.hasSuffix(".ahap"))
+    return !lower.hasPrefix(".") && PatternFiles.patternExtensions.contains((lower as NSString).pathExtension)
   }
 
   /// Waits for the next change; returns the paths that changed (in argument order), or nil

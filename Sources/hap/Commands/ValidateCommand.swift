@@ -13,7 +13,7 @@ enum ValidateCommand: Command {
     accept it, but it is probably not what you meant, or will not carry to other players)
     and notes. Each finding names its rule; 'hap rules' lists them all.
 
-    PATH is a file, a directory (searched recursively for *.ahap and *.json, skipping
+    PATH is a file, a directory (searched recursively for *.ahap, *.json and *.haptic, skipping
     hidden entries; one without any is trouble, exit 2) or '-' for standard input. Files are
     checked in parallel. A file named vocabulary.json is a vocabulary manifest, not a
     pattern: it is checked against the pattern files of its folder (docs/vocabulary.md).
@@ -121,7 +121,7 @@ enum ValidateCommand: Command {
       let found = PatternFiles.expand([path])
       // A folder without patterns is a mistake (a CI pointed at the wrong folder), not a pass.
       guard !found.isEmpty else {
-        Console.error("hap: no pattern files in '\(Format.excerpt(path))' (searched for *.ahap and *.json)")
+        Console.error("hap: no pattern files in '\(Format.excerpt(path))' (searched for *.ahap, *.json and *.haptic)")
         return ExitStatus.trouble
       }
       inputs += found
@@ -196,7 +196,7 @@ enum ValidateCommand: Command {
     if case .manifest(let path) = input { return checkManifest(path, settings: settings) }
     do {
       let bytes = try PatternFiles.read(input)
-      let result = Validator.validate(bytes, context: PatternFiles.context(for: input))
+      let result = PatternFiles.validate(bytes, input: input, context: PatternFiles.context(for: input))
       return Report(name: input.displayName, diagnostics: settings.apply(result.diagnostics), unreadable: nil)
     } catch {
       return Report(name: input.displayName, diagnostics: [], unreadable: error.message)

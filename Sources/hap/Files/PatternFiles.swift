@@ -8,7 +8,9 @@ enum PatternFiles {
   static let sizeLimit = 128 * 1024 * 1024
 
   /// Extensions picked up when walking a directory (case-insensitive).
-  static let patternExtensions: Set<String> = ["ahap", "json"]
+  static let patternExtensions: Set<String> = ["ahap", "json", "haptic"]
+  /// Extensions of a vocabulary's pattern files: AHAP only.
+  static let vocabularyExtensions: Set<String> = ["ahap", "json"]
 
   /// One input named on the command line, after expanding directories.
   enum Input {
@@ -107,7 +109,7 @@ enum PatternFiles {
     closedir(stream)
     for name in names.sorted() {
       guard let dot = name.lastIndex(of: "."),
-        patternExtensions.contains(name[name.index(after: dot)...].lowercased())
+        vocabularyExtensions.contains(name[name.index(after: dot)...].lowercased())
       else { continue }
       let path = folder.isEmpty ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
       var info = stat()
@@ -183,6 +185,15 @@ enum PatternFiles {
     }
     bytes.removeSubrange(filled...)
     return bytes
+  }
+
+  /// Validates a pattern file's bytes: a `.haptic` clip through its conversion to AHAP (the
+  /// findings speak of the clip), anything else as AHAP.
+  static func validate(_ bytes: [UInt8], input: Input, context: ValidationContext) -> ValidationResult {
+    if case .file(let path) = input, HapticReading.isClip(path) {
+      return HapticReading.read(SourceText(bytes)).result
+    }
+    return Validator.validate(bytes, context: context)
   }
 
   /// The validation context for a pattern read from `input`: waveform files are looked up in

@@ -1,0 +1,148 @@
+/// AHAP to `.haptic` (Meta / Lofelt, version 1): the reverse of ``HapticToAHAP``, for patterns
+/// built in hap that an app using the Meta Haptics SDK or Nice Vibrations should play.
+///
+/// A clip has one amplitude and one frequency envelope, so the pattern is flattened: at every
+/// time where something changes (an event's start or end, a control point, a parameter), the
+/// continuous intensity (the continuous events sounding then, summed, each times the intensity
+/// control, at most 1) becomes amplitude = intensity², and the sharpness of the loudest of them
+/// plus the sharpness control becomes frequency = sharpness². A step is two breakpoints at the
+/// same time. Each transient becomes an emphasis on a breakpoint at its time (amplitude = its
+/// intensity as played, squared; frequency = its sharpness), whose continuous amplitude is
+/// raised by the 20% the forward mapping ducks it by. What cannot be said in a clip is listed:
+/// attack, decay and release; audio events; overlapping continuous events.
+public enum AHAPToHaptic {
+  public struct Result: Sendable {
+    public var clip: HapticClip
+    /// What was lost or approximated, one sentence each.
+    public var approximations: [String]
+  }
+
+  /// A clip needs a length: a pattern that is one moment (a transient at 0) is given this one.
+  public static let shortestClip = 0.02
+
+  public static func convert(_ pattern: Pattern) -> Result {
+    var notes: [String] = []
+    let continuous = pattern.events.filter { $0.type == .hapticContinuous && $0.duration > 0 }
+    let transients = pattern.events.filter { $0.type == .hapticTransient }
+    let audio = pattern.events.filter { $0.type.isAudio }.count
+    if audio > 0 { notes.append("\(audio) audio event\(audio == 1 ? " is" : "s are") not haptic and left out") }
+    let envelopeShaped = continuous.filter {
+      $0.parameters.attackTime != 0 || $0.parameters.decayTime != 0 || $0.parameters.releaseTime != 0
+    }.count
+    if envelopeShaped > 0 {
+      notes.append(
+        "\(envelopeShaped) continuous event\(envelopeShaped == 1 ? "'s" : "s'") attack, decay or release cannot be written in a clip and \(envelopeShaped == 1 ? "is" : "are") left out"
+      )
+    }
+    if overlaps(continuous) {
+      notes.append("continuous events overlap: a clip has one envelope, so their intensities are summed (at most 1)")
+    }
+    let controls = Controls(pattern)
+    var times = Set<Double>([0])
+    for event in continuous {
+      times.insert(event.time)
+      times.insert(event.end)
+    }
+    for curve in pattern.curves where curve.id == .hapticIntensityControl || curve.id == .hapticSharpnessControl {
+      for point in curve.points { times.insert(point.time) }
+    }
+    for parameter in pattern.parameters
+    where parameter.id == .hapticIntensityControl || parameter.id == .hapticSharpnessControl {
+      times.insert(parameter.time)
+    }
+    for transient in transients { times.insert(transient.time) }
+    var length = max(pattern.duration, transients.map(\.time).max() ?? 0)
+    if length <= 0 {
+      length = shortestClip
+      notes.append("the pattern is a single moment: the clip is given a length of \(Format.seconds(shortestClip))")
+    }
+    times.insert(length)
+    let sorted = times.filter { $0 <= length }.sorted()
+    var amplitude: [HapticClip.AmplitudePoint] = []
+    var frequency: [HapticClip.FrequencyPoint] = []
+    let eps = 1e-9
+    for t in sorted {
+      let before = t > 0 ? controls.level(continuous, at: t - eps) : nil
+      let after = controls.level(continuous, at: t, includingEnds: t == length)
+      if let before, abs(before.intensity - after.intensity) > 1e-6 || abs(before.sharpness - after.sharpness) > 1e-6 {
+        amplitude.append(HapticClip.AmplitudePoint(time: t, amplitude: before.intensity * before.intensity))
+        frequency.append(HapticClip.FrequencyPoint(time: t, frequency: before.sharpness * before.sharpness))
+      }
+      var point = HapticClip.AmplitudePoint(time: t, amplitude: after.intensity * after.intensity)
+      if let transient = transients.last(where: { $0.time == t }) {
+        let played = min(1, transient.parameters.hapticIntensity * controls.value(.hapticIntensityControl, at: t))
+        point.emphasis = HapticClip.Emphasis(
+          amplitude: played * played, frequency: transient.parameters.hapticSharpness)
+        let raised = min(1, after.intensity / (1 - HapticToAHAP.ducking))
+        point.amplitude = raised * raised
+      }
+      amplitude.append(point)
+      frequency.append(HapticClip.FrequencyPoint(time: t, frequency: after.sharpness * after.sharpness))
+    }
+    let stacked = transients.count - Set(transients.map(\.time)).count
+    if stacked > 0 {
+      notes.append(
+        "\(stacked) transient\(stacked == 1 ? " shares" : "s share") a time with another: one emphasis is kept at each time"
+      )
+    }
+    var clip = HapticClip(amplitude: amplitude, frequency: frequency)
+    if case .object(let members) = pattern.metadata {
+      for (key, value) in members {
+        guard case .string(let text) = value else { continue }
+        switch key {
+        case "Project": clip.project = text
+        case "Created": clip.author = text
+        case "Description": clip.description = text
+        default: break
+        }
+      }
+    }
+    return Result(clip: clip, approximations: notes)
+  }
+
+  static func overlaps(_ events: [Event]) -> Bool {
+    var end = -Double.infinity
+    for event in events.sorted(by: { $0.time < $1.time }) {
+      if event.time < end - 1e-9 { return true }
+      end = max(end, event.end)
+    }
+    return false
+  }
+
+  /// The intensity and sharpness controls over time: the latest curve or parameter of each ID
+  /// that has started (curves hold their last value), else the default.
+  struct Controls {
+    let curves: [DynamicParameterID: [ParameterCurve]]
+    let parameters: [DynamicParameterID: [DynamicParameter]]
+
+    init(_ pattern: Pattern) {
+      curves = Dictionary(grouping: pattern.curves, by: \.id)
+      parameters = Dictionary(grouping: pattern.parameters, by: \.id)
+    }
+
+    func value(_ id: DynamicParameterID, at t: Double) -> Double {
+      let curve = curves[id]?.last { $0.start <= t }
+      let parameter = parameters[id]?.last { $0.time <= t }
+      switch (curve, parameter) {
+      case (let c?, let p?): return p.time > c.start ? p.value : c.value(at: t)
+      case (let c?, nil): return c.value(at: t)
+      case (nil, let p?): return p.value
+      case (nil, nil): return id.defaultValue
+      }
+    }
+
+    /// The continuous intensity (summed, at most 1) and the sharpness of the loudest event at `t`.
+    func level(_ events: [Event], at t: Double, includingEnds: Bool = false) -> (intensity: Double, sharpness: Double) {
+      let control = value(.hapticIntensityControl, at: t)
+      var sum = 0.0
+      var loudest: (Double, Double) = (-1, 0)
+      for event in events where event.time <= t && (t < event.end || (includingEnds && t <= event.end)) {
+        let level = event.parameters.hapticIntensity * control
+        sum += level
+        if level > loudest.0 { loudest = (level, event.parameters.hapticSharpness) }
+      }
+      let sharpness = min(1, max(0, loudest.1 + value(.hapticSharpnessControl, at: t)))
+      return (min(1, max(0, sum)), sum > 0 ? sharpness : min(1, max(0, value(.hapticSharpnessControl, at: t))))
+    }
+  }
+}

@@ -1,0 +1,237 @@
+/// `.haptic` (Meta / Lofelt, version 1) to AHAP, following the mapping of Lofelt's own iOS
+/// converter (Lofelt/NiceVibrations, `core/datamodel/src/ios/v1.rs`, MIT), which the Meta
+/// Haptics SDK and Nice Vibrations play on iOS; docs/convert.md has the mapping, its source and
+/// where hap differs:
+///
+/// - continuous events at intensity 1 and sharpness 0 from 0 to the clip's length, split at
+///   30 s (Core Haptics' longest continuous event);
+/// - the amplitude envelope becomes `HapticIntensityControl` curves, intensity = √amplitude,
+///   ducked by 20% at a breakpoint that carries an emphasis;
+/// - the frequency envelope becomes `HapticSharpnessControl` curves, sharpness = √frequency;
+/// - each emphasis becomes a `HapticTransient` of intensity √(emphasis amplitude) and sharpness
+///   = the emphasis frequency. In one AHAP the intensity control also scales a transient (Lofelt
+///   plays transients from a second AHAP): hap divides the transient's intensity by the control
+///   there, and where the control is too low for that, raises it to the transient's intensity
+///   for ±1 ms around it;
+/// - curves hold at most 16 points (iOS's limit); longer envelopes become consecutive curves
+///   sharing their end points, with point times relative to the curve.
+public enum HapticToAHAP {
+  /// Core Haptics' longest continuous event.
+  public static let longestContinuous = 30.0
+  /// The most control points iOS takes in one curve.
+  public static let pointsPerCurve = 16
+  /// How much the continuous intensity is lowered under an emphasis (Lofelt's
+  /// `AMPLITUDE_DUCKING`).
+  public static let ducking = 0.2
+  /// Half the width of the raise of the intensity control around a transient that needs it.
+  public static let raiseHalfWidth = 0.001
+
+  public struct Result: Sendable {
+    public var pattern: Pattern
+    /// What was approximated or read leniently, with where in the clip (byte offset).
+    public var adjustments: [Adjustment]
+  }
+
+  public struct Adjustment: Sendable, Equatable {
+    public var message: String
+    public var offset: Int
+    /// True for a note about the clip itself (`haptic-clip-adjusted`); false for an
+    /// approximation of the conversion (`--verbose` only).
+    public var aboutClip: Bool
+  }
+
+  public static func convert(_ clip: HapticClip) -> Result {
+    var adjustments: [Adjustment] = []
+    let length = clip.length
+    var intensity = intensityEnvelope(clip, adjustments: &adjustments)
+    let sharpness = sharpnessEnvelope(clip, length: length, adjustments: &adjustments)
+    let transients = transientEvents(clip, intensity: &intensity, adjustments: &adjustments)
+    var events = continuousEvents(length: length)
+    if events.count > 1 {
+      adjustments.append(
+        Adjustment(
+          message:
+            "the clip lasts \(Format.seconds(length)): \(events.count) consecutive continuous events (at most \(Format.seconds(longestContinuous)) each, Core Haptics' limit)",
+          offset: clip.amplitudeOffset, aboutClip: false))
+    }
+    events += transients
+    var curves = split(intensity, .hapticIntensityControl)
+    curves += split(sharpness, .hapticSharpnessControl)
+    for (name, id, offset) in [
+      ("amplitude", DynamicParameterID.hapticIntensityControl, clip.amplitudeOffset),
+      ("frequency", .hapticSharpnessControl, clip.frequencyOffset),
+    ] {
+      let count = curves.filter { $0.id == id }.count
+      if count > 1 {
+        adjustments.append(
+          Adjustment(
+            message:
+              "the \(name) envelope has more than \(pointsPerCurve) points: \(count) consecutive \(id.rawValue) curves (iOS's limit is \(pointsPerCurve) points a curve)",
+            offset: offset, aboutClip: false))
+      }
+    }
+    var metadata: [(String, JSONValue)] = []
+    if !clip.project.isEmpty { metadata.append(("Project", .string(clip.project))) }
+    if !clip.author.isEmpty { metadata.append(("Created", .string(clip.author))) }
+    if !clip.description.isEmpty { metadata.append(("Description", .string(clip.description))) }
+    let pattern = Pattern(
+      version: 1, metadata: metadata.isEmpty ? nil : .object(metadata), events: events, curves: curves)
+    return Result(pattern: pattern, adjustments: adjustments)
+  }
+
+  /// (time, value) points of an envelope, in time order.
+  typealias Envelope = [(time: Double, value: Double)]
+
+  static func intensityEnvelope(_ clip: HapticClip, adjustments: inout [Adjustment]) -> Envelope {
+    var points: Envelope = clip.amplitude.map { point in
+      let value = point.amplitude.squareRoot() * (point.emphasis == nil ? 1 : 1 - ducking)
+      return (point.time, value)
+    }
+    if let first = points.first, first.time > 0 {
+      points.insert((0, first.value), at: 0)
+      adjustments.append(
+        Adjustment(
+          message:
+            "the amplitude envelope starts at \(Format.seconds(first.time)), not 0: its first value is held from 0",
+          offset: clip.amplitudeOffset, aboutClip: true))
+    }
+    return points
+  }
+
+  static func sharpnessEnvelope(_ clip: HapticClip, length: Double, adjustments: inout [Adjustment]) -> Envelope {
+    var points: Envelope = clip.frequency.map { ($0.time, $0.frequency.squareRoot()) }
+    guard !points.isEmpty else { return [] }
+    if let last = points.last, last.time > length {
+      let value = Self.value(of: points, at: length)
+      let after = points.filter { $0.time > length }.count
+      points = points.filter { $0.time <= length }
+      if points.last.map({ $0.time < length }) ?? true { points.append((length, value)) }
+      adjustments.append(
+        Adjustment(
+          message:
+            "the frequency envelope runs to \(Format.seconds(last.time)), past the clip's end at \(Format.seconds(length)): cut there (\(after) breakpoint\(after == 1 ? "" : "s") dropped)",
+          offset: clip.frequencyOffset, aboutClip: true))
+    }
+    if let first = points.first, first.time > 0 {
+      points.insert((0, first.value), at: 0)
+      adjustments.append(
+        Adjustment(
+          message:
+            "the frequency envelope starts at \(Format.seconds(first.time)), not 0: its first value is held from 0",
+          offset: clip.frequencyOffset, aboutClip: true))
+    }
+    return points
+  }
+
+  /// The envelope's value at `time` (linear between points, held before and after; the later
+  /// of two points at the same time wins).
+  static func value(of points: Envelope, at time: Double) -> Double {
+    guard let first = points.first, let last = points.last else { return 0 }
+    if time < first.time { return first.value }
+    if time >= last.time { return last.value }
+    var k = 0
+    while k + 1 < points.count && points[k + 1].time <= time { k += 1 }
+    let a = points[k]
+    let b = points[k + 1]
+    let span = b.time - a.time
+    return span <= 0 ? b.value : a.value + (b.value - a.value) * (time - a.time) / span
+  }
+
+  /// The transients of the emphasis breakpoints; raises `intensity` around those it would
+  /// otherwise scale below their strength.
+  static func transientEvents(_ clip: HapticClip, intensity: inout Envelope, adjustments: inout [Adjustment])
+    -> [Event]
+  {
+    var events: [Event] = []
+    var raises: [(time: Double, value: Double)] = []
+    for point in clip.amplitude {
+      guard let emphasis = point.emphasis, emphasis.amplitude > 0 else { continue }
+      let target = emphasis.amplitude.squareRoot()
+      let control = value(of: intensity, at: point.time)
+      var written = 1.0
+      if control >= target {
+        written = target / control
+      } else {
+        raises.append((point.time, target))
+      }
+      var parameters = EventParameters(defaultsFor: .hapticTransient)
+      parameters.hapticIntensity = written
+      parameters.hapticSharpness = emphasis.frequency
+      events.append(Event(time: point.time, type: .hapticTransient, parameters: parameters))
+    }
+    if !raises.isEmpty {
+      intensity = raised(intensity, at: raises, end: clip.length)
+      adjustments.append(
+        Adjustment(
+          message:
+            "\(raises.count) emphasis\(raises.count == 1 ? " is" : "es are") stronger than the continuous intensity under \(raises.count == 1 ? "it" : "them"): the intensity control is raised to the transient's intensity for \(Format.number(2000 * raiseHalfWidth)) ms around each (at \(raises.prefix(5).map { Format.seconds($0.time) }.joined(separator: ", "))\(raises.count > 5 ? ", ..." : ""))",
+          offset: clip.amplitudeOffset, aboutClip: false))
+    }
+    return events
+  }
+
+  /// `points` with a peak of `value` at each raise's time, ±``raiseHalfWidth`` wide, the
+  /// points inside a raise's window replaced by it.
+  static func raised(_ points: Envelope, at raises: [(time: Double, value: Double)], end: Double) -> Envelope {
+    let w = raiseHalfWidth
+    func inside(_ t: Double) -> Bool { raises.contains { abs($0.time - t) < w } }
+    var added: Envelope = []
+    for (k, raise) in raises.enumerated() {
+      let before = max(0, raise.time - w)
+      let after = min(end, raise.time + w)
+      let previousClose = k > 0 && raise.time - raises[k - 1].time < 2 * w
+      let nextClose = k + 1 < raises.count && raises[k + 1].time - raise.time < 2 * w
+      if !previousClose && before < raise.time { added.append((before, value(of: points, at: before))) }
+      added.append((raise.time, raise.value))
+      if !nextClose && after > raise.time { added.append((after, value(of: points, at: after))) }
+    }
+    let kept = points.filter { !inside($0.time) }
+    return (kept + added).enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+      .map(\.element)
+  }
+
+  static func continuousEvents(length: Double) -> [Event] {
+    var events: [Event] = []
+    var start = 0.0
+    while start < length {
+      let duration = min(longestContinuous, length - start)
+      var parameters = EventParameters(defaultsFor: .hapticContinuous)
+      parameters.hapticIntensity = 1
+      parameters.hapticSharpness = 0
+      events.append(Event(time: start, type: .hapticContinuous, duration: duration, parameters: parameters))
+      start += longestContinuous
+    }
+    return events
+  }
+
+  /// Consecutive curves of at most ``pointsPerCurve`` points, each starting where the one
+  /// before ended. Repeated points are dropped; of three or more at one time only the first
+  /// and last are kept (a step needs two).
+  static func split(_ envelope: Envelope, _ id: DynamicParameterID) -> [ParameterCurve] {
+    var points: Envelope = []
+    for (k, point) in envelope.enumerated() {
+      if let last = points.last, last.time == point.time, last.value == point.value { continue }
+      if points.count >= 2, points[points.count - 1].time == point.time,
+        points[points.count - 2].time == point.time
+      {
+        points[points.count - 1] = point
+        continue
+      }
+      _ = k
+      points.append(point)
+    }
+    guard !points.isEmpty else { return [] }
+    var curves: [ParameterCurve] = []
+    var start = 0
+    repeat {
+      let end = min(points.count, start + pointsPerCurve)
+      let chunk = points[start..<end]
+      let time = chunk.first!.time
+      curves.append(
+        ParameterCurve(
+          id: id, time: time, points: chunk.map { ControlPoint(time: $0.time, value: min(1, max(0, $0.value))) }))
+      start = end - 1
+    } while start < points.count - 1
+    return curves
+  }
+}
