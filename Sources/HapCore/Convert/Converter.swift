@@ -51,6 +51,22 @@ public enum Converter {
     case notBuilt(String)
     /// The output failed hap's own checks: a bug in the converter (exit 2), with its findings.
     case invalidOutput([Diagnostic])
+    /// `--portable` cannot rewrite the input faithfully (exit 1): the sentence says why.
+    case notPortable(String)
+  }
+
+  /// How to convert: `--portable` (AHAP to AHAP), and for `--to android` whether the output is
+  /// the Kotlin snippet (an OUTPUT ending in `.kt`) or the JSON description.
+  public struct Options: Sendable {
+    public var portable: Bool
+    public var kotlin: Bool
+    /// The name the Kotlin snippet gives its object (from the input's file name).
+    public var name: String
+    public init(portable: Bool = false, kotlin: Bool = false, name: String = "pattern") {
+      self.portable = portable
+      self.kotlin = kotlin
+      self.name = name
+    }
   }
 
   public struct Output: Sendable {
@@ -65,11 +81,10 @@ public enum Converter {
   /// Whether `from` → `to` is built: the later directions say so in one sentence.
   public static func check(from: ConversionFormat, to: ConversionFormat) -> String? {
     switch (from, to) {
-    case (.ahap, .haptic), (.haptic, .ahap), (.haptic, .haptic), (.ahap, .ahap): nil
+    case (.ahap, .haptic), (.haptic, .ahap), (.haptic, .haptic), (.ahap, .ahap), (.ahap, .android), (.haptic, .android):
+      nil
     case (.audio, _):
       "converting from audio is not built yet (issue 13, a later round); hap converts .haptic to AHAP and AHAP to .haptic"
-    case (_, .android):
-      "'--to android' is not built yet (issue 13, a later round); hap converts .haptic to AHAP and AHAP to .haptic"
     case (_, .audio): "hap does not convert to audio; 'hap render' writes a pattern's drive signal as WAV"
     case (.android, _): "hap does not read Android effects; it converts .haptic to AHAP and AHAP to .haptic"
     }
@@ -77,7 +92,7 @@ public enum Converter {
 
   public static func convert(
     _ bytes: [UInt8], from: ConversionFormat, to: ConversionFormat,
-    context: ValidationContext = ValidationContext()
+    context: ValidationContext = ValidationContext(), options: Options = Options()
   ) throws(Failure) -> Output {
     if let refusal = check(from: from, to: to) { throw .notBuilt(refusal) }
     var approximations: [String] = []
@@ -95,7 +110,21 @@ public enum Converter {
       guard input.isValid, let decoded = input.pattern else { throw .invalidInput(input.diagnostics) }
       pattern = decoded
     }
+    if options.portable {
+      let findings = input.diagnostics.filter { PortableAHAP.unfixable.contains($0.rule) }
+      if let first = findings.first {
+        throw .notPortable("\(first.rule): \(first.message); --portable has no faithful rewrite for it")
+      }
+      let portable = PortableAHAP.convert(pattern, findings: input.diagnostics)
+      pattern = portable.pattern
+      approximations += portable.rewrites
+    }
     switch to {
+    case .android:
+      let effect = AndroidEffect(pattern)
+      approximations += effect.losses
+      let text = options.kotlin ? effect.kotlin(name: options.name) : effect.json()
+      return Output(bytes: Array(text.utf8), diagnostics: input.diagnostics, approximations: approximations)
     case .haptic:
       let reverse = AHAPToHaptic.convert(pattern)
       approximations += reverse.approximations
@@ -106,7 +135,9 @@ public enum Converter {
     default:
       let text = Array(AHAPWriter.text(pattern).utf8)
       let check = Validator.validate(text, context: context)
-      guard check.isStrictlyValid || (from == .ahap && check.isValid) else { throw .invalidOutput(check.diagnostics) }
+      guard check.isStrictlyValid || (from == .ahap && !options.portable && check.isValid) else {
+        throw .invalidOutput(check.diagnostics)
+      }
       return Output(bytes: text, diagnostics: input.diagnostics, approximations: approximations)
     }
   }

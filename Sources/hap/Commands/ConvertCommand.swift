@@ -28,6 +28,7 @@ enum ConvertCommand: Command {
     .value("from", "FORMAT", choices: ["ahap", "haptic", "audio"], "The input format (default: from the extension)."),
     .value(
       "to", "FORMAT", choices: ["ahap", "haptic", "android"], "The output format (default: from OUT's extension)."),
+    .flag("portable", "Rewrite an AHAP pattern so iOS plays it as hap does (strict-clean); print each rewrite."),
     .flag("verbose", short: "v", "Say what was approximated, and by how much."),
     .flag("quiet", short: "q", "Do not print notes, warnings or the summary line."),
   ]
@@ -35,6 +36,8 @@ enum ConvertCommand: Command {
     ("hap convert Thunder.haptic -o thunder.ahap", "A Meta clip as an AHAP pattern for Core Haptics"),
     ("hap convert clips/*.haptic -o ahap/ --verbose", "A folder of clips, saying what was approximated"),
     ("hap convert patterns/winner.json -o winner.haptic", "A hap pattern for the Meta Haptics SDK"),
+    ("hap convert long.ahap -o long.ios.ahap --portable", "Within Core Haptics' limits, each rewrite printed"),
+    ("hap convert winner.json -o Winner.kt", "A Kotlin VibrationEffect snippet (-o X.json --to android: its JSON)"),
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -46,6 +49,10 @@ enum ConvertCommand: Command {
     if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) can be given only once") }
     let from = try format(arguments.value("from"), option: "--from")
     let target = try self.target(arguments, output: output, inputs: inputs)
+    let portable = arguments.has("portable")
+    if portable && target != .ahap {
+      throw UsageError("--portable writes AHAP: name the output .ahap or use --to ahap")
+    }
     for input in inputs {
       let source = try inputFormat(input, given: from)
       if let refusal = Converter.check(from: source, to: target) { throw UsageError(refusal) }
@@ -70,7 +77,7 @@ enum ConvertCommand: Command {
     for job in jobs {
       let result = convert(
         job.pattern, to: job.output, from: try inputFormat(job.pattern, given: from), target: target,
-        verbose: arguments.has("verbose"), quiet: arguments.has("quiet"))
+        verbose: arguments.has("verbose"), quiet: arguments.has("quiet"), portable: portable)
       if result == ExitStatus.trouble || (result == ExitStatus.failure && status == ExitStatus.ok) { status = result }
     }
     return status
@@ -111,7 +118,8 @@ enum ConvertCommand: Command {
 
   /// Converts one input to one output; returns its exit status.
   static func convert(
-    _ input: String, to output: String, from: ConversionFormat, target: ConversionFormat, verbose: Bool, quiet: Bool
+    _ input: String, to output: String, from: ConversionFormat, target: ConversionFormat, verbose: Bool, quiet: Bool,
+    portable: Bool = false
   ) -> Int32 {
     let file: PatternFiles.Input = input == "-" ? .standardInput : .file(input)
     let name = file.displayName
@@ -125,13 +133,20 @@ enum ConvertCommand: Command {
     let style = PatternLoading.errorStyle
     let converted: Converter.Output
     do {
-      converted = try Converter.convert(bytes, from: from, to: target, context: PatternFiles.context(for: file))
+      let options = Converter.Options(
+        portable: portable, kotlin: output.lowercased().hasSuffix(".kt"),
+        name: String(name.split(separator: "/").last?.split(separator: ".").first ?? "pattern"))
+      converted = try Converter.convert(
+        bytes, from: from, to: target, context: PatternFiles.context(for: file), options: options)
     } catch {
       switch error {
       case .invalidInput(let findings):
         for finding in findings where finding.severity == .error || !quiet {
           Console.error(DiagnosticPrinter.text(finding, file: name, style: style))
         }
+        return ExitStatus.failure
+      case .notPortable(let sentence):
+        Console.error("hap: cannot make '\(Format.excerpt(name))' portable: \(sentence)")
         return ExitStatus.failure
       case .notBuilt(let sentence):
         Console.error("hap: \(sentence)")
@@ -146,7 +161,9 @@ enum ConvertCommand: Command {
     if !quiet {
       for finding in converted.diagnostics { Console.error(DiagnosticPrinter.text(finding, file: name, style: style)) }
     }
-    if verbose {
+    if portable && !quiet {
+      for line in converted.approximations { Console.error("\(name): rewrote: \(line)") }
+    } else if verbose {
       for note in converted.approximations { Console.error("\(name): approximated: \(note)") }
     }
     guard PlotCommand.write(String(decoding: converted.bytes, as: UTF8.self), to: output) else {

@@ -1,0 +1,179 @@
+import Foundation
+
+/// AHAP to Android's `VibrationEffect` (`hap convert --to android`): the pattern's rendered
+/// intensity and sharpness envelope (as `hap plot` draws it: every event, the controls, the
+/// attack, decay and release) sampled every ``stepMs`` milliseconds, written as
+///
+/// - a `createWaveform(timings, amplitudes, -1)` waveform (amplitude = intensity × 255,
+///   equal consecutive steps merged) for every device with amplitude control;
+/// - an on/off `createWaveform(timings, -1)` for devices without it (on where intensity ≥
+///   ``onThreshold``);
+/// - a `BasicEnvelopeBuilder` envelope (intensity and sharpness, Android 16);
+/// - a `Composition` primitive per transient (`PRIMITIVE_CLICK`, `TICK` or `THUD`, with its
+///   intensity as scale).
+///
+/// `json()` writes that description, `kotlin(name:)` a Kotlin object that picks the richest
+/// branch the device supports.
+public struct AndroidEffect: Sendable {
+  public static let stepMs = 10
+  public static let onThreshold = 0.1
+
+  public struct Primitive: Sendable, Equatable {
+    public var timeMs: Int
+    public var name: String
+    public var scale: Double
+  }
+
+  public struct EnvelopePoint: Sendable, Equatable {
+    public var intensity: Double
+    public var sharpness: Double
+    public var durationMs: Int
+  }
+
+  /// The rendered length, in ms: the sum of every timing list.
+  public let durationMs: Int
+  public let timings: [Int]
+  public let amplitudes: [Int]
+  /// Off, on, off, on… (starting with off, as `createWaveform(timings, -1)` reads it).
+  public let onOffTimings: [Int]
+  public let initialSharpness: Double
+  public let envelope: [EnvelopePoint]
+  public let primitives: [Primitive]
+  public let hasContinuous: Bool
+  /// What Android cannot play of the pattern, one sentence each (`--verbose`).
+  public let losses: [String]
+
+  public init(_ pattern: Pattern, profile: ActuatorProfile = .exciter) {
+    let rate = 1000.0
+    let schedule = Schedule(pattern: pattern, profile: profile, rate: rate)
+    let total = max(1, schedule.frameCount)
+    durationMs = total
+    let columns = Int((Double(total) / Double(AndroidEffect.stepMs)).rounded(.up))
+    let (levels, sharpness) = PlotSeries.levels(
+      schedule, window: PlotWindow(from: 0, to: Double(columns * AndroidEffect.stepMs) / rate, columns: columns))
+    var samples: [(ms: Int, level: Double, sharp: Double)] = []
+    var lastSharp = pattern.events.first?.parameters.hapticSharpness ?? 0.5
+    for k in 0..<columns {
+      let ms = min(AndroidEffect.stepMs, total - k * AndroidEffect.stepMs)
+      let sharp = sharpness[k].map { ($0.lowerBound + $0.upperBound) / 2 } ?? lastSharp
+      lastSharp = sharp
+      samples.append((ms, min(max(levels[k] ?? 0, 0), 1), sharp))
+    }
+    (timings, amplitudes) = AndroidEffect.waveform(samples)
+    onOffTimings = AndroidEffect.onOff(samples)
+    initialSharpness = (samples.first?.sharp ?? 0.5).rounded3
+    envelope = AndroidEffect.envelope(samples)
+    primitives = AndroidEffect.primitives(pattern, schedule: schedule)
+    hasContinuous = pattern.events.contains { $0.type == .hapticContinuous }
+    var losses = [
+      "the envelope is sampled every \(AndroidEffect.stepMs) ms; on devices without amplitude control only on/off timings play (on where intensity is at least \(AndroidEffect.onThreshold))"
+    ]
+    if hasContinuous && !primitives.isEmpty {
+      losses.append("transients over continuous events play as peaks of the waveform or envelope, not as primitives")
+    }
+    if pattern.events.contains(where: { $0.type.isAudio }) { losses.append("audio events are left out") }
+    self.losses = losses
+  }
+
+  static func waveform(_ samples: [(ms: Int, level: Double, sharp: Double)]) -> ([Int], [Int]) {
+    var timings: [Int] = []
+    var amplitudes: [Int] = []
+    for sample in samples {
+      let amplitude = Int((sample.level * 255).rounded())
+      if let last = amplitudes.last, last == amplitude {
+        timings[timings.count - 1] += sample.ms
+      } else {
+        timings.append(sample.ms)
+        amplitudes.append(amplitude)
+      }
+    }
+    return (timings, amplitudes)
+  }
+
+  static func onOff(_ samples: [(ms: Int, level: Double, sharp: Double)]) -> [Int] {
+    var timings = [0]
+    var on = false
+    for sample in samples {
+      let now = sample.level >= onThreshold
+      if now != on {
+        timings.append(0)
+        on = now
+      }
+      timings[timings.count - 1] += sample.ms
+    }
+    return timings
+  }
+
+  /// One control point per step that changes (reached over that step), a held run as one more
+  /// point, and a last point at intensity 0 (Android requires it).
+  static func envelope(_ samples: [(ms: Int, level: Double, sharp: Double)]) -> [EnvelopePoint] {
+    var points: [EnvelopePoint] = []
+    var held = 0
+    for sample in samples {
+      let point = EnvelopePoint(
+        intensity: sample.level.rounded3, sharpness: min(max(sample.sharp, 0), 1).rounded3, durationMs: sample.ms)
+      if let last = points.last, last.intensity == point.intensity, last.sharpness == point.sharpness {
+        if held > 0 {
+          points[points.count - 1].durationMs += sample.ms
+        } else {
+          points.append(point)
+        }
+        held += 1
+      } else {
+        points.append(point)
+        held = 0
+      }
+    }
+    if let last = points.last, last.intensity != 0 {
+      points[points.count - 1].durationMs = max(1, points[points.count - 1].durationMs - 1)
+      points.append(EnvelopePoint(intensity: 0, sharpness: last.sharpness, durationMs: 1))
+    }
+    return points
+  }
+
+  /// Each transient as a primitive: crisp (sharpness ≥ 0.5) a CLICK, dull a THUD, faint
+  /// (intensity below 0.3) a TICK; scale = its intensity as played (× the intensity control).
+  static func primitives(_ pattern: Pattern, schedule: Schedule) -> [Primitive] {
+    pattern.events.filter { $0.type == .hapticTransient }.map { event in
+      let frame = Double(Frames.from(seconds: event.time, rate: schedule.rate))
+      let scale = min(max(event.parameters.hapticIntensity * schedule.intensityControl.value(at: frame), 0), 1)
+      let sharp = event.parameters.hapticSharpness + schedule.sharpnessControl.value(at: frame)
+      let name = scale < 0.3 ? "PRIMITIVE_TICK" : sharp >= 0.5 ? "PRIMITIVE_CLICK" : "PRIMITIVE_THUD"
+      return Primitive(timeMs: Int((event.time * 1000).rounded()), name: name, scale: scale.rounded3)
+    }
+  }
+
+  static func list(_ values: [Int]) -> String { values.map(String.init).joined(separator: ", ") }
+
+  public func json() -> String {
+    let points = envelope.map {
+      "{\"intensity\": \(AHAPWriter.number($0.intensity)), \"sharpness\": \(AHAPWriter.number($0.sharpness)), \"durationMs\": \($0.durationMs)}"
+    }
+    var previous = 0
+    let taps = primitives.map { p -> String in
+      defer { previous = p.timeMs }
+      return
+        "{\"timeMs\": \(p.timeMs), \"delayMs\": \(p.timeMs - previous), \"primitive\": \"\(p.name)\", \"scale\": \(AHAPWriter.number(p.scale))}"
+    }
+    return """
+      {
+        "format": "hap-android-vibration-effect",
+        "version": 1,
+        "durationMs": \(durationMs),
+        "stepMs": \(AndroidEffect.stepMs),
+        "hasContinuous": \(hasContinuous),
+        "waveform": {"timings": [\(AndroidEffect.list(timings))], "amplitudes": [\(AndroidEffect.list(amplitudes))], "repeat": -1},
+        "onOff": {"timings": [\(AndroidEffect.list(onOffTimings))], "repeat": -1},
+        "envelope": {"initialSharpness": \(AHAPWriter.number(initialSharpness)), "controlPoints": [
+          \(points.joined(separator: ",\n    "))
+        ]},
+        "primitives": [\(taps.joined(separator: ", "))]
+      }
+
+      """
+  }
+}
+
+extension Double {
+  var rounded3: Double { (self * 1000).rounded() / 1000 }
+}

@@ -1,0 +1,77 @@
+/// The Kotlin snippet of an ``AndroidEffect``: one `object` with the data and `effect(vibrator)`,
+/// which picks, in order: transient primitives (a pattern of transients only, where
+/// `arePrimitivesSupported`), the envelope (Android 16, `areEnvelopeEffectsSupported`, within
+/// `envelopeEffectInfo`'s limits), the amplitude waveform (`hasAmplitudeControl`), the on/off
+/// timings.
+extension AndroidEffect {
+  /// A Kotlin identifier made of a file name: letters and digits, capitalised, `Haptic` suffix.
+  public static func identifier(_ name: String) -> String {
+    let words = name.split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }
+    var id = words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    if id.isEmpty || id.first!.isNumber { id = "Pattern" + id }
+    return String(id.prefix(60)) + "Haptic"
+  }
+
+  public func kotlin(name: String) -> String {
+    let object = AndroidEffect.identifier(name)
+    let envelopeCalls = envelope.map {
+      "            .addControlPoint(\(float($0.intensity)), \(float($0.sharpness)), \($0.durationMs)L)"
+    }.joined(separator: "\n")
+    let used = Set(primitives.map(\.name)).sorted()
+    var previous = 0
+    let primitiveCalls = primitives.map { p -> String in
+      defer { previous = p.timeMs }
+      return
+        "            .addPrimitive(VibrationEffect.Composition.\(p.name), \(float(p.scale)), \(p.timeMs - previous))"
+    }.joined(separator: "\n")
+    let primitiveBranch =
+      primitives.isEmpty || hasContinuous
+      ? ""
+      : """
+          if (Build.VERSION.SDK_INT >= 31 &&
+              vibrator.arePrimitivesSupported(\(used.map { "VibrationEffect.Composition.\($0)" }.joined(separator: ", ")))
+                  .all { it }) {
+              return VibrationEffect.startComposition()
+      \(primitiveCalls)
+                  .compose()
+          }
+
+      """
+    return """
+      // Made by `hap convert --to android` (docs/convert.md): \(durationMs) ms, sampled every \(AndroidEffect.stepMs) ms.
+      import android.os.Build
+      import android.os.VibrationEffect
+      import android.os.Vibrator
+
+      object \(object) {
+          /** createWaveform(timings, amplitudes, -1): every device with amplitude control. */
+          val TIMINGS = longArrayOf(\(AndroidEffect.list(timings)))
+          val AMPLITUDES = intArrayOf(\(AndroidEffect.list(amplitudes)))
+          /** Off, on, off, on… for devices without amplitude control. */
+          val ON_OFF_TIMINGS = longArrayOf(\(AndroidEffect.list(onOffTimings)))
+          const val ENVELOPE_POINTS = \(envelope.count)
+
+          fun play(vibrator: Vibrator) {
+              vibrator.vibrate(effect(vibrator))
+          }
+
+          fun effect(vibrator: Vibrator): VibrationEffect {
+      \(primitiveBranch)        if (Build.VERSION.SDK_INT >= 36 && vibrator.areEnvelopeEffectsSupported() &&
+                  ENVELOPE_POINTS <= vibrator.envelopeEffectInfo.maxSize) {
+                  return VibrationEffect.BasicEnvelopeBuilder()
+                      .setInitialSharpness(\(float(initialSharpness)))
+      \(envelopeCalls)
+                      .build()
+              }
+              if (vibrator.hasAmplitudeControl()) {
+                  return VibrationEffect.createWaveform(TIMINGS, AMPLITUDES, -1)
+              }
+              return VibrationEffect.createWaveform(ON_OFF_TIMINGS, -1)
+          }
+      }
+
+      """
+  }
+
+  func float(_ value: Double) -> String { AHAPWriter.number(value) + "f" }
+}
