@@ -210,7 +210,6 @@ struct ConvertCommandTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     let source = Hap.root.appendingPathComponent("patterns/winner.json").path
     for arguments in [
-      ["convert", source, "-o", folder.appendingPathComponent("x.json").path, "--to", "android"],
       ["convert", try write("RIFF", "s.wav", in: folder), "-o", folder.appendingPathComponent("s.ahap").path],
       ["convert", source, "-o", folder.appendingPathComponent("x.png").path],
     ] {

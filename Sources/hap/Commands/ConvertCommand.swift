@@ -10,8 +10,10 @@ enum ConvertCommand: Command {
   static let description = """
     Converts a Meta Haptics Studio / Lofelt Studio clip (.haptic) to AHAP, or an AHAP pattern
     to a .haptic clip (docs/convert.md has the mappings and what each loses). The formats come
-    from the extensions (.haptic; .ahap or .json) or from --from and --to. Converting from
-    audio and '--to android' are not built yet and say so.
+    from the extensions (.haptic; .ahap or .json; .kt for Android) or from --from and --to.
+    --portable rewrites an AHAP pattern within Core Haptics' limits and prints each rewrite;
+    '--to android' writes a Kotlin VibrationEffect snippet (-o X.kt) or its JSON description
+    (-o X.json). Converting from audio is not built yet and says so.
 
     The output is checked with hap's own rules before it is written: an AHAP output passes
     'hap validate --strict'. Files are written atomically (a temporary file, then renamed), so
