@@ -1,7 +1,7 @@
 /// The Kotlin snippet of an ``AndroidEffect``: one `object` with the data and `effect(vibrator)`,
 /// which picks, in order: transient primitives (a pattern of transients only, where
 /// `arePrimitivesSupported`), the envelope (Android 16, `areEnvelopeEffectsSupported`, within
-/// `envelopeEffectInfo`'s limits), the amplitude waveform (`hasAmplitudeControl`), the on/off
+/// `envelopeEffectInfo`'s limits: points, shortest and longest point, total duration), the amplitude waveform (`hasAmplitudeControl`), the on/off
 /// timings.
 extension AndroidEffect {
   /// A Kotlin identifier made of a file name: letters and digits, capitalised, `Haptic` suffix.
@@ -50,6 +50,9 @@ extension AndroidEffect {
           /** Off, on, off, on… for devices without amplitude control. */
           val ON_OFF_TIMINGS = longArrayOf(\(AndroidEffect.list(onOffTimings)))
           const val ENVELOPE_POINTS = \(envelope.count)
+          const val ENVELOPE_SHORTEST_MS = \(envelope.map(\.durationMs).min() ?? 0)L
+          const val ENVELOPE_LONGEST_MS = \(envelope.map(\.durationMs).max() ?? 0)L
+          const val DURATION_MS = \(durationMs)L
 
           fun play(vibrator: Vibrator) {
               vibrator.vibrate(effect(vibrator))
@@ -57,7 +60,7 @@ extension AndroidEffect {
 
           fun effect(vibrator: Vibrator): VibrationEffect {
       \(primitiveBranch)        if (Build.VERSION.SDK_INT >= 36 && vibrator.areEnvelopeEffectsSupported() &&
-                  ENVELOPE_POINTS <= vibrator.envelopeEffectInfo.maxSize) {
+                  fitsEnvelope(vibrator)) {
                   return VibrationEffect.BasicEnvelopeBuilder()
                       .setInitialSharpness(\(float(initialSharpness)))
       \(envelopeCalls)
@@ -67,6 +70,15 @@ extension AndroidEffect {
                   return VibrationEffect.createWaveform(TIMINGS, AMPLITUDES, -1)
               }
               return VibrationEffect.createWaveform(ON_OFF_TIMINGS, -1)
+          }
+
+          /** The envelope within this vibrator's limits: points, their durations, the total. */
+          private fun fitsEnvelope(vibrator: Vibrator): Boolean {
+              val info = vibrator.envelopeEffectInfo
+              return ENVELOPE_POINTS <= info.maxSize &&
+                  ENVELOPE_SHORTEST_MS >= info.minControlPointDurationMillis &&
+                  ENVELOPE_LONGEST_MS <= info.maxControlPointDurationMillis &&
+                  DURATION_MS <= info.maxDurationMillis
           }
       }
 
