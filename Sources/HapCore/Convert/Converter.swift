@@ -51,6 +51,9 @@ public enum Converter {
     case notBuilt(String)
     /// The output failed hap's own checks: a bug in the converter (exit 2), with its findings.
     case invalidOutput([Diagnostic])
+    /// The input cannot become a pattern (exit 1): a sound that is not WAV or is silent; the
+    /// sentence says why.
+    case unusableInput(String)
   }
 
   public struct Output: Sendable {
@@ -65,9 +68,9 @@ public enum Converter {
   /// Whether `from` → `to` is built: the later directions say so in one sentence.
   public static func check(from: ConversionFormat, to: ConversionFormat) -> String? {
     switch (from, to) {
-    case (.ahap, .haptic), (.haptic, .ahap), (.haptic, .haptic), (.ahap, .ahap): nil
+    case (.ahap, .haptic), (.haptic, .ahap), (.haptic, .haptic), (.ahap, .ahap), (.audio, .ahap): nil
     case (.audio, _):
-      "converting from audio is not built yet (issue 13, a later round); hap converts .haptic to AHAP and AHAP to .haptic"
+      "hap converts audio to AHAP only ('-o NAME.ahap' or '--to ahap')"
     case (_, .android):
       "'--to android' is not built yet (issue 13, a later round); hap converts .haptic to AHAP and AHAP to .haptic"
     case (_, .audio): "hap does not convert to audio; 'hap render' writes a pattern's drive signal as WAV"
@@ -75,11 +78,39 @@ public enum Converter {
     }
   }
 
+  /// A sound (WAV bytes; other formats decoded by the caller) to AHAP, checked as every AHAP
+  /// output is.
+  public static func convertAudio(
+    _ signal: AudioSignal, options: AudioConversionOptions = AudioConversionOptions()
+  ) throws(Failure) -> Output {
+    let converted = AudioToAHAP.convert(signal, options: options)
+    guard let pattern = converted.pattern else {
+      throw .unusableInput(
+        signal.samples.isEmpty
+          ? "the sound has no samples: nothing to convert"
+          : "the sound is silent (below \(Format.number(AudioAnalysis.silenceFloorDB)) dBFS) or every event is turned off: nothing to convert"
+      )
+    }
+    let text = Array(AHAPWriter.text(pattern).utf8)
+    let check = Validator.validate(text)
+    guard check.isStrictlyValid else { throw .invalidOutput(check.diagnostics) }
+    return Output(bytes: text, diagnostics: [], approximations: converted.approximations)
+  }
+
   public static func convert(
     _ bytes: [UInt8], from: ConversionFormat, to: ConversionFormat,
-    context: ValidationContext = ValidationContext()
+    context: ValidationContext = ValidationContext(), audio: AudioConversionOptions = AudioConversionOptions()
   ) throws(Failure) -> Output {
     if let refusal = check(from: from, to: to) { throw .notBuilt(refusal) }
+    if from == .audio {
+      let signal: AudioSignal
+      do {
+        signal = try AudioSignal.wav(bytes)
+      } catch {
+        throw .unusableInput(error.message)
+      }
+      return try convertAudio(signal, options: audio)
+    }
     var approximations: [String] = []
     let input: ValidationResult
     var pattern: Pattern
