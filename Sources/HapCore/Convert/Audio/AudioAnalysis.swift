@@ -12,13 +12,16 @@ public struct AudioConversionOptions: Sendable, Equatable {
   public var transients = true
   /// Whether the loudness envelope becomes `HapticContinuous` events (`--no-continuous`).
   public var continuous = true
-  /// Multiplies every intensity (envelope and transients), 0...4 (default 1); results are
-  /// clamped to 1.
-  public var gain = 1.0
+  /// Gain in dB, -60...+24 (default 0), as if the sound were that much louder: every intensity
+  /// (envelope and transients) is multiplied by ``intensityFactor``, 10^(gain / 30), so that
+  /// the rendered amplitude (intensity^1.5) rises by `gain` dB; results are clamped to 1.
+  public var gain = 0.0
+
+  public var intensityFactor: Double { pow(10, gain / 30) }
 
   public static let sensitivityRange = 0.0...1.0
   public static let smoothingRange = 0.0...1.0
-  public static let gainRange = 0.0...4.0
+  public static let gainRange = -60.0...24.0
 
   public init() {}
 }
@@ -97,7 +100,7 @@ public struct AudioAnalysis: Sendable {
   }
 
   /// Loudness: RMS over ``rmsWindow`` centred on each frame, smoothed by a centred moving
-  /// average of `smoothing` seconds; level = gain × (RMS / loudest RMS)^(2/3), so that the
+  /// average of `smoothing` seconds; level = 10^(gain/30) × (RMS / loudest RMS)^(2/3), so that the
   /// renderer's amplitude (intensity^1.5) follows the sound's RMS; silence and sounding spans.
   mutating func envelope(_ signal: AudioSignal, squares: [Double], options: AudioConversionOptions) {
     let hop = signal.rate * Self.frameHop
@@ -123,7 +126,7 @@ public struct AudioAnalysis: Sendable {
     let loudest = rms.max() ?? 0
     let floor = max(pow(10, Self.silenceFloorDB / 20), loudest * pow(10, Self.silenceRelativeDB / 20))
     silent = rms.map { $0 < floor }
-    levels = rms.map { loudest > 0 ? min(1, options.gain * pow($0 / loudest, 2.0 / 3)) : 0 }
+    levels = rms.map { loudest > 0 ? min(1, options.intensityFactor * pow($0 / loudest, 2.0 / 3)) : 0 }
     let gap = Int((Self.mergeGap / Self.frameHop).rounded())
     var k = 0
     while k < count {

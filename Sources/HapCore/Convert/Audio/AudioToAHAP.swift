@@ -46,7 +46,8 @@ public enum AudioToAHAP {
     guard !events.isEmpty else { return Result(pattern: nil, analysis: analysis, approximations: notes) }
     let curves =
       HapticToAHAP.split(intensity, .hapticIntensityControl) + HapticToAHAP.split(sharpness, .hapticSharpnessControl)
-    return Result(pattern: Pattern(version: 1, events: events, curves: curves), analysis: analysis, approximations: notes)
+    return Result(
+      pattern: Pattern(version: 1, events: events, curves: curves), analysis: analysis, approximations: notes)
   }
 
   static func continuousEvents(from start: Double, to end: Double) -> [Event] {
@@ -63,7 +64,7 @@ public enum AudioToAHAP {
     return events
   }
 
-  /// Each onset as a transient of intensity gain × √strength and the onset's sharpness. The
+  /// Each onset as a transient of intensity 10^(gain/30) × √strength and the onset's sharpness. The
   /// intensity control also scales a transient, so its intensity is divided by the control at
   /// its time; where the control is too low for that, it is raised to the transient's
   /// intensity for ±1 ms around it (as for a `.haptic` emphasis).
@@ -74,7 +75,7 @@ public enum AudioToAHAP {
     var events: [Event] = []
     var raises: [(time: Double, value: Double)] = []
     for onset in analysis.onsets {
-      let target = min(1, options.gain * onset.strength.squareRoot())
+      let target = min(1, options.intensityFactor * onset.strength.squareRoot())
       guard target > 0 else { continue }
       var written = target
       if !intensity.isEmpty {
