@@ -20,10 +20,13 @@ let package = Package(
     .target(name: "CALSA", linkerSettings: [.linkedLibrary("dl")]),
     // The ALSA sink, device listing and the real-time playback engine.
     .target(name: "HapALSA", dependencies: ["HapCore", "CALSA"]),
+    // libsndfile (FLAC, Ogg, MP3 for `hap convert`), loaded at run time with dlopen; its few
+    // prototypes are declared in the target, so building needs no libsndfile header.
+    .target(name: "CSndFile", linkerSettings: [.linkedLibrary("dl")]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.
     .target(name: "CHapSignals"),
     // The command-line front end: argument parsing, commands, output formatting.
-    .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA", "CHapSignals"]),
+    .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA", "CHapSignals", "CSndFile"]),
     // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
     .target(name: "HapFuzzCheck", dependencies: ["HapCore"]),
     // `make bench`: the render loop alone, without I/O.

@@ -455,9 +455,37 @@ def main():
     print(f"  ratio: hap is {jq_time / hap_time:.2f}x jq's speed (target >= 1x, aiming at 4x)")
 
 
+def convert_audio_bench():
+    """hap convert of a synthesised 60 s sound effect (48 kHz stereo s16): clicks, swells, a glide."""
+    import math, random, struct, wave
+    sound = os.path.join(out, "sfx60.wav")
+    if not os.path.exists(sound):
+        rate, rng = 48000, random.Random(13)
+        frames = bytearray()
+        for k in range(60 * rate):
+            t = k / rate
+            swell = 0.4 * math.sin(math.pi * (t % 6) / 6) ** 2 * math.sin(2 * math.pi * (120 + 40 * t) * t)
+            click = 0.8 * math.exp(-(t % 0.75) / 0.004) * rng.uniform(-1, 1)
+            v = max(-1.0, min(1.0, swell + click))
+            frames += struct.pack("<hh", int(v * 32767), int(v * 32767))
+        with wave.open(sound, "wb") as w:
+            w.setnchannels(2)
+            w.setsampwidth(2)
+            w.setframerate(rate)
+            w.writeframes(bytes(frames))
+    target = os.path.join(out, "sfx60.ahap")
+    print(f"\n== convert: a 60 s sound effect to AHAP, median of {RUNS} runs ==")
+    seconds, rss, codes = measure([hap, "convert", sound, "-o", target, "--quiet"])
+    if codes != {0}:
+        print(f"  WARNING: hap convert exited {sorted(codes)}")
+    print(f"  hap convert sfx60.wav -o sfx60.ahap (60 s, 48 kHz stereo)  {seconds:7.3f} s  peak {rss:6.0f} MiB")
+    print("  (target: well under 1 s)")
+
+
 if __name__ == "__main__":
     main()
     render_bench()
     play_bench()
     control_bench()
     fire_bench()
+    convert_audio_bench()

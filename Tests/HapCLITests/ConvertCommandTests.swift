@@ -204,13 +204,13 @@ struct ConvertCommandTests {
     #expect(levels.peak > 0.01)
   }
 
-  @Test("formats not built yet, and unknown extensions, are usage errors (exit 2) that write nothing")
+  @Test("formats not built yet, audio to anything but AHAP, and unknown extensions, are usage errors (exit 2) that write nothing")
   func notBuilt() throws {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let source = Hap.root.appendingPathComponent("patterns/winner.json").path
     for arguments in [
-      ["convert", try write("RIFF", "s.wav", in: folder), "-o", folder.appendingPathComponent("s.ahap").path],
+      ["convert", try write("RIFF", "s.wav", in: folder), "-o", folder.appendingPathComponent("s.haptic").path],
       ["convert", source, "-o", folder.appendingPathComponent("x.png").path],
     ] {
       let result = try Hap.run(arguments)

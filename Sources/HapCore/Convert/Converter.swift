@@ -53,6 +53,9 @@ public enum Converter {
     case invalidOutput([Diagnostic])
     /// `--portable` cannot rewrite the input faithfully (exit 1): the sentence says why.
     case notPortable(String)
+    /// The input cannot become a pattern (exit 1): a sound that is not WAV or is silent; the
+    /// sentence says why.
+    case unusableInput(String)
   }
 
   /// How to convert: `--portable` (AHAP to AHAP), and for `--to android` whether the output is
@@ -81,20 +84,50 @@ public enum Converter {
   /// Whether `from` → `to` is built: the later directions say so in one sentence.
   public static func check(from: ConversionFormat, to: ConversionFormat) -> String? {
     switch (from, to) {
-    case (.ahap, .haptic), (.haptic, .ahap), (.haptic, .haptic), (.ahap, .ahap), (.ahap, .android), (.haptic, .android):
+    case (.ahap, .haptic), (.haptic, .ahap), (.haptic, .haptic), (.ahap, .ahap), (.ahap, .android), (.haptic, .android),
+      (.audio, .ahap):
       nil
     case (.audio, _):
-      "converting from audio is not built yet (issue 13, a later round); hap converts .haptic to AHAP and AHAP to .haptic"
+      "hap converts audio to AHAP only ('-o NAME.ahap' or '--to ahap'); convert that AHAP on to another format"
     case (_, .audio): "hap does not convert to audio; 'hap render' writes a pattern's drive signal as WAV"
     case (.android, _): "hap does not read Android effects; it converts .haptic to AHAP and AHAP to .haptic"
     }
   }
 
+  /// A sound (WAV bytes; other formats decoded by the caller) to AHAP, checked as every AHAP
+  /// output is.
+  public static func convertAudio(
+    _ signal: AudioSignal, options: AudioConversionOptions = AudioConversionOptions()
+  ) throws(Failure) -> Output {
+    let converted = AudioToAHAP.convert(signal, options: options)
+    guard let pattern = converted.pattern else {
+      throw .unusableInput(
+        signal.samples.isEmpty
+          ? "the sound has no samples: nothing to convert"
+          : "the sound is silent (below \(Format.number(AudioAnalysis.silenceFloorDB)) dBFS) or every event is turned off: nothing to convert"
+      )
+    }
+    let text = Array(AHAPWriter.text(pattern).utf8)
+    let check = Validator.validate(text)
+    guard check.isStrictlyValid else { throw .invalidOutput(check.diagnostics) }
+    return Output(bytes: text, diagnostics: [], approximations: converted.approximations)
+  }
+
   public static func convert(
     _ bytes: [UInt8], from: ConversionFormat, to: ConversionFormat,
-    context: ValidationContext = ValidationContext(), options: Options = Options()
+    context: ValidationContext = ValidationContext(), options: Options = Options(),
+    audio: AudioConversionOptions = AudioConversionOptions()
   ) throws(Failure) -> Output {
     if let refusal = check(from: from, to: to) { throw .notBuilt(refusal) }
+    if from == .audio {
+      let signal: AudioSignal
+      do {
+        signal = try AudioSignal.wav(bytes)
+      } catch {
+        throw .unusableInput(error.message)
+      }
+      return try convertAudio(signal, options: audio)
+    }
     var approximations: [String] = []
     let input: ValidationResult
     var pattern: Pattern

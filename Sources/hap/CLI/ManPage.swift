@@ -35,6 +35,7 @@ enum ManPage {
     ),
     ("HAP_INPUT_DEVICES", "Where hap drag looks for input devices (default /dev/input)."),
     ("HAP_LIBASOUND", "The path of ALSA's library to load instead of libasound.so.2."),
+    ("HAP_LIBSNDFILE", "The path of libsndfile to load instead of libsndfile.so.1 (hap convert of FLAC, Ogg, MP3)."),
     ("NO_COLOR", "When set, no colour is used."),
   ]
 

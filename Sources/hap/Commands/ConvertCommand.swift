@@ -1,19 +1,22 @@
 import Foundation
 import HapCore
 
-/// `hap convert`: between AHAP and Meta's `.haptic` clips (audio and Android in later rounds).
+/// `hap convert`: between AHAP and Meta's `.haptic` clips, and from audio to AHAP (Android in a
+/// later round).
 /// The conversions are HapCore's (Sources/HapCore/Convert); this reads, writes and reports.
 enum ConvertCommand: Command {
   static let name = "convert"
-  static let summary = "Convert between AHAP and Meta/Lofelt .haptic clips."
+  static let summary = "Convert between AHAP and Meta/Lofelt .haptic clips, or a sound to AHAP."
   static let forms = ["INPUT -o OUTPUT [options]", "INPUT... -o FOLDER/ [options]"]
   static let description = """
     Converts a Meta Haptics Studio / Lofelt Studio clip (.haptic) to AHAP, or an AHAP pattern
-    to a .haptic clip (docs/convert.md has the mappings and what each loses). The formats come
-    from the extensions (.haptic; .ahap or .json; .kt for Android) or from --from and --to.
-    --portable rewrites an AHAP pattern within Core Haptics' limits and prints each rewrite;
-    '--to android' writes a Kotlin VibrationEffect snippet (-o X.kt) or its JSON description
-    (-o X.json). Converting from audio is not built yet and says so.
+    to a .haptic clip, or a sound (.wav; .flac, .ogg, .mp3 through libsndfile) to AHAP: its
+    onsets become transients, its loudness and brightness continuous events with intensity and
+    sharpness curves (docs/convert.md has the mappings, the analysis and what each loses). The
+    formats come from the extensions (.haptic; .ahap or .json; .wav and other audio; .kt for
+    Android) or from --from and --to. --portable rewrites an AHAP pattern within Core Haptics'
+    limits and prints each rewrite; '--to android' writes a Kotlin VibrationEffect snippet
+    (-o X.kt) or its JSON description (-o X.json).
 
     The output is checked with hap's own rules before it is written: an AHAP output passes
     'hap validate --strict'. Files are written atomically (a temporary file, then renamed), so
@@ -22,8 +25,9 @@ enum ConvertCommand: Command {
     missing) and each input becomes NAME.ahap (or NAME.haptic) in it. --verbose says what was
     approximated and by how much.
 
-    Exit status: 0 converted; 1 an input has errors (its findings are printed); 2 trouble
-    (usage, unreadable input, unwritable output).
+    Exit status: 0 converted; 1 an input has errors (its findings are printed), or a sound is
+    silent or not a sound hap reads; 2 trouble (usage, unreadable input, unwritable output, no
+    libsndfile for a non-WAV sound).
     """
   static let options: [OptionSpec] = [
     .value("output", short: "o", "OUT", "Output file, folder (several inputs) or '-' for standard output."),
@@ -31,6 +35,11 @@ enum ConvertCommand: Command {
     .value(
       "to", "FORMAT", choices: ["ahap", "haptic", "android"], "The output format (default: from OUT's extension)."),
     .flag("portable", "Rewrite an AHAP pattern so iOS plays it as hap does (strict-clean); print each rewrite."),
+    .value("sensitivity", "0..1", "Audio: onset sensitivity, 0..1 (default 0.5); higher finds softer onsets."),
+    .value("smoothing", "SECONDS", "Audio: loudness envelope smoothing, 0..1 s (default 0.05)."),
+    .flag("no-transients", "Audio: no transients from the onsets."),
+    .flag("no-continuous", "Audio: no continuous events from the loudness envelope."),
+    .value("gain", short: "g", "DB", "Audio: gain in dB on every intensity, -60..+24 (default 0)."),
     .flag("verbose", short: "v", "Say what was approximated, and by how much."),
     .flag("quiet", short: "q", "Do not print notes, warnings or the summary line."),
   ]
@@ -40,6 +49,7 @@ enum ConvertCommand: Command {
     ("hap convert patterns/winner.json -o winner.haptic", "A hap pattern for the Meta Haptics SDK"),
     ("hap convert long.ahap -o long.ios.ahap --portable", "Within Core Haptics' limits, each rewrite printed"),
     ("hap convert winner.json -o Winner.kt", "A Kotlin VibrationEffect snippet (-o X.json --to android: its JSON)"),
+    ("hap convert boom.wav -o boom.ahap --verbose", "A sound effect as a pattern (then 'hap play boom.ahap')"),
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -55,12 +65,14 @@ enum ConvertCommand: Command {
     if portable && target != .ahap {
       throw UsageError("--portable writes AHAP: name the output .ahap or use --to ahap")
     }
+    let audio = try audioOptions(arguments)
     for input in inputs {
       let source = try inputFormat(input, given: from)
       if let refusal = Converter.check(from: source, to: target) { throw UsageError(refusal) }
     }
     let (jobs, missingFolder) = try RenderCommand.jobs(
-      inputs, output: output, suffix: "." + target.fileExtension, fileExtensions: ["ahap", "json", "haptic"])
+      inputs, output: output, suffix: "." + target.fileExtension,
+      fileExtensions: Set(["ahap", "json", "haptic"] + audioExtensions))
     if let missingFolder {
       do {
         try RenderCommand.createFolder(missingFolder)
@@ -78,7 +90,7 @@ enum ConvertCommand: Command {
     var status = ExitStatus.ok
     for job in jobs {
       let result = convert(
-        job.pattern, to: job.output, from: try inputFormat(job.pattern, given: from), target: target,
+        job.pattern, to: job.output, from: try inputFormat(job.pattern, given: from), target: target, audio: audio,
         verbose: arguments.has("verbose"), quiet: arguments.has("quiet"), portable: portable)
       if result == ExitStatus.trouble || (result == ExitStatus.failure && status == ExitStatus.ok) { status = result }
     }
@@ -112,19 +124,41 @@ enum ConvertCommand: Command {
     let folder = inputs.count > 1 || output.hasSuffix("/") || RenderCommand.isDirectory(output)
     if !folder, output != "-", let format = ConversionFormat(fileName: output) { return format }
     if folder, let first = inputs.first, let source = ConversionFormat(fileName: first) {
-      return source == .haptic ? .ahap : .haptic
+      return source == .ahap ? .haptic : .ahap
     }
     throw UsageError(
       "cannot tell the output format of '\(Format.excerpt(output))': name it .ahap or .haptic, or use --to")
   }
 
+  /// The extensions of the sounds hap reads (WAV itself, the rest through libsndfile).
+  static let audioExtensions: [String] = ["wav", "wave", "flac", "ogg", "oga", "mp3", "aif", "aiff"]
+
+  /// `--sensitivity`, `--smoothing`, `--no-transients`, `--no-continuous`, `--gain`.
+  static func audioOptions(_ arguments: Arguments) throws(UsageError) -> AudioConversionOptions {
+    var options = AudioConversionOptions()
+    options.sensitivity = try arguments.number(
+      "sensitivity", in: AudioConversionOptions.sensitivityRange, default: options.sensitivity)
+    options.smoothing = try arguments.number(
+      "smoothing", in: AudioConversionOptions.smoothingRange, default: options.smoothing, unit: "seconds")
+    options.gain = try arguments.number("gain", in: AudioConversionOptions.gainRange, default: options.gain, unit: "dB")
+    options.transients = !arguments.has("no-transients")
+    options.continuous = !arguments.has("no-continuous")
+    if !options.transients && !options.continuous {
+      throw UsageError("'--no-transients' and '--no-continuous' together leave nothing to convert")
+    }
+    return options
+  }
+
   /// Converts one input to one output; returns its exit status.
   static func convert(
-    _ input: String, to output: String, from: ConversionFormat, target: ConversionFormat, verbose: Bool, quiet: Bool,
-    portable: Bool = false
+    _ input: String, to output: String, from: ConversionFormat, target: ConversionFormat,
+    audio: AudioConversionOptions, verbose: Bool, quiet: Bool, portable: Bool = false
   ) -> Int32 {
     let file: PatternFiles.Input = input == "-" ? .standardInput : .file(input)
     let name = file.displayName
+    if from == .audio, input != "-", !["wav", "wave"].contains(URL(fileURLWithPath: input).pathExtension.lowercased()) {
+      return convertSound(input, to: output, audio: audio, verbose: verbose, quiet: quiet)
+    }
     let bytes: [UInt8]
     do {
       bytes = try PatternFiles.read(file)
@@ -132,34 +166,69 @@ enum ConvertCommand: Command {
       Console.error("hap: cannot read '\(Format.excerpt(name))': \(error.message)")
       return ExitStatus.trouble
     }
-    let style = PatternLoading.errorStyle
     let converted: Converter.Output
     do {
       let options = Converter.Options(
         portable: portable, kotlin: output.lowercased().hasSuffix(".kt"),
         name: String(name.split(separator: "/").last?.split(separator: ".").first ?? "pattern"))
       converted = try Converter.convert(
-        bytes, from: from, to: target, context: PatternFiles.context(for: file), options: options)
+        bytes, from: from, to: target, context: PatternFiles.context(for: file), options: options, audio: audio)
     } catch {
-      switch error {
-      case .invalidInput(let findings):
-        for finding in findings where finding.severity == .error || !quiet {
-          Console.error(DiagnosticPrinter.text(finding, file: name, style: style))
-        }
-        return ExitStatus.failure
-      case .notPortable(let sentence):
-        Console.error("hap: cannot make '\(Format.excerpt(name))' portable: \(sentence)")
-        return ExitStatus.failure
-      case .notBuilt(let sentence):
-        Console.error("hap: \(sentence)")
-        return ExitStatus.trouble
-      case .invalidOutput(let findings):
-        for finding in findings { Console.error(DiagnosticPrinter.text(finding, file: output, style: style)) }
-        Console.error(
-          "hap: bug: the conversion of '\(Format.excerpt(name))' fails hap's own checks; nothing was written")
-        return ExitStatus.trouble
-      }
+      return report(error, name: name, output: output, quiet: quiet)
     }
+    return write(converted, name: name, to: output, verbose: verbose, quiet: quiet, portable: portable)
+  }
+
+  /// A sound that is not WAV, decoded by libsndfile, to AHAP.
+  static func convertSound(
+    _ input: String, to output: String, audio: AudioConversionOptions, verbose: Bool, quiet: Bool
+  ) -> Int32 {
+    let signal: AudioSignal
+    do {
+      signal = try SoundFile.decode(input)
+    } catch {
+      Console.error("hap: cannot read '\(Format.excerpt(input))': \(error.message)")
+      return ExitStatus.trouble
+    }
+    do {
+      let converted = try Converter.convertAudio(signal, options: audio)
+      return write(converted, name: input, to: output, verbose: verbose, quiet: quiet)
+    } catch {
+      return report(error, name: input, output: output, quiet: quiet)
+    }
+  }
+
+  /// A failed conversion, said; its exit status.
+  static func report(_ error: Converter.Failure, name: String, output: String, quiet: Bool) -> Int32 {
+    let style = PatternLoading.errorStyle
+    switch error {
+    case .invalidInput(let findings):
+      for finding in findings where finding.severity == .error || !quiet {
+        Console.error(DiagnosticPrinter.text(finding, file: name, style: style))
+      }
+      return ExitStatus.failure
+    case .notBuilt(let sentence):
+      Console.error("hap: \(sentence)")
+      return ExitStatus.trouble
+    case .invalidOutput(let findings):
+      for finding in findings { Console.error(DiagnosticPrinter.text(finding, file: output, style: style)) }
+      Console.error(
+        "hap: bug: the conversion of '\(Format.excerpt(name))' fails hap's own checks; nothing was written")
+      return ExitStatus.trouble
+    case .unusableInput(let sentence):
+      Console.error("hap: \(Format.excerpt(name)): \(sentence)")
+      return ExitStatus.failure
+    case .notPortable(let sentence):
+      Console.error("hap: cannot make '\(Format.excerpt(name))' portable: \(sentence)")
+      return ExitStatus.failure
+    }
+  }
+
+  /// Writes a conversion's output and says what it did; its exit status.
+  static func write(
+    _ converted: Converter.Output, name: String, to output: String, verbose: Bool, quiet: Bool, portable: Bool = false
+  ) -> Int32 {
+    let style = PatternLoading.errorStyle
     if !quiet {
       for finding in converted.diagnostics { Console.error(DiagnosticPrinter.text(finding, file: name, style: style)) }
     }

@@ -1,0 +1,47 @@
+import CSndFile
+import Foundation
+import HapCore
+
+/// Sound files for `hap convert`: WAV is read by HapCore; FLAC, Ogg, MP3 and the rest through
+/// libsndfile, loaded at run time (`$HAP_LIBSNDFILE` names another library: the tests name one
+/// that does not exist).
+enum SoundFile {
+  static var libraryName: String {
+    let name = ProcessInfo.processInfo.environment["HAP_LIBSNDFILE"] ?? ""
+    return name.isEmpty ? "libsndfile.so.1" : name
+  }
+
+  /// At most as many samples as ``PatternFiles/sizeLimit`` holds bytes of 32-bit floats.
+  static let frameLimit = PatternFiles.sizeLimit / 4
+
+  struct Failure: Error {
+    let message: String
+  }
+
+  /// Decodes the file at `path` (not WAV) to one channel, with libsndfile.
+  static func decode(_ path: String) throws(Failure) -> AudioSignal {
+    var message = [CChar](repeating: 0, count: 512)
+    func reason() -> String {
+      String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    let name = libraryName
+    if hap_sndfile_load(name, &message, message.count) != 0 {
+      throw Failure(
+        message:
+          "reading FLAC, Ogg or MP3 needs libsndfile, and \(Format.excerpt(name)) cannot be loaded (\(Format.excerpt(reason()))); install it with 'apt install libsndfile1' (Debian, Ubuntu), or convert the sound to WAV"
+      )
+    }
+    var samples: UnsafeMutablePointer<Float>?
+    var frames: Int64 = 0
+    var rate: Int32 = 0
+    let status = hap_sndfile_decode(path, Int64(frameLimit), &samples, &frames, &rate, &message, message.count)
+    guard status == 0, let samples else {
+      throw Failure(
+        message: status == -2
+          ? "it is longer than hap reads (\(frameLimit) samples)"
+          : "libsndfile cannot read it: \(Format.excerpt(reason()))")
+    }
+    defer { hap_sndfile_free(samples) }
+    return AudioSignal(samples: Array(UnsafeBufferPointer(start: samples, count: Int(frames))), rate: Double(rate))
+  }
+}

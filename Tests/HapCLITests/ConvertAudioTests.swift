@@ -1,0 +1,140 @@
+import Foundation
+import HapCore
+import HapTestSupport
+import Testing
+
+/// `hap convert SOUND -o PATTERN.ahap`: WAV read by hap, other formats through libsndfile
+/// (loaded at run time), the options, and bad input.
+@Suite("hap convert: audio to AHAP")
+struct ConvertAudioTests {
+  static let rate = 44100.0
+  static let clickTimes = [0.15, 0.5, 0.92, 1.4]
+
+  static func clicks() -> [UInt8] {
+    SyntheticSound.wav(
+      [SyntheticSound.clicks(at: clickTimes.map { ($0, 0.7) }, duration: 2, rate: rate)], rate: Int(rate))
+  }
+
+  static func file(_ bytes: [UInt8], _ name: String, in folder: URL) throws -> String {
+    let url = folder.appendingPathComponent(name)
+    try Data(bytes).write(to: url)
+    return url.path
+  }
+
+  /// Whether libsndfile can be loaded here (the libsndfile path is tested only then).
+  static let hasLibsndfile: Bool = dlopen("libsndfile.so.1", RTLD_NOW) != nil
+
+  @Test("a WAV sound converts to a strict-clean AHAP with a transient at each click")
+  func wav() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let input = try Self.file(Self.clicks(), "clicks.wav", in: folder)
+    let output = folder.appendingPathComponent("clicks.ahap").path
+    let result = try Hap.run(["convert", input, "-o", output, "--verbose"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try Hap.run(["validate", "--strict", output]).status == 0)
+    let pattern = try HapticCorpus.pattern(output)
+    let transients = pattern.events.filter { $0.type == .hapticTransient }.map(\.time)
+    #expect(transients.count == Self.clickTimes.count, "\(transients)")
+    for time in Self.clickTimes { #expect(transients.contains { abs($0 - time) <= 0.01 }, "\(transients)") }
+  }
+
+  @Test(
+    "a FLAC (or any non-WAV name) goes through libsndfile and gives the same pattern as the WAV",
+    .enabled(if: ConvertAudioTests.hasLibsndfile, "libsndfile.so.1 is not installed here"))
+  func libsndfile() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // libsndfile reads by content: WAV bytes named .flac take the libsndfile path.
+    let wav = try Self.file(Self.clicks(), "clicks.wav", in: folder)
+    let flac = try Self.file(Self.clicks(), "clicks.flac", in: folder)
+    let a = folder.appendingPathComponent("a.ahap").path
+    let b = folder.appendingPathComponent("b.ahap").path
+    #expect(try Hap.run(["convert", wav, "-o", a]).status == 0)
+    let result = try Hap.run(["convert", flac, "-o", b])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(FileManager.default.contents(atPath: a) == FileManager.default.contents(atPath: b))
+    let garbage = try Self.file(Array("not a sound".utf8), "garbage.ogg", in: folder)
+    let refused = try Hap.run(["convert", garbage, "-o", folder.appendingPathComponent("g.ahap").path])
+    #expect(refused.status == 2 && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+  }
+
+  @Test("without libsndfile a .flac gets one line naming the package libsndfile1, exit 2, nothing written")
+  func missingLibsndfile() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let input = try Self.file(Self.clicks(), "boom.flac", in: folder)
+    let output = folder.appendingPathComponent("boom.ahap").path
+    let result = try Hap.run(
+      ["convert", input, "-o", output], environment: ["HAP_LIBSNDFILE": "libhap-no-such-sndfile.so.1"])
+    #expect(result.status == 2)
+    #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains("libsndfile1"), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: output))
+    // WAV needs no library.
+    let wav = try Self.file(Self.clicks(), "boom.wav", in: folder)
+    #expect(
+      try Hap.run(["convert", wav, "-o", output], environment: ["HAP_LIBSNDFILE": "libhap-no-such-sndfile.so.1"])
+        .status == 0)
+  }
+
+  @Test("a silent sound, or a .wav that is not WAV, is one sentence and exit 1; the output is not touched")
+  func unusable() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let output = try Self.file(Array("{}".utf8), "kept.ahap", in: folder)
+    for input in [
+      try Self.file(SyntheticSound.wav([[Float](repeating: 0, count: 48000)], rate: 48000), "silent.wav", in: folder),
+      try Self.file(SyntheticSound.wav([[]], rate: 48000), "empty.wav", in: folder),
+      try Self.file(Array("RIFF....WAVEjunk".utf8), "junk.wav", in: folder),
+    ] {
+      let result = try Hap.run(["convert", input, "-o", output])
+      #expect(result.status == 1, "\(input): \(result.stderr)")
+      #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+      #expect(FileManager.default.contents(atPath: output) == Data("{}".utf8))
+    }
+  }
+
+  @Test("the options: --no-transients, --no-continuous, --gain; out of range is a usage error")
+  func options() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let input = try Self.file(Self.clicks(), "clicks.wav", in: folder)
+    let output = folder.appendingPathComponent("out.ahap").path
+    func types(_ options: [String]) throws -> Set<String> {
+      let result = try Hap.run(["convert", input, "-o", output] + options)
+      #expect(result.status == 0, "\(options): \(result.stderr)")
+      return Set(try HapticCorpus.pattern(output).events.map(\.type.rawValue))
+    }
+    #expect(try types([]) == ["HapticTransient", "HapticContinuous"])
+    #expect(try types(["--no-transients"]) == ["HapticContinuous"])
+    #expect(try types(["--no-continuous"]) == ["HapticTransient"])
+    #expect(try types(["--sensitivity", "1", "--smoothing", "0", "--gain", "-6"]).contains("HapticTransient"))
+    let quiet = try HapticCorpus.pattern(output).events.filter { $0.type == .hapticTransient }
+    _ = try types(["--no-continuous", "--gain", "-12"])
+    let quieter = try HapticCorpus.pattern(output).events.filter { $0.type == .hapticTransient }
+    #expect(quieter.count == quiet.count)
+    #expect(zip(quieter, quiet).allSatisfy { $0.parameters.hapticIntensity < $1.parameters.hapticIntensity })
+    try FileManager.default.removeItem(atPath: output)
+    for bad in [
+      ["--sensitivity", "2"], ["--smoothing", "-1"], ["--gain", "40"], ["--gain", "loud"],
+      ["--no-transients", "--no-continuous"],
+    ] {
+      let result = try Hap.run(["convert", input, "-o", output] + bad)
+      #expect(result.status == 2, "\(bad): \(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: output))
+    }
+  }
+
+  @Test("several sounds into a folder: each becomes NAME.ahap")
+  func folder() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let a = try Self.file(Self.clicks(), "a.wav", in: folder)
+    let b = try Self.file(Self.clicks(), "b.wav", in: folder)
+    let out = folder.appendingPathComponent("out").path + "/"
+    let result = try Hap.run(["convert", a, b, "-o", out])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["a.ahap", "b.ahap"])
+  }
+}
