@@ -37,6 +37,9 @@ bench-deps: deps
 	@command -v jq >/dev/null || $(MAKE) --no-print-directory apt PKGS=jq
 	@command -v sox >/dev/null || $(MAKE) --no-print-directory apt PKGS=sox
 	@command -v aplay >/dev/null || $(MAKE) --no-print-directory apt PKGS=alsa-utils
+	@# Real sound effects for hap convert (Ogg, read through libsndfile).
+	@[ -d /usr/share/sounds/freedesktop/stereo ] || $(MAKE) --no-print-directory apt PKGS=sound-theme-freedesktop
+	@ldconfig -p | grep -q 'libsndfile\.so\.1' || $(MAKE) --no-print-directory apt PKGS=libsndfile1
 
 # Some images cannot run gpgv as apt's sandbox user; retry the update as root then.
 apt:
