@@ -67,6 +67,26 @@ struct SimDeviceTests {
     #expect(!FileManager.default.fileExists(atPath: bare.home.path(".config")))
   }
 
+  @Test("a .haptic clip plays at once: the capture is hap render's of the clip, bit-identical; diff reads clips too")
+  func aClipPlaysAsItRenders() throws {
+    let bare = try Bare()
+    let clip = bare.home.path("clip.haptic")
+    try
+      #"{"version": {"major": 1, "minor": 0, "patch": 0}, "metadata": {}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 0.2}, {"time": 0.15, "amplitude": 0.9, "emphasis": {"amplitude": 1, "frequency": 0.8}}, {"time": 0.4, "amplitude": 0.3}], "frequency": [{"time": 0, "frequency": 0.2}, {"time": 0.4, "frequency": 0.7}]}}}}"#
+      .write(toFile: clip, atomically: true, encoding: .utf8)
+    let raw = bare.home.path("played.raw")
+    let result = try bare.run(["play", "-D", "sim:CAPTURE=\(raw)", "--sample-format", "s16", clip])
+    #expect(result.status == 0, "\(result.stderr)")
+    let rendered = try Self.rendered(clip, in: bare.home)
+    #expect(rendered.contains { $0 != 0 }, "the clip rendered silence")
+    let played = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+    #expect(played.count >= rendered.count)
+    #expect(Array(played.prefix(rendered.count)) == rendered)
+    // diff of a clip against itself: no difference (exit 0); against another pattern: exit 1.
+    #expect(try Hap.run(["diff", clip, clip]).status == 0)
+    #expect(try Hap.run(["diff", clip, Self.correct]).status == 1)
+  }
+
   @Test("-D sim:CAPTURE=FILE.raw records raw frames there, bit-identical to the render")
   func rawCaptureWhereAsked() throws {
     let bare = try Bare()
