@@ -1,0 +1,188 @@
+// The renderer's per-sample loops, compiled for the baseline and for AVX2 from one source.
+// See include/CHapKernels.h. The arithmetic follows the Swift reference it replaced operation
+// by operation (Renderer.Segment.carrier, Renderer.sine), so the samples did not move.
+#include "CHapKernels.h"
+
+#include <math.h>
+
+#pragma clang fp contract(off)
+
+// Swift's Float.pi (rounded toward zero), doubled.
+#define TWO_PI_F (2.0f * 0x1.921fb4p+1f)
+#define MAGIC 12582912.0f  // 1.5 * 2^23: adding and subtracting it rounds to an integer
+
+static inline __attribute__((always_inline)) float carrier(const hap_segment *g, float u) {
+  float linearPart = g->increment * (u - g->s);
+  float squares = u * (u - 1.0f) - g->sTerm;
+  float x = g->phase + linearPart + g->step * squares * 0.5f;
+  float amplitude = g->amplitude + g->amplitudeStep * u;
+  float y = x + 0.25f;
+  float floorY = (y + MAGIC) - MAGIC;
+  floorY = floorY > y ? floorY - 1.0f : floorY;
+  float d = x - floorY - 0.25f;
+  float v = 0.25f - fabsf(d);
+  float z = v * TWO_PI_F;
+  float z2 = z * z;
+  float p = 1.0f / 362880.0f;
+  p = p * z2 - 1.0f / 5040.0f;
+  p = p * z2 + 1.0f / 120.0f;
+  p = p * z2 - 1.0f / 6.0f;
+  p = p * z2 + 1.0f;
+  return amplitude * z * p;
+}
+
+static inline __attribute__((always_inline)) void linear_body(
+  float *restrict out, int32_t count, int32_t u0, int32_t k0, hap_segment g, float level, float slope) {
+  for (int32_t i = 0; i < count; i++) {
+    float u = (float)(u0 + i);
+    float k = (float)(k0 + i);
+    out[i] += carrier(&g, u) * (level + slope * k);
+  }
+}
+
+static inline __attribute__((always_inline)) void geometric_body(
+  float *restrict out, int32_t count, int32_t u0, int32_t k0, hap_segment g, float level,
+  const float *restrict powers) {
+  for (int32_t i = 0; i < count; i++) {
+    float u = (float)(u0 + i);
+    out[i] += carrier(&g, u) * (level * powers[k0 + i]);
+  }
+}
+
+// Renderer.sine: the fold in Double (a transient's phase grows over its length), the polynomial
+// in Float, scaled so the peak is 1.
+static inline __attribute__((always_inline)) float sine_d(double x) {
+  double wrapped = x - (double)(int64_t)(x + 0.25);
+  float v = (float)(0.25 - fabs(wrapped - 0.25));
+  float z = v * TWO_PI_F;
+  float z2 = z * z;
+  return z * (1.0f + z2 * (-1.0f / 6.0f + z2 * (1.0f / 120.0f + z2 * (-1.0f / 5040.0f + z2 * (1.0f / 362880.0f)))))
+    * (float)(1.0 / 1.0000035425842861);
+}
+
+static inline __attribute__((always_inline)) void transient_body(
+  float *restrict out, int32_t count, int64_t m0, double peak, double rise, double fall, double increment,
+  double carrierOffset) {
+  for (int32_t i = 0; i < count; i++) {
+    double m = (double)(m0 + i);
+    double window = m < rise ? 0.5 - 0.5 * (double)sine_d(m / rise * 0.5 + 0.25)
+                             : 0.5 + 0.5 * (double)sine_d(fmin((m - rise) / fall, 1.0) * 0.5 + 0.25);
+    float c = sine_d(increment * m + carrierOffset);
+    out[i] += (float)(peak * window) * c;
+  }
+}
+
+#define THRESHOLD 0.85f
+#define CEILING 0.99f
+
+static float limit(float x) {
+  float magnitude = fabsf(x);
+  if (magnitude <= THRESHOLD) return x;
+  float headroom = CEILING - THRESHOLD;
+  float y = THRESHOLD + headroom * tanhf((magnitude - THRESHOLD) / headroom);
+  return x < 0 ? -y : y;
+}
+
+static inline __attribute__((always_inline)) hap_finish_result finish_body(
+  float *restrict out, int32_t count, float gain, float peakBefore) {
+  // Eight partial sums and maxima, so the loop vectorises; the limiter's rare frames are
+  // redone afterwards.
+  float sums[8] = {0}, peaks[8] = {0};
+  int32_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    for (int j = 0; j < 8; j++) {
+      float x = out[i + j] * gain;
+      out[i + j] = x;
+      float a = fabsf(x);
+      peaks[j] = peaks[j] > a ? peaks[j] : a;
+      sums[j] += x * x;
+    }
+  }
+  for (; i < count; i++) {
+    float x = out[i] * gain;
+    out[i] = x;
+    float a = fabsf(x);
+    peaks[0] = peaks[0] > a ? peaks[0] : a;
+    sums[0] += x * x;
+  }
+  float peak = 0, sum = 0;
+  for (int j = 0; j < 8; j++) {
+    peak = peak > peaks[j] ? peak : peaks[j];
+    sum += sums[j];
+  }
+  hap_finish_result r = {peakBefore > peak ? peakBefore : peak, sum, 0};
+  if (peak > THRESHOLD) {
+    for (int32_t n = 0; n < count; n++) {
+      float x = out[n];
+      if (fabsf(x) > THRESHOLD) {
+        float y = limit(x);
+        out[n] = y;
+        r.limited += 1;
+        r.sumOfSquares += y * y - x * x;
+      }
+    }
+  }
+  return r;
+}
+
+#define AVX2 __attribute__((target("avx2,fma")))
+
+static void linear_base(float *out, int32_t c, int32_t u0, int32_t k0, hap_segment g, float l, float s) {
+  linear_body(out, c, u0, k0, g, l, s);
+}
+static AVX2 void linear_avx2(float *out, int32_t c, int32_t u0, int32_t k0, hap_segment g, float l, float s) {
+  linear_body(out, c, u0, k0, g, l, s);
+}
+static void geometric_base(float *out, int32_t c, int32_t u0, int32_t k0, hap_segment g, float l, const float *p) {
+  geometric_body(out, c, u0, k0, g, l, p);
+}
+static AVX2 void geometric_avx2(
+  float *out, int32_t c, int32_t u0, int32_t k0, hap_segment g, float l, const float *p) {
+  geometric_body(out, c, u0, k0, g, l, p);
+}
+static void transient_base(float *out, int32_t c, int64_t m0, double p, double r, double f, double i, double o) {
+  transient_body(out, c, m0, p, r, f, i, o);
+}
+static AVX2 void transient_avx2(float *out, int32_t c, int64_t m0, double p, double r, double f, double i, double o) {
+  transient_body(out, c, m0, p, r, f, i, o);
+}
+static hap_finish_result finish_base(float *out, int32_t c, float gain, float peak) {
+  return finish_body(out, c, gain, peak);
+}
+static AVX2 hap_finish_result finish_avx2(float *out, int32_t c, float gain, float peak) {
+  return finish_body(out, c, gain, peak);
+}
+
+int32_t hap_kernel_avx2_available(void) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+#else
+  return 0;
+#endif
+}
+
+void hap_add_linear(
+  hap_kernel kernel, float *out, int32_t count, int32_t u0, int32_t k0, hap_segment segment, float level,
+  float slope) {
+  if (kernel == 1) linear_avx2(out, count, u0, k0, segment, level, slope);
+  else linear_base(out, count, u0, k0, segment, level, slope);
+}
+
+void hap_add_geometric(
+  hap_kernel kernel, float *out, int32_t count, int32_t u0, int32_t k0, hap_segment segment, float level,
+  const float *powers) {
+  if (kernel == 1) geometric_avx2(out, count, u0, k0, segment, level, powers);
+  else geometric_base(out, count, u0, k0, segment, level, powers);
+}
+
+void hap_add_transient(
+  hap_kernel kernel, float *out, int32_t count, int64_t m0, double peak, double rise, double fall, double increment,
+  double carrierOffset) {
+  if (kernel == 1) transient_avx2(out, count, m0, peak, rise, fall, increment, carrierOffset);
+  else transient_base(out, count, m0, peak, rise, fall, increment, carrierOffset);
+}
+
+hap_finish_result hap_finish(hap_kernel kernel, float *out, int32_t count, float gain, float peakBefore) {
+  return kernel == 1 ? finish_avx2(out, count, gain, peakBefore) : finish_base(out, count, gain, peakBefore);
+}
