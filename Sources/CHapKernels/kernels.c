@@ -33,6 +33,15 @@ static inline __attribute__((always_inline)) float carrier(const hap_segment *g,
 
 static inline __attribute__((always_inline)) void linear_body(
   float *restrict out, int32_t count, int32_t u0, int32_t k0, hap_segment g, float level, float slope) {
+  if (count == 32) {
+    // A whole grid segment (most calls): a fixed trip count, unrolled without a remainder loop.
+    for (int32_t i = 0; i < 32; i++) {
+      float u = (float)(u0 + i);
+      float k = (float)(k0 + i);
+      out[i] += carrier(&g, u) * (level + slope * k);
+    }
+    return;
+  }
   for (int32_t i = 0; i < count; i++) {
     float u = (float)(u0 + i);
     float k = (float)(k0 + i);
@@ -151,6 +160,84 @@ static hap_finish_result finish_base(float *out, int32_t c, float gain, float pe
 }
 static AVX2 hap_finish_result finish_avx2(float *out, int32_t c, float gain, float peak) {
   return finish_body(out, c, gain, peak);
+}
+
+#define GRID 32
+
+// Renderer.renderContinuous's segment loop, within one envelope piece.
+static inline __attribute__((always_inline)) void run_body(
+  int avx2, float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart, const float *amplitudeGrid,
+  const double *incrementGrid, int64_t gridFirst, double *phaseInOut, int32_t geometric, int64_t pieceStart,
+  double pieceLevel, double pieceRate, const float *powers) {
+  double phase = *phaseInOut;
+  int64_t n = from;
+  while (n < to) {
+    int64_t gridStart = n & ~(int64_t)(GRID - 1);
+    int64_t segmentStart = gridStart > voiceStart ? gridStart : voiceStart;
+    int64_t segmentEnd = gridStart + GRID;
+    int64_t runEnd = to < segmentEnd ? to : segmentEnd;
+    int64_t k = gridStart / GRID - gridFirst;
+    double increment = incrementGrid[k];
+    double incrementStep = (incrementGrid[k + 1] - incrementGrid[k]) / (double)GRID;
+    double startOffset = (double)(segmentStart - gridStart);
+    float s = (float)startOffset;
+    hap_segment g = {
+      (float)phase, s, s * (s - 1.0f), (float)increment, (float)incrementStep, amplitudeGrid[k],
+      (amplitudeGrid[k + 1] - amplitudeGrid[k]) / (float)GRID};
+    int64_t anchor = gridStart > pieceStart ? gridStart : pieceStart;
+    double kk = (double)(anchor - pieceStart);
+    int32_t count = (int32_t)(runEnd - n);
+    int32_t u0 = (int32_t)(n - gridStart);
+    int32_t k0 = (int32_t)(n - anchor);
+    if (geometric) {
+      float level = (float)(pieceLevel * pow(pieceRate, kk));
+      if (avx2) geometric_avx2(out + (n - first), count, u0, k0, g, level, powers);
+      else geometric_base(out + (n - first), count, u0, k0, g, level, powers);
+    } else {
+      float level = (float)(pieceLevel + pieceRate * kk);
+      if (avx2) linear_avx2(out + (n - first), count, u0, k0, g, level, (float)pieceRate);
+      else linear_base(out + (n - first), count, u0, k0, g, level, (float)pieceRate);
+    }
+    if (runEnd == segmentEnd) {
+      double u = (double)(segmentEnd - gridStart);
+      phase = phase + increment * (u - startOffset)
+        + incrementStep * (u * (u - 1) - startOffset * (startOffset - 1)) * 0.5;
+      phase -= (double)(int64_t)phase;
+    }
+    n = runEnd;
+  }
+  *phaseInOut = phase;
+}
+
+void hap_add_run(
+  hap_kernel kernel, float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart,
+  const float *amplitudeGrid, const double *incrementGrid, int64_t gridFirst, double *phase, int32_t geometric,
+  int64_t pieceStart, double pieceLevel, double pieceRate, const float *powers) {
+  run_body(
+    kernel == 1, out, first, from, to, voiceStart, amplitudeGrid, incrementGrid, gridFirst, phase, geometric,
+    pieceStart, pieceLevel, pieceRate, powers);
+}
+
+static inline __attribute__((always_inline)) void encode_s16_body(
+  const float *restrict samples, int16_t *restrict destination, int64_t count) {
+  for (int64_t i = 0; i < count; i++) {
+    float x = samples[i];
+    float clamped = x > -1.0f ? x : -1.0f;  // Swift's max(x, -1) and min(_, 1), NaN aside
+    clamped = clamped < 1.0f ? clamped : 1.0f;
+    float v = clamped * 32767.0f;
+    destination[i] = (int16_t)(int32_t)(v < 0 ? v - 0.5f : v + 0.5f);
+  }
+}
+static void encode_s16_base(const float *samples, int16_t *destination, int64_t count) {
+  encode_s16_body(samples, destination, count);
+}
+static AVX2 void encode_s16_avx2(const float *samples, int16_t *destination, int64_t count) {
+  encode_s16_body(samples, destination, count);
+}
+
+void hap_encode_s16(hap_kernel kernel, const float *samples, int16_t *destination, int64_t count) {
+  if (kernel == 1) encode_s16_avx2(samples, destination, count);
+  else encode_s16_base(samples, destination, count);
 }
 
 int32_t hap_kernel_avx2_available(void) {

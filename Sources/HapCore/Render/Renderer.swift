@@ -430,50 +430,24 @@ public final class Renderer {
     // The carrier's phase is kept at grid-segment starts only; inside a segment the increment
     // is linear in the frame, so the phase has a closed form and no sample depends on the one
     // before it. That keeps the inner loops free of serial dependencies, and the result a
-    // function of the frame index alone.
+    // function of the frame index alone. The run is split where the envelope's pieces change;
+    // each piece's level is anchored at a frame that does not depend on where the block started
+    // (the later of the segment's and the piece's first frame).
     var phase = states[index].phase
     var n = from
     while n < to {
-      let gridStart = n & ~(Renderer.grid - 1)
-      let segmentStart = max(gridStart, voice.start)
-      let segmentEnd = gridStart + Renderer.grid
-      let runEnd = min(to, segmentEnd)
-      let k = gridStart / Renderer.grid - gridFirst
-      let segment = Segment(
-        gridStart: gridStart, phase: phase, amplitude: amplitudeGrid[k],
-        amplitudeStep: (amplitudeGrid[k + 1] - amplitudeGrid[k]) / Float(Renderer.grid),
-        increment: incrementGrid[k], incrementStep: (incrementGrid[k + 1] - incrementGrid[k]) / Double(Renderer.grid),
-        startOffset: Double(segmentStart - gridStart))
-      // Split the run where the envelope's pieces change. Each piece's level is anchored at a
-      // frame that does not depend on where the block started (the later of the segment's and
-      // the piece's first frame), so every sample is a function of its frame index alone.
-      var m = n
-      while m < runEnd {
-        if m >= states[index].envelope.end {
-          planner.advance(voice, &states[index].envelope, to: m, live: liveEnvelope)
-        }
-        let piece = states[index].envelope
-        if piece.stage == .done { break }
-        let pieceEnd = min(runEnd, piece.end)
-        let anchor = max(gridStart, piece.start)
-        let level = Float(piece.level(at: anchor))
-        let target = out + (m - first)
-        let count = Int32(pieceEnd - m)
-        let u0 = Int32(m - gridStart)
-        let k0 = Int32(m - anchor)
-        if piece.isGeometric {
-          fillPowers(piece.rate)
-          hap_add_geometric(kernelCode, target, count, u0, k0, segment.kernelSegment, level, decayPowers.baseAddress)
-        } else {
-          hap_add_linear(kernelCode, target, count, u0, k0, segment.kernelSegment, level, Float(piece.rate))
-        }
-        m = pieceEnd
+      if n >= states[index].envelope.end {
+        planner.advance(voice, &states[index].envelope, to: n, live: liveEnvelope)
       }
-      if runEnd == segmentEnd {
-        phase = segment.phase(at: segmentEnd)
-        phase -= Double(Int64(phase))
-      }
-      n = runEnd
+      let piece = states[index].envelope
+      if piece.stage == .done { break }
+      let pieceEnd = min(to, piece.end)
+      if piece.isGeometric { fillPowers(piece.rate) }
+      hap_add_run(
+        kernelCode, out, Int64(first), Int64(n), Int64(pieceEnd), Int64(voice.start), amplitudeGrid.baseAddress,
+        incrementGrid.baseAddress, Int64(gridFirst), &phase, piece.isGeometric ? 1 : 0, Int64(piece.start),
+        piece.level, piece.rate, decayPowers.baseAddress)
+      n = pieceEnd
     }
     states[index].phase = phase
   }
@@ -484,36 +458,6 @@ public final class Renderer {
     for k in 0..<decayPowers.count {
       decayPowers[k] = Float(power)
       power *= factor
-    }
-  }
-
-  /// One grid segment of a continuous voice: amplitude and phase increment move linearly
-  /// across it. Frames are computed eight at a time; lanes past the end are computed and
-  /// dropped, so a frame's value never depends on which group it fell in.
-  private struct Segment {
-    let gridStart: Int
-    /// Phase (cycles) at `startOffset`, the first frame of the voice in this segment.
-    let phase: Double
-    let amplitude: Float
-    let amplitudeStep: Float
-    let increment: Double
-    let incrementStep: Double
-    let startOffset: Double
-
-    /// Phase at absolute frame `n` (Double, for carrying it to the next segment).
-    func phase(at n: Int) -> Double {
-      let u = Double(n - gridStart)
-      let s = startOffset
-      return phase + increment * (u - s) + incrementStep * (u * (u - 1) - s * (s - 1)) * 0.5
-    }
-
-    /// The segment as the C kernels take it: within a segment the phase advance is small, so
-    /// the carrier is computed in Float from the segment's phase.
-    var kernelSegment: hap_segment {
-      let s = Float(startOffset)
-      return hap_segment(
-        phase: Float(phase), s: s, sTerm: s * (s - 1), increment: Float(increment), step: Float(incrementStep),
-        amplitude: amplitude, amplitudeStep: amplitudeStep)
     }
   }
 
