@@ -61,7 +61,12 @@ static inline __attribute__((always_inline)) void geometric_body(
 // Renderer.sine: the fold in Double (a transient's phase grows over its length), the polynomial
 // in Float, scaled so the peak is 1.
 static inline __attribute__((always_inline)) float sine_d(double x) {
-  double wrapped = x - (double)(int64_t)(x + 0.25);
+  // x + 1/4 >= 0, so truncation is floor: rounding by adding and subtracting 1.5 * 2^52 and
+  // stepping down where that rounded up gives the same value, and vectorises on SSE2.
+  double y = x + 0.25;
+  double floorY = (y + 6755399441055744.0) - 6755399441055744.0;
+  floorY = floorY > y ? floorY - 1.0 : floorY;
+  double wrapped = x - floorY;
   float v = (float)(0.25 - fabs(wrapped - 0.25));
   float z = v * TWO_PI_F;
   float z2 = z * z;
