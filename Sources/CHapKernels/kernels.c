@@ -18,7 +18,8 @@ static inline __attribute__((always_inline)) float carrier(const hap_segment *g,
   float amplitude = g->amplitude + g->amplitudeStep * u;
   float y = x + 0.25f;
   float floorY = (y + MAGIC) - MAGIC;
-  floorY = floorY > y ? floorY - 1.0f : floorY;
+  // Subtracting 0 or 1 (a mask and a subtraction; the values of a select).
+  floorY = floorY - (floorY > y ? 1.0f : 0.0f);
   float d = x - floorY - 0.25f;
   float v = 0.25f - fabsf(d);
   float z = v * TWO_PI_F;
