@@ -14,7 +14,10 @@ let package = Package(
   targets: [
     // Model, JSON parsing, decoding, validation and diagnostics.
     // No terminal, file-system-walking or device code lives here.
-    .target(name: "HapCore"),
+    .target(name: "HapCore", dependencies: ["CHapKernels"]),
+    // The renderer's per-sample loops in C, each compiled for the baseline and for AVX2
+    // (a function attribute, no special flags), picked at run time.
+    .target(name: "CHapKernels", linkerSettings: [.linkedLibrary("m")]),
     // ALSA's C API, loaded at run time with dlopen and resolved with typed dlsym pointers.
     // Building needs <alsa/asoundlib.h> (libasound2-dev); the binary does not link libasound.
     .target(name: "CALSA", linkerSettings: [.linkedLibrary("dl")]),

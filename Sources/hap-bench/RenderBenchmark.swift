@@ -2,11 +2,12 @@ import Foundation
 import HapCore
 
 /// Renders a pattern repeatedly into a 480-frame block (a typical device period) and reports
-/// output samples per second of the best run, on one core.
+/// output samples per second of the best run, on one core, for each compiled variant of the
+/// per-sample loops this CPU runs (the baseline, and AVX2 where present), side by side.
 enum RenderBenchmark {
   static func run(_ arguments: [String]) -> Int32 {
     guard let path = arguments.first, let data = FileManager.default.contents(atPath: path) else {
-      FileHandle.standardError.write(Data("usage: hap-bench PATTERN [REPEATS]\n".utf8))
+      FileHandle.standardError.write(Data("usage: hap-bench PATTERN [REPEATS] [baseline|avx2]\n".utf8))
       return 2
     }
     let repeats = arguments.count > 1 ? Int(arguments[1]) ?? 3 : 3
@@ -18,10 +19,29 @@ enum RenderBenchmark {
     let schedule = Schedule(pattern: pattern, profile: .exciter, rate: 48000)
     let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: 480)
     defer { block.deallocate() }
+    let samples = Double(schedule.frameCount)
+    print(
+      "render loop: \(schedule.frameCount) samples (\(Int(schedule.duration)) s at 48 kHz, \(schedule.voices.count) events, up to \(schedule.maximumOverlap) at once)"
+    )
+    // A third argument names one kernel (for callgrind).
+    let only = arguments.count > 2 ? arguments[2] : nil
+    for kernel in RenderKernel.allCases where kernel.isAvailable && (only == nil || only == "\(kernel)") {
+      let (best, checksum) = measure(schedule, kernel: kernel, repeats: repeats, block: block)
+      print(
+        "  \(kernel) kernel: \(String(format: "%.3f", best)) s = \(String(format: "%.1f", samples / best / 1e6)) M samples/s [checksum \(checksum)]"
+      )
+    }
+    return 0
+  }
+
+  /// Best time of `repeats` renders, and a checksum of the samples (the same for every kernel).
+  static func measure(
+    _ schedule: Schedule, kernel: RenderKernel, repeats: Int, block: UnsafeMutableBufferPointer<Float>
+  ) -> (Double, Float) {
     var best = Double.infinity
     var checksum: Float = 0
     for _ in 0..<repeats {
-      let renderer = Renderer(schedule: schedule)
+      let renderer = Renderer(schedule: schedule, kernel: kernel)
       let start = DispatchTime.now().uptimeNanoseconds
       while renderer.remaining > 0 {
         let frames = renderer.render(into: block)
@@ -30,10 +50,6 @@ enum RenderBenchmark {
       let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
       best = min(best, seconds)
     }
-    let samples = Double(schedule.frameCount)
-    print(
-      "render loop: \(schedule.frameCount) samples (\(Int(schedule.duration)) s at 48 kHz, \(schedule.voices.count) events, up to \(schedule.maximumOverlap) at once) in \(String(format: "%.3f", best)) s = \(String(format: "%.1f", samples / best / 1e6)) M samples/s [checksum \(checksum)]"
-    )
-    return 0
+    return (best, checksum)
   }
 }

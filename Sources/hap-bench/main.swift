@@ -1,5 +1,5 @@
 // hap-bench: measures the render loop alone (no file, no encoding), for `make bench`.
-// usage: hap-bench PATTERN [REPEATS]
+// usage: hap-bench PATTERN [REPEATS] [baseline|avx2]
 import Foundation
 import HapCore
 

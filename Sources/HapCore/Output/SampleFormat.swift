@@ -1,3 +1,5 @@
+import CHapKernels
+
 /// The sample formats hap writes (little-endian, as WAV and most sound cards want them).
 public enum SampleFormat: String, Sendable, CaseIterable {
   case s16, s24, s32, f32
@@ -24,7 +26,14 @@ public enum SampleFormat: String, Sendable, CaseIterable {
         destination.storeBytes(of: x.bitPattern.littleEndian, toByteOffset: i * 4, as: UInt32.self)
       }
     case .s16:
-      // Float holds every 16-bit step exactly, so this path stays in Float.
+      // Float holds every 16-bit step exactly, so this path stays in Float: in C
+      // (CHapKernels, vectorised) where the host is little-endian, as WAV wants.
+      #if _endian(little)
+        hap_encode_s16(
+          RenderKernel.best.code, samples.baseAddress, destination.assumingMemoryBound(to: Int16.self),
+          Int64(samples.count))
+        return
+      #endif
       for (i, x) in samples.enumerated() {
         let v = min(max(x, -1), 1) * 32767
         let rounded = Int16(v < 0 ? v - 0.5 : v + 0.5)

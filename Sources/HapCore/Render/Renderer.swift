@@ -1,4 +1,29 @@
+import CHapKernels
 import Foundation
+
+/// Which compiled variant of the per-sample loops a ``Renderer`` runs. Both give bit-identical
+/// samples; ``best`` is AVX2 where the CPU has it (checked at run time), else the baseline.
+public enum RenderKernel: Sendable, Equatable, CaseIterable {
+  /// Baseline x86-64 (SSE2), or the portable C build elsewhere.
+  case baseline
+  /// Compiled for AVX2; used only where the CPU has AVX2 and FMA.
+  case avx2
+
+  /// Whether this CPU runs the variant.
+  public var isAvailable: Bool {
+    switch self {
+    case .baseline: true
+    case .avx2: RenderKernel.hasAVX2
+    }
+  }
+
+  /// The fastest variant this CPU runs.
+  public static var best: RenderKernel { hasAVX2 ? .avx2 : .baseline }
+
+  private static let hasAVX2 = hap_kernel_avx2_available() != 0
+
+  var code: hap_kernel { self == .avx2 ? 1 : 0 }
+}
 
 /// Streams the drive signal of a compiled ``Schedule``, block by block, as mono Float samples
 /// in -1...1.
@@ -53,6 +78,9 @@ public final class Renderer {
   private let amplitudeTable: UnsafeMutableBufferPointer<Double>
   private let incrementTable: UnsafeMutableBufferPointer<Double>
   static let tableSize = 1024
+  /// The compiled variant of the per-sample loops (``RenderKernel``).
+  public let kernel: RenderKernel
+  private let kernelCode: hap_kernel
 
   struct VoiceState {
     /// Carrier phase in cycles, 0..<1, at the start of the grid segment being rendered (kept
@@ -62,8 +90,11 @@ public final class Renderer {
     var envelope = EnvelopePiece.silent
   }
 
-  /// Builds every buffer rendering will need; nothing is allocated after this.
-  public init(schedule: Schedule) {
+  /// Builds every buffer rendering will need; nothing is allocated after this. `kernel` picks the
+  /// compiled variant of the per-sample loops (an unavailable one falls back to the baseline).
+  public init(schedule: Schedule, kernel: RenderKernel = .best) {
+    self.kernel = kernel.isAvailable ? kernel : .baseline
+    kernelCode = self.kernel.code
     self.schedule = schedule
     frameCount = schedule.frameCount
     rate = schedule.rate
@@ -371,19 +402,9 @@ public final class Renderer {
   private func renderTransient(
     _ voice: Schedule.Voice, _ out: UnsafeMutablePointer<Float>, first: Int, from: Int, to: Int
   ) {
-    let peak = voice.peak
-    let rise = voice.riseFrames
-    let fall = voice.fallFrames
-    for n in from..<to {
-      let m = Double(n - voice.start)
-      // Raised-cosine window: up over `rise`, down over `fall`; cos(πx) = sin(2π(x/2 + 1/4)).
-      let window =
-        m < rise
-        ? 0.5 - 0.5 * Double(Renderer.sine(cycles: m / rise * 0.5 + 0.25))
-        : 0.5 + 0.5 * Double(Renderer.sine(cycles: min((m - rise) / fall, 1) * 0.5 + 0.25))
-      let carrier = Renderer.sine(cycles: voice.increment * m + voice.carrierOffset)
-      out[n - first] += Float(peak * window) * carrier
-    }
+    hap_add_transient(
+      kernelCode, out + (from - first), Int32(to - from), Int64(from - voice.start), voice.peak, voice.riseFrames,
+      voice.fallFrames, voice.increment, voice.carrierOffset)
     statistics.noteFrequency(voice.increment * rate)
   }
 
@@ -409,46 +430,24 @@ public final class Renderer {
     // The carrier's phase is kept at grid-segment starts only; inside a segment the increment
     // is linear in the frame, so the phase has a closed form and no sample depends on the one
     // before it. That keeps the inner loops free of serial dependencies, and the result a
-    // function of the frame index alone.
+    // function of the frame index alone. The run is split where the envelope's pieces change;
+    // each piece's level is anchored at a frame that does not depend on where the block started
+    // (the later of the segment's and the piece's first frame).
     var phase = states[index].phase
     var n = from
     while n < to {
-      let gridStart = n & ~(Renderer.grid - 1)
-      let segmentStart = max(gridStart, voice.start)
-      let segmentEnd = gridStart + Renderer.grid
-      let runEnd = min(to, segmentEnd)
-      let k = gridStart / Renderer.grid - gridFirst
-      let segment = Segment(
-        out: out - first, gridStart: gridStart, phase: phase, amplitude: amplitudeGrid[k],
-        amplitudeStep: (amplitudeGrid[k + 1] - amplitudeGrid[k]) / Float(Renderer.grid),
-        increment: incrementGrid[k], incrementStep: (incrementGrid[k + 1] - incrementGrid[k]) / Double(Renderer.grid),
-        startOffset: Double(segmentStart - gridStart))
-      // Split the run where the envelope's pieces change. Each piece's level is anchored at a
-      // frame that does not depend on where the block started (the later of the segment's and
-      // the piece's first frame), so every sample is a function of its frame index alone.
-      var m = n
-      while m < runEnd {
-        if m >= states[index].envelope.end {
-          planner.advance(voice, &states[index].envelope, to: m, live: liveEnvelope)
-        }
-        let piece = states[index].envelope
-        if piece.stage == .done { break }
-        let pieceEnd = min(runEnd, piece.end)
-        let anchor = max(gridStart, piece.start)
-        let level = Float(piece.level(at: anchor))
-        if piece.isGeometric {
-          fillPowers(piece.rate)
-          segment.geometric(m, pieceEnd, anchor: anchor, level: level, powers: decayPowers)
-        } else {
-          segment.linear(m, pieceEnd, anchor: anchor, level: level, slope: Float(piece.rate))
-        }
-        m = pieceEnd
+      if n >= states[index].envelope.end {
+        planner.advance(voice, &states[index].envelope, to: n, live: liveEnvelope)
       }
-      if runEnd == segmentEnd {
-        phase = segment.phase(at: segmentEnd)
-        phase -= Double(Int64(phase))
-      }
-      n = runEnd
+      let piece = states[index].envelope
+      if piece.stage == .done { break }
+      let pieceEnd = min(to, piece.end)
+      if piece.isGeometric { fillPowers(piece.rate) }
+      hap_add_run(
+        kernelCode, out, Int64(first), Int64(n), Int64(pieceEnd), Int64(voice.start), amplitudeGrid.baseAddress,
+        incrementGrid.baseAddress, Int64(gridFirst), &phase, piece.isGeometric ? 1 : 0, Int64(piece.start),
+        piece.level, piece.rate, decayPowers.baseAddress)
+      n = pieceEnd
     }
     states[index].phase = phase
   }
@@ -462,122 +461,14 @@ public final class Renderer {
     }
   }
 
-  /// One grid segment of a continuous voice: amplitude and phase increment move linearly
-  /// across it. Frames are computed eight at a time; lanes past the end are computed and
-  /// dropped, so a frame's value never depends on which group it fell in.
-  private struct Segment {
-    let out: UnsafeMutablePointer<Float>
-    let gridStart: Int
-    /// Phase (cycles) at `startOffset`, the first frame of the voice in this segment.
-    let phase: Double
-    let amplitude: Float
-    let amplitudeStep: Float
-    let increment: Double
-    let incrementStep: Double
-    let startOffset: Double
-
-    /// 0, 1, ... 7: a literal, so the compiler folds it (a static would cost a once-check per use).
-    @inline(__always) var lanes: SIMD8<Float> { SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) }
-
-    /// Phase at absolute frame `n` (Double, for carrying it to the next segment).
-    func phase(at n: Int) -> Double {
-      let u = Double(n - gridStart)
-      let s = startOffset
-      return phase + increment * (u - s) + incrementStep * (u * (u - 1) - s * (s - 1)) * 0.5
-    }
-
-    /// The carrier times the amplitude ramp for the eight frames from `n`. Within a segment
-    /// the phase advance is small, so it is computed in Float from the segment's phase.
-    @inline(__always)
-    func carrier(_ n: Int) -> SIMD8<Float> {
-      let u = SIMD8<Float>(repeating: Float(n - gridStart)) + lanes
-      let s = Float(startOffset)
-      let increment = Float(self.increment)
-      let step = Float(incrementStep)
-      let linearPart: SIMD8<Float> = increment * (u - s)
-      let squares: SIMD8<Float> = u * (u - 1) - SIMD8<Float>(repeating: s * (s - 1))
-      let x: SIMD8<Float> = Float(phase) + linearPart + step * squares * 0.5
-      // Fold x into [-1/4, 1/4] without branches: w = x - floor(x + 1/4), v = 1/4 - |w - 1/4|.
-      let y = x + 0.25
-      let magic: Float = 12_582_912  // 1.5 * 2^23: adding and subtracting it rounds to an integer
-      var floorY = (y + magic) - magic
-      floorY = floorY.replacing(with: floorY - 1, where: floorY .> y)
-      let d = x - floorY - 0.25
-      let v = 0.25 - d.replacing(with: -d, where: d .< 0)
-      let z = v * (2 * Float.pi)
-      let z2 = z * z
-      var p = SIMD8<Float>(repeating: 1 / 362_880)
-      p = p * z2 - 1 / 5040
-      p = p * z2 + 1 / 120
-      p = p * z2 - 1 / 6
-      p = p * z2 + 1
-      let amplitude = self.amplitude + amplitudeStep * u
-      return amplitude * z * p
-    }
-
-    @inline(__always)
-    func add(_ values: SIMD8<Float>, at n: Int, upTo end: Int) {
-      if n + 8 <= end {
-        var current = UnsafeRawPointer(out + n).loadUnaligned(as: SIMD8<Float>.self)
-        current += values
-        UnsafeMutableRawPointer(out + n).storeBytes(of: current, as: SIMD8<Float>.self)
-      } else {
-        for lane in 0..<(end - n) { out[n + lane] += values[lane] }
-      }
-    }
-
-    /// Adds frames `from..<to` with an envelope `level + slope * (frame - anchor)`.
-    @inline(__always)
-    func linear(_ from: Int, _ to: Int, anchor: Int, level: Float, slope: Float) {
-      var n = from
-      while n < to {
-        let k = SIMD8<Float>(repeating: Float(n - anchor)) + lanes
-        add(carrier(n) * (level + slope * k), at: n, upTo: to)
-        n += 8
-      }
-    }
-
-    /// Adds frames `from..<to` with an envelope `level * powers[frame - anchor]`.
-    @inline(__always)
-    func geometric(_ from: Int, _ to: Int, anchor: Int, level: Float, powers: UnsafeMutableBufferPointer<Float>) {
-      var n = from
-      while n < to {
-        let k = n - anchor
-        let envelope = SIMD8<Float>(
-          powers[k], powers[k + 1], powers[k + 2], powers[k + 3], powers[k + 4], powers[k + 5], powers[k + 6],
-          powers[k + 7])
-        add(carrier(n) * (level * envelope), at: n, upTo: to)
-        n += 8
-      }
-    }
-  }
-
   /// Gain, soft limiter and statistics over the mixed chunk.
   private func finish(_ out: UnsafeMutablePointer<Float>, count: Int) {
-    var peakBefore = statistics.peakBeforeLimiter
-    var peak = statistics.peak
-    var sum: Float = 0
-    var limited = 0
-    for n in 0..<count {
-      let x = out[n] * gain
-      let magnitude = abs(x)
-      peakBefore = max(peakBefore, magnitude)
-      if magnitude > SoftLimiter.threshold {
-        let y = SoftLimiter.limit(x)
-        out[n] = y
-        limited += 1
-        sum += y * y
-      } else {
-        out[n] = x
-        sum += x * x
-      }
-    }
+    let result = hap_finish(kernelCode, out, Int32(count), gain, statistics.peakBeforeLimiter)
     // Limiting never raises a level, so the output peak is the limited input peak.
-    peak = max(peak, SoftLimiter.limit(peakBefore))
-    statistics.peakBeforeLimiter = peakBefore
-    statistics.peak = peak
-    statistics.sumOfSquares += Double(sum)
-    statistics.limitedFrames += limited
+    statistics.peakBeforeLimiter = result.peakBefore
+    statistics.peak = max(statistics.peak, SoftLimiter.limit(result.peakBefore))
+    statistics.sumOfSquares += Double(result.sumOfSquares)
+    statistics.limitedFrames += Int(result.limited)
     statistics.frames += count
   }
 

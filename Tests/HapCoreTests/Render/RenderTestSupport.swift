@@ -157,11 +157,11 @@ private func loudVoice() -> Schedule.Voice {
 /// Renders `pattern` completely, pulling blocks of `block` frames until `remaining == 0`.
 func renderPattern(
   _ pattern: Pattern, rate: Double = RenderFixture.rate, profile: ActuatorProfile = .exciter, block: Int = 4096,
-  limit: Int? = nil
+  limit: Int? = nil, kernel: RenderKernel = .best
 ) -> Rendered {
   let schedule = Schedule(pattern: pattern, profile: profile, rate: rate)
   if schedule.voices.isEmpty { seedHeapWithStaleVoice() }
-  let renderer = Renderer(schedule: schedule)
+  let renderer = Renderer(schedule: schedule, kernel: kernel)
   let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
   defer { buffer.deallocate() }
   var out: [Float] = []

@@ -1,0 +1,76 @@
+#ifndef HAP_KERNELS_H
+#define HAP_KERNELS_H
+
+#include <stdint.h>
+
+// The renderer's per-sample loops (HapCore's Renderer calls them). Each is compiled twice from
+// one source: for the baseline x86-64 (SSE2) and, through __attribute__((target("avx2"))), for
+// AVX2, chosen at run time after a CPU check; never a special build. Floating-point contraction
+// is off, so both give bit-identical samples. They allocate nothing, lock nothing and keep no
+// state: the real-time contract holds.
+
+/// Which compiled variant runs: 0 the baseline, 1 AVX2.
+typedef int32_t hap_kernel;
+
+/// 1 where this CPU runs the AVX2 variant, else 0.
+int32_t hap_kernel_avx2_available(void);
+
+/// One grid segment of a continuous voice: the carrier's phase is
+/// phase + increment (u - s) + step (u (u - 1) - s (s - 1)) / 2 at frame u of the segment, and
+/// its amplitude amplitude + amplitudeStep u.
+typedef struct {
+  float phase;
+  float s;
+  float sTerm;  // s * (s - 1), rounded in Float
+  float increment;
+  float step;
+  float amplitude;
+  float amplitudeStep;
+} hap_segment;
+
+/// Adds `count` frames, the first at segment frame u0, with the envelope level + slope k
+/// (k = k0, k0 + 1, ...).
+void hap_add_linear(
+  hap_kernel kernel, float *out, int32_t count, int32_t u0, int32_t k0, hap_segment segment, float level,
+  float slope);
+
+/// Adds `count` frames, the first at segment frame u0, with the envelope level powers[k]
+/// (k = k0, k0 + 1, ...).
+void hap_add_geometric(
+  hap_kernel kernel, float *out, int32_t count, int32_t u0, int32_t k0, hap_segment segment, float level,
+  const float *powers);
+
+/// A run of a continuous voice within one envelope piece, over frames from ..< to (absolute),
+/// split at the control grid (32 frames): the segment at grid point k takes its amplitude and
+/// phase increment from amplitudeGrid[k - gridFirst] and incrementGrid[k - gridFirst] (and the
+/// next point's, linearly in between). The envelope is the piece's: level + rate (frame -
+/// pieceStart), or with `geometric` level rate^(frame - pieceStart), anchored at the later of the
+/// segment's and the piece's start (powers[j] = rate^j for the frames after it). `phase` is the
+/// carrier's phase at the start of the segment holding `from` (in cycles), and is carried to
+/// each segment end reached. `out` is the sample of frame `first`.
+void hap_add_run(
+  hap_kernel kernel, float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart,
+  const float *amplitudeGrid, const double *incrementGrid, int64_t gridFirst, double *phase, int32_t geometric,
+  int64_t pieceStart, double pieceLevel, double pieceRate, const float *powers);
+
+/// A transient's raised-cosine burst: adds frames m0 ..< m0 + count of the voice (m counted
+/// from its start).
+void hap_add_transient(
+  hap_kernel kernel, float *out, int32_t count, int64_t m0, double peak, double rise, double fall, double increment,
+  double carrierOffset);
+
+/// What `hap_finish` measured over a chunk.
+typedef struct {
+  float peakBefore;  // largest magnitude before the limiter (starting from the value passed in)
+  float sumOfSquares;
+  int64_t limited;
+} hap_finish_result;
+
+/// Scales `count` samples by `gain` and applies the soft limiter (threshold 0.85, ceiling 0.99).
+hap_finish_result hap_finish(hap_kernel kernel, float *out, int32_t count, float gain, float peakBefore);
+
+/// SampleFormat.s16's conversion: each sample clamped to -1...1, scaled by 32767 and rounded
+/// half away from zero, stored as native-endian int16.
+void hap_encode_s16(hap_kernel kernel, const float *samples, int16_t *destination, int64_t count);
+
+#endif
