@@ -23,15 +23,22 @@ public final class ALSASink: PCMSink {
     public var channels: Int?
     public var latency: Double
     public var periods: Int
+    /// Just in time: seconds of audio left queued when the writer is woken (the device starts
+    /// once that and a period are written), so a period rendered after ``ALSASink/waitForRoom()``
+    /// plays that much later instead of a whole buffer later. nil (or at least the buffer less a
+    /// period): the writer wakes whenever a period has room and the buffer is kept full.
+    public var wakeAt: Double?
 
     public init(
-      rate: Int = 48000, format: SampleFormat? = nil, channels: Int? = nil, latency: Double = 0.010, periods: Int = 4
+      rate: Int = 48000, format: SampleFormat? = nil, channels: Int? = nil, latency: Double = 0.010, periods: Int = 4,
+      wakeAt: Double? = nil
     ) {
       self.rate = rate
       self.format = format
       self.channels = channels
       self.latency = latency
       self.periods = periods
+      self.wakeAt = wakeAt
     }
   }
 
@@ -88,7 +95,9 @@ public final class ALSASink: PCMSink {
     }
     var config = hap_pcm_config(
       rate: UInt32(request.rate), format: request.format?.alsaCode ?? -1, channels: UInt32(request.channels ?? 0),
-      buffer_us: UInt(request.latency * 1_000_000), periods: UInt32(request.periods), period_frames: 0, buffer_frames: 0
+      buffer_us: UInt(request.latency * 1_000_000), periods: UInt32(request.periods), period_frames: 0,
+      buffer_frames: 0,
+      wake_frames: UInt(((request.wakeAt ?? 0) * Double(request.rate)).rounded())
     )
     var refused = [CChar](repeating: 0, count: 256)
     let status = hap_pcm_configure(handle, &config, &refused, refused.count)
@@ -183,7 +192,7 @@ public final class ALSASink: PCMSink {
     let deadline = ALSASink.monotonicNanoseconds() + UInt64(reconnectSeconds * 1e9)
     let fixed = Request(
       rate: configuration.rate, format: configuration.format, channels: configuration.channels,
-      latency: request.latency, periods: request.periods)
+      latency: request.latency, periods: request.periods, wakeAt: request.wakeAt)
     while ALSASink.monotonicNanoseconds() < deadline && !abandonReconnect() {
       if let (handle, configuration) = try? ALSASink.open(device, alsaConfiguration, fixed),
         configuration == self.configuration

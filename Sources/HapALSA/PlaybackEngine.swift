@@ -121,6 +121,11 @@ public final class PlaybackEngine: @unchecked Sendable {
     return report
   }
 
+  /// Seconds of audio left queued when `hap play`'s thread wakes to render the next period
+  /// (``ALSASink/Request/wakeAt``): a control reaches the device after at most this plus a
+  /// period, and the thread has this long to get the CPU before the device runs dry.
+  public static let wakeAt = 0.0025
+
   /// SCHED_FIFO where the system permits it (root, or CAP_SYS_NICE / rtprio limits).
   static func requestRealTime() -> String {
     var parameters = sched_param()
@@ -139,6 +144,10 @@ public final class PlaybackEngine: @unchecked Sendable {
           stopping = true
           player.apply(.stop)
         }
+        // Room first, then render: the controls that arrived while waiting go into the period
+        // written now (with ALSASink.Request.wakeAt, one that plays soon), not into one that
+        // waits for room (docs/testing.md, "Control latency").
+        try sink.waitForRoom()
         liveControls?._withUnsafeGuaranteedRef { $0.deliver(to: player) }
         let mono = buffers.mono
         let frames = player.render(into: mono)
