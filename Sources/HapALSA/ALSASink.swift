@@ -23,8 +23,9 @@ public final class ALSASink: PCMSink {
     public var channels: Int?
     public var latency: Double
     public var periods: Int
-    /// Just in time: seconds of audio left queued when the writer is woken (the device starts
-    /// once that and a period are written), so a period rendered after ``ALSASink/waitForRoom()``
+    /// Just in time: seconds of audio left queued when the writer is woken (rounded down to whole
+    /// periods, at least one, since a device wakes its writer at period boundaries; the device
+    /// starts once that and a period are written), so a period rendered after ``ALSASink/waitForRoom()``
     /// plays that much later instead of a whole buffer later. nil (or at least the buffer less a
     /// period): the writer wakes whenever a period has room and the buffer is kept full.
     public var wakeAt: Double?

@@ -126,12 +126,18 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// period, and the thread has this long to get the CPU before the device runs dry.
   public static let wakeAt = 0.0025
 
-  /// SCHED_FIFO where the system permits it (root, or CAP_SYS_NICE / rtprio limits).
-  static func requestRealTime() -> String {
+  /// The SCHED_FIFO priority of `hap play`'s control reader thread (below the playback thread's).
+  public static let readerPriority: Int32 = 10
+
+  /// SCHED_FIFO where the system permits it (root, or CAP_SYS_NICE / rtprio limits), for the
+  /// calling thread: priority 20 for playback threads; a control reader asks for less
+  /// (``readerPriority``), so it gets a line to the queue at once on a loaded machine but never
+  /// delays the playback thread.
+  public static func requestRealTime(priority: Int32 = 20) -> String {
     var parameters = sched_param()
-    parameters.sched_priority = 20
+    parameters.sched_priority = priority
     let status = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
-    if status == 0 { return "SCHED_FIFO priority 20" }
+    if status == 0 { return "SCHED_FIFO priority \(priority)" }
     return "normal (SCHED_FIFO refused: \(String(cString: strerror(status))))"
   }
 

@@ -221,6 +221,37 @@ struct LiveControlTests {
     #expect(inThatPeriod >= arrivals.count / 3, "\(inThatPeriod) of \(arrivals.count) changes in the next transfer")
   }
 
+  @Test func theControlReaderRunsAtARealTimePriorityBelowPlayback() throws {
+    // On a loaded machine a normal-priority reader waited for the CPU before it could queue a
+    // line. Where the system grants SCHED_FIFO (the playback thread has it), the reader asks for
+    // it too, at a lower priority. /proc's stat gives each thread's rt_priority and policy.
+    let device = try SimulatedExciter()
+    let (process, input) = try start(device)
+    defer {
+      send(input, "stop")
+      _ = waitForExit(process, seconds: 5)
+    }
+    usleep(400_000)
+    // Thread names do not reach /proc here (comm stays "hap"): the threads are told apart by
+    // their priorities. Fields after the command name start at field 3; rt_priority is 40,
+    // policy 41 (1: SCHED_FIFO).
+    let tasks = "/proc/\(process.processIdentifier)/task"
+    let threads: [(priority: Int, policy: Int)] = try FileManager.default.contentsOfDirectory(atPath: tasks)
+      .compactMap { task in
+        guard let stat = try? String(contentsOfFile: "\(tasks)/\(task)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return (Int(fields[40 - 3]) ?? -1, Int(fields[41 - 3]) ?? -1)
+      }
+    let realTime = threads.filter { $0.policy == 1 }
+    // Where the system refuses SCHED_FIFO, nothing can be checked.
+    guard let playback = realTime.map(\.priority).max() else { return }
+    #expect(
+      realTime.contains { $0.priority > 0 && $0.priority < playback },
+      "threads (priority, policy): \(threads); no reader below the playback thread's \(playback)")
+  }
+
   @Test func pauseResumeAndStop() throws {
     let device = try SimulatedExciter()
     let (process, input) = try start(device)
