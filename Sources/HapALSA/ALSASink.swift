@@ -150,6 +150,23 @@ public final class ALSASink: PCMSink {
     }
   }
 
+  /// The wake-up level of ``Request/wakeAt`` in frames: whole periods, at least one (a device
+  /// wakes its writer at period boundaries); nil when it would not leave a period of the buffer.
+  public var wakeFrames: Int? {
+    guard let wakeAt = request.wakeAt, wakeAt > 0 else { return nil }
+    let period = configuration.periodFrames
+    let asked = Int((wakeAt * Double(request.rate)).rounded())
+    let wake = max(period, asked - asked % period)
+    return wake + period < configuration.bufferFrames - configuration.bufferFrames % period ? wake : nil
+  }
+
+  /// Frames written and not yet played (0 when the device cannot say; the next write
+  /// recovers).
+  public func queuedFrames() -> Int {
+    guard let pcm else { return 0 }
+    return max(0, hap_pcm_delay(pcm))
+  }
+
   /// Waits until a period can be written without blocking, recovering as ``write(_:)`` does.
   /// A caller that renders after this wait instead of before the write renders a period later
   /// in time, so what it renders (a fire, a control) reaches the device a period sooner.

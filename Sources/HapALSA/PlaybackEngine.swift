@@ -64,6 +64,10 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let stopRequest: StopRequest
   private let buffers: PeriodBuffers
   private var report: Report
+  /// Frames left queued when the thread renders the next period (just in time); 0: whenever a
+  /// period has room. Widened by a period after each underrun.
+  private var wakeLevel: Int
+  private var underrunsSeen = 0
 
   /// `renderers` must render at the device's negotiated rate. Playback fades out and stops
   /// when `stop` is requested (e.g. `StopRequest.interrupt`, raised by Ctrl-C).
@@ -82,6 +86,7 @@ public final class PlaybackEngine: @unchecked Sendable {
       rampFrames: sink.configuration.periodFrames, speed: options.speed)
     stopRequest = stop
     buffers = PeriodBuffers(configuration: sink.configuration, routing: options.routing)
+    wakeLevel = sink.wakeFrames ?? 0
     report = Report(
       outcome: .completed, framesPlayed: 0, underruns: 0, suspends: 0, reconnects: 0, firstPeriodQueued: nil,
       scheduling: "not started")
@@ -154,6 +159,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         // written now (with ALSASink.Request.wakeAt, one that plays soon), not into one that
         // waits for room (docs/testing.md, "Control latency").
         try sink.waitForRoom()
+        waitUntilDue()
         liveControls?._withUnsafeGuaranteedRef { $0.deliver(to: player) }
         let mono = buffers.mono
         let frames = player.render(into: mono)
@@ -170,8 +176,32 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
   }
 
+  /// Just in time: sleeps until no more than `wakeLevel` frames are queued on the device.
+  private func waitUntilDue() {
+    guard wakeLevel > 0 else { return }
+    let early = sink.queuedFrames() - wakeLevel
+    guard early > 0 else { return }
+    var deadline = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &deadline)
+    let nanoseconds = deadline.tv_nsec + early * 1_000_000_000 / sink.configuration.rate
+    deadline.tv_sec += nanoseconds / 1_000_000_000
+    deadline.tv_nsec = nanoseconds % 1_000_000_000
+    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
+  }
+
+  /// After an underrun, the thread was late by more than the wake-up level: keep a period more
+  /// queued from then on (up to the buffer less a period, where waking ends).
+  private func widenMarginAfterUnderrun() {
+    guard wakeLevel > 0, sink.underruns != underrunsSeen else { return }
+    underrunsSeen = sink.underruns
+    let period = sink.configuration.periodFrames
+    wakeLevel += period
+    if wakeLevel + period >= sink.configuration.bufferFrames { wakeLevel = 0 }
+  }
+
   private func writePeriod() throws(SinkError) {
     try buffers.write(to: sink)
+    widenMarginAfterUnderrun()
     if report.firstPeriodQueued == nil {
       report.firstPeriodQueued = DispatchTime.now().uptimeNanoseconds
       started.store(true, ordering: .releasing)
