@@ -234,11 +234,21 @@ int hap_pcm_configure(hap_pcm *handle, hap_pcm_config *config, char *refused, si
   p_snd_pcm_hw_params_get_period_size(hw, &period, &direction);
   config->buffer_frames = buffer_frames;
   config->period_frames = period;
-  // Start when the buffer is full; wake the writer a period at a time.
+  // By default: start when the buffer is full; wake the writer a period at a time. With
+  // wake_frames (just in time), the writer waits further itself (PlaybackEngine) until only
+  // that much is left queued, so what it renders next plays sooner; a device wakes its writer
+  // at period boundaries only, so the level is whole periods (at least one: less would find the
+  // device dry). The writer writes while at most that is queued, so the device must start a
+  // period beyond it.
+  snd_pcm_uframes_t full = buffer_frames - buffer_frames % period;
+  snd_pcm_uframes_t avail_min = period, start = full;
+  snd_pcm_uframes_t wake = config->wake_frames - config->wake_frames % period;
+  if (wake < period) wake = period;
+  if (config->wake_frames > 0 && wake + period < full) start = wake + period;
   if ((err = p_snd_pcm_sw_params_malloc(&sw)) < 0) goto done;
   p_snd_pcm_sw_params_current(pcm, sw);
-  p_snd_pcm_sw_params_set_start_threshold(pcm, sw, buffer_frames - buffer_frames % period);
-  p_snd_pcm_sw_params_set_avail_min(pcm, sw, period);
+  p_snd_pcm_sw_params_set_start_threshold(pcm, sw, start);
+  p_snd_pcm_sw_params_set_avail_min(pcm, sw, avail_min);
   if ((err = p_snd_pcm_sw_params(pcm, sw)) < 0) {
     snprintf(refused, size, "its software parameters");
     goto done;

@@ -23,15 +23,23 @@ public final class ALSASink: PCMSink {
     public var channels: Int?
     public var latency: Double
     public var periods: Int
+    /// Just in time: seconds of audio left queued when the writer is woken (rounded down to whole
+    /// periods, at least one, since a device wakes its writer at period boundaries; the device
+    /// starts once that and a period are written), so a period rendered after ``ALSASink/waitForRoom()``
+    /// plays that much later instead of a whole buffer later. nil (or at least the buffer less a
+    /// period): the writer wakes whenever a period has room and the buffer is kept full.
+    public var wakeAt: Double?
 
     public init(
-      rate: Int = 48000, format: SampleFormat? = nil, channels: Int? = nil, latency: Double = 0.010, periods: Int = 4
+      rate: Int = 48000, format: SampleFormat? = nil, channels: Int? = nil, latency: Double = 0.010, periods: Int = 4,
+      wakeAt: Double? = nil
     ) {
       self.rate = rate
       self.format = format
       self.channels = channels
       self.latency = latency
       self.periods = periods
+      self.wakeAt = wakeAt
     }
   }
 
@@ -88,7 +96,9 @@ public final class ALSASink: PCMSink {
     }
     var config = hap_pcm_config(
       rate: UInt32(request.rate), format: request.format?.alsaCode ?? -1, channels: UInt32(request.channels ?? 0),
-      buffer_us: UInt(request.latency * 1_000_000), periods: UInt32(request.periods), period_frames: 0, buffer_frames: 0
+      buffer_us: UInt(request.latency * 1_000_000), periods: UInt32(request.periods), period_frames: 0,
+      buffer_frames: 0,
+      wake_frames: UInt(((request.wakeAt ?? 0) * Double(request.rate)).rounded())
     )
     var refused = [CChar](repeating: 0, count: 256)
     let status = hap_pcm_configure(handle, &config, &refused, refused.count)
@@ -140,6 +150,23 @@ public final class ALSASink: PCMSink {
     }
   }
 
+  /// The wake-up level of ``Request/wakeAt`` in frames: whole periods, at least one (a device
+  /// wakes its writer at period boundaries); nil when it would not leave a period of the buffer.
+  public var wakeFrames: Int? {
+    guard let wakeAt = request.wakeAt, wakeAt > 0 else { return nil }
+    let period = configuration.periodFrames
+    let asked = Int((wakeAt * Double(request.rate)).rounded())
+    let wake = max(period, asked - asked % period)
+    return wake + period < configuration.bufferFrames - configuration.bufferFrames % period ? wake : nil
+  }
+
+  /// Frames written and not yet played (0 when the device cannot say; the next write
+  /// recovers).
+  public func queuedFrames() -> Int {
+    guard let pcm else { return 0 }
+    return max(0, hap_pcm_delay(pcm))
+  }
+
   /// Waits until a period can be written without blocking, recovering as ``write(_:)`` does.
   /// A caller that renders after this wait instead of before the write renders a period later
   /// in time, so what it renders (a fire, a control) reaches the device a period sooner.
@@ -183,7 +210,7 @@ public final class ALSASink: PCMSink {
     let deadline = ALSASink.monotonicNanoseconds() + UInt64(reconnectSeconds * 1e9)
     let fixed = Request(
       rate: configuration.rate, format: configuration.format, channels: configuration.channels,
-      latency: request.latency, periods: request.periods)
+      latency: request.latency, periods: request.periods, wakeAt: request.wakeAt)
     while ALSASink.monotonicNanoseconds() < deadline && !abandonReconnect() {
       if let (handle, configuration) = try? ALSASink.open(device, alsaConfiguration, fixed),
         configuration == self.configuration

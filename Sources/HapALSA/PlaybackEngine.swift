@@ -64,6 +64,10 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let stopRequest: StopRequest
   private let buffers: PeriodBuffers
   private var report: Report
+  /// Frames left queued when the thread renders the next period (just in time); 0: whenever a
+  /// period has room. Widened by a period after each underrun.
+  private var wakeLevel: Int
+  private var underrunsSeen = 0
 
   /// `renderers` must render at the device's negotiated rate. Playback fades out and stops
   /// when `stop` is requested (e.g. `StopRequest.interrupt`, raised by Ctrl-C).
@@ -82,6 +86,7 @@ public final class PlaybackEngine: @unchecked Sendable {
       rampFrames: sink.configuration.periodFrames, speed: options.speed)
     stopRequest = stop
     buffers = PeriodBuffers(configuration: sink.configuration, routing: options.routing)
+    wakeLevel = sink.wakeFrames ?? 0
     report = Report(
       outcome: .completed, framesPlayed: 0, underruns: 0, suspends: 0, reconnects: 0, firstPeriodQueued: nil,
       scheduling: "not started")
@@ -121,12 +126,23 @@ public final class PlaybackEngine: @unchecked Sendable {
     return report
   }
 
-  /// SCHED_FIFO where the system permits it (root, or CAP_SYS_NICE / rtprio limits).
-  static func requestRealTime() -> String {
+  /// Seconds of audio left queued when `hap play`'s thread wakes to render the next period
+  /// (``ALSASink/Request/wakeAt``): a control reaches the device after at most this plus a
+  /// period, and the thread has this long to get the CPU before the device runs dry.
+  public static let wakeAt = 0.0025
+
+  /// The SCHED_FIFO priority of `hap play`'s control reader thread (below the playback thread's).
+  public static let readerPriority: Int32 = 10
+
+  /// SCHED_FIFO where the system permits it (root, or CAP_SYS_NICE / rtprio limits), for the
+  /// calling thread: priority 20 for playback threads; a control reader asks for less
+  /// (``readerPriority``), so it gets a line to the queue at once on a loaded machine but never
+  /// delays the playback thread.
+  public static func requestRealTime(priority: Int32 = 20) -> String {
     var parameters = sched_param()
-    parameters.sched_priority = 20
+    parameters.sched_priority = priority
     let status = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
-    if status == 0 { return "SCHED_FIFO priority 20" }
+    if status == 0 { return "SCHED_FIFO priority \(priority)" }
     return "normal (SCHED_FIFO refused: \(String(cString: strerror(status))))"
   }
 
@@ -139,6 +155,11 @@ public final class PlaybackEngine: @unchecked Sendable {
           stopping = true
           player.apply(.stop)
         }
+        // Room first, then render: the controls that arrived while waiting go into the period
+        // written now (with ALSASink.Request.wakeAt, one that plays soon), not into one that
+        // waits for room (docs/testing.md, "Control latency").
+        try sink.waitForRoom()
+        waitUntilDue()
         liveControls?._withUnsafeGuaranteedRef { $0.deliver(to: player) }
         let mono = buffers.mono
         let frames = player.render(into: mono)
@@ -155,8 +176,32 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
   }
 
+  /// Just in time: sleeps until no more than `wakeLevel` frames are queued on the device.
+  private func waitUntilDue() {
+    guard wakeLevel > 0 else { return }
+    let early = sink.queuedFrames() - wakeLevel
+    guard early > 0 else { return }
+    var deadline = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &deadline)
+    let nanoseconds = deadline.tv_nsec + early * 1_000_000_000 / sink.configuration.rate
+    deadline.tv_sec += nanoseconds / 1_000_000_000
+    deadline.tv_nsec = nanoseconds % 1_000_000_000
+    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
+  }
+
+  /// After an underrun, the thread was late by more than the wake-up level: keep a period more
+  /// queued from then on (up to the buffer less a period, where waking ends).
+  private func widenMarginAfterUnderrun() {
+    guard wakeLevel > 0, sink.underruns != underrunsSeen else { return }
+    underrunsSeen = sink.underruns
+    let period = sink.configuration.periodFrames
+    wakeLevel += period
+    if wakeLevel + period >= sink.configuration.bufferFrames { wakeLevel = 0 }
+  }
+
   private func writePeriod() throws(SinkError) {
     try buffers.write(to: sink)
+    widenMarginAfterUnderrun()
     if report.firstPeriodQueued == nil {
       report.firstPeriodQueued = DispatchTime.now().uptimeNanoseconds
       started.store(true, ordering: .releasing)

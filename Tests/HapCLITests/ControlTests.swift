@@ -174,6 +174,84 @@ struct LiveControlTests {
     #expect(latency < 0.1, "written \(latency * 1000) ms after the line was sent")
   }
 
+  @Test func aControlSentBeforeAPeriodIsRenderedIsInThatPeriod() throws {
+    // The playback thread waits for room, then takes the controls and renders: a line sent
+    // while it waits is in the next transfer to the device. Rendering first and then blocking
+    // in the write put it one transfer later, always (the next transfer was rendered before
+    // the line was sent). The reader thread must get the line to the queue before the render,
+    // which a loaded machine can delay: most lines, not all, are asked for.
+    let (device, timing) = try SimulatedExciterTimingTests.timedDevice()
+    // 240 Hz (sharpness 1): a crest of |x| every 2.1 ms, within each 2.5 ms period.
+    let pattern = try device.folder.write(
+      "steady.json",
+      """
+      {"Version": 1.0, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 20,
+        "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1},
+                            {"ParameterID": "HapticSharpness", "ParameterValue": 1}]}}]}
+      """)
+    let (process, input) = try start(device, pattern: pattern)
+    usleep(300_000)
+    send(input, "intensity 0.2")
+    var arrivals: [UInt64] = []
+    for _ in 0..<16 {
+      usleep(40_000)
+      var now = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &now)
+      arrivals.append(UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))
+      send(input, "intensity 1.0")
+      usleep(40_000)
+      send(input, "intensity 0.2")
+    }
+    send(input, "stop")
+    #expect(waitForExit(process, seconds: 5))
+    #expect(process.terminationStatus == 0)
+    let s = try samples16(device.capture)
+    let transfers = try SimulatedExciterTimingTests.lines(timing).compactMap {
+      if case .transfer(let t) = $0 { t } else { nil }
+    }
+    func level(_ k: Int) -> Float { peak(s, Int(transfers[k].capture), Int(transfers[k + 1].capture)) }
+    var inThatPeriod = 0
+    for arrival in arrivals {
+      // The first transfer after the line was sent, against the one before it (at 0.2).
+      guard let k = transfers.firstIndex(where: { $0.time >= arrival }), k > 0, k + 1 < transfers.count else {
+        continue
+      }
+      if level(k) > 1.25 * level(k - 1) { inThatPeriod += 1 }
+    }
+    #expect(inThatPeriod >= arrivals.count / 3, "\(inThatPeriod) of \(arrivals.count) changes in the next transfer")
+  }
+
+  @Test func theControlReaderRunsAtARealTimePriorityBelowPlayback() throws {
+    // On a loaded machine a normal-priority reader waited for the CPU before it could queue a
+    // line. Where the system grants SCHED_FIFO (the playback thread has it), the reader asks for
+    // it too, at a lower priority. /proc's stat gives each thread's rt_priority and policy.
+    let device = try SimulatedExciter()
+    let (process, input) = try start(device)
+    defer {
+      send(input, "stop")
+      _ = waitForExit(process, seconds: 5)
+    }
+    usleep(400_000)
+    // Thread names do not reach /proc here (comm stays "hap"): the threads are told apart by
+    // their priorities. Fields after the command name start at field 3; rt_priority is 40,
+    // policy 41 (1: SCHED_FIFO).
+    let tasks = "/proc/\(process.processIdentifier)/task"
+    let threads: [(priority: Int, policy: Int)] = try FileManager.default.contentsOfDirectory(atPath: tasks)
+      .compactMap { task in
+        guard let stat = try? String(contentsOfFile: "\(tasks)/\(task)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return (Int(fields[40 - 3]) ?? -1, Int(fields[41 - 3]) ?? -1)
+      }
+    let realTime = threads.filter { $0.policy == 1 }
+    // Where the system refuses SCHED_FIFO, nothing can be checked.
+    guard let playback = realTime.map(\.priority).max() else { return }
+    #expect(
+      realTime.contains { $0.priority > 0 && $0.priority < playback },
+      "threads (priority, policy): \(threads); no reader below the playback thread's \(playback)")
+  }
+
   @Test func pauseResumeAndStop() throws {
     let device = try SimulatedExciter()
     let (process, input) = try start(device)

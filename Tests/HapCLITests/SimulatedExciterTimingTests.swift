@@ -38,6 +38,16 @@ struct SimulatedExciterTimingTests {
     }
   }
 
+  /// Writes a timing file into a fresh device's own folder; returns the device and the path.
+  static func timedDevice() throws -> (SimulatedExciter, String) {
+    let own = try SimulatedExciter("timing \"TIMING\"")
+    let path = own.folder.path("timing.txt")
+    let config = own.folder.path("config/alsa/asoundrc")
+    try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "\"TIMING\"", with: "\"\(path)\"")
+      .write(toFile: config, atomically: true, encoding: .utf8)
+    return (own, path)
+  }
+
   @Test("hap play: the buffer fills before the clock starts, then every frame plays after it is written")
   func framesPlayWhenTheClockReachesThem() throws {
     // The timing file goes in the device's own folder, known once it exists.
@@ -56,9 +66,11 @@ struct SimulatedExciterTimingTests {
     let stats = try own.statistics()
     let buffer = try #require(UInt64(stats["buffer_size"] ?? ""))
     let period = try #require(UInt64(stats["period_size"] ?? ""))
-    // Before the clock starts, hap fills the buffer: those frames are written, not yet played.
+    // Before the clock starts, hap writes what it keeps queued (PlaybackEngine.wakeAt, 2.5 ms)
+    // and a period: those frames are written, not yet played.
     let early = transfers.filter { !$0.running }
-    #expect(early.last.map { $0.stream + period } == buffer, "the stream started before the buffer was full")
+    let lead = min(buffer, 120 + period)
+    #expect(early.last.map { $0.stream + period } == lead, "the stream started before \(lead) frames were queued")
     #expect(early.allSatisfy { $0.time <= starts[0].0 && $0.capture == $0.stream })
     // Once running, a frame is written before the clock reaches it: at most a buffer ahead.
     for transfer in transfers where transfer.running {
@@ -68,5 +80,35 @@ struct SimulatedExciterTimingTests {
     let frames = try #require(UInt64(stats["frames"] ?? ""))
     #expect(zip(transfers, transfers.dropFirst()).allSatisfy { $0.capture < $1.capture })
     #expect(transfers.last!.capture < frames)
+  }
+
+  @Test("hap play renders just in time: each period is written when at most 2.5 ms (120 frames) is queued")
+  func periodsAreWrittenJustInTime() throws {
+    // PlaybackEngine.wakeAt: the thread wakes when 2.5 ms is left queued (not whenever a period
+    // has room), so a period rendered then plays 2.5 ms later, not a buffer less a period later.
+    // A transfer's stream position less the device clock is what was queued ahead of it: never
+    // more than the wake-up level (a late wake-up only makes it less). Rendering as soon as a
+    // period had room queued 3 periods (360 frames) ahead of each.
+    let (own, path) = try Self.timedDevice()
+    let pattern = try own.continuousPattern(0.5)
+    let result = try Hap.run(["play", "-D", "exciter", "-f", "s16", pattern], environment: own.environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    // After an underrun (a prepare once the clock has started) hap keeps a period more queued.
+    var ahead: [(frames: UInt64, allowed: UInt64)] = []
+    var started = false
+    var underruns: UInt64 = 0
+    for line in try Self.lines(path) {
+      switch line {
+      case .transfer(let t) where t.running:
+        ahead.append((t.stream > t.clock ? t.stream - t.clock : 0, 120 * (1 + underruns)))
+      case .start: started = true
+      case .prepare where started: underruns += 1
+      default: break
+      }
+    }
+    try #require(ahead.count > 20, "\(ahead.count) transfers while running")
+    #expect(
+      ahead.allSatisfy { $0.frames <= $0.allowed },
+      "queued ahead of transfers: \(ahead.filter { $0.frames > $0.allowed })")
   }
 }

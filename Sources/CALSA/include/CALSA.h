@@ -51,6 +51,10 @@ typedef struct {
   unsigned periods;          // in: periods per buffer
   unsigned long period_frames;  // out
   unsigned long buffer_frames;  // out
+  unsigned long wake_frames;    // in: the writer renders just in time, when at most this many
+                                // frames (rounded down to whole periods, at least one) are
+                                // queued: start the device a period beyond that (0: start when
+                                // the buffer is full)
 } hap_pcm_config;
 
 /// Negotiates hardware and software parameters. Returns 0, or a negative errno with what the

@@ -1,4 +1,5 @@
 import Foundation
+import HapALSA
 import HapCore
 
 /// Reading control streams (`--control SOURCE`, `--map velocity`): line by line, with a one-line
@@ -78,6 +79,9 @@ struct ControlInput {
     nonisolated(unsafe) let stream = file
     let input = self
     let thread = Thread {
+      // A line waits for this thread, then for the next period: on a loaded machine a
+      // normal-priority reader added milliseconds (docs/testing.md, "Control latency").
+      _ = PlaybackEngine.requestRealTime(priority: PlaybackEngine.readerPriority)
       var line: UnsafeMutablePointer<CChar>?
       var capacity = 0
       var number = 0

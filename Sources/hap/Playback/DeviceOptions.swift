@@ -83,9 +83,12 @@ struct DeviceOptions {
     return .single(k - 1)
   }
 
-  /// What to ask the device for.
-  var request: ALSASink.Request {
-    ALSASink.Request(rate: rate, format: format, channels: channels, latency: latency, periods: 4)
+  /// What to ask the device for; `justInTime`: wake the writer with `PlaybackEngine.wakeAt`
+  /// queued (`hap play`, `hap drag`), not whenever a period has room (the service).
+  func request(justInTime: Bool) -> ALSASink.Request {
+    ALSASink.Request(
+      rate: rate, format: format, channels: channels, latency: latency, periods: 4,
+      wakeAt: justInTime ? PlaybackEngine.wakeAt : nil)
   }
 
   /// `--gain` as a factor.

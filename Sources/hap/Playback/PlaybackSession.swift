@@ -41,8 +41,9 @@ final class PlaybackSession {
   }
 
   /// Loads libasound, opens and configures the device, and checks `--channel` against the
-  /// channels it took. Ctrl-C abandons waiting for a lost device.
-  static func open(_ options: DeviceOptions, profile: ActuatorProfile, commandStarted: UInt64)
+  /// channels it took. Ctrl-C abandons waiting for a lost device. `justInTime`: see
+  /// `DeviceOptions.request(justInTime:)`.
+  static func open(_ options: DeviceOptions, profile: ActuatorProfile, commandStarted: UInt64, justInTime: Bool = true)
     throws(Failure) -> PlaybackSession
   {
     let sink: ALSASink
@@ -55,7 +56,8 @@ final class PlaybackSession {
     do {
       try ALSALibrary.load()
       sink = try ALSASink(
-        device: simulated == nil ? options.device : SimulatedDevice.name, request: options.request,
+        device: simulated == nil ? options.device : SimulatedDevice.name,
+        request: options.request(justInTime: justInTime),
         reconnectSeconds: options.reconnect, alsaConfiguration: simulated?.alsaConfiguration)
     } catch {
       throw Failure(error.message)

@@ -101,7 +101,8 @@ final class HapticService: @unchecked Sendable {
     let opened: ALSASink
     let capture: String?
     do {
-      let session = try PlaybackSession.open(settings.device, profile: settings.profile, commandStarted: 0)
+      let session = try PlaybackSession.open(
+        settings.device, profile: settings.profile, commandStarted: 0, justInTime: false)
       (opened, capture) = (session.sink, session.capture)
     } catch {
       deviceState = "missing"
