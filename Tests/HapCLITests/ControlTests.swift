@@ -336,7 +336,9 @@ struct LiveControlTests {
     let device = try SimulatedExciter()
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = ["play", "-D", "exciter", "--control", "-", "--verbose", texture]
+    // A 40 ms buffer (a 10 ms margin just in time): a burst that held the playback thread up
+    // would still underrun it, while the load of the suites running in parallel does not.
+    process.arguments = ["play", "-D", "exciter", "--latency", "40", "--control", "-", "--verbose", texture]
     process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
     let input = Pipe()
     let errors = Pipe()
