@@ -55,16 +55,12 @@ public final class MixerEngine: @unchecked Sendable {
 
   /// Starts the playback thread and returns at once.
   public func start() {
-    hap_rt_probe_resolve()
-    let thread = Thread { [self] in
-      report.scheduling = PlaybackEngine.requestRealTime()
+    PlaybackEngine.startPlaybackThread(named: "hap service playback") { [self] scheduling in
+      report.scheduling = scheduling
       loop()
       ended.store(true, ordering: .releasing)
       finished.signal()
     }
-    thread.stackSize = 1 << 20
-    thread.name = "hap service playback"
-    thread.start()
   }
 
   /// Asks the thread to end after the period it is writing (fade first with the mixer's

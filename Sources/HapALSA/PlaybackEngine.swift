@@ -105,15 +105,22 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   /// Starts playback on its own thread and returns at once.
   public func start() {
-    hap_rt_probe_resolve()
-    let thread = Thread { [self] in
-      report.scheduling = PlaybackEngine.requestRealTime()
+    Self.startPlaybackThread(named: "hap playback") { [self] scheduling in
+      report.scheduling = scheduling
       playLoop()
       started.store(true, ordering: .releasing)
       finished.signal()
     }
+  }
+
+  /// Starts a playback thread (this engine's, or the service's ``MixerEngine``): the real-time
+  /// probe's hooks resolved first (tests), a 1 MiB stack, SCHED_FIFO asked for on the thread;
+  /// `body` gets what ``requestRealTime(priority:)`` said.
+  static func startPlaybackThread(named name: String, _ body: @escaping @Sendable (String) -> Void) {
+    hap_rt_probe_resolve()
+    let thread = Thread { body(PlaybackEngine.requestRealTime()) }
     thread.stackSize = 1 << 20
-    thread.name = "hap playback"
+    thread.name = name
     thread.start()
   }
 

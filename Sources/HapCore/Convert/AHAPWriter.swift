@@ -60,26 +60,7 @@ public enum AHAPWriter {
     return "\(rounded == 0 ? 0 : rounded)"
   }
 
-  static func string(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
-  }
+  static func string(_ text: String) -> String { JSONString.literal(text) }
 
   static func json(_ value: JSONValue) -> String {
     switch value {

@@ -146,21 +146,7 @@ extension JSONValue {
     case .number(let n):
       guard n.isFinite else { return "null" }
       return n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : "\(n)"
-    case .string(let s):
-      var out = "\""
-      for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20:
-          out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
-        default: out.unicodeScalars.append(scalar)
-        }
-      }
-      return out + "\""
+    case .string(let s): return JSONString.literal(s)
     case .array(let items): return "[" + items.map(\.text).joined(separator: ", ") + "]"
     case .object(let members):
       return "{" + members.map { "\(JSONValue.string($0.key).text): \($0.value.text)" }.joined(separator: ", ") + "}"

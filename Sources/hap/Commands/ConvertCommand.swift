@@ -73,19 +73,8 @@ enum ConvertCommand: Command {
     let (jobs, missingFolder) = try RenderCommand.jobs(
       inputs, output: output, suffix: "." + target.fileExtension,
       fileExtensions: Set(["ahap", "json", "haptic"] + audioExtensions))
-    if let missingFolder {
-      do {
-        try RenderCommand.createFolder(missingFolder)
-      } catch {
-        Console.error("hap: \(error.message)")
-        return ExitStatus.trouble
-      }
-    }
-    for job in jobs where job.output != "-" {
-      for input in inputs where input != "-" && RenderCommand.sameFile(input, job.output) {
-        Console.error("hap: refusing to write over the input '\(Format.excerpt(input))'")
-        return ExitStatus.trouble
-      }
+    guard RenderCommand.prepareOutputs(jobs, missingFolder: missingFolder, inputs: inputs, what: "input") else {
+      return ExitStatus.trouble
     }
     var status = ExitStatus.ok
     for job in jobs {

@@ -107,19 +107,8 @@ enum PlotCommand: Command {
     } catch {
       return ExitStatus.trouble
     }
-    if let missingFolder {
-      do {
-        try RenderCommand.createFolder(missingFolder)
-      } catch {
-        Console.error("hap: \(error.message)")
-        return ExitStatus.trouble
-      }
-    }
-    for job in jobs where job.output != "-" {
-      for pattern in patterns where pattern != "-" && RenderCommand.sameFile(pattern, job.output) {
-        Console.error("hap: refusing to write over the input pattern '\(pattern)'")
-        return ExitStatus.trouble
-      }
+    guard RenderCommand.prepareOutputs(jobs, missingFolder: missingFolder, inputs: patterns) else {
+      return ExitStatus.trouble
     }
     guard arguments.has("watch") else { return plot(jobs, profile: profile, options: options, quiet: quiet) }
     if output == "-" { throw UsageError("'--watch' rewrites files: give -o FILE.svg or a folder, not '-'") }

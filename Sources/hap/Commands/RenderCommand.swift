@@ -122,21 +122,7 @@ enum RenderCommand: Command {
       throw UsageError(terminalRefusal)
     }
     let (jobs, missingFolder) = try self.jobs(patterns, output: output, raw: settings.raw)
-    if let missingFolder {
-      do {
-        try createFolder(missingFolder)
-      } catch {
-        Console.error("hap: \(error.message)")
-        return ExitStatus.trouble
-      }
-    }
-    // Never write over an input.
-    for job in jobs where job.output != "-" {
-      for pattern in patterns where pattern != "-" && sameFile(pattern, job.output) {
-        Console.error("hap: refusing to write over the input pattern '\(pattern)'")
-        return ExitStatus.trouble
-      }
-    }
+    guard prepareOutputs(jobs, missingFolder: missingFolder, inputs: patterns) else { return ExitStatus.trouble }
     if jobs.count == 1 && jobs[0].output == output { try checkExtension(output, raw: settings.raw) }
 
     Interrupt.install()
@@ -218,6 +204,31 @@ enum RenderCommand: Command {
       jobs.append((pattern, target))
     }
     return (jobs, missingFolder)
+  }
+
+  /// Makes the outputs of `jobs` ready to write: creates `missingFolder` (`mkdir -p`) and
+  /// refuses an output that is one of the `inputs` (render, plot and convert never write over
+  /// what they read; `what` names an input in the message). Says why on standard error and
+  /// returns false when it cannot.
+  static func prepareOutputs(
+    _ jobs: [(pattern: String, output: String)], missingFolder: String?, inputs: [String],
+    what: String = "input pattern"
+  ) -> Bool {
+    if let missingFolder {
+      do {
+        try createFolder(missingFolder)
+      } catch {
+        Console.error("hap: \(error.message)")
+        return false
+      }
+    }
+    for job in jobs where job.output != "-" {
+      for input in inputs where input != "-" && sameFile(input, job.output) {
+        Console.error("hap: refusing to write over the \(what) '\(Format.excerpt(input))'")
+        return false
+      }
+    }
+    return true
   }
 
   /// `mkdir -p folder`.

@@ -3,22 +3,7 @@ import HapCore
 /// Minimal JSON writing for hap's machine-readable output.
 enum JSONOutput {
   /// A JSON string literal, escaped per RFC 8259.
-  static func string(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
-        out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
-  }
+  static func string(_ text: String) -> String { JSONString.literal(text) }
 
   /// A JSON number (finite values only; others become null).
   static func number(_ value: Double) -> String {

@@ -149,9 +149,3 @@ struct SimulatedDevice {
     return out + "\""
   }
 }
-
-extension String {
-  fileprivate func leftPadded(to width: Int) -> String {
-    String(repeating: "0", count: max(0, width - count)) + self
-  }
-}

@@ -4,36 +4,14 @@ import Testing
 
 @testable import HapCore
 
-private let rate = 48000.0
-
-/// The complete render of `pattern` at 48 kHz.
-private func render(_ pattern: Pattern) -> [Float] {
-  let renderer = Renderer(schedule: Schedule(pattern: pattern, rate: rate))
-  var out = [Float](repeating: 0, count: renderer.frameCount)
-  out.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
-  return out
+private let rate = MixerTestSupport.rate
+private func render(_ pattern: Pattern) -> [Float] { MixerTestSupport.render(pattern) }
+private func pull(_ mixer: EventMixer, _ frames: Int, block: Int = 480) -> [Float] {
+  MixerTestSupport.pull(mixer, frames, block: block)
 }
 
 /// A bundled pattern's render.
-private func bundled(_ name: String) throws -> [Float] {
-  let url = RenderFixture.repositoryRoot.appendingPathComponent("patterns/\(name).json")
-  let pattern = try #require(RenderFixture.pattern(try String(contentsOf: url, encoding: .utf8)))
-  return render(pattern)
-}
-
-/// `frames` frames of the mixer's output, pulled in blocks of `block`.
-private func pull(_ mixer: EventMixer, _ frames: Int, block: Int = 480) -> [Float] {
-  var out = [Float](repeating: .nan, count: frames)
-  var done = 0
-  while done < frames {
-    let n = min(block, frames - done)
-    out.withUnsafeMutableBufferPointer { buffer in
-      mixer.render(into: UnsafeMutableBufferPointer(rebasing: buffer[done..<(done + n)]))
-    }
-    done += n
-  }
-  return out
-}
+private func bundled(_ name: String) throws -> [Float] { render(try MixerTestSupport.bundledPattern(name)) }
 
 /// Two voices through the limiter where both sound, as the mixer documents.
 private func expectedSum(_ a: [Float], at startA: Int, _ b: [Float], at startB: Int, frames: Int) -> [Float] {

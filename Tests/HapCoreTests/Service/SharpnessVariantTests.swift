@@ -3,34 +3,13 @@ import Testing
 
 @testable import HapCore
 
-private let rate = 48000.0
+private let rate = MixerTestSupport.rate
 private let sharpness = DynamicParameterID.hapticSharpnessControl
-
-private func render(_ pattern: Pattern) -> [Float] {
-  let renderer = Renderer(schedule: Schedule(pattern: pattern, rate: rate))
-  var out = [Float](repeating: 0, count: renderer.frameCount)
-  out.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
-  return out
-}
-
-private func bundled(_ name: String) throws -> Pattern {
-  let url = RenderFixture.repositoryRoot.appendingPathComponent("patterns/\(name).json")
-  return try #require(RenderFixture.pattern(try String(contentsOf: url, encoding: .utf8)))
-}
-
-/// `frames` frames of the mixer's output, pulled in periods of `block`.
+private func render(_ pattern: Pattern) -> [Float] { MixerTestSupport.render(pattern) }
 private func pull(_ mixer: EventMixer, _ frames: Int, block: Int = 480) -> [Float] {
-  var out = [Float](repeating: .nan, count: frames)
-  var done = 0
-  while done < frames {
-    let n = min(block, frames - done)
-    out.withUnsafeMutableBufferPointer { buffer in
-      mixer.render(into: UnsafeMutableBufferPointer(rebasing: buffer[done..<(done + n)]))
-    }
-    done += n
-  }
-  return out
+  MixerTestSupport.pull(mixer, frames, block: block)
 }
+private func bundled(_ name: String) throws -> Pattern { try MixerTestSupport.bundledPattern(name) }
 
 private func key(_ event: Int, _ steps: Int) -> VariantCache.Key { VariantCache.Key(event: event, steps: steps) }
 

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@testable import HapCore
+
+/// What the mixer tests share: renders at 48 kHz, the bundled patterns, and pulling a mixer's
+/// output period by period.
+enum MixerTestSupport {
+  static let rate = 48000.0
+
+  /// The complete render of `pattern` at 48 kHz.
+  static func render(_ pattern: Pattern) -> [Float] {
+    let renderer = Renderer(schedule: Schedule(pattern: pattern, rate: rate))
+    var out = [Float](repeating: 0, count: renderer.frameCount)
+    out.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
+    return out
+  }
+
+  /// A bundled pattern (patterns/NAME.json).
+  static func bundledPattern(_ name: String) throws -> Pattern {
+    let url = RenderFixture.repositoryRoot.appendingPathComponent("patterns/\(name).json")
+    return try #require(RenderFixture.pattern(try String(contentsOf: url, encoding: .utf8)))
+  }
+
+  /// `frames` frames of the mixer's output, pulled in periods of `block`.
+  static func pull(_ mixer: EventMixer, _ frames: Int, block: Int = 480) -> [Float] {
+    var out = [Float](repeating: .nan, count: frames)
+    var done = 0
+    while done < frames {
+      let n = min(block, frames - done)
+      out.withUnsafeMutableBufferPointer { buffer in
+        mixer.render(into: UnsafeMutableBufferPointer(rebasing: buffer[done..<(done + n)]))
+      }
+      done += n
+    }
+    return out
+  }
+}
