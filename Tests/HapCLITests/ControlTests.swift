@@ -10,6 +10,13 @@ private func samples16(_ path: String) throws -> [Float] {
   }
 }
 
+/// CLOCK_MONOTONIC now, in nanoseconds (the clock of the simulated exciter's timing file).
+private func monotonicNanoseconds() -> UInt64 {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
 /// Peak level of `samples[from..<to]` (clamped to the array).
 private func peak(_ samples: [Float], _ from: Int, _ to: Int) -> Float {
   let a = max(0, min(from, samples.count))
@@ -142,16 +149,10 @@ struct LiveControlTests {
   @Test func aControlLineReachesTheExciterWithinAPeriodPlusTheBuffer() throws {
     // The device's timing file says when each captured frame was written to it, so the check
     // needs no assumption about when the device's clock started (or restarted after an underrun).
-    let device = try SimulatedExciter("timing \"TIMING\"")
-    let timing = device.folder.path("timing.txt")
-    let config = device.folder.path("config/alsa/asoundrc")
-    try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "\"TIMING\"", with: "\"\(timing)\"")
-      .write(toFile: config, atomically: true, encoding: .utf8)
+    let (device, timing) = try SimulatedExciterTimingTests.timedDevice()
     let (process, input) = try start(device)
     usleep(500_000)
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    let arrival = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    let arrival = monotonicNanoseconds()
     send(input, "intensity 1.0")
     usleep(300_000)
     send(input, "stop")
@@ -195,9 +196,7 @@ struct LiveControlTests {
     var arrivals: [UInt64] = []
     for _ in 0..<16 {
       usleep(40_000)
-      var now = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &now)
-      arrivals.append(UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))
+      arrivals.append(monotonicNanoseconds())
       send(input, "intensity 1.0")
       usleep(40_000)
       send(input, "intensity 0.2")

@@ -50,12 +50,7 @@ struct SimulatedExciterTimingTests {
 
   @Test("hap play: the buffer fills before the clock starts, then every frame plays after it is written")
   func framesPlayWhenTheClockReachesThem() throws {
-    // The timing file goes in the device's own folder, known once it exists.
-    let own = try SimulatedExciter("timing \"TIMING\"")
-    let path = own.folder.path("timing.txt")
-    let config = own.folder.path("config/alsa/asoundrc")
-    try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "\"TIMING\"", with: "\"\(path)\"")
-      .write(toFile: config, atomically: true, encoding: .utf8)
+    let (own, path) = try Self.timedDevice()
     let pattern = try own.continuousPattern(0.3)
     let result = try Hap.run(["play", "-D", "exciter", "-f", "s16", pattern], environment: own.environment)
     #expect(result.status == 0, "\(result.stderr)")
