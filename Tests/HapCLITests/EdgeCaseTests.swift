@@ -229,4 +229,52 @@ struct EdgeCaseTests {
         error.stderr.contains("usage: " + usage.trimmingCharacters(in: .newlines)), "hap \(command): \(error.stderr)")
     }
   }
+
+  // MARK: One-character file names
+
+  // Fails before the fix: Foundation's NSString.deletingLastPathComponent traps on a string of
+  // one character, and every command took the folder of its file names through it.
+  @Test("a pattern or an output named with one character works in every command")
+  func oneCharacterNames() throws {
+    let folder = try TemporaryFolder()
+    let text = try String(contentsOfFile: Self.tick, encoding: .utf8)
+    _ = try folder.write("a", text)
+    let commands: [[String]] = [
+      ["validate", "a"], ["info", "a"], ["diff", "a", "a"], ["render", "a", "-o", "y.wav", "--quiet"],
+      ["render", "a", "-o", "y", "--raw", "--quiet"], ["plot", "a", "-o", "s.svg", "--quiet"],
+      ["play", "a", "-D", Self.fileDevice("p")],
+    ]
+    for arguments in commands {
+      let result = try Hap.run(arguments, directory: folder.url)
+      #expect(result.status == 0, "hap \(arguments.joined(separator: " ")): \(result.status) \(result.stderr)")
+    }
+    for name in ["y", "s.svg", "p"] {
+      #expect(FileManager.default.fileExists(atPath: folder.path(name)), "\(name) was not written")
+    }
+    // plot writes SVG only: a one-character name is refused with a sentence, not a trap.
+    let plot = try Hap.run(["plot", "a", "-o", "q"], directory: folder.url)
+    #expect(plot.status == 2, "\(plot.stderr)")
+  }
+
+  // MARK: Control lines quote at most ~80 characters
+
+  // Fails before the fix: an unknown control word and the text after a lone time were quoted in
+  // full (a 5 MB word made a 5 MB warning).
+  @Test("a huge unknown control word or time is quoted short")
+  func controlWarningsAreShort() throws {
+    let folder = try TemporaryFolder()
+    let lines = [
+      "@0.01 " + String(repeating: "z", count: 2_000_000) + " 0.5\n",
+      "@1." + String(repeating: "0", count: 100_000) + "\n",
+    ]
+    for (index, line) in lines.enumerated() {
+      let control = try folder.write("control\(index).txt", line)
+      let result = try Hap.run([
+        "render", Self.tick, "--control", control, "-o", folder.path("out\(index).wav"), "--quiet",
+      ])
+      #expect(result.status == 0, "\(result.stderr.prefix(200))")
+      #expect(result.stderr.contains("control"), "no warning: \(result.stderr.prefix(200))")
+      #expect(result.stderr.utf8.count < 400, "line \(index): \(result.stderr.utf8.count) bytes on stderr")
+    }
+  }
 }

@@ -73,7 +73,7 @@ public enum ControlParser {
     }
     guard time <= ControlMessage.latestTime else { throw Failure(message: tooLate(String(word))) }
     let rest = text.dropFirst(word.count).drop(while: isSeparator)
-    guard !rest.isEmpty else { throw Failure(message: "nothing after the time \(word)") }
+    guard !rest.isEmpty else { throw Failure(message: "nothing after the time \(Format.excerpt(String(word)))") }
     return (time, rest)
   }
 
@@ -130,8 +130,11 @@ public enum ControlParser {
         }
         action = .loop(state == "on")
       default:
-        let hint = Suggestion.closest(to: word, among: allWords).map { "; did you mean '\($0)'?" } ?? ""
-        throw Failure(message: "unknown control '\(word)'\(hint)")
+        // A word far longer than any control's name has no near match worth the edit distance.
+        let hint =
+          word.utf8.count > 64
+          ? "" : Suggestion.closest(to: word, among: allWords).map { "; did you mean '\($0)'?" } ?? ""
+        throw Failure(message: "unknown control '\(Format.excerpt(word))'\(hint)")
       }
     }
     return ControlMessage(time: time, action: action)

@@ -207,7 +207,7 @@ enum ValidateCommand: Command {
   static func checkManifest(_ path: String, settings: RuleSettings) -> Report {
     do {
       let bytes = try PatternFiles.read(.manifest(path))
-      let files = PatternFiles.vocabularyFiles(in: (path as NSString).deletingLastPathComponent)
+      let files = PatternFiles.vocabularyFiles(in: PathName.folder(of: path))
       let result = VocabularyValidator.validate(manifest: SourceText(bytes), files: files)
       return Report(name: path, diagnostics: settings.apply(result.diagnostics), unreadable: nil, isManifest: true)
     } catch {

@@ -224,15 +224,15 @@ enum OutputTarget: Equatable {
       let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
       current =
         target.hasPrefix("/")
-        ? target : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
+        ? target : (PathName.folder(of: current) as NSString).appendingPathComponent(target)
     }
-    let folder = (current as NSString).deletingLastPathComponent
+    let folder = PathName.folder(of: current)
     self = .file(folder: folder.isEmpty ? "." : folder, name: (current as NSString).lastPathComponent)
   }
 
   /// The folder holding `path`, with every symbolic link resolved; nil if it does not exist.
   private static func canonicalFolder(of path: String) -> String? {
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = PathName.folder(of: path)
     guard let resolved = realpath(folder.isEmpty ? "." : folder, nil) else { return nil }
     defer { free(resolved) }
     return String(cString: resolved)

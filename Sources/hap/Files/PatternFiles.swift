@@ -200,7 +200,7 @@ enum PatternFiles {
   /// the pattern's folder (not checked for standard input, which has no folder).
   static func context(for input: Input) -> ValidationContext {
     guard case .file(let path) = input else { return ValidationContext() }
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = PathName.folder(of: path)
     return ValidationContext(waveformExists: { waveform in
       let full = waveform.hasPrefix("/") ? waveform : (folder.isEmpty ? waveform : folder + "/" + waveform)
       var info = stat()

@@ -25,7 +25,7 @@ struct RuleConfig {
     let folder: String
     switch input {
     case .file(let path), .manifest(let path), .unreadable(let path, _):
-      folder = (Self.absolute(path) as NSString).deletingLastPathComponent
+      folder = PathName.folder(of: Self.absolute(path))
     case .standardInput:
       folder = FileManager.default.currentDirectoryPath
     }
@@ -42,7 +42,7 @@ struct RuleConfig {
     if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue {
       result = try Self.read(candidate)
     } else {
-      let parent = (folder as NSString).deletingLastPathComponent
+      let parent = PathName.folder(of: folder)
       result = parent.isEmpty || parent == folder ? nil : try nearest(from: parent)
     }
     cache[folder] = result

@@ -77,7 +77,7 @@ struct SimulatedDevice {
     let files = FileManager.default
     guard device != name else {
       let path = try defaultCapture(environment: environment)
-      let folder = (path as NSString).deletingLastPathComponent
+      let folder = PathName.folder(of: path)
       do {
         try files.createDirectory(
           atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -95,7 +95,7 @@ struct SimulatedDevice {
     let given = String(argument.dropFirst("CAPTURE=".count))
     let path = URL(fileURLWithPath: given).standardizedFileURL.path
     var isFolder: ObjCBool = false
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = PathName.folder(of: path)
     guard files.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
       throw Failure(
         message: "the simulated exciter cannot record to '\(Format.excerpt(given))': its folder does not exist")

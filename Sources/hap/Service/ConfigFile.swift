@@ -7,7 +7,7 @@ import HapCore
 final class ConfigFile: @unchecked Sendable {
   let path: String
   var folder: String {
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = PathName.folder(of: path)
     return folder.isEmpty ? "." : folder
   }
   var fileName: String { (path as NSString).lastPathComponent }
