@@ -1,6 +1,7 @@
 // The renderer's per-sample loops, compiled for the baseline and for AVX2 from one source.
-// See include/CHapKernels.h. The arithmetic follows the Swift reference it replaced operation
-// by operation (Renderer.Segment.carrier, Renderer.sine), so the samples did not move.
+// See include/CHapKernels.h. The transient's arithmetic follows the Swift reference it replaced
+// operation by operation (Renderer.sine); the continuous carrier is a complex rotation
+// (rotor_body), described in docs/rendering.md.
 #include "CHapKernels.h"
 
 #include <math.h>
@@ -10,54 +11,6 @@
 // Swift's Float.pi (rounded toward zero), doubled.
 #define TWO_PI_F (2.0f * 0x1.921fb4p+1f)
 #define MAGIC 12582912.0f  // 1.5 * 2^23: adding and subtracting it rounds to an integer
-
-static inline __attribute__((always_inline)) float carrier(const hap_segment *g, float u) {
-  float linearPart = g->increment * (u - g->s);
-  float squares = u * (u - 1.0f) - g->sTerm;
-  float x = g->phase + linearPart + g->step * squares * 0.5f;
-  float amplitude = g->amplitude + g->amplitudeStep * u;
-  float y = x + 0.25f;
-  float floorY = (y + MAGIC) - MAGIC;
-  // Subtracting 0 or 1 (a mask and a subtraction; the values of a select).
-  floorY = floorY - (floorY > y ? 1.0f : 0.0f);
-  float d = x - floorY - 0.25f;
-  float v = 0.25f - fabsf(d);
-  float z = v * TWO_PI_F;
-  float z2 = z * z;
-  float p = 1.0f / 362880.0f;
-  p = p * z2 - 1.0f / 5040.0f;
-  p = p * z2 + 1.0f / 120.0f;
-  p = p * z2 - 1.0f / 6.0f;
-  p = p * z2 + 1.0f;
-  return amplitude * z * p;
-}
-
-static inline __attribute__((always_inline)) void linear_body(
-  float *restrict out, int32_t count, int32_t u0, int32_t k0, hap_segment g, float level, float slope) {
-  if (count == 32) {
-    // A whole grid segment (most calls): a fixed trip count, unrolled without a remainder loop.
-    for (int32_t i = 0; i < 32; i++) {
-      float u = (float)(u0 + i);
-      float k = (float)(k0 + i);
-      out[i] += carrier(&g, u) * (level + slope * k);
-    }
-    return;
-  }
-  for (int32_t i = 0; i < count; i++) {
-    float u = (float)(u0 + i);
-    float k = (float)(k0 + i);
-    out[i] += carrier(&g, u) * (level + slope * k);
-  }
-}
-
-static inline __attribute__((always_inline)) void geometric_body(
-  float *restrict out, int32_t count, int32_t u0, int32_t k0, hap_segment g, float level,
-  const float *restrict powers) {
-  for (int32_t i = 0; i < count; i++) {
-    float u = (float)(u0 + i);
-    out[i] += carrier(&g, u) * (level * powers[k0 + i]);
-  }
-}
 
 // Renderer.sine: the fold in Double (a transient's phase grows over its length), the polynomial
 // in Float, scaled so the peak is 1.
@@ -142,19 +95,6 @@ static inline __attribute__((always_inline)) hap_finish_result finish_body(
 
 #define AVX2 __attribute__((target("avx2,fma")))
 
-static void linear_base(float *out, int32_t c, int32_t u0, int32_t k0, hap_segment g, float l, float s) {
-  linear_body(out, c, u0, k0, g, l, s);
-}
-static AVX2 void linear_avx2(float *out, int32_t c, int32_t u0, int32_t k0, hap_segment g, float l, float s) {
-  linear_body(out, c, u0, k0, g, l, s);
-}
-static void geometric_base(float *out, int32_t c, int32_t u0, int32_t k0, hap_segment g, float l, const float *p) {
-  geometric_body(out, c, u0, k0, g, l, p);
-}
-static AVX2 void geometric_avx2(
-  float *out, int32_t c, int32_t u0, int32_t k0, hap_segment g, float l, const float *p) {
-  geometric_body(out, c, u0, k0, g, l, p);
-}
 static void transient_base(float *out, int32_t c, int64_t m0, double p, double r, double f, double i, double o) {
   transient_body(out, c, m0, p, r, f, i, o);
 }
@@ -169,10 +109,158 @@ static AVX2 hap_finish_result finish_avx2(float *out, int32_t c, float gain, flo
 }
 
 #define GRID 32
+#define LANES 8
+
+// The envelope of one call: level + slope k, or level powers[k] (geometric), k = k0, k0 + 1, ...
+typedef struct {
+  int32_t geometric;
+  float level;
+  float slope;
+  const float *powers;
+} hap_envelope;
+
+// One grid segment of a continuous voice, by complex rotation. The carrier at segment frame u
+// (u = s + d, s the segment's first sounding frame) is sin(2 pi x(d)), with
+//   x(d) = phase + a d + step d (d - 1) / 2,   a = increment + step s.
+// Splitting d = 8 b + j (lane j of sub-block b):
+//   x = [phase + 8 a b + step 8b (8b - 1) / 2] + [a j + step j (j - 1) / 2] + 8 step b j,
+// so the sample is Im(Z_b W_j C_j^b) with Z_0 = e(phase), W_j = e(a j + step j (j - 1) / 2),
+// C_j = e(8 step j), and Z_(b+1) = Z_b D_b, D_b = W_8 E^b, E = e(64 step) (e(x) = e^(2 pi i x)).
+// Every value of sub-block b is reached by the same operations from the segment's start,
+// whichever frame a call starts at, so the samples are a function of the frame index alone.
+// Frames u0 ..< u0 + count are added (s <= u0, u0 + count <= 32); the sample is
+// (amplitude + amplitudeStep u) carrier envelope(k), k counted from k0 at u0.
+typedef float hap_v8 __attribute__((vector_size(32)));
+typedef int32_t hap_i8 __attribute__((vector_size(32)));
+
+static inline __attribute__((always_inline)) hap_v8 load8(const float *p) {
+  hap_v8 v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static inline __attribute__((always_inline)) void store8(float *p, hap_v8 v) {
+  __builtin_memcpy(p, &v, sizeof v);
+}
+
+// e^(2 pi i x) in each lane (x in cycles, |x| < 2^21): x is reduced to the nearest quarter
+// turn, then Taylor polynomials on [-pi/4, pi/4] (error below 4e-7), and the quarter turn
+// applied by swapping and negating.
+// x less its nearest whole number of turns (-1/2 ... 1/2).
+static inline __attribute__((always_inline)) double turn_fraction(double x) {
+  return x - ((x + 6755399441055744.0) - 6755399441055744.0);
+}
+
+static inline __attribute__((always_inline)) void cis8(hap_v8 x, hap_v8 *re, hap_v8 *im) {
+  const hap_v8 magic = {MAGIC, MAGIC, MAGIC, MAGIC, MAGIC, MAGIC, MAGIC, MAGIC};
+  hap_v8 quarters = x * 4.0f;
+  hap_v8 q = (quarters + magic) - magic;  // the nearest integer
+  hap_v8 f = (x - q * 0.25f) * TWO_PI_F;
+  hap_v8 f2 = f * f;
+  hap_v8 s = f * (1.0f + f2 * (-1.0f / 6.0f + f2 * (1.0f / 120.0f + f2 * (-1.0f / 5040.0f + f2 * (1.0f / 362880.0f)))));
+  hap_v8 c = 1.0f + f2 * (-0.5f + f2 * (1.0f / 24.0f + f2 * (-1.0f / 720.0f + f2 * (1.0f / 40320.0f))));
+  hap_i8 turn = __builtin_convertvector(q, hap_i8) & 3;
+  hap_i8 swap = -(turn & 1);                   // all ones where a quarter or three quarters
+  hap_i8 flipRe = ((turn + 1) & 2) << 30;      // the sign bit where a quarter or a half
+  hap_i8 flipIm = (turn & 2) << 30;            // the sign bit where a half or three quarters
+  hap_i8 si = (hap_i8)s, ci = (hap_i8)c;
+  *re = (hap_v8)(((ci & ~swap) | (si & swap)) ^ flipRe);
+  *im = (hap_v8)(((si & ~swap) | (ci & swap)) ^ flipIm);
+}
+
+// rotor_body's whole-segment case: the same operations on every lane as its general loop, so
+// the samples are the same bits whichever path computed them.
+static inline __attribute__((always_inline)) void rotor_whole(
+  float *restrict out, hap_v8 pr, hap_v8 pi, hap_v8 gr, hap_v8 gi, float er, float ei, float amplitude,
+  float amplitudeStep, int32_t k0, hap_envelope envelope, const int geometric, const int chirp) {
+  const hap_v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (int32_t base = 0; base < GRID; base += LANES) {
+    hap_v8 shaped = (amplitude + amplitudeStep * ((float)base + lane)) * pi;
+    int32_t k = k0 + base;
+    hap_v8 env = geometric ? envelope.level * load8(envelope.powers + k)
+                           : envelope.level + envelope.slope * ((float)k + lane);
+    store8(out + base, load8(out + base) + shaped * env);
+    if (base + LANES == GRID) break;
+    hap_v8 r = pr * gr - pi * gi;
+    pi = pr * gi + pi * gr;
+    pr = r;
+    if (chirp) {
+      r = gr * er - gi * ei;
+      gi = gr * ei + gi * er;
+      gr = r;
+    }
+  }
+}
+
+static inline __attribute__((always_inline)) void rotor_body(
+  float *restrict out, int32_t count, int32_t u0, int32_t s, double phase, double increment, double step,
+  float amplitude, float amplitudeStep, int32_t k0, hap_envelope envelope) {
+  const hap_v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
+  double ad = increment + step * (double)s;
+  float a = (float)ad, st = (float)step;
+  // P_j = e(x(j)): the carrier of each lane of sub-block 0, anchored at the segment's phase.
+  // Whole turns are taken out in Double where an argument can exceed one, so that Float keeps
+  // its precision for the fraction.
+  hap_v8 pr, pi;
+  cis8((float)phase + (a * lane + st * (lane * (lane - 1.0f) * 0.5f)), &pr, &pi);
+  // G_j = e(x(8 + j) - x(j)) = e(8 a + 28 step + 8 step j): one sub-block's rotation of lane j;
+  // with a chirp it turns by E = e(64 step) from one sub-block to the next.
+  hap_v8 gr, gi;
+  cis8((float)turn_fraction(8.0 * ad + 28.0 * step) + (8.0f * st) * lane, &gr, &gi);
+  int chirp = step != 0.0;
+  float er = 1.0f, ei = 0.0f;
+  if (chirp) {
+    hap_v8 x = {(float)turn_fraction(64.0 * step), 0, 0, 0, 0, 0, 0, 0}, r, i;
+    cis8(x, &r, &i);
+    er = r[0];
+    ei = i[0];
+  }
+  if (s == 0 && u0 == 0 && count == GRID) {
+    // A whole segment (most calls): four sub-blocks, no lane left out, the branches hoisted.
+    if (envelope.geometric) {
+      if (chirp) rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, 1, 1);
+      else rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, 1, 0);
+    } else {
+      if (chirp) rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, 0, 1);
+      else rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, 0, 0);
+    }
+    return;
+  }
+  int32_t end = u0 + count;
+  for (int32_t base = s; base < end; base += LANES) {
+    if (base + LANES > u0) {
+      hap_v8 shaped = (amplitude + amplitudeStep * ((float)base + lane)) * pi;
+      int32_t k = k0 + (base - u0);  // the envelope index of lane 0 (negative before u0)
+      if (base >= u0 && base + LANES <= end) {
+        hap_v8 env = envelope.geometric ? envelope.level * load8(envelope.powers + k)
+                                        : envelope.level + envelope.slope * ((float)k + lane);
+        store8(out + (base - u0), load8(out + (base - u0)) + shaped * env);
+      } else {
+        int32_t from = base > u0 ? base : u0;
+        int32_t to = base + LANES < end ? base + LANES : end;
+        for (int32_t n = from; n < to; n++) {
+          int32_t j = n - base, kk = k + j;
+          float env = envelope.geometric ? envelope.level * envelope.powers[kk]
+                                         : envelope.level + envelope.slope * ((float)k + (float)j);
+          out[n - u0] += shaped[j] * env;
+        }
+      }
+    }
+    if (base + LANES >= end) break;
+    hap_v8 r = pr * gr - pi * gi;
+    pi = pr * gi + pi * gr;
+    pr = r;
+    if (chirp) {
+      r = gr * er - gi * ei;
+      gi = gr * ei + gi * er;
+      gr = r;
+    }
+  }
+}
 
 // Renderer.renderContinuous's segment loop, within one envelope piece.
 static inline __attribute__((always_inline)) void run_body(
-  int avx2, float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart, const float *amplitudeGrid,
+  float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart, const float *amplitudeGrid,
   const double *incrementGrid, int64_t gridFirst, double *phaseInOut, int32_t geometric, int64_t pieceStart,
   double pieceLevel, double pieceRate, const float *powers) {
   double phase = *phaseInOut;
@@ -186,24 +274,22 @@ static inline __attribute__((always_inline)) void run_body(
     double increment = incrementGrid[k];
     double incrementStep = (incrementGrid[k + 1] - incrementGrid[k]) / (double)GRID;
     double startOffset = (double)(segmentStart - gridStart);
-    float s = (float)startOffset;
-    hap_segment g = {
-      (float)phase, s, s * (s - 1.0f), (float)increment, (float)incrementStep, amplitudeGrid[k],
-      (amplitudeGrid[k + 1] - amplitudeGrid[k]) / (float)GRID};
+    float amplitude = amplitudeGrid[k];
+    float amplitudeStep = (amplitudeGrid[k + 1] - amplitudeGrid[k]) / (float)GRID;
     int64_t anchor = gridStart > pieceStart ? gridStart : pieceStart;
     double kk = (double)(anchor - pieceStart);
     int32_t count = (int32_t)(runEnd - n);
     int32_t u0 = (int32_t)(n - gridStart);
     int32_t k0 = (int32_t)(n - anchor);
+    hap_envelope envelope = {geometric, 0, 0, powers};
     if (geometric) {
-      float level = (float)(pieceLevel * pow(pieceRate, kk));
-      if (avx2) geometric_avx2(out + (n - first), count, u0, k0, g, level, powers);
-      else geometric_base(out + (n - first), count, u0, k0, g, level, powers);
+      envelope.level = (float)(pieceLevel * pow(pieceRate, kk));
     } else {
-      float level = (float)(pieceLevel + pieceRate * kk);
-      if (avx2) linear_avx2(out + (n - first), count, u0, k0, g, level, (float)pieceRate);
-      else linear_base(out + (n - first), count, u0, k0, g, level, (float)pieceRate);
+      envelope.level = (float)(pieceLevel + pieceRate * kk);
+      envelope.slope = (float)pieceRate;
     }
+    int32_t s = (int32_t)(segmentStart - gridStart);
+    rotor_body(out + (n - first), count, u0, s, phase, increment, incrementStep, amplitude, amplitudeStep, k0, envelope);
     if (runEnd == segmentEnd) {
       double u = (double)(segmentEnd - gridStart);
       phase = phase + increment * (u - startOffset)
@@ -215,13 +301,23 @@ static inline __attribute__((always_inline)) void run_body(
   *phaseInOut = phase;
 }
 
+#define RUN_PARAMETERS \
+  float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart, const float *amplitudeGrid, \
+    const double *incrementGrid, int64_t gridFirst, double *phase, int32_t geometric, int64_t pieceStart, \
+    double pieceLevel, double pieceRate, const float *powers
+#define RUN_ARGUMENTS \
+  out, first, from, to, voiceStart, amplitudeGrid, incrementGrid, gridFirst, phase, geometric, pieceStart, \
+    pieceLevel, pieceRate, powers
+
+static void run_base(RUN_PARAMETERS) { run_body(RUN_ARGUMENTS); }
+static AVX2 void run_avx2(RUN_PARAMETERS) { run_body(RUN_ARGUMENTS); }
+
 void hap_add_run(
   hap_kernel kernel, float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart,
   const float *amplitudeGrid, const double *incrementGrid, int64_t gridFirst, double *phase, int32_t geometric,
   int64_t pieceStart, double pieceLevel, double pieceRate, const float *powers) {
-  run_body(
-    kernel == 1, out, first, from, to, voiceStart, amplitudeGrid, incrementGrid, gridFirst, phase, geometric,
-    pieceStart, pieceLevel, pieceRate, powers);
+  if (kernel == 1) run_avx2(RUN_ARGUMENTS);
+  else run_base(RUN_ARGUMENTS);
 }
 
 static inline __attribute__((always_inline)) void encode_s16_body(
@@ -253,20 +349,6 @@ int32_t hap_kernel_avx2_available(void) {
 #else
   return 0;
 #endif
-}
-
-void hap_add_linear(
-  hap_kernel kernel, float *out, int32_t count, int32_t u0, int32_t k0, hap_segment segment, float level,
-  float slope) {
-  if (kernel == 1) linear_avx2(out, count, u0, k0, segment, level, slope);
-  else linear_base(out, count, u0, k0, segment, level, slope);
-}
-
-void hap_add_geometric(
-  hap_kernel kernel, float *out, int32_t count, int32_t u0, int32_t k0, hap_segment segment, float level,
-  const float *powers) {
-  if (kernel == 1) geometric_avx2(out, count, u0, k0, segment, level, powers);
-  else geometric_base(out, count, u0, k0, segment, level, powers);
 }
 
 void hap_add_transient(

@@ -15,31 +15,6 @@ typedef int32_t hap_kernel;
 /// 1 where this CPU runs the AVX2 variant, else 0.
 int32_t hap_kernel_avx2_available(void);
 
-/// One grid segment of a continuous voice: the carrier's phase is
-/// phase + increment (u - s) + step (u (u - 1) - s (s - 1)) / 2 at frame u of the segment, and
-/// its amplitude amplitude + amplitudeStep u.
-typedef struct {
-  float phase;
-  float s;
-  float sTerm;  // s * (s - 1), rounded in Float
-  float increment;
-  float step;
-  float amplitude;
-  float amplitudeStep;
-} hap_segment;
-
-/// Adds `count` frames, the first at segment frame u0, with the envelope level + slope k
-/// (k = k0, k0 + 1, ...).
-void hap_add_linear(
-  hap_kernel kernel, float *out, int32_t count, int32_t u0, int32_t k0, hap_segment segment, float level,
-  float slope);
-
-/// Adds `count` frames, the first at segment frame u0, with the envelope level powers[k]
-/// (k = k0, k0 + 1, ...).
-void hap_add_geometric(
-  hap_kernel kernel, float *out, int32_t count, int32_t u0, int32_t k0, hap_segment segment, float level,
-  const float *powers);
-
 /// A run of a continuous voice within one envelope piece, over frames from ..< to (absolute),
 /// split at the control grid (32 frames): the segment at grid point k takes its amplitude and
 /// phase increment from amplitudeGrid[k - gridFirst] and incrementGrid[k - gridFirst] (and the

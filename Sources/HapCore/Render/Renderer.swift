@@ -419,7 +419,7 @@ public final class Renderer {
     var highest = 0.0
     for g in g0...g1 {
       amplitudeGrid[g] =
-        Float(Renderer.lookup(amplitudeTable, voice.intensity * intensityGrid[g])) * Renderer.sinePeakCorrection
+        Float(Renderer.lookup(amplitudeTable, voice.intensity * intensityGrid[g]))
       let increment = Renderer.lookup(incrementTable, voice.sharpness + sharpnessGrid[g])
       incrementGrid[g] = increment
       lowest = min(lowest, increment)
@@ -473,8 +473,8 @@ public final class Renderer {
   }
 
   /// The 9th-order Taylor polynomial peaks at 1.0000035 at a quarter wave; scaling by this makes
-  /// the peak 1, so a voice never exceeds its amplitude. (The SIMD kernel folds it into the
-  /// amplitude grid.)
+  /// the peak 1, so a transient never exceeds its amplitude. (The transient kernel applies it;
+  /// the continuous carrier is a rotation on the unit circle and needs none.)
   static let sinePeakCorrection: Float = Float(1 / 1.000_003_542_584_286_1)
 
   /// sin(2πx) for x >= -1/4, from a 9th-order polynomial on a quarter wave (error < 4e-6).
