@@ -108,7 +108,6 @@ static AVX2 hap_finish_result finish_avx2(float *out, int32_t c, float gain, flo
   return finish_body(out, c, gain, peak);
 }
 
-#define GRID 32
 #define LANES 8
 
 // The envelope of one call: level + slope k, or level powers[k] (geometric), k = k0, k0 + 1, ...
@@ -172,15 +171,15 @@ static inline __attribute__((always_inline)) void cis8(hap_v8 x, hap_v8 *re, hap
 // the samples are the same bits whichever path computed them.
 static inline __attribute__((always_inline)) void rotor_whole(
   float *restrict out, hap_v8 pr, hap_v8 pi, hap_v8 gr, hap_v8 gi, float er, float ei, float amplitude,
-  float amplitudeStep, int32_t k0, hap_envelope envelope, const int geometric, const int chirp) {
+  float amplitudeStep, int32_t k0, hap_envelope envelope, int32_t grid, const int geometric, const int chirp) {
   const hap_v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
-  for (int32_t base = 0; base < GRID; base += LANES) {
+  for (int32_t base = 0; base < grid; base += LANES) {
     hap_v8 shaped = (amplitude + amplitudeStep * ((float)base + lane)) * pi;
     int32_t k = k0 + base;
     hap_v8 env = geometric ? envelope.level * load8(envelope.powers + k)
                            : envelope.level + envelope.slope * ((float)k + lane);
     store8(out + base, load8(out + base) + shaped * env);
-    if (base + LANES == GRID) break;
+    if (base + LANES == grid) break;
     hap_v8 r = pr * gr - pi * gi;
     pi = pr * gi + pi * gr;
     pr = r;
@@ -194,7 +193,7 @@ static inline __attribute__((always_inline)) void rotor_whole(
 
 static inline __attribute__((always_inline)) void rotor_body(
   float *restrict out, int32_t count, int32_t u0, int32_t s, double phase, double increment, double step,
-  float amplitude, float amplitudeStep, int32_t k0, hap_envelope envelope) {
+  float amplitude, float amplitudeStep, int32_t k0, hap_envelope envelope, int32_t grid) {
   const hap_v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
   double ad = increment + step * (double)s;
   float a = (float)ad, st = (float)step;
@@ -210,19 +209,28 @@ static inline __attribute__((always_inline)) void rotor_body(
   int chirp = step != 0.0;
   float er = 1.0f, ei = 0.0f;
   if (chirp) {
-    hap_v8 x = {(float)turn_fraction(64.0 * step), 0, 0, 0, 0, 0, 0, 0}, r, i;
-    cis8(x, &r, &i);
-    er = r[0];
-    ei = i[0];
+    double x = turn_fraction(64.0 * step);
+    if (fabs(x) < 1.0 / 64) {
+      // A small turn (every glide slower than a quarter of the band per millisecond at 48 kHz):
+      // Taylor polynomials in Double, error below 2e-11.
+      double t = x * (2.0 * 3.14159265358979323846), t2 = t * t;
+      er = (float)(1.0 + t2 * (-0.5 + t2 * (1.0 / 24 + t2 * (-1.0 / 720))));
+      ei = (float)(t * (1.0 + t2 * (-1.0 / 6 + t2 * (1.0 / 120))));
+    } else {
+      hap_v8 lanes = {(float)x, 0, 0, 0, 0, 0, 0, 0}, r, i;
+      cis8(lanes, &r, &i);
+      er = r[0];
+      ei = i[0];
+    }
   }
-  if (s == 0 && u0 == 0 && count == GRID) {
+  if (s == 0 && u0 == 0 && count == grid) {
     // A whole segment (most calls): four sub-blocks, no lane left out, the branches hoisted.
     if (envelope.geometric) {
-      if (chirp) rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, 1, 1);
-      else rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, 1, 0);
+      if (chirp) rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, grid, 1, 1);
+      else rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, grid, 1, 0);
     } else {
-      if (chirp) rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, 0, 1);
-      else rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, 0, 0);
+      if (chirp) rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, grid, 0, 1);
+      else rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, grid, 0, 0);
     }
     return;
   }
@@ -262,20 +270,21 @@ static inline __attribute__((always_inline)) void rotor_body(
 static inline __attribute__((always_inline)) void run_body(
   float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart, const float *amplitudeGrid,
   const double *incrementGrid, int64_t gridFirst, double *phaseInOut, int32_t geometric, int64_t pieceStart,
-  double pieceLevel, double pieceRate, const float *powers) {
+  double pieceLevel, double pieceRate, const float *powers, int32_t gridShift) {
+  int64_t grid = (int64_t)1 << gridShift;
   double phase = *phaseInOut;
   int64_t n = from;
   while (n < to) {
-    int64_t gridStart = n & ~(int64_t)(GRID - 1);
+    int64_t gridStart = n & ~(int64_t)(grid - 1);
     int64_t segmentStart = gridStart > voiceStart ? gridStart : voiceStart;
-    int64_t segmentEnd = gridStart + GRID;
+    int64_t segmentEnd = gridStart + grid;
     int64_t runEnd = to < segmentEnd ? to : segmentEnd;
-    int64_t k = gridStart / GRID - gridFirst;
+    int64_t k = (gridStart >> gridShift) - gridFirst;
     double increment = incrementGrid[k];
-    double incrementStep = (incrementGrid[k + 1] - incrementGrid[k]) / (double)GRID;
+    double incrementStep = (incrementGrid[k + 1] - incrementGrid[k]) / (double)grid;
     double startOffset = (double)(segmentStart - gridStart);
     float amplitude = amplitudeGrid[k];
-    float amplitudeStep = (amplitudeGrid[k + 1] - amplitudeGrid[k]) / (float)GRID;
+    float amplitudeStep = (amplitudeGrid[k + 1] - amplitudeGrid[k]) / (float)grid;
     int64_t anchor = gridStart > pieceStart ? gridStart : pieceStart;
     double kk = (double)(anchor - pieceStart);
     int32_t count = (int32_t)(runEnd - n);
@@ -289,7 +298,7 @@ static inline __attribute__((always_inline)) void run_body(
       envelope.slope = (float)pieceRate;
     }
     int32_t s = (int32_t)(segmentStart - gridStart);
-    rotor_body(out + (n - first), count, u0, s, phase, increment, incrementStep, amplitude, amplitudeStep, k0, envelope);
+    rotor_body(out + (n - first), count, u0, s, phase, increment, incrementStep, amplitude, amplitudeStep, k0, envelope, (int32_t)grid);
     if (runEnd == segmentEnd) {
       double u = (double)(segmentEnd - gridStart);
       phase = phase + increment * (u - startOffset)
@@ -304,10 +313,10 @@ static inline __attribute__((always_inline)) void run_body(
 #define RUN_PARAMETERS \
   float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart, const float *amplitudeGrid, \
     const double *incrementGrid, int64_t gridFirst, double *phase, int32_t geometric, int64_t pieceStart, \
-    double pieceLevel, double pieceRate, const float *powers
+    double pieceLevel, double pieceRate, const float *powers, int32_t gridShift
 #define RUN_ARGUMENTS \
   out, first, from, to, voiceStart, amplitudeGrid, incrementGrid, gridFirst, phase, geometric, pieceStart, \
-    pieceLevel, pieceRate, powers
+    pieceLevel, pieceRate, powers, gridShift
 
 static void run_base(RUN_PARAMETERS) { run_body(RUN_ARGUMENTS); }
 static AVX2 void run_avx2(RUN_PARAMETERS) { run_body(RUN_ARGUMENTS); }
@@ -315,7 +324,7 @@ static AVX2 void run_avx2(RUN_PARAMETERS) { run_body(RUN_ARGUMENTS); }
 void hap_add_run(
   hap_kernel kernel, float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart,
   const float *amplitudeGrid, const double *incrementGrid, int64_t gridFirst, double *phase, int32_t geometric,
-  int64_t pieceStart, double pieceLevel, double pieceRate, const float *powers) {
+  int64_t pieceStart, double pieceLevel, double pieceRate, const float *powers, int32_t gridShift) {
   if (kernel == 1) run_avx2(RUN_ARGUMENTS);
   else run_base(RUN_ARGUMENTS);
 }
@@ -360,4 +369,32 @@ void hap_add_transient(
 
 hap_finish_result hap_finish(hap_kernel kernel, float *out, int32_t count, float gain, float peakBefore) {
   return kernel == 1 ? finish_avx2(out, count, gain, peakBefore) : finish_base(out, count, gain, peakBefore);
+}
+
+// Renderer.lookup: the table's value at x (clamped to 0...1), interpolated linearly between its
+// `size` + 1 points. The same operations as the Swift it replaced, so the same bits.
+static inline double lookup(const double *table, int32_t size, double x) {
+  double clamped = 0 >= x ? 0 : x;  // Swift's max(x, 0) and min(_, 1)
+  clamped = 1 < clamped ? 1 : clamped;
+  double position = clamped * (double)size;
+  int64_t index = (int64_t)position;
+  double fraction = position - (double)index;
+  double a = table[index];
+  return a + (table[index + 1] - a) * fraction;
+}
+
+void hap_fill_grid(
+  int32_t count, const double *intensityGrid, const double *sharpnessGrid, double intensity, double sharpness,
+  const double *amplitudeTable, const double *incrementTable, int32_t tableSize, float *amplitudeGrid,
+  double *incrementGrid, double *lowest, double *highest) {
+  double low = *lowest, high = *highest;
+  for (int32_t g = 0; g < count; g++) {
+    amplitudeGrid[g] = (float)lookup(amplitudeTable, tableSize, intensity * intensityGrid[g]);
+    double increment = lookup(incrementTable, tableSize, sharpness + sharpnessGrid[g]);
+    incrementGrid[g] = increment;
+    low = increment < low ? increment : low;  // Swift's min(low, increment)
+    high = high >= increment ? high : increment;  // Swift's max(high, increment)
+  }
+  *lowest = low;
+  *highest = high;
 }

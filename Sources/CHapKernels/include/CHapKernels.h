@@ -16,7 +16,7 @@ typedef int32_t hap_kernel;
 int32_t hap_kernel_avx2_available(void);
 
 /// A run of a continuous voice within one envelope piece, over frames from ..< to (absolute),
-/// split at the control grid (32 frames): the segment at grid point k takes its amplitude and
+/// split at the control grid (2^gridShift frames: 32 or 64): the segment at grid point k takes its amplitude and
 /// phase increment from amplitudeGrid[k - gridFirst] and incrementGrid[k - gridFirst] (and the
 /// next point's, linearly in between). The envelope is the piece's: level + rate (frame -
 /// pieceStart), or with `geometric` level rate^(frame - pieceStart), anchored at the later of the
@@ -26,13 +26,22 @@ int32_t hap_kernel_avx2_available(void);
 void hap_add_run(
   hap_kernel kernel, float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart,
   const float *amplitudeGrid, const double *incrementGrid, int64_t gridFirst, double *phase, int32_t geometric,
-  int64_t pieceStart, double pieceLevel, double pieceRate, const float *powers);
+  int64_t pieceStart, double pieceLevel, double pieceRate, const float *powers, int32_t gridShift);
 
 /// A transient's raised-cosine burst: adds frames m0 ..< m0 + count of the voice (m counted
 /// from its start).
 void hap_add_transient(
   hap_kernel kernel, float *out, int32_t count, int64_t m0, double peak, double rise, double fall, double increment,
   double carrierOffset);
+
+/// A continuous voice's amplitude and phase increment on `count` grid points: the amplitude
+/// table at intensity x intensityGrid[g], the increment table at sharpness + sharpnessGrid[g]
+/// (each table has tableSize + 1 points over 0...1, read linearly, x clamped to 0...1);
+/// `lowest` and `highest` are lowered and raised to the increments seen.
+void hap_fill_grid(
+  int32_t count, const double *intensityGrid, const double *sharpnessGrid, double intensity, double sharpness,
+  const double *amplitudeTable, const double *incrementTable, int32_t tableSize, float *amplitudeGrid,
+  double *incrementGrid, double *lowest, double *highest);
 
 /// What `hap_finish` measured over a chunk.
 typedef struct {
