@@ -336,4 +336,46 @@ struct FidelityRuleTests {
     #expect(documentation.contains("Lofelt/NiceVibrations"))
     #expect(!documentation.contains("known to be the most"))
   }
+
+  // MARK: time-spelling
+
+  // iOS's loader reads an event's time from `Time` or `EventTime`, and a Parameter's from `Time`
+  // or `ParameterTime` (iOS 26.1 loader, reverse-engineered; shared/notes/core-haptics-loader.md).
+  // Fails before: hap refused both files (key-missing, key-unknown) that iOS plays.
+  @Test("time-spelling: EventTime and ParameterTime are read as Time, with a warning")
+  func otherTimeSpellings() throws {
+    let (result, _) = assertFindings(
+      ahap(
+        #"{"Event": {"EventTime": ⟨1⟩0.25, "EventType": "HapticTransient"}}"#,
+        #"{"Parameter": {"ParameterID": "HapticIntensityControl", "ParameterTime": ⟨2⟩"0.5", "ParameterValue": 0.5}}"#
+      ),
+      [("time-spelling", 1), ("time-spelling", 2), ("number-as-string", 2)])
+    #expect(result.isValid)
+    #expect(result.findings("time-spelling").first?.pointer == "/Pattern/0/Event/EventTime")
+    let pattern = try #require(result.pattern)
+    #expect(pattern.events.map(\.time) == [0.25])
+    #expect(pattern.parameters.map(\.time) == [0.5])
+  }
+
+  @Test("time-spelling: with both spellings, Time is read and the other is named")
+  func bothTimeSpellings() throws {
+    let (result, _) = assertFindings(
+      ahap(
+        #"{"Event": {"Time": 0.1, "EventTime": ⟨1⟩0.25, "EventType": "HapticTransient"}}"#,
+        #"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterTime": ⟨2⟩-1, "ParameterValue": 0.5}}"#
+      ),
+      [("time-spelling", 1), ("time-spelling", 2)])
+    #expect(result.isValid)
+    let pattern = try #require(result.pattern)
+    #expect(pattern.events.map(\.time) == [0.1])
+    #expect(pattern.parameters.map(\.time) == [0])
+  }
+
+  @Test("time-spelling: the other spelling is checked like Time (a negative time is an error)")
+  func otherSpellingIsChecked() {
+    let (result, _) = assertFindings(
+      ahap(#"{"Event": {"EventTime": ⟨1⟩-1, "EventType": "HapticTransient"}}"#),
+      [("time-spelling", 1), ("time-negative", 1)])
+    #expect(!result.isValid)
+  }
 }

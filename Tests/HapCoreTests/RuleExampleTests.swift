@@ -290,6 +290,11 @@ let ruleExamples: [RuleExample] = [
     expected: [("number-as-string", 1)],
     good: ahap(#"{"Event": {"Time": 0.1, "EventType": "HapticTransient"}}"#)),
   RuleExample(
+    rule: "time-spelling",
+    bad: ahap(#"{"Event": {"EventTime": ⟨1⟩0.1, "EventType": "HapticTransient"}}"#),
+    expected: [("time-spelling", 1)],
+    good: ahap(#"{"Event": {"Time": 0.1, "EventType": "HapticTransient"}}"#)),
+  RuleExample(
     rule: "duration-negative",
     bad: ahap(#"{"Event": {"Time": 0, "EventType": "HapticTransient", "EventDuration": ⟨1⟩-0.5}}"#),
     expected: [("duration-negative", 1)],
@@ -390,7 +395,8 @@ struct RuleExampleTests {
   @Test("the rule constants match the catalog")
   func ruleConstants() {
     let constants: [Rule] = [
-      .jsonSyntax, .jsonTrailingComma, .jsonDuplicateKey, .jsonByteOrderMark, .patternMissing, .entryKind,
+      .timeSpelling, .jsonSyntax, .jsonTrailingComma, .jsonDuplicateKey, .jsonByteOrderMark, .patternMissing,
+      .entryKind,
       .eventTypeUnknown, .parameterIDUnknown, .typeMismatch, .keyMissing, .timeNegative, .durationMissing,
       .valueNotFinite, .curvePointsMissing, .waveformMissing, .keyUnknown, .versionMissing, .versionUnsupported,
       .valueOutOfRange, .parameterNotApplicable, .parameterDuplicate, .curveTooManyPoints, .curvePointsUnsorted,

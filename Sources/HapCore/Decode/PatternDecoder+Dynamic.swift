@@ -34,16 +34,18 @@ extension PatternDecoder {
   }
 
   /// Reads a time that must be finite and not negative.
-  private mutating func time(_ index: Int?, in object: Int, what: String, base: @autoclosure () -> String) -> Double? {
+  private mutating func time(
+    _ index: Int?, in object: Int, what: String, key: String = "Time", base: @autoclosure () -> String
+  ) -> Double? {
     guard let index else {
       missingKey("Time", in: object, what: what, pointer: base())
       return nil
     }
-    guard let value = number(index, key: "Time", pointer: base() + "/Time") else { return nil }
+    guard let value = number(index, key: key, pointer: base() + "/" + key) else { return nil }
     if value < 0 {
       findings.add(
-        .timeNegative, "\(what) Time \(Format.number(value)) is before the start of the pattern",
-        at: Int(document.node(index).offset), pointer: base() + "/Time")
+        .timeNegative, "\(what) \(key) \(Format.number(value)) is before the start of the pattern",
+        at: Int(document.node(index).offset), pointer: base() + "/" + key)
       return nil
     }
     return value
@@ -57,12 +59,15 @@ extension PatternDecoder {
     }
     var idIndex: Int?
     var timeIndex: Int?
+    var otherTimeIndex: Int?
     var valueIndex: Int?
     document.forEachMember(of: index) { key, value in
       if document.stringEquals(key, "ParameterID") {
         idIndex = value
       } else if document.stringEquals(key, "Time") {
         timeIndex = value
+      } else if document.stringEquals(key, "ParameterTime") {
+        otherTimeIndex = value
       } else if document.stringEquals(key, "ParameterValue") {
         valueIndex = value
       } else {
@@ -70,7 +75,9 @@ extension PatternDecoder {
       }
     }
     let id = dynamicID(idIndex, in: index, what: "Parameter", base: base())
-    let time = time(timeIndex, in: index, what: "Parameter", base: base())
+    let (spelledIndex, timeKey) = spelledTime(
+      timeIndex, other: otherTimeIndex, otherKey: "ParameterTime", what: "Parameter", base: base())
+    let time = time(spelledIndex, in: index, what: "Parameter", key: timeKey, base: base())
     var value: Double?
     if let valueIndex {
       value = number(valueIndex, key: "ParameterValue", pointer: base() + "/ParameterValue")

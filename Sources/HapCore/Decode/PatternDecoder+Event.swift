@@ -15,6 +15,7 @@ extension PatternDecoder {
       return
     }
     var timeIndex: Int?
+    var otherTimeIndex: Int?
     var typeIndex: Int?
     var durationIndex: Int?
     var parametersIndex: Int?
@@ -24,6 +25,8 @@ extension PatternDecoder {
     document.forEachMember(of: index) { key, value in
       if document.stringEquals(key, "Time") {
         timeIndex = value
+      } else if document.stringEquals(key, "EventTime") {
+        otherTimeIndex = value
       } else if document.stringEquals(key, "EventType") {
         typeIndex = value
       } else if document.stringEquals(key, "EventDuration") {
@@ -44,12 +47,14 @@ extension PatternDecoder {
 
     // Time
     var time = 0.0
-    if let timeIndex {
-      if let value = number(timeIndex, key: "Time", pointer: base() + "/Time") {
+    let (spelledIndex, timeKey) = spelledTime(
+      timeIndex, other: otherTimeIndex, otherKey: "EventTime", what: "event", base: base())
+    if let timeIndex = spelledIndex {
+      if let value = number(timeIndex, key: timeKey, pointer: base() + "/" + timeKey) {
         if value < 0 {
           findings.add(
-            .timeNegative, "event Time \(Format.number(value)) is before the start of the pattern",
-            at: Int(document.node(timeIndex).offset), pointer: base() + "/Time")
+            .timeNegative, "event \(timeKey) \(Format.number(value)) is before the start of the pattern",
+            at: Int(document.node(timeIndex).offset), pointer: base() + "/" + timeKey)
           ok = false
         }
         time = value

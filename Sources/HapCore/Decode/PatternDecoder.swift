@@ -339,6 +339,28 @@ struct PatternDecoder {
       at: Int(document.node(key).offset), pointer: JSONPointer.member(pointer(), name))
   }
 
+  /// The time an event or `Parameter` gives: its `Time`, else the other spelling iOS's loader
+  /// also reads (`EventTime`, `ParameterTime`; see ``Rule/timeSpelling``). Returns the value's
+  /// index and the key it was written as.
+  mutating func spelledTime(_ time: Int?, other: Int?, otherKey: String, what: String, base: String) -> (
+    index: Int?, key: String
+  ) {
+    guard let other else { return (time, "Time") }
+    let offset = Int(document.node(other).offset)
+    if time != nil {
+      findings.add(
+        .timeSpelling,
+        "this \(what) has both \"Time\" and \"\(otherKey)\": hap reads \"Time\" (which one iOS reads is not known); remove \"\(otherKey)\"",
+        at: offset, pointer: base + "/" + otherKey)
+      return (time, "Time")
+    }
+    findings.add(
+      .timeSpelling,
+      "\"\(otherKey)\" is read as \"Time\" by iOS; other readers know only \"Time\": write \"Time\"",
+      at: offset, pointer: base + "/" + otherKey)
+    return (other, otherKey)
+  }
+
   mutating func missingKey(_ name: String, in index: Int, what: String, pointer: @autoclosure () -> String) {
     findings.add(
       .keyMissing, "this \(what) has no \"\(name)\"", at: Int(document.node(index).offset),
