@@ -1,7 +1,6 @@
 // The renderer's per-sample loops, compiled for the baseline and for AVX2 from one source.
-// See include/CHapKernels.h. The transient's arithmetic follows the Swift reference it replaced
-// operation by operation (Renderer.sine); the continuous carrier is a complex rotation
-// (rotor_body), described in docs/rendering.md.
+// See include/CHapKernels.h. Both the continuous carrier (rotor_body) and the transient's burst
+// (transient_rotor_body) are complex rotations, described in docs/rendering.md.
 #include "CHapKernels.h"
 
 #include <math.h>
@@ -11,34 +10,6 @@
 // Swift's Float.pi (rounded toward zero), doubled.
 #define TWO_PI_F (2.0f * 0x1.921fb4p+1f)
 #define MAGIC 12582912.0f  // 1.5 * 2^23: adding and subtracting it rounds to an integer
-
-// Renderer.sine: the fold in Double (a transient's phase grows over its length), the polynomial
-// in Float, scaled so the peak is 1.
-static inline __attribute__((always_inline)) float sine_d(double x) {
-  // x + 1/4 >= 0, so truncation is floor: rounding by adding and subtracting 1.5 * 2^52 and
-  // stepping down where that rounded up gives the same value, and vectorises on SSE2.
-  double y = x + 0.25;
-  double floorY = (y + 6755399441055744.0) - 6755399441055744.0;
-  floorY = floorY > y ? floorY - 1.0 : floorY;
-  double wrapped = x - floorY;
-  float v = (float)(0.25 - fabs(wrapped - 0.25));
-  float z = v * TWO_PI_F;
-  float z2 = z * z;
-  return z * (1.0f + z2 * (-1.0f / 6.0f + z2 * (1.0f / 120.0f + z2 * (-1.0f / 5040.0f + z2 * (1.0f / 362880.0f)))))
-    * (float)(1.0 / 1.0000035425842861);
-}
-
-static inline __attribute__((always_inline)) void transient_body(
-  float *restrict out, int32_t count, int64_t m0, double peak, double rise, double fall, double increment,
-  double carrierOffset) {
-  for (int32_t i = 0; i < count; i++) {
-    double m = (double)(m0 + i);
-    double window = m < rise ? 0.5 - 0.5 * (double)sine_d(m / rise * 0.5 + 0.25)
-                             : 0.5 + 0.5 * (double)sine_d(fmin((m - rise) / fall, 1.0) * 0.5 + 0.25);
-    float c = sine_d(increment * m + carrierOffset);
-    out[i] += (float)(peak * window) * c;
-  }
-}
 
 #define THRESHOLD 0.85f
 #define CEILING 0.99f
@@ -95,12 +66,6 @@ static inline __attribute__((always_inline)) hap_finish_result finish_body(
 
 #define AVX2 __attribute__((target("avx2,fma")))
 
-static void transient_base(float *out, int32_t c, int64_t m0, double p, double r, double f, double i, double o) {
-  transient_body(out, c, m0, p, r, f, i, o);
-}
-static AVX2 void transient_avx2(float *out, int32_t c, int64_t m0, double p, double r, double f, double i, double o) {
-  transient_body(out, c, m0, p, r, f, i, o);
-}
 static hap_finish_result finish_base(float *out, int32_t c, float gain, float peak) {
   return finish_body(out, c, gain, peak);
 }
@@ -264,6 +229,64 @@ static inline __attribute__((always_inline)) void rotor_body(
       gr = r;
     }
   }
+}
+
+// A transient's burst by rotation, like the continuous carrier: the carrier sin(2 pi (increment m
+// + offset)), the rising half of the window 0.5 - 0.5 cos(pi m / rise) and the falling half
+// 0.5 + 0.5 cos(pi (m - rise) / fall) (0 from rise + fall on) are three phasors per lane,
+// computed at each multiple of 32 of m and turned by a constant rotation per sub-block of 8, so
+// each sample is a function of m alone. Whole turns are taken out in Double.
+static inline __attribute__((always_inline)) void transient_rotor_body(
+  float *restrict out, int32_t count, int64_t m0, double peak, double rise, double fall, double increment,
+  double carrierOffset) {
+  const hap_v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
+  const hap_i8 lanes = {0, 1, 2, 3, 4, 5, 6, 7};
+  double riseTurns = 0.5 / rise, fallTurns = 0.5 / fall;  // turns of the window per frame
+  int64_t riseEnd = (int64_t)ceil(rise), fallEnd = (int64_t)ceil(rise + fall);  // first m of each beyond
+  hap_v8 stepRe, stepIm;
+  hap_v8 steps = {(float)turn_fraction(8.0 * increment), (float)turn_fraction(8.0 * riseTurns),
+                  (float)turn_fraction(8.0 * fallTurns), 0, 0, 0, 0, 0};
+  cis8(steps, &stepRe, &stepIm);
+  float cr = stepRe[0], ci = stepIm[0], rr = stepRe[1], ri = stepIm[1], fr = stepRe[2], fi = stepIm[2];
+  int64_t end = m0 + count;
+  for (int64_t anchor = m0 & ~(int64_t)31; anchor < end; anchor += 32) {
+    hap_v8 pr, pi, wr, wi, vr, vi;
+    cis8((float)turn_fraction(increment * (double)anchor + carrierOffset) + (float)increment * lane, &pr, &pi);
+    cis8((float)turn_fraction(riseTurns * (double)anchor) + (float)riseTurns * lane, &wr, &wi);
+    cis8((float)turn_fraction(fallTurns * ((double)anchor - rise)) + (float)fallTurns * lane, &vr, &vi);
+    for (int64_t base = anchor; base < anchor + 32 && base < end; base += LANES) {
+      if (base + LANES > m0) {
+        hap_i8 m = (int32_t)(base - riseEnd) + lanes;   // m - riseEnd
+        hap_i8 n = (int32_t)(base - fallEnd) + lanes;   // m - fallEnd
+        hap_v8 rising = 0.5f - 0.5f * wr, falling = 0.5f + 0.5f * vr;
+        hap_i8 isRising = m < 0, isSounding = n < 0;
+        hap_i8 window = (((hap_i8)rising & isRising) | ((hap_i8)falling & ~isRising)) & isSounding;
+        hap_v8 sample = (float)peak * (hap_v8)window * pi;
+        if (base >= m0 && base + LANES <= end) {
+          store8(out + (base - m0), load8(out + (base - m0)) + sample);
+        } else {
+          int64_t from = base > m0 ? base : m0, to = base + LANES < end ? base + LANES : end;
+          for (int64_t k = from; k < to; k++) out[k - m0] += sample[k - base];
+        }
+      }
+      hap_v8 r = pr * cr - pi * ci;
+      pi = pr * ci + pi * cr;
+      pr = r;
+      r = wr * rr - wi * ri;
+      wi = wr * ri + wi * rr;
+      wr = r;
+      r = vr * fr - vi * fi;
+      vi = vr * fi + vi * fr;
+      vr = r;
+    }
+  }
+}
+
+static void transient_base(float *out, int32_t c, int64_t m0, double p, double r, double f, double i, double o) {
+  transient_rotor_body(out, c, m0, p, r, f, i, o);
+}
+static AVX2 void transient_avx2(float *out, int32_t c, int64_t m0, double p, double r, double f, double i, double o) {
+  transient_rotor_body(out, c, m0, p, r, f, i, o);
 }
 
 // Renderer.renderContinuous's segment loop, within one envelope piece.

@@ -477,24 +477,6 @@ public final class Renderer {
     statistics.frames += count
   }
 
-  /// The 9th-order Taylor polynomial peaks at 1.0000035 at a quarter wave; scaling by this makes
-  /// the peak 1, so a transient never exceeds its amplitude. (The transient kernel applies it;
-  /// the continuous carrier is a rotation on the unit circle and needs none.)
-  static let sinePeakCorrection: Float = Float(1 / 1.000_003_542_584_286_1)
-
-  /// sin(2πx) for x >= -1/4, from a 9th-order polynomial on a quarter wave (error < 4e-6).
-  /// Branch-free: x is folded with a truncation and an absolute value, so loops vectorise.
-  @inline(__always)
-  static func sine(cycles x: Double) -> Float {
-    // x - floor(x + 1/4) lies in [-1/4, 3/4); there sin(2πx) = sin(2πv) with v = 1/4 - |x - 1/4|,
-    // and v lies in [-1/4, 1/4].
-    let wrapped = x - Double(Int64(x + 0.25))
-    let v = Float(0.25 - abs(wrapped - 0.25))
-    let z = v * (2 * Float.pi)
-    let z2 = z * z
-    return z * (1 + z2 * (-1 / 6 + z2 * (1 / 120 + z2 * (-1 / 5040 + z2 * (1 / 362_880)))))
-      * Renderer.sinePeakCorrection
-  }
 }
 
 /// The soft limiter: transparent up to ``threshold``, then a tanh knee that approaches full scale

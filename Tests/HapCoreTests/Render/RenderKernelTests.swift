@@ -110,6 +110,44 @@ extension RenderTests {
       }
     }
 
+    /// A transient's burst (by rotation, re-anchored every 32 frames) against its formula in
+    /// Double: peak × raised-cosine window × sin(2π(increment m + offset)), for a sharp, a soft
+    /// and an 8 kHz burst, with calls cut at odd frames; within 1e-6 of the peak, and silent
+    /// from rise + fall on.
+    @Test(
+      "a transient's burst is its window times its carrier",
+      arguments: [(240.0, 48000.0), (60.0, 48000.0), (173.0, 8000.0)])
+    func transientIsExact(frequency: Double, rate: Double) {
+      let length = 2 / frequency * rate
+      let (rise, fall) = (length / 2, length / 2)
+      let increment = frequency / rate
+      let offset = 0.25 - 1.0 + 1  // 0.25 - cycles / 2, reduced to 0..<1 (2 cycles)
+      let peak = 0.7
+      let frames = Int(length.rounded(.up)) + 40
+      for kernel in RenderKernel.allCases where kernel.isAvailable {
+        var out = [Float](repeating: 0, count: frames)
+        var m = 0
+        for cut in [5, 37, 64, 3, 1000, 100_000] where m < frames {
+          let to = min(frames, m + cut)
+          out.withUnsafeMutableBufferPointer { buffer in
+            hap_add_transient(
+              kernel.code, buffer.baseAddress! + m, Int32(to - m), Int64(m), peak, rise, fall, increment, offset)
+          }
+          m = to
+        }
+        var worst = 0.0
+        for (k, sample) in out.enumerated() {
+          let x = Double(k)
+          let window =
+            x < rise ? 0.5 - 0.5 * cos(Double.pi * x / rise) : 0.5 + 0.5 * cos(Double.pi * min((x - rise) / fall, 1))
+          let expected = peak * window * sin(2 * Double.pi * (increment * x + offset))
+          worst = max(worst, abs(Double(sample) - expected))
+        }
+        #expect(worst < 1e-6 * peak, "\(kernel), \(frequency) Hz at \(rate): worst error \(worst)")
+        #expect(out[Int((rise + fall).rounded(.up))...].allSatisfy { $0 == 0 }, "sound after the burst")
+      }
+    }
+
     @Test("the bundled patterns render identically with every kernel")
     func bundledAgree() throws {
       for name in StreamingTests.bundledPatternNames {

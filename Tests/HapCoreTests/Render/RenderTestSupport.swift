@@ -137,7 +137,7 @@ struct Rendered {
 ///
 /// Used before building a renderer for a schedule without voices: the renderer reads one
 /// uninitialised voice in that case (SOURCE BUG, see `RenderTests.StreamingTests.audioOnly`), and
-/// random heap contents can crash the whole test process (a garbage phase traps in
+/// random heap contents could crash the whole test process (a garbage phase trapped in the old
 /// `Renderer.sine`). Seeding makes the failure deterministic and harmless: a loud carrier
 /// instead of silence.
 func seedHeapWithStaleVoice() {

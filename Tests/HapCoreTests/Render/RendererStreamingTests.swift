@@ -190,7 +190,7 @@ extension RenderTests {
       #expect(abs(r.statistics.peakBeforeLimiter - r.statistics.peak) < 1e-6)
       // SOURCE BUG — fails at commit 6fd1b8b; fixed in the uncommitted working tree, which
       // raises SoftLimiter.threshold to 0.85.
-      // Details (Sources/HapCore/Render/Renderer.swift, `Renderer.sine`): the 9th-order
+      // Details (the carrier was then `Renderer.sine`, since replaced by a rotation): the 9th-order
       // polynomial overshoots at the crest (sine(0.25) ≈ 1.0000036), so a single HapticContinuous
       // event at intensity 1 (amplitude 0.8 = SoftLimiter.threshold) peaks at 0.8000029 and the
       // limiter "acts" on every crest: here limitedFrames = 144 and limiterActed == true
@@ -269,7 +269,7 @@ extension RenderTests {
       // and then admits voices while `nextVoice < voices.count` — the *buffer's* count, 1 — so it
       // reads one uninitialised `Schedule.Voice` and renders whatever it holds. Depending on the
       // heap this gives statistics.minimumFrequency == 0 instead of nil, a full-level carrier, or
-      // a crash ("Double value cannot be converted to Int64" in `Renderer.sine` from
+      // a crash ("Double value cannot be converted to Int64" in the then `Renderer.sine` from
       // `renderTransient`). `renderPattern` seeds the heap with a real voice first so that this
       // test fails deterministically instead of crashing the run. Expected: nothing is admitted;
       // the admission loop should compare with `schedule.voices.count`.
