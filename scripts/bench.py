@@ -136,12 +136,29 @@ def play_bench():
     stability(env, stats, long, seconds, int(os.environ.get("BENCH_STABILITY_RUNS", "5")))
 
 
+def machine_jitter(seconds):
+    """The reference for the stability runs, under the same hogs: how often a C thread at hap's
+    SCHED_FIFO priority, doing nothing but waking every 1.25 ms (a period at --latency 5), wakes
+    more than 2.5 ms late (the margin hap keeps queued). Such a wake-up would underrun any
+    player with that margin; tools/wakeup-latency/wakeup_latency.c."""
+    probe = os.path.join(out, "wakeup-latency")
+    source = os.path.join(root, "tools/wakeup-latency/wakeup_latency.c")
+    if not os.path.exists(probe) or os.path.getmtime(probe) < os.path.getmtime(source):
+        subprocess.check_call(["cc", "-O2", "-o", probe, source])
+    line = subprocess.run([probe, str(seconds)], capture_output=True, text=True).stdout.split()
+    values = dict(zip(line[::2], line[1::2]))
+    print(f"  reference: a C SCHED_FIFO thread waking every 1.25 ms for {seconds} s under the same hogs woke "
+          f"more than 2.5 ms late {values.get('late', '?')} times (worst {values.get('worst_ms', '?')} ms): "
+          f"each such delay would underrun any player keeping 2.5 ms queued", flush=True)
+
+
 def stability(env, stats, pattern, seconds, runs):
     """`runs` consecutive plays of `pattern` at --latency 5 with every core kept busy by a
     normal-priority hog; prints each run's underruns (hap's count and the device's)."""
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
     counts = []
     try:
+        machine_jitter(seconds)
         for run in range(runs):
             result = subprocess.run([hap, "play", "-D", "exciter", "--latency", "5", "--verbose", pattern], env=env,
                                     capture_output=True, text=True)
