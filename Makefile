@@ -6,8 +6,8 @@ SWIFT_DIR ?= /opt/swift/usr/bin
 export PATH := $(SWIFT_DIR):$(PATH)
 SWIFT := swift
 # The hap that make run, make install and make bench use: linked statically with the Swift
-# runtime and Foundation, so it starts in about 3 ms instead of 8 (no dynamic loading of
-# Foundation and its ICU library) and runs where no Swift toolchain is installed.
+# runtime and Foundation, so it starts about twice as fast (no dynamic loading of Foundation
+# and its ICU library) and runs where no Swift toolchain is installed.
 HAP := .build/static/release/hap
 # The same code linked dynamically: the real-time probe needs it (it interposes swift_retain
 # and malloc, which a static link resolves inside the binary).
