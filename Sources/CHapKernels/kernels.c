@@ -132,6 +132,21 @@ static inline __attribute__((always_inline)) void cis8(hap_v8 x, hap_v8 *re, hap
   *im = (hap_v8)(((si & ~swap) | (ci & swap)) ^ flipIm);
 }
 
+// (re, im) times (byRe, byIm), lane by lane: a turn of each lane's phasor.
+static inline __attribute__((always_inline)) void rotate(hap_v8 *re, hap_v8 *im, hap_v8 byRe, hap_v8 byIm) {
+  hap_v8 r = *re * byRe - *im * byIm;
+  *im = *re * byIm + *im * byRe;
+  *re = r;
+}
+
+// From one sub-block of the continuous carrier to the next: each lane's phasor P turns by its
+// rotation G, which itself turns by E under a chirp.
+static inline __attribute__((always_inline)) void next_sub_block(
+  hap_v8 *pr, hap_v8 *pi, hap_v8 *gr, hap_v8 *gi, float er, float ei, int chirp) {
+  rotate(pr, pi, *gr, *gi);
+  if (chirp) rotate(gr, gi, (hap_v8){} + er, (hap_v8){} + ei);
+}
+
 // rotor_body's whole-segment case: the same operations on every lane as its general loop, so
 // the samples are the same bits whichever path computed them.
 static inline __attribute__((always_inline)) void rotor_whole(
@@ -145,14 +160,7 @@ static inline __attribute__((always_inline)) void rotor_whole(
                            : envelope.level + envelope.slope * ((float)k + lane);
     store8(out + base, load8(out + base) + shaped * env);
     if (base + LANES == grid) break;
-    hap_v8 r = pr * gr - pi * gi;
-    pi = pr * gi + pi * gr;
-    pr = r;
-    if (chirp) {
-      r = gr * er - gi * ei;
-      gi = gr * ei + gi * er;
-      gr = r;
-    }
+    next_sub_block(&pr, &pi, &gr, &gi, er, ei, chirp);
   }
 }
 
@@ -220,14 +228,7 @@ static inline __attribute__((always_inline)) void rotor_body(
       }
     }
     if (base + LANES >= end) break;
-    hap_v8 r = pr * gr - pi * gi;
-    pi = pr * gi + pi * gr;
-    pr = r;
-    if (chirp) {
-      r = gr * er - gi * ei;
-      gi = gr * ei + gi * er;
-      gr = r;
-    }
+    next_sub_block(&pr, &pi, &gr, &gi, er, ei, chirp);
   }
 }
 
@@ -269,15 +270,9 @@ static inline __attribute__((always_inline)) void transient_rotor_body(
           for (int64_t k = from; k < to; k++) out[k - m0] += sample[k - base];
         }
       }
-      hap_v8 r = pr * cr - pi * ci;
-      pi = pr * ci + pi * cr;
-      pr = r;
-      r = wr * rr - wi * ri;
-      wi = wr * ri + wi * rr;
-      wr = r;
-      r = vr * fr - vi * fi;
-      vi = vr * fi + vi * fr;
-      vr = r;
+      rotate(&pr, &pi, (hap_v8){} + cr, (hap_v8){} + ci);
+      rotate(&wr, &wi, (hap_v8){} + rr, (hap_v8){} + ri);
+      rotate(&vr, &vi, (hap_v8){} + fr, (hap_v8){} + fi);
     }
   }
 }
