@@ -6,6 +6,9 @@
 #include <math.h>
 
 #pragma clang fp contract(off)
+// 8-lane vectors (hap_v8) pass between always_inline helpers only, so no vector crosses a call
+// between code compiled with and without AVX: the ABI warning does not apply.
+#pragma clang diagnostic ignored "-Wpsabi"
 
 // Swift's Float.pi (rounded toward zero), doubled.
 #define TWO_PI_F (2.0f * 0x1.921fb4p+1f)
