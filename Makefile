@@ -9,8 +9,8 @@ SWIFT := swift
 # runtime and Foundation, so it starts about twice as fast (no dynamic loading of Foundation
 # and its ICU library) and runs where no Swift toolchain is installed.
 HAP := .build/static/release/hap
-# The same code linked dynamically: the real-time probe needs it (it interposes swift_retain
-# and malloc, which a static link resolves inside the binary).
+# The same code linked dynamically: the real-time probe needs it (it interposes swift_retain,
+# which a static link of the Swift runtime resolves inside the binary).
 DYNAMIC_HAP := .build/release/hap
 # The simulated exciter (an ALSA ioplug plugin) for tests and machines without sound hardware.
 SIM_DIR := .build/sim

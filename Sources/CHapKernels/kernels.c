@@ -86,17 +86,6 @@ typedef struct {
   const float *powers;
 } hap_envelope;
 
-// One grid segment of a continuous voice, by complex rotation. The carrier at segment frame u
-// (u = s + d, s the segment's first sounding frame) is sin(2 pi x(d)), with
-//   x(d) = phase + a d + step d (d - 1) / 2,   a = increment + step s.
-// Splitting d = 8 b + j (lane j of sub-block b):
-//   x = [phase + 8 a b + step 8b (8b - 1) / 2] + [a j + step j (j - 1) / 2] + 8 step b j,
-// so the sample is Im(Z_b W_j C_j^b) with Z_0 = e(phase), W_j = e(a j + step j (j - 1) / 2),
-// C_j = e(8 step j), and Z_(b+1) = Z_b D_b, D_b = W_8 E^b, E = e(64 step) (e(x) = e^(2 pi i x)).
-// Every value of sub-block b is reached by the same operations from the segment's start,
-// whichever frame a call starts at, so the samples are a function of the frame index alone.
-// Frames u0 ..< u0 + count are added (s <= u0, u0 + count <= 32); the sample is
-// (amplitude + amplitudeStep u) carrier envelope(k), k counted from k0 at u0.
 typedef float hap_v8 __attribute__((vector_size(32)));
 typedef int32_t hap_i8 __attribute__((vector_size(32)));
 
@@ -110,14 +99,14 @@ static inline __attribute__((always_inline)) void store8(float *p, hap_v8 v) {
   __builtin_memcpy(p, &v, sizeof v);
 }
 
-// e^(2 pi i x) in each lane (x in cycles, |x| < 2^21): x is reduced to the nearest quarter
-// turn, then Taylor polynomials on [-pi/4, pi/4] (error below 4e-7), and the quarter turn
-// applied by swapping and negating.
 // x less its nearest whole number of turns (-1/2 ... 1/2).
 static inline __attribute__((always_inline)) double turn_fraction(double x) {
   return x - ((x + 6755399441055744.0) - 6755399441055744.0);
 }
 
+// e^(2 pi i x) in each lane (x in cycles, |x| < 2^21): x is reduced to the nearest quarter
+// turn, then Taylor polynomials on [-pi/4, pi/4] (error below 4e-7), and the quarter turn
+// applied by swapping and negating.
 static inline __attribute__((always_inline)) void cis8(hap_v8 x, hap_v8 *re, hap_v8 *im) {
   const hap_v8 magic = {MAGIC, MAGIC, MAGIC, MAGIC, MAGIC, MAGIC, MAGIC, MAGIC};
   hap_v8 quarters = x * 4.0f;
@@ -167,6 +156,16 @@ static inline __attribute__((always_inline)) void rotor_whole(
   }
 }
 
+// One grid segment of a continuous voice, by complex rotation (e(x) = e^(2 pi i x)). The
+// carrier at segment frame u (u = s + d, s the segment's first sounding frame) is sin(2 pi x(d)),
+//   x(d) = phase + a d + step d (d - 1) / 2,   a = increment + step s.
+// The segment is cut into sub-blocks of 8 lanes. Lane j of sub-block 0 starts at
+// P_j = e(x(j)); from one sub-block to the next it turns by G_j = e(x(d + 8) - x(d))
+// = e(8 a + 28 step + 8 step j + 64 step b), so G itself turns by E = e(64 step) under a chirp.
+// Every value of sub-block b is reached by the same operations from the segment's start,
+// whichever frame a call starts at, so the samples are a function of the frame index alone.
+// Frames u0 ..< u0 + count are added (s <= u0, u0 + count <= grid); the sample is
+// (amplitude + amplitudeStep u) carrier envelope(k), k counted from k0 at u0.
 static inline __attribute__((always_inline)) void rotor_body(
   float *restrict out, int32_t count, int32_t u0, int32_t s, double phase, double increment, double step,
   float amplitude, float amplitudeStep, int32_t k0, hap_envelope envelope, int32_t grid) {
@@ -200,7 +199,7 @@ static inline __attribute__((always_inline)) void rotor_body(
     }
   }
   if (s == 0 && u0 == 0 && count == grid) {
-    // A whole segment (most calls): four sub-blocks, no lane left out, the branches hoisted.
+    // A whole segment (most calls): grid / 8 sub-blocks, no lane left out, the branches hoisted.
     if (envelope.geometric) {
       if (chirp) rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, grid, 1, 1);
       else rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, grid, 1, 0);
@@ -392,8 +391,8 @@ hap_finish_result hap_finish(hap_kernel kernel, float *out, int32_t count, float
   return kernel == 1 ? finish_avx2(out, count, gain, peakBefore) : finish_base(out, count, gain, peakBefore);
 }
 
-// Renderer.lookup: the table's value at x (clamped to 0...1), interpolated linearly between its
-// `size` + 1 points. The same operations as the Swift it replaced, so the same bits.
+// The table's value at x (clamped to 0...1), interpolated linearly between its `size` + 1
+// points. The same operations as the Swift it replaced (Renderer.lookup), so the same bits.
 static inline double lookup(const double *table, int32_t size, double x) {
   double clamped = 0 >= x ? 0 : x;  // Swift's max(x, 0) and min(_, 1)
   clamped = 1 < clamped ? 1 : clamped;

@@ -42,11 +42,13 @@ public final class Renderer {
   /// log2 of `grid`.
   let gridShift: Int32
   /// The control grid at `rate` frames per second.
-  static func grid(rate: Double) -> Int { rate >= 32000 ? 64 : 32 }
+  static func grid(rate: Double) -> Int { rate >= 32000 ? 2 * finestGrid : finestGrid }
+  /// The control grid below 32 kHz, the finest there is.
+  static let finestGrid = 32
   /// Blocks are rendered in chunks of at most this many frames, which bounds the scratch buffers.
   static let chunk = 4096
   /// Grid points a chunk can cover, on the finest grid.
-  static let gridCapacity = chunk / 32 + 2
+  static let gridCapacity = chunk / finestGrid + 2
 
   public let schedule: Schedule
   /// Total frames the pattern renders to.
@@ -142,16 +144,6 @@ public final class Renderer {
       (amplitudeTable.baseAddress! + k).initialize(to: schedule.profile.amplitude(intensity: x))
       (incrementTable.baseAddress! + k).initialize(to: schedule.profile.frequency(sharpness: x) / schedule.rate)
     }
-  }
-
-  /// Linear interpolation in a mapping table, for x clamped to 0...1.
-  @inline(__always)
-  static func lookup(_ table: UnsafeMutableBufferPointer<Double>, _ x: Double) -> Double {
-    let position = min(max(x, 0), 1) * Double(tableSize)
-    let index = Int(position)
-    let fraction = position - Double(index)
-    let a = table[index]
-    return a + (table[index + 1] - a) * fraction
   }
 
   deinit {
@@ -476,7 +468,6 @@ public final class Renderer {
     statistics.limitedFrames += Int(result.limited)
     statistics.frames += count
   }
-
 }
 
 /// The soft limiter: transparent up to ``threshold``, then a tanh knee that approaches full scale

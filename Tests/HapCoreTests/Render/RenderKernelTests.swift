@@ -121,7 +121,7 @@ extension RenderTests {
       let length = 2 / frequency * rate
       let (rise, fall) = (length / 2, length / 2)
       let increment = frequency / rate
-      let offset = 0.25 - 1.0 + 1  // 0.25 - cycles / 2, reduced to 0..<1 (2 cycles)
+      let offset = 0.25  // 0.25 - cycles / 2 for 2 cycles, reduced to 0..<1 (Schedule.carrierOffset)
       let peak = 0.7
       let frames = Int(length.rounded(.up)) + 40
       for kernel in RenderKernel.allCases where kernel.isAvailable {
