@@ -57,18 +57,24 @@ struct SimulatedExciterTimingTests {
     let lines = try Self.lines(path)
     let transfers = lines.compactMap { if case .transfer(let t) = $0 { t } else { nil } }
     let starts = lines.compactMap { if case .start(let time, let clock) = $0 { (time, clock) } else { nil } }
-    try #require(transfers.count > 4 && starts.count == 1, "\(lines.count) lines")
+    // A late wake-up on a loaded host (a C thread at the same priority misses 2.5 ms several times
+    // a minute on these machines: tools/wakeup-latency) underruns, and the device is prepared and
+    // its clock started again. What this test is about holds up to that prepare: check that.
+    try #require(transfers.count > 4 && !starts.isEmpty, "\(lines.count) lines")
+    let restart =
+      lines.lazy.compactMap { if case .prepare(let time) = $0, time > starts[0].0 { time } else { nil } }.first
+      ?? UInt64.max
     let stats = try own.statistics()
     let buffer = try #require(UInt64(stats["buffer_size"] ?? ""))
     let period = try #require(UInt64(stats["period_size"] ?? ""))
     // Before the clock starts, hap writes what it keeps queued (PlaybackEngine.wakeAt, 2.5 ms)
     // and a period: those frames are written, not yet played.
-    let early = transfers.filter { !$0.running }
+    let early = transfers.filter { !$0.running && $0.time < restart }
     let lead = min(buffer, 120 + period)
     #expect(early.last.map { $0.stream + period } == lead, "the stream started before \(lead) frames were queued")
     #expect(early.allSatisfy { $0.time <= starts[0].0 && $0.capture == $0.stream })
     // Once running, a frame is written before the clock reaches it: at most a buffer ahead.
-    for transfer in transfers where transfer.running {
+    for transfer in transfers where transfer.running && transfer.time < restart {
       #expect(transfer.stream >= transfer.clock && transfer.stream - transfer.clock <= buffer)
     }
     // The capture positions add up to what the device received.
