@@ -17,11 +17,14 @@
 #define THRESHOLD 0.85f
 #define CEILING 0.99f
 
-static float limit(float x) {
+// The soft limiter (SoftLimiter in Renderer.swift): tanh z as (1 - e^-2z) / (1 + e^-2z), one
+// expf where tanhf costs an expm1f and more.
+float hap_limit(float x) {
   float magnitude = fabsf(x);
   if (magnitude <= THRESHOLD) return x;
   float headroom = CEILING - THRESHOLD;
-  float y = THRESHOLD + headroom * tanhf((magnitude - THRESHOLD) / headroom);
+  float e = expf(-2.0f * ((magnitude - THRESHOLD) / headroom));
+  float y = THRESHOLD + headroom * ((1.0f - e) / (1.0f + e));
   return x < 0 ? -y : y;
 }
 
@@ -57,7 +60,7 @@ static inline __attribute__((always_inline)) hap_finish_result finish_body(
     for (int32_t n = 0; n < count; n++) {
       float x = out[n];
       if (fabsf(x) > THRESHOLD) {
-        float y = limit(x);
+        float y = hap_limit(x);
         out[n] = y;
         r.limited += 1;
         r.sumOfSquares += y * y - x * x;
@@ -131,28 +134,72 @@ static inline __attribute__((always_inline)) void rotate(hap_v8 *re, hap_v8 *im,
   *re = r;
 }
 
+// The eight lanes of a grid segment's carrier: P, each lane's phasor at the first sub-block; G,
+// each lane's turn from one sub-block to the next; E, G's own turn under a chirp.
+typedef struct {
+  hap_v8 pr, pi, gr, gi;
+  float er, ei;
+  int chirp;
+} hap_lanes;
+
 // From one sub-block of the continuous carrier to the next: each lane's phasor P turns by its
 // rotation G, which itself turns by E under a chirp.
-static inline __attribute__((always_inline)) void next_sub_block(
-  hap_v8 *pr, hap_v8 *pi, hap_v8 *gr, hap_v8 *gi, float er, float ei, int chirp) {
-  rotate(pr, pi, *gr, *gi);
-  if (chirp) rotate(gr, gi, (hap_v8){} + er, (hap_v8){} + ei);
+static inline __attribute__((always_inline)) void next_sub_block(hap_lanes *l) {
+  rotate(&l->pr, &l->pi, l->gr, l->gi);
+  if (l->chirp) rotate(&l->gr, &l->gi, (hap_v8){} + l->er, (hap_v8){} + l->ei);
+}
+
+// The segment's lanes at its phase (e(x) = e^(2 pi i x); see rotor_body):
+// P_j = e(x(j)) and G_j = e(x(8 + j) - x(j)) = e(8 a + 28 step + 8 step j), a = increment + step s.
+// Whole turns are taken out in Double where an argument can exceed one, so that Float keeps its
+// precision for the fraction.
+static inline __attribute__((always_inline)) void anchor_lanes(double phase, double ad, double step, hap_lanes *l) {
+  const hap_v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
+  float a = (float)ad, st = (float)step;
+  cis8((float)phase + (a * lane + st * (lane * (lane - 1.0f) * 0.5f)), &l->pr, &l->pi);
+  cis8((float)turn_fraction(8.0 * ad + 28.0 * step) + (8.0f * st) * lane, &l->gr, &l->gi);
+}
+
+// E = e(64 step), G's turn per sub-block under a chirp.
+static inline __attribute__((always_inline)) void chirp_turn(double step, hap_lanes *l) {
+  l->chirp = step != 0.0;
+  l->er = 1.0f;
+  l->ei = 0.0f;
+  if (!l->chirp) return;
+  double x = turn_fraction(64.0 * step);
+  if (fabs(x) < 1.0 / 64) {
+    // A small turn (every glide slower than a quarter of the band per millisecond at 48 kHz):
+    // Taylor polynomials in Double, error below 2e-11.
+    double t = x * (2.0 * 3.14159265358979323846), t2 = t * t;
+    l->er = (float)(1.0 + t2 * (-0.5 + t2 * (1.0 / 24 + t2 * (-1.0 / 720))));
+    l->ei = (float)(t * (1.0 + t2 * (-1.0 / 6 + t2 * (1.0 / 120))));
+  } else {
+    hap_v8 lanes = {(float)x, 0, 0, 0, 0, 0, 0, 0}, r, i;
+    cis8(lanes, &r, &i);
+    l->er = r[0];
+    l->ei = i[0];
+  }
 }
 
 // rotor_body's whole-segment case: the same operations on every lane as its general loop, so
 // the samples are the same bits whichever path computed them.
 static inline __attribute__((always_inline)) void rotor_whole(
-  float *restrict out, hap_v8 pr, hap_v8 pi, hap_v8 gr, hap_v8 gi, float er, float ei, float amplitude,
-  float amplitudeStep, int32_t k0, hap_envelope envelope, int32_t grid, const int geometric, const int chirp) {
+  float *restrict out, const hap_lanes *l, float amplitude, float amplitudeStep, int32_t k0, hap_envelope envelope,
+  int32_t grid, const int geometric, const int chirp) {
   const hap_v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
+  hap_lanes t = *l;
+  t.chirp = chirp;
+  hap_v8 gain = amplitude + amplitudeStep * ((float)0 + lane);
+  hap_v8 gainStep = (hap_v8){} + 8.0f * amplitudeStep;
+  hap_v8 linear = envelope.level + envelope.slope * ((float)k0 + lane);
+  hap_v8 linearStep = (hap_v8){} + 8.0f * envelope.slope;
   for (int32_t base = 0; base < grid; base += LANES) {
-    hap_v8 shaped = (amplitude + amplitudeStep * ((float)base + lane)) * pi;
-    int32_t k = k0 + base;
-    hap_v8 env = geometric ? envelope.level * load8(envelope.powers + k)
-                           : envelope.level + envelope.slope * ((float)k + lane);
-    store8(out + base, load8(out + base) + shaped * env);
+    hap_v8 env = geometric ? envelope.level * load8(envelope.powers + k0 + base) : linear;
+    store8(out + base, load8(out + base) + (gain * t.pi) * env);
     if (base + LANES == grid) break;
-    next_sub_block(&pr, &pi, &gr, &gi, er, ei, chirp);
+    gain += gainStep;
+    linear += linearStep;
+    next_sub_block(&t);
   }
 }
 
@@ -162,75 +209,54 @@ static inline __attribute__((always_inline)) void rotor_whole(
 // The segment is cut into sub-blocks of 8 lanes. Lane j of sub-block 0 starts at
 // P_j = e(x(j)); from one sub-block to the next it turns by G_j = e(x(d + 8) - x(d))
 // = e(8 a + 28 step + 8 step j + 64 step b), so G itself turns by E = e(64 step) under a chirp.
-// Every value of sub-block b is reached by the same operations from the segment's start,
-// whichever frame a call starts at, so the samples are a function of the frame index alone.
-// Frames u0 ..< u0 + count are added (s <= u0, u0 + count <= grid); the sample is
-// (amplitude + amplitudeStep u) carrier envelope(k), k counted from k0 at u0.
+// `l` holds P, G and E at the segment's start (anchor_lanes, chirp_turn). Every value of
+// sub-block b is reached by the same operations from there, whichever frame a call starts at, so
+// the samples are a function of the frame index alone. Frames u0 ..< u0 + count are added
+// (s <= u0, u0 + count <= grid); the sample is (amplitude + amplitudeStep u) carrier envelope(k),
+// k counted from k0 at u0.
 static inline __attribute__((always_inline)) void rotor_body(
-  float *restrict out, int32_t count, int32_t u0, int32_t s, double phase, double increment, double step,
-  float amplitude, float amplitudeStep, int32_t k0, hap_envelope envelope, int32_t grid) {
-  const hap_v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
-  double ad = increment + step * (double)s;
-  float a = (float)ad, st = (float)step;
-  // P_j = e(x(j)): the carrier of each lane of sub-block 0, anchored at the segment's phase.
-  // Whole turns are taken out in Double where an argument can exceed one, so that Float keeps
-  // its precision for the fraction.
-  hap_v8 pr, pi;
-  cis8((float)phase + (a * lane + st * (lane * (lane - 1.0f) * 0.5f)), &pr, &pi);
-  // G_j = e(x(8 + j) - x(j)) = e(8 a + 28 step + 8 step j): one sub-block's rotation of lane j;
-  // with a chirp it turns by E = e(64 step) from one sub-block to the next.
-  hap_v8 gr, gi;
-  cis8((float)turn_fraction(8.0 * ad + 28.0 * step) + (8.0f * st) * lane, &gr, &gi);
-  int chirp = step != 0.0;
-  float er = 1.0f, ei = 0.0f;
-  if (chirp) {
-    double x = turn_fraction(64.0 * step);
-    if (fabs(x) < 1.0 / 64) {
-      // A small turn (every glide slower than a quarter of the band per millisecond at 48 kHz):
-      // Taylor polynomials in Double, error below 2e-11.
-      double t = x * (2.0 * 3.14159265358979323846), t2 = t * t;
-      er = (float)(1.0 + t2 * (-0.5 + t2 * (1.0 / 24 + t2 * (-1.0 / 720))));
-      ei = (float)(t * (1.0 + t2 * (-1.0 / 6 + t2 * (1.0 / 120))));
-    } else {
-      hap_v8 lanes = {(float)x, 0, 0, 0, 0, 0, 0, 0}, r, i;
-      cis8(lanes, &r, &i);
-      er = r[0];
-      ei = i[0];
-    }
-  }
+  float *restrict out, int32_t count, int32_t u0, int32_t s, hap_lanes *l, float amplitude, float amplitudeStep,
+  int32_t k0, hap_envelope envelope, int32_t grid) {
   if (s == 0 && u0 == 0 && count == grid) {
     // A whole segment (most calls): grid / 8 sub-blocks, no lane left out, the branches hoisted.
     if (envelope.geometric) {
-      if (chirp) rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, grid, 1, 1);
-      else rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, grid, 1, 0);
+      if (l->chirp) rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 1, 1);
+      else rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 1, 0);
     } else {
-      if (chirp) rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, grid, 0, 1);
-      else rotor_whole(out, pr, pi, gr, gi, er, ei, amplitude, amplitudeStep, k0, envelope, grid, 0, 0);
+      if (l->chirp) rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 0, 1);
+      else rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 0, 0);
     }
     return;
   }
+  const hap_v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
+  // The amplitude and a linear envelope go up by a step per sub-block from the first, s (k0 +
+  // s - u0 for the envelope): the same values whichever frame the call starts at.
+  hap_v8 gain = amplitude + amplitudeStep * ((float)s + lane);
+  hap_v8 gainStep = (hap_v8){} + 8.0f * amplitudeStep;
+  hap_v8 linear = envelope.level + envelope.slope * ((float)(k0 + s - u0) + lane);
+  hap_v8 linearStep = (hap_v8){} + 8.0f * envelope.slope;
   int32_t end = u0 + count;
   for (int32_t base = s; base < end; base += LANES) {
     if (base + LANES > u0) {
-      hap_v8 shaped = (amplitude + amplitudeStep * ((float)base + lane)) * pi;
+      hap_v8 shaped = gain * l->pi;
       int32_t k = k0 + (base - u0);  // the envelope index of lane 0 (negative before u0)
       if (base >= u0 && base + LANES <= end) {
-        hap_v8 env = envelope.geometric ? envelope.level * load8(envelope.powers + k)
-                                        : envelope.level + envelope.slope * ((float)k + lane);
+        hap_v8 env = envelope.geometric ? envelope.level * load8(envelope.powers + k) : linear;
         store8(out + (base - u0), load8(out + (base - u0)) + shaped * env);
       } else {
         int32_t from = base > u0 ? base : u0;
         int32_t to = base + LANES < end ? base + LANES : end;
         for (int32_t n = from; n < to; n++) {
-          int32_t j = n - base, kk = k + j;
-          float env = envelope.geometric ? envelope.level * envelope.powers[kk]
-                                         : envelope.level + envelope.slope * ((float)k + (float)j);
+          int32_t j = n - base;
+          float env = envelope.geometric ? envelope.level * envelope.powers[k + j] : linear[j];
           out[n - u0] += shaped[j] * env;
         }
       }
     }
     if (base + LANES >= end) break;
-    next_sub_block(&pr, &pi, &gr, &gi, er, ei, chirp);
+    gain += gainStep;
+    linear += linearStep;
+    next_sub_block(l);
   }
 }
 
@@ -296,10 +322,11 @@ static inline __attribute__((always_inline)) void run_body(
   int64_t n = from;
   while (n < to) {
     int64_t gridStart = n & ~(int64_t)(grid - 1);
+    int64_t segment = gridStart >> gridShift;
     int64_t segmentStart = gridStart > voiceStart ? gridStart : voiceStart;
     int64_t segmentEnd = gridStart + grid;
     int64_t runEnd = to < segmentEnd ? to : segmentEnd;
-    int64_t k = (gridStart >> gridShift) - gridFirst;
+    int64_t k = segment - gridFirst;
     double increment = incrementGrid[k];
     double incrementStep = (incrementGrid[k + 1] - incrementGrid[k]) / (double)grid;
     double startOffset = (double)(segmentStart - gridStart);
@@ -318,7 +345,10 @@ static inline __attribute__((always_inline)) void run_body(
       envelope.slope = (float)pieceRate;
     }
     int32_t s = (int32_t)(segmentStart - gridStart);
-    rotor_body(out + (n - first), count, u0, s, phase, increment, incrementStep, amplitude, amplitudeStep, k0, envelope, (int32_t)grid);
+    hap_lanes lanes;
+    anchor_lanes(phase, increment + incrementStep * (double)s, incrementStep, &lanes);
+    chirp_turn(incrementStep, &lanes);
+    rotor_body(out + (n - first), count, u0, s, &lanes, amplitude, amplitudeStep, k0, envelope, (int32_t)grid);
     if (runEnd == segmentEnd) {
       double u = (double)(segmentEnd - gridStart);
       phase = phase + increment * (u - startOffset)

@@ -50,7 +50,11 @@ typedef struct {
   int64_t limited;
 } hap_finish_result;
 
-/// Scales `count` samples by `gain` and applies the soft limiter (threshold 0.85, ceiling 0.99).
+/// The soft limiter: x up to 0.85 in magnitude, above it sign(x) (0.85 + 0.14 tanh((|x| - 0.85)
+/// / 0.14)), below the ceiling 0.99 (HapCore's SoftLimiter).
+float hap_limit(float x);
+
+/// Scales `count` samples by `gain` and applies the soft limiter (`hap_limit`).
 hap_finish_result hap_finish(hap_kernel kernel, float *out, int32_t count, float gain, float peakBefore);
 
 /// SampleFormat.s16's conversion: each sample clamped to -1...1, scaled by 32767 and rounded

@@ -480,14 +480,11 @@ public enum SoftLimiter {
   /// The limiter's output never exceeds this (-0.09 dBFS).
   public static let ceiling: Float = 0.99
 
+  /// The knee, `sign(x) × (threshold + h tanh((|x| − threshold) / h))` with h = ceiling −
+  /// threshold, tanh z taken as (1 − e^−2z) / (1 + e^−2z). One implementation, in C
+  /// (`hap_limit`), which the renderer's kernels use too.
   @inline(__always)
-  public static func limit(_ x: Float) -> Float {
-    let magnitude = abs(x)
-    if magnitude <= threshold { return x }
-    let headroom = ceiling - threshold
-    let y = threshold + headroom * tanh((magnitude - threshold) / headroom)
-    return x < 0 ? -y : y
-  }
+  public static func limit(_ x: Float) -> Float { hap_limit(x) }
 }
 
 /// What rendering measured, for `hap info` and `--verbose`.

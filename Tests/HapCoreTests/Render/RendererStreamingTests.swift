@@ -239,6 +239,21 @@ extension RenderTests {
       #expect(r.samples.allSatisfy { $0.isFinite && abs($0) <= 1 })
     }
 
+    /// The knee is computed in Float with tanh z as (1 − e^−2z) / (1 + e^−2z); it stays within a
+    /// few Float roundings of the formula in Double.
+    @Test("SoftLimiter: the knee is 0.85 + 0.14 tanh((|x| − 0.85) / 0.14)")
+    func softLimiterKnee() {
+      var worst = 0.0
+      var x: Float = 0.85
+      while x < 40 {
+        let expected = 0.85 + 0.14 * tanh((Double(x) - 0.85) / 0.14)
+        worst = max(worst, abs(Double(SoftLimiter.limit(x)) - Double(Float(expected))))
+        worst = max(worst, abs(Double(SoftLimiter.limit(-x)) + Double(Float(expected))))
+        x = x.nextUp.nextUp.nextUp * 1.0001
+      }
+      #expect(worst <= 2 * Double(Float(0.99).ulp), "worst difference \(worst)")
+    }
+
     @Test("SoftLimiter: transparent to 0.8, odd, monotonic, and always below 1")
     func softLimiterCurve() {
       #expect(SoftLimiter.limit(0.5) == 0.5)
