@@ -7,7 +7,11 @@ export PATH := $(SWIFT_DIR):$(PATH)
 SWIFT := swift
 # The hap that make run, make install and make bench use: linked statically with the Swift
 # runtime and Foundation, so it starts about twice as fast (no dynamic loading of Foundation
-# and its ICU library) and runs where no Swift toolchain is installed.
+# and its ICU library) and runs where no Swift toolchain is installed; and as a position-
+# dependent executable (-no-pie): a PIE this size applies 75,000 relative relocations at every
+# start, writing to about 200 pages; without them `hap --version` takes 251 page faults instead
+# of 462, and `hap play` reaches the device about 1.5 ms sooner. The price is that the binary's
+# own code is not placed at a random address (shared libraries still are).
 HAP := .build/static/release/hap
 # The same code linked dynamically: the real-time probe needs it (it interposes swift_retain,
 # which a static link of the Swift runtime resolves inside the binary).
@@ -56,7 +60,7 @@ apt:
 
 build: deps
 	$(SWIFT) build -c release
-	$(SWIFT) build -c release --product hap --scratch-path .build/static -Xswiftc -static-stdlib
+	$(SWIFT) build -c release --product hap --scratch-path .build/static -Xswiftc -static-stdlib -Xlinker -no-pie
 
 # The main job: feel $(PATTERN) (default patterns/correct.json) on $(DEVICE); with no device
 # named and no playback device, on the simulated exciter (-D sim, in real time), showing the
