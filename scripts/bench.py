@@ -240,10 +240,10 @@ def control_bench():
     onset, half = latencies(0.15), latencies(0.43)
     period_ms = int(read_stats(stats)["period_size"]) * 1000 / timeline.rate
     print(f"  arrival to effect, {len(onset)} messages, period {period_ms:.2f} ms "
-          f"(targets: median < a period + 2 ms = {period_ms + 2:.1f} ms, worst < 10 ms; "
-          f"{read_stats(stats)['xruns']} underruns):")
-    print(f"    onset of the change: median {statistics.median(onset):.1f} ms, worst {onset[-1]:.1f} ms")
-    print(f"    half-way to the new level: median {statistics.median(half):.1f} ms, worst {half[-1]:.1f} ms")
+          f"(targets: median < a period + 2 ms = {period_ms + 2:.1f} ms, worst < 10 ms, no underrun); "
+          f"{read_stats(stats)['xruns']} underruns in this run:")
+    print(f"    onset of the change: median {statistics.median(onset):.2f} ms, worst {onset[-1]:.1f} ms")
+    print(f"    half-way to the new level: median {statistics.median(half):.2f} ms, worst {half[-1]:.1f} ms")
 
 
 class Timeline:

@@ -114,6 +114,11 @@ struct PlayCommandTests {
       (["play"], "no pattern given"),
       (["play", tick, "--latency", "1"], "'--latency' must be a number from 2 to 200"),
       (["play", tick, "--loop=0"], "'--loop' takes a count"),
+      // A number after --loop is its value even when it is not a count (it used to be read as
+      // a pattern file: "cannot open '3.5'").
+      (["play", tick, "--loop", "3.5"], "'--loop' takes a count of 1 or more, not '3.5'"),
+      (["play", tick, "--loop", "-2"], "'--loop' takes a count of 1 or more, not '-2'"),
+      (["play", "--loop", "1e3", tick], "'--loop' takes a count of 1 or more, not '1e3'"),
       (["play", tick, "--channel", "x"], "'--channel' must be"),
       (["play", tick, "--channels", "2", "--channel", "3"], "beyond"),
     ] {

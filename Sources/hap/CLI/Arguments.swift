@@ -123,10 +123,9 @@ struct Arguments {
     if let inline {
       value = inline
     } else if option.optionalValue {
-      // `--loop 3` as well as `--loop=3`: a whole number after it is its value.
-      guard index < arguments.count, let next = arguments[index].first, next.isASCII, next.isNumber,
-        arguments[index].allSatisfy({ $0.isASCII && $0.isNumber })
-      else {
+      // `--loop 3` as well as `--loop=3`: a number after it is its value (and is checked as
+      // one: `--loop 3.5` is refused as a count, not opened as a pattern file named 3.5).
+      guard index < arguments.count, Self.readsAsNumber(arguments[index]) else {
         flags.insert(option.name)
         return
       }
@@ -144,6 +143,13 @@ struct Arguments {
       throw UsageError("'\(value)' is not a valid value for '\(written)'\(choiceList(option))\(hint)")
     }
     values[option.name, default: []].append(value)
+  }
+
+  /// Whether `word` is written as a number (`3`, `3.5`, `-2`, `1e3`): digits, a sign, a point or
+  /// an exponent only, at least one digit, and Double reads it.
+  static func readsAsNumber(_ word: String) -> Bool {
+    word.contains(where: { $0.isASCII && $0.isNumber })
+      && word.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }) && Double(word) != nil
   }
 
   private func choiceList(_ option: OptionSpec) -> String {
