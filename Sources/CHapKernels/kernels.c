@@ -423,7 +423,7 @@ hap_finish_result hap_finish(hap_kernel kernel, float *out, int32_t count, float
 
 // The table's value at x (clamped to 0...1), interpolated linearly between its `size` + 1
 // points. The same operations as the Swift it replaced (Renderer.lookup), so the same bits.
-static inline double lookup(const double *table, int32_t size, double x) {
+static inline __attribute__((always_inline)) double lookup(const double *table, int32_t size, double x) {
   double clamped = 0 >= x ? 0 : x;  // Swift's max(x, 0) and min(_, 1)
   clamped = 1 < clamped ? 1 : clamped;
   double position = clamped * (double)size;
@@ -433,10 +433,10 @@ static inline double lookup(const double *table, int32_t size, double x) {
   return a + (table[index + 1] - a) * fraction;
 }
 
-void hap_fill_grid(
-  int32_t count, const double *intensityGrid, const double *sharpnessGrid, double intensity, double sharpness,
-  const double *amplitudeTable, const double *incrementTable, int32_t tableSize, float *amplitudeGrid,
-  double *incrementGrid, double *lowest, double *highest) {
+static inline __attribute__((always_inline)) void fill_grid_body(
+  int32_t count, const double *restrict intensityGrid, const double *restrict sharpnessGrid, double intensity,
+  double sharpness, const double *restrict amplitudeTable, const double *restrict incrementTable, int32_t tableSize,
+  float *restrict amplitudeGrid, double *restrict incrementGrid, double *lowest, double *highest) {
   double low = *lowest, high = *highest;
   for (int32_t g = 0; g < count; g++) {
     amplitudeGrid[g] = (float)lookup(amplitudeTable, tableSize, intensity * intensityGrid[g]);
@@ -447,4 +447,20 @@ void hap_fill_grid(
   }
   *lowest = low;
   *highest = high;
+}
+
+#define GRID_PARAMETERS \
+  int32_t count, const double *intensityGrid, const double *sharpnessGrid, double intensity, double sharpness, \
+    const double *amplitudeTable, const double *incrementTable, int32_t tableSize, float *amplitudeGrid, \
+    double *incrementGrid, double *lowest, double *highest
+#define GRID_ARGUMENTS \
+  count, intensityGrid, sharpnessGrid, intensity, sharpness, amplitudeTable, incrementTable, tableSize, \
+    amplitudeGrid, incrementGrid, lowest, highest
+
+static void fill_grid_base(GRID_PARAMETERS) { fill_grid_body(GRID_ARGUMENTS); }
+static AVX2 void fill_grid_avx2(GRID_PARAMETERS) { fill_grid_body(GRID_ARGUMENTS); }
+
+void hap_fill_grid(hap_kernel kernel, GRID_PARAMETERS) {
+  if (kernel == 1) fill_grid_avx2(GRID_ARGUMENTS);
+  else fill_grid_base(GRID_ARGUMENTS);
 }

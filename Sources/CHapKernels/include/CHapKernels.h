@@ -39,7 +39,7 @@ void hap_add_transient(
 /// (each table has tableSize + 1 points over 0...1, read linearly, x clamped to 0...1);
 /// `lowest` and `highest` are lowered and raised to the increments seen.
 void hap_fill_grid(
-  int32_t count, const double *intensityGrid, const double *sharpnessGrid, double intensity, double sharpness,
+  hap_kernel kernel, int32_t count, const double *intensityGrid, const double *sharpnessGrid, double intensity, double sharpness,
   const double *amplitudeTable, const double *incrementTable, int32_t tableSize, float *amplitudeGrid,
   double *incrementGrid, double *lowest, double *highest);
 

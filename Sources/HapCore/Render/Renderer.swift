@@ -419,7 +419,7 @@ public final class Renderer {
     var lowest = Double.infinity
     var highest = 0.0
     hap_fill_grid(
-      Int32(g1 - g0 + 1), intensityGrid.baseAddress! + g0, sharpnessGrid.baseAddress! + g0, voice.intensity,
+      kernelCode, Int32(g1 - g0 + 1), intensityGrid.baseAddress! + g0, sharpnessGrid.baseAddress! + g0, voice.intensity,
       voice.sharpness, amplitudeTable.baseAddress, incrementTable.baseAddress, Int32(Renderer.tableSize),
       amplitudeGrid.baseAddress! + g0, incrementGrid.baseAddress! + g0, &lowest, &highest)
     statistics.noteFrequency(lowest * rate)
