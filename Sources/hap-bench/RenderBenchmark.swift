@@ -20,8 +20,11 @@ enum RenderBenchmark {
     let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: 480)
     defer { block.deallocate() }
     let samples = Double(schedule.frameCount)
+    // Voices sounding per output sample, on average: each costs its own oscillator and envelope.
+    let voiceFrames = schedule.voices.reduce(0) { $0 + max(0, min($1.soundEnd, schedule.frameCount) - $1.start) }
+    let average = String(format: "%.2f", Double(voiceFrames) / max(1, samples))
     print(
-      "render loop: \(schedule.frameCount) samples (\(Int(schedule.duration)) s at 48 kHz, \(schedule.voices.count) events, up to \(schedule.maximumOverlap) at once)"
+      "render loop: \(schedule.frameCount) samples (\(Int(schedule.duration)) s at 48 kHz, \(schedule.voices.count) events, up to \(schedule.maximumOverlap) at once, \(average) on average)"
     )
     // A third argument names one kernel (for callgrind).
     let only = arguments.count > 2 ? arguments[2] : nil
