@@ -94,16 +94,19 @@ struct SimulatedExciterTests {
   }
 
   @Test func anInjectedStallIsOneRecoveredUnderrun() throws {
-    // A generous buffer (40 ms) so that only the injected stall (150 ms) underruns, not the
-    // load of the suites running in parallel on two cores.
+    // The injected stall (150 ms, past any buffer) must underrun, be recovered and be reported;
+    // hap reports exactly what the device saw. A host that stalls the playback thread on its
+    // own adds underruns of its own (CI saw a second one: a virtual machine's wake-ups can be
+    // tens of milliseconds late, docs/testing.md), so the count is the device's, at least 1.
     let device = try SimulatedExciter("stall_after_frames 24000 stall_ms 150")
     let pattern = try device.continuousPattern(1.0)
     let result = try Hap.run(
       ["play", "-D", "exciter", "--latency", "40", "--sample-format", "s16", pattern],
       environment: device.environment)
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stderr.contains("hap: 1 underrun recovered"))
-    #expect(try device.statistics()["xruns"] == "1")
+    let xruns = Int(try device.statistics()["xruns"] ?? "") ?? 0
+    #expect(xruns >= 1, "the injected stall underran")
+    #expect(result.stderr.contains("hap: \(xruns) underrun\(xruns == 1 ? "" : "s") recovered"), "\(result.stderr)")
     // The whole pattern was still delivered.
     let rendered = try Data(contentsOf: URL(fileURLWithPath: try renderRaw(pattern, in: device)))
     #expect(try device.captured().count >= rendered.count)
@@ -111,7 +114,9 @@ struct SimulatedExciterTests {
     let report = try Hap.run(
       ["play", "-D", "exciter", "--latency", "40", "--verbose", pattern], environment: verbose.environment)
     #expect(report.status == 0)
-    #expect(report.stderr.contains("underruns   1"))
+    let verboseXruns = Int(try verbose.statistics()["xruns"] ?? "") ?? 0
+    #expect(verboseXruns >= 1)
+    #expect(report.stderr.contains("underruns   \(verboseXruns) ("), "\(report.stderr)")
   }
 
   @Test func aDeviceThatComesBackIsResumed() throws {
