@@ -332,11 +332,26 @@ struct LiveControlTests {
   }
 
   @Test func aBurstOfTenThousandMessagesNeitherBlocksNorUnderruns() throws {
+    // A 40 ms buffer (a 10 ms margin just in time): a burst that held the playback thread up
+    // would underrun it every time. This virtual machine also stalls a thread on its own, now
+    // and then for tens of milliseconds (the wake-up probe in make bench), so a run with an
+    // underrun is tried once more: only two in a row fail.
+    var underruns: [String] = []
+    for _ in 0..<2 {
+      let (report, xruns) = try playThroughABurst()
+      if report.contains("underruns   0 (") && xruns == "0" { return }
+      underruns.append(
+        "hap: \(report.split(separator: "\n").first { $0.contains("underruns") } ?? "?"); device: \(xruns)")
+    }
+    Issue.record("underruns in both runs: \(underruns)")
+  }
+
+  /// `hap play --control -` of the texture while 10,000 lines arrive at once: its --verbose
+  /// report and the device's underrun count.
+  private func playThroughABurst() throws -> (String, String) {
     let device = try SimulatedExciter()
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Hap.binary)
-    // A 40 ms buffer (a 10 ms margin just in time): a burst that held the playback thread up
-    // would still underrun it, while the load of the suites running in parallel does not.
     process.arguments = ["play", "-D", "exciter", "--latency", "40", "--control", "-", "--verbose", texture]
     process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
     let input = Pipe()
@@ -355,7 +370,7 @@ struct LiveControlTests {
     #expect(waitForExit(process, seconds: 5))
     let report = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(process.terminationStatus == 0)
-    #expect(report.contains("underruns   0"), "\(report)")
-    #expect(try device.statistics()["xruns"] == "0")
+    return (report, try device.statistics()["xruns"] ?? "?")
   }
+
 }
