@@ -143,6 +143,8 @@ def play_bench():
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - t0
     cpu = usage.ru_utime + usage.ru_stime
+    if os.waitstatus_to_exitcode(status) != 0:
+        print(f"  WARNING: aplay exited {os.waitstatus_to_exitcode(status)}")
     print(f"  CPU of aplay playing the same signal: {cpu * 1000:.0f} ms over {elapsed:.2f} s = {100 * cpu / elapsed:.2f}% (reference)")
     # Stability: 60 s at --latency 5 with both cores kept busy.
     seconds = int(os.environ.get("BENCH_STABILITY_SECONDS", "60"))

@@ -372,5 +372,4 @@ struct LiveControlTests {
     #expect(process.terminationStatus == 0)
     return (report, try device.statistics()["xruns"] ?? "?")
   }
-
 }

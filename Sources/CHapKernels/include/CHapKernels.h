@@ -16,9 +16,9 @@ typedef int32_t hap_kernel;
 int32_t hap_kernel_avx2_available(void);
 
 /// A run of a continuous voice within one envelope piece, over frames from ..< to (absolute),
-/// split at the control grid (2^gridShift frames: 32 or 64): the segment at grid point k takes its amplitude and
-/// phase increment from amplitudeGrid[k - gridFirst] and incrementGrid[k - gridFirst] (and the
-/// next point's, linearly in between). The envelope is the piece's: level + rate (frame -
+/// split at the control grid (2^gridShift frames: 32 or 64): the segment at grid point k takes
+/// its amplitude and phase increment from amplitudeGrid[k - gridFirst] and
+/// incrementGrid[k - gridFirst] (and the next point's, linearly in between). The envelope is the piece's: level + rate (frame -
 /// pieceStart), or with `geometric` level rate^(frame - pieceStart), anchored at the later of the
 /// segment's and the piece's start (powers[j] = rate^j for the frames after it). `phase` is the
 /// carrier's phase at the start of the segment holding `from` (in cycles), and is carried to
@@ -39,9 +39,9 @@ void hap_add_transient(
 /// (each table has tableSize + 1 points over 0...1, read linearly, x clamped to 0...1);
 /// `lowest` and `highest` are lowered and raised to the increments seen.
 void hap_fill_grid(
-  hap_kernel kernel, int32_t count, const double *intensityGrid, const double *sharpnessGrid, double intensity, double sharpness,
-  const double *amplitudeTable, const double *incrementTable, int32_t tableSize, float *amplitudeGrid,
-  double *incrementGrid, double *lowest, double *highest);
+  hap_kernel kernel, int32_t count, const double *intensityGrid, const double *sharpnessGrid, double intensity,
+  double sharpness, const double *amplitudeTable, const double *incrementTable, int32_t tableSize,
+  float *amplitudeGrid, double *incrementGrid, double *lowest, double *highest);
 
 /// What `hap_finish` measured over a chunk.
 typedef struct {

@@ -252,6 +252,12 @@ extension RenderTests {
         x = x.nextUp.nextUp.nextUp * 1.0001
       }
       #expect(worst <= 2 * Double(Float(0.99).ulp), "worst difference \(worst)")
+      // SoftLimiter's documented constants are the C limiter's (hap_limit has its own copies):
+      // transparent up to the threshold, bending just above it, at the ceiling far above.
+      let threshold = SoftLimiter.threshold
+      #expect(SoftLimiter.limit(threshold) == threshold)
+      #expect(SoftLimiter.limit(threshold.nextUp.nextUp) < threshold.nextUp.nextUp)
+      #expect(SoftLimiter.limit(1e30) == threshold + (SoftLimiter.ceiling - threshold))
     }
 
     @Test("SoftLimiter: transparent to 0.8, odd, monotonic, and always below 1")
