@@ -461,7 +461,7 @@ def fire_bench():
               f"{fired}/{fires} fired, {len(found)} found, {device['xruns']} underruns")
         if found:
             print(f"    written: {summary([r[0] for r in found])}")
-            print(f"    played:  {summary([r[1] for r in found])}   (targets: median < 5 ms, p99 < 10 ms)")
+            print(f"    played:  {summary([r[1] for r in found])}   (targets: median < 3 ms, p99 < 6 ms)")
         return usage
 
     serve_fires(["--latency", "10"], idle=False)
@@ -481,6 +481,36 @@ def fire_bench():
         print(f"    written: {summary([r[0] for r in spawned])}")
         print(f"    played:  {summary([r[1] for r in spawned])}")
 
+    # (2b) spawning the client, `hap fire NAME`, against a running service (device kept open,
+    # default latency): the same clock, the same device, beside spawning hap play above.
+    proc = start_service(["--keep-open", "-D", "exciter", "-f", "f32", "--socket", sock], env,
+                         os.path.join(sim, "fire-cli-serve.log"))
+    client = ServiceClient(sock)
+    client.send("ping")
+    client.reply()
+    client.close()
+    sent, codes = [], []
+    for _ in range(runs):
+        t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        codes.append(subprocess.run([hap, "fire", event, "--socket", sock], env=env,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode)
+        sent.append(t0)
+        time.sleep(0.06)
+    stop_service(proc)
+    samples = f32_samples(capture)
+    timeline = Timeline(timing, int(read_stats(stats)["rate"]))
+    fired_cli = [r for r in (locate(samples, timeline, t0) for t0 in sent) if r is not None and r[1] is not None]
+    print(f"  spawning hap fire {event} (service --keep-open, default latency), {len(fired_cli)} of {runs} runs found"
+          f" ({codes.count(0)} exited 0):")
+    if fired_cli:
+        print(f"    written: {summary([r[0] for r in fired_cli])}")
+        print(f"    played:  {summary([r[1] for r in fired_cli])}   (target: faster than spawning hap play)")
+    if fired_cli and spawned:
+        a = statistics.median([r[1] for r in fired_cli])
+        b = statistics.median([r[1] for r in spawned])
+        print(f"    median played: hap fire {a:.2f} ms against hap play {b:.2f} ms: "
+              f"{'faster' if a < b else 'NOT faster'} by {abs(b - a):.2f} ms")
+
     # (3) idle: no polling, so no CPU and no wake-ups while the device is closed.
     proc = start_service(["-D", "exciter", "--idle-close", "1", "--socket", sock], env,
                          os.path.join(sim, "idle-serve.log"))
@@ -496,6 +526,44 @@ def fire_bench():
           f"({100 * closed_cpu / 10:.2f}%), {closed_switches} wake-ups (target 0%, no polling)")
     print(f"    --keep-open, default latency (the playback thread writes silence): {open_cpu * 1000:.0f} ms CPU "
           f"({100 * open_cpu / 10:.2f}%), {open_switches} wake-ups")
+
+
+def stall_bench():
+    """A 25 ms stall of the whole process (SIGSTOP, then SIGCONT) in the middle of `hap play
+    --latency 40` of a plain pattern (no live control): with the buffer kept full, 40 ms of
+    sound is queued, so the device never runs dry. Counts hap's underruns and the device's."""
+    import signal
+    sim = os.path.join(out, "sim")
+    os.makedirs(sim, exist_ok=True)
+    capture = os.path.join(sim, "stall.raw")
+    stats = os.path.join(sim, "stall-stats.txt")
+    env = sim_config(os.path.join(sim, "stall-config"), capture, stats)
+    pattern = os.path.join(sim, "stall.json")
+    with open(pattern, "w") as f:
+        f.write('{"Version": 1.0, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", '
+                '"EventDuration": 1.5, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8}]}}]}')
+    runs = int(os.environ.get("BENCH_STALLS", "10"))
+    stall_ms = 25
+    print(f"\n== a {stall_ms} ms stall (SIGSTOP, SIGCONT) 0.6 s into hap play --latency 40 of a 1.5 s pattern, {runs} runs ==")
+    results = []
+    for _ in range(runs):
+        proc = subprocess.Popen([hap, "play", "-D", "exciter", "--latency", "40", "--verbose", pattern], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.6)
+        t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        proc.send_signal(signal.SIGSTOP)
+        while time.clock_gettime_ns(time.CLOCK_MONOTONIC) - t0 < stall_ms * 1_000_000:
+            pass
+        proc.send_signal(signal.SIGCONT)
+        stopped = (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - t0) / 1e6
+        _, err = proc.communicate()
+        lines = err.splitlines()
+        underruns = next((line.split()[1] for line in lines if line.startswith("underruns")), "?")
+        results.append((underruns, read_stats(stats).get("xruns", "?"), stopped, proc.returncode))
+    print("  underruns per run (hap / device): " + ", ".join(f"{u}/{x}" for u, x, _, _ in results)
+          + "   (target: 0 in each)")
+    print(f"  stalls lasted {min(r[2] for r in results):.1f}-{max(r[2] for r in results):.1f} ms; "
+          f"exit statuses {sorted({r[3] for r in results})}")
 
 
 def main():
@@ -601,10 +669,14 @@ def real_sound_effects_bench():
 
 
 if __name__ == "__main__":
-    main()
-    render_bench()
-    play_bench()
-    control_bench()
-    fire_bench()
-    convert_audio_bench()
-    real_sound_effects_bench()
+    # BENCH_ONLY=fire,stall (names below) runs some sections; all of them by default.
+    sections = [("validate", main), ("render", render_bench), ("play", play_bench), ("control", control_bench),
+                ("fire", fire_bench), ("stall", stall_bench), ("convert", convert_audio_bench),
+                ("sounds", real_sound_effects_bench)]
+    only = [name for name in os.environ.get("BENCH_ONLY", "").split(",") if name]
+    unknown = [name for name in only if name not in dict(sections)]
+    if unknown:
+        sys.exit(f"BENCH_ONLY: no section {', '.join(unknown)}; the sections: {', '.join(n for n, _ in sections)}")
+    for name, section in sections:
+        if not only or name in only:
+            section()
