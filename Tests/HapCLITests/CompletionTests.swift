@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 /// `hap completion` and `hap help --man`, generated from the option tables.
@@ -107,11 +108,10 @@ struct CompletionTests {
   /// zsh and fish parse their scripts (only where those shells are installed).
   @Test(arguments: [("zsh", ["-n"]), ("fish", ["--no-execute"])])
   func theOtherShellsParseTheirScripts(_ shell: String, _ flags: [String]) throws {
-    guard
-      let path = ["/usr/bin/\(shell)", "/bin/\(shell)"].first(where: {
-        FileManager.default.isExecutableFile(atPath: $0)
-      })
-    else { return }
+    guard let path = systemTool(shell) else {
+      cannotCheck("\(shell) is not installed: its completion script is not parsed")
+      return
+    }
     let folder = try TemporaryFolder()
     let result = try Hap.run(["completion", shell])
     #expect(result.status == 0, "\(result.stderr)")
@@ -141,9 +141,10 @@ struct CompletionTests {
         #expect(page.contains("\\-\\-" + option.dropFirst(2).replacingOccurrences(of: "-", with: "\\-")), "\(option)")
       }
     }
-    guard
-      let groff = ["/usr/bin/groff", "/bin/groff"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-    else { return }
+    guard let groff = systemTool("groff") else {
+      cannotCheck("groff is not installed: the man page is not rendered")
+      return
+    }
     let folder = try TemporaryFolder()
     let file = try folder.write("hap.1", result.stdoutData)
     let rendered = try Hap.run(["-man", "-Tutf8", "-ww", "-z", file], executable: groff)

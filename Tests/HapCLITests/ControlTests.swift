@@ -1,14 +1,10 @@
 import Foundation
 import HapCore
+import HapTestSupport
 import Testing
 
 /// Reads a raw s16 mono capture or render as floats.
-private func samples16(_ path: String) throws -> [Float] {
-  let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-  return stride(from: 0, to: bytes.count - 1, by: 2).map { (i: Int) -> Float in
-    bytes.withUnsafeBytes { Float(Int16(littleEndian: $0.loadUnaligned(fromByteOffset: i, as: Int16.self))) / 32767 }
-  }
-}
+private func samples16(_ path: String) throws -> [Float] { try PCM.floats(contentsOf: path, format: .s16) }
 
 /// CLOCK_MONOTONIC now, in nanoseconds (the clock of the simulated exciter's timing file).
 private func monotonicNanoseconds() -> UInt64 {
@@ -140,10 +136,17 @@ struct LiveControlTests {
 
   func send(_ handle: FileHandle, _ line: String) { handle.write(Data((line + "\n").utf8)) }
 
-  func waitForExit(_ process: Process, seconds: Double) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while process.isRunning && Date() < deadline { usleep(2000) }
-    return !process.isRunning
+  func waitForExit(_ process: Process, seconds: Double) -> Bool { Wait.exit(of: process, within: seconds) }
+
+  /// Waits until `seconds` more of the pattern have reached the device (the capture, s16 mono
+  /// at 48 kHz) than it held when called: a deadline missed is a failure.
+  func waitForPlay(
+    _ device: SimulatedExciter, _ seconds: Double, bytesPerFrame: Int = 2,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    #expect(
+      device.waitForPlay(seconds, bytesPerFrame: bytesPerFrame), "the device never played \(seconds) s more",
+      sourceLocation: sourceLocation)
   }
 
   @Test func aControlLineReachesTheExciterWithinAPeriodPlusTheBuffer() throws {
@@ -151,10 +154,10 @@ struct LiveControlTests {
     // needs no assumption about when the device's clock started (or restarted after an underrun).
     let (device, timing) = try SimulatedExciterTimingTests.timedDevice()
     let (process, input) = try start(device)
-    usleep(500_000)
+    waitForPlay(device, 0.5)
     let arrival = monotonicNanoseconds()
     send(input, "intensity 1.0")
-    usleep(300_000)
+    waitForPlay(device, 0.3)
     send(input, "stop")
     #expect(waitForExit(process, seconds: 5))
     #expect(process.terminationStatus == 0)
@@ -191,9 +194,10 @@ struct LiveControlTests {
                             {"ParameterID": "HapticSharpness", "ParameterValue": 1}]}}]}
       """)
     let (process, input) = try start(device, pattern: pattern)
-    usleep(300_000)
+    waitForPlay(device, 0.3)
     send(input, "intensity 0.2")
     var arrivals: [UInt64] = []
+    // The stimulus: changes 40 ms apart (sixteen periods), each to be found in the transfers.
     for _ in 0..<16 {
       usleep(40_000)
       arrivals.append(monotonicNanoseconds())
@@ -230,36 +234,50 @@ struct LiveControlTests {
       send(input, "stop")
       _ = waitForExit(process, seconds: 5)
     }
-    usleep(400_000)
+    waitForPlay(device, 0.1)  // the playback thread runs, at the priority it was given
     // Thread names do not reach /proc here (comm stays "hap"): the threads are told apart by
     // their priorities. Fields after the command name start at field 3; rt_priority is 40,
     // policy 41 (1: SCHED_FIFO).
     let tasks = "/proc/\(process.processIdentifier)/task"
-    let threads: [(priority: Int, policy: Int)] = try FileManager.default.contentsOfDirectory(atPath: tasks)
-      .compactMap { task in
+    func threads() -> [(priority: Int, policy: Int)] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).compactMap { task in
         guard let stat = try? String(contentsOfFile: "\(tasks)/\(task)/stat", encoding: .utf8),
           let close = stat.lastIndex(of: ")")
         else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         return (Int(fields[40 - 3]) ?? -1, Int(fields[41 - 3]) ?? -1)
       }
+    }
+    func readerBelow(_ realTime: [(priority: Int, policy: Int)], _ playback: Int) -> Bool {
+      realTime.contains { $0.priority > 0 && $0.priority < playback }
+    }
+    // The reader may ask for its priority after playback has started: wait for it (or for
+    // the answer that there is no real-time thread at all).
+    _ = Wait.until(10) {
+      let realTime = threads().filter { $0.policy == 1 }
+      return realTime.map(\.priority).max().map { readerBelow(realTime, $0) } ?? true
+    }
+    let threads = threads()
     let realTime = threads.filter { $0.policy == 1 }
-    // Where the system refuses SCHED_FIFO, nothing can be checked.
-    guard let playback = realTime.map(\.priority).max() else { return }
+    guard let playback = realTime.map(\.priority).max() else {
+      cannotCheck("the system refused SCHED_FIFO (no thread of hap play has it): the reader's priority is not checked")
+      return
+    }
     #expect(
-      realTime.contains { $0.priority > 0 && $0.priority < playback },
+      readerBelow(realTime, playback),
       "threads (priority, policy): \(threads); no reader below the playback thread's \(playback)")
   }
 
   @Test func pauseResumeAndStop() throws {
     let device = try SimulatedExciter()
     let (process, input) = try start(device)
+    // Each step lasts 0.3 s of what the device played (silence while paused).
     send(input, "intensity 1.0")
-    usleep(300_000)
+    waitForPlay(device, 0.3)
     send(input, "pause")
-    usleep(300_000)
+    waitForPlay(device, 0.3)
     send(input, "resume")
-    usleep(300_000)
+    waitForPlay(device, 0.3)
     send(input, "stop")
     #expect(waitForExit(process, seconds: 5))
     #expect(process.terminationStatus == 0)
@@ -281,7 +299,7 @@ struct LiveControlTests {
     let buzz = Hap.root.appendingPathComponent("patterns/buzz.json").path  // 0.3 s
     let (process, input) = try start(device, pattern: buzz)
     send(input, "loop on")
-    usleep(1_000_000)
+    waitForPlay(device, 1.0)  // more than three times the pattern
     send(input, "stop")
     #expect(waitForExit(process, seconds: 5))
     let s = try samples16(device.capture)
@@ -310,11 +328,12 @@ struct LiveControlTests {
     signal(SIGPIPE, SIG_IGN)
     let device = try SimulatedExciter()
     let (process, input) = try start(device)
-    usleep(200_000)
+    waitForPlay(device, 0.2)
     for line in ["@1e300 intensity 0.5", "seek 1e300", "@1e14 seek 1", "seek 1e14", "intensity 1.0"] {
       try? input.write(contentsOf: Data((line + "\n").utf8))
     }
-    usleep(300_000)
+    // The playback thread goes on after taking them (it trapped on them before the fix).
+    waitForPlay(device, 0.3)
     try? input.write(contentsOf: Data("stop\n".utf8))
     #expect(waitForExit(process, seconds: 5))
     #expect(process.terminationReason == .exit)
@@ -324,7 +343,7 @@ struct LiveControlTests {
   @Test func aSeekPastTheEndEndsThePattern() throws {
     let device = try SimulatedExciter()
     let (process, input) = try start(device)
-    usleep(200_000)
+    waitForPlay(device, 0.2)
     send(input, "seek 999999")
     #expect(waitForExit(process, seconds: 5))
     #expect(process.terminationReason == .exit)
@@ -359,13 +378,15 @@ struct LiveControlTests {
     process.standardInput = input
     process.standardError = errors
     try process.run()
-    usleep(300_000)
+    // Counted as f32 frames (4 bytes): hap picks the best format the device takes, and a
+    // narrower one only makes the wait longer.
+    waitForPlay(device, 0.3, bytesPerFrame: 4)
     var burst = ""
     for k in 0..<10_000 { burst += "intensity \(Double(k % 100) / 100)\n" }
     let started = Date()
     input.fileHandleForWriting.write(Data(burst.utf8))
     #expect(Date().timeIntervalSince(started) < 1, "writing the burst blocked")
-    usleep(300_000)
+    waitForPlay(device, 0.3, bytesPerFrame: 4)  // the burst is taken while this plays
     send(input.fileHandleForWriting, "stop")
     #expect(waitForExit(process, seconds: 5))
     let report = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapTestSupport
 import Testing
 
 /// The `.haptic` clips of the corpus (`$HAP_CORPUS/haptic`), their verdicts and Lofelt's AHAPs.
@@ -14,12 +15,7 @@ enum HapticCorpus {
     try rows("EXPECT.tsv").map { ($0[0], $0[1]) }
   }
 
-  static func rows(_ name: String) throws -> [[String]] {
-    let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
-    return text.split(separator: "\n").dropFirst().map {
-      $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-    }
-  }
+  static func rows(_ name: String) throws -> [[String]] { try SharedCorpus.rows(folder.appendingPathComponent(name)) }
 
   static func clip(_ file: String) throws -> HapticClip {
     let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(file)))
@@ -42,10 +38,7 @@ func temporaryFolder() throws -> URL {
 struct HapticCorpusTests {
   @Test("the .haptic corpus is present where CI requires it")
   func presence() {
-    if !HapticCorpus.isPresent {
-      if Corpus.required { Issue.record("HAP_REQUIRE_CORPUS=1 but no .haptic corpus at \(HapticCorpus.folder.path)") }
-      print("NOTICE: .haptic corpus not found at \(HapticCorpus.folder.path); its tests are skipped (set HAP_CORPUS).")
-    }
+    if !HapticCorpus.isPresent { corpusMissing(".haptic corpus", at: HapticCorpus.folder) }
   }
 
   @Test(
@@ -204,7 +197,9 @@ struct ConvertCommandTests {
     #expect(levels.peak > 0.01)
   }
 
-  @Test("formats not built yet, audio to anything but AHAP, and unknown extensions, are usage errors (exit 2) that write nothing")
+  @Test(
+    "formats not built yet, audio to anything but AHAP, and unknown extensions, are usage errors (exit 2) that write nothing"
+  )
   func notBuilt() throws {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }

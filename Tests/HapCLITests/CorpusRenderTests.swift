@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapTestSupport
 import Testing
 
 /// Every valid file of the public AHAP corpus renders: exit 0, a WAV as long as `hap info` says,

@@ -1,21 +1,16 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 /// The public corpus of real AHAP files written by others: every file must get the verdict and
 /// rule ids its EXPECT.tsv line demands. Read from `$HAP_CORPUS` (default `../shared/corpus`);
 /// skipped with a notice where it is missing, unless `HAP_REQUIRE_CORPUS=1` (CI) makes that a failure.
 enum Corpus {
-  static let folder: URL = {
-    if let path = ProcessInfo.processInfo.environment["HAP_CORPUS"], !path.isEmpty {
-      return URL(fileURLWithPath: path)
-    }
-    return Hap.root.deletingLastPathComponent().appendingPathComponent("shared/corpus")
-  }()
-
-  static var ahap: URL { folder.appendingPathComponent("ahap") }
-  static var expectations: URL { ahap.appendingPathComponent("EXPECT.tsv") }
-  static var isPresent: Bool { FileManager.default.fileExists(atPath: expectations.path) }
-  static var required: Bool { ProcessInfo.processInfo.environment["HAP_REQUIRE_CORPUS"] == "1" }
+  static var folder: URL { SharedCorpus.folder }
+  static var ahap: URL { SharedCorpus.ahap }
+  static var expectations: URL { SharedCorpus.expectations }
+  static var isPresent: Bool { SharedCorpus.isPresent }
+  static var required: Bool { SharedCorpus.required }
 
   struct Expectation: Sendable {
     let file: String
@@ -59,9 +54,7 @@ enum Corpus {
   }
 
   static func load() throws -> [Expectation] {
-    let text = try String(contentsOf: expectations, encoding: .utf8)
-    return text.split(separator: "\n").dropFirst().compactMap { line in
-      let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+    try SharedCorpus.rows(expectations).compactMap { fields in
       guard fields.count >= 2, !fields[0].isEmpty else { return nil }
       let rules =
         fields.count > 2 ? fields[2].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } : []
@@ -74,13 +67,7 @@ enum Corpus {
 struct CorpusTests {
   @Test("the corpus is present where CI requires it")
   func corpusPresence() {
-    if !Corpus.isPresent {
-      if Corpus.required {
-        Issue.record("HAP_REQUIRE_CORPUS=1 but no corpus at \(Corpus.expectations.path)")
-      } else {
-        print("NOTICE: AHAP corpus not found at \(Corpus.ahap.path); corpus tests are skipped (set HAP_CORPUS).")
-      }
-    }
+    if !Corpus.isPresent { corpusMissing("AHAP corpus", at: Corpus.expectations) }
   }
 
   @Test(

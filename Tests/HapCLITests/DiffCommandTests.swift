@@ -653,18 +653,7 @@ extension Hap {
     let file = folder.path("out.raw")
     let result = try run(arguments.map { $0 == "-" ? file : $0 })
     guard result.status == 0 else { throw CocoaError(.fileWriteUnknown) }
-    let data = try Data(contentsOf: URL(fileURLWithPath: file))
-    let bytes = [UInt8](data)
-    var samples: [Float] = []
-    samples.reserveCapacity(bytes.count / 4)
-    for k in stride(from: 0, to: bytes.count - 3, by: 4) {
-      var bits = UInt32(bytes[k])
-      bits |= UInt32(bytes[k + 1]) << 8
-      bits |= UInt32(bytes[k + 2]) << 16
-      bits |= UInt32(bytes[k + 3]) << 24
-      samples.append(Float(bitPattern: bits))
-    }
-    return samples
+    return try PCM.floats(contentsOf: file, format: .f32)
   }
 }
 

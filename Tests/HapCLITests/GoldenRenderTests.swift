@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 /// Golden renders: every bundled pattern rendered at 8 kHz as raw little-endian float32 must
@@ -22,7 +23,7 @@ struct GoldenRenderTests {
 
   static func golden(_ name: String) -> URL { folder.appendingPathComponent("\(name).f32") }
 
-  static func floats(_ data: Data) -> [Float] { RenderedWAV.decode(data, bitsPerSample: 32, float: true) }
+  static func floats(_ data: Data) -> [Float] { PCM.floats(data, format: .f32) }
 
   @Test(arguments: RenderFixtures.bundledNames)
   func matchesTheRecording(_ name: String) throws {

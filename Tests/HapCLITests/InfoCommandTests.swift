@@ -142,11 +142,11 @@ struct InfoCommandTests {
     #expect(row("audio", in: text.stdout) == "1 audio events not part of the haptic signal")
   }
 
-  // SOURCE BUG: with no haptic event, the renderer reads one uninitialised voice (see
-  // RenderCommandTests.aPatternWithoutHapticEventsRendersExactSilence): hap info then reports
+  // Regression test: with no haptic event, the renderer read one uninitialised voice (see
+  // RenderCommandTests.aPatternWithoutHapticEventsRendersExactSilence): hap info then reported
   // "frequency 0..0 Hz" ({"minimum":0,"maximum":0}) instead of "none (no haptic event sounds)"
-  // (null), or crashes. Run several times because the symptom depends on the memory's content.
-  // Fails at commit 6fd1b8b; passes once the renderer admits only real voices.
+  // (null), or crashed. Run several times because the symptom depends on the memory's content.
+  // Failed at commit 6fd1b8b; passes since acfce2a, where the renderer admits only real voices.
   @Test(arguments: RenderCommandTests.patternsWithoutHapticEvents)
   func aPatternWithoutHapticSoundHasNoFrequency(_ text: String) throws {
     let folder = try TemporaryFolder()

@@ -1,17 +1,15 @@
 import Foundation
 import HapCore
+import HapTestSupport
 import Testing
 
 /// PSNR of two patterns' renders over their first `seconds` (or the longer one whole).
 func windowedPSNR(_ a: Pattern, _ b: Pattern, seconds: Double) -> Double {
   let rate = 8000.0
-  let first = Renderer(schedule: Schedule(pattern: a, profile: .exciter, rate: rate))
-  let second = Renderer(schedule: Schedule(pattern: b, profile: .exciter, rate: rate))
-  let total = min(max(first.frameCount, second.frameCount), seconds.isFinite ? Int(seconds * rate) : .max)
-  var x = [Float](repeating: 0, count: max(total, 1))
-  var y = [Float](repeating: 0, count: max(total, 1))
-  _ = x.withUnsafeMutableBufferPointer { first.render(into: UnsafeMutableBufferPointer(rebasing: $0[0..<total])) }
-  _ = y.withUnsafeMutableBufferPointer { second.render(into: UnsafeMutableBufferPointer(rebasing: $0[0..<total])) }
+  let longer = max(Schedule(pattern: a, rate: rate).frameCount, Schedule(pattern: b, rate: rate).frameCount)
+  let total = min(longer, seconds.isFinite ? Int(seconds * rate) : .max)
+  let x = PatternRender.samples(a, rate: rate, frames: max(total, 1))
+  let y = PatternRender.samples(b, rate: rate, frames: max(total, 1))
   var sum = 0.0
   for k in 0..<total { sum += Double(x[k] - y[k]) * Double(x[k] - y[k]) }
   let mse = sum / Double(max(total, 1))
@@ -80,7 +78,7 @@ struct PortableTests {
 
   @Test("every valid AHAP of the corpus converts --portable to a strict-clean file, PSNR > 40 dB")
   func corpus() throws {
-    guard Corpus.isPresent else { return }
+    guard Corpus.isPresent else { return corpusMissing("AHAP corpus", at: Corpus.expectations) }
     let rows = try String(contentsOf: Corpus.expectations, encoding: .utf8).split(separator: "\n").dropFirst()
     var converted = 0
     for row in rows {
@@ -136,9 +134,7 @@ struct AndroidTests {
     #expect(timings.count < schedule.frameCount / 10, "equal steps are merged")
     // The rendered envelope: the drive signal's peak per 10 ms, against the waveform expanded to 10-ms steps.
     let rate = 8000.0
-    let renderer = Renderer(schedule: Schedule(pattern: pattern, profile: .exciter, rate: rate))
-    var signal = [Float](repeating: 0, count: renderer.frameCount)
-    _ = signal.withUnsafeMutableBufferPointer { renderer.render(into: $0) }
+    let signal = PatternRender.samples(pattern, rate: rate)
     var rendered: [Double] = []
     var android: [Double] = []
     var expanded: [Int] = []

@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 /// The real-time probe (Sources/HapRTProbe), preloaded into `hap`: it counts allocations and
@@ -63,19 +64,17 @@ struct RealTimeContractTests {
   }
 
   private func waitForExit(_ process: Process, seconds: Double) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while process.isRunning && Date() < deadline { usleep(5000) }
-    if process.isRunning {
-      process.terminate()
-      return false
-    }
-    return true
+    if Wait.exit(of: process, within: seconds) { return true }
+    process.terminate()
+    return false
   }
 
   /// Every kind of live control while a pattern plays: the five controls, a burst that overflows
   /// the ring into the mailboxes, timed lines, pause and resume, seek, loop, a live `rate`.
-  private func drive(_ input: FileHandle, rate: Bool) {
-    usleep(200_000)
+  /// The sleeps are the stimulus: lines spread over periods, a pause and a loop that last a while.
+  private func drive(_ input: FileHandle, device: SimulatedExciter, rate: Bool) {
+    // Once the device has taken 0.2 s (counted as f32 frames; a narrower format waits longer).
+    #expect(device.waitForPlay(0.2, bytesPerFrame: 4), "hap play never played")
     for k in 0..<40 {
       send(input, "intensity \(Double(k % 10) / 10)\nsharpness \(Double(k % 7) / 7)\n")
       if k % 10 == 0 { send(input, "attack 0.1\ndecay 0.2\nrelease 0.3\n") }
@@ -114,7 +113,7 @@ struct RealTimeContractTests {
         connection.send("stop\n")
         _ = connection.readLine()
       }
-      usleep(30_000)
+      usleep(30_000)  // the stimulus: rounds that overlap what still sounds
     }
     // Fires with a sharpness: variants stored while others sound, more than the mixer's slots
     // (8), so slots are reused; each past its event's debounce, so each plays.
@@ -125,7 +124,7 @@ struct RealTimeContractTests {
         connection.send("fire texture sharpness=0.3\n")
         #expect(connection.readLine() == "ok fired texture")
       }
-      usleep(60_000)
+      usleep(60_000)  // the stimulus: each past its event's debounce
     }
     // A loop (texture loops by the manifest; correct on request) and a continuous event on a
     // second connection that closes: the playback thread applies the owner's stop.
@@ -134,7 +133,7 @@ struct RealTimeContractTests {
       leaving.send(line)
       _ = leaving.readLine()
     }
-    usleep(150_000)  // correct wraps around at least once
+    usleep(150_000)  // the stimulus: the loops play on for a while (correct wraps around at least once)
     leaving.close()
     // Stop what still sounds on the first connection (texture loops), then wait for the fades.
     connection.send("stop\n")
@@ -155,7 +154,7 @@ struct RealTimeContractTests {
     let probe = try RealTimeProbe(in: device.folder)
     let (process, input) = try start(
       ["play", "-D", "exciter", "--control", "-", "--loop", texture], device: device, probe: probe)
-    drive(input, rate: true)
+    drive(input, device: device, rate: true)
     #expect(waitForExit(process, seconds: 10))
     #expect(process.terminationStatus == 0)
     let counts = try probe.counts()
@@ -172,7 +171,7 @@ struct RealTimeContractTests {
     let probe = try RealTimeProbe(in: device.folder)
     let (process, input) = try start(
       ["play", "-D", "exciter", "--control", "-", "--loop", texture], device: device, probe: probe)
-    drive(input, rate: false)
+    drive(input, device: device, rate: false)
     #expect(waitForExit(process, seconds: 10))
     #expect(process.terminationStatus == 0)
     let counts = try probe.counts()
@@ -187,20 +186,21 @@ struct RealTimeContractTests {
     let device = try SimulatedExciter()
     let probe = try RealTimeProbe(in: device.folder)
     let (process, input) = try start(["play", "-D", "exciter", "-"], device: device, probe: probe)
-    // Wait until the handler is installed (SIGINT caught, in /proc/PID/status), then signal.
-    var caught = false
-    for _ in 0..<2000 where !caught {
+    // Whether SIGINT is in the mask of /proc/PID/status's line `field` (SigCgt: caught,
+    // SigPnd and ShdPnd: pending for a thread, for the process).
+    func sigint(in fields: [String]) -> Bool {
       let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
-      if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-        let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
-      {
-        caught = mask & (1 << (UInt64(SIGINT) - 1)) != 0
+      return status.split(separator: "\n").contains { line in
+        fields.contains { line.hasPrefix("\($0):") }
+          && (UInt64(line.drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespaces), radix: 16) ?? 0)
+            & (1 << (UInt64(SIGINT) - 1)) != 0
       }
-      if !caught { usleep(5000) }
     }
-    try #require(caught, "hap never installed its SIGINT handler")
+    // Wait until the handler is installed, then signal, and send the pattern once the signal
+    // has been delivered (no longer pending).
+    try #require(Wait.until(10, every: 0.005) { sigint(in: ["SigCgt"]) }, "hap never installed its SIGINT handler")
     kill(process.processIdentifier, SIGINT)
-    usleep(100_000)
+    #expect(Wait.until(10, every: 0.001) { !sigint(in: ["SigPnd", "ShdPnd"]) }, "SIGINT stayed pending")
     send(input, try String(contentsOfFile: texture, encoding: .utf8))
     try input.close()
     #expect(waitForExit(process, seconds: 10))

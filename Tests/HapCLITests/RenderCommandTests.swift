@@ -1,110 +1,8 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 // MARK: - Helpers shared by the render, info, golden and corpus tests
-
-/// A WAV file as `hap render` writes it, parsed chunk by chunk (RIFF/WAVE, `fmt `, optional
-/// `fact`, `data`), with every size field checked against the file's real length.
-struct RenderedWAV {
-  struct Malformed: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-  }
-
-  let fileSize: Int
-  let riffSize: Int
-  let fmtSize: Int
-  let formatTag: Int
-  let channels: Int
-  let rate: Int
-  let byteRate: Int
-  let blockAlign: Int
-  let bitsPerSample: Int
-  /// The `fact` chunk's frame count (IEEE float files), if there is one.
-  let factFrames: Int?
-  let dataOffset: Int
-  let dataSize: Int
-  let data: Data
-
-  var frames: Int { blockAlign == 0 ? 0 : dataSize / blockAlign }
-  var payload: Data { data.subdata(in: dataOffset..<(dataOffset + dataSize)) }
-
-  init(path: String) throws { try self.init(Data(contentsOf: URL(fileURLWithPath: path))) }
-
-  init(_ data: Data) throws {
-    let bytes = [UInt8](data)
-    self.data = data
-    fileSize = bytes.count
-    func u32(_ at: Int) throws -> Int {
-      guard at + 4 <= bytes.count else { throw Malformed("truncated at byte \(at)") }
-      return Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
-    }
-    func u16(_ at: Int) throws -> Int {
-      guard at + 2 <= bytes.count else { throw Malformed("truncated at byte \(at)") }
-      return Int(bytes[at]) | Int(bytes[at + 1]) << 8
-    }
-    func tag(_ at: Int) throws -> String {
-      guard at + 4 <= bytes.count else { throw Malformed("truncated at byte \(at)") }
-      return String(decoding: bytes[at..<(at + 4)], as: UTF8.self)
-    }
-    guard try tag(0) == "RIFF" else { throw Malformed("no RIFF tag") }
-    riffSize = try u32(4)
-    guard try tag(8) == "WAVE" else { throw Malformed("no WAVE tag") }
-    var offset = 12
-    var fmt: (size: Int, at: Int)?
-    var fact: Int?
-    var dataChunk: (at: Int, size: Int)?
-    while offset + 8 <= bytes.count {
-      let id = try tag(offset)
-      let size = try u32(offset + 4)
-      let body = offset + 8
-      switch id {
-      case "fmt ": fmt = (size, body)
-      case "fact": fact = try u32(body)
-      case "data": dataChunk = (body, size)
-      default: break
-      }
-      if id == "data" { break }
-      offset = body + size + (size & 1)
-    }
-    guard let fmt else { throw Malformed("no fmt chunk") }
-    guard let dataChunk else { throw Malformed("no data chunk") }
-    fmtSize = fmt.size
-    formatTag = try u16(fmt.at)
-    channels = try u16(fmt.at + 2)
-    rate = try u32(fmt.at + 4)
-    byteRate = try u32(fmt.at + 8)
-    blockAlign = try u16(fmt.at + 12)
-    bitsPerSample = try u16(fmt.at + 14)
-    factFrames = fact
-    dataOffset = dataChunk.at
-    dataSize = dataChunk.size
-    guard dataOffset + dataSize <= bytes.count else {
-      throw Malformed("data chunk says \(dataSize) bytes but only \(bytes.count - dataOffset) follow")
-    }
-  }
-
-  /// Samples as Float (s16 and f32; what the tests read).
-  func samples() -> [Float] { RenderedWAV.decode(payload, bitsPerSample: bitsPerSample, float: formatTag == 3) }
-
-  static func decode(_ bytes: Data, bitsPerSample: Int, float: Bool) -> [Float] {
-    let raw = [UInt8](bytes)
-    switch (bitsPerSample, float) {
-    case (32, true):
-      return stride(from: 0, to: raw.count - 3, by: 4).map { (i: Int) -> Float in
-        raw.withUnsafeBytes {
-          Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: i, as: UInt32.self)))
-        }
-      }
-    case (16, false):
-      return stride(from: 0, to: raw.count - 1, by: 2).map { (i: Int) -> Float in
-        raw.withUnsafeBytes { Float(Int16(littleEndian: $0.loadUnaligned(fromByteOffset: i, as: Int16.self))) / 32767 }
-      }
-    default:
-      return []
-    }
-  }
-}
 
 /// Running processes with binary standard output (`Hap.run` decodes it as text).
 enum BinaryRun {
@@ -590,15 +488,15 @@ struct RenderCommandTests {
   ]
   static let framesWithoutHapticEvents = [4000, 0]
 
-  // SOURCE BUG: Renderer.init allocates `voices` with capacity max(1, schedule.voices.count)
-  // and renderChunk loops `while nextVoice < voices.count` (the buffer's count, 1), so a
-  // schedule with no voices renders one uninitialised Voice. The render is then garbage that
-  // changes from run to run: often a NaN sample (hap render p.json -o p.wav -f f32 --rate 8000
+  // Regression test: Renderer.init allocated `voices` with capacity max(1, schedule.voices.count)
+  // and renderChunk looped `while nextVoice < voices.count` (the buffer's count, 1), so a
+  // schedule with no voices rendered one uninitialised Voice. The render was then garbage that
+  // changed from run to run: often a NaN sample (hap render p.json -o p.wav -f f32 --rate 8000
   // on {"Version":1,"Pattern":[{"Parameter":{"ParameterID":"HapticIntensityControl","Time":0.5,
   // "ParameterValue":0.5}}]} wrote a NaN in 9 of 12 runs), hap info's frequency "0..0 Hz"
   // instead of "none", or a crash ("Double value cannot be converted to Int64"). Rendered
-  // several times here because the symptom depends on what the memory held. Fails at commit
-  // 6fd1b8b; passes with Renderer counting its voices itself (`voiceCount`).
+  // several times here because the symptom depends on what the memory held. Failed at commit
+  // 6fd1b8b; passes since acfce2a, where Renderer counts its voices itself (`voiceCount`).
   @Test(arguments: patternsWithoutHapticEvents)
   func aPatternWithoutHapticEventsRendersExactSilence(_ text: String) throws {
     let folder = try TemporaryFolder()
@@ -638,11 +536,13 @@ struct RenderCommandTests {
         Issue.record("hap was started with signal \(signal) blocked; the test cannot interrupt it")
         return
       }
-      let deadline = Date().addingTimeInterval(20)
-      while process.isRunning && RenderFixtures.leftovers(in: folder.url.path).isEmpty && Date() < deadline {
-        usleep(1000)
+      // Until hap is rendering into its temporary file (or has finished: then a longer pattern).
+      let rendering = { RenderFixtures.leftovers(in: folder.url.path).first.map { folder.path($0) } }
+      _ = Wait.until(20, every: 0.001) { !process.isRunning || rendering() != nil }
+      // ... and has written samples past the header into it.
+      if let temporary = rendering() {
+        _ = Wait.until(20, every: 0.001) { !process.isRunning || Wait.fileSize(temporary) > 4096 }
       }
-      usleep(50_000)
       if process.isRunning { kill(process.processIdentifier, signal) }
       let stderrData = err.fileHandleForReading.readDataToEndOfFile()
       process.waitUntilExit()

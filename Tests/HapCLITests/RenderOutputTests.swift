@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 /// `hap render -o`: what the output names is never destroyed, and success is never pretended
@@ -47,9 +48,7 @@ struct RenderOutputTests {
     }
     let result = try Hap.run(["render", correct, "-o", fifo])
     #expect(result.status == 0, "\(result.stderr)")
-    let deadline = Date().addingTimeInterval(20)
-    while reader.isRunning && Date() < deadline { usleep(2000) }
-    #expect(!reader.isRunning, "the FIFO's reader never saw the end of the output")
+    #expect(Wait.exit(of: reader, within: 20), "the FIFO's reader never saw the end of the output")
     #expect(Self.fileType(fifo) == S_IFIFO, "the FIFO was replaced")
     #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == reference())
     #expect(RenderFixtures.leftovers(in: folder.url.path).isEmpty)
@@ -134,9 +133,9 @@ struct RenderOutputTests {
       let output = folder.path("out.wav")
       let (process, err) = RenderFixtures.longRender(pattern, to: output)
       try process.run()
-      let deadline = Date().addingTimeInterval(20)
-      while process.isRunning && RenderFixtures.leftovers(in: folder.url.path).isEmpty && Date() < deadline {
-        usleep(500)
+      // Until the temporary file exists (or hap has finished: then a longer pattern is tried).
+      _ = Wait.until(20, every: 0.0005) {
+        !process.isRunning || !RenderFixtures.leftovers(in: folder.url.path).isEmpty
       }
       let blocked = mkdir(output, 0o755) == 0 && FileManager.default.createFile(atPath: output + "/keep", contents: nil)
       let stderrData = err.fileHandleForReading.readDataToEndOfFile()
@@ -157,9 +156,7 @@ struct RenderOutputTests {
 
   // MARK: The folder is synced after the rename
 
-  static let strace: String? = ["/usr/bin/strace", "/bin/strace"].first {
-    FileManager.default.isExecutableFile(atPath: $0)
-  }
+  static let strace = systemTool("strace")
 
   // Fails before the fix: nothing synced the folder after the rename, so a crash could lose
   // both the old file and the new one. Observed with strace: after the rename, an fsync of a

@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 /// A `hap serve` running on the simulated exciter, with its socket in the device's folder.
@@ -21,13 +22,8 @@ final class RunningService {
     process.standardOutput = FileHandle.nullDevice
     try process.run()
     // Wait until it answers (a stale socket file may be there before it).
-    let deadline = Date().addingTimeInterval(60)
-    var answering = false
-    while !answering && process.isRunning && Date() < deadline {
-      answering = ServiceConnection.canConnect(socket)
-      if !answering { usleep(20_000) }
-    }
-    #expect(answering, "hap serve did not answer on its socket")
+    _ = Wait.until(60, every: 0.02) { [socket, process] in !process.isRunning || ServiceConnection.canConnect(socket) }
+    #expect(ServiceConnection.canConnect(socket), "hap serve did not answer on its socket")
   }
 
   /// Runs a client command (`fire`, `status`, ...) against this service.
@@ -44,11 +40,9 @@ final class RunningService {
 
   /// Waits until no voice sounds.
   func waitUntilSilent() throws {
-    for _ in 0..<500 {
-      if try status()["playing"] as? Int == 0 { return }
-      usleep(20_000)
+    if try !Wait.until(10, every: 0.02, { try status()["playing"] as? Int == 0 }) {
+      Issue.record("the service kept playing")
     }
-    Issue.record("the service kept playing")
   }
 
   /// SIGTERM; returns the exit status.
@@ -158,7 +152,7 @@ struct ServiceCommandTests {
     defer { connection.close() }
     connection.send("fire correct\n")
     #expect(connection.readLine() == "ok fired correct")
-    usleep(10_000)
+    usleep(10_000)  // the stimulus: the second fire 10 ms after the first
     connection.send("fire correct\n")
     #expect(connection.readLine() == "ok coalesced correct")
     let counters = try service.counters()

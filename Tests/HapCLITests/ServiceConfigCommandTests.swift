@@ -1,36 +1,10 @@
 import Foundation
+import HapTestSupport
 import Testing
 
-/// What a running service writes on standard error, read as it comes.
-final class ServiceLog: @unchecked Sendable {
-  private var data = Data()
-  private let lock = NSLock()
-
-  init(_ service: RunningService) {
-    service.errors.fileHandleForReading.readabilityHandler = { [self] handle in
-      let chunk = handle.availableData
-      lock.lock()
-      data.append(chunk)
-      lock.unlock()
-    }
-  }
-
-  var text: String {
-    lock.lock()
-    defer { lock.unlock() }
-    return String(decoding: data, as: UTF8.self)
-  }
-}
-
-/// Waits until `condition` holds, checking every 20 ms; false if it never does (a bound for a
-/// broken build, not a speed limit).
-func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-  for _ in 0..<1500 {
-    if try condition() { return true }
-    usleep(20_000)
-  }
-  return false
-}
+/// Waits until `condition` holds, checking every 20 ms; false if it never does within 30 s (a
+/// bound for a broken build, not a speed limit).
+func eventually(_ condition: () throws -> Bool) rethrows -> Bool { try Wait.until(30, every: 0.02, condition) }
 
 extension RunningService {
   /// Waits until the service has loaded its vocabulary and answers (clients that connect while
@@ -113,7 +87,7 @@ struct ServiceConfigCommandTests {
     let device = try SimulatedExciter()
     let config = device.folder.path("settings/hap.json")  // neither the file nor its folder yet
     let service = try RunningService(["--config", config], device: device).ready()
-    let log = ServiceLog(service)
+    let log = StreamLog(service.errors)
     #expect(try service.status()["level"] as? String == "full")  // answered once it watches
     try replaceFile(config, #"{"level": "silent"}"#)
     #expect(try eventually { try service.status()["level"] as? String == "silent" }, "\(log.text)")
@@ -127,7 +101,7 @@ struct ServiceConfigCommandTests {
     #expect(try service.status()["level"] as? String == "full")
     // A broken file later keeps the last good settings, and says so.
     try replaceFile(config, #"{"muted": false, "level": "loud"}"#)
-    #expect(eventually { log.text.contains("keeping the last good settings") }, "\(log.text)")
+    #expect(log.waitForLine(containing: "keeping the last good settings", within: 30), "\(log.text)")
     #expect(log.text.contains("\"level\"") && log.text.contains("loud"), "\(log.text)")
     #expect(try service.status()["muted"] as? Bool == true)
     #expect(try service.hap(["fire", "correct"]).status == 2)
@@ -193,7 +167,7 @@ struct ServiceConfigCommandTests {
     let folder = device.folder.path("vocabulary")
     try device.folder.write("vocabulary/good.json", try text(Self.correct))
     let service = try RunningService(["--vocabulary", folder], device: device).ready()
-    let log = ServiceLog(service)
+    let log = StreamLog(service.errors)
     #expect(try service.status()["loads"] as? Int == 1)
     // No SIGHUP: the change to the folder is enough.
     try device.folder.write("vocabulary/broken.json", #"{"Version": 1.0, "Pattern": [{"Event": {"Time": -1}}]}"#)
@@ -201,16 +175,16 @@ struct ServiceConfigCommandTests {
     #expect(try service.status()["events"] as? [String] == ["good"])
     #expect(try service.hap(["fire", "good"]).status == 0)
     #expect(try service.hap(["fire", "broken"]).status == 2)
-    #expect(eventually { log.text.contains("broken.json") }, "\(log.text)")
+    #expect(log.waitForLine(containing: "broken.json", within: 30), "\(log.text)")
     // A file an editor writes and renames into place.
     try replaceFile(device.folder.path("vocabulary/added.json"), try text(Self.pass))
     #expect(try eventually { try service.status()["events"] as? [String] == ["added", "good"] }, "\(log.text)")
     #expect(try service.hap(["fire", "added"]).status == 0)
     // The folder gone: the old vocabulary stays.
     try FileManager.default.removeItem(atPath: folder)
-    #expect(eventually { log.text.contains("went away") }, "\(log.text)")
+    #expect(log.waitForLine(containing: "went away", within: 30), "\(log.text)")
     kill(service.process.processIdentifier, SIGHUP)
-    #expect(eventually { log.text.contains("keeping the vocabulary") }, "\(log.text)")
+    #expect(log.waitForLine(containing: "keeping the vocabulary", within: 30), "\(log.text)")
     #expect(try service.status()["events"] as? [String] == ["added", "good"])
     #expect(try service.hap(["fire", "good"]).status == 0)
     #expect(service.terminate() == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 /// What `hap serve` does for a fire's latency and while idle (docs/service.md, "Latency");
@@ -40,16 +41,22 @@ struct ServiceLatencyTests {
   func anIdleServiceDoesNotWakeUp() throws {
     let service = try RunningService(["--idle-close", "0.2"])
     #expect(try service.hap(["fire", "tick"]).status == 0)
-    var closed = false
-    for _ in 0..<250 where !closed {
-      usleep(20_000)
-      closed = try service.status()["device"] as? String == "closed"
-    }
+    let closed = try Wait.until(30, every: 0.02) { try service.status()["device"] as? String == "closed" }
     #expect(closed, "the device did not close")
-    usleep(300_000)  // the status client's thread ends
+    // The device's statistics are written when it closes: all it played is in them.
+    #expect(Wait.until(10) { (try? service.device.statistics()["frames"]) != nil }, "no statistics after the close")
+    // The status clients' connection threads end once their clients have gone: wait until the
+    // thread count stops falling (the same twice, 0.2 s apart) before the quiet window.
     let pid = service.process.processIdentifier
+    var threads = -1
+    #expect(
+      try Wait.until(10, every: 0.2) {
+        let now = try Self.switches(pid).count
+        defer { threads = now }
+        return now == threads
+      }, "hap serve's threads kept changing")
     let before = try Self.switches(pid)
-    usleep(1_500_000)
+    usleep(1_500_000)  // the stimulus: 1.5 s of nothing to do, in which no thread may wake
     let after = try Self.switches(pid)
     for (task, count) in before {
       if let later = after[task] { #expect(later == count, "thread \(task) woke up \(later - count) times") }

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapTestSupport
 import Testing
 
 /// A vocabulary of short continuous events in the device's folder: `hum` (0.1 s, looping by its
@@ -24,10 +25,7 @@ private func ownershipVocabulary(_ device: SimulatedExciter) throws -> String {
 }
 
 /// The capture as 32-bit float samples (mono).
-private func floats(_ bytes: [UInt8]) -> [Float] {
-  bytes.withUnsafeBytes { raw in (0..<(raw.count / 4)).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
-  }
-}
+private func floats(_ bytes: [UInt8]) -> [Float] { PCM.floats(bytes, format: .f32) }
 
 /// `hap render NAME` of the bundled vocabulary as f32 at 48 kHz.
 private func bundledRender(_ name: String, in device: SimulatedExciter) throws -> [Float] {
@@ -40,13 +38,9 @@ private func bundledRender(_ name: String, in device: SimulatedExciter) throws -
   return floats([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
 }
 
-/// Polls `status` until `condition` holds (at most about 20 s); false if it never did.
+/// Polls `status` until `condition` holds (at most 20 s); false if it never did.
 private func waitFor(_ service: RunningService, _ condition: ([String: Any]) -> Bool) throws -> Bool {
-  for _ in 0..<1000 {
-    if condition(try service.status()) { return true }
-    usleep(20_000)
-  }
-  return false
+  try Wait.until(20, every: 0.02) { condition(try service.status()) }
 }
 
 @Suite("hap serve: mixing, recovery, cancellation by disconnect, load", .serialized)
@@ -60,7 +54,7 @@ struct ServiceOwnershipTests {
     defer { connection.close() }
     connection.send("fire correct detach\n")
     #expect(connection.readLine() == "ok fired correct")
-    usleep(10_000)
+    usleep(10_000)  // the stimulus: the second fire 10 ms after the first
     connection.send("fire pass detach\n")
     #expect(connection.readLine() == "ok fired pass")
     try service.waitUntilSilent()
@@ -138,11 +132,11 @@ struct ServiceOwnershipTests {
     let client = try ServiceConnection(service.socket)
     client.send("fire hum\n")  // loops by its manifest
     #expect(client.readLine() == "ok fired hum")
-    usleep(400_000)  // four times hum's length
+    #expect(device.waitForPlay(0.4, bytesPerFrame: 4))  // four times hum's length (f32)
     #expect(try service.status()["playing"] as? Int == 1, "the looping event stopped by itself")
     client.close()
     #expect(try waitFor(service) { $0["playing"] as? Int == 0 }, "the loop went on after its client left")
-    usleep(200_000)
+    #expect(device.waitForPlay(0.2, bytesPerFrame: 4))  // the fade and some silence reach the capture
     let afterLoop = try device.captured().count / 4
 
     // A 3 s continuous event whose client leaves at once is cut short.
@@ -151,7 +145,7 @@ struct ServiceOwnershipTests {
     #expect(bound.readLine() == "ok fired drone")
     bound.close()
     #expect(try waitFor(service) { $0["playing"] as? Int == 0 })
-    usleep(200_000)
+    #expect(device.waitForPlay(0.2, bytesPerFrame: 4))
     let afterBound = try device.captured().count / 4
 
     // The same with detach plays all of it.
@@ -159,7 +153,7 @@ struct ServiceOwnershipTests {
     detached.send("fire drone detach\n")
     #expect(detached.readLine() == "ok fired drone")
     detached.close()
-    usleep(300_000)
+    #expect(device.waitForPlay(0.3, bytesPerFrame: 4))  // the close has been seen; the drone plays on
     #expect(try service.status()["playing"] as? Int == 1, "a detached event stopped with its connection")
     try service.waitUntilSilent()
     #expect(service.terminate() == 0)
@@ -189,7 +183,9 @@ struct ServiceOwnershipTests {
       process.standardError = FileHandle.nullDevice
       try process.run()
       #expect(try waitFor(service) { $0["playing"] as? Int == 1 }, "hap fire --loop did not start the loop")
-      usleep(200_000)  // ten times tap's length
+      // Ten times tap's length played (counted as f32 frames: the default is the best format the
+      // device takes, and a narrower one only makes the wait longer).
+      #expect(device.waitForPlay(0.2, bytesPerFrame: 4))
       #expect(try service.status()["playing"] as? Int == 1, "the loop ended by itself")
       #expect(process.isRunning, "hap fire --loop did not wait")
       kill(process.processIdentifier, signal)

@@ -172,9 +172,7 @@ struct SimDeviceTests {
     let played = try bare.run(["play", "-D", "sim", "--sample-format", "s16", Self.correct])
     try #require(played.status == 0, "\(played.stderr)")
     let capture = [UInt8](try Data(contentsOf: URL(fileURLWithPath: bare.capture)))
-    let samples = stride(from: 44, to: capture.count - 1, by: 2).map {
-      Double(Int16(bitPattern: UInt16(capture[$0]) | UInt16(capture[$0 + 1]) << 8)) / 32767
-    }
+    let samples = PCM.floats(Array(capture.dropFirst(44)), format: .s16).map(Double.init)
     let raw = try bare.home.write("capture.raw", Data(capture.dropFirst(44)))
     for arguments in [
       ["--signal", bare.capture], ["--signal", bare.capture, Self.correct], ["--signal", raw, "-f", "s16"],

@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 /// The simulated exciter (tools/sim-exciter): an ALSA ioplug device paced by the monotonic
@@ -50,6 +51,22 @@ struct SimulatedExciter {
   }
 
   func captured() throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: capture))) }
+
+  /// How many frames of `bytesPerFrame` bytes the capture holds so far.
+  func capturedFrames(bytesPerFrame: Int) -> Int { Wait.fileSize(capture) / bytesPerFrame }
+
+  /// Waits until the capture holds `frames` frames of `bytesPerFrame` bytes: that much has been
+  /// played. Whether it did within `seconds`.
+  func waitForCapture(frames: Int, bytesPerFrame: Int, within seconds: Double = 60) -> Bool {
+    Wait.file(capture, reaches: frames * bytesPerFrame, within: seconds)
+  }
+
+  /// Waits until `seconds` more (at 48 kHz) have been played than the capture held when called:
+  /// time measured in what the device took, not by the machine's clock. Whether it did within 30 s.
+  func waitForPlay(_ seconds: Double, bytesPerFrame: Int) -> Bool {
+    let frames = capturedFrames(bytesPerFrame: bytesPerFrame) + Int(seconds * 48000)
+    return waitForCapture(frames: frames, bytesPerFrame: bytesPerFrame, within: 30)
+  }
 
   func statistics() throws -> [String: String] {
     let text = try String(contentsOfFile: stats, encoding: .utf8)
@@ -157,10 +174,7 @@ struct SimulatedExciterTests {
     process.standardError = FileHandle.nullDevice
     try process.run()
     // Signal once 0.3 s has reached the device (a fixed sleep is too short on a loaded machine).
-    let waited = Date()
-    while (try? device.captured().count) ?? 0 < 48000 * 4 * 3 / 10 && Date().timeIntervalSince(waited) < 10 {
-      usleep(10_000)
-    }
+    #expect(device.waitForCapture(frames: 48000 * 3 / 10, bytesPerFrame: 4, within: 10), "nothing was played")
     let signalled = Date()
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()
@@ -171,12 +185,7 @@ struct SimulatedExciterTests {
     #expect(took < 1, "took \(took * 1000) ms to stop")
     // The signal ends in a fade, not a cut: over its last 10 ms every sample stays under a
     // straight line from the level before the fade down to zero.
-    let bytes = try device.captured()
-    let samples: [Float] = stride(from: 0, to: bytes.count - 3, by: 4).map { (offset: Int) -> Float in
-      bytes.withUnsafeBytes {
-        Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-      }
-    }
+    let samples = PCM.floats(try device.captured(), format: .f32)
     let last = try #require(samples.lastIndex { $0 != 0 })
     #expect(last > 48000 * 3 / 10, "stopped too early")
     let before = samples[(last - 960)..<(last - 480)].map(abs).max() ?? 0

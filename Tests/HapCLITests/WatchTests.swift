@@ -112,7 +112,7 @@ struct WatchTests {
     let pattern = try device.folder.write("pattern.json", long)
     let hap = try RunningHap(
       ["play", "--watch", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
-    hap.poll { ((try? device.captured()) ?? []).count > 4800 }
+    #expect(hap.poll { ((try? device.captured()) ?? []).count > 4800 }, "nothing played; stderr: \(hap.stderr)")
     try Self.saveByRename(short, to: pattern)
     var at: Int?
     hap.poll {
@@ -199,18 +199,13 @@ struct WatchTests {
   }
 }
 
-/// Polls `condition` every 20 ms for up to `seconds` (generous: the machine is loaded).
-func poll(_ seconds: Double = 60, _ condition: () -> Bool) {
-  let deadline = Date().addingTimeInterval(seconds)
-  while !condition() && Date() < deadline { usleep(20_000) }
-}
-
 /// `hap` running in the background, its output collected as it comes.
 final class RunningHap: @unchecked Sendable {
   private let process = Process()
-  private let lock = NSLock()
-  private var out = Data()
-  private var err = Data()
+  private let out = Pipe()
+  private let err = Pipe()
+  private let outLog: StreamLog
+  private let errLog: StreamLog
 
   init(_ arguments: [String], environment: [String: String] = [:]) throws {
     process.executableURL = URL(fileURLWithPath: Hap.binary)
@@ -219,52 +214,29 @@ final class RunningHap: @unchecked Sendable {
     env["NO_COLOR"] = "1"
     for (key, value) in environment { env[key] = value }
     process.environment = env
-    let outPipe = Pipe()
-    let errPipe = Pipe()
-    process.standardOutput = outPipe
-    process.standardError = errPipe
+    process.standardOutput = out
+    process.standardError = err
     process.standardInput = FileHandle.nullDevice
-    outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      if data.isEmpty { handle.readabilityHandler = nil }
-      self?.append(data, error: false)
-    }
-    errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      if data.isEmpty { handle.readabilityHandler = nil }
-      self?.append(data, error: true)
-    }
+    outLog = StreamLog(out)
+    errLog = StreamLog(err)
     try process.run()
   }
 
-  private func append(_ data: Data, error: Bool) {
-    lock.lock()
-    if error { err.append(data) } else { out.append(data) }
-    lock.unlock()
-  }
+  var stdout: String { outLog.text }
+  var stderr: String { errLog.text }
 
-  var stdout: String {
-    lock.lock()
-    defer { lock.unlock() }
-    return String(decoding: out, as: UTF8.self)
-  }
-
-  var stderr: String {
-    lock.lock()
-    defer { lock.unlock() }
-    return String(decoding: err, as: UTF8.self)
-  }
-
-  /// Polls `condition` as the free function does, giving up early once hap has exited.
-  func poll(_ seconds: Double = 60, _ condition: () -> Bool) {
-    HapCLITests.poll(seconds) { condition() || !process.isRunning }
+  /// Polls `condition` every 20 ms for up to `seconds` (generous: the machine is loaded), giving
+  /// up early once hap has exited; whether it held.
+  @discardableResult
+  func poll(_ seconds: Double = 60, _ condition: () -> Bool) -> Bool {
+    _ = Wait.until(seconds, every: 0.02) { condition() || !process.isRunning }
+    return condition()
   }
 
   /// Ctrl-C; the exit status, or nil when it did not end within a minute (then it is killed).
   func interrupt() -> Int32? {
     kill(process.processIdentifier, SIGINT)
-    poll { !process.isRunning }
-    guard !process.isRunning else {
+    guard Wait.exit(of: process) else {
       kill(process.processIdentifier, SIGKILL)
       return nil
     }

@@ -37,9 +37,7 @@ struct AudioToAHAPTests {
     let duration = 2.5
     let x = SyntheticSound.swell(duration: duration, rate: Self.rate)
     let pattern = try Self.pattern(x)
-    let renderer = Renderer(schedule: Schedule(pattern: pattern, rate: 48000))
-    var rendered = [Float](repeating: 0, count: Int(duration * 48000))
-    _ = rendered.withUnsafeMutableBufferPointer { renderer.render(into: $0) }
+    let rendered = PatternRender.samples(pattern, rate: 48000, frames: Int(duration * 48000))
     let audio = SyntheticSound.rmsEnvelope(x, window: Int(0.05 * Self.rate))
     let haptic = SyntheticSound.rmsEnvelope(rendered, window: Int(0.05 * 48000))
     #expect(audio.count == haptic.count)

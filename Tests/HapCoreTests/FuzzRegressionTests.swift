@@ -1,13 +1,13 @@
 import Foundation
 import HapFuzzCheck
+import HapTestSupport
 import Testing
 
 /// Every input the fuzzer ever stopped on (`fuzz/regressions/`, one file each, named after what it
 /// broke) goes through the fuzzer's own check again, so a fixed crash stays fixed.
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
-  static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("fuzz/regressions")
+  static let folder = Repository.url("fuzz/regressions")
 
   static var inputs: [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 
 /// Runs the built `hap` binary and captures what it prints.
 struct Hap {
@@ -11,9 +12,8 @@ struct Hap {
     var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
   }
 
-  /// The repository's root folder (this file is Tests/HapCLITests/Support/Hap.swift).
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  /// The repository's root folder.
+  static var root: URL { Repository.root }
 
   /// `$HAP_BIN`, or the debug build that `swift test` makes.
   static let binary: String = {
@@ -67,9 +67,7 @@ struct Hap {
       errData.data = err.fileHandleForReading.readDataToEndOfFile()
       group.leave()
     }
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(2000) }
-    if process.isRunning {
+    if !Wait.exit(of: process, within: timeout) {
       process.terminate()
       throw HapTimeout(arguments: arguments)
     }

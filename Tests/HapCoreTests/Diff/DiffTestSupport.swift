@@ -16,29 +16,14 @@ enum DiffTests {}
 
 // MARK: - Corpus
 
-/// The public AHAP corpus (same location rules as HapCLITests' `Corpus`): `$HAP_CORPUS`, or
-/// `../shared/corpus` beside the repository.
+/// The public AHAP corpus (HapTestSupport's `SharedCorpus`, where HapCLITests' `Corpus` finds it too).
 enum DiffCorpus {
-  /// The repository root (…/Tests/HapCoreTests/Diff/ThisFile.swift → …).
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-
-  static let folder: URL = {
-    if let path = ProcessInfo.processInfo.environment["HAP_CORPUS"], !path.isEmpty {
-      return URL(fileURLWithPath: path)
-    }
-    return root.deletingLastPathComponent().appendingPathComponent("shared/corpus")
-  }()
-
-  static var ahap: URL { folder.appendingPathComponent("ahap") }
-  static var expectations: URL { ahap.appendingPathComponent("EXPECT.tsv") }
-  static var isPresent: Bool { FileManager.default.fileExists(atPath: expectations.path) }
+  static var ahap: URL { SharedCorpus.ahap }
+  static var isPresent: Bool { SharedCorpus.isPresent }
 
   /// The files EXPECT.tsv calls valid, relative to `ahap`.
   static func validFiles() throws -> [String] {
-    let text = try String(contentsOf: expectations, encoding: .utf8)
-    return text.split(separator: "\n").dropFirst().compactMap { line in
-      let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+    try SharedCorpus.rows(SharedCorpus.expectations).compactMap { fields in
       guard fields.count >= 2, !fields[0].isEmpty, fields[1] == "valid" else { return nil }
       return fields[0]
     }

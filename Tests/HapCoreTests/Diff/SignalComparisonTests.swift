@@ -26,18 +26,7 @@ extension DiffTests {
 
     /// The drive signal of `pattern`, rendered here with the library's Schedule and Renderer.
     static func samples(_ pattern: Pattern, profile: ActuatorProfile = .exciter, rate: Double = rate) -> [Float] {
-      let schedule = Schedule(pattern: pattern, profile: profile, rate: rate)
-      let renderer = Renderer(schedule: schedule)
-      var out = [Float](repeating: 0, count: renderer.frameCount)
-      out.withUnsafeMutableBufferPointer { buffer in
-        var position = 0
-        while position < buffer.count {
-          let written = renderer.render(into: UnsafeMutableBufferPointer(rebasing: buffer[position...]))
-          if written == 0 { break }
-          position += written
-        }
-      }
-      return out
+      PatternRender.samples(pattern, profile: profile, rate: rate)
     }
 
     /// Peak, RMS, and the difference figures of two signals (the shorter padded with silence).

@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 @testable import HapCore
@@ -14,9 +15,7 @@ extension RenderTests {
       return bytes
     }
 
-    static func int16s(_ bytes: [UInt8]) -> [Int16] {
-      stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
-    }
+    static func int16s(_ bytes: [UInt8]) -> [Int16] { PCM.int16s(bytes) }
 
     static func u16(_ b: [UInt8], _ at: Int) -> Int { Int(b[at]) | Int(b[at + 1]) << 8 }
     static func u32(_ b: [UInt8], _ at: Int) -> Int {

@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 @testable import HapCore
@@ -52,11 +53,8 @@ enum RenderFixture {
     return result.pattern
   }
 
-  /// The repository root (…/Tests/HapCoreTests/Render/ThisFile.swift → …).
-  static var repositoryRoot: URL {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-  }
+  /// The repository root.
+  static var repositoryRoot: URL { Repository.root }
 }
 
 /// The result of rendering a pattern to the end.
@@ -135,11 +133,11 @@ struct Rendered {
 /// Leaves a freed block holding a real, loud voice (a 60 ms full-intensity continuous event at
 /// 120 Hz) where the next `Schedule.Voice` allocation of this thread is likely to land.
 ///
-/// Used before building a renderer for a schedule without voices: the renderer reads one
-/// uninitialised voice in that case (SOURCE BUG, see `RenderTests.StreamingTests.audioOnly`), and
-/// random heap contents could crash the whole test process (a garbage phase trapped in the old
-/// `Renderer.sine`). Seeding makes the failure deterministic and harmless: a loud carrier
-/// instead of silence.
+/// Used before building a renderer for a schedule without voices: the renderer read one
+/// uninitialised voice in that case until acfce2a (see `RenderTests.StreamingTests.audioOnly`),
+/// and random heap contents could crash the whole test process (a garbage phase trapped in the
+/// old `Renderer.sine`). Seeding makes a regression fail deterministically and harmlessly: a loud
+/// carrier instead of silence.
 func seedHeapWithStaleVoice() {
   // Everything the voice is made from is freed before the seeded block, which is the last one
   // this thread frees (allocators hand the most recently freed block of a size out first).

@@ -244,9 +244,9 @@ extension RenderTests {
 
     @Test("a transient's peak is the profile amplitude of its intensity", arguments: [0.3, 0.7, 1.0])
     func transientPeak(intensity: Double) {
-      // SOURCE BUG — fails at commit 6fd1b8b; fixed in the uncommitted working tree, which
+      // Regression test: failed at commit 6fd1b8b; fixed by acfce2a, which
       // adds `Voice.carrierOffset` (crest on the window peak).
-      // Details (Sources/HapCore/Render/Renderer.swift, renderTransient): the burst is
+      // The bug at 6fd1b8b (Sources/HapCore/Render/Renderer.swift, renderTransient): the burst is
       // `peak · window · sin(2π·f·m)` with the raised-cosine window peaking at the middle of the
       // two cycles, exactly where the sine crosses zero. The largest sample is therefore only
       // max|(½ − ½cos πx)·sin 2πx| ≈ 0.870 of `Voice.peak` = amplitude(intensity), i.e. 13% short

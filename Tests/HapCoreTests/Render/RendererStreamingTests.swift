@@ -86,18 +86,18 @@ extension RenderTests {
 
     @Test("bundled patterns render bit-identically with any block size", arguments: bundledPatternNames)
     func bundledBlockSizes(name: String) throws {
-      // SOURCE BUG (Sources/HapCore/Render/Renderer.swift, renderChunk + evaluate): block sizes that
-      // are not multiples of 32 re-evaluate a control grid point *behind* the control cursor; see
-      // `singleStepBlockSizes` below. Every bundled pattern with a Parameter or curve breakpoint
-      // off the 32-frame grid after time 0 (pass, reveal, roundEnd, start, winner) differs with
-      // 1-frame blocks.
+      // Regression test (fixed by acfce2a; Sources/HapCore/Render/Renderer.swift, renderChunk +
+      // evaluate): block sizes that are not multiples of 32 re-evaluated a control grid point
+      // *behind* the control cursor; see `singleStepBlockSizes` below. Every bundled pattern with
+      // a Parameter or curve breakpoint off the 32-frame grid after time 0 (pass, reveal,
+      // roundEnd, start, winner) differed with 1-frame blocks.
       let pattern = try Self.loadBundled(name)
       Self.checkBlockSizes(pattern, label: name)
     }
 
     @Test("a synthetic pattern renders bit-identically with any block size")
     func syntheticBlockSizes() {
-      // SOURCE BUG: see `singleStepBlockSizes`.
+      // Regression test: see `singleStepBlockSizes`.
       Self.checkBlockSizes(Self.synthetic, label: "synthetic", prefixOfSingleFrames: 48000)
     }
 
@@ -111,9 +111,9 @@ extension RenderTests {
 
     @Test("one intensity Parameter step: blocks of 1, 7 and 4780 frames match blocks of 4096")
     func singleStepBlockSizes() {
-      // SOURCE BUG — fails at commit 6fd1b8b; fixed in the uncommitted working tree, which
+      // Regression test: failed at commit 6fd1b8b; fixed by acfce2a, which
       // lets `evaluate` step the cursor back.
-      // Details (Sources/HapCore/Render/Renderer.swift, `renderChunk` + `evaluate`): each chunk
+      // The bug at 6fd1b8b (Sources/HapCore/Render/Renderer.swift, `renderChunk` + `evaluate`): each chunk
       // evaluates the controls at grid frames gridFirst·32 … gridLast·32 with a forward-only
       // cursor. When a block ends between grid points, the previous chunk has already evaluated
       // the *next* grid frame, and the cursor may have moved past a breakpoint lying between the
@@ -188,9 +188,9 @@ extension RenderTests {
       // The signal itself is (practically) untouched…
       #expect(abs(r.statistics.peak - 0.8) < 0.001)
       #expect(abs(r.statistics.peakBeforeLimiter - r.statistics.peak) < 1e-6)
-      // SOURCE BUG — fails at commit 6fd1b8b; fixed in the uncommitted working tree, which
+      // Regression test: failed at commit 6fd1b8b; fixed by acfce2a, which
       // raises SoftLimiter.threshold to 0.85.
-      // Details (the carrier was then `Renderer.sine`, since replaced by a rotation): the 9th-order
+      // The bug at 6fd1b8b (the carrier was then `Renderer.sine`, since replaced by a rotation): the 9th-order
       // polynomial overshoots at the crest (sine(0.25) ≈ 1.0000036), so a single HapticContinuous
       // event at intensity 1 (amplitude 0.8 = SoftLimiter.threshold) peaks at 0.8000029 and the
       // limiter "acts" on every crest: here limitedFrames = 144 and limiterActed == true
@@ -214,9 +214,9 @@ extension RenderTests {
 
     @Test("six overlapping full-intensity events: the limiter acts and the output stays below 1")
     func limiterSixEvents() {
-      // SOURCE BUG — fails at commit 6fd1b8b; fixed in the uncommitted working tree, which
+      // Regression test: failed at commit 6fd1b8b; fixed by acfce2a, which
       // adds SoftLimiter.ceiling = 0.99.
-      // Details (Sources/HapCore/Render/Renderer.swift, SoftLimiter.limit): the knee is computed
+      // The bug at 6fd1b8b (Sources/HapCore/Render/Renderer.swift, SoftLimiter.limit): the knee is computed
       // in Float, `0.8 + 0.2·tanh((|x| − 0.8)/0.2)`. For |x| ≳ 2.44 the tanh term rounds so close
       // to 1 that the sum rounds to exactly 1.0, so the output *reaches* full scale, contrary to
       // "approaches full scale without ever reaching it". Six in-phase events mix to 4.8, and every
@@ -275,7 +275,7 @@ extension RenderTests {
         previous = y
         x += 0.01
       }
-      // SOURCE BUG: see `limiterSixEvents` — from about x = 2.44 on, limit(x) == 1.0 exactly.
+      // Regression test: see `limiterSixEvents` — from about x = 2.44 on, limit(x) was 1.0 exactly.
       #expect(reachedOne == nil, "limit(x) reaches 1 from x = \(reachedOne ?? 0)")
     }
 
@@ -283,9 +283,9 @@ extension RenderTests {
 
     @Test("an AudioContinuous event alone renders exact silence and is counted as skipped")
     func audioOnly() {
-      // SOURCE BUG — fails at commit 6fd1b8b; fixed in the uncommitted working tree, which
+      // Regression test: failed at commit 6fd1b8b; fixed by acfce2a, which
       // admits voices up to `voiceCount`.
-      // Details (Sources/HapCore/Render/Renderer.swift, `init` / `renderChunk`): with no haptic
+      // The bug at 6fd1b8b (Sources/HapCore/Render/Renderer.swift, `init` / `renderChunk`): with no haptic
       // voices the renderer allocates `voices` (and `states`, `active`) with capacity max(1, 0) = 1
       // and then admits voices while `nextVoice < voices.count` — the *buffer's* count, 1 — so it
       // reads one uninitialised `Schedule.Voice` and renders whatever it holds. Depending on the
@@ -306,9 +306,9 @@ extension RenderTests {
 
     @Test("a pattern with no haptic event renders silence even when the heap holds a stale voice")
     func audioOnlyWithStaleHeap() {
-      // SOURCE BUG: see `audioOnly`. Freeing a block that holds a real voice just before building
-      // the renderer makes its 1-element `voices` buffer reuse that memory (same thread, same
-      // size), and the "silent" pattern renders a 120 Hz carrier at full level.
+      // Regression test: see `audioOnly`. Freeing a block that holds a real voice just before
+      // building the renderer made its 1-element `voices` buffer reuse that memory (same thread,
+      // same size), and the "silent" pattern rendered a 120 Hz carrier at full level.
       let schedule = Schedule(
         pattern: Pattern(events: [Event(time: 0, type: .audioContinuous, duration: 0.1)]), rate: F.rate)
       #expect(schedule.voices.isEmpty)
@@ -347,7 +347,7 @@ extension RenderTests {
 
     @Test("AHAP text with an AudioContinuous event decodes and renders as silence")
     func audioFromText() throws {
-      // SOURCE BUG: no haptic voice, so the renderer reads an uninitialised voice; see `audioOnly`.
+      // Regression test: with no haptic voice the renderer read an uninitialised voice; see `audioOnly`.
       let pattern = try #require(
         F.pattern(
           #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "AudioContinuous", "EventDuration": 0.1}}]}"#)

@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 @testable import HapCore
@@ -9,12 +10,7 @@ enum MixerTestSupport {
   static let rate = 48000.0
 
   /// The complete render of `pattern` at 48 kHz.
-  static func render(_ pattern: Pattern) -> [Float] {
-    let renderer = Renderer(schedule: Schedule(pattern: pattern, rate: rate))
-    var out = [Float](repeating: 0, count: renderer.frameCount)
-    out.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
-    return out
-  }
+  static func render(_ pattern: Pattern) -> [Float] { PatternRender.samples(pattern, rate: rate) }
 
   /// A bundled pattern (patterns/NAME.json).
   static func bundledPattern(_ name: String) throws -> Pattern {
