@@ -138,6 +138,21 @@ struct LiveControlTests {
 
   func waitForExit(_ process: Process, seconds: Double) -> Bool { Wait.exit(of: process, within: seconds) }
 
+  /// Sends `stop` and waits for exit 0; then the capture (s16) and the transfers of the
+  /// device's timing file.
+  func stop(
+    _ process: Process, _ input: FileHandle, _ device: SimulatedExciter, timing: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> ([Float], [SimulatedExciterTimingTests.Transfer]) {
+    send(input, "stop")
+    #expect(waitForExit(process, seconds: 5), sourceLocation: sourceLocation)
+    #expect(process.terminationStatus == 0, sourceLocation: sourceLocation)
+    let transfers = try SimulatedExciterTimingTests.lines(timing).compactMap {
+      if case .transfer(let t) = $0 { t } else { nil }
+    }
+    return (try samples16(device.capture), transfers)
+  }
+
   /// Waits until `seconds` more of the pattern have reached the device (the capture, s16 mono
   /// at 48 kHz) than it held when called: a deadline missed is a failure.
   func waitForPlay(
@@ -158,13 +173,7 @@ struct LiveControlTests {
     let arrival = monotonicNanoseconds()
     send(input, "intensity 1.0")
     waitForPlay(device, 0.3)
-    send(input, "stop")
-    #expect(waitForExit(process, seconds: 5))
-    #expect(process.terminationStatus == 0)
-    let s = try samples16(device.capture)
-    let transfers = try SimulatedExciterTimingTests.lines(timing).compactMap {
-      if case .transfer(let t) = $0 { t } else { nil }
-    }
+    let (s, transfers) = try stop(process, input, device, timing: timing)
     // The transfer that wrote a capture frame: the last one starting at or before it.
     func written(_ frame: Int) -> UInt64? { transfers.last { $0.capture <= UInt64(frame) }?.time }
     // The first frame clearly above the resting level (0.07) written after the line was sent.
@@ -205,13 +214,7 @@ struct LiveControlTests {
       usleep(40_000)
       send(input, "intensity 0.2")
     }
-    send(input, "stop")
-    #expect(waitForExit(process, seconds: 5))
-    #expect(process.terminationStatus == 0)
-    let s = try samples16(device.capture)
-    let transfers = try SimulatedExciterTimingTests.lines(timing).compactMap {
-      if case .transfer(let t) = $0 { t } else { nil }
-    }
+    let (s, transfers) = try stop(process, input, device, timing: timing)
     func level(_ k: Int) -> Float { peak(s, Int(transfers[k].capture), Int(transfers[k + 1].capture)) }
     var inThatPeriod = 0
     for arrival in arrivals {

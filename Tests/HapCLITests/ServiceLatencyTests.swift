@@ -44,7 +44,7 @@ struct ServiceLatencyTests {
     let closed = try Wait.until(30, every: 0.02) { try service.status()["device"] as? String == "closed" }
     #expect(closed, "the device did not close")
     // The device's statistics are written when it closes: all it played is in them.
-    #expect(Wait.until(10) { (try? service.device.statistics()["frames"]) != nil }, "no statistics after the close")
+    #expect(service.device.waitForStatistics(frames: 1, within: 10), "no statistics after the close")
     // The status clients' connection threads end once their clients have gone: wait until the
     // thread count stops falling (the same twice, 0.2 s apart) before the quiet window.
     let pid = service.process.processIdentifier

@@ -61,6 +61,15 @@ struct SimulatedExciter {
     Wait.file(capture, reaches: frames * bytesPerFrame, within: seconds)
   }
 
+  /// Waits until the statistics the device writes when it closes are there and say that
+  /// `frames` frames (at least) were played; whether they did within `seconds`.
+  func waitForStatistics(frames: Int = 0, within seconds: Double = 30) -> Bool {
+    Wait.until(seconds) {
+      guard let played = (try? statistics()["frames"]).flatMap({ Int($0) }) else { return false }
+      return played >= frames
+    }
+  }
+
   /// Waits until `seconds` more (at 48 kHz) have been played than the capture held when called:
   /// time measured in what the device took, not by the machine's clock. Whether it did within 30 s.
   func waitForPlay(_ seconds: Double, bytesPerFrame: Int) -> Bool {
