@@ -41,7 +41,7 @@ struct RealTimeProbe {
 
 @Suite("The real-time contract", .serialized)
 struct RealTimeContractTests {
-  let texture = Hap.root.appendingPathComponent("patterns/texture.json").path
+  let texture = Repository.bundledPattern("texture")
 
   private func start(
     _ arguments: [String], device: SimulatedExciter, probe: RealTimeProbe

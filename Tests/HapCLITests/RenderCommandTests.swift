@@ -61,7 +61,7 @@ enum BinaryRun {
 /// Paths and small utilities for render tests.
 enum RenderFixtures {
   static var patterns: URL { Hap.root.appendingPathComponent("patterns") }
-  static func pattern(_ name: String) -> String { patterns.appendingPathComponent("\(name).json").path }
+  static func pattern(_ name: String) -> String { Repository.bundledPattern(name) }
 
   /// Every bundled pattern's name (patterns/*.json without the extension), sorted.
   static let bundledNames: [String] = {

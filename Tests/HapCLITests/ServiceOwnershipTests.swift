@@ -31,7 +31,7 @@ private func floats(_ bytes: [UInt8]) -> [Float] { PCM.floats(bytes, format: .f3
 private func bundledRender(_ name: String, in device: SimulatedExciter) throws -> [Float] {
   let out = device.folder.path("\(name).raw")
   let render = try Hap.run([
-    "render", Hap.root.appendingPathComponent("patterns/\(name).json").path, "-o", out, "--sample-format", "f32",
+    "render", Repository.bundledPattern(name), "-o", out, "--sample-format", "f32",
     "--rate", "48000", "--quiet",
   ])
   #expect(render.status == 0, "\(render.stderr)")

@@ -14,8 +14,8 @@ enum MixerTestSupport {
 
   /// A bundled pattern (patterns/NAME.json).
   static func bundledPattern(_ name: String) throws -> Pattern {
-    let url = RenderFixture.repositoryRoot.appendingPathComponent("patterns/\(name).json")
-    return try #require(RenderFixture.pattern(try String(contentsOf: url, encoding: .utf8)))
+    let path = Repository.bundledPattern(name)
+    return try #require(RenderFixture.pattern(try String(contentsOfFile: path, encoding: .utf8)))
   }
 
   /// `frames` frames of the mixer's output, pulled in periods of `block`.
