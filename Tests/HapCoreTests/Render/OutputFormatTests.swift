@@ -59,6 +59,21 @@ extension RenderTests {
       #expect(Array(bytes[0..<4]) == [0x00, 0x00, 0x00, 0x3F])
     }
 
+    /// The tests' reader (HapTestSupport's `PCM.floats`) against the encoder: each format reads
+    /// back within half a step of what was written (f32 exactly), negative values included.
+    @Test("PCM.floats reads back what each format encodes", arguments: SampleFormat.allCases)
+    func pcmReadsBack(_ format: SampleFormat) {
+      let samples: [Float] = [1, -1, 0.5, -0.25, 0.123456, -0.7, 0]
+      let read = PCM.floats(Self.encode(samples, format), format: format)
+      #expect(read.count == samples.count)
+      let step = format.isFloat ? 0 : 1 / Double((1 << (format.bitsPerSample - 1)) - 1)
+      for (x, y) in zip(samples, read) {
+        #expect(abs(Double(x) - Double(y)) <= step / 2 + Double(Float.ulpOfOne), "\(format): \(x) read as \(y)")
+      }
+      // A trailing partial sample is not a sample.
+      #expect(PCM.floats(Self.encode([0.5], format) + [0x7F], format: format).count == 1)
+    }
+
     @Test("format sizes")
     func sizes() {
       #expect(SampleFormat.allCases.map(\.bytesPerSample) == [2, 3, 4, 4])
