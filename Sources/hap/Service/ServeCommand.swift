@@ -119,6 +119,7 @@ enum ServeCommand: Command {
       var caught: Int32 = 0
       var set = waitFor
       sigwait(&set, &caught)
+      Interrupt.raise()  // ends a playback thread's wait for a lost device (it polls the flag)
       service.shutDown()
       socket.remove()
       Console.error("hap: stopped")
