@@ -158,8 +158,8 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   }
 
   /// The real-time loop. See the contract on the type.
-  @_specialize(exported: true, where Source == Player)
-  @_specialize(exported: true, where Source == EventMixer)
+  @_specialize(exported:true,where Source == Player)
+  @_specialize(exported:true,where Source == EventMixer)
   private func loop() {
     var stopping = false
     do throws(SinkError) {

@@ -12,10 +12,14 @@ struct DeviceOptions {
       "device", short: "D", "NAME", "ALSA device (default: $HAP_DEVICE, else 'default'); 'sim': the simulated exciter."),
     .gain,
     .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
-    .value("latency", "MS", "Device buffer, 2..200 ms (default 10), split into 4 periods; with no live\ninput it is kept full, so all of it is headroom against a stall."),
+    .value(
+      "latency", "MS",
+      "Device buffer, 2..200 ms (default 10), split into 4 periods; with no live\ninput it is kept full, so all of it is headroom against a stall."
+    ),
     .value(
       "margin", "MS",
-      "With live input (--control, drag, serve's fires): render just in time,\nwith MS queued, 0.1..100 (default 2.5; whole periods, at least one;\na period more after each underrun)."),
+      "With live input (--control, drag, serve's fires): render just in time,\nwith MS queued, 0.1..100 (default 2.5; whole periods, at least one;\na period more after each underrun)."
+    ),
     .value("rate", short: "r", "HZ", "Sample rate (default 48000; else the nearest the device takes)."),
     .value(
       "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),

@@ -124,8 +124,8 @@ final class HapticService: @unchecked Sendable {
   /// The service's answer to a fire when the device cannot be opened: `busy` when another
   /// program has it, else `no-device`.
   private static func refusal(_ failure: PlaybackSession.Failure) -> ServiceError {
-    if case .sink(.busy) = failure { return ServiceError(.busy, "\(failure).") }
-    return ServiceError(.noDevice, "\(failure).")
+    if case .sink(let cause) = failure { return .deviceUnavailable(cause, "\(failure)") }
+    return .deviceUnavailable(SinkError?.none, "\(failure)")
   }
 
   /// Stops the playback thread (the engine's stop: every voice fades out over 10 ms, and a wait
