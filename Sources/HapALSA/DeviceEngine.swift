@@ -75,7 +75,10 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   private let stopRequest: StopRequest
   private let buffers: PeriodBuffers
   private let name: String
+  /// The playback thread's (read by ``wait()`` once it has finished).
   private var report = EngineReport()
+  /// The memory locker thread's (read by ``wait()`` once it has finished).
+  private var memory = ""
   /// Frames left queued when the thread renders the next period (just in time); 0: whenever a
   /// period has room (the buffer kept full). Widened by a period after each underrun.
   private var wakeLevel: Int
@@ -139,8 +142,7 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
     thread.name = name
     thread.start()
     let locker = Thread { [self] in
-      let memory = MemoryLock.once { for _ in 0..<200 where !hasStarted { usleep(500) } }
-      report.memory = memory
+      memory = MemoryLock.once { for _ in 0..<200 where !hasStarted { usleep(500) } }
       memoryChecked.signal()
     }
     locker.name = "hap memory lock"
@@ -151,6 +153,7 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   public func wait() -> EngineReport {
     finished.wait()
     memoryChecked.wait()
+    report.memory = memory
     report.underruns = sink.underruns
     report.suspends = sink.suspends
     report.reconnects = sink.reconnects

@@ -134,8 +134,12 @@ final class PlaybackSession {
     return engine
   }
 
-  /// Makes a drained device ready to play again (`--watch` keeps it open between plays).
-  func prepare() throws(SinkError) { try sink.prepare() }
+  /// Makes a drained device ready to play again (`--watch` keeps it open between plays); Ctrl-C
+  /// abandons waiting for a lost device meanwhile (the last engine's stop may be raised).
+  func prepare() throws(SinkError) {
+    sink.abandonReconnect = { Interrupt.requested }
+    try sink.prepare()
+  }
 
   /// Closes the device (after a failure, what is queued is dropped).
   func close(success: Bool) { sink.close(success: success) }
