@@ -45,7 +45,7 @@ enum ServeCommand: Command {
   static let defaultLatency = 4.0
   static let latencySpec = OptionSpec.value(
     "latency", "MS",
-    "Device buffer, 2..200 ms (default 4, split into 4 periods: a fire\nplays after ~3-4 ms of queued sound; more is safer from underruns)."
+    "Device buffer, 2..200 ms (default 4, split into 4 periods; a fire plays\nbehind --margin of queued sound; more is safer from underruns)."
   )
 
   /// Connections served at once; more are closed at once (bounded threads and memory).
