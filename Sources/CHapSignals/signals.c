@@ -31,4 +31,6 @@ int hap_interrupt_install(void) {
   return -pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
+void hap_interrupt_raise(void) { atomic_store_explicit(&interrupted, true, memory_order_relaxed); }
+
 bool hap_interrupt_requested(void) { return atomic_load_explicit(&interrupted, memory_order_relaxed); }

@@ -11,20 +11,14 @@ public enum ALSALibrary {
     return name.isEmpty ? "libasound.so.2" : name
   }
 
-  /// Loads the library. The error is one line: what is missing and which package provides it.
+  /// Loads the library. The error says what is missing (its description, which package provides it).
   public static func load() throws(SinkError) {
     var message = [CChar](repeating: 0, count: 512)
     let name = libraryName
     if hap_alsa_load(name, &message, message.count) != 0 {
       let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      throw SinkError(
-        "cannot load ALSA's library \(name) (\(reason)); install it with 'apt install libasound2' (Debian, Ubuntu) or 'dnf install alsa-lib' (Fedora)"
-      )
+      throw .libraryMissing(library: name, reason: reason)
     }
-  }
-
-  static func describe(_ error: Int32) -> String {
-    String(cString: hap_alsa_strerror(error))
   }
 }
 

@@ -8,8 +8,9 @@ import HapCore
 /// - underrun (-EPIPE): re-prepare and write again; counted;
 /// - suspend (-ESTRPIPE): resume, or re-prepare if it cannot; counted;
 /// - device lost (-ENODEV and friends): close, and try to reopen with the same configuration
-///   for up to `reconnectSeconds`, then carry on writing where playback was; if it does not
-///   come back, fail with a one-line error naming the device.
+///   for up to `reconnectSeconds` (or until ``abandonReconnect`` says stop: the engine's stop
+///   request), then carry on writing where playback was; if it does not come back, fail with
+///   ``SinkError/lost(device:status:seconds:)``.
 ///
 /// Steady-state `write` calls go straight into alsa-lib and allocate nothing. The recovery
 /// paths (re-prepare is cheap; reopening is not) are the exception, on purpose.
@@ -23,23 +24,30 @@ public final class ALSASink: PCMSink {
     public var channels: Int?
     public var latency: Double
     public var periods: Int
+    /// How far ahead the writer renders (``RenderAhead``): the whole buffer, or just in time.
+    public var renderAhead: RenderAhead
+
     /// Just in time: seconds of audio left queued when the writer is woken (rounded down to whole
     /// periods, at least one, since a device wakes its writer at period boundaries; the device
     /// starts once that and a period are written), so a period rendered after ``ALSASink/waitForRoom()``
-    /// plays that much later instead of a whole buffer later. nil (or at least the buffer less a
-    /// period): the writer wakes whenever a period has room and the buffer is kept full.
-    public var wakeAt: Double?
+    /// plays that much later instead of a whole buffer later. nil (``RenderAhead/full``, or a
+    /// margin of at least the buffer less a period): the writer wakes whenever a period has room
+    /// and the buffer is kept full.
+    public var wakeAt: Double? {
+      if case .justInTime(let margin) = renderAhead { return margin }
+      return nil
+    }
 
     public init(
       rate: Int = 48000, format: SampleFormat? = nil, channels: Int? = nil, latency: Double = 0.010, periods: Int = 4,
-      wakeAt: Double? = nil
+      renderAhead: RenderAhead = .full
     ) {
       self.rate = rate
       self.format = format
       self.channels = channels
       self.latency = latency
       self.periods = periods
-      self.wakeAt = wakeAt
+      self.renderAhead = renderAhead
     }
   }
 
@@ -59,7 +67,8 @@ public final class ALSASink: PCMSink {
   public let request: Request
   public private(set) var configuration: Configuration
   public let reconnectSeconds: Double
-  /// Asked while waiting for a lost device to come back: stop waiting when it says so.
+  /// Asked while waiting for a lost device to come back: stop waiting when it says so (the
+  /// device engine points it at its stop request).
   public var abandonReconnect: @Sendable () -> Bool = { false }
 
   // Counters, written by the playback thread and read after it has finished.
@@ -72,7 +81,7 @@ public final class ALSASink: PCMSink {
   private let bytesPerFrame: Int
 
   /// Opens and configures `device`, from ALSA's configuration or from `alsaConfiguration` alone
-  /// (see ``alsaConfiguration``). Errors name the device and what it refused.
+  /// (see ``alsaConfiguration``). Errors carry the device and what it refused.
   public init(
     device: String, request: Request, reconnectSeconds: Double = 2, alsaConfiguration: String? = nil
   ) throws(SinkError) {
@@ -92,7 +101,7 @@ public final class ALSASink: PCMSink {
     var handle: OpaquePointer?
     let error = hap_pcm_open(&handle, device, alsaConfiguration)
     guard error >= 0, let handle else {
-      throw SinkError(openFailure(device, error))
+      throw SinkError.openFailure(device, status: error)
     }
     var config = hap_pcm_config(
       rate: UInt32(request.rate), format: request.format?.alsaCode ?? -1, channels: UInt32(request.channels ?? 0),
@@ -105,15 +114,11 @@ public final class ALSASink: PCMSink {
     guard status >= 0, let format = SampleFormat(alsaCode: config.format) else {
       hap_pcm_close(handle)
       let what = String(decoding: refused.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      throw SinkError(
-        "device '\(device)' refused \(what.isEmpty ? "hap's configuration" : what): \(ALSALibrary.describe(status)); 'hap devices' shows what it takes"
-      )
+      throw .refused(device: device, what: what, status: status)
     }
     if let wanted = request.channels, Int(config.channels) != wanted {
       hap_pcm_close(handle)
-      throw SinkError(
-        "device '\(device)' refused \(wanted) channels (it offers \(config.channels)); 'hap devices' shows what it takes"
-      )
+      throw .channelsRefused(device: device, wanted: wanted, offered: Int(config.channels))
     }
     return (
       handle,
@@ -123,23 +128,13 @@ public final class ALSASink: PCMSink {
     )
   }
 
-  static func openFailure(_ device: String, _ error: Int32) -> String {
-    let reason: String
-    switch -error {
-    case EBUSY: reason = "it is busy (another program is using it)"
-    case ENOENT, ENODEV, ENXIO: reason = "no such device"
-    default: reason = ALSALibrary.describe(error)
-    }
-    return "cannot open device '\(device)': \(reason); 'hap devices' lists the playback devices"
-  }
-
   /// Writes whole frames, recovering from underruns, suspends and a lost device.
   public func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
     guard let base = bytes.baseAddress else { return }
     let frames = bytes.count / bytesPerFrame
     var done = 0
     while done < frames {
-      guard let pcm else { throw SinkError("device '\(device)' is closed") }
+      guard let pcm else { throw .closed(device: device) }
       let result = hap_pcm_write(pcm, base + done * bytesPerFrame, UInt(frames - done))
       if result >= 0 {
         done += result
@@ -210,7 +205,7 @@ public final class ALSASink: PCMSink {
     let deadline = ALSASink.monotonicNanoseconds() + UInt64(reconnectSeconds * 1e9)
     let fixed = Request(
       rate: configuration.rate, format: configuration.format, channels: configuration.channels,
-      latency: request.latency, periods: request.periods, wakeAt: request.wakeAt)
+      latency: request.latency, periods: request.periods, renderAhead: request.renderAhead)
     while ALSASink.monotonicNanoseconds() < deadline && !abandonReconnect() {
       if let (handle, configuration) = try? ALSASink.open(device, alsaConfiguration, fixed),
         configuration == self.configuration
@@ -222,9 +217,7 @@ public final class ALSASink: PCMSink {
         usleep(20_000)
       }
     }
-    throw SinkError(
-      "device '\(device)' was lost (\(ALSALibrary.describe(error))) and did not come back within \(Format.number(reconnectSeconds)) s"
-    )
+    throw .lost(device: device, status: error, seconds: reconnectSeconds)
   }
 
   /// CLOCK_MONOTONIC, in nanoseconds.
@@ -237,7 +230,7 @@ public final class ALSASink: PCMSink {
   /// Makes a drained device ready to play again (`hap play --watch` keeps the device open
   /// between plays); a device that was lost meanwhile is reopened as ``write(_:)`` would.
   public func prepare() throws(SinkError) {
-    guard let pcm else { throw SinkError("device '\(device)' is closed") }
+    guard let pcm else { throw .closed(device: device) }
     let status = hap_pcm_prepare(pcm)
     if status < 0 { try reconnectOrFail(status) }
   }
@@ -247,7 +240,7 @@ public final class ALSASink: PCMSink {
     guard let pcm else { return }
     let status = hap_pcm_drain(pcm)
     if status < 0 && status != -EPIPE {
-      throw SinkError("device '\(device)' failed while draining: \(ALSALibrary.describe(status))")
+      throw .drainFailed(device: device, status: status)
     }
   }
 

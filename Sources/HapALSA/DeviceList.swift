@@ -62,7 +62,7 @@ public enum DeviceList {
     guard status == 0, caps.opens != 0 else {
       return PlaybackDevice(
         name: name, description: description, capabilities: nil,
-        error: ALSASink.openFailure(name, status).components(separatedBy: "; ").first)
+        error: SinkError.openFailure(name, status: status).openSummary)
     }
     let formats = withUnsafeBytes(of: caps.formats) { raw in
       SampleFormat.allCases.filter { raw.load(fromByteOffset: Int($0.alsaCode) * 4, as: Int32.self) != 0 }

@@ -1,57 +1,47 @@
 import HapCore
 
-/// The buffers one period passes through on its way to the device: the mono mix, the frames
-/// routed to the device's channels, and the encoded bytes. Shared by ``PlaybackEngine`` and
-/// ``MixerEngine``.
+/// The buffers one period passes through on its way to the device: the source's named channels
+/// (``PeriodFrames``), the device's interleaved frames (laid out by the ``ChannelMap``), and the
+/// encoded bytes. The ``DeviceEngine``'s.
 ///
 /// Made once, before the real-time thread starts, and freed with ``deallocate()`` by the engine
 /// that owns it. It holds only pointers and plain values, so ``write(to:)`` allocates nothing
 /// and retains nothing.
 struct PeriodBuffers {
   let period: Int
-  let channels: Int
   let format: SampleFormat
-  let routing: PlaybackEngine.ChannelRouting
-  /// Where the engine renders each period's mono signal.
-  let mono: UnsafeMutableBufferPointer<Float>
+  let map: ChannelMap
+  /// Where the source renders each period.
+  let frames: PeriodFrames
   private let interleaved: UnsafeMutableBufferPointer<Float>
   private let bytes: UnsafeMutableRawBufferPointer
 
-  init(configuration: ALSASink.Configuration, routing: PlaybackEngine.ChannelRouting) {
+  /// `planes`: the layout resolved for the device (``ChannelLayout/map(deviceChannels:)``).
+  init(configuration: ALSASink.Configuration, planes: [Int]) {
     period = configuration.periodFrames
-    channels = configuration.channels
     format = configuration.format
-    self.routing = routing
-    mono = .allocate(capacity: period)
-    mono.initialize(repeating: 0)
-    interleaved = .allocate(capacity: period * channels)
+    map = ChannelMap(planes: planes)
+    frames = PeriodFrames(allocating: period)
+    interleaved = .allocate(capacity: period * configuration.channels)
     interleaved.initialize(repeating: 0)
-    bytes = .allocate(byteCount: period * channels * format.bytesPerSample, alignment: 16)
+    bytes = .allocate(byteCount: period * configuration.channels * format.bytesPerSample, alignment: 16)
     bytes.initializeMemory(as: UInt8.self, repeating: 0)
   }
 
   func deallocate() {
-    mono.deallocate()
+    frames.deallocate()
+    map.deallocate()
     interleaved.deallocate()
     bytes.deallocate()
   }
 
-  /// Routes ``mono`` to the device's channels, encodes it and writes one period.
+  /// Lays ``frames`` out on the device's channels, encodes them and writes one period.
   func write(to sink: ALSASink) throws(SinkError) {
     let source: UnsafeBufferPointer<Float>
-    if channels == 1 {
-      source = UnsafeBufferPointer(mono)
+    if let solo = map.soloPlane {
+      source = UnsafeBufferPointer(frames[solo])
     } else {
-      switch routing {
-      case .all:
-        for n in 0..<period {
-          for c in 0..<channels { interleaved[n * channels + c] = mono[n] }
-        }
-      case .single(let channel):
-        for n in 0..<period {
-          for c in 0..<channels { interleaved[n * channels + c] = c == channel ? mono[n] : 0 }
-        }
-      }
+      map.interleave(frames, frames: period, into: interleaved.baseAddress!)
       source = UnsafeBufferPointer(interleaved)
     }
     format.encode(source, into: bytes.baseAddress!)

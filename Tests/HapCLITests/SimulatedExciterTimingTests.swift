@@ -50,6 +50,8 @@ struct SimulatedExciterTimingTests {
 
   @Test("hap play: the buffer fills before the clock starts, then every frame plays after it is written")
   func framesPlayWhenTheClockReachesThem() throws {
+    // With no live input, hap keeps the whole buffer full (RenderAhead.full): the device starts
+    // once the buffer (whole periods) is written.
     let (own, path) = try Self.timedDevice()
     let pattern = try own.continuousPattern(0.3)
     let result = try Hap.run(["play", "-D", "exciter", "-f", "s16", pattern], environment: own.environment)
@@ -67,10 +69,10 @@ struct SimulatedExciterTimingTests {
     let stats = try own.statistics()
     let buffer = try #require(UInt64(stats["buffer_size"] ?? ""))
     let period = try #require(UInt64(stats["period_size"] ?? ""))
-    // Before the clock starts, hap writes what it keeps queued (PlaybackEngine.wakeAt, 2.5 ms)
-    // and a period: those frames are written, not yet played.
+    // Before the clock starts, hap writes the whole buffer: those frames are written, not yet
+    // played.
     let early = transfers.filter { !$0.running && $0.time < restart }
-    let lead = min(buffer, 120 + period)
+    let lead = buffer - buffer % period
     #expect(early.last.map { $0.stream + period } == lead, "the stream started before \(lead) frames were queued")
     #expect(early.allSatisfy { $0.time <= starts[0].0 && $0.capture == $0.stream })
     // Once running, a frame is written before the clock reaches it: at most a buffer ahead.
@@ -83,16 +85,19 @@ struct SimulatedExciterTimingTests {
     #expect(transfers.last!.capture < frames)
   }
 
-  @Test("hap play renders just in time: each period is written when at most 2.5 ms (120 frames) is queued")
+  @Test("hap play --control renders just in time: each period is written when at most 2.5 ms (120 frames) is queued")
   func periodsAreWrittenJustInTime() throws {
-    // PlaybackEngine.wakeAt: the thread wakes when 2.5 ms is left queued (not whenever a period
-    // has room), so a period rendered then plays 2.5 ms later, not a buffer less a period later.
+    // With live input, --margin (2.5 ms by default): the thread wakes when 2.5 ms is left queued
+    // (not whenever a period has room), so a period rendered then (with the controls that
+    // arrived meanwhile) plays 2.5 ms later, not a buffer less a period later.
     // A transfer's stream position less the device clock is what was queued ahead of it: never
     // more than the wake-up level (a late wake-up only makes it less). Rendering as soon as a
     // period had room queued 3 periods (360 frames) ahead of each.
     let (own, path) = try Self.timedDevice()
     let pattern = try own.continuousPattern(0.5)
-    let result = try Hap.run(["play", "-D", "exciter", "-f", "s16", pattern], environment: own.environment)
+    let control = try own.folder.write("control.txt", "")
+    let result = try Hap.run(
+      ["play", "-D", "exciter", "-f", "s16", "--control", control, pattern], environment: own.environment)
     #expect(result.status == 0, "\(result.stderr)")
     // After an underrun (a prepare once the clock has started) hap keeps a period more queued.
     var ahead: [(frames: UInt64, allowed: UInt64)] = []

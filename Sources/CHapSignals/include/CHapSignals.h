@@ -11,6 +11,9 @@
 /// unblocks both signals on the calling thread. Returns 0 or a negative errno.
 int hap_interrupt_install(void);
 
+/// Raises the flag as the handler does (for a program that takes the signals with sigwait).
+void hap_interrupt_raise(void);
+
 /// Whether SIGINT or SIGTERM has arrived since the handler was installed. Lock-free.
 bool hap_interrupt_requested(void);
 

@@ -81,7 +81,7 @@ struct ControlInput {
     let thread = Thread {
       // A line waits for this thread, then for the next period: on a loaded machine a
       // normal-priority reader added milliseconds (docs/testing.md, "Control latency").
-      _ = PlaybackEngine.requestRealTime(priority: PlaybackEngine.readerPriority)
+      _ = RealTime.request(priority: RealTime.readerPriority)
       var line: UnsafeMutablePointer<CChar>?
       var capacity = 0
       var number = 0

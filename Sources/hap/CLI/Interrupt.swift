@@ -12,6 +12,15 @@ enum Interrupt {
   /// The stop request that Ctrl-C and SIGTERM raise, for the playback thread to poll.
   static let stop = StopRequest(polling: hap_interrupt_requested)
 
+  /// The flag's reader, for a stop request of its own that Ctrl-C and SIGTERM raise too
+  /// (`StopRequest(polling:)`).
+  static let poll: @convention(c) () -> Bool = hap_interrupt_requested
+
+  /// Raises the flag as the handler does: `hap serve` takes SIGINT and SIGTERM with sigwait on
+  /// a thread of its own and says so here, so every stop request that polls the flag (the
+  /// service's playback thread, waiting for a lost device or not) sees it.
+  static func raise() { hap_interrupt_raise() }
+
   static func install() {
     _ = hap_interrupt_install()
   }

@@ -124,11 +124,11 @@ enum DragCommand: Command {
     }
     let session: PlaybackSession
     do {
-      session = try PlaybackSession.open(device, profile: profile, commandStarted: started)
+      session = try PlaybackSession.open(device, profile: profile, commandStarted: started, live: true)
     } catch {
       return PlaybackSession.fail(error)
     }
-    var playback = PlaybackEngine.Options()
+    var playback = PlaybackSession.Options()
     playback.loops = nil
     let control = controlSource(source, map: map, window: window)
     return session.play(session.factory.renderers([loaded]), playback: playback, controls: [control])

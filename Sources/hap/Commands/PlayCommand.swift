@@ -80,7 +80,8 @@ enum PlayCommand: Command {
 
     let session: PlaybackSession
     do {
-      session = try PlaybackSession.open(device, profile: profile, commandStarted: started)
+      session = try PlaybackSession.open(
+        device, profile: profile, commandStarted: started, live: settings.control != nil)
     } catch {
       return PlaybackSession.fail(error)
     }
@@ -152,9 +153,9 @@ enum PlayCommand: Command {
       }
     }
 
-    /// The engine's options (the routing comes from the device options).
-    var engineOptions: PlaybackEngine.Options {
-      var options = PlaybackEngine.Options()
+    /// The player's options.
+    var engineOptions: PlaybackSession.Options {
+      var options = PlaybackSession.Options()
       options.gap = gap
       options.loops = loops
       options.speed = speed

@@ -5,22 +5,29 @@ import HapCore
 /// The device options of every command that plays (`hap play`, `hap drag`): one option table
 /// the commands include in theirs, parsed once into this value.
 struct DeviceOptions {
-  /// `-D`, `--latency`, `--rate`, `--sample-format`, `--channels`, `--channel`, `--reconnect`,
-  /// `--profile`, `--gain` and `--verbose`, as every command that plays takes them.
+  /// `-D`, `--latency`, `--margin`, `--rate`, `--sample-format`, `--channels`, `--channel`,
+  /// `--reconnect`, `--profile`, `--gain` and `--verbose`, as every command that plays takes them.
   static let specs: [OptionSpec] = [
     .value(
       "device", short: "D", "NAME", "ALSA device (default: $HAP_DEVICE, else 'default'); 'sim': the simulated exciter."),
     .gain,
     .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
-    .value("latency", "MS", "Device buffer, 2..200 ms (default 10), split into 4 periods."),
+    .value(
+      "latency", "MS",
+      "Device buffer, 2..200 ms (default 10), split into 4 periods; with no live\ninput it is kept full, so all of it is headroom against a stall."
+    ),
+    .value(
+      "margin", "MS",
+      "With live input (--control, drag, serve's fires): render just in time,\nwith MS queued, 0.1..100 (default 2.5; whole periods, at least one;\na period more after each underrun)."
+    ),
     .value("rate", short: "r", "HZ", "Sample rate (default 48000; else the nearest the device takes)."),
     .value(
       "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),
       "s16, s24, s32 or f32 (default: the best the device takes, float first)."),
     .value("channels", "N", "Open the device with N channels (default: the fewest it takes)."),
     .value(
-      "channel", "K|all",
-      "Send the signal to channel K (1-based) and silence to the others,\nor to all channels (default)."),
+      "channel", "K[,L...]|all",
+      "Send the signal to channel K (1-based; K,L: several) and silence to\nthe others, or to all channels (default)."),
     .value("reconnect", "SECONDS", "How long to wait for a lost device to come back (default 2)."),
     .flag(
       "verbose", short: "v",
@@ -38,13 +45,16 @@ struct DeviceOptions {
   var device: String
   /// The device buffer, in seconds.
   var latency: Double
+  /// `--margin`: what is left queued when a just-in-time writer wakes, in seconds.
+  var margin: Double
   /// The rate asked for; the device may take another (``PlaybackSession`` renders at that one).
   var rate: Int
   /// nil: the best the device takes, float first.
   var format: SampleFormat?
   /// nil: the fewest the device takes.
   var channels: Int?
-  var routing: PlaybackEngine.ChannelRouting
+  /// `--channel`: where the haptic signal goes on the device's channels.
+  var layout: ChannelLayout
   /// How long to wait for a lost device to come back, in seconds.
   var reconnect: Double
   /// In dB.
@@ -61,34 +71,39 @@ struct DeviceOptions {
   ) throws(UsageError) {
     device = arguments.value("device") ?? environment["HAP_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     latency = try arguments.number("latency", in: 2...200, default: defaultLatency) / 1000
+    margin = try arguments.number("margin", in: 0.1...100, default: RenderAhead.defaultMargin * 1000) / 1000
     rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
     format = arguments.value("sample-format").flatMap(SampleFormat.init(rawValue:))
     gain = try arguments.gain()
     reconnect = try arguments.number("reconnect", in: 0...600, default: 2)
     channels = arguments.value("channels") == nil ? nil : try arguments.integer("channels", in: 1...64, default: 1)
-    routing = try Self.routing(arguments.value("channel"), channels: channels)
+    layout = try Self.layout(arguments.value("channel"), channels: channels)
     profile = arguments.value("profile")
     verbose = arguments.has("verbose")
   }
 
-  /// `--channel K|all`, checked against `--channels`.
-  private static func routing(_ channel: String?, channels: Int?) throws(UsageError)
-    -> PlaybackEngine.ChannelRouting
-  {
-    guard let channel, channel != "all" else { return .all }
-    guard let k = Int(channel), k >= 1, k <= 64 else {
-      throw UsageError("'--channel' must be a channel number from 1, or 'all', not '\(channel)'")
+  /// `--channel K|K,L,...|all`, checked against `--channels`.
+  static func layout(_ channel: String?, channels: Int?) throws(UsageError) -> ChannelLayout {
+    guard let channel, channel != "all" else { return .hapticOnAll }
+    var list: [Int] = []
+    for item in channel.split(separator: ",", omittingEmptySubsequences: false) {
+      guard let k = Int(item), k >= 1, k <= 64 else {
+        throw UsageError(
+          "'--channel' must be a channel number from 1, a list of them (3,4), or 'all', not '\(channel)'")
+      }
+      if let channels, k > channels { throw UsageError("'--channel \(k)' is beyond '--channels \(channels)'") }
+      if !list.contains(k - 1) { list.append(k - 1) }
     }
-    if let channels, k > channels { throw UsageError("'--channel \(k)' is beyond '--channels \(channels)'") }
-    return .single(k - 1)
+    return .haptic(on: list)
   }
 
-  /// What to ask the device for; `justInTime`: wake the writer with `PlaybackEngine.wakeAt`
-  /// queued (`hap play`, `hap drag`), not whenever a period has room (the service).
-  func request(justInTime: Bool) -> ALSASink.Request {
+  /// What to ask the device for; `live`: the source takes live input, so the writer renders
+  /// just in time with `--margin` queued (`hap play --control`, `hap drag`, the service), else
+  /// it keeps the whole buffer (`--latency`) full.
+  func request(live: Bool) -> ALSASink.Request {
     ALSASink.Request(
       rate: rate, format: format, channels: channels, latency: latency, periods: 4,
-      wakeAt: justInTime ? PlaybackEngine.wakeAt : nil)
+      renderAhead: live ? .justInTime(margin: margin) : .full)
   }
 
   /// `--gain` as a factor.

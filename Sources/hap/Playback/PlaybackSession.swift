@@ -3,14 +3,33 @@ import Foundation
 import HapALSA
 import HapCore
 
-/// The playback set-up every command that plays shares: device options → sink → renderers at
-/// the negotiated rate → the engine with its control sources → the report. A command keeps only
-/// what is its own (its patterns, loops and gaps, where its control comes from).
+/// The one playback session every command that plays shares (`hap play`, `play --watch`,
+/// `hap drag`, `hap serve`): open the device (device options → sink) → its negotiated
+/// configuration and the channel layout resolved for it → renderers compiled at the negotiated
+/// rate (``factory``) → play a ``PeriodSource`` on the ``DeviceEngine`` → the report. A command
+/// keeps only what is its own (its patterns, loops and gaps, where its live input comes from).
 final class PlaybackSession {
-  /// Why the session could not start: one sentence, printed by ``fail(_:)``.
-  struct Failure: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
+  /// Why the session could not start, with its cause; a sentence only where printed
+  /// (``fail(_:)``).
+  enum Failure: Error, CustomStringConvertible {
+    /// `-D sim` cannot be used.
+    case simulated(SimulatedDevice.Failure)
+    /// libasound or the device refused (``SinkError``: busy, no such device, a setting, ...).
+    case sink(SinkError)
+    /// `--channel` names `channel` (0-based) on a device of `channels`.
+    case noChannel(device: String, channel: Int, channels: Int)
+    /// A source of live control could not start (its reader says why).
+    case control(String)
+
+    var description: String {
+      switch self {
+      case .simulated(let failure): failure.message
+      case .sink(let error): error.description
+      case .noChannel(let device, let channel, let channels):
+        "device '\(device)' has \(channels) channel(s); there is no channel \(channel + 1)"
+      case .control(let message): message
+      }
+    }
   }
 
   /// Where live control messages come from (`--control`, `hap drag`'s touchpad reader): started
@@ -18,8 +37,20 @@ final class PlaybackSession {
   /// error message when it cannot start.
   typealias ControlSource = (ControlQueue) -> String?
 
+  /// Patterns, gaps and loops of a ``Player`` (`hap play`'s options; `hap drag` loops forever).
+  struct Options {
+    /// Silence between patterns (and between loops), in seconds.
+    var gap: Double = 0
+    /// How many times to play the list; nil: until stopped.
+    var loops: Int? = 1
+    /// The speed the renderers were built for (`--speed`).
+    var speed = 1.0
+  }
+
   let options: DeviceOptions
   let sink: ALSASink
+  /// `--channel`, resolved for the device: for each device channel, the plane it plays.
+  let planes: [Int]
   /// Compiles patterns at the rate the device took.
   let factory: RendererFactory
   /// Keeps renderer sets built while playing (live `rate`) alive until playback ends.
@@ -30,20 +61,23 @@ final class PlaybackSession {
   let capture: String?
 
   private init(
-    options: DeviceOptions, sink: ALSASink, profile: ActuatorProfile, commandStarted: UInt64, capture: String?
+    options: DeviceOptions, sink: ALSASink, planes: [Int], profile: ActuatorProfile, commandStarted: UInt64,
+    capture: String?
   ) {
     self.options = options
     self.sink = sink
+    self.planes = planes
     self.commandStarted = commandStarted
     self.capture = capture
     factory = RendererFactory(
       profile: profile, rate: Double(sink.configuration.rate), linearGain: options.linearGain)
   }
 
-  /// Loads libasound, opens and configures the device, and checks `--channel` against the
-  /// channels it took. Ctrl-C abandons waiting for a lost device. `justInTime`: see
-  /// `DeviceOptions.request(justInTime:)`.
-  static func open(_ options: DeviceOptions, profile: ActuatorProfile, commandStarted: UInt64, justInTime: Bool = true)
+  /// Loads libasound, opens and configures the device, and resolves `--channel` against the
+  /// channels it took. Ctrl-C abandons waiting for a lost device. `live`: the source takes live
+  /// input, so it renders just in time (`--margin`), not a full buffer ahead
+  /// (`DeviceOptions.request(live:)`).
+  static func open(_ options: DeviceOptions, profile: ActuatorProfile, commandStarted: UInt64, live: Bool)
     throws(Failure) -> PlaybackSession
   {
     let sink: ALSASink
@@ -51,30 +85,36 @@ final class PlaybackSession {
     do {
       simulated = try SimulatedDevice.resolve(options.device)
     } catch {
-      throw Failure(error.message)
+      throw .simulated(error)
     }
     do {
       try ALSALibrary.load()
       sink = try ALSASink(
         device: simulated == nil ? options.device : SimulatedDevice.name,
-        request: options.request(justInTime: justInTime),
+        request: options.request(live: live),
         reconnectSeconds: options.reconnect, alsaConfiguration: simulated?.alsaConfiguration)
     } catch {
-      throw Failure(error.message)
+      throw .sink(error)
     }
-    if case .single(let k) = options.routing, k >= sink.configuration.channels {
+    let planes: [Int]
+    do {
+      planes = try options.layout.map(deviceChannels: sink.configuration.channels)
+    } catch {
       sink.close(success: false)
-      throw Failure(
-        "device '\(options.device)' has \(sink.configuration.channels) channel(s); there is no channel \(k + 1)")
+      switch error {
+      case .beyondDevice(let channel, let channels):
+        throw .noChannel(device: options.device, channel: channel, channels: channels)
+      }
     }
     sink.abandonReconnect = { Interrupt.requested }
     return PlaybackSession(
-      options: options, sink: sink, profile: profile, commandStarted: commandStarted, capture: simulated?.capture)
+      options: options, sink: sink, planes: planes, profile: profile, commandStarted: commandStarted,
+      capture: simulated?.capture)
   }
 
   /// Prints `failure` as one line; exit status 2.
   static func fail(_ failure: Failure) -> Int32 {
-    Console.error("hap: \(failure.message)")
+    Console.error("hap: \(failure)")
     return ExitStatus.trouble
   }
 
@@ -84,55 +124,65 @@ final class PlaybackSession {
   /// A time in seconds as a frame count at the negotiated rate.
   func frames(_ seconds: Double) -> Int { Int((seconds * Double(configuration.rate)).rounded()) }
 
-  /// Plays `renderers` (built by ``factory``) with the command's `playback` options (the
-  /// routing is the device options'), with control from `controls` when there are any, until
-  /// the end, a stop or Ctrl-C; closes the device, prints the report and returns the exit status.
-  /// `prepare` sets up the player (loop end, ...) before the engine starts.
-  func play(
-    _ renderers: [Renderer], playback: PlaybackEngine.Options, controls: [ControlSource],
-    prepare: (Player) -> Void = { _ in }
-  ) -> Int32 {
-    var engineOptions = playback
-    engineOptions.routing = options.routing
-    let queue = controls.isEmpty ? nil : ControlQueue(capacity: 1024)
-    if let queue {
-      for source in controls {
-        if let failure = source(queue) {
-          sink.close(success: false)
-          return Self.fail(Failure(failure))
-        }
-      }
-    }
-    let engine = PlaybackEngine(
-      sink: sink, renderers: renderers, options: engineOptions, stop: Interrupt.stop, controls: queue)
-    prepare(engine.player)
-    // Ctrl-C and SIGTERM raise Interrupt.stop, which the playback thread polls each period.
+  /// Starts playing `source` on the device (its own thread) and returns the engine at once:
+  /// `stop` fades it out and ends it (and a wait for a lost device).
+  func start<Source: PeriodSource>(_ source: Source, stop: StopRequest, thread: String = "hap playback")
+    -> DeviceEngine<Source>
+  {
+    let engine = DeviceEngine(sink: sink, source: source, planes: planes, stop: stop, name: thread)
     engine.start()
-    let memory = Self.lockMemory(once: engine)
-    let report = engine.wait()
-    withExtendedLifetime(keeper) {}
-    sink.close(success: report.outcome == .completed)
-    return finish(report, memory: memory)
+    return engine
   }
 
-  /// Locks memory once the first period is queued, so nothing the playback loop has touched can
-  /// be paged out. MCL_ONFAULT: the pages already in memory (the loop's code and data, used by
-  /// the first periods) are locked, others as they are first touched, instead of faulting in
-  /// every mapping, most of it never used (Foundation's 30 MB of ICU data, in the static build
-  /// too): a 10 s play kept 66 MB (static) or 72 MB (dynamic) resident, now 17 or 22 MB.
-  /// Not MCL_FUTURE: the loop allocates nothing, and it costs ~1% of a core in page locking for
-  /// the device's own buffers. Returns what happened, for `--verbose`.
-  static func lockMemory(once engine: PlaybackEngine) -> String {
-    for _ in 0..<200 where !engine.hasStarted { usleep(500) }
-    return mlockall(MCL_CURRENT | MCL_ONFAULT) == 0
-      ? "memory locked" : "memory not locked (\(String(cString: strerror(errno))))"
+  /// Makes a drained device ready to play again (`--watch` keeps it open between plays); Ctrl-C
+  /// abandons waiting for a lost device meanwhile (the last engine's stop may be raised).
+  func prepare() throws(SinkError) {
+    sink.abandonReconnect = { Interrupt.requested }
+    try sink.prepare()
+  }
+
+  /// Closes the device (after a failure, what is queued is dropped).
+  func close(success: Bool) { sink.close(success: success) }
+
+  /// A player of `renderers` (built by ``factory``) with the command's `playback` options, one
+  /// period's ramp for live controls.
+  func player(_ renderers: [Renderer], playback: Options) -> Player {
+    Player(
+      renderers: renderers, gapFrames: frames(playback.gap), loops: playback.loops,
+      rampFrames: configuration.periodFrames, speed: playback.speed)
+  }
+
+  /// Plays `renderers` (built by ``factory``) with the command's `playback` options, with
+  /// control from `controls` when there are any, until the end, a stop or Ctrl-C; closes the
+  /// device, prints the report and returns the exit status. `prepare` sets up the player (loop
+  /// end, ...) before the engine starts.
+  func play(
+    _ renderers: [Renderer], playback: Options, controls: [ControlSource], prepare: (Player) -> Void = { _ in }
+  ) -> Int32 {
+    let player = player(renderers, playback: playback)
+    if !controls.isEmpty {
+      let queue = ControlQueue(capacity: 1024)
+      for source in controls {
+        if let failure = source(queue) {
+          close(success: false)
+          return Self.fail(.control(failure))
+        }
+      }
+      player.attach(queue)
+    }
+    prepare(player)
+    // Ctrl-C and SIGTERM raise Interrupt.stop, which the playback thread polls each period.
+    let report = start(player, stop: Interrupt.stop).wait()
+    withExtendedLifetime(keeper) {}
+    close(success: report.outcome == .completed)
+    return finish(report)
   }
 
   /// Prints the report (`--verbose`: the statistics; else any underruns and reconnects) and
   /// returns the exit status of `report`'s outcome.
-  func finish(_ report: PlaybackEngine.Report, memory: String) -> Int32 {
+  func finish(_ report: EngineReport) -> Int32 {
     if options.verbose {
-      printStatistics(report, memory: memory)
+      printStatistics(report)
     } else if report.underruns > 0 || report.reconnects > 0 {
       var line = "hap: \(report.underruns) underrun\(report.underruns == 1 ? "" : "s") recovered"
       if report.reconnects > 0 {
@@ -143,23 +193,23 @@ final class PlaybackSession {
     switch report.outcome {
     case .completed: return ExitStatus.ok
     case .stopped: return ExitStatus.interrupted
-    case .failed(let message):
-      Console.error("hap: \(message)")
+    case .failed(let error):
+      Console.error("hap: \(error)")
       return Interrupt.requested ? ExitStatus.interrupted : ExitStatus.trouble
     }
   }
 
   /// `--verbose`: device, format, scheduling, start latency, underruns and frames played.
-  private func printStatistics(_ report: PlaybackEngine.Report, memory: String) {
+  private func printStatistics(_ report: EngineReport) {
     let c = configuration
     func ms(_ frames: Int) -> String {
       Format.number((Double(frames) / Double(c.rate) * 10000).rounded() / 10) + " ms"
     }
     Console.error("device      \(options.device)")
     Console.error(
-      "format      \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s")\(Self.routingText(options.routing)), period \(c.periodFrames) frames (\(ms(c.periodFrames))), buffer \(c.bufferFrames) frames (\(ms(c.bufferFrames)))"
+      "format      \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s")\(Self.layoutText(options.layout)), period \(c.periodFrames) frames (\(ms(c.periodFrames))), buffer \(c.bufferFrames) frames (\(ms(c.bufferFrames)))"
     )
-    Console.error("scheduling  \(report.scheduling); \(memory)")
+    Console.error("scheduling  \(report.scheduling); \(report.memory)")
     if let first = report.firstPeriodQueued {
       let since = Double(first &- HapCommandLine.startedAt) / 1e6
       let sinceCommand = Double(first &- commandStarted) / 1e6
@@ -179,11 +229,12 @@ final class PlaybackSession {
     )
   }
 
-  static func routingText(_ routing: PlaybackEngine.ChannelRouting) -> String {
-    switch routing {
-    case .all: ""
-    case .single(let k): " (signal on channel \(k + 1))"
-    }
+  /// `--verbose`'s note of where the signal goes: nothing for all channels.
+  static func layoutText(_ layout: ChannelLayout) -> String {
+    guard let named = layout.namedChannels else { return "" }
+    let list = named.map { String($0 + 1) }
+    return list.count == 1
+      ? " (signal on channel \(list[0]))" : " (signal on channels \(list.joined(separator: ", ")))"
   }
 }
 

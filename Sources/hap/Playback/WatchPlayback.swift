@@ -27,20 +27,18 @@ enum WatchPlayback {
     guard loop.start() else { return ExitStatus.trouble }
     let session: PlaybackSession
     do {
-      session = try PlaybackSession.open(device, profile: profile, commandStarted: started)
+      session = try PlaybackSession.open(device, profile: profile, commandStarted: started, live: false)
     } catch {
       return PlaybackSession.fail(error)
     }
     var round = unique
-    var lockedMemory: String?
     while true {
       let loaded = load(round, settings: settings, profile: profile, rate: session.configuration.rate)
       if !loaded.isEmpty {
         Console.error(
           "hap: \(WatchLoop.clock()) playing \(loaded.map { Format.excerpt($0.path) }.joined(separator: ", "))")
-        if let status = play(loaded.map(\.pattern), on: session, settings: settings, loop: loop, memory: &lockedMemory)
-        {
-          session.sink.close(success: status == ExitStatus.interrupted)
+        if let status = play(loaded.map(\.pattern), on: session, settings: settings, loop: loop) {
+          session.close(success: status == ExitStatus.interrupted)
           return status
         }
       }
@@ -48,7 +46,7 @@ enum WatchPlayback {
         "hap: watching \(unique.count == 1 ? "'\(Format.excerpt(unique[0]))'" : "\(unique.count) files") for saves; Ctrl-C ends"
       )
       guard let changed = loop.next() else {
-        session.sink.close(success: true)
+        session.close(success: true)
         return ExitStatus.interrupted
       }
       Console.error(WatchLoop.separator(changed))
@@ -76,30 +74,25 @@ enum WatchPlayback {
     return loaded
   }
 
-  /// Plays `patterns` once on the open device. Nil when the watch goes on (the play ended, or
-  /// a save stopped it); else the exit status (Ctrl-C, or a device that failed).
+  /// Plays `patterns` once on the open device (the session's play path: its engine locks memory
+  /// the first time). Nil when the watch goes on (the play ended, or a save stopped it); else
+  /// the exit status (Ctrl-C, or a device that failed).
   private static func play(
-    _ patterns: [Pattern], on session: PlaybackSession, settings: PlayCommand.Settings, loop: WatchLoop,
-    memory: inout String?
+    _ patterns: [Pattern], on session: PlaybackSession, settings: PlayCommand.Settings, loop: WatchLoop
   ) -> Int32? {
     do {
-      try session.sink.prepare()
+      try session.prepare()
     } catch {
-      Console.error("hap: \(error.message)")
+      Console.error("hap: \(error)")
       return ExitStatus.trouble
     }
     let renderers = session.factory.renderers(patterns, speed: settings.speed)
     if settings.startAt > 0 { renderers[0].seek(to: session.frames(settings.startAt / settings.speed)) }
-    var options = settings.engineOptions
-    options.routing = session.options.routing
-    let stop = loop.beginAction()
-    let engine = PlaybackEngine(sink: session.sink, renderers: renderers, options: options, stop: stop)
-    if let loopEnd = settings.loopEnd { engine.player.loopEnd = session.frames(loopEnd) }
-    engine.start()
-    if memory == nil { memory = PlaybackSession.lockMemory(once: engine) }
-    let report = engine.wait()
+    let player = session.player(renderers, playback: settings.engineOptions)
+    if let loopEnd = settings.loopEnd { player.loopEnd = session.frames(loopEnd) }
+    let report = session.start(player, stop: loop.beginAction()).wait()
     loop.finished()
-    let status = session.finish(report, memory: memory ?? "")
+    let status = session.finish(report)
     switch report.outcome {
     case .completed: return nil
     case .stopped: return Interrupt.requested ? ExitStatus.interrupted : nil

@@ -3,8 +3,8 @@ import HapALSA
 import HapCore
 
 /// The running service of `hap serve`: the vocabulary rendered into an ``EventMixer``, the
-/// ``FirePolicy``, and the device, opened at the first fire and closed after `idleClose`
-/// seconds of silence. Client threads call ``reply(to:)``; one lock serialises the policy, the
+/// ``FirePolicy``, and a ``PlaybackSession`` playing the mixer on the device engine, opened at
+/// the first fire and closed after `idleClose` seconds of silence. Client threads call ``reply(to:)``; one lock serialises the policy, the
 /// mixer's producer side and the device's state (the playback thread never takes it).
 final class HapticService: @unchecked Sendable {
   struct Settings {
@@ -22,8 +22,8 @@ final class HapticService: @unchecked Sendable {
   private var mixer: EventMixer
   private var policy = FirePolicy()
   private var owners = VoiceOwners()
-  private var sink: ALSASink?
-  private var engine: MixerEngine?
+  private var session: PlaybackSession?
+  private var engine: DeviceEngine<EventMixer>?
   private var deviceState = "closed"
   private var underruns = 0
   private var recoveries = 0
@@ -86,57 +86,63 @@ final class HapticService: @unchecked Sendable {
     if let failure = openDevice() {
       return "device '\(settings.device.device)' not available (\(failure)); fires will try again"
     }
-    let c = sink!.configuration
+    let c = session!.configuration
     let line =
       "device '\(settings.device.device)': \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s"), period \(c.periodFrames) frames"
     if settings.idleClose != nil { closeDevice() }
     return line
   }
 
-  /// Opens the device and starts the playback thread (lock held); returns why not.
-  private func openDevice() -> String? {
+  /// Opens the session and starts the mixer on its engine (lock held); returns why not. The
+  /// engine renders just in time (`--margin`), so a fire plays soon; its stop request is also
+  /// raised by SIGINT/SIGTERM (``Interrupt``), which ends a wait for a lost device.
+  private func openDevice() -> PlaybackSession.Failure? {
     if let engine, engine.hasEnded { closeDevice() }
     if engine != nil { return nil }
-    // The device set-up every command that plays shares (libasound, the device, the routing).
-    let opened: ALSASink
-    let capture: String?
+    let opened: PlaybackSession
     do {
-      let session = try PlaybackSession.open(
-        settings.device, profile: settings.profile, commandStarted: 0, justInTime: false)
-      (opened, capture) = (session.sink, session.capture)
+      opened = try PlaybackSession.open(settings.device, profile: settings.profile, commandStarted: 0, live: true)
     } catch {
       deviceState = "missing"
-      return error.message
+      return error
     }
     if Double(opened.configuration.rate) != mixer.rate {
       mixer = Self.mixer(vocabulary, settings, rate: opened.configuration.rate)
     }
-    let engine = MixerEngine(sink: opened, mixer: mixer, routing: settings.device.routing)
-    sink = opened
-    self.engine = engine
+    mixer.resume()
+    session = opened
+    engine = opened.start(mixer, stop: StopRequest(polling: Interrupt.poll), thread: "hap service playback")
     deviceState = "open"
-    engine.start()
     if settings.verbose {
-      Console.error("hap: device '\(settings.device.device)' opened\(capture.map { ", recording to \($0)" } ?? "")")
+      Console.error(
+        "hap: device '\(settings.device.device)' opened\(opened.capture.map { ", recording to \($0)" } ?? "")")
     }
     lock.broadcast()
     return nil
   }
 
-  /// Stops the playback thread and closes the device (lock held).
+  /// The service's answer to a fire when the device cannot be opened: `busy` when another
+  /// program has it, else `no-device`.
+  private static func refusal(_ failure: PlaybackSession.Failure) -> ServiceError {
+    if case .sink(let cause) = failure { return .deviceUnavailable(cause, "\(failure)") }
+    return .deviceUnavailable(SinkError?.none, "\(failure)")
+  }
+
+  /// Stops the playback thread (the engine's stop: every voice fades out over 10 ms, and a wait
+  /// for a lost device ends) and closes the session (lock held).
   private func closeDevice() {
-    guard let engine, let sink else { return }
+    guard let engine, let session else { return }
     engine.stop()
     let report = engine.wait()
-    sink.close(success: report.failure == nil)
+    session.close(success: report.failure == nil)
     underruns += report.underruns
     recoveries += report.reconnects + report.suspends
     self.engine = nil
-    self.sink = nil
+    self.session = nil
     deviceState = report.failure == nil ? "closed" : "missing"
     if let failure = report.failure { Console.error("hap: \(failure)") }
     if settings.verbose {
-      Console.error("hap: device '\(settings.device.device)' closed (playback thread: \(report.scheduling))")
+      Console.error("hap: device '\(settings.device.device)' closed (playback thread: \(report.scheduling); \(report.memory))")
     }
   }
 
@@ -161,14 +167,12 @@ final class HapticService: @unchecked Sendable {
     lock.unlock()
   }
 
-  /// SIGINT/SIGTERM: fades every voice out (10 ms), then closes the device.
+  /// SIGINT/SIGTERM (raised as ``Interrupt`` first, so a playback thread waiting for a lost
+  /// device gives up at once and frees the lock): fades every voice out (10 ms), then closes
+  /// the device.
   func shutDown() {
     lock.lock()
     shuttingDown = true
-    if engine != nil { _ = mixer.stopAll() }
-    lock.unlock()
-    if engine != nil { usleep(30_000) }  // the fade, and the period being written
-    lock.lock()
     closeDevice()
     lock.broadcast()
     lock.unlock()
@@ -241,8 +245,9 @@ final class HapticService: @unchecked Sendable {
     let preview = policy.preview(name, settings: event.settings, at: now)
     guard preview == .play else { return .fire(name, policy.decide(name, settings: event.settings, at: now)) }
     if let failure = openDevice() {
-      policy.countNoDevice()
-      return .error(ServiceError(.noDevice, "\(failure)."))
+      let refusal = Self.refusal(failure)
+      if refusal.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
+      return .error(refusal)
     }
     let priority = Int32(clamping: event.settings.priority)
     let ducking = Float(event.settings.ducking)
@@ -300,7 +305,7 @@ final class HapticService: @unchecked Sendable {
       if loaded.count != loads {
         return .failure(ServiceError(.busy, "the vocabulary was reloaded during the fire; fire again."))
       }
-      if let failure = openDevice() { return .failure(ServiceError(.noDevice, "\(failure).")) }
+      if let failure = openDevice() { return .failure(Self.refusal(failure)) }
       // Opened again at another rate: the mixer, and its variants, are new.
       guard mixer === target else { continue }
       if let slot = mixer.storeVariant(key, samples: samples) { return .success(slot) }
@@ -388,7 +393,7 @@ final class HapticService: @unchecked Sendable {
 
   /// Swaps in `vocabulary` (nil: the same one) and `settings`. Renders every event again
   /// (outside the lock) when the vocabulary, the profile or the gain changed; then, under the
-  /// lock, fades out what sounds (10 ms), stops the playback thread and closes the device, so
+  /// lock, stops the playback thread (which fades out what sounds, 10 ms) and closes the device, so
   /// the real-time thread never sees a mixer go away, and swaps the new mixer in. The device
   /// opens again at the next fire (at once with `--keep-open`). A new device name alone closes
   /// the device the same way, without rendering.
@@ -406,11 +411,7 @@ final class HapticService: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     let wasOpen = engine != nil
-    if wasOpen {
-      send(.stopAll)
-      usleep(30_000)  // the fade, and the period being written
-      closeDevice()
-    }
+    if wasOpen { closeDevice() }
     if let fresh {
       self.vocabulary = vocabulary
       (names, index) = Self.names(vocabulary)

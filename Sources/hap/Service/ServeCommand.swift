@@ -45,7 +45,7 @@ enum ServeCommand: Command {
   static let defaultLatency = 4.0
   static let latencySpec = OptionSpec.value(
     "latency", "MS",
-    "Device buffer, 2..200 ms (default 4, split into 4 periods: a fire\nplays after ~3-4 ms of queued sound; more is safer from underruns)."
+    "Device buffer, 2..200 ms (default 4, split into 4 periods; a fire plays\nbehind --margin of queued sound; more is safer from underruns)."
   )
 
   /// Connections served at once; more are closed at once (bounded threads and memory).
@@ -119,6 +119,7 @@ enum ServeCommand: Command {
       var caught: Int32 = 0
       var set = waitFor
       sigwait(&set, &caught)
+      Interrupt.raise()  // ends a playback thread's wait for a lost device (it polls the flag)
       service.shutDown()
       socket.remove()
       Console.error("hap: stopped")

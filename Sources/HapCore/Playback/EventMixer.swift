@@ -33,8 +33,12 @@ import Synchronization
 /// **Threads.** ``start(event:gain:priority:ducking:)``, ``stop(event:)`` and ``stopAll()`` are
 /// the producer's (one thread at a time: a service with several client threads serialises
 /// them on its side); they put a command into a preallocated single-producer, single-consumer
-/// ring (the approach of ``ControlQueue``) and return false when it is full. ``render(into:)``
+/// ring (``SPSCRing``, as ``ControlQueue``'s) and return false when it is full. ``render(into:)``
 /// is the playback thread's; it applies every queued command at its start.
+///
+/// As the device engine's ``PeriodSource`` it renders the `haptic` channel and never finishes
+/// on its own: ``beginStop()`` (the engine's stop) fades every voice out, as ``stopAll()``
+/// does, and it has finished once none sounds.
 public final class EventMixer: @unchecked Sendable {
   /// A command from the producer to the playback thread (plain values: copying one retains
   /// nothing).
@@ -96,8 +100,10 @@ public final class EventMixer: @unchecked Sendable {
   /// Voices that may sound at once (fading voices come on top, in as many spare slots).
   public let capacity: Int
   public let rate: Double
+  /// A stop's fade-out (10 ms).
+  public let stopFade: StopFade
   /// Frames of a stop's fade-out (10 ms).
-  public let fadeFrames: Int
+  public var fadeFrames: Int { stopFade.frames }
   /// Frames of a full-scale duck ramp (10 ms).
   public let duckFrames: Int
   public let eventCount: Int
@@ -111,17 +117,13 @@ public final class EventMixer: @unchecked Sendable {
   private let slots: Int
   private let mix: UnsafeMutablePointer<Float>
   private let counts: UnsafeMutablePointer<UInt8>
-  private let fadeStep: Float
   private let duckStep: Float
   private var nextOrder: UInt64 = 0
 
-  private let ring: UnsafeMutablePointer<Command>
-  private let ringCapacity: Int
-  private let mask: Int
-  /// Next slot to read (written by the consumer).
-  private let head = Atomic<Int>(0)
-  /// Next slot to write (written by the producer).
-  private let tail = Atomic<Int>(0)
+  private let ring: SPSCRing<Command>
+  /// The engine asked it to stop (``beginStop()``; playback thread).
+  private var stopping = false
+  public private(set) var isFinished = false
 
   /// Variant slots (``VariantCache``).
   public let variantCapacity: Int
@@ -164,9 +166,8 @@ public final class EventMixer: @unchecked Sendable {
     variantAllocated.initialize(repeating: 0, count: max(1, variants))
     self.capacity = capacity
     self.rate = rate
-    fadeFrames = max(1, Int((rate * 0.01).rounded()))
-    duckFrames = fadeFrames
-    fadeStep = 1 / Float(fadeFrames)
+    stopFade = StopFade(rate: rate)
+    duckFrames = stopFade.frames
     duckStep = 1 / Float(duckFrames)
     eventCount = events.count
     let total = events.reduce(0) { $0 + $1.count }
@@ -190,12 +191,7 @@ public final class EventMixer: @unchecked Sendable {
     mix.initialize(repeating: 0, count: EventMixer.blockFrames)
     counts = .allocate(capacity: EventMixer.blockFrames)
     counts.initialize(repeating: 0, count: EventMixer.blockFrames)
-    var size = 1
-    while size < queueCapacity { size <<= 1 }
-    ringCapacity = size
-    mask = size - 1
-    ring = .allocate(capacity: size)
-    ring.initialize(repeating: .stopAll, count: size)
+    ring = SPSCRing(capacity: queueCapacity, filler: .stopAll)
   }
 
   deinit {
@@ -205,7 +201,6 @@ public final class EventMixer: @unchecked Sendable {
     voices.deallocate()
     mix.deallocate()
     counts.deallocate()
-    ring.deallocate()
     for slot in 0..<variantCapacity { variantSamples[slot]?.deallocate() }
     variantSamples.deallocate()
     variantLengths.deallocate()
@@ -249,10 +244,10 @@ public final class EventMixer: @unchecked Sendable {
 
   /// Producer: how many more commands the queue takes now (the playback thread only ever
   /// makes more room).
-  public var queueRoom: Int { ringCapacity - (tail.load(ordering: .relaxed) - head.load(ordering: .acquiring)) }
+  public var queueRoom: Int { ring.room }
 
   /// The queue's size (a power of two).
-  public var queueCapacity: Int { ringCapacity }
+  public var queueCapacity: Int { ring.capacity }
 
   /// Producer: plays variant slot `variant` (filled by ``storeVariant(_:samples:)``) as a voice
   /// of `event`, as ``start(event:gain:priority:ducking:)`` plays the event. False when the
@@ -317,15 +312,12 @@ public final class EventMixer: @unchecked Sendable {
 
   /// Producer: queues a command; false when the queue is full (try again after a period).
   public func send(_ command: Command) -> Bool {
-    let t = tail.load(ordering: .relaxed)
-    let h = head.load(ordering: .acquiring)
-    guard t - h < ringCapacity else { return false }
-    (ring + (t & mask)).pointee = command
+    guard ring.room > 0 else { return false }
     if case .startVariant(_, let variant, _, _, _, _, _, _) = command, variant >= 0 && Int(variant) < variantCapacity {
-      variantCache.named(Int(variant), bySequence: t)
+      variantCache.named(Int(variant), bySequence: ring.nextNumber)
     }
-    tail.store(t + 1, ordering: .releasing)
-    return true
+    // Room was checked, and only this thread pushes.
+    return ring.push(command)
   }
 
   // MARK: Playback thread
@@ -354,6 +346,7 @@ public final class EventMixer: @unchecked Sendable {
       if voices[s].variant >= 0 { busy |= 1 << UInt64(voices[s].variant) }
     }
     soundingCount.store(sounding, ordering: .relaxed)
+    if stopping && sounding == 0 { isFinished = true }
     // After this period's reads of the variants: the producer may reuse a slot not in `busy`
     // once every command naming it is counted in `applied`.
     variantsBusy.store(busy, ordering: .releasing)
@@ -362,12 +355,7 @@ public final class EventMixer: @unchecked Sendable {
 
   /// Applies the queued commands; returns how many have been applied in all.
   private func applyCommands() -> Int {
-    var h = head.load(ordering: .relaxed)
-    let t = tail.load(ordering: .acquiring)
-    while h < t {
-      let command = (ring + (h & mask)).pointee
-      h += 1
-      head.store(h, ordering: .releasing)
+    while let command = ring.pop() {
       switch command {
       case .start(let event, let gain, let priority, let ducking, let owner, let loops, let bound):
         admit(
@@ -392,7 +380,10 @@ public final class EventMixer: @unchecked Sendable {
       }
       appliedCount.add(1, ordering: .relaxed)
     }
-    return h
+    if stopping {
+      for s in 0..<slots where voices[s].event >= 0 { beginStop(s) }
+    }
+    return ring.popped
   }
 
   /// Starts a voice, making room if ``capacity`` voices sound.
@@ -447,7 +438,7 @@ public final class EventMixer: @unchecked Sendable {
   private func beginStop(_ slot: Int) {
     guard !voices[slot].stopping else { return }
     voices[slot].stopping = true
-    voices[slot].fadeLeft = fadeFrames
+    voices[slot].fadeLeft = stopFade.frames
   }
 
   /// The smallest `ducking` among the voices of higher priority still sounding (1 if none).
@@ -504,7 +495,7 @@ public final class EventMixer: @unchecked Sendable {
       }
       if voice.stopping {
         voice.fadeLeft -= 1
-        voice.fade = Float(voice.fadeLeft) * fadeStep
+        voice.fade = stopFade.gain(left: voice.fadeLeft)
         if voice.fadeLeft <= 0 {
           ended = true
           break
@@ -514,4 +505,29 @@ public final class EventMixer: @unchecked Sendable {
     if ended { voice.event = -1 }
     voices[slot] = voice
   }
+
+  // MARK: The device engine's source
+
+  /// Playback thread: applies the queued commands and mixes the next period into the `haptic`
+  /// plane (``render(into:)-(UnsafeMutableBufferPointer<Float>)``); always a whole period.
+  @inline(__always)
+  public func render(into frames: PeriodFrames) -> Int {
+    render(into: frames[.haptic])
+    return frames.count
+  }
+
+  /// Playback thread: fades every voice out (over the ``StopFade``), including any a command
+  /// queued meanwhile starts; finished once none sounds.
+  public func beginStop() {
+    stopping = true
+  }
+
+  /// Plays again after a stop ended the last engine's playback (the service opens the device
+  /// again). Only while no playback thread renders it.
+  public func resume() {
+    stopping = false
+    isFinished = false
+  }
 }
+
+extension EventMixer: PeriodSource {}

@@ -11,10 +11,14 @@
 /// - Pause, seek and rate fade the output out over `rampFrames`, act, and fade back in; stop
 ///   fades out and ends. No transport change ever clicks.
 ///
+/// As the device engine's ``PeriodSource`` it renders the `haptic` channel, taking the live
+/// messages of the ``ControlQueue`` given to ``attach(_:)`` at the start of each period; the
+/// engine's stop is the `stop` message (the ``StopFade``).
+///
 /// **Real-time contract.** `render(into:)` and `apply(_:)` allocate nothing, take no locks and
-/// reach the renderers without reference counting (through `Unmanaged`), except offline `rate`
-/// changes, which rebuild the schedule (live, another thread builds them and hands them over
-/// with ``offer(_:)``).
+/// reach the renderers and the control queue without reference counting (through
+/// `Unmanaged`), except offline `rate` changes, which rebuild the schedule (live, another
+/// thread builds them and hands them over with ``offer(_:)``).
 public final class Player {
   public private(set) var renderers: [Renderer]
   /// `renderers` without reference counting, for the real-time path: the array above owns them
@@ -67,9 +71,13 @@ public final class Player {
   /// a control file renders as it plays.
   public static let offlineRamp = 0.0025
 
-  /// Stop (and Ctrl-C) fades out over 10 ms, whatever the period: long enough not to click on the
-  /// exciter, short enough to feel immediate.
+  /// Stop (and Ctrl-C) fades out over the ``StopFade`` (10 ms), whatever the period.
   private let stopFrames: Int
+
+  /// Live control (``attach(_:)``): owned here, reached on the playback thread through
+  /// `liveControls`, the same queue without reference counting.
+  private var controls: ControlQueue?
+  private var liveControls: Unmanaged<ControlQueue>?
 
   public init(
     renderers: [Renderer], gapFrames: Int = 0, loops: Int? = 1, rampFrames: Int, timedCapacity: Int = 4096,
@@ -82,7 +90,7 @@ public final class Player {
     self.rampFrames = max(1, rampFrames)
     self.rebuild = rebuild
     sampleRate = renderers.first?.schedule.rate ?? 48000
-    stopFrames = max(1, Int(0.010 * sampleRate))
+    stopFrames = StopFade(rate: sampleRate).frames
     table = .allocate(capacity: renderers.count)
     timed = .allocate(capacity: max(1, timedCapacity))
     timed.initialize(repeating: ControlMessage(action: .pause))
@@ -223,6 +231,13 @@ public final class Player {
     }
   }
 
+  /// Takes live messages from `queue` at the start of every period the device engine renders
+  /// (``render(into:)-(PeriodFrames)``). Before playback starts.
+  public func attach(_ queue: ControlQueue) {
+    controls = queue
+    liveControls = Unmanaged.passUnretained(queue)
+  }
+
   /// Renders the next frames into `buffer`; returns how many (fewer only when finished).
   public func render(into buffer: UnsafeMutableBufferPointer<Float>) -> Int {
     var filled = 0
@@ -315,6 +330,18 @@ public final class Player {
       slice[n] *= Float(gain)
     }
   }
+}
+
+extension Player: PeriodSource {
+  /// The device engine's period: the attached queue's messages first, then the `haptic` plane.
+  @inline(__always)
+  public func render(into frames: PeriodFrames) -> Int {
+    liveControls?._withUnsafeGuaranteedRef { $0.deliver(to: self) }
+    return render(into: frames[.haptic])
+  }
+
+  /// The engine's stop (Ctrl-C, a save under `--watch`): the `stop` message.
+  public func beginStop() { apply(.stop) }
 }
 
 /// Renderers for one playback speed, built off the real-time thread and handed to a ``Player``.

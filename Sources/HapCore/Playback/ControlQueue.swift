@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Carries control messages from the reader thread to the playback thread without locks or
-/// allocation: a fixed-capacity single-producer, single-consumer ring.
+/// allocation: a fixed-capacity single-producer, single-consumer ring (``SPSCRing``).
 ///
 /// When the ring is full, a parameter message that acts on arrival goes to a one-value mailbox
 /// for its parameter instead, overwriting what was there, and the producer never waits for
@@ -27,13 +27,8 @@ public final class ControlQueue: @unchecked Sendable {
     var sequence: UInt64
   }
 
-  public let capacity: Int
-  private let buffer: UnsafeMutablePointer<Slot>
-  private let mask: Int
-  /// Next slot to read (written by the consumer).
-  private let head = Atomic<Int>(0)
-  /// Next slot to write (written by the producer).
-  private let tail = Atomic<Int>(0)
+  public var capacity: Int { ring.capacity }
+  private let ring: SPSCRing<Slot>
   /// The next message's number (the producer's alone; numbers start at 1, 0 means "none").
   private var nextSequence: UInt64 = 1
   /// Mailboxes for the five haptic controls: (number, value bits), or number 0 when empty.
@@ -49,12 +44,7 @@ public final class ControlQueue: @unchecked Sendable {
   /// `capacity` is rounded up to a power of two.
   public init(capacity: Int = 1024) {
     precondition(MemoryLayout<UInt>.size == 8, "a mailbox holds a 64-bit number and a Double's bits")
-    var size = 1
-    while size < capacity { size <<= 1 }
-    self.capacity = size
-    mask = size - 1
-    buffer = .allocate(capacity: size)
-    buffer.initialize(repeating: Slot(message: ControlMessage(action: .pause), sequence: 0), count: size)
+    ring = SPSCRing(capacity: capacity, filler: Slot(message: ControlMessage(action: .pause), sequence: 0))
     mailboxes = .allocate(capacity: ControlQueue.boxes)
     for k in 0..<ControlQueue.boxes { (mailboxes + k).initialize(to: Atomic(ControlQueue.emptyMailbox)) }
     lastHandedOut = .allocate(capacity: ControlQueue.boxes)
@@ -62,8 +52,6 @@ public final class ControlQueue: @unchecked Sendable {
   }
 
   deinit {
-    buffer.deinitialize(count: capacity)
-    buffer.deallocate()
     mailboxes.deinitialize(count: ControlQueue.boxes)
     mailboxes.deallocate()
     lastHandedOut.deallocate()
@@ -98,13 +86,7 @@ public final class ControlQueue: @unchecked Sendable {
     let sequence = nextSequence
     nextSequence &+= 1
     while true {
-      let t = tail.load(ordering: .relaxed)
-      let h = head.load(ordering: .acquiring)
-      if t - h < capacity {
-        (buffer + (t & mask)).pointee = Slot(message: message, sequence: sequence)
-        tail.store(t + 1, ordering: .releasing)
-        return
-      }
+      if ring.push(Slot(message: message, sequence: sequence)) { return }
       if message.time == nil, case .parameter(let id, let value) = message.action, let box = ControlQueue.mailbox(id) {
         mailboxes[box].store(WordPair(first: UInt(sequence), second: UInt(value.bitPattern)), ordering: .releasing)
         coalesced.add(1, ordering: .relaxed)
@@ -124,12 +106,7 @@ public final class ControlQueue: @unchecked Sendable {
   /// Consumer: `pop`, where `isDue(time)` tells whether a timed message acts on arrival.
   @inline(__always)
   private func next(_ isDue: (Double) -> Bool) -> ControlMessage? {
-    var h = head.load(ordering: .relaxed)
-    let t = tail.load(ordering: .acquiring)
-    while h < t {
-      let slot = (buffer + (h & mask)).pointee
-      h += 1
-      head.store(h, ordering: .releasing)
+    while let slot = ring.pop() {
       if case .parameter(let id, _) = slot.message.action, let box = ControlQueue.mailbox(id),
         slot.message.time.map(isDue) ?? true
       {

@@ -1,0 +1,281 @@
+import CALSA
+import Foundation
+import HapCore
+import Synchronization
+
+/// How far ahead of the device the engine renders.
+public enum RenderAhead: Sendable, Equatable {
+  /// Keep the device's buffer full: the whole `--latency` is headroom against a stall (a
+  /// pattern played with no live input).
+  case full
+  /// Render just in time, waking when `margin` seconds are left queued (whole periods, at least
+  /// one), so live input (control lines, `hap drag`, the service's fires) plays that soon; the
+  /// margin grows by a period after each underrun (``DeviceEngine``).
+  case justInTime(margin: Double)
+
+  /// `--margin`'s default: 2.5 ms.
+  public static let defaultMargin = 0.0025
+}
+
+/// What the device engine did, for `--verbose`, the exit status and the service's status.
+public struct EngineReport: Sendable {
+  public enum Outcome: Sendable, Equatable {
+    /// The source finished.
+    case completed
+    /// The stop request ended it (after the source's fade).
+    case stopped
+    /// The device failed for good; the sink's error, unchanged.
+    case failed(SinkError)
+  }
+
+  public var outcome: Outcome = .completed
+  public var framesPlayed = 0
+  public var underruns = 0
+  public var suspends = 0
+  public var reconnects = 0
+  /// Monotonic time (ns) when the first period was queued, or nil.
+  public var firstPeriodQueued: UInt64?
+  /// "SCHED_FIFO priority N" or why it ran without.
+  public var scheduling = "not started"
+  /// Whether memory was locked once the first period was queued ("memory locked", or why not).
+  public var memory = "memory not locked (playback did not start)"
+
+  /// The sink's error, when the device failed.
+  public var failure: SinkError? {
+    if case .failed(let error) = outcome { return error }
+    return nil
+  }
+}
+
+/// The one real-time engine: plays a ``PeriodSource`` on an ``ALSASink`` from a dedicated
+/// thread. `hap play`, `play --watch` and `hap drag` play a ``Player``; `hap serve` plays its
+/// ``EventMixer``. The source renders named channels, the ``ChannelLayout`` (resolved for the
+/// device) lays them out, the sink writes and handles every xrun, suspend and reconnect.
+///
+/// The engine owns what every source shares: the thread (SCHED_FIFO where permitted), memory
+/// locking once the first period is queued, the one stop request (which also ends a wait for a
+/// lost device: the sink's ``ALSASink/abandonReconnect`` polls it), the render-ahead policy
+/// (``RenderAhead``), the drain and the ``EngineReport``.
+///
+/// **Real-time contract.** Everything is built before the thread starts: the source (and so
+/// its schedules and every render buffer), the period buffers, the device and its parameters.
+/// Each period the thread waits for room (and, just in time, until the margin), renders from
+/// the source, lays out and converts the frames, writes to the device and handles the result.
+/// It allocates nothing, takes no lock, prints nothing, touches no file and retains or releases
+/// nothing: the source is reached through `Unmanaged` (its owner keeps it alive), and the loop is
+/// specialised for each source (no existential, no generic dispatch). The stop request and live
+/// input arrive through atomics; the counters are published with relaxed atomic stores. The
+/// only exception is recovering from a lost device, which has to reopen it. Tests prove this
+/// with the real-time probe (docs/architecture.md).
+public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
+  private let sink: ALSASink
+  /// The source, owned here; the loop uses `liveSource`, the same one without reference counting.
+  public let source: Source
+  private let liveSource: Unmanaged<Source>
+  private let stopRequest: StopRequest
+  private let buffers: PeriodBuffers
+  private let name: String
+  /// The playback thread's (read by ``wait()`` once it has finished).
+  private var report = EngineReport()
+  /// The memory locker thread's (read by ``wait()`` once it has finished).
+  private var memory = ""
+  /// Frames left queued when the thread renders the next period (just in time); 0: whenever a
+  /// period has room (the buffer kept full). Widened by a period after each underrun.
+  private var wakeLevel: Int
+  private var underrunsSeen = 0
+
+  private let finished = DispatchSemaphore(value: 0)
+  private let memoryChecked = DispatchSemaphore(value: 0)
+  private let started = Atomic<Bool>(false)
+  private let ended = Atomic<Bool>(false)
+  private let liveUnderruns = Atomic<Int>(0)
+  private let liveRecoveries = Atomic<Int>(0)
+
+  /// `source` must render at the device's negotiated rate; `planes` is the channel layout
+  /// resolved for the device (``ChannelLayout/map(deviceChannels:)``). Playback fades out (the
+  /// source's stop) and ends when `stop` is requested (e.g. `StopRequest(polling:)` of Ctrl-C);
+  /// a wait for a lost device ends then too. `name` names the thread.
+  public init(
+    sink: ALSASink, source: Source, planes: [Int], stop: StopRequest = StopRequest(), name: String = "hap playback"
+  ) {
+    self.sink = sink
+    self.source = source
+    liveSource = Unmanaged.passUnretained(source)
+    stopRequest = stop
+    self.name = name
+    buffers = PeriodBuffers(configuration: sink.configuration, planes: planes)
+    wakeLevel = sink.wakeFrames ?? 0
+    sink.abandonReconnect = { stop.isRequested }
+  }
+
+  deinit { buffers.deallocate() }
+
+  /// Asks the playback thread to fade out and stop (safe from any thread); a wait for a lost
+  /// device ends at once.
+  public func stop() { stopRequest.request() }
+
+  /// Whether the first period has been queued on the device (or playback already ended).
+  public var hasStarted: Bool { started.load(ordering: .acquiring) }
+
+  /// Whether the thread has ended (the source finished, a stop, or the device failed for good).
+  public var hasEnded: Bool { ended.load(ordering: .acquiring) }
+
+  /// Underruns so far, published by the playback thread after each period it writes (any
+  /// thread may read it while the device is open).
+  public var underruns: Int { liveUnderruns.load(ordering: .relaxed) }
+
+  /// Recoveries so far (reconnects and resumed suspends), published as ``underruns`` is.
+  public var recoveries: Int { liveRecoveries.load(ordering: .relaxed) }
+
+  /// Starts playback on its own thread and returns at once. Another (ordinary) thread locks
+  /// memory once the first period is queued (``MemoryLock``).
+  public func start() {
+    hap_rt_probe_resolve()  // the real-time probe's hooks resolved first (tests)
+    let thread = Thread { [self] in
+      report.scheduling = RealTime.request()
+      loop()
+      started.store(true, ordering: .releasing)
+      ended.store(true, ordering: .releasing)
+      finished.signal()
+    }
+    thread.stackSize = 1 << 20
+    thread.name = name
+    thread.start()
+    let locker = Thread { [self] in
+      memory = MemoryLock.once { for _ in 0..<200 where !hasStarted { usleep(500) } }
+      memoryChecked.signal()
+    }
+    locker.name = "hap memory lock"
+    locker.start()
+  }
+
+  /// Waits for playback to end; returns what happened.
+  public func wait() -> EngineReport {
+    finished.wait()
+    memoryChecked.wait()
+    report.memory = memory
+    report.underruns = sink.underruns
+    report.suspends = sink.suspends
+    report.reconnects = sink.reconnects
+    return report
+  }
+
+  /// The real-time loop. See the contract on the type.
+  @_specialize(exported:true,where Source == Player)
+  @_specialize(exported:true,where Source == EventMixer)
+  private func loop() {
+    var stopping = false
+    do throws(SinkError) {
+      while true {
+        if !stopping && stopRequest.isRequested {
+          stopping = true
+          liveSource._withUnsafeGuaranteedRef { $0.beginStop() }
+        }
+        // Room first, then render: the input that arrived while waiting (a control, a fire)
+        // goes into the period written now (just in time, one that plays soon), not into one
+        // that waits for room (docs/testing.md, "Control latency").
+        try sink.waitForRoom()
+        waitUntilDue()
+        let frames = buffers.frames
+        let rendered = liveSource._withUnsafeGuaranteedRef { $0.render(into: frames) }
+        let finished = liveSource._withUnsafeGuaranteedRef { $0.isFinished }
+        if rendered < frames.count { frames.silence(from: rendered) }
+        if rendered > 0 || !finished { try writePeriod() }
+        if finished { break }
+      }
+      hap_rt_probe_watch(0)
+      try sink.drain()
+      report.outcome = stopping ? .stopped : .completed
+    } catch {
+      hap_rt_probe_watch(0)
+      publishCounters()
+      report.outcome = .failed(error)
+    }
+  }
+
+  /// Just in time: sleeps until no more than `wakeLevel` frames are queued on the device.
+  private func waitUntilDue() {
+    guard wakeLevel > 0 else { return }
+    let early = sink.queuedFrames() - wakeLevel
+    guard early > 0 else { return }
+    var deadline = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &deadline)
+    let nanoseconds = deadline.tv_nsec + early * 1_000_000_000 / sink.configuration.rate
+    deadline.tv_sec += nanoseconds / 1_000_000_000
+    deadline.tv_nsec = nanoseconds % 1_000_000_000
+    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
+  }
+
+  /// After an underrun, the thread was late by more than the wake-up level: keep a period more
+  /// queued from then on (up to the buffer less a period, where waking ends).
+  private func widenMarginAfterUnderrun() {
+    guard wakeLevel > 0, sink.underruns != underrunsSeen else { return }
+    underrunsSeen = sink.underruns
+    let period = sink.configuration.periodFrames
+    wakeLevel += period
+    if wakeLevel + period >= sink.configuration.bufferFrames { wakeLevel = 0 }
+  }
+
+  private func writePeriod() throws(SinkError) {
+    try buffers.write(to: sink)
+    widenMarginAfterUnderrun()
+    publishCounters()
+    if report.firstPeriodQueued == nil {
+      report.firstPeriodQueued = DispatchTime.now().uptimeNanoseconds
+      started.store(true, ordering: .releasing)
+      hap_rt_probe_watch(1)  // from here on, the real-time contract holds (tests count it)
+    }
+    report.framesPlayed += buffers.period
+  }
+
+  /// Two relaxed atomic stores: no allocation, no lock.
+  private func publishCounters() {
+    liveUnderruns.store(sink.underruns, ordering: .relaxed)
+    liveRecoveries.store(sink.reconnects + sink.suspends, ordering: .relaxed)
+  }
+}
+
+/// Real-time scheduling for the threads that feed the device.
+public enum RealTime {
+  /// The SCHED_FIFO priority of `hap play`'s control reader thread (below the playback thread's).
+  public static let readerPriority: Int32 = 10
+
+  /// SCHED_FIFO where the system permits it (root, or CAP_SYS_NICE / rtprio limits), for the
+  /// calling thread: priority 20 for playback threads; a control reader asks for less
+  /// (``readerPriority``), so it gets a line to the queue at once on a loaded machine but never
+  /// delays the playback thread.
+  public static func request(priority: Int32 = 20) -> String {
+    var parameters = sched_param()
+    parameters.sched_priority = priority
+    let status = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
+    if status == 0 { return "SCHED_FIFO priority \(priority)" }
+    return "normal (SCHED_FIFO refused: \(String(cString: strerror(status))))"
+  }
+}
+
+/// Memory locking, once per process, after the first period of the first playback is queued:
+/// MCL_CURRENT | MCL_ONFAULT locks the pages already in memory (the playback loop's code and
+/// data, used by the first periods) and others as they are first touched, instead of faulting
+/// in every mapping, most of it never used (Foundation's 30 MB of ICU data, in the static build
+/// too): a 10 s play kept 66 MB (static) or 72 MB (dynamic) resident, now 17 or 22 MB. Not
+/// MCL_FUTURE: the loop allocates nothing, and it costs ~1% of a core in page locking for the
+/// device's own buffers. A later playback (`--watch`, the service's next open) reports the first
+/// one's result.
+enum MemoryLock {
+  private static let result = Mutex<String?>(nil)
+
+  /// Runs `waitForFirstPeriod`, then locks memory unless it was locked before; says what
+  /// happened.
+  static func once(_ waitForFirstPeriod: () -> Void) -> String {
+    if let done = result.withLock({ $0 }) { return done }
+    waitForFirstPeriod()
+    return result.withLock { value in
+      if let done = value { return done }
+      let said =
+        mlockall(MCL_CURRENT | MCL_ONFAULT) == 0
+        ? "memory locked" : "memory not locked (\(String(cString: strerror(errno))))"
+      value = said
+      return said
+    }
+  }
+}
