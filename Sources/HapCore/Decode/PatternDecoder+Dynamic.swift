@@ -213,24 +213,11 @@ extension PatternDecoder {
     func pointer() -> String {
       JSONPointer.entry(entry, "ParameterCurve", "ParameterCurveControlPoints") + "/\(position)"
     }
-    guard document.node(element).kind == .object else {
-      findings.add(
-        .typeMismatch,
-        "a control point must be an object with Time and ParameterValue, not \(document.node(element).kind.described)",
-        at: Int(document.node(element).offset), pointer: pointer())
-      return nil
-    }
-    var timeIndex: Int?
-    var valueIndex: Int?
-    document.forEachMember(of: element) { key, value in
-      if document.stringEquals(key, "Time") {
-        timeIndex = value
-      } else if document.stringEquals(key, "ParameterValue") {
-        valueIndex = value
-      } else {
-        unknownKey(key, among: PatternDecoder.pointKeys, pointer: pointer())
-      }
-    }
+    guard
+      let (timeIndex, valueIndex) = pairMembers(
+        of: element, "Time", "ParameterValue", what: "a control point", known: PatternDecoder.pointKeys,
+        pointer: pointer())
+    else { return nil }
     let time = time(timeIndex, in: element, what: "control point", base: pointer())
     let written = parameterValue(valueIndex, in: element, what: "control point", base: pointer())
     guard let time, let timeIndex, let (raw, valueIndex) = written else { return nil }

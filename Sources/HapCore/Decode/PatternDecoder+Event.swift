@@ -235,26 +235,11 @@ extension PatternDecoder {
     entry: Int
   ) -> Bool {
     func pointer() -> String { JSONPointer.entry(entry, "Event", "EventParameters") + "/\(position)" }
-    let node = document.node(element)
-    guard node.kind == .object else {
-      findings.add(
-        .typeMismatch,
-        "an event parameter must be an object with ParameterID and ParameterValue, not \(node.kind.described)",
-        at: Int(node.offset), pointer: pointer())
-      return false
-    }
-    var idIndex: Int?
-    var valueIndex: Int?
-    document.forEachMember(of: element) { key, value in
-      if document.stringEquals(key, "ParameterID") {
-        idIndex = value
-      } else if document.stringEquals(key, "ParameterValue") {
-        valueIndex = value
-      } else {
-        unknownKey(key, among: PatternDecoder.parameterKeys, pointer: pointer())
-      }
-    }
-    guard let (id, idIndex) = eventParameterID(idIndex, in: element, pointer: pointer()),
+    guard
+      let (idIndex, valueIndex) = pairMembers(
+        of: element, "ParameterID", "ParameterValue", what: "an event parameter",
+        known: PatternDecoder.parameterKeys, pointer: pointer()),
+      let (id, idIndex) = eventParameterID(idIndex, in: element, pointer: pointer()),
       let (value, valueIndex) = parameterValue(
         valueIndex, in: element, what: "event parameter", key: id.rawValue, base: pointer())
     else { return false }

@@ -381,6 +381,34 @@ struct PatternDecoder {
     return (other, otherKey)
   }
 
+  /// The values of the keys `first` and `second` of the object at `index` (nil when absent),
+  /// reporting `key-unknown` for any other key; nil when it is not an object (`type-mismatch`:
+  /// `what` must be an object with both keys).
+  mutating func pairMembers(
+    of index: Int, _ first: StaticString, _ second: StaticString, what: String, known: [String],
+    pointer: @autoclosure () -> String
+  ) -> (first: Int?, second: Int?)? {
+    let node = document.node(index)
+    guard node.kind == .object else {
+      findings.add(
+        .typeMismatch, "\(what) must be an object with \(first) and \(second), not \(node.kind.described)",
+        at: Int(node.offset), pointer: pointer())
+      return nil
+    }
+    var firstIndex: Int?
+    var secondIndex: Int?
+    document.forEachMember(of: index) { key, value in
+      if document.stringEquals(key, first) {
+        firstIndex = value
+      } else if document.stringEquals(key, second) {
+        secondIndex = value
+      } else {
+        unknownKey(key, among: known, pointer: pointer())
+      }
+    }
+    return (firstIndex, secondIndex)
+  }
+
   mutating func missingKey(_ name: String, in index: Int, what: String, pointer: @autoclosure () -> String) {
     findings.add(
       .keyMissing, "this \(what) has no \"\(name)\"", at: Int(document.node(index).offset),
