@@ -8,7 +8,7 @@ extension PatternDecoder {
   static let parameterKeys = ["ParameterID", "ParameterValue"]
 
   /// Where an event writes each key it knows: the index of the value, nil when it is absent.
-  struct EventMembers {
+  private struct EventMembers {
     var time: Int?
     var otherTime: Int?
     var type: Int?
@@ -22,9 +22,9 @@ extension PatternDecoder {
   /// Decodes the `Event` of entry `entry`, one key at a time, and appends it to ``events`` when
   /// nothing in it makes it unplayable.
   ///
-  /// The keys are read in this order, so that findings at the same offset (the event's own,
-  /// for a missing key) come in it too: Time, EventType, EventDuration, EventParameters,
-  /// EventWaveformPath, then the two waveform switches.
+  /// The keys are read in this order: Time, EventType, EventDuration, EventParameters,
+  /// EventWaveformPath, then the two waveform switches; findings at the same offset (those at
+  /// the event itself, for missing keys) come in that order.
   mutating func decodeEvent(_ index: Int, entry: Int) {
     let node = document.node(index)
     guard node.kind == .object else {
