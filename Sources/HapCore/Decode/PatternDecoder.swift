@@ -383,7 +383,9 @@ struct PatternDecoder {
 
   /// The values of the keys `first` and `second` of the object at `index` (nil when absent),
   /// reporting `key-unknown` for any other key; nil when it is not an object (`type-mismatch`:
-  /// `what` must be an object with both keys).
+  /// `what` must be an object with both keys). Inlined, so that the two keys are compared as
+  /// constants (called for every event parameter and control point).
+  @inline(__always)
   mutating func pairMembers(
     of index: Int, _ first: StaticString, _ second: StaticString, what: String, known: [String],
     pointer: @autoclosure () -> String
