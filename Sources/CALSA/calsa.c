@@ -156,108 +156,139 @@ static const snd_pcm_format_t format_codes[HAP_FORMAT_COUNT] = {
     SND_PCM_FORMAT_S16_LE, SND_PCM_FORMAT_S24_3LE, SND_PCM_FORMAT_S32_LE, SND_PCM_FORMAT_FLOAT_LE};
 static const char *format_names[HAP_FORMAT_COUNT] = {"s16", "s24", "s32", "f32"};
 
-int hap_pcm_configure(hap_pcm *handle, hap_pcm_config *config, char *refused, size_t size) {
-  snd_pcm_t *pcm = handle->pcm;
-  snd_pcm_hw_params_t *hw = NULL;
-  snd_pcm_sw_params_t *sw = NULL;
-  int err = p_snd_pcm_hw_params_malloc(&hw);
-  if (err < 0) return err;
-  refused[0] = 0;
-  if ((err = p_snd_pcm_hw_params_any(pcm, hw)) < 0) {
-    snprintf(refused, size, "it reports no playback configuration");
-    goto done;
-  }
-  if ((err = p_snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED)) < 0) {
-    snprintf(refused, size, "interleaved access");
-    goto done;
-  }
-  // Format: the one asked for, or the best it takes, float first.
+// Sample format: the one asked for, or the best the device takes, float first.
+static int configure_format(snd_pcm_t *pcm, snd_pcm_hw_params_t *hw, hap_pcm_config *config, char *refused,
+                            size_t size) {
+  int err;
   if (config->format >= 0 && config->format < HAP_FORMAT_COUNT) {
     if ((err = p_snd_pcm_hw_params_set_format(pcm, hw, format_codes[config->format])) < 0) {
       snprintf(refused, size, "sample format %s", format_names[config->format]);
-      goto done;
     }
-  } else {
-    static const int preference[HAP_FORMAT_COUNT] = {HAP_FORMAT_F32, HAP_FORMAT_S32, HAP_FORMAT_S24, HAP_FORMAT_S16};
-    err = -EINVAL;
-    for (int k = 0; k < HAP_FORMAT_COUNT; k++) {
-      if (p_snd_pcm_hw_params_test_format(pcm, hw, format_codes[preference[k]]) == 0 &&
-          p_snd_pcm_hw_params_set_format(pcm, hw, format_codes[preference[k]]) == 0) {
-        config->format = preference[k];
-        err = 0;
-        break;
-      }
-    }
-    if (err < 0) {
-      snprintf(refused, size, "every sample format hap writes (f32, s32, s24, s16)");
-      goto done;
+    return err;
+  }
+  static const int preference[HAP_FORMAT_COUNT] = {HAP_FORMAT_F32, HAP_FORMAT_S32, HAP_FORMAT_S24, HAP_FORMAT_S16};
+  for (int k = 0; k < HAP_FORMAT_COUNT; k++) {
+    if (p_snd_pcm_hw_params_test_format(pcm, hw, format_codes[preference[k]]) == 0 &&
+        p_snd_pcm_hw_params_set_format(pcm, hw, format_codes[preference[k]]) == 0) {
+      config->format = preference[k];
+      return 0;
     }
   }
-  // Channels.
+  snprintf(refused, size, "every sample format hap writes (f32, s32, s24, s16)");
+  return -EINVAL;
+}
+
+// Channels (the fewest it takes, when none is asked for) and the rate: the nearest the device
+// takes, without alsa-lib resampling behind hap's back where possible.
+static int configure_channels_and_rate(snd_pcm_t *pcm, snd_pcm_hw_params_t *hw, hap_pcm_config *config,
+                                       char *refused, size_t size) {
+  int err;
   unsigned channels = config->channels;
   if (channels == 0) p_snd_pcm_hw_params_get_channels_min(hw, &channels);
   if ((err = p_snd_pcm_hw_params_set_channels_near(pcm, hw, &channels)) < 0) {
     snprintf(refused, size, "%u channels", config->channels);
-    goto done;
+    return err;
   }
   config->channels = channels;
-  // Rate: the nearest it takes, without alsa-lib resampling behind hap's back where possible.
   p_snd_pcm_hw_params_set_rate_resample(pcm, hw, 0);
   unsigned rate = config->rate;
   int direction = 0;
   if ((err = p_snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &direction)) < 0) {
     snprintf(refused, size, "a rate near %u Hz", config->rate);
-    goto done;
+    return err;
   }
   config->rate = rate;
-  // Buffer, then periods.
+  return 0;
+}
+
+// The buffer time nearest the one asked for, then `config->periods` periods in it (4 if 0);
+// `buffer_frames` and `period` are what the device offered for them.
+static int configure_buffer(snd_pcm_t *pcm, snd_pcm_hw_params_t *hw, const hap_pcm_config *config, char *refused,
+                            size_t size, snd_pcm_uframes_t *buffer_frames, snd_pcm_uframes_t *period) {
+  int err;
   unsigned buffer_us = (unsigned)config->buffer_us;
-  direction = 0;
+  int direction = 0;
   if ((err = p_snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &buffer_us, &direction)) < 0) {
     snprintf(refused, size, "a %lu us buffer", config->buffer_us);
-    goto done;
+    return err;
   }
-  snd_pcm_uframes_t buffer_frames = 0;
-  p_snd_pcm_hw_params_get_buffer_size(hw, &buffer_frames);
-  snd_pcm_uframes_t period = buffer_frames / (config->periods > 0 ? config->periods : 4);
-  if (period < 1) period = 1;
+  p_snd_pcm_hw_params_get_buffer_size(hw, buffer_frames);
+  *period = *buffer_frames / (config->periods > 0 ? config->periods : 4);
+  if (*period < 1) *period = 1;
   direction = 0;
-  if ((err = p_snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, &direction)) < 0) {
-    snprintf(refused, size, "a period of %lu frames", (unsigned long)period);
-    goto done;
+  if ((err = p_snd_pcm_hw_params_set_period_size_near(pcm, hw, period, &direction)) < 0) {
+    snprintf(refused, size, "a period of %lu frames", (unsigned long)*period);
   }
+  return err;
+}
+
+// The hardware parameters: interleaved access, format, channels, rate, buffer and period; the
+// buffer and period sizes set are stored in `config`.
+static int configure_hardware(snd_pcm_t *pcm, snd_pcm_hw_params_t *hw, hap_pcm_config *config, char *refused,
+                              size_t size) {
+  int err;
+  if ((err = p_snd_pcm_hw_params_any(pcm, hw)) < 0) {
+    snprintf(refused, size, "it reports no playback configuration");
+    return err;
+  }
+  if ((err = p_snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED)) < 0) {
+    snprintf(refused, size, "interleaved access");
+    return err;
+  }
+  if ((err = configure_format(pcm, hw, config, refused, size)) < 0) return err;
+  if ((err = configure_channels_and_rate(pcm, hw, config, refused, size)) < 0) return err;
+  snd_pcm_uframes_t buffer_frames = 0, period = 0;
+  if ((err = configure_buffer(pcm, hw, config, refused, size, &buffer_frames, &period)) < 0) return err;
   if ((err = p_snd_pcm_hw_params(pcm, hw)) < 0) {
-    snprintf(refused, size, "the configuration %u Hz %s %u ch", rate, format_names[config->format], channels);
-    goto done;
+    snprintf(refused, size, "the configuration %u Hz %s %u ch", config->rate, format_names[config->format],
+             config->channels);
+    return err;
   }
+  int direction = 0;
   p_snd_pcm_hw_params_get_buffer_size(hw, &buffer_frames);
   p_snd_pcm_hw_params_get_period_size(hw, &period, &direction);
   config->buffer_frames = buffer_frames;
   config->period_frames = period;
-  // By default: start when the buffer is full; wake the writer a period at a time. With
-  // wake_frames (just in time), the writer waits further itself (PlaybackEngine) until only
-  // that much is left queued, so what it renders next plays sooner; a device wakes its writer
-  // at period boundaries only, so the level is whole periods (at least one: less would find the
-  // device dry). The writer writes while at most that is queued, so the device must start a
-  // period beyond it.
+  return 0;
+}
+
+// The software parameters, once the buffer and period are known. By default: start when the
+// buffer is full; wake the writer a period at a time. With wake_frames (just in time), the
+// writer waits further itself (PlaybackEngine) until only that much is left queued, so what it
+// renders next plays sooner; a device wakes its writer at period boundaries only, so the level
+// is whole periods (at least one: less would find the device dry). The writer writes while at
+// most that is queued, so the device must start a period beyond it.
+static int configure_software(snd_pcm_t *pcm, const hap_pcm_config *config, char *refused, size_t size) {
+  snd_pcm_uframes_t buffer_frames = config->buffer_frames, period = config->period_frames;
   snd_pcm_uframes_t full = buffer_frames - buffer_frames % period;
   snd_pcm_uframes_t avail_min = period, start = full;
   snd_pcm_uframes_t wake = config->wake_frames - config->wake_frames % period;
   if (wake < period) wake = period;
   if (config->wake_frames > 0 && wake + period < full) start = wake + period;
-  if ((err = p_snd_pcm_sw_params_malloc(&sw)) < 0) goto done;
+  snd_pcm_sw_params_t *sw = NULL;
+  int err = p_snd_pcm_sw_params_malloc(&sw);
+  if (err < 0) return err;
   p_snd_pcm_sw_params_current(pcm, sw);
   p_snd_pcm_sw_params_set_start_threshold(pcm, sw, start);
   p_snd_pcm_sw_params_set_avail_min(pcm, sw, avail_min);
   if ((err = p_snd_pcm_sw_params(pcm, sw)) < 0) {
     snprintf(refused, size, "its software parameters");
-    goto done;
+  } else {
+    err = 0;
   }
-  err = 0;
-done:
-  if (sw != NULL) p_snd_pcm_sw_params_free(sw);
-  p_snd_pcm_hw_params_free(hw);
+  p_snd_pcm_sw_params_free(sw);
   return err;
+}
+
+int hap_pcm_configure(hap_pcm *handle, hap_pcm_config *config, char *refused, size_t size) {
+  snd_pcm_hw_params_t *hw = NULL;
+  int err = p_snd_pcm_hw_params_malloc(&hw);
+  if (err < 0) return err;
+  refused[0] = 0;
+  err = configure_hardware(handle->pcm, hw, config, refused, size);
+  p_snd_pcm_hw_params_free(hw);
+  if (err < 0) return err;
+  return configure_software(handle->pcm, config, refused, size);
 }
 
 long hap_pcm_write(hap_pcm *handle, const void *frames, unsigned long count) {

@@ -58,6 +58,52 @@ int hap_sndfile_load(const char *library, char *message, size_t size) {
   return result;
 }
 
+// Mono samples read so far, in a buffer that grows.
+typedef struct {
+  float *samples;
+  long long count;
+  long long capacity;
+} mono_buffer;
+
+enum { BLOCK = 4096 };
+
+// Makes room in `buffer` for `more` samples, growing it at least twice (at most to max_frames,
+// which the caller keeps count + more within): 0, or -1 when out of memory.
+static int reserve(mono_buffer *buffer, long long more, long long max_frames) {
+  long long needed = buffer->count + more;
+  if (needed <= buffer->capacity) return 0;
+  long long grown = buffer->capacity * 2 > needed ? buffer->capacity * 2 : needed;
+  if (grown > max_frames) grown = max_frames;
+  float *bigger = realloc(buffer->samples, sizeof(float) * (size_t)grown);
+  if (!bigger) return -1;
+  buffer->samples = bigger;
+  buffer->capacity = grown;
+  return 0;
+}
+
+// Reads `file` to its end a BLOCK of frames at a time through `block` (room for BLOCK frames of
+// `channels` samples), each frame averaged to mono into `buffer`: 0, -1 when out of memory
+// (said in `message`), or -2 when it holds more than max_frames.
+static int read_mono(SNDFILE *file, int channels, long long max_frames, float *block, mono_buffer *buffer,
+                     char *message, size_t size) {
+  for (;;) {
+    hap_sf_count_t got = p_sf_readf_float(file, block, BLOCK);
+    if (got <= 0) return 0;
+    if (buffer->count + got > max_frames) return -2;
+    if (reserve(buffer, got, max_frames) != 0) {
+      snprintf(message, size, "out of memory");
+      return -1;
+    }
+    float *out = buffer->samples + buffer->count;
+    for (hap_sf_count_t k = 0; k < got; k++) {
+      float sum = 0;
+      for (int c = 0; c < channels; c++) sum += block[k * channels + c];
+      out[k] = sum / (float)channels;
+    }
+    buffer->count += got;
+  }
+}
+
 int hap_sndfile_decode(const char *path, long long max_frames, float **samples, long long *frames, int *rate,
                        char *message, size_t size) {
   *samples = NULL;
@@ -80,54 +126,26 @@ int hap_sndfile_decode(const char *path, long long max_frames, float **samples, 
     return -1;
   }
   // The frame count is a hint (some formats do not know it): read in blocks up to max_frames.
-  enum { BLOCK = 4096 };
   float *block = malloc(sizeof(float) * BLOCK * (size_t)info.channels);
-  long long capacity = info.frames > 0 && info.frames <= max_frames ? info.frames : 65536;
-  float *out = malloc(sizeof(float) * (size_t)(capacity > 0 ? capacity : 1));
-  if (!block || !out) {
+  mono_buffer buffer = {NULL, 0, info.frames > 0 && info.frames <= max_frames ? info.frames : 65536};
+  buffer.samples = malloc(sizeof(float) * (size_t)(buffer.capacity > 0 ? buffer.capacity : 1));
+  if (!block || !buffer.samples) {
     free(block);
-    free(out);
+    free(buffer.samples);
     p_sf_close(file);
     snprintf(message, size, "out of memory");
     return -1;
   }
-  long long count = 0;
-  int status = 0;
-  for (;;) {
-    hap_sf_count_t got = p_sf_readf_float(file, block, BLOCK);
-    if (got <= 0) break;
-    if (count + got > max_frames) {
-      status = -2;
-      break;
-    }
-    if (count + got > capacity) {
-      long long grown = capacity * 2 > count + got ? capacity * 2 : count + got;
-      if (grown > max_frames) grown = max_frames;
-      float *bigger = realloc(out, sizeof(float) * (size_t)grown);
-      if (!bigger) {
-        status = -1;
-        snprintf(message, size, "out of memory");
-        break;
-      }
-      out = bigger;
-      capacity = grown;
-    }
-    for (hap_sf_count_t k = 0; k < got; k++) {
-      float sum = 0;
-      for (int c = 0; c < info.channels; c++) sum += block[k * info.channels + c];
-      out[count + k] = sum / (float)info.channels;
-    }
-    count += got;
-  }
+  int status = read_mono(file, info.channels, max_frames, block, &buffer, message, size);
   free(block);
   p_sf_close(file);
   if (status != 0) {
     if (status == -2) snprintf(message, size, "it holds more than %lld frames", max_frames);
-    free(out);
+    free(buffer.samples);
     return status;
   }
-  *samples = out;
-  *frames = count;
+  *samples = buffer.samples;
+  *frames = buffer.count;
   *rate = info.samplerate;
   return 0;
 }

@@ -21,9 +21,41 @@ public enum AHAPToHaptic {
   public static let shortestClip = 0.02
 
   public static func convert(_ pattern: Pattern) -> Result {
-    var notes: [String] = []
     let continuous = pattern.events.filter { $0.type == .hapticContinuous && $0.duration > 0 }
     let transients = pattern.events.filter { $0.type == .hapticTransient }
+    var notes = losses(pattern, continuous: continuous)
+    var length = max(pattern.duration, transients.map(\.time).max() ?? 0)
+    if length <= 0 {
+      length = shortestClip
+      notes.append("the pattern is a single moment: the clip is given a length of \(Format.seconds(shortestClip))")
+    }
+    let times = breakpointTimes(pattern, continuous: continuous, transients: transients, length: length)
+    var clip = envelopes(
+      at: times, controls: Controls(pattern), continuous: continuous, transients: transients, length: length)
+    let stacked = transients.count - Set(transients.map(\.time)).count
+    if stacked > 0 {
+      notes.append(
+        "\(stacked) transient\(stacked == 1 ? " shares" : "s share") a time with another: one emphasis is kept at each time"
+      )
+    }
+    if case .object(let members) = pattern.metadata {
+      for (key, value) in members {
+        guard case .string(let text) = value else { continue }
+        switch key {
+        case "Project": clip.project = text
+        case "Created": clip.author = text
+        case "Description": clip.description = text
+        default: break
+        }
+      }
+    }
+    return Result(clip: clip, approximations: notes)
+  }
+
+  /// What a clip cannot say of the pattern: its audio events, the attack, decay and release of
+  /// its continuous events, and their overlaps.
+  static func losses(_ pattern: Pattern, continuous: [Event]) -> [String] {
+    var notes: [String] = []
     let audio = pattern.events.filter { $0.type.isAudio }.count
     if audio > 0 { notes.append("\(audio) audio event\(audio == 1 ? " is" : "s are") not haptic and left out") }
     let envelopeShaped = continuous.filter {
@@ -37,7 +69,14 @@ public enum AHAPToHaptic {
     if overlaps(continuous) {
       notes.append("continuous events overlap: a clip has one envelope, so their intensities are summed (at most 1)")
     }
-    let controls = Controls(pattern)
+    return notes
+  }
+
+  /// Every time where something changes, in order, from 0 to `length`: an event's start or end,
+  /// a point or parameter of the intensity or sharpness control, a transient.
+  static func breakpointTimes(_ pattern: Pattern, continuous: [Event], transients: [Event], length: Double)
+    -> [Double]
+  {
     var times = Set<Double>([0])
     for event in continuous {
       times.insert(event.time)
@@ -51,17 +90,19 @@ public enum AHAPToHaptic {
       times.insert(parameter.time)
     }
     for transient in transients { times.insert(transient.time) }
-    var length = max(pattern.duration, transients.map(\.time).max() ?? 0)
-    if length <= 0 {
-      length = shortestClip
-      notes.append("the pattern is a single moment: the clip is given a length of \(Format.seconds(shortestClip))")
-    }
     times.insert(length)
-    let sorted = times.filter { $0 <= length }.sorted()
+    return times.filter { $0 <= length }.sorted()
+  }
+
+  /// The clip's amplitude and frequency envelopes: a breakpoint at each of `times` (two, a
+  /// step, where the level jumps), with an emphasis where a transient is.
+  static func envelopes(
+    at times: [Double], controls: Controls, continuous: [Event], transients: [Event], length: Double
+  ) -> HapticClip {
     var amplitude: [HapticClip.AmplitudePoint] = []
     var frequency: [HapticClip.FrequencyPoint] = []
     let eps = 1e-9
-    for t in sorted {
+    for t in times {
       let before = t > 0 ? controls.level(continuous, at: t - eps) : nil
       let after = controls.level(continuous, at: t, includingEnds: t == length)
       if let before, abs(before.intensity - after.intensity) > 1e-6 || abs(before.sharpness - after.sharpness) > 1e-6 {
@@ -79,25 +120,7 @@ public enum AHAPToHaptic {
       amplitude.append(point)
       frequency.append(HapticClip.FrequencyPoint(time: t, frequency: after.sharpness * after.sharpness))
     }
-    let stacked = transients.count - Set(transients.map(\.time)).count
-    if stacked > 0 {
-      notes.append(
-        "\(stacked) transient\(stacked == 1 ? " shares" : "s share") a time with another: one emphasis is kept at each time"
-      )
-    }
-    var clip = HapticClip(amplitude: amplitude, frequency: frequency)
-    if case .object(let members) = pattern.metadata {
-      for (key, value) in members {
-        guard case .string(let text) = value else { continue }
-        switch key {
-        case "Project": clip.project = text
-        case "Created": clip.author = text
-        case "Description": clip.description = text
-        default: break
-        }
-      }
-    }
-    return Result(clip: clip, approximations: notes)
+    return HapticClip(amplitude: amplitude, frequency: frequency)
   }
 
   static func overlaps(_ events: [Event]) -> Bool {

@@ -17,26 +17,7 @@ extension AndroidEffect {
     let envelopeCalls = envelope.map {
       "            .addControlPoint(\(float($0.intensity)), \(float($0.sharpness)), \($0.durationMs)L)"
     }.joined(separator: "\n")
-    let used = Set(primitives.map(\.name)).sorted()
-    var previous = 0
-    let primitiveCalls = primitives.map { p -> String in
-      defer { previous = p.timeMs }
-      return
-        "            .addPrimitive(VibrationEffect.Composition.\(p.name), \(float(p.scale)), \(p.timeMs - previous))"
-    }.joined(separator: "\n")
-    let primitiveBranch =
-      primitives.isEmpty || hasContinuous
-      ? ""
-      : """
-          if (Build.VERSION.SDK_INT >= 31 &&
-              vibrator.arePrimitivesSupported(\(used.map { "VibrationEffect.Composition.\($0)" }.joined(separator: ", ")))
-                  .all { it }) {
-              return VibrationEffect.startComposition()
-      \(primitiveCalls)
-                  .compose()
-          }
-
-      """
+    let primitiveBranch = primitives.isEmpty || hasContinuous ? "" : primitiveComposition
     return """
       // Made by `hap convert --to android` (docs/convert.md): \(durationMs) ms, sampled every \(AndroidEffect.stepMs) ms.
       import android.os.Build
@@ -81,6 +62,28 @@ extension AndroidEffect {
                   DURATION_MS <= info.maxDurationMillis
           }
       }
+
+      """
+  }
+
+  /// The branch of `effect(vibrator)` that plays the transients as a composition of
+  /// primitives, where the device supports every primitive used.
+  private var primitiveComposition: String {
+    let used = Set(primitives.map(\.name)).sorted()
+    var previous = 0
+    let primitiveCalls = primitives.map { p -> String in
+      defer { previous = p.timeMs }
+      return
+        "            .addPrimitive(VibrationEffect.Composition.\(p.name), \(float(p.scale)), \(p.timeMs - previous))"
+    }.joined(separator: "\n")
+    return """
+          if (Build.VERSION.SDK_INT >= 31 &&
+              vibrator.arePrimitivesSupported(\(used.map { "VibrationEffect.Composition.\($0)" }.joined(separator: ", ")))
+                  .all { it }) {
+              return VibrationEffect.startComposition()
+      \(primitiveCalls)
+                  .compose()
+          }
 
       """
   }

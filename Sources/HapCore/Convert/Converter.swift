@@ -128,21 +128,7 @@ public enum Converter {
       }
       return try convertAudio(signal, options: audio)
     }
-    var approximations: [String] = []
-    let input: ValidationResult
-    var pattern: Pattern
-    switch from {
-    case .haptic:
-      let read = HapticReading.read(SourceText(bytes))
-      input = read.result
-      guard input.isValid, let converted = read.pattern else { throw .invalidInput(input.diagnostics) }
-      pattern = converted
-      approximations += read.approximations
-    default:
-      input = Validator.validate(bytes, context: context)
-      guard input.isValid, let decoded = input.pattern else { throw .invalidInput(input.diagnostics) }
-      pattern = decoded
-    }
+    var (input, pattern, approximations) = try read(bytes, from: from, context: context)
     if options.portable {
       let findings = input.diagnostics.filter { PortableAHAP.unfixable.contains($0.rule) }
       if let first = findings.first {
@@ -152,6 +138,34 @@ public enum Converter {
       pattern = portable.pattern
       approximations += portable.rewrites
     }
+    return try write(
+      pattern, from: from, to: to, input: input, context: context, options: options, approximations: approximations)
+  }
+
+  /// Reads a pattern (AHAP, or a `.haptic` clip converted): its findings, the pattern, and what
+  /// the reading approximated.
+  private static func read(_ bytes: [UInt8], from: ConversionFormat, context: ValidationContext) throws(Failure) -> (
+    input: ValidationResult, pattern: Pattern, approximations: [String]
+  ) {
+    switch from {
+    case .haptic:
+      let read = HapticReading.read(SourceText(bytes))
+      guard read.result.isValid, let converted = read.pattern else { throw .invalidInput(read.result.diagnostics) }
+      return (read.result, converted, read.approximations)
+    default:
+      let input = Validator.validate(bytes, context: context)
+      guard input.isValid, let decoded = input.pattern else { throw .invalidInput(input.diagnostics) }
+      return (input, decoded, [])
+    }
+  }
+
+  /// Writes `pattern` in the format `to`, checking what is written (an output that does not read
+  /// back as valid is `invalidOutput`); `input` is what reading it found.
+  private static func write(
+    _ pattern: Pattern, from: ConversionFormat, to: ConversionFormat, input: ValidationResult,
+    context: ValidationContext, options: Options, approximations: [String]
+  ) throws(Failure) -> Output {
+    var approximations = approximations
     switch to {
     case .android:
       let effect = AndroidEffect(pattern)

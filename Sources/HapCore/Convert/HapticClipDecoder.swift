@@ -175,13 +175,7 @@ public struct HapticClipDecoder {
     var points: [HapticClip.AmplitudePoint] = []
     document.forEachElement(of: array) { position, element in
       let path = pointer + "/" + String(position)
-      guard document.node(element).kind == .object else {
-        invalid("a breakpoint should be an object, not \(document.node(element).kind.described)", element, path)
-        return
-      }
-      guard let time = number(element, "time", pointer: path, isTime: true),
-        let amplitude = number(element, "amplitude", pointer: path, isTime: false)
-      else { return }
+      guard let (time, amplitude) = breakpoint(element, "amplitude", path: path) else { return }
       var point = HapticClip.AmplitudePoint(time: time, amplitude: amplitude)
       if let emphasis = member(element, "emphasis"), document.node(emphasis).kind != .null {
         guard document.node(emphasis).kind == .object else {
@@ -193,12 +187,7 @@ public struct HapticClipDecoder {
         else { return }
         point.emphasis = HapticClip.Emphasis(amplitude: a, frequency: f)
       }
-      if let last = points.last, time < last.time {
-        invalid(
-          "this breakpoint at \(Format.seconds(time)) comes after one at \(Format.seconds(last.time)); breakpoints must be in time order",
-          element, path + "/time")
-        return
-      }
+      guard inOrder(time, after: points.last?.time, element, path: path) else { return }
       points.append(point)
     }
     return points
@@ -208,22 +197,34 @@ public struct HapticClipDecoder {
     var points: [HapticClip.FrequencyPoint] = []
     document.forEachElement(of: array) { position, element in
       let path = pointer + "/" + String(position)
-      guard document.node(element).kind == .object else {
-        invalid("a breakpoint should be an object, not \(document.node(element).kind.described)", element, path)
-        return
-      }
-      guard let time = number(element, "time", pointer: path, isTime: true),
-        let frequency = number(element, "frequency", pointer: path, isTime: false)
+      guard let (time, frequency) = breakpoint(element, "frequency", path: path),
+        inOrder(time, after: points.last?.time, element, path: path)
       else { return }
-      if let last = points.last, time < last.time {
-        invalid(
-          "this breakpoint at \(Format.seconds(time)) comes after one at \(Format.seconds(last.time)); breakpoints must be in time order",
-          element, path + "/time")
-        return
-      }
       points.append(HapticClip.FrequencyPoint(time: time, frequency: frequency))
     }
     return points
+  }
+
+  /// The `time` and the `key` number of the breakpoint `element`, or nil (reported) when it is
+  /// not an object or either is not a number.
+  private mutating func breakpoint(_ element: Int, _ key: String, path: String) -> (time: Double, value: Double)? {
+    guard document.node(element).kind == .object else {
+      invalid("a breakpoint should be an object, not \(document.node(element).kind.described)", element, path)
+      return nil
+    }
+    guard let time = number(element, "time", pointer: path, isTime: true),
+      let value = number(element, key, pointer: path, isTime: false)
+    else { return nil }
+    return (time, value)
+  }
+
+  /// Whether a breakpoint at `time` comes after the one before it, at `last` (reported if not).
+  private mutating func inOrder(_ time: Double, after last: Double?, _ element: Int, path: String) -> Bool {
+    guard let last, time < last else { return true }
+    invalid(
+      "this breakpoint at \(Format.seconds(time)) comes after one at \(Format.seconds(last)); breakpoints must be in time order",
+      element, path + "/time")
+    return false
   }
 }
 

@@ -35,6 +35,33 @@ struct PatternDecoder {
         at: Int(rootNode.offset), pointer: "")
       return nil
     }
+    let members = topLevelMembers(of: root)
+    let version = decodeVersion(members.version, root: rootNode)
+    guard let patternIndex = members.pattern else {
+      reportNoPattern(root: root)
+      return nil
+    }
+    let patternNode = document.node(patternIndex)
+    guard patternNode.kind == .array else {
+      findings.add(
+        .patternMissing, "\"Pattern\" is \(patternNode.kind.described); it must be an array of entries",
+        at: Int(patternNode.offset), pointer: "/Pattern")
+      return nil
+    }
+    events.reserveCapacity(Int(patternNode.count))
+    document.forEachElement(of: patternIndex) { position, element in
+      decodeEntry(element, entry: position)
+    }
+    let pattern = Pattern(
+      version: version, metadata: members.metadata, events: events, parameters: parameters, curves: curves)
+    PatternEmpty.check(
+      events: eventEntries, dynamics: dynamicEntries, patternOffset: Int(patternNode.offset), findings: &findings)
+    return pattern
+  }
+
+  /// Finds `Version`, `Metadata` and `Pattern` at the top level, reporting `key-unknown` for any
+  /// other key; `Metadata` is read here (an object, or null), as it is not decoded further.
+  private mutating func topLevelMembers(of root: Int) -> (version: Int?, metadata: JSONValue?, pattern: Int?) {
     var versionIndex: Int?
     var metadata: JSONValue?
     var patternIndex: Int?
@@ -59,35 +86,21 @@ struct PatternDecoder {
         unknownKey(key, among: PatternDecoder.topLevelKeys, pointer: "")
       }
     }
-    let version = decodeVersion(versionIndex, root: rootNode)
-    guard let patternIndex else {
-      // Meta Haptics Studio's (Lofelt's) .haptic clips are JSON too, with "signals" at the top.
-      var clip = false
-      document.forEachMember(of: root) { key, _ in clip = clip || document.stringEquals(key, "signals") }
-      findings.add(
-        .patternMissing,
-        clip
-          ? "no \"Pattern\" array: this looks like a Meta Haptics Studio (Lofelt) .haptic clip, not AHAP; export the clip as AHAP from Haptics Studio"
-          : "no \"Pattern\" array; an AHAP file lists its events in \"Pattern\"",
-        at: Int(rootNode.offset), pointer: "")
-      return nil
-    }
-    let patternNode = document.node(patternIndex)
-    guard patternNode.kind == .array else {
-      findings.add(
-        .patternMissing, "\"Pattern\" is \(patternNode.kind.described); it must be an array of entries",
-        at: Int(patternNode.offset), pointer: "/Pattern")
-      return nil
-    }
-    events.reserveCapacity(Int(patternNode.count))
-    document.forEachElement(of: patternIndex) { position, element in
-      decodeEntry(element, entry: position)
-    }
-    let pattern = Pattern(
-      version: version, metadata: metadata, events: events, parameters: parameters, curves: curves)
-    PatternEmpty.check(
-      events: eventEntries, dynamics: dynamicEntries, patternOffset: Int(patternNode.offset), findings: &findings)
-    return pattern
+    return (versionIndex, metadata, patternIndex)
+  }
+
+  /// Reports `pattern-missing` for a document without a `Pattern` array, naming a Meta Haptics
+  /// Studio (Lofelt) .haptic clip when it looks like one.
+  private mutating func reportNoPattern(root: Int) {
+    // Meta Haptics Studio's (Lofelt's) .haptic clips are JSON too, with "signals" at the top.
+    var clip = false
+    document.forEachMember(of: root) { key, _ in clip = clip || document.stringEquals(key, "signals") }
+    findings.add(
+      .patternMissing,
+      clip
+        ? "no \"Pattern\" array: this looks like a Meta Haptics Studio (Lofelt) .haptic clip, not AHAP; export the clip as AHAP from Haptics Studio"
+        : "no \"Pattern\" array; an AHAP file lists its events in \"Pattern\"",
+      at: Int(document.node(root).offset), pointer: "")
   }
 
   /// The versions iOS's loader accepts (iOS 26.1 loader, reverse-engineered: it compares as Float).
@@ -183,18 +196,7 @@ struct PatternDecoder {
     let kinds = [event.map { _ in "Event" }, parameter.map { _ in "Parameter" }, curve.map { _ in "ParameterCurve" }]
       .compactMap { $0 }
     if kinds.isEmpty {
-      var message = "this entry holds none of Event, Parameter or ParameterCurve"
-      var at = Int(node.offset)
-      for key in others {
-        let name = document.string(key)
-        if let closest = Suggestion.closest(to: name, among: PatternDecoder.entryKinds) {
-          message += "; did you mean \"\(closest)\" for \"\(Format.excerpt(name))\"?"
-          at = Int(document.node(key).offset)
-          break
-        }
-      }
-      if node.count == 0 { message = "this entry is empty; it must hold an Event, a Parameter or a ParameterCurve" }
-      findings.add(.entryKind, message, at: at, pointer: pointer())
+      reportNoEntryKind(index, others: others, entry: entry)
       return
     }
     if kinds.count > 1 {
@@ -214,6 +216,24 @@ struct PatternDecoder {
     } else if let curve {
       decodeCurve(curve, entry: entry)
     }
+  }
+
+  /// Reports `entry-kind` for an entry holding none of Event, Parameter or ParameterCurve,
+  /// pointing at the first of its keys that looks like a misspelt one.
+  private mutating func reportNoEntryKind(_ index: Int, others: [Int], entry: Int) {
+    let node = document.node(index)
+    var message = "this entry holds none of Event, Parameter or ParameterCurve"
+    var at = Int(node.offset)
+    for key in others {
+      let name = document.string(key)
+      if let closest = Suggestion.closest(to: name, among: PatternDecoder.entryKinds) {
+        message += "; did you mean \"\(closest)\" for \"\(Format.excerpt(name))\"?"
+        at = Int(document.node(key).offset)
+        break
+      }
+    }
+    if node.count == 0 { message = "this entry is empty; it must hold an Event, a Parameter or a ParameterCurve" }
+    findings.add(.entryKind, message, at: at, pointer: JSONPointer.entry(entry))
   }
 
   // MARK: Values
@@ -359,6 +379,36 @@ struct PatternDecoder {
       "\"\(otherKey)\" is read as \"Time\" by iOS; other readers know only \"Time\": write \"Time\"",
       at: offset, pointer: base + "/" + otherKey)
     return (other, otherKey)
+  }
+
+  /// The values of the keys `first` and `second` of the object at `index` (nil when absent),
+  /// reporting `key-unknown` for any other key; nil when it is not an object (`type-mismatch`:
+  /// `what` must be an object with both keys). Inlined, so that the two keys are compared as
+  /// constants (called for every event parameter and control point).
+  @inline(__always)
+  mutating func pairMembers(
+    of index: Int, _ first: StaticString, _ second: StaticString, what: String, known: [String],
+    pointer: @autoclosure () -> String
+  ) -> (first: Int?, second: Int?)? {
+    let node = document.node(index)
+    guard node.kind == .object else {
+      findings.add(
+        .typeMismatch, "\(what) must be an object with \(first) and \(second), not \(node.kind.described)",
+        at: Int(node.offset), pointer: pointer())
+      return nil
+    }
+    var firstIndex: Int?
+    var secondIndex: Int?
+    document.forEachMember(of: index) { key, value in
+      if document.stringEquals(key, first) {
+        firstIndex = value
+      } else if document.stringEquals(key, second) {
+        secondIndex = value
+      } else {
+        unknownKey(key, among: known, pointer: pointer())
+      }
+    }
+    return (firstIndex, secondIndex)
   }
 
   mutating func missingKey(_ name: String, in index: Int, what: String, pointer: @autoclosure () -> String) {

@@ -32,9 +32,62 @@ public struct SignalComparison: Sendable {
     let first = Renderer(schedule: Schedule(pattern: a, profile: profile, rate: rate))
     let second = Renderer(schedule: Schedule(pattern: b, profile: profile, rate: rate))
     let total = max(first.frameCount, second.frameCount)
-    let columns = PatternSummary.clampColumns(columns)
-    var timelineA = [Double](repeating: 0, count: columns)
-    var timelineB = [Double](repeating: 0, count: columns)
+    let tally = SignalComparison.compare(first, second, total: total, columns: PatternSummary.clampColumns(columns))
+    let frames = Double(max(total, 1))
+    // Each signal's RMS is over its own length; the difference is over the longer one.
+    old = Levels(
+      peak: tally.peakA, rms: (tally.sumA / Double(max(first.frameCount, 1))).squareRoot(),
+      duration: Double(first.frameCount) / rate)
+    new = Levels(
+      peak: tally.peakB, rms: (tally.sumB / Double(max(second.frameCount, 1))).squareRoot(),
+      duration: Double(second.frameCount) / rate)
+    maximumDifference = tally.maxD
+    differenceRMS = (tally.sumD / frames).squareRoot()
+    let mse = tally.sumD / frames
+    psnr = mse == 0 ? SignalComparison.identicalPSNR : min(SignalComparison.identicalPSNR, 10 * log10(4 / mse))
+    oldTimeline = tally.timelineA
+    newTimeline = tally.timelineB
+  }
+
+  /// Peaks, sums of squares and timeline peaks of two signals (A and B) and of their difference
+  /// (D), added up block by block.
+  private struct Tally {
+    var peakA = 0.0, peakB = 0.0, sumA = 0.0, sumB = 0.0, sumD = 0.0, maxD = 0.0
+    var timelineA: [Double]
+    var timelineB: [Double]
+
+    init(columns: Int) {
+      timelineA = [Double](repeating: 0, count: columns)
+      timelineB = [Double](repeating: 0, count: columns)
+    }
+
+    /// Adds `count` samples of each signal, from frame `position` of `total`.
+    mutating func add(
+      _ x: UnsafeMutableBufferPointer<Float>, _ y: UnsafeMutableBufferPointer<Float>, count: Int, position: Int,
+      total: Int
+    ) {
+      let columns = timelineA.count
+      for k in 0..<count {
+        let p = Double(x[k])
+        let q = Double(y[k])
+        peakA = max(peakA, abs(p))
+        peakB = max(peakB, abs(q))
+        sumA += p * p
+        sumB += q * q
+        let d = p - q
+        sumD += d * d
+        maxD = max(maxD, abs(d))
+        let column = total == 0 ? 0 : min(columns - 1, (position + k) * columns / total)
+        timelineA[column] = max(timelineA[column], abs(p))
+        timelineB[column] = max(timelineB[column], abs(q))
+      }
+    }
+  }
+
+  /// Streams both renderers in lockstep over `total` frames (the shorter padded with silence),
+  /// skipping where both are silent.
+  private static func compare(_ first: Renderer, _ second: Renderer, total: Int, columns: Int) -> Tally {
+    var tally = Tally(columns: columns)
     let block = 4096
     let x = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
     let y = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
@@ -42,7 +95,6 @@ public struct SignalComparison: Sendable {
       x.deallocate()
       y.deallocate()
     }
-    var peakA = 0.0, peakB = 0.0, sumA = 0.0, sumB = 0.0, sumD = 0.0, maxD = 0.0
     var position = 0
     while position < total {
       // Where both are silent, skip: zeros change no sum, peak or timeline column.
@@ -63,36 +115,10 @@ public struct SignalComparison: Sendable {
       let gotB = second.render(into: slice(y))
       for k in gotA..<count { x[k] = 0 }
       for k in gotB..<count { y[k] = 0 }
-      for k in 0..<count {
-        let p = Double(x[k])
-        let q = Double(y[k])
-        peakA = max(peakA, abs(p))
-        peakB = max(peakB, abs(q))
-        sumA += p * p
-        sumB += q * q
-        let d = p - q
-        sumD += d * d
-        maxD = max(maxD, abs(d))
-        let column = total == 0 ? 0 : min(columns - 1, (position + k) * columns / total)
-        timelineA[column] = max(timelineA[column], abs(p))
-        timelineB[column] = max(timelineB[column], abs(q))
-      }
+      tally.add(x, y, count: count, position: position, total: total)
       position += count
     }
-    let frames = Double(max(total, 1))
-    // Each signal's RMS is over its own length; the difference is over the longer one.
-    old = Levels(
-      peak: peakA, rms: (sumA / Double(max(first.frameCount, 1))).squareRoot(),
-      duration: Double(first.frameCount) / rate)
-    new = Levels(
-      peak: peakB, rms: (sumB / Double(max(second.frameCount, 1))).squareRoot(),
-      duration: Double(second.frameCount) / rate)
-    maximumDifference = maxD
-    differenceRMS = (sumD / frames).squareRoot()
-    let mse = sumD / frames
-    psnr = mse == 0 ? SignalComparison.identicalPSNR : min(SignalComparison.identicalPSNR, 10 * log10(4 / mse))
-    oldTimeline = timelineA
-    newTimeline = timelineB
+    return tally
   }
 
   /// A level in dBFS (-inf for silence).

@@ -220,60 +220,48 @@ public struct JSONParser {
       nodes[index].end = UInt32(nodes.count)
       return true
     }
-    while true {
-      guard i < count else {
-        fail("unexpected end of the file inside the object that starts here", at: start)
-        return false
-      }
-      guard bytes[i] == UInt8(ascii: "\"") else {
-        if bytes[i] == UInt8(ascii: "'") {
-          fail("keys must be in double quotes, not single quotes", at: i)
-        } else {
-          fail("unexpected \(describeHere()); expected a key in double quotes", at: i)
-        }
-        return false
-      }
-      keyStack.append(Int32(nodes.count))
-      guard parseString() else { return false }
-      skipWhitespace()
-      guard i < count, bytes[i] == UInt8(ascii: ":") else {
-        fail("unexpected \(describeHere()); expected ':' after the key", at: i)
-        return false
-      }
-      i += 1
-      skipWhitespace()
-      guard parseValue(depth: depth) else { return false }
+    members: while true {
+      guard parseMember(depth: depth, objectStart: start) else { return false }
       members += 1
-      skipWhitespace()
-      guard i < count else {
-        fail("unexpected end of the file inside the object that starts here", at: start)
-        return false
+      switch separator(close: UInt8(ascii: "}"), containerStart: start) {
+      case .next: continue
+      case .end: break members
+      case .failed: return false
       }
-      if bytes[i] == UInt8(ascii: ",") {
-        let comma = i
-        i += 1
-        skipWhitespace()
-        if i < count && bytes[i] == UInt8(ascii: "}") {
-          findings.add(
-            .jsonTrailingComma, "trailing comma before '}'; strict JSON parsers refuse it",
-            at: comma, pointer: "")
-          i += 1
-          break
-        }
-        continue
-      }
-      if bytes[i] == UInt8(ascii: "}") {
-        i += 1
-        break
-      }
-      fail("unexpected \(describeHere()); expected ',' or '}' after the object member", at: i)
-      return false
     }
     nodes[index].count = members
     nodes[index].end = UInt32(nodes.count)
     checkDuplicateKeys(from: keyBase)
     keyStack.removeSubrange(keyBase...)
     return true
+  }
+
+  /// Reads one member of the object that starts at `objectStart`: its key (pushed on the key
+  /// stack), the colon and the value.
+  @inline(__always)
+  private mutating func parseMember(depth: Int, objectStart: Int) -> Bool {
+    guard i < count else {
+      fail("unexpected end of the file inside the object that starts here", at: objectStart)
+      return false
+    }
+    guard bytes[i] == UInt8(ascii: "\"") else {
+      if bytes[i] == UInt8(ascii: "'") {
+        fail("keys must be in double quotes, not single quotes", at: i)
+      } else {
+        fail("unexpected \(describeHere()); expected a key in double quotes", at: i)
+      }
+      return false
+    }
+    keyStack.append(Int32(nodes.count))
+    guard parseString() else { return false }
+    skipWhitespace()
+    guard i < count, bytes[i] == UInt8(ascii: ":") else {
+      fail("unexpected \(describeHere()); expected ':' after the key", at: i)
+      return false
+    }
+    i += 1
+    skipWhitespace()
+    return parseValue(depth: depth)
   }
 
   private mutating func parseArray(depth: Int) -> Bool {
@@ -292,37 +280,62 @@ public struct JSONParser {
       nodes[index].end = UInt32(nodes.count)
       return true
     }
-    while true {
+    elements: while true {
       guard parseValue(depth: depth) else { return false }
       elements += 1
-      skipWhitespace()
-      guard i < count else {
-        fail("unexpected end of the file inside the array that starts here", at: start)
-        return false
+      switch separator(close: UInt8(ascii: "]"), containerStart: start) {
+      case .next: continue
+      case .end: break elements
+      case .failed: return false
       }
-      if bytes[i] == UInt8(ascii: ",") {
-        let comma = i
-        i += 1
-        skipWhitespace()
-        if i < count && bytes[i] == UInt8(ascii: "]") {
-          findings.add(
-            .jsonTrailingComma, "trailing comma before ']'; strict JSON parsers refuse it",
-            at: comma, pointer: "")
-          i += 1
-          break
-        }
-        continue
-      }
-      if bytes[i] == UInt8(ascii: "]") {
-        i += 1
-        break
-      }
-      fail("unexpected \(describeHere()); expected ',' or ']' after the array element", at: i)
-      return false
     }
     nodes[index].count = elements
     nodes[index].end = UInt32(nodes.count)
     return true
+  }
+
+  /// What follows a member of an object or an element of an array.
+  private enum Separator {
+    /// A comma: another member or element comes.
+    case next
+    /// The container's end (after a trailing comma too, which `json-trailing-comma` reports).
+    case end
+    /// Anything else, or the end of the file (reported).
+    case failed
+  }
+
+  /// Reads what follows a member of the object (`close` is `}`) or an element of the array
+  /// (`]`) that starts at `containerStart`: a comma, or `close`.
+  @inline(__always)
+  private mutating func separator(close: UInt8, containerStart: Int) -> Separator {
+    skipWhitespace()
+    let object = close == UInt8(ascii: "}")
+    guard i < count else {
+      fail(
+        "unexpected end of the file inside the \(object ? "object" : "array") that starts here", at: containerStart)
+      return .failed
+    }
+    if bytes[i] == UInt8(ascii: ",") {
+      let comma = i
+      i += 1
+      skipWhitespace()
+      if i < count && bytes[i] == close {
+        findings.add(
+          .jsonTrailingComma, "trailing comma before '\(object ? "}" : "]")'; strict JSON parsers refuse it",
+          at: comma, pointer: "")
+        i += 1
+        return .end
+      }
+      return .next
+    }
+    if bytes[i] == close {
+      i += 1
+      return .end
+    }
+    fail(
+      "unexpected \(describeHere()); expected ',' or '\(object ? "}" : "]")' after the \(object ? "object member" : "array element")",
+      at: i)
+    return .failed
   }
 
   /// Reports keys written more than once in the object whose keys are `keyStack[base...]`.
@@ -492,6 +505,14 @@ public struct JSONParser {
   /// Exact powers of ten as Doubles, for the correctly rounded fast path (Clinger).
   private static let powersOfTen: [Double] = (0...22).map { pow(10.0, Double($0)) }
 
+  /// The digits of a number as read: up to 19 significant digits in `mantissa`, the power of
+  /// ten they are scaled by, and how many digits were written.
+  private struct Digits {
+    var mantissa: UInt64 = 0
+    var digits = 0
+    var exponent = 0
+  }
+
   private mutating func parseNumber() -> Bool {
     let start = i
     var negative = false
@@ -508,75 +529,93 @@ public struct JSONParser {
       fail("expected a digit after '-'", at: i)
       return false
     }
-    var mantissa: UInt64 = 0
-    var digits = 0
-    var exponent = 0
-    if bytes[i] == UInt8(ascii: "0") {
-      i += 1
-      if i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 {
-        fail("numbers must not have leading zeros", at: start)
-        return false
-      }
-    } else {
-      while i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 {
-        if digits < 19 {
-          mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
-          digits += 1
-        } else {
-          exponent += 1
-          digits += 1
-        }
-        i += 1
-      }
-    }
-    if i < count && bytes[i] == UInt8(ascii: ".") {
-      i += 1
-      guard i < count, bytes[i] >= 0x30 && bytes[i] <= 0x39 else {
-        fail("expected a digit after the decimal point", at: i)
-        return false
-      }
-      while i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 {
-        if digits < 19 {
-          if mantissa != 0 || bytes[i] != 0x30 { digits += 1 }
-          mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
-          exponent -= 1
-        } else {
-          digits += 1
-        }
-        i += 1
-      }
-    }
-    if i < count && (bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E")) {
-      i += 1
-      var exponentNegative = false
-      if i < count && (bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-")) {
-        exponentNegative = bytes[i] == UInt8(ascii: "-")
-        i += 1
-      }
-      guard i < count, bytes[i] >= 0x30 && bytes[i] <= 0x39 else {
-        fail("expected a digit in the exponent", at: i)
-        return false
-      }
-      var written = 0
-      while i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 {
-        if written < 100_000 { written = written * 10 + Int(bytes[i] - 0x30) }
-        i += 1
-      }
-      exponent += exponentNegative ? -written : written
+    var number = Digits()
+    guard parseIntegerDigits(&number, start: start), parseFractionDigits(&number), parseExponent(&number) else {
+      return false
     }
     var value: Double
-    if digits <= 19 && mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
-      value = Double(mantissa)
-      if exponent < 0 {
-        value /= JSONParser.powersOfTen[-exponent]
+    if number.digits <= 19 && number.mantissa < (1 << 53) && number.exponent >= -22 && number.exponent <= 22 {
+      value = Double(number.mantissa)
+      if number.exponent < 0 {
+        value /= JSONParser.powersOfTen[-number.exponent]
       } else {
-        value *= JSONParser.powersOfTen[exponent]
+        value *= JSONParser.powersOfTen[number.exponent]
       }
       if negative { value = -value }
     } else {
       value = JSONParser.slowNumber(bytes + start, count: i - start)
     }
     nodes.append(JSONNode(kind: .number, flags: 0, offset: UInt32(start), end: 0, count: 0, number: value))
+    return true
+  }
+
+  /// The integer part of a number (at a digit), with no leading zero.
+  @inline(__always)
+  private mutating func parseIntegerDigits(_ number: inout Digits, start: Int) -> Bool {
+    if bytes[i] == UInt8(ascii: "0") {
+      i += 1
+      if i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 {
+        fail("numbers must not have leading zeros", at: start)
+        return false
+      }
+      return true
+    }
+    while i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 {
+      if number.digits < 19 {
+        number.mantissa = number.mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
+        number.digits += 1
+      } else {
+        number.exponent += 1
+        number.digits += 1
+      }
+      i += 1
+    }
+    return true
+  }
+
+  /// The fraction of a number, if a decimal point comes next.
+  @inline(__always)
+  private mutating func parseFractionDigits(_ number: inout Digits) -> Bool {
+    guard i < count && bytes[i] == UInt8(ascii: ".") else { return true }
+    i += 1
+    guard i < count, bytes[i] >= 0x30 && bytes[i] <= 0x39 else {
+      fail("expected a digit after the decimal point", at: i)
+      return false
+    }
+    while i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 {
+      if number.digits < 19 {
+        if number.mantissa != 0 || bytes[i] != 0x30 { number.digits += 1 }
+        number.mantissa = number.mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
+        number.exponent -= 1
+      } else {
+        number.digits += 1
+      }
+      i += 1
+    }
+    return true
+  }
+
+  /// The exponent of a number, if an `e` or `E` comes next (its value counted up to 100,000
+  /// only: that is far off the fast path already, and the slow path reads the text itself).
+  @inline(__always)
+  private mutating func parseExponent(_ number: inout Digits) -> Bool {
+    guard i < count && (bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E")) else { return true }
+    i += 1
+    var exponentNegative = false
+    if i < count && (bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-")) {
+      exponentNegative = bytes[i] == UInt8(ascii: "-")
+      i += 1
+    }
+    guard i < count, bytes[i] >= 0x30 && bytes[i] <= 0x39 else {
+      fail("expected a digit in the exponent", at: i)
+      return false
+    }
+    var written = 0
+    while i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 {
+      if written < 100_000 { written = written * 10 + Int(bytes[i] - 0x30) }
+      i += 1
+    }
+    number.exponent += exponentNegative ? -written : written
     return true
   }
 

@@ -28,55 +28,16 @@ public struct ControlTrack: Sendable, Equatable {
   public init(_ id: DynamicParameterID, pattern: Pattern, rate: Double) {
     self.id = id
     defaultValue = id.defaultValue
-    // Items in start order; at equal times a Parameter comes before a curve.
-    enum Item {
-      case step(time: Double, value: Double)
-      case curve(ParameterCurve)
-
-      var start: Double {
-        switch self {
-        case .step(let time, _): time
-        case .curve(let curve): curve.start
-        }
-      }
-    }
-    var items: [(Int, Item)] = []
-    for parameter in pattern.parameters where parameter.id == id {
-      items.append((0, .step(time: parameter.time, value: parameter.value)))
-    }
-    for curve in pattern.curves where curve.id == id && !curve.points.isEmpty {
-      items.append((1, .curve(curve)))
-    }
-    items.sort { ($0.1.start, $0.0) < ($1.1.start, $1.0) }
-
     let ramp = ControlTrack.rampSeconds * rate
     var points: [Breakpoint] = []
-    func value(at frame: Double) -> Double {
-      guard let first = points.first else { return id.defaultValue }
-      if frame < first.frame { return id.defaultValue }
-      var k = points.count - 1
-      while k > 0 && points[k].frame > frame { k -= 1 }
-      if k == points.count - 1 { return points[k].value }
-      let a = points[k]
-      let b = points[k + 1]
-      if b.frame <= a.frame { return b.value }
-      return a.value + (b.value - a.value) * (frame - a.frame) / (b.frame - a.frame)
-    }
-    /// Cuts the function where the ramp to a new item starts, holding the value it has there.
-    func takeOver(at frame: Double) {
-      let rampStart = max(frame - ramp, 0)
-      let held = value(at: rampStart)
-      while let last = points.last, last.frame >= rampStart { points.removeLast() }
-      points.append(Breakpoint(frame: rampStart, value: held))
-    }
-    for (_, item) in items {
+    for item in ControlTrack.items(id, in: pattern) {
       switch item {
       case .step(let time, let value):
         let frame = time * rate
-        takeOver(at: frame)
+        ControlTrack.takeOver(&points, at: frame, ramp: ramp, defaultValue: id.defaultValue)
         points.append(Breakpoint(frame: frame, value: value))
       case .curve(let curve):
-        takeOver(at: curve.points[0].time * rate)
+        ControlTrack.takeOver(&points, at: curve.points[0].time * rate, ramp: ramp, defaultValue: id.defaultValue)
         for point in curve.points {
           points.append(Breakpoint(frame: point.time * rate, value: point.value))
         }
@@ -85,6 +46,56 @@ public struct ControlTrack: Sendable, Equatable {
     // A track that never leaves its default is constant.
     if points.allSatisfy({ $0.value == id.defaultValue }) { points = [] }
     breakpoints = points
+  }
+
+  /// A `Parameter` (a step) or a `ParameterCurve` of the track's ID.
+  private enum Item {
+    case step(time: Double, value: Double)
+    case curve(ParameterCurve)
+
+    var start: Double {
+      switch self {
+      case .step(let time, _): time
+      case .curve(let curve): curve.start
+      }
+    }
+  }
+
+  /// The `Parameter`s and curves (with points) of `id` in start order; at equal times a
+  /// `Parameter` comes before a curve.
+  private static func items(_ id: DynamicParameterID, in pattern: Pattern) -> [Item] {
+    var items: [(Int, Item)] = []
+    for parameter in pattern.parameters where parameter.id == id {
+      items.append((0, .step(time: parameter.time, value: parameter.value)))
+    }
+    for curve in pattern.curves where curve.id == id && !curve.points.isEmpty {
+      items.append((1, .curve(curve)))
+    }
+    items.sort { ($0.1.start, $0.0) < ($1.1.start, $1.0) }
+    return items.map(\.1)
+  }
+
+  /// Cuts the function `points` where the ramp to a new item at `frame` starts (`ramp` frames
+  /// before it), holding the value it has there.
+  private static func takeOver(_ points: inout [Breakpoint], at frame: Double, ramp: Double, defaultValue: Double) {
+    let rampStart = max(frame - ramp, 0)
+    let held = value(of: points, at: rampStart, defaultValue: defaultValue)
+    while let last = points.last, last.frame >= rampStart { points.removeLast() }
+    points.append(Breakpoint(frame: rampStart, value: held))
+  }
+
+  /// The value of the function `points` at `frame`, searching back from the last breakpoint
+  /// (while the track is compiled, the new item comes near the end).
+  private static func value(of points: [Breakpoint], at frame: Double, defaultValue: Double) -> Double {
+    guard let first = points.first else { return defaultValue }
+    if frame < first.frame { return defaultValue }
+    var k = points.count - 1
+    while k > 0 && points[k].frame > frame { k -= 1 }
+    if k == points.count - 1 { return points[k].value }
+    let a = points[k]
+    let b = points[k + 1]
+    if b.frame <= a.frame { return b.value }
+    return a.value + (b.value - a.value) * (frame - a.frame) / (b.frame - a.frame)
   }
 
   /// The value at `frame` (binary search; the renderer uses a cursor instead).

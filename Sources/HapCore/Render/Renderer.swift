@@ -334,53 +334,64 @@ public final class Renderer {
       statistics.frames += count
       return
     }
-    do {
-      // Evaluate the controls on the grid points that cover this chunk.
-      let gridFirst = first / grid
-      let gridLast = (last - 1) / grid + 1
-      for k in gridFirst...gridLast {
-        let frame = Double(k * grid)
-        intensityGrid[k - gridFirst] =
-          liveIntensity.isActive
-          ? liveIntensity.value(at: frame)
-          : Renderer.evaluate(intensityPoints, schedule.intensityControl.breakpoints.count, &intensityCursor, frame, 1)
-        sharpnessGrid[k - gridFirst] =
-          liveSharpness.isActive
-          ? liveSharpness.value(at: frame)
-          : Renderer.evaluate(sharpnessPoints, schedule.sharpnessControl.breakpoints.count, &sharpnessCursor, frame, 0)
-      }
-      var k = 0
-      while k < activeCount {
-        let index = Int(active[k])
-        let voice = voices[index]
-        let from = max(first, voice.start)
-        var finished: Bool
-        switch voice.kind {
-        case .transient:
-          let to = min(last, voice.soundEnd)
-          if from < to { renderTransient(voice, out, first: first, from: from, to: to) }
-          finished = voice.soundEnd <= last
-        case .continuous:
-          // Where the sound ends, if within this chunk: the envelope itself says (a live
-          // envelope control may have moved it from the schedule's `soundEnd`).
-          var ahead = states[index].envelope
-          planner.advance(voice, &ahead, to: last, live: liveEnvelope)
-          let to = ahead.stage == .done ? min(last, ahead.start) : last
-          if from < to { renderContinuous(voice, index, out, first: first, gridFirst: gridFirst, from: from, to: to) }
-          planner.advance(voice, &states[index].envelope, to: last, live: liveEnvelope)
-          finished = states[index].envelope.stage == .done
-        }
-        if finished {
-          // Finished: drop it, keeping the others in admission order so that floating-point
-          // sums happen in the same order whatever the block size.
-          for j in k..<(activeCount - 1) { active[j] = active[j + 1] }
-          activeCount -= 1
-        } else {
-          k += 1
-        }
+    let gridFirst = evaluateControls(first: first, last: last)
+    var k = 0
+    while k < activeCount {
+      if renderVoice(Int(active[k]), out, first: first, last: last, gridFirst: gridFirst) {
+        // Finished: drop it, keeping the others in admission order so that floating-point
+        // sums happen in the same order whatever the block size.
+        for j in k..<(activeCount - 1) { active[j] = active[j + 1] }
+        activeCount -= 1
+      } else {
+        k += 1
       }
     }
     finish(out, count: count)
+  }
+
+  /// Evaluates the intensity and sharpness controls (live, or the schedule's) on the grid
+  /// points that cover frames `first..<last`; returns the index of the first grid point.
+  @inline(__always)
+  private func evaluateControls(first: Int, last: Int) -> Int {
+    let gridFirst = first / grid
+    let gridLast = (last - 1) / grid + 1
+    for k in gridFirst...gridLast {
+      let frame = Double(k * grid)
+      intensityGrid[k - gridFirst] =
+        liveIntensity.isActive
+        ? liveIntensity.value(at: frame)
+        : Renderer.evaluate(intensityPoints, schedule.intensityControl.breakpoints.count, &intensityCursor, frame, 1)
+      sharpnessGrid[k - gridFirst] =
+        liveSharpness.isActive
+        ? liveSharpness.value(at: frame)
+        : Renderer.evaluate(sharpnessPoints, schedule.sharpnessControl.breakpoints.count, &sharpnessCursor, frame, 0)
+    }
+    return gridFirst
+  }
+
+  /// Adds the sounding voice `index` to the chunk of frames `first..<last` at `out`; returns
+  /// true when it has finished sounding within it.
+  @inline(__always)
+  private func renderVoice(
+    _ index: Int, _ out: UnsafeMutablePointer<Float>, first: Int, last: Int, gridFirst: Int
+  ) -> Bool {
+    let voice = voices[index]
+    let from = max(first, voice.start)
+    switch voice.kind {
+    case .transient:
+      let to = min(last, voice.soundEnd)
+      if from < to { renderTransient(voice, out, first: first, from: from, to: to) }
+      return voice.soundEnd <= last
+    case .continuous:
+      // Where the sound ends, if within this chunk: the envelope itself says (a live
+      // envelope control may have moved it from the schedule's `soundEnd`).
+      var ahead = states[index].envelope
+      planner.advance(voice, &ahead, to: last, live: liveEnvelope)
+      let to = ahead.stage == .done ? min(last, ahead.start) : last
+      if from < to { renderContinuous(voice, index, out, first: first, gridFirst: gridFirst, from: from, to: to) }
+      planner.advance(voice, &states[index].envelope, to: last, live: liveEnvelope)
+      return states[index].envelope.stage == .done
+    }
   }
 
   @inline(__always)

@@ -99,41 +99,10 @@ public struct Schedule: Sendable {
         note(Frames.from(seconds: event.time + Schedule.soundingLength(of: event), rate: rate), index)
         continue
       }
-      let p = event.parameters
-      var voice = Voice(
-        kind: .transient, start: start, end: start, soundEnd: start, intensity: p.hapticIntensity,
-        sharpness: p.hapticSharpness, event: index)
-      switch event.type {
-      case .hapticTransient:
-        // Only the intensity control reaches a transient; sharpness and envelope controls
-        // affect continuous events only (AHAP reference: HapticSharpnessControl "affects only
-        // continuous haptics"), and a transient ignores AttackTime, DecayTime, ReleaseTime and
-        // Sustained (iOS 26.1 loader: "Ignoring for HapticTransient").
-        let frequency = profile.frequency(sharpness: p.hapticSharpness)
-        let length = profile.transientCycles / frequency * rate
-        voice.peak = profile.amplitude(intensity: p.hapticIntensity * intensity.value(at: Double(start)))
-        voice.increment = frequency / rate
-        let offset = 0.25 - profile.transientCycles / 2
-        voice.carrierOffset = offset - offset.rounded(.down)
-        voice.riseFrames = length / 2
-        voice.fallFrames = length / 2
-        voice.end = start + Int(length.rounded(.up))
-        voice.soundEnd = voice.end
-      default:
-        voice.kind = .continuous
-        voice.sustained = p.sustained
-        voice.attackTime = p.attackTime
-        voice.decayTime = p.decayTime
-        voice.releaseTime = p.releaseTime
-        let played = min(event.duration, Schedule.continuousLimit)
-        voice.end = start + max(1, Frames.from(seconds: played, rate: rate))
-        voice.soundEnd = envelope.changes.withUnsafeBufferPointer { changes in
-          let planner = EnvelopePlanner(changes: changes, rate: rate, limit: .max)
-          var piece = planner.first(voice, live: LiveEnvelope())
-          planner.advance(voice, &piece, to: .max, live: LiveEnvelope())
-          return piece.start
-        }
-      }
+      let voice =
+        event.type == .hapticTransient
+        ? Schedule.transientVoice(event, index, start: start, profile: profile, rate: rate, intensity: intensity)
+        : Schedule.continuousVoice(event, index, start: start, rate: rate, envelope: envelope)
       note(voice.soundEnd, index)
       voices.append(voice)
     }
@@ -143,6 +112,57 @@ public struct Schedule: Sendable {
     frameCount = lastFrame
     lastSoundingEvent = lastEvent
     maximumOverlap = Schedule.overlap(voices)
+  }
+
+  /// The voice of a transient starting at frame `start`: a burst of `profile.transientCycles`
+  /// cycles at the frequency of its sharpness.
+  ///
+  /// Only the intensity control reaches a transient; sharpness and envelope controls affect
+  /// continuous events only (AHAP reference: HapticSharpnessControl "affects only continuous
+  /// haptics"), and a transient ignores AttackTime, DecayTime, ReleaseTime and Sustained
+  /// (iOS 26.1 loader: "Ignoring for HapticTransient").
+  static func transientVoice(
+    _ event: Event, _ index: Int, start: Int, profile: ActuatorProfile, rate: Double, intensity: ControlTrack
+  ) -> Voice {
+    let p = event.parameters
+    var voice = Voice(
+      kind: .transient, start: start, end: start, soundEnd: start, intensity: p.hapticIntensity,
+      sharpness: p.hapticSharpness, event: index)
+    let frequency = profile.frequency(sharpness: p.hapticSharpness)
+    let length = profile.transientCycles / frequency * rate
+    voice.peak = profile.amplitude(intensity: p.hapticIntensity * intensity.value(at: Double(start)))
+    voice.increment = frequency / rate
+    let offset = 0.25 - profile.transientCycles / 2
+    voice.carrierOffset = offset - offset.rounded(.down)
+    voice.riseFrames = length / 2
+    voice.fallFrames = length / 2
+    voice.end = start + Int(length.rounded(.up))
+    voice.soundEnd = voice.end
+    return voice
+  }
+
+  /// The voice of a continuous event starting at frame `start`; it sounds on until its
+  /// envelope (with the envelope controls) has released.
+  static func continuousVoice(
+    _ event: Event, _ index: Int, start: Int, rate: Double, envelope: EnvelopeControls
+  ) -> Voice {
+    let p = event.parameters
+    var voice = Voice(
+      kind: .continuous, start: start, end: start, soundEnd: start, intensity: p.hapticIntensity,
+      sharpness: p.hapticSharpness, event: index)
+    voice.sustained = p.sustained
+    voice.attackTime = p.attackTime
+    voice.decayTime = p.decayTime
+    voice.releaseTime = p.releaseTime
+    let played = min(event.duration, Schedule.continuousLimit)
+    voice.end = start + max(1, Frames.from(seconds: played, rate: rate))
+    voice.soundEnd = envelope.changes.withUnsafeBufferPointer { changes in
+      let planner = EnvelopePlanner(changes: changes, rate: rate, limit: .max)
+      var piece = planner.first(voice, live: LiveEnvelope())
+      planner.advance(voice, &piece, to: .max, live: LiveEnvelope())
+      return piece.start
+    }
+    return voice
   }
 
   /// How long `event` sounds from its `Time`, before any release tail: a continuous event at
