@@ -41,6 +41,12 @@ enum CompletionScripts {
       "  compopt -o filenames 2>/dev/null || true",
       "}",
       "",
+      "_hap_folders() {",
+      "  local IFS=$'\\n'",
+      "  COMPREPLY+=($(compgen -d -- \"$cur\"))",
+      "  compopt -o filenames 2>/dev/null || true",
+      "}",
+      "",
       "_hap_words() {",
       "  local IFS=$' \\t\\n'",
       "  COMPREPLY+=($(compgen -W \"$1\" -- \"$cur\"))",
@@ -66,7 +72,7 @@ enum CompletionScripts {
       for option in options where option.takesValue && !option.optionalValue {
         let names = (["--\(option.name)"] + (option.short.map { ["-\($0)"] } ?? [])).joined(separator: " | ")
         lines.append("    \(names))")
-        lines.append("      \(bashAction(CompletionValues.forOption(option)))")
+        lines.append("      \(bashAction(option.completion))")
         lines.append("      return 0")
         lines.append("      ;;")
       }
@@ -88,6 +94,7 @@ enum CompletionScripts {
     case .words(let words): "_hap_words \"\(words.joined(separator: " "))\""
     case .patterns: "_hap_patterns"
     case .files: "_hap_files"
+    case .folders: "_hap_folders"
     case .profiles: "_hap_words \"\(CompletionValues.profileNames.joined(separator: " "))\"; _hap_patterns"
     case .rules: "_hap_words \"\(CompletionValues.ruleIDs.joined(separator: " "))\""
     }
@@ -143,7 +150,7 @@ enum CompletionScripts {
       var specs: [String] = []
       for option in HapCommandLine.allOptions(of: command) {
         let help = zshText(option.help)
-        let value = option.takesValue ? ":\(option.valueName ?? "VALUE"):\(zshAction(.forOption(option)))" : ""
+        let value = option.takesValue ? ":\(option.valueName ?? "VALUE"):\(zshAction(option.completion))" : ""
         let long =
           option.takesValue ? (option.optionalValue ? "--\(option.name)=-" : "--\(option.name)=") : "--\(option.name)"
         specs.append("'*\(long)[\(help)]\(option.optionalValue ? "" : value)'")
@@ -173,6 +180,7 @@ enum CompletionScripts {
     case .words(let words): "(\(words.joined(separator: " ")))"
     case .patterns: "_hap_patterns"
     case .files: "_files"
+    case .folders: "_files -/"
     case .profiles: "_hap_profiles"
     case .rules: "_hap_rules"
     }
@@ -209,7 +217,7 @@ enum CompletionScripts {
       for option in HapCommandLine.allOptions(of: command) {
         var line = "complete -c hap \(condition) -l \(option.name)"
         if let short = option.short { line += " -s \(short)" }
-        if option.takesValue && !option.optionalValue { line += " -r" + fishAction(.forOption(option)) }
+        if option.takesValue && !option.optionalValue { line += " -r" + fishAction(option.completion) }
         lines.append(line + " -d \(fishQuoted(option.help))")
       }
       let arguments = fishAction(.forArguments(of: command))
@@ -225,17 +233,9 @@ enum CompletionScripts {
     case .words(let words): " -a '\(words.joined(separator: " "))'"
     case .patterns: " -a '(__fish_complete_suffix .json; __fish_complete_suffix .ahap)'"
     case .files: " -F"
+    case .folders: " -a '(__fish_complete_directories)'"
     case .profiles: " -a '\(CompletionValues.profileNames.joined(separator: " ")) (__fish_complete_suffix .json)'"
     case .rules: " -a '\(CompletionValues.ruleIDs.joined(separator: " "))'"
     }
-  }
-}
-
-extension String {
-  /// Every `target` replaced (without Foundation).
-  func replacingAll(_ target: Character, with replacement: String) -> String {
-    var out = ""
-    for character in self { if character == target { out += replacement } else { out.append(character) } }
-    return out
   }
 }

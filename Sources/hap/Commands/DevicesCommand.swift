@@ -17,10 +17,8 @@ enum DevicesCommand: Command {
     device discards sound and 'sim' is no hardware: neither counts; with -D, the device named
     is the one that counts, 'sim' too), 2 when ALSA's library is missing.
     """
-  static let options: [OptionSpec] = [
-    .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json."),
-    .value("device", short: "D", "NAME", "Check only this device."),
-  ]
+  static let device = Option<String?>.text("device", short: "D", "NAME", .none, "Check only this device.")
+  static let options: [any DeclaredOption] = [Options.format, device]
   static let examples = [
     ("hap devices", "What can hap play on?"),
     ("hap devices -D plughw:1", "Check one device"),
@@ -34,11 +32,11 @@ enum DevicesCommand: Command {
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
     }
-    let named = arguments.value("device")
+    let named = arguments[device]
     let devices = named.map { [probe($0)] } ?? (DeviceList.playbackDevices() + [probe(SimulatedDevice.name)])
     // The simulated exciter is no hardware: in the list it does not count, named it does.
     let usable = devices.filter { $0.isUsable && (named != nil || $0.name != SimulatedDevice.name) }
-    if arguments.value("format") == "json" {
+    if arguments[Options.format] == .json {
       let items = devices.map { device -> String in
         var members: [(String, String)] = [
           ("name", JSONOutput.string(device.name)), ("description", JSONOutput.string(device.description)),

@@ -26,30 +26,21 @@ enum RenderCommand: Command {
     one render. A WAV file whose data passes 4 GiB is written as RF64 (sox and ffmpeg read it).
     On a terminal, a render that takes more than a second shows its progress.
     """
-  static let options: [OptionSpec] = [
-    .value("output", short: "o", "OUT", "Output file, folder (several patterns) or '-' for standard output."),
-    .value("rate", short: "r", "HZ", "Sample rate, 8000..192000 (default 48000)."),
-    .value(
-      "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),
-      "s16 (default), s24, s32 or f32."),
-    .value(
-      "profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file.\nSee 'hap profiles'."),
-    .gain,
-    .flag("raw", "Write headerless samples instead of WAV (whatever OUT's extension)."),
-    .flag("force", "Write binary audio even when the output is a terminal."),
-    .value(
-      "max-duration", "S",
-      "The longest pattern to render, in seconds (default 3600, at most 1000000):\nlater events, parameters and curve points are errors (pattern-too-long)."
-    ),
-    .value(
-      "control", "FILE",
-      "Apply a file of timestamped control lines ('@1.25 intensity 0.8', 'seek 2',\n'pause', ...; see 'hap help play'), deterministically."
-    ),
-    .value(
-      "map", "SPEC",
-      "With --control: read finger velocities 'vx vy' instead (velocity or\nvelocity:full=N), mapped as in textured drag."
-    ),
-    .flag("quiet", short: "q", "Do not print warnings or the summary line."),
+  static let output = Option<String?>.text(
+    "output", short: "o", "OUT", .files, "Output file, folder (several patterns) or '-' for standard output.")
+  /// The largest `--max-duration`: 1,000,000 s (11.5 days), far below any frame count or file
+  /// size that could overflow.
+  static let maxDuration = Option<Double>.number(
+    "max-duration", "S", in: 0.001...1_000_000, unit: .seconds, default: ValidationContext.defaultLongestPattern,
+    "The longest pattern to render, {}:\nlater events, parameters and curve points are errors (pattern-too-long).")
+  static let control = Option<String?>.text(
+    "control", "FILE", .files,
+    "Apply a file of timestamped control lines ('@1.25 intensity 0.8', 'seek 2',\n'pause', ...; see 'hap help play'), deterministically."
+  )
+
+  static let options: [any DeclaredOption] = [
+    output, Options.rate, Options.sampleFormat, Options.profile, Options.gain, Options.raw, Options.force, maxDuration,
+    control, ControlInput.mapOption, Options.quiet,
   ]
   static let examples = [
     ("hap render patterns/correct.json -o correct.wav", "Preview a pattern"),
@@ -74,52 +65,37 @@ enum RenderCommand: Command {
     var maxDuration = ValidationContext.defaultLongestPattern
   }
 
-  /// The largest `--max-duration`: 1,000,000 s (11.5 days), far below any frame count or file
-  /// size that could overflow.
-  static let maxDurationRange = 0.001...1_000_000.0
-
   static func settings(_ arguments: Arguments) throws(UsageError) -> Settings {
-    var settings = try signalSettings(arguments)
+    var settings = Settings(
+      rate: arguments[Options.rate], format: arguments[Options.sampleFormat] ?? .s16, profile: .exciter,
+      gain: arguments[Options.gain], raw: arguments[Options.raw], quiet: arguments[Options.quiet],
+      force: arguments[Options.force])
     let map = try ControlInput.map(arguments)
-    if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control FILE'") }
-    settings.control = arguments.value("control").map { ControlInput(name: $0, map: map) }
-    settings.maxDuration = try PlayCommand.number(
-      arguments, "max-duration", maxDurationRange, default: ValidationContext.defaultLongestPattern)
+    let control = arguments[Self.control]
+    if map != nil && control == nil { throw .needs("--map", "'--control FILE'") }
+    settings.control = control.map { ControlInput(name: $0, map: map) }
+    settings.maxDuration = arguments[maxDuration]
     return settings
-  }
-
-  /// The settings of the signal and the file alone (`--rate`, `--sample-format`, `--gain`,
-  /// `--raw`, `--quiet`, `--force`; the exciter profile until `--profile` is loaded), without
-  /// control: `hap drag -o` renders with these.
-  static func signalSettings(_ arguments: Arguments) throws(UsageError) -> Settings {
-    let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
-    let format = SampleFormat(rawValue: arguments.value("sample-format") ?? "s16")!
-    let gain = try arguments.gain()
-    return Settings(
-      rate: rate, format: format, profile: .exciter, gain: gain, raw: arguments.has("raw"),
-      quiet: arguments.has("quiet"), force: arguments.has("force"))
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     var settings = try settings(arguments)
     let patterns = arguments.positionals
-    guard !patterns.isEmpty else { throw UsageError("no pattern given") }
-    guard let output = arguments.value("output") else {
-      throw UsageError("no output given; use -o FILE.wav (or -o - for standard output)")
+    guard !patterns.isEmpty else { throw .noPattern }
+    guard let output = arguments[Self.output] else {
+      throw .noOutput(forms: "-o FILE.wav (or -o - for standard output)")
     }
-    if patterns.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) can be given only once") }
-    if settings.control != nil && patterns.count > 1 { throw UsageError("'--control' takes a single pattern") }
-    if settings.control?.name == "-" && patterns.contains("-") {
-      throw UsageError("the pattern and the control stream cannot both come from standard input")
-    }
+    if patterns.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
+    if settings.control != nil && patterns.count > 1 { throw .refused("'--control' takes a single pattern") }
+    if settings.control?.name == "-" && patterns.contains("-") { throw .bothFromStandardInput }
     do {
-      settings.profile = try PatternLoading.profile(arguments.value("profile"))
+      settings.profile = try PatternLoading.profile(arguments[Options.profile])
     } catch {
       return ExitStatus.trouble
     }
 
     if output == "-" && isatty(STDOUT_FILENO) != 0 && !settings.force {
-      throw UsageError(terminalRefusal)
+      throw .refused(terminalRefusal)
     }
     let (jobs, missingFolder) = try self.jobs(patterns, output: output, raw: settings.raw)
     guard prepareOutputs(jobs, missingFolder: missingFolder, inputs: patterns) else { return ExitStatus.trouble }
@@ -154,7 +130,7 @@ enum RenderCommand: Command {
     guard !raw, !ext.isEmpty, !wavExtensions.contains(ext), !rawExtensions.contains(ext), output != "-",
       !OutputTarget(output).isDirect
     else { return }
-    throw UsageError(
+    throw .refused(
       "'.\(Format.excerpt(ext, limit: 20))' is not a format hap writes: name the output .wav (WAV) or .raw or .pcm (raw samples), or add --raw to write raw samples under any name"
     )
   }
@@ -178,15 +154,15 @@ enum RenderCommand: Command {
     let folderMode = patterns.count > 1 || output.hasSuffix("/") || isDirectory(output)
     guard folderMode else { return ([(patterns[0], output)], nil) }
     var missingFolder: String?
-    guard output != "-" else { throw UsageError("'-o -' takes a single pattern") }
+    guard output != "-" else { throw .refused("'-o -' takes a single pattern") }
     if !isDirectory(output) {
       var info = stat()
       if lstat(output, &info) == 0 {
-        throw UsageError("with several patterns, -o must name a folder ('\(output)' is not one)")
+        throw .refused("with several patterns, -o must name a folder ('\(output)' is not one)")
       }
       let ext = (output as NSString).pathExtension.lowercased()
       if !output.hasSuffix("/") && fileExtensions.contains(ext) {
-        throw UsageError(
+        throw .refused(
           "with several patterns, -o names a folder, and '\(output)' looks like a file name; write '\(output)/' to make a folder of that name"
         )
       }
@@ -199,7 +175,7 @@ enum RenderCommand: Command {
         pattern == "-" ? "stdin" : ((pattern as NSString).lastPathComponent as NSString).deletingPathExtension
       let target = (output as NSString).appendingPathComponent(base + suffix)
       guard seen.insert(target).inserted else {
-        throw UsageError("two patterns would both be written to '\(target)'")
+        throw .refused("two patterns would both be written to '\(target)'")
       }
       jobs.append((pattern, target))
     }

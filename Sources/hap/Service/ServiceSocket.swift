@@ -18,16 +18,16 @@ enum ServiceSocket {
     if let folder = environment["XDG_RUNTIME_DIR"], !folder.isEmpty {
       return try checked((folder as NSString).appendingPathComponent("hap.sock"))
     }
-    throw UsageError("no socket: give '--socket PATH', or set $HAP_SOCKET or $XDG_RUNTIME_DIR")
+    throw .refused("no socket: give '--socket PATH', or set $HAP_SOCKET or $XDG_RUNTIME_DIR")
   }
 
   /// The longest path a `sockaddr_un` holds (without its NUL).
   static var maxPathBytes: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1 }
 
   private static func checked(_ path: String) throws(UsageError) -> String {
-    guard !path.isEmpty, !path.utf8.contains(0) else { throw UsageError("the socket path is empty or holds a NUL") }
+    guard !path.isEmpty, !path.utf8.contains(0) else { throw .refused("the socket path is empty or holds a NUL") }
     guard path.utf8.count <= maxPathBytes else {
-      throw UsageError(
+      throw .refused(
         "the socket path '\(Format.excerpt(path))' is longer than \(maxPathBytes) bytes, the limit of a Unix socket")
     }
     return path
