@@ -65,27 +65,30 @@ enum CompletionScripts {
       "    _hap_words \"\(HapCommandLine.commands.map { $0.name }.joined(separator: " "))\"",
       "    ;;",
     ]
-    for command in HapCommandLine.commands {
-      let options = HapCommandLine.allOptions(of: command)
-      lines.append("  \(command.name))")
-      lines.append("    case \"$prev\" in")
-      for option in options where option.takesValue && !option.optionalValue {
-        let names = (["--\(option.name)"] + (option.short.map { ["-\($0)"] } ?? [])).joined(separator: " | ")
-        lines.append("    \(names))")
-        lines.append("      \(bashAction(option.completion))")
-        lines.append("      return 0")
-        lines.append("      ;;")
-      }
-      lines.append("    esac")
-      let words = options.flatMap { option in ["--\(option.name)"] + (option.short.map { ["-\($0)"] } ?? []) }
-      lines.append("    case \"$cur\" in")
-      lines.append("    -*) _hap_words \"\(words.joined(separator: " "))\" ;;")
-      lines.append("    *) \(bashAction(CompletionValues.forArguments(of: command))) ;;")
-      lines.append("    esac")
-      lines.append("    ;;")
-    }
+    for command in HapCommandLine.commands { lines += bashCase(for: command) }
     lines += ["  esac", "  return 0", "}", "", "complete -F _hap hap", ""]
     return lines.joined(separator: "\n")
+  }
+
+  /// The branch of `_hap` for one command: the values after each of its options, then its
+  /// options or its arguments.
+  static func bashCase(for command: any Command.Type) -> [String] {
+    let options = HapCommandLine.allOptions(of: command)
+    var lines = ["  \(command.name))", "    case \"$prev\" in"]
+    for option in options where option.takesValue && !option.optionalValue {
+      let names = (["--\(option.name)"] + (option.short.map { ["-\($0)"] } ?? [])).joined(separator: " | ")
+      lines += ["    \(names))", "      \(bashAction(option.completion))", "      return 0", "      ;;"]
+    }
+    lines.append("    esac")
+    let words = options.flatMap { option in ["--\(option.name)"] + (option.short.map { ["-\($0)"] } ?? []) }
+    lines += [
+      "    case \"$cur\" in",
+      "    -*) _hap_words \"\(words.joined(separator: " "))\" ;;",
+      "    *) \(bashAction(CompletionValues.forArguments(of: command))) ;;",
+      "    esac",
+      "    ;;",
+    ]
+    return lines
   }
 
   static func bashAction(_ values: CompletionValues) -> String {

@@ -68,15 +68,7 @@ enum DiffCommand: Command {
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    let positionals = arguments.positionals
-    let git = isGitMode(positionals)
-    guard git || positionals.count == 2 else {
-      throw .refused("give two patterns to compare (OLD NEW), not \(positionals.count)")
-    }
-    let oldPath = git ? positionals[1] : positionals[0]
-    let newPath = git ? positionals[4] : positionals[1]
-    let oldLabel = git ? "a/\(positionals[0])" : oldPath
-    let newLabel = git ? "b/\(positionals.count == 9 ? positionals[7] : positionals[0])" : newPath
+    let (git, (oldPath, oldLabel), (newPath, newLabel)) = try sides(arguments.positionals)
     var options = PatternDiff.Options()
     options.timeTolerance = arguments[timeTolerance] / 1000
     options.metadata = arguments[metadata]
@@ -133,6 +125,20 @@ enum DiffCommand: Command {
     }
     if git { return ExitStatus.ok }
     return equal ? ExitStatus.ok : ExitStatus.failure
+  }
+
+  /// Whether git called hap as its diff driver, and each side's path and label (git's
+  /// `a/NAME` and `b/NAME`, else the paths themselves).
+  static func sides(_ positionals: [String]) throws(UsageError) -> (
+    git: Bool, old: (path: String, label: String), new: (path: String, label: String)
+  ) {
+    let git = isGitMode(positionals)
+    guard git || positionals.count == 2 else {
+      throw .refused("give two patterns to compare (OLD NEW), not \(positionals.count)")
+    }
+    guard git else { return (false, (positionals[0], positionals[0]), (positionals[1], positionals[1])) }
+    let newName = positionals.count == 9 ? positionals[7] : positionals[0]
+    return (true, (positionals[1], "a/\(positionals[0])"), (positionals[4], "b/\(newName)"))
   }
 
   /// Reads and checks a pattern; `/dev/null` (git's side of an added or deleted file) is an

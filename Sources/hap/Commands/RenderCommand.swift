@@ -222,6 +222,18 @@ enum RenderCommand: Command {
     }
   }
 
+  /// What one render writes: the pattern's renderer, or the Player that applies its control
+  /// messages, and how many frames.
+  struct Output {
+    /// The pattern's name in messages (`<stdin>` for '-').
+    let name: String
+    let path: String
+    let raw: Bool
+    let renderer: Renderer
+    let controlled: Player?
+    var frameCount: Int
+  }
+
   /// Renders one pattern to one output; returns its exit status. Control messages come from
   /// `settings.control`, or are given (`hap drag -o` passes a recorded gesture's).
   static func render(
@@ -238,15 +250,25 @@ enum RenderCommand: Command {
     } catch {
       return PatternLoading.status(error)
     }
+    guard var job = prepare(pattern, named: patternPath, to: output, settings: settings, given: given) else {
+      return ExitStatus.trouble
+    }
+    return write(&job, settings: settings)
+  }
+
+  /// The schedule of `pattern` and what renders it (a Player when there are control
+  /// messages), its length checked against what a file can hold; nil after a message.
+  static func prepare(
+    _ pattern: Pattern, named patternPath: String, to output: String, settings: Settings, given: [ControlMessage]?
+  ) -> Output? {
     let rate = Double(settings.rate)
-    let gain = pow(10, settings.gain / 20)
-    let schedule = Schedule(pattern: pattern, profile: settings.profile, rate: rate, gain: gain)
-    let renderer = Renderer(schedule: schedule)
+    let schedule = Schedule(pattern: pattern, profile: settings.profile, rate: rate, gain: pow(10, settings.gain / 20))
     let raw = isRaw(output, flag: settings.raw)
     let name = patternPath == "-" ? "<stdin>" : patternPath
-    if schedule.skippedAudioEvents > 0 && !settings.quiet {
+    let skipped = schedule.skippedAudioEvents
+    if skipped > 0 && !settings.quiet {
       Console.error(
-        "\(name): note: \(schedule.skippedAudioEvents) audio event\(schedule.skippedAudioEvents == 1 ? " is" : "s are") not part of the haptic signal and \(schedule.skippedAudioEvents == 1 ? "was" : "were") skipped"
+        "\(name): note: \(skipped) audio event\(skipped == 1 ? " is" : "s are") not part of the haptic signal and \(skipped == 1 ? "was" : "were") skipped"
       )
     }
     // With a control file, a Player applies the messages.
@@ -256,7 +278,7 @@ enum RenderCommand: Command {
       guard
         let (player, frames) = controlledPlayer(
           pattern: pattern, schedule: schedule, settings: settings, given: given, raw: raw)
-      else { return ExitStatus.trouble }
+      else { return nil }
       controlled = player
       frameCount = frames
     }
@@ -265,8 +287,17 @@ enum RenderCommand: Command {
     guard WAVHeader.dataBytes(format: settings.format, channels: 1, frames: frameCount) != nil else {
       Console.error(
         "hap: '\(name)' would render \(Format.seconds(Double(frameCount) / rate)), more than a file can hold")
-      return ExitStatus.trouble
+      return nil
     }
+    return Output(
+      name: name, path: output, raw: raw, renderer: Renderer(schedule: schedule), controlled: controlled,
+      frameCount: frameCount)
+  }
+
+  /// Writes `job` to its output (atomically for a file) and prints the summary line; the exit
+  /// status.
+  static func write(_ job: inout Output, settings: Settings) -> Int32 {
+    let output = job.path
     let sink: any PCMSink
     let file: FileSink?
     do {
@@ -282,38 +313,7 @@ enum RenderCommand: Command {
     }
     defer { sink.close(success: false) }
     do {
-      if !raw {
-        let header = WAVHeader.bytes(
-          format: settings.format, rate: settings.rate, channels: 1, frames: frameCount)
-        try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
-      }
-      let completed: Bool
-      var progress = Progress(label: name, total: frameCount)
-      defer { progress.finish() }
-      if let controlled {
-        var left = frameCount
-        let total = frameCount
-        completed = try RenderPump(format: settings.format).run(
-          into: sink,
-          shouldStop: {
-            progress.update(total - left)
-            return Interrupt.requested
-          }
-        ) {
-          buffer in
-          let n = controlled.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
-          left -= n
-          return n
-        }
-        frameCount -= left  // raw output ends where the player did
-      } else {
-        completed = try RenderPump(format: settings.format).run(renderer, into: sink) {
-          progress.update(renderer.position)
-          return Interrupt.requested
-        }
-      }
-      progress.finish()
-      if !completed {
+      guard try pump(&job, into: sink, settings: settings) else {
         if file?.isDirect ?? true {
           Console.error("hap: interrupted; what was written to '\(output)' is incomplete")
         } else {
@@ -328,15 +328,53 @@ enum RenderCommand: Command {
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
     }
-    let rf64 = WAVHeader.needsRF64(format: settings.format, channels: 1, frames: frameCount)
-    if !settings.quiet && output != "-" {
-      let stats = controlled?.renderers.first?.statistics ?? renderer.statistics
-      var line =
-        "\(name) -> \(output): \(Format.seconds(Double(frameCount) / rate)), \(settings.rate) Hz \(settings.format.rawValue)\(raw ? " raw" : rf64 ? " RF64" : ""), peak \(decibels(stats.peak))"
-      if stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
-      Console.error(line)
-    }
+    if !settings.quiet && output != "-" { Console.error(summary(job, settings: settings)) }
     return ExitStatus.ok
+  }
+
+  /// The header (unless raw) and the samples of `job`, into `sink`, with a progress line on a
+  /// terminal; false when interrupted.
+  static func pump(_ job: inout Output, into sink: any PCMSink, settings: Settings) throws(SinkError) -> Bool {
+    if !job.raw {
+      let header = WAVHeader.bytes(format: settings.format, rate: settings.rate, channels: 1, frames: job.frameCount)
+      try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
+    }
+    var progress = Progress(label: job.name, total: job.frameCount)
+    defer { progress.finish() }
+    guard let controlled = job.controlled else {
+      let renderer = job.renderer
+      return try RenderPump(format: settings.format).run(renderer, into: sink) {
+        progress.update(renderer.position)
+        return Interrupt.requested
+      }
+    }
+    var left = job.frameCount
+    let total = job.frameCount
+    let completed = try RenderPump(format: settings.format).run(
+      into: sink,
+      shouldStop: {
+        progress.update(total - left)
+        return Interrupt.requested
+      }
+    ) { buffer in
+      let n = controlled.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
+      left -= n
+      return n
+    }
+    job.frameCount -= left  // raw output ends where the player did
+    return completed
+  }
+
+  /// `NAME -> OUT: 1.2 s, 48000 Hz s16, peak -3 dBFS`, and whether the limiter acted.
+  static func summary(_ job: Output, settings: Settings) -> String {
+    let rf64 = WAVHeader.needsRF64(format: settings.format, channels: 1, frames: job.frameCount)
+    let stats = job.controlled?.renderers.first?.statistics ?? job.renderer.statistics
+    let seconds = Format.seconds(Double(job.frameCount) / Double(settings.rate))
+    let kind = job.raw ? " raw" : rf64 ? " RF64" : ""
+    var line =
+      "\(job.name) -> \(job.path): \(seconds), \(settings.rate) Hz \(settings.format.rawValue)\(kind), peak \(decibels(stats.peak))"
+    if stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
+    return line
   }
 
   /// The Player that applies the control messages (read from `settings.control`, or `given`),

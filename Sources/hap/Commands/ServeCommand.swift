@@ -74,28 +74,10 @@ enum ServeCommand: Command {
         device: options, gaveDevice: arguments.gave(DeviceOptions.device),
         gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)))
     guard let (device, profile) = reloader.start() else { return ExitStatus.trouble }
-    // SIGINT and SIGTERM are taken by a thread of their own with sigwait: blocked here, before
-    // any other thread starts, so every thread inherits the mask.
-    var signals = sigset_t()
-    sigemptyset(&signals)
-    sigaddset(&signals, SIGINT)
-    sigaddset(&signals, SIGTERM)
-    var blocked = signals
-    sigaddset(&blocked, SIGHUP)  // taken by the reloader's thread
-    pthread_sigmask(SIG_BLOCK, &blocked, nil)
-
+    let signals = blockSignals()
     // The socket first: a live service is refused before any work, and clients that connect
     // while the events render wait in the backlog.
-    let listener: Int32
-    do {
-      listener = try ServiceSocket.listen(socketPath)
-    } catch {
-      Console.error("hap: \(error.message)")
-      return ExitStatus.trouble
-    }
-    var created = stat()
-    stat(socketPath, &created)
-    let socket = OwnedSocket(path: socketPath, device: created.st_dev, inode: created.st_ino)
+    guard let (listener, socket) = listen(socketPath) else { return ExitStatus.trouble }
     guard let vocabulary = loadVocabulary(folder) else {
       socket.remove()
       return ExitStatus.trouble
@@ -124,6 +106,35 @@ enum ServeCommand: Command {
       exit(ExitStatus.ok)
     }
     acceptLoop(listener, service: service)
+  }
+
+  /// Blocks SIGINT, SIGTERM and SIGHUP, before any other thread starts, so every thread
+  /// inherits the mask; returns SIGINT and SIGTERM, which a thread of their own takes with
+  /// sigwait (SIGHUP is the reloader's thread's).
+  private static func blockSignals() -> sigset_t {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    var blocked = signals
+    sigaddset(&blocked, SIGHUP)
+    pthread_sigmask(SIG_BLOCK, &blocked, nil)
+    return signals
+  }
+
+  /// Listens on the socket at `path` (a live service there is refused); the listening
+  /// descriptor and the socket file as created, or nil after saying why not.
+  private static func listen(_ path: String) -> (Int32, OwnedSocket)? {
+    let listener: Int32
+    do {
+      listener = try ServiceSocket.listen(path)
+    } catch {
+      Console.error("hap: \(error.message)")
+      return nil
+    }
+    var created = stat()
+    stat(path, &created)
+    return (listener, OwnedSocket(path: path, device: created.st_dev, inode: created.st_ino))
   }
 
   /// Accepts connections for ever, each served by a thread of its own.
