@@ -82,7 +82,7 @@ struct ControlInput {
     } else {
       file = fopen(name, "r")
     }
-    guard let file else { throw PatternFiles.ReadError(message: String(cString: strerror(errno))) }
+    guard let file else { throw PatternFiles.ReadError.system(errno: errno) }
     nonisolated(unsafe) let stream = file
     let input = self
     let thread = Thread {
