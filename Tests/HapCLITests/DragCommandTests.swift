@@ -119,6 +119,8 @@ struct DragCommandTests {
     let drag = try Hap.run(["drag", Self.texture, "--input", recording, "-o", a])
     #expect(drag.status == 0, "\(drag.stderr)")
     #expect(drag.stderr.contains("-> \(a)"), "no summary line: \(drag.stderr)")
+    // In a file, as its --sample-format help says: s16 (not the best a device takes).
+    #expect(drag.stderr.contains("48000 Hz s16,"), "\(drag.stderr)")
     let render = try Hap.run(["render", Self.texture, "--control", trace, "--map", "velocity", "-o", b])
     #expect(render.status == 0, "\(render.stderr)")
 
@@ -329,7 +331,11 @@ struct DragCommandTests {
   /// continuation lines), by long name.
   static func optionTable(_ command: String) throws -> [String: String] {
     let help = try Hap.run(["help", command]).stdout
-    let table = try #require(help.components(separatedBy: "\noptions:\n").last?.components(separatedBy: "\n\n").first)
+    // The command's own options, then each group of shared ones ("device options:"), up to
+    // the examples.
+    let sections = try #require(
+      help.components(separatedBy: "\noptions:\n").last?.components(separatedBy: "\nexamples:\n").first)
+    let table = sections.split(separator: "\n").filter { $0.hasPrefix(" ") }.joined(separator: "\n")
     var options: [String: String] = [:]
     var current: String?
     for line in table.split(separator: "\n") {

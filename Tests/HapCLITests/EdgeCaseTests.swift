@@ -198,7 +198,9 @@ struct EdgeCaseTests {
       let help = try Hap.run(["help", command]).stdout
       let usage = try #require(
         help.components(separatedBy: "usage: ").dropFirst().first?.components(separatedBy: "\n\n").first)
-      let table = try #require(help.components(separatedBy: "\noptions:\n").last?.components(separatedBy: "\n\n").first)
+      // Its own options and each group of shared ones ("device options:"), up to the examples.
+      let table = try #require(
+        help.components(separatedBy: "\noptions:\n").last?.components(separatedBy: "\nexamples:\n").first)
       // Each option's names: `-o, --output OUT` gives ["--output", "-o"].
       var options: [[String]] = []
       for line in table.split(separator: "\n") {

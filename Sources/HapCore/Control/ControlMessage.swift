@@ -37,8 +37,47 @@ public struct ControlMessage: Sendable, Equatable {
 /// `rate 2`, `loop on`, each optionally prefixed with a pattern time (`@1.250 intensity 0.8`).
 /// Blank lines and lines starting with `#` are ignored.
 public enum ControlParser {
-  public struct Failure: Error, Sendable, Equatable {
-    public let message: String
+  /// Why a control line is refused, with the word or value at fault; a sentence only in
+  /// ``message``.
+  public enum Failure: Error, Sendable, Equatable {
+    /// `@WORD` is not a time.
+    case notATime(String)
+    /// A time (or `seek` target, as written) past ``ControlMessage/latestTime``.
+    case tooLate(String)
+    /// `@T` and nothing after it.
+    case nothingAfterTime(String)
+    /// A control that takes one number was given none, several, or a word.
+    case needsOneNumber(control: String)
+    /// A control that takes no value was given one.
+    case takesNoValue(control: String)
+    /// `seek` to a negative time.
+    case negativeSeek
+    /// `rate` outside ``ControlMessage/rateRange``.
+    case rateOutOfRange(Double)
+    /// `loop` without on or off.
+    case loopNeedsOnOrOff
+    /// No control of that name; `suggestion`: the closest.
+    case unknownControl(String, suggestion: String?)
+    /// A `--map velocity` line that is not `vx vy`.
+    case notAVelocity
+
+    public var message: String {
+      switch self {
+      case .notATime(let word): "'\(Format.excerpt(word))' is not a pattern time (write @SECONDS, e.g. @1.250)"
+      case .tooLate(let written):
+        "'\(Format.excerpt(written))' is too late: control times go up to \(Format.seconds(ControlMessage.latestTime))"
+      case .nothingAfterTime(let word): "nothing after the time \(Format.excerpt(word))"
+      case .needsOneNumber(let control): "'\(control)' takes one number"
+      case .takesNoValue(let control): "'\(control)' takes no value"
+      case .negativeSeek: "'seek' takes a time of 0 or more seconds"
+      case .rateOutOfRange(let value):
+        "'rate' takes \(Format.number(ControlMessage.rateRange.lowerBound)) to \(Format.number(ControlMessage.rateRange.upperBound)), not \(Format.number(value))"
+      case .loopNeedsOnOrOff: "'loop' takes on or off"
+      case .unknownControl(let word, let suggestion):
+        "unknown control '\(Format.excerpt(word))'\(suggestion.map { "; did you mean '\($0)'?" } ?? "")"
+      case .notAVelocity: "expected a velocity 'vx vy' in points per second"
+      }
+    }
   }
 
   /// Short names for the haptic controls.
@@ -55,11 +94,6 @@ public enum ControlParser {
 
   static func isSeparator(_ character: Character) -> Bool { character == " " || character == "\t" || character == "\r" }
 
-  /// A time past ``ControlMessage/latestTime``, refused.
-  static func tooLate(_ written: String) -> String {
-    "'\(Format.excerpt(written))' is too late: control times go up to \(Format.seconds(ControlMessage.latestTime))"
-  }
-
   /// Splits off the pattern time a line may start with (`@1.250 ...`): the one reader of it,
   /// for plain and velocity lines alike. Returns the time (nil without one) and the rest of the
   /// line, or nil for a blank or comment line. A time past ``ControlMessage/latestTime`` is refused.
@@ -69,11 +103,11 @@ public enum ControlParser {
     guard firstCharacter == "@" else { return (nil, text) }
     let word = text.prefix { !isSeparator($0) }
     guard let time = Double(word.dropFirst()), time.isFinite, time >= 0 else {
-      throw Failure(message: "'\(Format.excerpt(String(word)))' is not a pattern time (write @SECONDS, e.g. @1.250)")
+      throw .notATime(String(word))
     }
-    guard time <= ControlMessage.latestTime else { throw Failure(message: tooLate(String(word))) }
+    guard time <= ControlMessage.latestTime else { throw .tooLate(String(word)) }
     let rest = text.dropFirst(word.count).drop(while: isSeparator)
-    guard !rest.isEmpty else { throw Failure(message: "nothing after the time \(Format.excerpt(String(word)))") }
+    guard !rest.isEmpty else { throw .nothingAfterTime(String(word)) }
     return (time, rest)
   }
 
@@ -89,12 +123,12 @@ public enum ControlParser {
     let arguments = words.dropFirst()
     func number() throws(Failure) -> Double {
       guard arguments.count == 1, let value = Double(arguments.first!), value.isFinite else {
-        throw Failure(message: "'\(word)' takes one number")
+        throw .needsOneNumber(control: word)
       }
       return value
     }
     func noArguments() throws(Failure) {
-      if !arguments.isEmpty { throw Failure(message: "'\(word)' takes no value") }
+      if !arguments.isEmpty { throw .takesNoValue(control: word) }
     }
     let action: ControlMessage.Action
     if let id = shortNames[word.lowercased()] ?? DynamicParameterID(rawValue: word) {
@@ -113,28 +147,26 @@ public enum ControlParser {
         action = .stop
       case "seek":
         let value = try number()
-        guard value >= 0 else { throw Failure(message: "'seek' takes a time of 0 or more seconds") }
-        guard value <= ControlMessage.latestTime else { throw Failure(message: tooLate("seek \(arguments.first!)")) }
+        guard value >= 0 else { throw .negativeSeek }
+        guard value <= ControlMessage.latestTime else { throw .tooLate("seek \(arguments.first!)") }
         action = .seek(value)
       case "rate":
         let value = try number()
         guard ControlMessage.rateRange.contains(value) else {
-          throw Failure(message: "'rate' takes 0.25 to 4, not \(Format.number(value))")
+          throw .rateOutOfRange(value)
         }
         action = .rate(value)
       case "loop":
         guard arguments.count == 1, let state = arguments.first.map({ $0.lowercased() }),
           state == "on" || state == "off"
         else {
-          throw Failure(message: "'loop' takes on or off")
+          throw .loopNeedsOnOrOff
         }
         action = .loop(state == "on")
       default:
         // A word far longer than any control's name has no near match worth the edit distance.
-        let hint =
-          word.utf8.count > 64
-          ? "" : Suggestion.closest(to: word, among: allWords).map { "; did you mean '\($0)'?" } ?? ""
-        throw Failure(message: "unknown control '\(Format.excerpt(word))'\(hint)")
+        let suggestion = word.utf8.count > 64 ? nil : Suggestion.closest(to: word, among: allWords)
+        throw .unknownControl(word, suggestion: suggestion)
       }
     }
     return ControlMessage(time: time, action: action)
@@ -183,7 +215,7 @@ public struct VelocityMap: Sendable, Equatable {
       if let word = words.first, ["pause", "resume", "stop", "seek", "rate", "loop"].contains(word.lowercased()) {
         return [try ControlParser.message(words, time: time)]
       }
-      throw ControlParser.Failure(message: "expected a velocity 'vx vy' in points per second")
+      throw ControlParser.Failure.notAVelocity
     }
     let (intensity, sharpness) = messages(vx: vx, vy: vy, time: time)
     return [intensity, sharpness]

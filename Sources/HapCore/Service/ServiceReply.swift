@@ -84,6 +84,37 @@ public enum ServiceReply: Equatable, Sendable {
     }
   }
 
+  /// The `ok` reply a line's text after `ok ` states (``ServiceResponse/ok(_:)``), read back
+  /// into its case: what a client decides from, never the words. Nil when the text is no `ok`
+  /// reply the service writes. (`stopped all` reads as a stop of everything.)
+  public init?(ok text: String) {
+    if text.hasPrefix("{") {
+      guard let status = try? JSONDecoder().decode(ServiceStatus.self, from: Data(text.utf8)) else { return nil }
+      self = .status(status)
+      return
+    }
+    let words = text.split(separator: " ", maxSplits: 1).map(String.init)
+    let argument = words.count > 1 ? words[1] : nil
+    switch (words.first, argument) {
+    case ("fired", let name?): self = .fired(name)
+    case ("coalesced", let name?): self = .coalesced(name)
+    case ("stopped", "all"): self = .stopped(nil)
+    case ("stopped", let name?): self = .stopped(name)
+    case ("muted", nil): self = .muted
+    case ("unmuted", nil): self = .unmuted
+    case ("pong", nil): self = .pong
+    case ("level", let word?):
+      guard let level = ServiceLevel(rawValue: word) else { return nil }
+      self = .level(level)
+    case ("filtered", let rest?):
+      guard let equals = rest.range(of: " level=", options: .backwards),
+        let level = ServiceLevel(rawValue: String(rest[equals.upperBound...]))
+      else { return nil }
+      self = .filtered(String(rest[..<equals.lowerBound]), level)
+    default: return nil
+    }
+  }
+
   /// The reply to a fire, from the policy's decision.
   public static func fire(_ name: String, _ decision: FireDecision) -> ServiceReply {
     switch decision {

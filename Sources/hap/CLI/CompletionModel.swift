@@ -1,8 +1,9 @@
 import HapCore
 
-/// What a shell may offer for a value or an argument, read from the option tables and the
-/// commands' forms (the same tables the parser uses), for `hap completion` and the man page.
-enum CompletionValues: Equatable {
+/// What a shell may offer for a value or an argument: an option's is declared with it
+/// (``OptionSpec/completion``), an argument's read from its command's first form; for
+/// `hap completion`.
+enum CompletionValues: Equatable, Sendable {
   /// Nothing to offer (a number, a name only the user knows).
   case none
   /// One of these words.
@@ -11,21 +12,12 @@ enum CompletionValues: Equatable {
   case patterns
   /// Any file or folder.
   case files
+  /// A folder.
+  case folders
   /// A built-in profile name or a profile file (*.json).
   case profiles
   /// A rule id.
   case rules
-
-  /// What to offer after `option`.
-  static func forOption(_ option: OptionSpec) -> CompletionValues {
-    if !option.choices.isEmpty { return .words(option.choices) }
-    if option.name == "profile" { return .profiles }
-    switch option.valueName {
-    case "RULE": return .rules
-    case "OUT", "PATH", "DIR", "FILE", "SOURCE", "RECORDING", "FOLDER": return .files
-    default: return option.valueName?.hasSuffix("FILE") == true ? .files : .none
-    }
-  }
 
   /// What to offer for `command`'s arguments, from its first form's first word.
   static func forArguments(of command: any Command.Type) -> CompletionValues {
@@ -52,7 +44,7 @@ extension HapCommandLine {
 
   /// Every option of `command` with `--help`, as the parser accepts them.
   static func allOptions(of command: any Command.Type) -> [OptionSpec] {
-    command.options + [.flag("help", short: "h", "Show this help.")]
+    specs(of: command) + [.help]
   }
 }
 

@@ -41,6 +41,12 @@ enum CompletionScripts {
       "  compopt -o filenames 2>/dev/null || true",
       "}",
       "",
+      "_hap_folders() {",
+      "  local IFS=$'\\n'",
+      "  COMPREPLY+=($(compgen -d -- \"$cur\"))",
+      "  compopt -o filenames 2>/dev/null || true",
+      "}",
+      "",
       "_hap_words() {",
       "  local IFS=$' \\t\\n'",
       "  COMPREPLY+=($(compgen -W \"$1\" -- \"$cur\"))",
@@ -59,27 +65,30 @@ enum CompletionScripts {
       "    _hap_words \"\(HapCommandLine.commands.map { $0.name }.joined(separator: " "))\"",
       "    ;;",
     ]
-    for command in HapCommandLine.commands {
-      let options = HapCommandLine.allOptions(of: command)
-      lines.append("  \(command.name))")
-      lines.append("    case \"$prev\" in")
-      for option in options where option.takesValue && !option.optionalValue {
-        let names = (["--\(option.name)"] + (option.short.map { ["-\($0)"] } ?? [])).joined(separator: " | ")
-        lines.append("    \(names))")
-        lines.append("      \(bashAction(CompletionValues.forOption(option)))")
-        lines.append("      return 0")
-        lines.append("      ;;")
-      }
-      lines.append("    esac")
-      let words = options.flatMap { option in ["--\(option.name)"] + (option.short.map { ["-\($0)"] } ?? []) }
-      lines.append("    case \"$cur\" in")
-      lines.append("    -*) _hap_words \"\(words.joined(separator: " "))\" ;;")
-      lines.append("    *) \(bashAction(CompletionValues.forArguments(of: command))) ;;")
-      lines.append("    esac")
-      lines.append("    ;;")
-    }
+    for command in HapCommandLine.commands { lines += bashCase(for: command) }
     lines += ["  esac", "  return 0", "}", "", "complete -F _hap hap", ""]
     return lines.joined(separator: "\n")
+  }
+
+  /// The branch of `_hap` for one command: the values after each of its options, then its
+  /// options or its arguments.
+  static func bashCase(for command: any Command.Type) -> [String] {
+    let options = HapCommandLine.allOptions(of: command)
+    var lines = ["  \(command.name))", "    case \"$prev\" in"]
+    for option in options where option.takesValue && !option.optionalValue {
+      let names = (["--\(option.name)"] + (option.short.map { ["-\($0)"] } ?? [])).joined(separator: " | ")
+      lines += ["    \(names))", "      \(bashAction(option.completion))", "      return 0", "      ;;"]
+    }
+    lines.append("    esac")
+    let words = options.flatMap { option in ["--\(option.name)"] + (option.short.map { ["-\($0)"] } ?? []) }
+    lines += [
+      "    case \"$cur\" in",
+      "    -*) _hap_words \"\(words.joined(separator: " "))\" ;;",
+      "    *) \(bashAction(CompletionValues.forArguments(of: command))) ;;",
+      "    esac",
+      "    ;;",
+    ]
+    return lines
   }
 
   static func bashAction(_ values: CompletionValues) -> String {
@@ -88,6 +97,7 @@ enum CompletionScripts {
     case .words(let words): "_hap_words \"\(words.joined(separator: " "))\""
     case .patterns: "_hap_patterns"
     case .files: "_hap_files"
+    case .folders: "_hap_folders"
     case .profiles: "_hap_words \"\(CompletionValues.profileNames.joined(separator: " "))\"; _hap_patterns"
     case .rules: "_hap_words \"\(CompletionValues.ruleIDs.joined(separator: " "))\""
     }
@@ -143,7 +153,7 @@ enum CompletionScripts {
       var specs: [String] = []
       for option in HapCommandLine.allOptions(of: command) {
         let help = zshText(option.help)
-        let value = option.takesValue ? ":\(option.valueName ?? "VALUE"):\(zshAction(.forOption(option)))" : ""
+        let value = option.takesValue ? ":\(option.valueName ?? "VALUE"):\(zshAction(option.completion))" : ""
         let long =
           option.takesValue ? (option.optionalValue ? "--\(option.name)=-" : "--\(option.name)=") : "--\(option.name)"
         specs.append("'*\(long)[\(help)]\(option.optionalValue ? "" : value)'")
@@ -173,6 +183,7 @@ enum CompletionScripts {
     case .words(let words): "(\(words.joined(separator: " ")))"
     case .patterns: "_hap_patterns"
     case .files: "_files"
+    case .folders: "_files -/"
     case .profiles: "_hap_profiles"
     case .rules: "_hap_rules"
     }
@@ -209,7 +220,7 @@ enum CompletionScripts {
       for option in HapCommandLine.allOptions(of: command) {
         var line = "complete -c hap \(condition) -l \(option.name)"
         if let short = option.short { line += " -s \(short)" }
-        if option.takesValue && !option.optionalValue { line += " -r" + fishAction(.forOption(option)) }
+        if option.takesValue && !option.optionalValue { line += " -r" + fishAction(option.completion) }
         lines.append(line + " -d \(fishQuoted(option.help))")
       }
       let arguments = fishAction(.forArguments(of: command))
@@ -225,17 +236,9 @@ enum CompletionScripts {
     case .words(let words): " -a '\(words.joined(separator: " "))'"
     case .patterns: " -a '(__fish_complete_suffix .json; __fish_complete_suffix .ahap)'"
     case .files: " -F"
+    case .folders: " -a '(__fish_complete_directories)'"
     case .profiles: " -a '\(CompletionValues.profileNames.joined(separator: " ")) (__fish_complete_suffix .json)'"
     case .rules: " -a '\(CompletionValues.ruleIDs.joined(separator: " "))'"
     }
-  }
-}
-
-extension String {
-  /// Every `target` replaced (without Foundation).
-  func replacingAll(_ target: Character, with replacement: String) -> String {
-    var out = ""
-    for character in self { if character == target { out += replacement } else { out.append(character) } }
-    return out
   }
 }

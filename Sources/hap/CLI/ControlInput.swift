@@ -12,11 +12,18 @@ struct ControlInput {
   var live = false
   var rateHandler: (@Sendable (Double) -> Void)?
 
-  /// `--map SPEC`.
-  static func map(_ arguments: Arguments) throws(UsageError) -> VelocityMap? {
-    guard let spec = arguments.value("map") else { return nil }
+  /// `--map SPEC` of `hap play` and `hap render`.
+  static let mapOption = Option<String?>.text(
+    "map", "SPEC", .words(["velocity"]),
+    "With --control: lines are finger velocities 'vx vy' (velocity, or\nvelocity:full=N points/s), mapped as textured drag: intensity 0.2..1, sharpness 0..0.3."
+  )
+
+  /// `--map SPEC` (`option`: the command's declaration of it).
+  static func map(_ arguments: Arguments, _ option: Option<String?> = mapOption) throws(UsageError) -> VelocityMap? {
+    guard let spec = arguments[option] else { return nil }
     guard let map = VelocityMap(specification: spec) else {
-      throw UsageError("'--map' takes velocity or velocity:full=N (N > 0, points per second), not '\(spec)'")
+      throw .refused(
+        "'--map' takes velocity or velocity:full=N (N > 0, points per second), not '\(Format.excerpt(spec))'")
     }
     return map
   }
@@ -75,7 +82,7 @@ struct ControlInput {
     } else {
       file = fopen(name, "r")
     }
-    guard let file else { throw PatternFiles.ReadError(message: String(cString: strerror(errno))) }
+    guard let file else { throw PatternFiles.ReadError.system(errno: errno) }
     nonisolated(unsafe) let stream = file
     let input = self
     let thread = Thread {

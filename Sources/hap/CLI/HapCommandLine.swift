@@ -12,7 +12,8 @@ protocol Command {
   static var forms: [String] { get }
   /// What the command does, in a paragraph or two.
   static var description: String { get }
-  static var options: [OptionSpec] { get }
+  /// The options it takes, each a declared value (``Option``), in the order help lists them.
+  static var options: [any DeclaredOption] { get }
   /// Example invocations with a comment each.
   static var examples: [(String, String)] { get }
   /// Runs the command and returns the exit status.
@@ -88,24 +89,25 @@ enum HapCommandLine {
     guard let command = command(named: first) else {
       if first.hasPrefix("-") {
         return usageError(
-          "unknown option '\(first)'; options go after the command (hap COMMAND --option)", command: nil)
+          .refused("unknown option '\(first)'; options go after the command (hap COMMAND --option)"), command: nil)
       }
       return usageError(unknownCommand(first), command: nil)
     }
     do {
-      let parsed = try Arguments.parse(Array(arguments.dropFirst()), specs: command.options, command: command.name)
-      if parsed.has("help") {
+      let parsed = try Arguments.parse(Array(arguments.dropFirst()), specs: specs(of: command), command: command.name)
+      if parsed.wantsHelp {
         Console.out(help(for: command))
         return ExitStatus.ok
       }
       return try command.run(parsed)
     } catch {
-      return usageError(error.message, command: command)
+      return usageError(error, command: command)
     }
   }
 
-  static func usageError(_ message: String, command: (any Command.Type)?) -> Int32 {
-    Console.error("hap: \(message)")
+  /// Prints `error` as a sentence, with the usage of `command`; returns exit status 2.
+  static func usageError(_ error: UsageError, command: (any Command.Type)?) -> Int32 {
+    Console.error("hap: \(error.message)")
     if let command {
       Console.error("usage: " + usage(for: command).joined(separator: "\n       "))
       Console.error("See 'hap help \(command.name)'.")
@@ -115,10 +117,13 @@ enum HapCommandLine {
     return ExitStatus.trouble
   }
 
-  static func unknownCommand(_ name: String) -> String {
-    let hint = Suggestion.closest(to: name, among: commands.map { $0.name }).map { "; did you mean '\($0)'?" } ?? ""
-    return "'\(name)' is not a hap command\(hint)"
+  static func unknownCommand(_ name: String) -> UsageError {
+    .unknownName(
+      name, what: "a hap command", known: [], suggestion: Suggestion.closest(to: name, among: commands.map { $0.name }))
   }
+
+  /// The option table of `command`, as the parser, help, completions and the man page read it.
+  static func specs(of command: any Command.Type) -> [OptionSpec] { command.options.map(\.spec) }
 
   static func overview() -> String {
     var text = """
@@ -149,7 +154,7 @@ enum HapCommandLine {
     let first = command.forms.first ?? ""
     let named = Set(first.split(separator: " ").map(String.init))
     var lines = [lead + first]
-    for option in command.options {
+    for option in specs(of: command) {
       if named.contains("--\(option.name)") || option.short.map({ named.contains("-\($0)") }) == true { continue }
       let item = "[\(option.usage)]"
       if lines[lines.count - 1].count + 1 + item.count > width {
@@ -161,20 +166,39 @@ enum HapCommandLine {
     return lines + command.forms.dropFirst().map { lead + $0 }
   }
 
+  /// The options of `command`, its own first (with `--help`), then each group of shared ones
+  /// under its name, all aligned alike.
+  static func optionTable(for command: any Command.Type) -> String {
+    let options = allOptions(of: command)
+    let width = options.map(\.synopsis.count).max() ?? 0
+    var sections: [(String, [OptionSpec])] = [("options", options.filter { $0.group == nil })]
+    for option in options {
+      guard let group = option.group?.rawValue else { continue }
+      if let index = sections.firstIndex(where: { $0.0 == group }) {
+        sections[index].1.append(option)
+      } else {
+        sections.append((group, [option]))
+      }
+    }
+    var text = ""
+    for (title, members) in sections {
+      text += "\n\(title):\n"
+      for option in members {
+        let lines = option.help.split(separator: "\n", omittingEmptySubsequences: false)
+        text += "  \(option.synopsis.padding(toLength: width, withPad: " ", startingAt: 0))  \(lines[0])\n"
+        for line in lines.dropFirst() {
+          text += String(repeating: " ", count: width + 4) + line + "\n"
+        }
+      }
+    }
+    return text
+  }
+
   static func help(for command: any Command.Type) -> String {
     var text = "hap \(command.name): \(command.summary)\n\nusage: "
     text += usage(for: command).joined(separator: "\n       ") + "\n\n"
     text += command.description + "\n"
-    let options = command.options + [.flag("help", short: "h", "Show this help.")]
-    text += "\noptions:\n"
-    let width = options.map(\.synopsis.count).max() ?? 0
-    for option in options {
-      let lines = option.help.split(separator: "\n", omittingEmptySubsequences: false)
-      text += "  \(option.synopsis.padding(toLength: width, withPad: " ", startingAt: 0))  \(lines[0])\n"
-      for line in lines.dropFirst() {
-        text += String(repeating: " ", count: width + 4) + line + "\n"
-      }
-    }
+    text += optionTable(for: command)
     if !command.examples.isEmpty {
       text += "\nexamples:\n"
       for (example, comment) in command.examples {

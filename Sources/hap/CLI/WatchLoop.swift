@@ -37,7 +37,7 @@ final class WatchLoop: @unchecked Sendable {
   init(_ paths: [String], folders: Bool = false) throws(UsageError) {
     var targets: [Target] = []
     for path in paths {
-      guard path != "-" else { throw UsageError("'--watch' cannot watch standard input ('-'); name a file") }
+      guard path != "-" else { throw .refused("'--watch' cannot watch standard input ('-'); name a file") }
       let url = URL(fileURLWithPath: path).standardizedFileURL
       var isFolder: ObjCBool = false
       if folders && FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && isFolder.boolValue {

@@ -11,7 +11,7 @@ enum CompletionCommand: Command {
     rule ids, ...) and pattern files (*.json, *.ahap) for arguments. 'make install' installs all
     three; to use one by hand, source it from the shell's start-up file.
     """
-  static let options: [OptionSpec] = []
+  static let options: [any DeclaredOption] = []
   static let examples = [
     ("source <(hap completion bash)", "Complete hap in this bash"),
     ("hap completion zsh > ~/.zfunc/_hap", "For zsh (a folder on $fpath)"),
@@ -21,14 +21,13 @@ enum CompletionCommand: Command {
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let shells = CompletionScripts.Shell.allCases.map(\.rawValue)
     guard arguments.positionals.count == 1 else {
-      throw UsageError(
+      throw .refused(
         arguments.positionals.isEmpty ? "name a shell: \(shells.joined(separator: ", "))" : "name one shell")
     }
     let word = arguments.positionals[0]
     guard let shell = CompletionScripts.Shell(rawValue: word) else {
-      let hint = Suggestion.closest(to: word, among: shells).map { "; did you mean '\($0)'?" } ?? ""
-      throw UsageError(
-        "'\(Format.excerpt(word))' is not a shell hap completes (\(shells.joined(separator: ", ")))\(hint)")
+      throw .unknownName(
+        word, what: "a shell hap completes", known: shells, suggestion: Suggestion.closest(to: word, among: shells))
     }
     Console.out(CompletionScripts.script(for: shell))
     return ExitStatus.ok

@@ -29,19 +29,30 @@ enum ConvertCommand: Command {
     silent or not a sound hap reads; 2 trouble (usage, unreadable input, unwritable output, no
     libsndfile for a non-WAV sound).
     """
-  static let options: [OptionSpec] = [
-    .value("output", short: "o", "OUT", "Output file, folder (several inputs) or '-' for standard output."),
-    .value("from", "FORMAT", choices: ["ahap", "haptic", "audio"], "The input format (default: from the extension)."),
-    .value(
-      "to", "FORMAT", choices: ["ahap", "haptic", "android"], "The output format (default: from OUT's extension)."),
-    .flag("portable", "Rewrite an AHAP pattern so iOS plays it as hap does (strict-clean); print each rewrite."),
-    .value("sensitivity", "0..1", "Audio: onset sensitivity, 0..1 (default 0.5); higher finds softer onsets."),
-    .value("smoothing", "SECONDS", "Audio: loudness envelope smoothing, 0..1 s (default 0.05)."),
-    .flag("no-transients", "Audio: no transients from the onsets."),
-    .flag("no-continuous", "Audio: no continuous events from the loudness envelope."),
-    .value("gain", short: "g", "DB", "Audio: gain in dB on every intensity, -60..+24 (default 0)."),
-    .flag("verbose", short: "v", "Say what was approximated, and by how much."),
-    .flag("quiet", short: "q", "Do not print notes, warnings or the summary line."),
+  static let output = Option<String?>.text(
+    "output", short: "o", "OUT", .files, "Output file, folder (several inputs) or '-' for standard output.")
+  static let from = Option<String?>.choice(
+    "from", "FORMAT", ["ahap", "haptic", "audio"], default: ": from the extension", "The input format")
+  static let to = Option<String?>.choice(
+    "to", "FORMAT", ["ahap", "haptic", "android"], default: ": from OUT's extension", "The output format")
+  static let portable = Option<Bool>.flag(
+    "portable", "Rewrite an AHAP pattern so iOS plays it as hap does (strict-clean); print each rewrite.")
+  static let sensitivity = Option<Double>.number(
+    "sensitivity", "0..1", in: AudioConversionOptions.sensitivityRange,
+    default: AudioConversionOptions().sensitivity, "Audio: onset sensitivity, {}; higher finds softer onsets.")
+  static let smoothing = Option<Double>.number(
+    "smoothing", "SECONDS", in: AudioConversionOptions.smoothingRange, unit: .seconds,
+    default: AudioConversionOptions().smoothing, "Audio: loudness envelope smoothing")
+  static let noTransients = Option<Bool>.flag("no-transients", "Audio: no transients from the onsets.")
+  static let noContinuous = Option<Bool>.flag(
+    "no-continuous", "Audio: no continuous events from the loudness envelope.")
+  static let gain = Option<Double>.number(
+    "gain", short: "g", "DB", in: AudioConversionOptions.gainRange, unit: .decibels,
+    default: AudioConversionOptions().gain, "Audio: gain on every intensity")
+  static let verbose = Option<Bool>.flag("verbose", short: "v", "Say what was approximated, and by how much.")
+  static let quiet = Option<Bool>.flag("quiet", short: "q", "Do not print notes, warnings or the summary line.")
+  static let options: [any DeclaredOption] = [
+    output, from, to, portable, sensitivity, smoothing, noTransients, noContinuous, gain, verbose, quiet,
   ]
   static let examples = [
     ("hap convert Thunder.haptic -o thunder.ahap", "A Meta clip as an AHAP pattern for Core Haptics"),
@@ -54,21 +65,19 @@ enum ConvertCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let inputs = arguments.positionals
-    guard !inputs.isEmpty else { throw UsageError("no input given") }
-    guard let output = arguments.value("output") else {
-      throw UsageError("no output given; use -o FILE.ahap, -o FILE.haptic or -o FOLDER/")
+    guard !inputs.isEmpty else { throw .noInput }
+    guard let output = arguments[Self.output] else {
+      throw .noOutput(forms: "-o FILE.ahap, -o FILE.haptic or -o FOLDER/")
     }
-    if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) can be given only once") }
-    let from = try format(arguments.value("from"), option: "--from")
+    if inputs.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
+    let from = try format(arguments[Self.from], option: "--from")
     let target = try self.target(arguments, output: output, inputs: inputs)
-    let portable = arguments.has("portable")
-    if portable && target != .ahap {
-      throw UsageError("--portable writes AHAP: name the output .ahap or use --to ahap")
-    }
+    let portable = arguments[Self.portable]
+    if portable && target != .ahap { throw .refused("--portable writes AHAP: name the output .ahap or use --to ahap") }
     let audio = try audioOptions(arguments)
     for input in inputs {
       let source = try inputFormat(input, given: from)
-      if let refusal = Converter.check(from: source, to: target) { throw UsageError(refusal) }
+      if let refusal = Converter.check(from: source, to: target) { throw .refused(refusal) }
     }
     let (jobs, missingFolder) = try RenderCommand.jobs(
       inputs, output: output, suffix: "." + target.fileExtension,
@@ -80,7 +89,7 @@ enum ConvertCommand: Command {
     for job in jobs {
       let result = convert(
         job.pattern, to: job.output, from: try inputFormat(job.pattern, given: from), target: target, audio: audio,
-        verbose: arguments.has("verbose"), quiet: arguments.has("quiet"), portable: portable)
+        verbose: arguments[verbose], quiet: arguments[quiet], portable: portable)
       if result == ExitStatus.trouble || (result == ExitStatus.failure && status == ExitStatus.ok) { status = result }
     }
     return status
@@ -89,7 +98,7 @@ enum ConvertCommand: Command {
   static func format(_ value: String?, option: String) throws(UsageError) -> ConversionFormat? {
     guard let value else { return nil }
     guard let format = ConversionFormat(name: value) else {
-      throw UsageError("'\(Format.excerpt(value))' is not a format for \(option): ahap, haptic, audio or android")
+      throw .refused("'\(Format.excerpt(value))' is not a format for \(option): ahap, haptic, audio or android")
     }
     return format
   }
@@ -97,10 +106,10 @@ enum ConvertCommand: Command {
   static func inputFormat(_ input: String, given: ConversionFormat?) throws(UsageError) -> ConversionFormat {
     if let given { return given }
     if input == "-" {
-      throw UsageError("standard input has no extension: say its format with --from ahap or --from haptic")
+      throw .refused("standard input has no extension: say its format with --from ahap or --from haptic")
     }
     guard let format = ConversionFormat(fileName: input) else {
-      throw UsageError(
+      throw .refused(
         "cannot tell the format of '\(Format.excerpt(input))' from its extension: name it .haptic, .ahap or .json, or use --from"
       )
     }
@@ -109,13 +118,13 @@ enum ConvertCommand: Command {
 
   /// `--to`, or the output's extension; for a folder, the other side of the inputs' format.
   static func target(_ arguments: Arguments, output: String, inputs: [String]) throws(UsageError) -> ConversionFormat {
-    if let given = try format(arguments.value("to"), option: "--to") { return given }
+    if let given = try format(arguments[to], option: "--to") { return given }
     let folder = inputs.count > 1 || output.hasSuffix("/") || RenderCommand.isDirectory(output)
     if !folder, output != "-", let format = ConversionFormat(fileName: output) { return format }
     if folder, let first = inputs.first, let source = ConversionFormat(fileName: first) {
       return source == .ahap ? .haptic : .ahap
     }
-    throw UsageError(
+    throw .refused(
       "cannot tell the output format of '\(Format.excerpt(output))': name it .ahap or .haptic, or use --to")
   }
 
@@ -125,15 +134,13 @@ enum ConvertCommand: Command {
   /// `--sensitivity`, `--smoothing`, `--no-transients`, `--no-continuous`, `--gain`.
   static func audioOptions(_ arguments: Arguments) throws(UsageError) -> AudioConversionOptions {
     var options = AudioConversionOptions()
-    options.sensitivity = try arguments.number(
-      "sensitivity", in: AudioConversionOptions.sensitivityRange, default: options.sensitivity)
-    options.smoothing = try arguments.number(
-      "smoothing", in: AudioConversionOptions.smoothingRange, default: options.smoothing, unit: "seconds")
-    options.gain = try arguments.number("gain", in: AudioConversionOptions.gainRange, default: options.gain, unit: "dB")
-    options.transients = !arguments.has("no-transients")
-    options.continuous = !arguments.has("no-continuous")
+    options.sensitivity = arguments[sensitivity]
+    options.smoothing = arguments[smoothing]
+    options.gain = arguments[gain]
+    options.transients = !arguments[noTransients]
+    options.continuous = !arguments[noContinuous]
     if !options.transients && !options.continuous {
-      throw UsageError("'--no-transients' and '--no-continuous' together leave nothing to convert")
+      throw .refused("'--no-transients' and '--no-continuous' together leave nothing to convert")
     }
     return options
   }

@@ -17,10 +17,8 @@ enum DevicesCommand: Command {
     device discards sound and 'sim' is no hardware: neither counts; with -D, the device named
     is the one that counts, 'sim' too), 2 when ALSA's library is missing.
     """
-  static let options: [OptionSpec] = [
-    .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json."),
-    .value("device", short: "D", "NAME", "Check only this device."),
-  ]
+  static let device = Option<String?>.text("device", short: "D", "NAME", .none, "Check only this device.")
+  static let options: [any DeclaredOption] = [Options.format, device]
   static let examples = [
     ("hap devices", "What can hap play on?"),
     ("hap devices -D plughw:1", "Check one device"),
@@ -34,57 +32,14 @@ enum DevicesCommand: Command {
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
     }
-    let named = arguments.value("device")
+    let named = arguments[device]
     let devices = named.map { [probe($0)] } ?? (DeviceList.playbackDevices() + [probe(SimulatedDevice.name)])
     // The simulated exciter is no hardware: in the list it does not count, named it does.
     let usable = devices.filter { $0.isUsable && (named != nil || $0.name != SimulatedDevice.name) }
-    if arguments.value("format") == "json" {
-      let items = devices.map { device -> String in
-        var members: [(String, String)] = [
-          ("name", JSONOutput.string(device.name)), ("description", JSONOutput.string(device.description)),
-          ("opens", device.capabilities == nil ? "false" : "true"), ("usable", device.isUsable ? "true" : "false"),
-          ("simulated", device.name == SimulatedDevice.name ? "true" : "false"),
-        ]
-        if let caps = device.capabilities {
-          members.append(
-            (
-              "rates",
-              JSONOutput.object([
-                ("minimum", String(caps.rates.lowerBound)), ("maximum", String(caps.rates.upperBound)),
-              ])
-            ))
-          members.append(("standardRates", JSONOutput.array(caps.standardRates.map(String.init))))
-          members.append(("formats", JSONOutput.array(caps.formats.map { JSONOutput.string($0.rawValue) })))
-          members.append(
-            (
-              "channels",
-              JSONOutput.object([
-                ("minimum", String(caps.channels.lowerBound)), ("maximum", String(caps.channels.upperBound)),
-              ])
-            ))
-        }
-        if let error = device.error { members.append(("error", JSONOutput.string(error))) }
-        return JSONOutput.object(members)
-      }
-      Console.line(JSONOutput.object([("devices", JSONOutput.array(items)), ("usable", String(usable.count))]))
+    if arguments[Options.format] == .json {
+      printJSON(devices, usable: usable.count)
     } else {
-      for device in devices {
-        Console.line("\(device.name)\(device.description.isEmpty ? "" : ": \(device.description)")")
-        if let caps = device.capabilities {
-          let rates =
-            caps.rates.lowerBound == caps.rates.upperBound
-            ? "\(caps.rates.lowerBound) Hz" : "\(caps.rates.lowerBound)..\(caps.rates.upperBound) Hz"
-          let channels =
-            caps.channels.lowerBound == caps.channels.upperBound
-            ? "\(caps.channels.lowerBound)" : "\(caps.channels.lowerBound)..\(caps.channels.upperBound)"
-          Console.line(
-            "  opens: rates \(rates); formats \(caps.formats.map(\.rawValue).joined(separator: " ")); channels \(channels)"
-          )
-          if device.discardsSound { Console.line("  (discards everything it is sent: not a real output)") }
-        } else {
-          Console.line("  does not open: \(device.error ?? "unknown error")")
-        }
-      }
+      printText(devices)
     }
     if usable.isEmpty {
       Console.error(
@@ -93,6 +48,59 @@ enum DevicesCommand: Command {
       return ExitStatus.failure
     }
     return ExitStatus.ok
+  }
+
+  /// The devices as one JSON document, with the count of usable ones.
+  static func printJSON(_ devices: [PlaybackDevice], usable: Int) {
+    let items = devices.map { device -> String in
+      var members: [(String, String)] = [
+        ("name", JSONOutput.string(device.name)), ("description", JSONOutput.string(device.description)),
+        ("opens", device.capabilities == nil ? "false" : "true"), ("usable", device.isUsable ? "true" : "false"),
+        ("simulated", device.name == SimulatedDevice.name ? "true" : "false"),
+      ]
+      if let caps = device.capabilities {
+        members.append(
+          (
+            "rates",
+            JSONOutput.object([
+              ("minimum", String(caps.rates.lowerBound)), ("maximum", String(caps.rates.upperBound)),
+            ])
+          ))
+        members.append(("standardRates", JSONOutput.array(caps.standardRates.map(String.init))))
+        members.append(("formats", JSONOutput.array(caps.formats.map { JSONOutput.string($0.rawValue) })))
+        members.append(
+          (
+            "channels",
+            JSONOutput.object([
+              ("minimum", String(caps.channels.lowerBound)), ("maximum", String(caps.channels.upperBound)),
+            ])
+          ))
+      }
+      if let error = device.error { members.append(("error", JSONOutput.string(error))) }
+      return JSONOutput.object(members)
+    }
+    Console.line(JSONOutput.object([("devices", JSONOutput.array(items)), ("usable", String(usable))]))
+  }
+
+  /// The devices as text: each one's name, and what it takes or why it does not open.
+  static func printText(_ devices: [PlaybackDevice]) {
+    for device in devices {
+      Console.line("\(device.name)\(device.description.isEmpty ? "" : ": \(device.description)")")
+      if let caps = device.capabilities {
+        let rates =
+          caps.rates.lowerBound == caps.rates.upperBound
+          ? "\(caps.rates.lowerBound) Hz" : "\(caps.rates.lowerBound)..\(caps.rates.upperBound) Hz"
+        let channels =
+          caps.channels.lowerBound == caps.channels.upperBound
+          ? "\(caps.channels.lowerBound)" : "\(caps.channels.lowerBound)..\(caps.channels.upperBound)"
+        Console.line(
+          "  opens: rates \(rates); formats \(caps.formats.map(\.rawValue).joined(separator: " ")); channels \(channels)"
+        )
+        if device.discardsSound { Console.line("  (discards everything it is sent: not a real output)") }
+      } else {
+        Console.line("  does not open: \(device.error ?? "unknown error")")
+      }
+    }
   }
 
   /// Probes one device: `sim` (and `sim:CAPTURE=...`) from its configuration built in memory,

@@ -32,22 +32,24 @@ enum DiffCommand: Command {
     still exits 0, so git goes on to the next file. Warnings are not shown, except values
     Core Haptics clamps (value-out-of-range): the clamped value is what is compared.
     """
-  static let options: [OptionSpec] = [
-    .flag(
-      "signal",
-      "Decide by the signal: patterns whose PSNR is at least --threshold-db\nfeel the same, even if their structure differs."
-    ),
-    .value("threshold-db", "DB", "PSNR above which signals count as the same feel (default 60)."),
-    .value("time-tolerance", "MS", "Events this close in time are the same event, moved (default 50)."),
-    .flag("metadata", "Also list changes to Metadata."),
-    .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json."),
-    .value("color", "WHEN", choices: ColorChoice.allCases.map(\.rawValue), "Colour: auto (default), always, never."),
-    .value("profile", short: "p", "P", "Actuator profile for the signal comparison (default exciter)."),
-    .value("rate", short: "r", "HZ", "Sample rate for the signal comparison (default 48000)."),
-    .value("width", "COLUMNS", "Width of the timeline, 10..400 (default 60)."),
-    .value(
-      "plot", "FILE.svg",
-      "Also draw both patterns overlaid (two colours, a legend) into FILE.svg,\nas 'hap plot' draws one."),
+  static let signal = Option<Bool>.flag(
+    "signal",
+    "Decide by the signal: patterns whose PSNR is at least --threshold-db\nfeel the same, even if their structure differs."
+  )
+  static let thresholdDB = Option<Double>.number(
+    "threshold-db", "DB", in: 0...200, unit: .decibels, default: 60,
+    "PSNR above which signals count as the same feel")
+  static let timeTolerance = Option<Double>.number(
+    "time-tolerance", "MS", in: 0...10_000, unit: .milliseconds, default: 50,
+    "Events this close in time are the same event, moved")
+  static let metadata = Option<Bool>.flag("metadata", "Also list changes to Metadata.")
+  static let color = Option<ColorChoice>.choice("color", "WHEN", default: .auto, "Colour")
+  static let plot = Option<String?>.text(
+    "plot", "FILE.svg", .files,
+    "Also draw both patterns overlaid (two colours, a legend) into FILE.svg,\nas 'hap plot' draws one.")
+  static let options: [any DeclaredOption] = [
+    signal, thresholdDB, timeTolerance, metadata, Options.format, color, Options.profile, Options.rate,
+    Options.timelineWidth, plot,
   ]
   static let examples = [
     ("hap diff old/correct.json patterns/correct.json", "Review a change to a pattern"),
@@ -66,33 +68,24 @@ enum DiffCommand: Command {
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    let positionals = arguments.positionals
-    let git = isGitMode(positionals)
-    guard git || positionals.count == 2 else {
-      throw UsageError("give two patterns to compare (OLD NEW), not \(positionals.count)")
-    }
-    let oldPath = git ? positionals[1] : positionals[0]
-    let newPath = git ? positionals[4] : positionals[1]
-    let oldLabel = git ? "a/\(positionals[0])" : oldPath
-    let newLabel = git ? "b/\(positionals.count == 9 ? positionals[7] : positionals[0])" : newPath
+    let (git, (oldPath, oldLabel), (newPath, newLabel)) = try sides(arguments.positionals)
     var options = PatternDiff.Options()
-    options.timeTolerance = try PlayCommand.number(arguments, "time-tolerance", 0...10_000, default: 50) / 1000
-    options.metadata = arguments.has("metadata")
-    let threshold = try PlayCommand.number(arguments, "threshold-db", 0...200, default: 60)
-    let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
-    let width = try arguments.integer("width", in: 10...400, default: 60)
-    let json = arguments.value("format") == "json"
-    let color = ColorChoice(rawValue: arguments.value("color") ?? "auto")!
-    let style = Style(enabled: !json && color.enabled(forTerminal: Console.stdoutIsTerminal))
-    let plot = arguments.value("plot")
+    options.timeTolerance = arguments[timeTolerance] / 1000
+    options.metadata = arguments[metadata]
+    let threshold = arguments[thresholdDB]
+    let rate = arguments[Options.rate]
+    let width = arguments[Options.timelineWidth]
+    let json = arguments[Options.format] == .json
+    let style = Style(enabled: !json && arguments[color].enabled(forTerminal: Console.stdoutIsTerminal))
+    let plot = arguments[Self.plot]
     if let plot {
-      guard plot != "-" else { throw UsageError("'--plot' takes a file name ('-' is where the report goes)") }
+      guard plot != "-" else { throw .refused("'--plot' takes a file name ('-' is where the report goes)") }
       try PlotCommand.checkExtension(plot, option: "--plot")
     }
 
     let profile: ActuatorProfile
     do {
-      profile = try PatternLoading.profile(arguments.value("profile"))
+      profile = try PatternLoading.profile(arguments[Options.profile])
     } catch {
       return ExitStatus.trouble
     }
@@ -114,13 +107,13 @@ enum DiffCommand: Command {
     }
     let diff = PatternDiff(old, new, options: options)
     let signal = SignalComparison(old, new, profile: profile, rate: Double(rate), columns: width)
-    let equal = arguments.has("signal") ? signal.psnr >= threshold : diff.isEqual
+    let equal = arguments[Self.signal] ? signal.psnr >= threshold : diff.isEqual
 
     if json {
       printJSON(diff, signal, equal: equal, old: oldLabel, new: newLabel)
     } else {
       printText(
-        diff, signal, equal: equal, old: oldLabel, new: newLabel, style: style, bySignal: arguments.has("signal"),
+        diff, signal, equal: equal, old: oldLabel, new: newLabel, style: style, bySignal: arguments[Self.signal],
         threshold: threshold)
     }
     if let plot {
@@ -132,6 +125,20 @@ enum DiffCommand: Command {
     }
     if git { return ExitStatus.ok }
     return equal ? ExitStatus.ok : ExitStatus.failure
+  }
+
+  /// Whether git called hap as its diff driver, and each side's path and label (git's
+  /// `a/NAME` and `b/NAME`, else the paths themselves).
+  static func sides(_ positionals: [String]) throws(UsageError) -> (
+    git: Bool, old: (path: String, label: String), new: (path: String, label: String)
+  ) {
+    let git = isGitMode(positionals)
+    guard git || positionals.count == 2 else {
+      throw .refused("give two patterns to compare (OLD NEW), not \(positionals.count)")
+    }
+    guard git else { return (false, (positionals[0], positionals[0]), (positionals[1], positionals[1])) }
+    let newName = positionals.count == 9 ? positionals[7] : positionals[0]
+    return (true, (positionals[1], "a/\(positionals[0])"), (positionals[4], "b/\(newName)"))
   }
 
   /// Reads and checks a pattern; `/dev/null` (git's side of an added or deleted file) is an

@@ -37,23 +37,23 @@ enum DragCommand: Command {
     Playing, it takes exactly the device options of 'hap play'. Rendering (-o), only --rate,
     --sample-format, --gain and --profile apply, as in 'hap render' (48000 Hz, s16 by default).
     """
-  static let options: [OptionSpec] =
-    [
-      .value(
-        "input", "DEVICE|FILE",
-        "Input device (/dev/input/eventN), or a recording of one (default: the first\ntouchpad, else mouse, found)."),
-      .value(
-        "map", "SPEC",
-        "velocity (default) or velocity:full=N: the speed, in points per second\nper axis, that counts as full."),
-      .value("window", "MS", "Velocity window, 5..1000 ms (default 50)."),
-      .value(
-        "output", short: "o", "OUT",
-        "Render the recording given with --input to a WAV (or .raw) file\ninstead of playing ('-' for standard output)."
-      ),
-      .flag("raw", "With -o: write headerless samples instead of WAV."),
-      .flag("quiet", short: "q", "With -o: do not print warnings or the summary line."),
-      .flag("force", "With -o: write binary audio even when the output is a terminal."),
-    ] + DeviceOptions.specs
+  static let input = Option<String?>.text(
+    "input", "DEVICE|FILE", .files, default: ": the first touchpad, else mouse, found",
+    "Input device (/dev/input/eventN), or a recording of one")
+  static let map = Option<String?>.text(
+    "map", "SPEC", .words(["velocity"]), default: ": velocity",
+    "velocity or velocity:full=N: the speed, in points per second\nper axis, that counts as full")
+  static let window = Option<Double>.number(
+    "window", "MS", in: 5...1000, unit: .milliseconds, default: 50, "Velocity window")
+  static let output = Option<String?>.text(
+    "output", short: "o", "OUT", .files,
+    "Render the recording given with --input to a WAV (or .raw) file\ninstead of playing ('-' for standard output)."
+  )
+
+  /// The options of a rendered file, which only `-o` takes.
+  static let renderOnly: [any DeclaredOption] = [Options.raw, Options.quiet, Options.force]
+
+  static let options: [any DeclaredOption] = [input, map, window, output] + renderOnly + DeviceOptions.all
   static let examples = [
     ("hap drag patterns/texture.json", "Feel the bundled texture under your finger on the touchpad"),
     ("hap drag patterns/texture.json --input /dev/input/event5 -D hw:1,0", "A given input device and exciter"),
@@ -62,27 +62,30 @@ enum DragCommand: Command {
     ("hap drag patterns/texture.json --input drag.ev -o drag.wav", "Render the recording"),
   ]
 
-  /// Options only rendering takes, and only playing takes.
-  static let renderOnly = ["raw", "quiet", "force"]
-  static let liveOnly = DeviceOptions.deviceOnlyNames
-
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let patterns = arguments.positionals
-    guard let pattern = patterns.first else { throw UsageError("no pattern given") }
-    guard patterns.count == 1 else { throw UsageError("'hap drag' takes a single pattern, not \(patterns.count)") }
-    let map = try ControlInput.map(arguments) ?? VelocityMap()
-    let window = try PlayCommand.number(arguments, "window", 5...1000, default: 50) / 1000
-    if let output = arguments.value("output") {
-      return try render(pattern, to: output, arguments: arguments, map: map, window: window)
+    guard let pattern = patterns.first else { throw .noPattern }
+    guard patterns.count == 1 else { throw .refused("'hap drag' takes a single pattern, not \(patterns.count)") }
+    let map = try ControlInput.map(arguments, Self.map) ?? VelocityMap()
+    let window = arguments[Self.window] / 1000
+    if arguments[Self.output] != nil {
+      for option in DeviceOptions.deviceOnly where arguments.gave(option) {
+        throw .refused("'--\(option.spec.name)' is for playing; with -o, hap drag renders the recording to a file")
+      }
     }
-    for option in renderOnly where arguments.has(option) {
-      throw UsageError("'--\(option)' goes with -o OUT (rendering a recording)")
+    // The device options, parsed once: playing opens the device with them, rendering takes
+    // their signal settings (rate, sample format, gain, profile).
+    let device = try DeviceOptions(arguments)
+    if let output = arguments[Self.output] {
+      return try render(pattern, to: output, arguments: arguments, device: device, map: map, window: window)
+    }
+    for option in renderOnly where arguments.gave(option) {
+      throw .refused("'--\(option.spec.name)' goes with -o OUT (rendering a recording)")
     }
 
     // The input first: a missing or unreadable device is reported before the sound device opens.
-    guard let source = openInput(arguments.value("input")) else { return ExitStatus.trouble }
+    guard let source = openInput(arguments[input]) else { return ExitStatus.trouble }
     let started = DispatchTime.now().uptimeNanoseconds
-    let device = try DeviceOptions(arguments)
     return play(pattern, device: device, source: source, map: map, window: window, started: started)
   }
 
@@ -178,26 +181,26 @@ enum DragCommand: Command {
     return messages
   }
 
-  static func render(_ pattern: String, to output: String, arguments: Arguments, map: VelocityMap, window: Double)
-    throws(UsageError) -> Int32
-  {
-    for option in liveOnly where arguments.has(option) {
-      throw UsageError("'--\(option)' is for playing; with -o, hap drag renders the recording to a file")
-    }
-    guard let input = arguments.value("input") else {
-      throw UsageError(
+  static func render(
+    _ pattern: String, to output: String, arguments: Arguments, device: DeviceOptions, map: VelocityMap,
+    window: Double
+  ) throws(UsageError) -> Int32 {
+    guard let input = arguments[Self.input] else {
+      throw .refused(
         "-o renders a recording: name it with --input FILE (record one with 'cat /dev/input/eventN > drag.ev')")
     }
-    // The same signal and file settings `hap render` takes.
-    var settings = try RenderCommand.signalSettings(arguments)
+    // The signal settings of the device options, and the file settings `hap render` takes.
+    var settings = RenderCommand.Settings(
+      rate: device.rate, format: device.format ?? .s16, profile: .exciter, gain: device.gain,
+      raw: arguments[Options.raw], quiet: arguments[Options.quiet], force: arguments[Options.force])
     do {
-      settings.profile = try PatternLoading.profile(arguments.value("profile"))
+      settings.profile = try device.loadProfile()
     } catch {
       return ExitStatus.trouble
     }
     if output != "-" {
       if RenderCommand.isDirectory(output) {
-        throw UsageError("-o takes a file, and '\(output)' is a folder")
+        throw .refused("-o takes a file, and '\(Format.excerpt(output))' is a folder")
       }
       for path in [pattern, input] where path != "-" && RenderCommand.sameFile(path, output) {
         Console.error("hap: refusing to write over the input '\(path)'")
@@ -218,7 +221,7 @@ enum DragCommand: Command {
       events = recorded
     case .device(let fd, _, _):
       close(fd)
-      throw UsageError(
+      throw .refused(
         "-o renders a recording, and '\(input)' is a live device; record it first: cat \(input) > drag.ev")
     }
     Interrupt.install()

@@ -19,12 +19,7 @@ enum InfoCommand: Command {
     cannot be read is {"file", "error"} there, its findings on standard error). Exit status:
     the worst of the files (0 ok, 1 a pattern has errors, 2 a file cannot be read).
     """
-  static let options: [OptionSpec] = [
-    .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json."),
-    .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
-    .value("rate", short: "r", "HZ", "Sample rate to render at, 8000..192000 (default 48000)."),
-    .value("width", "COLUMNS", "Width of the timeline in characters, 10..400 (default 60)."),
-  ]
+  static let options: [any DeclaredOption] = [Options.format, Options.profile, Options.rate, Options.timelineWidth]
   static let examples = [
     ("hap info patterns/winner.json", "See a pattern's shape at a glance"),
     ("hap info --format json x.ahap | jq .duration", "For scripts"),
@@ -33,14 +28,14 @@ enum InfoCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let paths = arguments.positionals
-    guard !paths.isEmpty else { throw UsageError("no pattern given") }
-    if paths.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) can be given only once") }
-    let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
-    let width = try arguments.integer("width", in: 10...400, default: 60)
-    let json = arguments.value("format") == "json"
+    guard !paths.isEmpty else { throw .noPattern }
+    if paths.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
+    let rate = arguments[Options.rate]
+    let width = arguments[Options.timelineWidth]
+    let json = arguments[Options.format] == .json
     let profile: ActuatorProfile
     do {
-      profile = try PatternLoading.profile(arguments.value("profile"))
+      profile = try PatternLoading.profile(arguments[Options.profile])
     } catch {
       return PatternLoading.status(error)
     }

@@ -29,26 +29,29 @@ enum PlayCommand: Command {
     with errors prints the findings and plays nothing; a deleted file is picked up again when
     it comes back. Ctrl-C ends it (exit 130).
     """
-  static let options: [OptionSpec] =
-    [
-      OptionSpec(
-        name: "loop", short: nil, valueName: "N", choices: [],
-        help: "Play the list N times (--loop N or --loop=N; without N: until Ctrl-C).", optionalValue: true),
-      .value("gap", "MS", "Silence between patterns and between loops, in ms (default 0)."),
-      .value(
-        "control", "SOURCE",
-        "Read control lines while playing, from '-' (standard input), a file or a named\npipe: intensity V, sharpness V, attack V, decay V, release V (or AHAP names),\npause, resume, stop, seek SECONDS, loop on|off; '@T' before a line schedules it\nat T seconds after the start. Changes ramp over one period."
-      ),
-      .value(
-        "map", "SPEC",
-        "With --control: lines are finger velocities 'vx vy' (velocity, or\nvelocity:full=N points/s), mapped as textured drag: intensity 0.2..1, sharpness 0..0.3."
-      ),
-      .value("start", "SECONDS", "Start part way into the (first) pattern, before its end."),
-      .value("loop-end", "SECONDS", "With --loop: loop at this time instead of at the pattern's end."),
-      .value("speed", "R", "Play R times faster (0.25..4): time-scales the pattern, not the carrier."),
-    ] + DeviceOptions.specs + [
-      .flag("watch", "Play again each time a pattern file is saved, until Ctrl-C (see above).")
-    ]
+  static let loop = Option<Int?>.integer(
+    "loop", "N", in: 1...Int.max, default: nil, optional: true,
+    "Play the list N times, {} (--loop N or --loop=N; without N: until Ctrl-C).")
+  static let gap = Option<Double>.number(
+    "gap", "MS", in: 0...60_000, unit: .milliseconds, default: 0, "Silence between patterns and between loops")
+  static let control = Option<String?>.text(
+    "control", "SOURCE", .files,
+    "Read control lines while playing, from '-' (standard input), a file or a named\npipe: intensity V, sharpness V, attack V, decay V, release V (or AHAP names),\npause, resume, stop, seek SECONDS, loop on|off; '@T' before a line schedules it\nat T seconds after the start. Changes ramp over one period."
+  )
+  static let start = Option<Double>.number(
+    "start", "SECONDS", in: 0...86_400, unit: .seconds, default: 0,
+    "Start part way into the (first) pattern, before its end")
+  static let loopEnd = Option<Double?>.number(
+    "loop-end", "SECONDS", in: 0.001...86_400, unit: .seconds, default: ": the pattern's end",
+    "With --loop: loop at this time instead of at the pattern's end")
+  static let speed = Option<Double>.number(
+    "speed", "R", in: ControlMessage.rateRange, default: 1,
+    "Play R times faster, {}: time-scales the pattern, not the carrier.")
+  static let watch = Option<Bool>.flag(
+    "watch", "Play again each time a pattern file is saved, until Ctrl-C (see above).")
+
+  static let options: [any DeclaredOption] =
+    [loop, gap, control, ControlInput.mapOption, start, loopEnd, speed] + DeviceOptions.all + [watch]
   static let examples = [
     ("hap play patterns/correct.json", "Feel a pattern"),
     ("hap play -D hw:1,0 --channel 2 --channels 4 patterns/stop.json", "Exciter on output 2 of a 4-channel interface"),
@@ -62,7 +65,7 @@ enum PlayCommand: Command {
     let patterns = try patternArguments(arguments)
     let device = try DeviceOptions(arguments)
     let settings = try Settings(arguments, patterns: patterns)
-    if arguments.has("watch") {
+    if arguments[watch] {
       return try WatchPlayback.run(patterns, device: device, settings: settings, started: started)
     }
 
@@ -97,8 +100,8 @@ enum PlayCommand: Command {
   /// The pattern arguments: at least one, and standard input at most once.
   static func patternArguments(_ arguments: Arguments) throws(UsageError) -> [String] {
     let patterns = arguments.positionals
-    guard !patterns.isEmpty else { throw UsageError("no pattern given") }
-    if patterns.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) can be given only once") }
+    guard !patterns.isEmpty else { throw .noPattern }
+    if patterns.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
     return patterns
   }
 
@@ -117,29 +120,20 @@ enum PlayCommand: Command {
     var control: ControlInput?
 
     init(_ arguments: Arguments, patterns: [String]) throws(UsageError) {
-      gap = try number(arguments, "gap", 0...60_000, default: 0) / 1000
-      loops = try Self.loops(arguments)
-      speed = try number(arguments, "speed", ControlMessage.rateRange, default: 1)
-      startAt = try number(arguments, "start", 0...86_400, default: 0)
-      loopEnd = arguments.value("loop-end") == nil ? nil : try number(arguments, "loop-end", 0.001...86_400, default: 0)
-      if loopEnd != nil && !arguments.has("loop") {
-        throw UsageError("'--loop-end' goes with '--loop' (--loop N or --loop for ever)")
+      gap = arguments[PlayCommand.gap] / 1000
+      loops = arguments.gave(PlayCommand.loop) ? arguments[PlayCommand.loop] : 1
+      speed = arguments[PlayCommand.speed]
+      startAt = arguments[PlayCommand.start]
+      loopEnd = arguments[PlayCommand.loopEnd]
+      if loopEnd != nil && !arguments.gave(PlayCommand.loop) {
+        throw .refused("'--loop-end' goes with '--loop' (--loop N or --loop for ever)")
       }
-      if let loopEnd, loopEnd <= startAt { throw UsageError("'--loop-end' must come after '--start'") }
+      if let loopEnd, loopEnd <= startAt { throw .refused("'--loop-end' must come after '--start'") }
       let map = try ControlInput.map(arguments)
-      if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control SOURCE'") }
-      control = arguments.value("control").map { ControlInput(name: $0, map: map, live: true) }
-      if control?.name == "-" && patterns.contains("-") {
-        throw UsageError("the pattern and the control stream cannot both come from standard input")
-      }
-    }
-
-    /// `--loop [N]`: 1 without it, nil (until Ctrl-C) without N.
-    private static func loops(_ arguments: Arguments) throws(UsageError) -> Int? {
-      guard arguments.has("loop") else { return 1 }
-      guard let text = arguments.value("loop") else { return nil }
-      guard let n = Int(text), n >= 1 else { throw UsageError("'--loop' takes a count of 1 or more, not '\(text)'") }
-      return n
+      let source = arguments[PlayCommand.control]
+      if map != nil && source == nil { throw .needs("--map", "'--control SOURCE'") }
+      control = source.map { ControlInput(name: $0, map: map, live: true) }
+      if control?.name == "-" && patterns.contains("-") { throw .bothFromStandardInput }
     }
 
     /// `--start` must fall before the end of the first pattern.
@@ -148,7 +142,7 @@ enum PlayCommand: Command {
       let length = Schedule(pattern: pattern, profile: profile, rate: Double(rate)).duration
       guard startAt < length else {
         let name = path == "-" ? "<stdin>" : Format.excerpt(path)
-        throw UsageError(
+        throw .refused(
           "'--start \(Format.number(startAt))' is past the end of '\(name)', which lasts \(Format.seconds(length))")
       }
     }
@@ -184,11 +178,5 @@ enum PlayCommand: Command {
       }
       return nil
     }
-  }
-
-  static func number(_ arguments: Arguments, _ name: String, _ range: ClosedRange<Double>, default value: Double)
-    throws(UsageError) -> Double
-  {
-    try arguments.number(name, in: range, default: value)
   }
 }

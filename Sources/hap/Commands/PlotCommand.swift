@@ -35,19 +35,20 @@ enum PlotCommand: Command {
     file atomically, so a browser that reloads on change never sees half a picture); a save
     with errors prints the findings and keeps the last picture. Ctrl-C ends it (exit 130).
     """
-  static let options: [OptionSpec] =
-    [
-      .value("output", short: "o", "OUT", "Output .svg file, folder (several patterns) or '-' for standard output."),
-      .value("width", "PX", "Width of the picture in pixels, \(widthText) (default 1000)."),
-      .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
-      .value("from", "S", "Start of the time window in seconds (default 0)."),
-      .value("to", "S", "End of the time window in seconds (default: the end of the pattern)."),
-      .value(
-        "theme", "THEME", choices: PlotTheme.allCases.map(\.rawValue),
-        "light (default), dark, or auto (light, dark where the viewer prefers dark)."),
-      .flag("quiet", short: "q", "Do not print warnings or the summary line."),
-      .flag("watch", "Draw again, atomically, each time a pattern file is saved, until Ctrl-C."),
-    ] + signalOptions
+  static let output = Option<String?>.text(
+    "output", short: "o", "OUT", .files, "Output .svg file, folder (several patterns) or '-' for standard output.")
+  static let width = Option<Int>.integer(
+    "width", "PX", in: PlotOptions.widthRange, default: 1000, "Width of the picture in pixels")
+  static let from = Option<Double>.number(
+    "from", "S", in: 0...1_000_000, unit: .seconds, default: 0, "Start of the time window")
+  static let to = Option<Double?>.number(
+    "to", "S", in: 0...1_000_000, unit: .seconds, default: ": the end of the pattern", "End of the time window")
+  static let theme = Option<PlotTheme>.choice(
+    "theme", "THEME", default: .light, "Colours, {}; auto: light, dark where the viewer prefers dark.")
+  static let watch = Option<Bool>.flag(
+    "watch", "Draw again, atomically, each time a pattern file is saved, until Ctrl-C.")
+  static let options: [any DeclaredOption] =
+    [output, width, Options.profile, from, to, theme, Options.quiet, watch] + signalOptions
   static let examples = [
     ("hap plot patterns/correct.json -o correct.svg", "Look at a pattern"),
     ("hap plot patterns/*.json -o plots/", "One picture per pattern, into a folder"),
@@ -55,24 +56,17 @@ enum PlotCommand: Command {
     ("hap plot --signal ~/.cache/hap/sim-capture.wav patterns/tick.json -o felt.svg", "What the exciter got"),
   ]
 
-  static let widthText = "\(PlotOptions.widthRange.lowerBound)..\(PlotOptions.widthRange.upperBound)"
   static let svgExtensions: Set<String> = ["svg"]
 
   /// The options shared by `hap plot` (and the window of `hap diff --plot`): width, window,
   /// theme.
   static func plotOptions(_ arguments: Arguments) throws(UsageError) -> PlotOptions {
-    let width = try arguments.integer("width", in: PlotOptions.widthRange, default: 1000)
-    let from = try arguments.number("from", in: 0...1_000_000, default: 0, unit: "seconds")
-    var to: Double?
-    if arguments.value("to") != nil {
-      let end = try arguments.number("to", in: 0...1_000_000, default: 0, unit: "seconds")
-      guard end > from else {
-        throw UsageError("'--to' (\(Format.number(end))) must be later than '--from' (\(Format.number(from)))")
-      }
-      to = end
+    let from = arguments[Self.from]
+    let to = arguments[Self.to]
+    if let to, to <= from {
+      throw .refused("'--to' (\(Format.number(to))) must be later than '--from' (\(Format.number(from)))")
     }
-    let theme = PlotTheme(rawValue: arguments.value("theme") ?? "light")!
-    return PlotOptions(width: width, from: from, to: to, theme: theme)
+    return PlotOptions(width: arguments[width], from: from, to: to, theme: arguments[theme])
   }
 
   /// Refuses an output file not named .svg (`-o x.png`); '-', devices, FIFOs and /dev/fd/N
@@ -80,38 +74,38 @@ enum PlotCommand: Command {
   static func checkExtension(_ output: String, option: String = "-o") throws(UsageError) {
     let ext = (output as NSString).pathExtension.lowercased()
     guard output != "-", !svgExtensions.contains(ext), !OutputTarget(output).isDirect else { return }
-    throw UsageError(
+    throw .refused(
       "'\(Format.excerpt(output))' is not an .svg file name: \(option) takes a file ending in .svg (hap plot writes SVG only)"
     )
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let options = try plotOptions(arguments)
-    if let signal = arguments.value("signal") { return try runSignal(signal, arguments, options: options) }
-    for name in ["sample-format", "rate", "channels"] where arguments.value(name) != nil {
-      throw UsageError("'--\(name)' describes a raw '--signal FILE'; give it with --signal")
+    if let signal = arguments[Self.signal] { return try runSignal(signal, arguments, options: options) }
+    for option in rawSignalOptions where arguments.gave(option) {
+      throw .refused("'--\(option.spec.name)' describes a raw '--signal FILE'; give it with --signal")
     }
     let patterns = arguments.positionals
-    let quiet = arguments.has("quiet")
-    guard !patterns.isEmpty else { throw UsageError("no pattern given") }
-    guard let output = arguments.value("output") else {
-      throw UsageError("no output given; use -o FILE.svg (or -o - for standard output)")
+    let quiet = arguments[Options.quiet]
+    guard !patterns.isEmpty else { throw .noPattern }
+    guard let output = arguments[Self.output] else {
+      throw .noOutput(forms: "-o FILE.svg (or -o - for standard output)")
     }
-    if patterns.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) can be given only once") }
+    if patterns.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
     let (jobs, missingFolder) = try RenderCommand.jobs(
       patterns, output: output, suffix: ".svg", fileExtensions: svgExtensions)
     if jobs.count == 1 && jobs[0].output == output { try checkExtension(output) }
     let profile: ActuatorProfile
     do {
-      profile = try PatternLoading.profile(arguments.value("profile"))
+      profile = try PatternLoading.profile(arguments[Options.profile])
     } catch {
       return ExitStatus.trouble
     }
     guard RenderCommand.prepareOutputs(jobs, missingFolder: missingFolder, inputs: patterns) else {
       return ExitStatus.trouble
     }
-    guard arguments.has("watch") else { return plot(jobs, profile: profile, options: options, quiet: quiet) }
-    if output == "-" { throw UsageError("'--watch' rewrites files: give -o FILE.svg or a folder, not '-'") }
+    guard arguments[watch] else { return plot(jobs, profile: profile, options: options, quiet: quiet) }
+    if output == "-" { throw .refused("'--watch' rewrites files: give -o FILE.svg or a folder, not '-'") }
     let loop = try WatchLoop(patterns)
     Interrupt.install()
     guard loop.start() else { return ExitStatus.trouble }

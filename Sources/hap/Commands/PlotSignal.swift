@@ -4,37 +4,38 @@ import HapCore
 /// `hap plot --signal FILE [PATTERN]`: a recorded signal (the simulated exciter's capture, a
 /// render) drawn in a lane of its own, alone or below one pattern's lanes.
 extension PlotCommand {
+  static let signal = Option<String?>.text(
+    "signal", "FILE", .files,
+    "Draw a recorded signal (WAV or raw, e.g. 'hap play -D sim's capture)\nin a lane of its own.")
+  static let signalFormat = Option<SampleFormat>.choice(
+    "sample-format", short: "f", "FMT", default: .s16, "Of a raw --signal: its sample format, little-endian")
+  static let signalRate = Option<Int>.integer(
+    "rate", short: "r", "HZ", in: 1000...768_000, unit: .hertz, default: 48000, "Of a raw --signal: its sample rate")
+  static let signalChannels = Option<Int>.integer(
+    "channels", "N", in: 1...64, default: 1, "Of a raw --signal: interleaved channels")
+
   /// The options of a raw `--signal` (a WAV file says its own).
-  static let signalOptions: [OptionSpec] = [
-    .value(
-      "signal", "FILE", "Draw a recorded signal (WAV or raw, e.g. 'hap play -D sim's capture)\nin a lane of its own."),
-    .value(
-      "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),
-      "Of a raw --signal: s16 (default), s24, s32 or f32, little-endian."),
-    .value("rate", short: "r", "HZ", "Of a raw --signal: its sample rate (default 48000)."),
-    .value("channels", "N", "Of a raw --signal: interleaved channels (default 1)."),
-  ]
+  static let rawSignalOptions: [any DeclaredOption] = [signalFormat, signalRate, signalChannels]
+  static let signalOptions: [any DeclaredOption] = [signal] + rawSignalOptions
 
   static func runSignal(_ path: String, _ arguments: Arguments, options: PlotOptions) throws(UsageError) -> Int32 {
     let patterns = arguments.positionals
-    guard patterns.count <= 1 else { throw UsageError("'--signal' draws one signal with at most one pattern") }
-    guard let output = arguments.value("output") else {
-      throw UsageError("no output given; use -o FILE.svg (or -o - for standard output)")
+    guard patterns.count <= 1 else { throw .refused("'--signal' draws one signal with at most one pattern") }
+    guard let output = arguments[Self.output] else {
+      throw .noOutput(forms: "-o FILE.svg (or -o - for standard output)")
     }
     try checkExtension(output)
     let ext = (path as NSString).pathExtension.lowercased()
     if ["json", "ahap"].contains(ext) {
-      throw UsageError("'\(Format.excerpt(path))' is a pattern, not a signal: give it without --signal")
+      throw .refused("'\(Format.excerpt(path))' is a pattern, not a signal: give it without --signal")
     }
     let raw = SignalSeries.Layout(
-      format: SampleFormat(rawValue: arguments.value("sample-format") ?? "s16")!,
-      rate: try arguments.integer("rate", in: 1000...768_000, default: 48000),
-      channels: try arguments.integer("channels", in: 1...64, default: 1))
-    let quiet = arguments.has("quiet")
+      format: arguments[signalFormat], rate: arguments[signalRate], channels: arguments[signalChannels])
+    let quiet = arguments[Options.quiet]
     var inputs: [PatternPlot.Input] = []
     let profile: ActuatorProfile
     do {
-      profile = try PatternLoading.profile(arguments.value("profile"))
+      profile = try PatternLoading.profile(arguments[Options.profile])
       if let pattern = patterns.first {
         inputs = [
           .init(

@@ -18,9 +18,7 @@ enum ProfilesCommand: Command {
 
     Every key but Name is optional (default: the exciter profile's value).
     """
-  static let options: [OptionSpec] = [
-    .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json.")
-  ]
+  static let options: [any DeclaredOption] = [Options.format]
   static let examples = [
     ("hap profiles", "See the built-in profiles"),
     ("hap profiles my-shaker.json", "Check a profile file"),
@@ -38,7 +36,7 @@ enum ProfilesCommand: Command {
         }
       }
     }
-    if arguments.value("format") == "json" {
+    if arguments[Options.format] == .json {
       Console.line(
         JSONOutput.array(
           profiles.map { p in

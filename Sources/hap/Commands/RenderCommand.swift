@@ -26,30 +26,21 @@ enum RenderCommand: Command {
     one render. A WAV file whose data passes 4 GiB is written as RF64 (sox and ffmpeg read it).
     On a terminal, a render that takes more than a second shows its progress.
     """
-  static let options: [OptionSpec] = [
-    .value("output", short: "o", "OUT", "Output file, folder (several patterns) or '-' for standard output."),
-    .value("rate", short: "r", "HZ", "Sample rate, 8000..192000 (default 48000)."),
-    .value(
-      "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),
-      "s16 (default), s24, s32 or f32."),
-    .value(
-      "profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file.\nSee 'hap profiles'."),
-    .gain,
-    .flag("raw", "Write headerless samples instead of WAV (whatever OUT's extension)."),
-    .flag("force", "Write binary audio even when the output is a terminal."),
-    .value(
-      "max-duration", "S",
-      "The longest pattern to render, in seconds (default 3600, at most 1000000):\nlater events, parameters and curve points are errors (pattern-too-long)."
-    ),
-    .value(
-      "control", "FILE",
-      "Apply a file of timestamped control lines ('@1.25 intensity 0.8', 'seek 2',\n'pause', ...; see 'hap help play'), deterministically."
-    ),
-    .value(
-      "map", "SPEC",
-      "With --control: read finger velocities 'vx vy' instead (velocity or\nvelocity:full=N), mapped as in textured drag."
-    ),
-    .flag("quiet", short: "q", "Do not print warnings or the summary line."),
+  static let output = Option<String?>.text(
+    "output", short: "o", "OUT", .files, "Output file, folder (several patterns) or '-' for standard output.")
+  /// The largest `--max-duration`: 1,000,000 s (11.5 days), far below any frame count or file
+  /// size that could overflow.
+  static let maxDuration = Option<Double>.number(
+    "max-duration", "S", in: 0.001...1_000_000, unit: .seconds, default: ValidationContext.defaultLongestPattern,
+    "The longest pattern to render, {}:\nlater events, parameters and curve points are errors (pattern-too-long).")
+  static let control = Option<String?>.text(
+    "control", "FILE", .files,
+    "Apply a file of timestamped control lines ('@1.25 intensity 0.8', 'seek 2',\n'pause', ...; see 'hap help play'), deterministically."
+  )
+
+  static let options: [any DeclaredOption] = [
+    output, Options.rate, Options.sampleFormat, Options.profile, Options.gain, Options.raw, Options.force, maxDuration,
+    control, ControlInput.mapOption, Options.quiet,
   ]
   static let examples = [
     ("hap render patterns/correct.json -o correct.wav", "Preview a pattern"),
@@ -74,52 +65,37 @@ enum RenderCommand: Command {
     var maxDuration = ValidationContext.defaultLongestPattern
   }
 
-  /// The largest `--max-duration`: 1,000,000 s (11.5 days), far below any frame count or file
-  /// size that could overflow.
-  static let maxDurationRange = 0.001...1_000_000.0
-
   static func settings(_ arguments: Arguments) throws(UsageError) -> Settings {
-    var settings = try signalSettings(arguments)
+    var settings = Settings(
+      rate: arguments[Options.rate], format: arguments[Options.sampleFormat] ?? .s16, profile: .exciter,
+      gain: arguments[Options.gain], raw: arguments[Options.raw], quiet: arguments[Options.quiet],
+      force: arguments[Options.force])
     let map = try ControlInput.map(arguments)
-    if map != nil && arguments.value("control") == nil { throw UsageError("'--map' needs '--control FILE'") }
-    settings.control = arguments.value("control").map { ControlInput(name: $0, map: map) }
-    settings.maxDuration = try PlayCommand.number(
-      arguments, "max-duration", maxDurationRange, default: ValidationContext.defaultLongestPattern)
+    let control = arguments[Self.control]
+    if map != nil && control == nil { throw .needs("--map", "'--control FILE'") }
+    settings.control = control.map { ControlInput(name: $0, map: map) }
+    settings.maxDuration = arguments[maxDuration]
     return settings
-  }
-
-  /// The settings of the signal and the file alone (`--rate`, `--sample-format`, `--gain`,
-  /// `--raw`, `--quiet`, `--force`; the exciter profile until `--profile` is loaded), without
-  /// control: `hap drag -o` renders with these.
-  static func signalSettings(_ arguments: Arguments) throws(UsageError) -> Settings {
-    let rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
-    let format = SampleFormat(rawValue: arguments.value("sample-format") ?? "s16")!
-    let gain = try arguments.gain()
-    return Settings(
-      rate: rate, format: format, profile: .exciter, gain: gain, raw: arguments.has("raw"),
-      quiet: arguments.has("quiet"), force: arguments.has("force"))
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     var settings = try settings(arguments)
     let patterns = arguments.positionals
-    guard !patterns.isEmpty else { throw UsageError("no pattern given") }
-    guard let output = arguments.value("output") else {
-      throw UsageError("no output given; use -o FILE.wav (or -o - for standard output)")
+    guard !patterns.isEmpty else { throw .noPattern }
+    guard let output = arguments[Self.output] else {
+      throw .noOutput(forms: "-o FILE.wav (or -o - for standard output)")
     }
-    if patterns.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) can be given only once") }
-    if settings.control != nil && patterns.count > 1 { throw UsageError("'--control' takes a single pattern") }
-    if settings.control?.name == "-" && patterns.contains("-") {
-      throw UsageError("the pattern and the control stream cannot both come from standard input")
-    }
+    if patterns.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
+    if settings.control != nil && patterns.count > 1 { throw .refused("'--control' takes a single pattern") }
+    if settings.control?.name == "-" && patterns.contains("-") { throw .bothFromStandardInput }
     do {
-      settings.profile = try PatternLoading.profile(arguments.value("profile"))
+      settings.profile = try PatternLoading.profile(arguments[Options.profile])
     } catch {
       return ExitStatus.trouble
     }
 
     if output == "-" && isatty(STDOUT_FILENO) != 0 && !settings.force {
-      throw UsageError(terminalRefusal)
+      throw .refused(terminalRefusal)
     }
     let (jobs, missingFolder) = try self.jobs(patterns, output: output, raw: settings.raw)
     guard prepareOutputs(jobs, missingFolder: missingFolder, inputs: patterns) else { return ExitStatus.trouble }
@@ -154,7 +130,7 @@ enum RenderCommand: Command {
     guard !raw, !ext.isEmpty, !wavExtensions.contains(ext), !rawExtensions.contains(ext), output != "-",
       !OutputTarget(output).isDirect
     else { return }
-    throw UsageError(
+    throw .refused(
       "'.\(Format.excerpt(ext, limit: 20))' is not a format hap writes: name the output .wav (WAV) or .raw or .pcm (raw samples), or add --raw to write raw samples under any name"
     )
   }
@@ -178,15 +154,15 @@ enum RenderCommand: Command {
     let folderMode = patterns.count > 1 || output.hasSuffix("/") || isDirectory(output)
     guard folderMode else { return ([(patterns[0], output)], nil) }
     var missingFolder: String?
-    guard output != "-" else { throw UsageError("'-o -' takes a single pattern") }
+    guard output != "-" else { throw .refused("'-o -' takes a single pattern") }
     if !isDirectory(output) {
       var info = stat()
       if lstat(output, &info) == 0 {
-        throw UsageError("with several patterns, -o must name a folder ('\(output)' is not one)")
+        throw .refused("with several patterns, -o must name a folder ('\(output)' is not one)")
       }
       let ext = (output as NSString).pathExtension.lowercased()
       if !output.hasSuffix("/") && fileExtensions.contains(ext) {
-        throw UsageError(
+        throw .refused(
           "with several patterns, -o names a folder, and '\(output)' looks like a file name; write '\(output)/' to make a folder of that name"
         )
       }
@@ -199,7 +175,7 @@ enum RenderCommand: Command {
         pattern == "-" ? "stdin" : ((pattern as NSString).lastPathComponent as NSString).deletingPathExtension
       let target = (output as NSString).appendingPathComponent(base + suffix)
       guard seen.insert(target).inserted else {
-        throw UsageError("two patterns would both be written to '\(target)'")
+        throw .refused("two patterns would both be written to '\(target)'")
       }
       jobs.append((pattern, target))
     }
@@ -246,6 +222,18 @@ enum RenderCommand: Command {
     }
   }
 
+  /// What one render writes: the pattern's renderer, or the Player that applies its control
+  /// messages, and how many frames.
+  struct Output {
+    /// The pattern's name in messages (`<stdin>` for '-').
+    let name: String
+    let path: String
+    let raw: Bool
+    let renderer: Renderer
+    let controlled: Player?
+    var frameCount: Int
+  }
+
   /// Renders one pattern to one output; returns its exit status. Control messages come from
   /// `settings.control`, or are given (`hap drag -o` passes a recorded gesture's).
   static func render(
@@ -262,15 +250,25 @@ enum RenderCommand: Command {
     } catch {
       return PatternLoading.status(error)
     }
+    guard var job = prepare(pattern, named: patternPath, to: output, settings: settings, given: given) else {
+      return ExitStatus.trouble
+    }
+    return write(&job, settings: settings)
+  }
+
+  /// The schedule of `pattern` and what renders it (a Player when there are control
+  /// messages), its length checked against what a file can hold; nil after a message.
+  static func prepare(
+    _ pattern: Pattern, named patternPath: String, to output: String, settings: Settings, given: [ControlMessage]?
+  ) -> Output? {
     let rate = Double(settings.rate)
-    let gain = pow(10, settings.gain / 20)
-    let schedule = Schedule(pattern: pattern, profile: settings.profile, rate: rate, gain: gain)
-    let renderer = Renderer(schedule: schedule)
+    let schedule = Schedule(pattern: pattern, profile: settings.profile, rate: rate, gain: pow(10, settings.gain / 20))
     let raw = isRaw(output, flag: settings.raw)
     let name = patternPath == "-" ? "<stdin>" : patternPath
-    if schedule.skippedAudioEvents > 0 && !settings.quiet {
+    let skipped = schedule.skippedAudioEvents
+    if skipped > 0 && !settings.quiet {
       Console.error(
-        "\(name): note: \(schedule.skippedAudioEvents) audio event\(schedule.skippedAudioEvents == 1 ? " is" : "s are") not part of the haptic signal and \(schedule.skippedAudioEvents == 1 ? "was" : "were") skipped"
+        "\(name): note: \(skipped) audio event\(skipped == 1 ? " is" : "s are") not part of the haptic signal and \(skipped == 1 ? "was" : "were") skipped"
       )
     }
     // With a control file, a Player applies the messages.
@@ -280,7 +278,7 @@ enum RenderCommand: Command {
       guard
         let (player, frames) = controlledPlayer(
           pattern: pattern, schedule: schedule, settings: settings, given: given, raw: raw)
-      else { return ExitStatus.trouble }
+      else { return nil }
       controlled = player
       frameCount = frames
     }
@@ -289,8 +287,17 @@ enum RenderCommand: Command {
     guard WAVHeader.dataBytes(format: settings.format, channels: 1, frames: frameCount) != nil else {
       Console.error(
         "hap: '\(name)' would render \(Format.seconds(Double(frameCount) / rate)), more than a file can hold")
-      return ExitStatus.trouble
+      return nil
     }
+    return Output(
+      name: name, path: output, raw: raw, renderer: Renderer(schedule: schedule), controlled: controlled,
+      frameCount: frameCount)
+  }
+
+  /// Writes `job` to its output (atomically for a file) and prints the summary line; the exit
+  /// status.
+  static func write(_ job: inout Output, settings: Settings) -> Int32 {
+    let output = job.path
     let sink: any PCMSink
     let file: FileSink?
     do {
@@ -306,38 +313,7 @@ enum RenderCommand: Command {
     }
     defer { sink.close(success: false) }
     do {
-      if !raw {
-        let header = WAVHeader.bytes(
-          format: settings.format, rate: settings.rate, channels: 1, frames: frameCount)
-        try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
-      }
-      let completed: Bool
-      var progress = Progress(label: name, total: frameCount)
-      defer { progress.finish() }
-      if let controlled {
-        var left = frameCount
-        let total = frameCount
-        completed = try RenderPump(format: settings.format).run(
-          into: sink,
-          shouldStop: {
-            progress.update(total - left)
-            return Interrupt.requested
-          }
-        ) {
-          buffer in
-          let n = controlled.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
-          left -= n
-          return n
-        }
-        frameCount -= left  // raw output ends where the player did
-      } else {
-        completed = try RenderPump(format: settings.format).run(renderer, into: sink) {
-          progress.update(renderer.position)
-          return Interrupt.requested
-        }
-      }
-      progress.finish()
-      if !completed {
+      guard try pump(&job, into: sink, settings: settings) else {
         if file?.isDirect ?? true {
           Console.error("hap: interrupted; what was written to '\(output)' is incomplete")
         } else {
@@ -352,15 +328,53 @@ enum RenderCommand: Command {
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
     }
-    let rf64 = WAVHeader.needsRF64(format: settings.format, channels: 1, frames: frameCount)
-    if !settings.quiet && output != "-" {
-      let stats = controlled?.renderers.first?.statistics ?? renderer.statistics
-      var line =
-        "\(name) -> \(output): \(Format.seconds(Double(frameCount) / rate)), \(settings.rate) Hz \(settings.format.rawValue)\(raw ? " raw" : rf64 ? " RF64" : ""), peak \(decibels(stats.peak))"
-      if stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
-      Console.error(line)
-    }
+    if !settings.quiet && output != "-" { Console.error(summary(job, settings: settings)) }
     return ExitStatus.ok
+  }
+
+  /// The header (unless raw) and the samples of `job`, into `sink`, with a progress line on a
+  /// terminal; false when interrupted.
+  static func pump(_ job: inout Output, into sink: any PCMSink, settings: Settings) throws(SinkError) -> Bool {
+    if !job.raw {
+      let header = WAVHeader.bytes(format: settings.format, rate: settings.rate, channels: 1, frames: job.frameCount)
+      try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
+    }
+    var progress = Progress(label: job.name, total: job.frameCount)
+    defer { progress.finish() }
+    guard let controlled = job.controlled else {
+      let renderer = job.renderer
+      return try RenderPump(format: settings.format).run(renderer, into: sink) {
+        progress.update(renderer.position)
+        return Interrupt.requested
+      }
+    }
+    var left = job.frameCount
+    let total = job.frameCount
+    let completed = try RenderPump(format: settings.format).run(
+      into: sink,
+      shouldStop: {
+        progress.update(total - left)
+        return Interrupt.requested
+      }
+    ) { buffer in
+      let n = controlled.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
+      left -= n
+      return n
+    }
+    job.frameCount -= left  // raw output ends where the player did
+    return completed
+  }
+
+  /// `NAME -> OUT: 1.2 s, 48000 Hz s16, peak -3 dBFS`, and whether the limiter acted.
+  static func summary(_ job: Output, settings: Settings) -> String {
+    let rf64 = WAVHeader.needsRF64(format: settings.format, channels: 1, frames: job.frameCount)
+    let stats = job.controlled?.renderers.first?.statistics ?? job.renderer.statistics
+    let seconds = Format.seconds(Double(job.frameCount) / Double(settings.rate))
+    let kind = job.raw ? " raw" : rf64 ? " RF64" : ""
+    var line =
+      "\(job.name) -> \(job.path): \(seconds), \(settings.rate) Hz \(settings.format.rawValue)\(kind), peak \(decibels(stats.peak))"
+    if stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
+    return line
   }
 
   /// The Player that applies the control messages (read from `settings.control`, or `given`),

@@ -10,9 +10,7 @@ enum RulesCommand: Command {
     With rule ids, prints each rule's full documentation, with a bad and a good example.
     Rule ids are stable: filter on them in CI. The same text is in docs/rules.md.
     """
-  static let options: [OptionSpec] = [
-    .value("format", "FORMAT", choices: ["text", "json"], "Output format: text (default) or json.")
-  ]
+  static let options: [any DeclaredOption] = [Options.format]
   static let examples = [
     ("hap rules", "List all rules"),
     ("hap rules curve-times-absolute", "Explain one rule"),
@@ -24,13 +22,14 @@ enum RulesCommand: Command {
       rules = []
       for id in arguments.positionals {
         guard let rule = Rule.named(id) else {
-          let hint = Suggestion.closest(to: id, among: Rule.all.map(\.id)).map { "; did you mean '\($0)'?" } ?? ""
-          throw UsageError("no rule named '\(id)'\(hint)")
+          throw .refused(
+            "no rule named '\(Format.excerpt(id))'"
+              + (Suggestion.closest(to: id, among: Rule.all.map(\.id)).map { "; did you mean '\($0)'?" } ?? ""))
         }
         rules.append(rule)
       }
     }
-    if arguments.value("format") == "json" {
+    if arguments[Options.format] == .json {
       let items = rules.map { rule in
         JSONOutput.object([
           ("id", JSONOutput.string(rule.id)), ("severity", JSONOutput.string(rule.severity.rawValue)),

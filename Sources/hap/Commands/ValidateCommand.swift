@@ -35,21 +35,24 @@ enum ValidateCommand: Command {
     --watch: checks, then checks again each file (or folder) whose pattern files are saved,
     each report under a line with the time and what was saved; Ctrl-C ends it (exit 130).
     """
-  static let options: [OptionSpec] = [
-    .flag("strict", "Treat warnings as failures: exit 1 if any file has a warning."),
-    .value(
-      "format", "FORMAT", choices: DiagnosticPrinter.Format.allCases.map(\.rawValue),
-      "Output format: text (default), json (one document), or github\n(GitHub Actions annotations on pull requests)."),
-    .flag("quiet", short: "q", "Print only the findings that fail a file, and no summary line."),
-    .value("jobs", short: "j", "N", "Check N files at a time (default: the number of CPU cores)."),
-    .value(
-      "color", "WHEN", choices: ColorChoice.allCases.map(\.rawValue),
-      "Colour the text output: auto (default), always, never."),
-    .value("disable", "RULE", "Leave out RULE's findings (repeatable; over .haprc.json)."),
-    .value("warning", "RULE", "Report RULE's findings as warnings (repeatable; over .haprc.json)."),
-    .value("error", "RULE", "Report RULE's findings as errors (repeatable; over .haprc.json)."),
-    .flag("watch", "Check again each time a pattern file is saved, under a timestamped line, until Ctrl-C."),
-  ]
+  static let strict = Option<Bool>.flag("strict", "Treat warnings as failures: exit 1 if any file has a warning.")
+  static let format = Option<DiagnosticPrinter.Format>.choice(
+    "format", "FORMAT", default: .text,
+    "Output format, {}; json: one document,\ngithub: GitHub Actions annotations on pull requests.")
+  static let quiet = Option<Bool>.flag(
+    "quiet", short: "q", "Print only the findings that fail a file, and no summary line.")
+  static let jobs = Option<Int?>.integer(
+    "jobs", short: "j", "N", in: 1...1024, default: ": the number of CPU cores", "Check N files at a time")
+  static let color = Option<ColorChoice>.choice("color", "WHEN", default: .auto, "Colour the text output")
+  static let disable = Option<String?>.text(
+    "disable", "RULE", .rules, "Leave out RULE's findings (repeatable; over .haprc.json).")
+  static let warning = Option<String?>.text(
+    "warning", "RULE", .rules, "Report RULE's findings as warnings (repeatable; over .haprc.json).")
+  static let error = Option<String?>.text(
+    "error", "RULE", .rules, "Report RULE's findings as errors (repeatable; over .haprc.json).")
+  static let watch = Option<Bool>.flag(
+    "watch", "Check again each time a pattern file is saved, under a timestamped line, until Ctrl-C.")
+  static let options: [any DeclaredOption] = [strict, format, quiet, jobs, color, disable, warning, error, watch]
   static let examples = [
     ("hap validate patterns/", "Check every pattern in a folder"),
     ("hap validate --strict --format github patterns/", "In CI: fail on warnings too, annotate the pull request"),
@@ -68,25 +71,19 @@ enum ValidateCommand: Command {
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    let format = DiagnosticPrinter.Format(rawValue: arguments.value("format") ?? "text")!
-    let strict = arguments.has("strict")
-    let quiet = arguments.has("quiet")
-    let cores = ProcessInfo.processInfo.activeProcessorCount
-    let jobs = try arguments.integer("jobs", in: 1...1024, default: max(1, cores))
-    let color = ColorChoice(rawValue: arguments.value("color") ?? "auto")!
-    let style = Style(enabled: format == .text && color.enabled(forTerminal: Console.stdoutIsTerminal))
-    guard !arguments.positionals.isEmpty else {
-      throw UsageError("no pattern files given; name files, folders, or '-' for standard input")
-    }
-    if arguments.positionals.filter({ $0 == "-" }).count > 1 {
-      throw UsageError("'-' (standard input) can be given only once")
-    }
+    let format = arguments[Self.format]
+    let strict = arguments[Self.strict]
+    let quiet = arguments[Self.quiet]
+    let jobs = arguments[Self.jobs] ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
+    let style = Style(enabled: format == .text && arguments[color].enabled(forTerminal: Console.stdoutIsTerminal))
+    guard !arguments.positionals.isEmpty else { throw .noPatternFiles }
+    if arguments.positionals.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
     let levels = try ruleLevels(arguments)
-    guard arguments.has("watch") else {
+    guard arguments[watch] else {
       return validate(
         arguments.positionals, levels: levels, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
     }
-    if format == .json { throw UsageError("'--watch' prints text or github reports, not one json document") }
+    if format == .json { throw .refused("'--watch' prints text or github reports, not one json document") }
     return try watch(arguments.positionals) { paths in
       validate(paths, levels: levels, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
     }
@@ -160,16 +157,17 @@ enum ValidateCommand: Command {
   static func ruleLevels(_ arguments: Arguments) throws(UsageError) -> RuleSettings {
     var settings = RuleSettings()
     var given: [String: String] = [:]
-    for (option, level) in [("disable", RuleLevel.off), ("warning", .warning), ("error", .error)] {
-      for id in arguments.allValues(option) {
+    for (declared, level) in [(disable, RuleLevel.off), (warning, .warning), (error, .error)] {
+      let option = declared.spec.name
+      for case let id? in arguments.all(declared) {
         if let earlier = given[id], earlier != option {
-          throw UsageError("rule '\(Format.excerpt(id))' is given to both --\(earlier) and --\(option)")
+          throw .refused("rule '\(Format.excerpt(id))' is given to both --\(earlier) and --\(option)")
         }
         given[id] = option
         do {
           try settings.set(id, level)
         } catch {
-          throw UsageError("--\(option): \(error.message)")
+          throw .refused("--\(option): \(error.message)")
         }
       }
     }

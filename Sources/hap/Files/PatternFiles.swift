@@ -126,34 +126,45 @@ enum PatternFiles {
     }
   }
 
-  struct ReadError: Error {
-    let message: String
+  /// Why a file cannot be read, with its cause; a sentence only in ``message``.
+  enum ReadError: Error, Equatable {
+    /// open(2), fstat(2) or read(2) failed with `errno`.
+    case system(errno: Int32)
+    case isDirectory
+    /// Above ``PatternFiles/sizeLimit``; nil: a stream that passed it.
+    case tooLarge(size: Int?)
+    /// Found unreadable while the inputs were listed (`reason` said then).
+    case unlisted(reason: String)
+
+    var message: String {
+      switch self {
+      case .system(let code): String(cString: strerror(code))
+      case .isDirectory: "is a directory"
+      case .tooLarge(let size):
+        "\(size.map { "it is \(PatternFiles.formatBytes($0))" } ?? "it is larger than that"); hap reads pattern files up to \(PatternFiles.formatBytes(PatternFiles.sizeLimit)) (real AHAP files are a few kilobytes)"
+      case .unlisted(let reason): reason
+      }
+    }
   }
 
   /// Reads a whole file (or standard input), refusing anything above ``sizeLimit``.
   static func read(_ input: Input) throws(ReadError) -> [UInt8] {
     switch input {
     case .unreadable(_, let reason):
-      throw ReadError(message: reason)
+      throw .unlisted(reason: reason)
     case .standardInput:
       return try readAll(fd: STDIN_FILENO, knownSize: nil)
     case .file(let path), .manifest(let path):
       let fd = open(path, O_RDONLY | O_CLOEXEC)
-      guard fd >= 0 else { throw ReadError(message: String(cString: strerror(errno))) }
+      guard fd >= 0 else { throw .system(errno: errno) }
       defer { close(fd) }
       var info = stat()
-      guard fstat(fd, &info) == 0 else { throw ReadError(message: String(cString: strerror(errno))) }
-      if info.st_mode & S_IFMT == S_IFDIR { throw ReadError(message: "is a directory") }
+      guard fstat(fd, &info) == 0 else { throw .system(errno: errno) }
+      if info.st_mode & S_IFMT == S_IFDIR { throw .isDirectory }
       let size = info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : nil
-      if let size, size > sizeLimit { throw tooLarge(size) }
+      if let size, size > sizeLimit { throw .tooLarge(size: size) }
       return try readAll(fd: fd, knownSize: size)
     }
-  }
-
-  private static func tooLarge(_ size: Int?) -> ReadError {
-    let what = size.map { "it is \(formatBytes($0))" } ?? "it is larger than that"
-    return ReadError(
-      message: "\(what); hap reads pattern files up to \(formatBytes(sizeLimit)) (real AHAP files are a few kilobytes)")
   }
 
   static func formatBytes(_ bytes: Int) -> String {
@@ -168,7 +179,7 @@ enum PatternFiles {
     var filled = 0
     while true {
       if filled == bytes.count {
-        if filled > sizeLimit { throw tooLarge(nil) }
+        if filled > sizeLimit { throw .tooLarge(size: nil) }
         let grown = min(bytes.count * 2, sizeLimit + 1)
         bytes.append(contentsOf: repeatElement(0, count: grown - bytes.count))
       }
@@ -177,11 +188,11 @@ enum PatternFiles {
       }
       if got < 0 {
         if errno == EINTR { continue }
-        throw ReadError(message: String(cString: strerror(errno)))
+        throw .system(errno: errno)
       }
       if got == 0 { break }
       filled += got
-      if filled > sizeLimit { throw tooLarge(nil) }
+      if filled > sizeLimit { throw .tooLarge(size: nil) }
     }
     bytes.removeSubrange(filled...)
     return bytes

@@ -14,8 +14,23 @@ enum SoundFile {
   /// At most as many samples as ``PatternFiles/sizeLimit`` holds bytes of 32-bit floats.
   static let frameLimit = PatternFiles.sizeLimit / 4
 
-  struct Failure: Error {
-    let message: String
+  /// Why a sound cannot be read, with its cause; a sentence only in ``message``.
+  enum Failure: Error, Equatable {
+    /// libsndfile (`library`) cannot be loaded; `reason`: dlopen's.
+    case noLibrary(String, reason: String)
+    /// Longer than ``frameLimit`` samples.
+    case tooLong
+    /// libsndfile refuses it; `reason`: its own words.
+    case unreadable(reason: String)
+
+    var message: String {
+      switch self {
+      case .noLibrary(let library, let reason):
+        "reading FLAC, Ogg or MP3 needs libsndfile, and \(Format.excerpt(library)) cannot be loaded (\(Format.excerpt(reason))); install it with 'apt install libsndfile1' (Debian, Ubuntu), or convert the sound to WAV"
+      case .tooLong: "it is longer than hap reads (\(SoundFile.frameLimit) samples)"
+      case .unreadable(let reason): "libsndfile cannot read it: \(Format.excerpt(reason))"
+      }
+    }
   }
 
   /// Decodes the file at `path` (not WAV) to one channel, with libsndfile.
@@ -26,20 +41,14 @@ enum SoundFile {
     }
     let name = libraryName
     if hap_sndfile_load(name, &message, message.count) != 0 {
-      throw Failure(
-        message:
-          "reading FLAC, Ogg or MP3 needs libsndfile, and \(Format.excerpt(name)) cannot be loaded (\(Format.excerpt(reason()))); install it with 'apt install libsndfile1' (Debian, Ubuntu), or convert the sound to WAV"
-      )
+      throw .noLibrary(name, reason: reason())
     }
     var samples: UnsafeMutablePointer<Float>?
     var frames: Int64 = 0
     var rate: Int32 = 0
     let status = hap_sndfile_decode(path, Int64(frameLimit), &samples, &frames, &rate, &message, message.count)
     guard status == 0, let samples else {
-      throw Failure(
-        message: status == -2
-          ? "it is longer than hap reads (\(frameLimit) samples)"
-          : "libsndfile cannot read it: \(Format.excerpt(reason()))")
+      throw status == -2 ? .tooLong : .unreadable(reason: reason())
     }
     defer { hap_sndfile_free(samples) }
     return AudioSignal(samples: Array(UnsafeBufferPointer(start: samples, count: Int(frames))), rate: Double(rate))

@@ -5,41 +5,45 @@ import HapCore
 /// The device options of every command that plays (`hap play`, `hap drag`): one option table
 /// the commands include in theirs, parsed once into this value.
 struct DeviceOptions {
+  static let device = Option<String?>.text(
+    "device", short: "D", "NAME", .none, default: ": $HAP_DEVICE, else 'default'",
+    "ALSA device; 'sim': the simulated exciter"
+  ).grouped(.device)
+  static let latency = Option<Double>.number(
+    "latency", "MS", in: 2...200, unit: .milliseconds, default: 10,
+    "Device buffer, {}, split into 4 periods; with no live input it is\nkept full, so all of it is headroom against a stall."
+  ).grouped(.device)
+  static let margin = Option<Double>.number(
+    "margin", "MS", in: 0.1...100, unit: .milliseconds, default: RenderAhead.defaultMargin * 1000,
+    "With live input (--control, drag, serve's fires): render just in time,\nwith MS queued, {}; whole periods, at least one; a period more\nafter each underrun."
+  ).grouped(.device)
+  static let channels = Option<Int?>.integer(
+    "channels", "N", in: 1...64, default: ": the fewest it takes", "Open the device with N channels"
+  ).grouped(.device)
+  static let channel = Option<String?>.text(
+    "channel", "K[,L...]|all", .words(["all"]), default: ": all",
+    "Send the signal to channel K (1-based; K,L: several) and silence to\nthe others, or to all channels"
+  ).grouped(.device)
+  static let reconnect = Option<Double>.number(
+    "reconnect", "SECONDS", in: 0...600, unit: .seconds, default: 2,
+    "How long to wait for a lost device to come back"
+  ).grouped(.device)
+  static let verbose = Option<Bool>.flag(
+    "verbose", short: "v",
+    "At the end, print the device, the negotiated format, scheduling,\nstart latency, underruns and frames played."
+  ).grouped(.device)
+
   /// `-D`, `--latency`, `--margin`, `--rate`, `--sample-format`, `--channels`, `--channel`,
-  /// `--reconnect`, `--profile`, `--gain` and `--verbose`, as every command that plays takes them.
-  static let specs: [OptionSpec] = [
-    .value(
-      "device", short: "D", "NAME", "ALSA device (default: $HAP_DEVICE, else 'default'); 'sim': the simulated exciter."),
-    .gain,
-    .value("profile", short: "p", "P", "Actuator profile: exciter (default), lra, or a profile file."),
-    .value(
-      "latency", "MS",
-      "Device buffer, 2..200 ms (default 10), split into 4 periods; with no live\ninput it is kept full, so all of it is headroom against a stall."
-    ),
-    .value(
-      "margin", "MS",
-      "With live input (--control, drag, serve's fires): render just in time,\nwith MS queued, 0.1..100 (default 2.5; whole periods, at least one;\na period more after each underrun)."
-    ),
-    .value("rate", short: "r", "HZ", "Sample rate (default 48000; else the nearest the device takes)."),
-    .value(
-      "sample-format", short: "f", "FMT", choices: SampleFormat.allCases.map(\.rawValue),
-      "s16, s24, s32 or f32 (default: the best the device takes, float first)."),
-    .value("channels", "N", "Open the device with N channels (default: the fewest it takes)."),
-    .value(
-      "channel", "K[,L...]|all",
-      "Send the signal to channel K (1-based; K,L: several) and silence to\nthe others, or to all channels (default)."),
-    .value("reconnect", "SECONDS", "How long to wait for a lost device to come back (default 2)."),
-    .flag(
-      "verbose", short: "v",
-      "At the end, print the device, the negotiated format, scheduling,\nstart latency, underruns and frames played."),
+  /// `--reconnect`, `--profile`, `--gain` and `--verbose`, as every command that plays takes them: declared
+  /// once, shown as one group in help.
+  static let all: [any DeclaredOption] = [
+    device, Options.gain.grouped(.device), Options.profile.grouped(.device), latency, margin,
+    Options.rate.grouped(.device), Options.sampleFormat.grouped(.device), channels, channel, reconnect, verbose,
   ]
 
-  /// The names of `specs` that shape the signal itself (a render takes them too); the others
-  /// only make sense on a device.
-  static let signalNames: Set<String> = ["rate", "sample-format", "gain", "profile"]
-
-  /// The names of `specs` that only make sense on a device.
-  static var deviceOnlyNames: [String] { specs.map(\.name).filter { !signalNames.contains($0) } }
+  /// The options of `all` that only make sense on a device (the others shape the signal itself,
+  /// and a render takes them too).
+  static let deviceOnly: [any DeclaredOption] = [device, latency, margin, channels, channel, reconnect, verbose]
 
   /// `-D`, else `$HAP_DEVICE` (when not empty), else `default`.
   var device: String
@@ -69,17 +73,17 @@ struct DeviceOptions {
     _ arguments: Arguments, defaultLatency: Double = 10,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws(UsageError) {
-    device = arguments.value("device") ?? environment["HAP_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
-    latency = try arguments.number("latency", in: 2...200, default: defaultLatency) / 1000
-    margin = try arguments.number("margin", in: 0.1...100, default: RenderAhead.defaultMargin * 1000) / 1000
-    rate = try arguments.integer("rate", in: 8000...192_000, default: 48000)
-    format = arguments.value("sample-format").flatMap(SampleFormat.init(rawValue:))
-    gain = try arguments.gain()
-    reconnect = try arguments.number("reconnect", in: 0...600, default: 2)
-    channels = arguments.value("channels") == nil ? nil : try arguments.integer("channels", in: 1...64, default: 1)
-    layout = try Self.layout(arguments.value("channel"), channels: channels)
-    profile = arguments.value("profile")
-    verbose = arguments.has("verbose")
+    device = arguments[Self.device] ?? environment["HAP_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+    latency = (arguments.gave(Self.latency) ? arguments[Self.latency] : defaultLatency) / 1000
+    margin = arguments[Self.margin] / 1000
+    rate = arguments[Options.rate]
+    format = arguments[Options.sampleFormat]
+    gain = arguments[Options.gain]
+    reconnect = arguments[Self.reconnect]
+    channels = arguments[Self.channels]
+    layout = try Self.layout(arguments[Self.channel], channels: channels)
+    profile = arguments[Options.profile]
+    verbose = arguments[Self.verbose]
   }
 
   /// `--channel K|K,L,...|all`, checked against `--channels`.
@@ -87,11 +91,8 @@ struct DeviceOptions {
     guard let channel, channel != "all" else { return .hapticOnAll }
     var list: [Int] = []
     for item in channel.split(separator: ",", omittingEmptySubsequences: false) {
-      guard let k = Int(item), k >= 1, k <= 64 else {
-        throw UsageError(
-          "'--channel' must be a channel number from 1, a list of them (3,4), or 'all', not '\(channel)'")
-      }
-      if let channels, k > channels { throw UsageError("'--channel \(k)' is beyond '--channels \(channels)'") }
+      guard let k = Int(item), k >= 1, k <= 64 else { throw .notAChannel(channel) }
+      if let channels, k > channels { throw .channelBeyond(k, channels: channels) }
       if !list.contains(k - 1) { list.append(k - 1) }
     }
     return .haptic(on: list)

@@ -12,7 +12,7 @@ enum WatchPlayback {
     _ patterns: [String], device: DeviceOptions, settings: PlayCommand.Settings, started: UInt64
   ) throws(UsageError) -> Int32 {
     if settings.control != nil {
-      throw UsageError("'--watch' does not take '--control' (the patterns change, not live controls)")
+      throw .refused("'--watch' does not take '--control' (the patterns change, not live controls)")
     }
     var unique: [String] = []
     for path in patterns where !unique.contains(path) { unique.append(path) }

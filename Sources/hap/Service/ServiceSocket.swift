@@ -4,9 +4,26 @@ import HapCore
 /// The service's Unix socket: where it is, listening on it (mode 0600, a stale file replaced,
 /// a live service refused) and connecting to it, with every failure one sentence.
 enum ServiceSocket {
-  struct Failure: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
+  /// Why the service cannot listen, with the path and errno; a sentence only in ``message``.
+  enum Failure: Error, Equatable {
+    /// A file that is not a socket is in the way.
+    case notASocket(path: String)
+    /// A live service answers on the socket.
+    case alreadyServed(path: String)
+    /// socket(2) failed.
+    case cannotCreate(errno: Int32)
+    /// bind(2) or listen(2) failed.
+    case cannotListen(path: String, errno: Int32)
+
+    var message: String {
+      switch self {
+      case .notASocket(let path): "'\(Format.excerpt(path))' exists and is not a socket; give another '--socket'"
+      case .alreadyServed(let path): "a hap service is already listening on '\(Format.excerpt(path))'"
+      case .cannotCreate(let code): "cannot create a socket: \(String(cString: strerror(code)))"
+      case .cannotListen(let path, let code):
+        "cannot listen on '\(Format.excerpt(path))': \(String(cString: strerror(code)))"
+      }
+    }
   }
 
   /// `--socket`, else `$HAP_SOCKET`, else `$XDG_RUNTIME_DIR/hap.sock`.
@@ -18,16 +35,16 @@ enum ServiceSocket {
     if let folder = environment["XDG_RUNTIME_DIR"], !folder.isEmpty {
       return try checked((folder as NSString).appendingPathComponent("hap.sock"))
     }
-    throw UsageError("no socket: give '--socket PATH', or set $HAP_SOCKET or $XDG_RUNTIME_DIR")
+    throw .refused("no socket: give '--socket PATH', or set $HAP_SOCKET or $XDG_RUNTIME_DIR")
   }
 
   /// The longest path a `sockaddr_un` holds (without its NUL).
   static var maxPathBytes: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1 }
 
   private static func checked(_ path: String) throws(UsageError) -> String {
-    guard !path.isEmpty, !path.utf8.contains(0) else { throw UsageError("the socket path is empty or holds a NUL") }
+    guard !path.isEmpty, !path.utf8.contains(0) else { throw .refused("the socket path is empty or holds a NUL") }
     guard path.utf8.count <= maxPathBytes else {
-      throw UsageError(
+      throw .refused(
         "the socket path '\(Format.excerpt(path))' is longer than \(maxPathBytes) bytes, the limit of a Unix socket")
     }
     return path
@@ -64,22 +81,21 @@ enum ServiceSocket {
   /// Listens on `path`, created with mode 0600. A socket file nobody answers on (a dead
   /// service's) is replaced; a live service, or a file that is not a socket, is a failure.
   static func listen(_ path: String) throws(Failure) -> Int32 {
-    let shown = Format.excerpt(path)
     var info = stat()
     if lstat(path, &info) == 0 {
       guard info.st_mode & S_IFMT == S_IFSOCK else {
-        throw Failure("'\(shown)' exists and is not a socket; give another '--socket'")
+        throw .notASocket(path: path)
       }
       switch connect(path) {
       case .success(let fd):
         close(fd)
-        throw Failure("a hap service is already listening on '\(shown)'")
+        throw .alreadyServed(path: path)
       case .failure:
         unlink(path)  // stale: its service is gone
       }
     }
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw Failure("cannot create a socket: \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else { throw .cannotCreate(errno: errno) }
     var address = address(path)
     let previous = umask(0o177)
     let bound = withUnsafePointer(to: &address) {
@@ -91,14 +107,14 @@ enum ServiceSocket {
     umask(previous)
     guard bound == 0 else {
       close(fd)
-      throw Failure("cannot listen on '\(shown)': \(String(cString: strerror(bindError)))")
+      throw .cannotListen(path: path, errno: bindError)
     }
     chmod(path, 0o600)
     guard Glibc.listen(fd, 64) == 0 else {
       let error = errno
       close(fd)
       unlink(path)
-      throw Failure("cannot listen on '\(shown)': \(String(cString: strerror(error)))")
+      throw .cannotListen(path: path, errno: error)
     }
     return fd
   }

@@ -35,4 +35,18 @@ struct ControlTimeTests {
       #expect(pair.map(\.time) == [plain!.time, plain!.time], "\(time)")
     }
   }
+
+  @Test("a refused line is a Failure with its cause, the sentence written from it")
+  func failuresCarryTheirCause() {
+    let cases: [(String, ControlParser.Failure)] = [
+      ("@x intensity 1", .notATime("@x")), ("@1", .nothingAfterTime("@1")), ("rate 5", .rateOutOfRange(5)),
+      ("seek -1", .negativeSeek), ("loop maybe", .loopNeedsOnOrOff), ("pause 3", .takesNoValue(control: "pause")),
+      ("intensity", .needsOneNumber(control: "intensity")),
+      ("intensty 1", .unknownControl("intensty", suggestion: "intensity")),
+    ]
+    for (line, expected) in cases {
+      #expect(throws: expected, "\(line)") { _ = try ControlParser.parse(Substring(line)) }
+    }
+    #expect(ControlParser.Failure.rateOutOfRange(5).message == "'rate' takes 0.25 to 4, not 5")
+  }
 }

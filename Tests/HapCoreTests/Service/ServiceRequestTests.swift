@@ -150,6 +150,25 @@ struct ServiceReplyTests {
     #expect(decoded == status)
   }
 
+  @Test("a client reads an ok reply back into its case, as the service wrote it (hap fire --stop decides so)")
+  func okRepliesReadBackIntoTheirCase() {
+    let status = ServiceStatus(events: ["a"], level: .full, muted: true, device: "closed", counters: FireCounters())
+    let replies: [ServiceReply] = [
+      .fired("correct"), .coalesced("correct"), .filtered("pass", .quiet), .stopped(nil), .stopped("texture"), .muted,
+      .unmuted, .level(.silent), .pong, .status(status),
+    ]
+    for reply in replies {
+      guard case .ok(let text)? = ServiceResponse.parse(reply.line) else {
+        Issue.record("\(reply.line) is not read as ok")
+        continue
+      }
+      #expect(ServiceReply(ok: text) == reply, "\(reply.line)")
+    }
+    for text in ["", "fired", "stopped", "level loud", "filtered pass", "muted now", "{not json"] {
+      #expect(ServiceReply(ok: text) == nil, "\(text)")
+    }
+  }
+
   @Test func fireRepliesFollowThePolicy() {
     #expect(ServiceReply.fire("a", .play) == .fired("a"))
     #expect(ServiceReply.fire("a", .coalesce) == .coalesced("a"))

@@ -4,8 +4,8 @@ import HapCore
 /// The clients of `hap serve`: each sends one request line, reads the one reply line and says
 /// it in one sentence. Exit 0 on `ok`, 2 otherwise (an error reply, no service, I/O).
 enum ServiceClient {
-  static let socketOption = OptionSpec.value(
-    "socket", "PATH", "The service's socket (default: $HAP_SOCKET, else $XDG_RUNTIME_DIR/hap.sock).")
+  static let socket = Option<String?>.text(
+    "socket", "PATH", .files, default: ": $HAP_SOCKET, else $XDG_RUNTIME_DIR/hap.sock", "The service's socket")
 
   /// Sends `line`; returns the reply, or prints why there is none and returns nil.
   static func request(_ line: String, socket option: String?) throws(UsageError) -> ServiceResponse? {
@@ -81,7 +81,7 @@ enum ServiceClient {
 
   static func noArguments(_ arguments: Arguments, _ command: String) throws(UsageError) {
     if let extra = arguments.positionals.first {
-      throw UsageError("'hap \(command)' takes no arguments, not '\(Format.excerpt(extra))'")
+      throw .noArgumentsTaken(command: command, extra: extra)
     }
   }
 
@@ -90,7 +90,7 @@ enum ServiceClient {
   static func word(_ text: String, _ what: String) throws(UsageError) -> String {
     guard !text.isEmpty,
       !text.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F })
-    else { throw UsageError("\(what) '\(Format.excerpt(text))' holds a space or a control character") }
+    else { throw .refused("\(what) '\(Format.excerpt(text))' holds a space or a control character") }
     return text
   }
 }
@@ -117,13 +117,13 @@ enum FireCommand: Command {
     event out within 10 ms, as it does for any client whose connection closes (if hap fire is
     killed, too). --stop fades out NAME, or everything.
     """
-  static let options: [OptionSpec] = [
-    .value("intensity", "X", "Scale the event, 0..1 (default 1)."),
-    .value("sharpness", "X", "Add X, -1..1, to its sharpness, as HapticSharpnessControl does (default 0)."),
-    .flag("loop", "Repeat the event until Ctrl-C or SIGTERM."),
-    .flag("stop", "Stop NAME (or every event) instead of firing."),
-    ServiceClient.socketOption,
-  ]
+  static let intensity = Option<Double?>.number(
+    "intensity", "X", in: 0...1, default: "1", "Scale the event")
+  static let sharpness = Option<Double?>.number(
+    "sharpness", "X", in: -1...1, default: "0", "Add X, {}, to its sharpness, as HapticSharpnessControl does.")
+  static let loop = Option<Bool>.flag("loop", "Repeat the event until Ctrl-C or SIGTERM.")
+  static let stop = Option<Bool>.flag("stop", "Stop NAME (or every event) instead of firing.")
+  static let options: [any DeclaredOption] = [intensity, sharpness, loop, stop, ServiceClient.socket]
   static let examples = [
     ("hap fire correct", "Play the event 'correct'"),
     ("hap fire timerPulse --intensity 0.5", "Half as strong"),
@@ -134,36 +134,38 @@ enum FireCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let positionals = arguments.positionals
-    if arguments.has("stop") {
-      if arguments.has("loop") { throw UsageError("'--loop' does not go with '--stop'") }
-      guard positionals.count <= 1 else { throw UsageError("'hap fire --stop' takes at most one event name") }
-      for option in ["intensity", "sharpness"] where arguments.has(option) {
-        throw UsageError("'--\(option)' does not go with '--stop'")
-      }
-      let name = try positionals.first.map { (text: String) throws(UsageError) in
-        try ServiceClient.word(text, "the event name")
-      }
-      return try ServiceClient.run(name.map { "stop \($0)" } ?? "stop", socket: arguments.value("socket")) {
-        $0.hasPrefix("stopped ") ? $0 : nil
-      }
-    }
+    let socket = arguments[ServiceClient.socket]
+    if arguments[stop] { return try self.stop(arguments) }
     guard positionals.count == 1 else {
-      throw UsageError(positionals.isEmpty ? "no event name given" : "'hap fire' takes one event name")
+      throw positionals.isEmpty ? .refused("no event name given") : .refused("'hap fire' takes one event name")
     }
     let name = try ServiceClient.word(positionals[0], "the event name")
     var line = "fire \(name)"
-    if arguments.has("intensity") {
-      let intensity = try arguments.number("intensity", in: 0...1, default: 1)
-      line += " intensity=\(intensity)"
+    if let intensity = arguments[Self.intensity] { line += " intensity=\(intensity)" }
+    if let sharpness = arguments[Self.sharpness] { line += " sharpness=\(sharpness)" }
+    guard arguments[loop] else { return try ServiceClient.run(line + " detach", socket: socket) }
+    return try LoopingFire.run(line + " loop", socket: socket)
+  }
+
+  /// `hap fire --stop [NAME]`: done when the service replies that it stopped.
+  static func stop(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    let positionals = arguments.positionals
+    if arguments[loop] { throw .conflict("--loop", "--stop") }
+    guard positionals.count <= 1 else { throw .refused("'hap fire --stop' takes at most one event name") }
+    for option in [intensity, sharpness] where arguments.gave(option) {
+      throw .conflict("--\(option.spec.name)", "--stop")
     }
-    if arguments.has("sharpness") {
-      let sharpness = try arguments.number("sharpness", in: -1...1, default: 0)
-      line += " sharpness=\(sharpness)"
+    let name = try positionals.first.map { (text: String) throws(UsageError) in
+      try ServiceClient.word(text, "the event name")
     }
-    guard arguments.has("loop") else {
-      return try ServiceClient.run(line + " detach", socket: arguments.value("socket"))
+    guard
+      let response = try ServiceClient.request(
+        name.map { "stop \($0)" } ?? "stop", socket: arguments[ServiceClient.socket])
+    else { return ExitStatus.trouble }
+    return ServiceClient.say(response) { text in
+      guard case .stopped? = ServiceReply(ok: text) else { return nil }
+      return text
     }
-    return try LoopingFire.run(line + " loop", socket: arguments.value("socket"))
   }
 }
 
@@ -178,17 +180,14 @@ enum StatusCommand: Command {
     refused, busy, without a device), underruns
     and recoveries. --format json prints the service's status object (docs/service.md).
     """
-  static let options: [OptionSpec] = [
-    .value("format", "FORMAT", choices: ["text", "json"], "text (default) or json."),
-    ServiceClient.socketOption,
-  ]
+  static let options: [any DeclaredOption] = [Options.format, ServiceClient.socket]
   static let examples = [("hap status --format json", "The state as JSON")]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     try ServiceClient.noArguments(arguments, name)
-    let json = arguments.value("format") == "json"
-    return try ServiceClient.run("status", socket: arguments.value("socket")) { text in
-      guard let status = try? JSONDecoder().decode(ServiceStatus.self, from: Data(text.utf8)) else { return nil }
+    let json = arguments[Options.format] == .json
+    return try ServiceClient.run("status", socket: arguments[ServiceClient.socket]) { text in
+      guard case .status(let status)? = ServiceReply(ok: text) else { return nil }
       return json ? status.json : describe(status)
     }
   }
@@ -213,12 +212,12 @@ enum MuteCommand: Command {
   static let forms = [""]
   static let description =
     "Turns the service's off switch on: what sounds fades out, and fires are refused until 'hap unmute'. The service saves it in its config file, so it outlives a restart."
-  static let options: [OptionSpec] = [ServiceClient.socketOption]
+  static let options: [any DeclaredOption] = [ServiceClient.socket]
   static let examples: [(String, String)] = []
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     try ServiceClient.noArguments(arguments, name)
-    return try ServiceClient.run("mute", socket: arguments.value("socket"))
+    return try ServiceClient.run("mute", socket: arguments[ServiceClient.socket])
   }
 }
 
@@ -228,12 +227,12 @@ enum UnmuteCommand: Command {
   static let summary = "Unmute the running hap service."
   static let forms = [""]
   static let description = "Turns the service's off switch off: fires play again (as the level allows)."
-  static let options: [OptionSpec] = [ServiceClient.socketOption]
+  static let options: [any DeclaredOption] = [ServiceClient.socket]
   static let examples: [(String, String)] = []
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     try ServiceClient.noArguments(arguments, name)
-    return try ServiceClient.run("unmute", socket: arguments.value("socket"))
+    return try ServiceClient.run("unmute", socket: arguments[ServiceClient.socket])
   }
 }
 
@@ -244,18 +243,17 @@ enum LevelCommand: Command {
   static let forms = ["full|quiet|silent"]
   static let description =
     "Sets the level: full plays every event, quiet only those the manifest marks essential, silent none (fires are still answered ok)."
-  static let options: [OptionSpec] = [ServiceClient.socketOption]
+  static let options: [any DeclaredOption] = [ServiceClient.socket]
   static let examples = [("hap level quiet", "Only the essential events")]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    guard arguments.positionals.count == 1 else { throw UsageError("give one level: full, quiet or silent") }
+    guard arguments.positionals.count == 1 else { throw .refused("give one level: full, quiet or silent") }
     let word = arguments.positionals[0]
     guard ServiceLevel(rawValue: word) != nil else {
-      let hint =
-        Suggestion.closest(to: word, among: ServiceLevel.allCases.map(\.rawValue)).map { "; did you mean '\($0)'?" }
-        ?? ""
-      throw UsageError("'\(Format.excerpt(word))' is not a level (full, quiet or silent)\(hint)")
+      let levels = ServiceLevel.allCases.map(\.rawValue)
+      throw .unknownName(
+        word, what: "a level", known: levels, suggestion: Suggestion.closest(to: word, among: levels))
     }
-    return try ServiceClient.run("level \(word)", socket: arguments.value("socket"))
+    return try ServiceClient.run("level \(word)", socket: arguments[ServiceClient.socket])
   }
 }

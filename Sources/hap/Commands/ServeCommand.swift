@@ -25,16 +25,17 @@ enum ServeCommand: Command {
     level are saved into it. SIGHUP, or a change to a file of the vocabulary folder, loads the
     vocabulary again without stopping the service.
     """
-  static let options: [OptionSpec] =
-    [
-      .value("vocabulary", "DIR", "The vocabulary folder (default: patterns)."),
-      .value("socket", "PATH", "The socket (default: $HAP_SOCKET, else $XDG_RUNTIME_DIR/hap.sock)."),
-      .value("idle-close", "S", "Close the device after S seconds of silence (default 5)."),
-      .flag("keep-open", "Keep the device open (the lowest latency)."),
-      .value(
-        "config", "PATH",
-        "The config file (default: $XDG_CONFIG_HOME/hap/config.json,\nelse ~/.config/hap/config.json)."),
-    ] + DeviceOptions.specs.map { $0.name == "latency" ? latencySpec : $0 }
+  static let vocabulary = Option<String?>.text(
+    "vocabulary", "DIR", .folders, default: "patterns", "The vocabulary folder")
+  static let idleClose = Option<Double>.number(
+    "idle-close", "S", in: 0...86_400, unit: .seconds, default: 5, "Close the device after S seconds of silence")
+  static let keepOpen = Option<Bool>.flag("keep-open", "Keep the device open (the lowest latency).")
+  static let config = Option<String?>.text(
+    "config", "PATH", .files, default: ": $XDG_CONFIG_HOME/hap/config.json,\nelse ~/.config/hap/config.json",
+    "The config file")
+  static let options: [any DeclaredOption] =
+    [vocabulary, ServiceClient.socket, idleClose, keepOpen, config]
+    + DeviceOptions.all.map { $0.spec.name == latency.spec.name ? latency : $0 }
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
     ("hap serve --vocabulary my-app/haptics --socket /tmp/game.sock --keep-open", "A vocabulary of its own"),
@@ -43,26 +44,23 @@ enum ServeCommand: Command {
   /// `--latency` of `hap serve`: a smaller buffer than `hap play`'s, because a fire's first
   /// sample plays after everything already queued (docs/service.md, "Latency").
   static let defaultLatency = 4.0
-  static let latencySpec = OptionSpec.value(
-    "latency", "MS",
-    "Device buffer, 2..200 ms (default 4, split into 4 periods; a fire plays\nbehind --margin of queued sound; more is safer from underruns)."
+  static let latency = DeviceOptions.latency.defaulting(
+    defaultLatency, text: "4",
+    summary:
+      "Device buffer, {}, split into 4 periods; a fire plays behind\n--margin of queued sound; more is safer from underruns."
   )
 
   /// Connections served at once; more are closed at once (bounded threads and memory).
   static let maxConnections = 128
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    guard arguments.positionals.isEmpty else {
-      throw UsageError("'hap serve' takes no arguments, not '\(Format.excerpt(arguments.positionals[0]))'")
-    }
+    if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
     let options = try DeviceOptions(arguments, defaultLatency: defaultLatency)
-    if arguments.has("idle-close") && arguments.has("keep-open") {
-      throw UsageError("'--idle-close' and '--keep-open' cannot be given together")
-    }
-    let idleClose = arguments.has("keep-open") ? nil : try arguments.number("idle-close", in: 0...86_400, default: 5)
-    let socketPath = try ServiceSocket.path(arguments.value("socket"))
-    let folder = arguments.value("vocabulary") ?? "patterns"
-    if arguments.has("profile") {
+    if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
+    let idleClose = arguments[keepOpen] ? nil : arguments[Self.idleClose]
+    let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
+    let folder = arguments[vocabulary] ?? "patterns"
+    if arguments.gave(Options.profile) {
       do {
         _ = try options.loadProfile()
       } catch {
@@ -71,33 +69,15 @@ enum ServeCommand: Command {
     }
     // The config file: the off switch, and the defaults of the device options.
     let reloader = ServiceReloader(
-      config: ConfigFile.path(arguments.value("config")).map(ConfigFile.init(path:)), folder: folder,
+      config: ConfigFile.path(arguments[config]).map(ConfigFile.init(path:)), folder: folder,
       commandLine: .init(
-        device: options, gaveDevice: arguments.has("device"), gaveProfile: arguments.has("profile"),
-        gaveGain: arguments.has("gain")))
+        device: options, gaveDevice: arguments.gave(DeviceOptions.device),
+        gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)))
     guard let (device, profile) = reloader.start() else { return ExitStatus.trouble }
-    // SIGINT and SIGTERM are taken by a thread of their own with sigwait: blocked here, before
-    // any other thread starts, so every thread inherits the mask.
-    var signals = sigset_t()
-    sigemptyset(&signals)
-    sigaddset(&signals, SIGINT)
-    sigaddset(&signals, SIGTERM)
-    var blocked = signals
-    sigaddset(&blocked, SIGHUP)  // taken by the reloader's thread
-    pthread_sigmask(SIG_BLOCK, &blocked, nil)
-
+    let signals = blockSignals()
     // The socket first: a live service is refused before any work, and clients that connect
     // while the events render wait in the backlog.
-    let listener: Int32
-    do {
-      listener = try ServiceSocket.listen(socketPath)
-    } catch {
-      Console.error("hap: \(error.message)")
-      return ExitStatus.trouble
-    }
-    var created = stat()
-    stat(socketPath, &created)
-    let socket = OwnedSocket(path: socketPath, device: created.st_dev, inode: created.st_ino)
+    guard let (listener, socket) = listen(socketPath) else { return ExitStatus.trouble }
     guard let vocabulary = loadVocabulary(folder) else {
       socket.remove()
       return ExitStatus.trouble
@@ -127,6 +107,35 @@ enum ServeCommand: Command {
       exit(ExitStatus.ok)
     }
     acceptLoop(listener, service: service)
+  }
+
+  /// Blocks SIGINT, SIGTERM and SIGHUP, before any other thread starts, so every thread
+  /// inherits the mask; returns SIGINT and SIGTERM, which a thread of their own takes with
+  /// sigwait (SIGHUP is the reloader's thread's).
+  private static func blockSignals() -> sigset_t {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    var blocked = signals
+    sigaddset(&blocked, SIGHUP)
+    pthread_sigmask(SIG_BLOCK, &blocked, nil)
+    return signals
+  }
+
+  /// Listens on the socket at `path` (a live service there is refused); the listening
+  /// descriptor and the socket file as created, or nil after saying why not.
+  private static func listen(_ path: String) -> (Int32, OwnedSocket)? {
+    let listener: Int32
+    do {
+      listener = try ServiceSocket.listen(path)
+    } catch {
+      Console.error("hap: \(error.message)")
+      return nil
+    }
+    var created = stat()
+    stat(path, &created)
+    return (listener, OwnedSocket(path: path, device: created.st_dev, inode: created.st_ino))
   }
 
   /// Accepts connections for ever, each served by a thread of its own.
