@@ -79,6 +79,8 @@ test: deps sim
 	@# The man page test runs groff (and zsh -n, fish -n where those shells are installed).
 	@command -v groff >/dev/null || $(MAKE) --no-print-directory apt PKGS=groff-base
 	python3 scripts/gen-rules.py --check
+	@# No function over 60 lines in Sources unless a 'long-function:' comment says why.
+	python3 scripts/long-functions.py --check >/dev/null
 	$(SWIFT) build
 	sh scripts/plot-docs.sh .build/debug/hap --check
 	$(SWIFT) test
