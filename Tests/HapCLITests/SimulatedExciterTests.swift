@@ -227,6 +227,29 @@ struct SimulatedExciterTests {
     #expect(outside == 0, "\(outside) samples of the last 10 ms are above a linear fade")
   }
 
+  /// With the buffer kept full, the last period is written a whole `--latency` before it plays,
+  /// and the device then drains: Ctrl-C while it does is still an interruption (exit 130), as
+  /// the README's exit statuses say, not a completed play (exit 0).
+  @Test func ctrlCWhileTheLastPeriodsDrainIsExit130() throws {
+    let device = try SimulatedExciter()
+    let pattern = try device.continuousPattern(0.5)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = ["play", "-D", "exciter", "--latency", "200", "-f", "s16", pattern]
+    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Every frame written (the capture holds the whole pattern): the engine is draining, with
+    // up to 200 ms still to play.
+    let waited = Date()
+    while (try? device.captured().count) ?? 0 < 48000 * 2 / 2 && Date().timeIntervalSince(waited) < 10 {
+      usleep(2000)
+    }
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 130)
+  }
+
   @Test func devicesListsTheSimulatedExciter() throws {
     let device = try SimulatedExciter()
     let result = try Hap.run(["devices", "--format", "json"], environment: device.environment)
