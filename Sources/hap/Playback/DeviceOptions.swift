@@ -89,7 +89,7 @@ struct DeviceOptions {
     for item in channel.split(separator: ",", omittingEmptySubsequences: false) {
       guard let k = Int(item), k >= 1, k <= 64 else {
         throw UsageError(
-          "'--channel' must be a channel number from 1, a list of them (3,4), or 'all', not '\(channel)'")
+          "'--channel' must be a channel number from 1 to 64, a list of them (3,4), or 'all', not '\(channel)'")
       }
       if let channels, k > channels { throw UsageError("'--channel \(k)' is beyond '--channels \(channels)'") }
       if !list.contains(k - 1) { list.append(k - 1) }
