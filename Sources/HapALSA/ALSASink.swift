@@ -10,7 +10,8 @@ import HapCore
 /// - device lost (-ENODEV and friends): close, and try to reopen with the same configuration
 ///   for up to `reconnectSeconds` (or until ``abandonReconnect`` says stop: the engine's stop
 ///   request), then carry on writing where playback was; if it does not come back, fail with
-///   ``SinkError/lost(device:status:seconds:)``.
+///   ``SinkError/lost(device:status:seconds:)`` (``SinkError/abandoned(device:status:)`` when a stop
+///   ended the wait).
 ///
 /// Steady-state `write` calls go straight into alsa-lib and allocate nothing. The recovery
 /// paths (re-prepare is cheap; reopening is not) are the exception, on purpose.
@@ -217,6 +218,7 @@ public final class ALSASink: PCMSink {
         usleep(20_000)
       }
     }
+    if abandonReconnect() { throw .abandoned(device: device, status: error) }
     throw .lost(device: device, status: error, seconds: reconnectSeconds)
   }
 

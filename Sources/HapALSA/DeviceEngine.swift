@@ -185,7 +185,8 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
       }
       hap_rt_probe_watch(0)
       try sink.drain()
-      report.outcome = stopping ? .stopped : .completed
+      // A stop during the drain (up to a whole buffer, kept full) is a stop too: exit 130.
+      report.outcome = stopping || stopRequest.isRequested ? .stopped : .completed
     } catch {
       hap_rt_probe_watch(0)
       publishCounters()

@@ -121,6 +121,8 @@ struct PlayCommandTests {
       (["play", "--loop", "1e3", tick], "'--loop' takes a count of 1 or more, not '1e3'"),
       (["play", tick, "--channel", "x"], "'--channel' must be"),
       (["play", tick, "--channels", "2", "--channel", "3"], "beyond"),
+      // A channel above the 64 hap opens names the bound (100 is "a channel number from 1").
+      (["play", tick, "--channel", "2,100"], "'--channel' must be a channel number from 1 to 64"),
     ] {
       let result = try Hap.run(arguments)
       #expect(result.status == 2, "\(arguments)")

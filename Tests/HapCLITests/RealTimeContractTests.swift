@@ -180,6 +180,29 @@ struct RealTimeContractTests {
     #expect(counts["allocs"] == 0, "\(counts)")
   }
 
+  /// A plain `hap play` (no live input: the buffer kept full, no just-in-time wait) ended by
+  /// Ctrl-C (the engine's stop: the player's fade): nothing allocated or freed on the playback
+  /// thread, and in an optimised build nothing retained or released.
+  @Test func aPlainPlayStoppedByCtrlCKeepsTheContract() throws {
+    let device = try SimulatedExciter()
+    let probe = try RealTimeProbe(in: device.folder)
+    let (process, _) = try start(["play", "-D", "exciter", "--loop", texture], device: device, probe: probe)
+    // Signal once 0.3 s has been written to the device (the event, not a time).
+    let waited = Date()
+    while (try? device.captured().count) ?? 0 < 48000 * 4 * 3 / 10 && Date().timeIntervalSince(waited) < 10 {
+      usleep(5000)
+    }
+    kill(process.processIdentifier, SIGINT)
+    #expect(waitForExit(process, seconds: 10))
+    #expect(process.terminationStatus == 130)
+    let counts = try probe.counts()
+    #expect(counts["watched"] == 1, "the playback thread never marked itself: \(counts)")
+    #expect(counts["allocs"] == 0 && counts["frees"] == 0, "\(counts)")
+    if RealTimeProbe.optimised {
+      #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)")
+    }
+  }
+
   /// Ctrl-C before anything else has touched the stop flag (here, while `hap play -` waits for
   /// its pattern on standard input): the handler must not create it.
   @Test func theCtrlCHandlerAllocatesNothing() throws {

@@ -212,6 +212,36 @@ struct SimulatedExciterTests {
     #expect(Date().timeIntervalSince(start) < 2)
   }
 
+  /// Ctrl-C while hap waits (up to 30 s) for a lost device: it stops waiting at once, exit 130,
+  /// and says what happened, not that the device "did not come back within 30 s".
+  @Test func ctrlCDuringAReconnectWaitSaysItStopped() throws {
+    let device = try SimulatedExciter("vanish_after_frames 4800")
+    let pattern = try device.continuousPattern(1.0)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = ["play", "-D", "exciter", "--reconnect", "30", pattern]
+    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    let state = device.folder.path("state")
+    let waited = Date()
+    while !((try? String(contentsOfFile: state, encoding: .utf8))?.contains("vanished_ns") ?? false)
+      && Date().timeIntervalSince(waited) < 10
+    {
+      usleep(5000)
+    }
+    usleep(100_000)  // the next write finds the device gone and the wait begins
+    kill(process.processIdentifier, SIGINT)
+    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 130)
+    #expect(Date().timeIntervalSince(waited) < 5)
+    #expect(!stderr.contains("did not come back within 30 s"), "\(stderr)")
+    #expect(
+      stderr.contains("device 'exciter' was lost (No such device); stopped waiting for it to come back"), "\(stderr)")
+  }
+
   @Test func ctrlCFadesOutAndExits130Quickly() throws {
     let device = try SimulatedExciter()
     let pattern = try device.continuousPattern(3.0)
@@ -243,6 +273,29 @@ struct SimulatedExciterTests {
       outside += 1
     }
     #expect(outside == 0, "\(outside) samples of the last 10 ms are above a linear fade")
+  }
+
+  /// With the buffer kept full, the last period is written a whole `--latency` before it plays,
+  /// and the device then drains: Ctrl-C while it does is still an interruption (exit 130), as
+  /// the README's exit statuses say, not a completed play (exit 0).
+  @Test func ctrlCWhileTheLastPeriodsDrainIsExit130() throws {
+    let device = try SimulatedExciter()
+    let pattern = try device.continuousPattern(0.5)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = ["play", "-D", "exciter", "--latency", "200", "-f", "s16", pattern]
+    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Every frame written (the capture holds the whole pattern): the engine is draining, with
+    // up to 200 ms still to play.
+    let waited = Date()
+    while (try? device.captured().count) ?? 0 < 48000 * 2 / 2 && Date().timeIntervalSince(waited) < 10 {
+      usleep(2000)
+    }
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 130)
   }
 
   @Test func devicesListsTheSimulatedExciter() throws {

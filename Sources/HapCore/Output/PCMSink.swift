@@ -29,6 +29,9 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
   case channelsRefused(device: String, wanted: Int, offered: Int)
   /// The device went away (`status`) and did not come back within `seconds`.
   case lost(device: String, status: Int32, seconds: Double)
+  /// The device went away (`status`) and a stop (Ctrl-C, the engine's stop request) ended the
+  /// wait for it to come back.
+  case abandoned(device: String, status: Int32)
   /// The sink was used after it was closed.
   case closed(device: String)
   /// Draining failed.
@@ -54,6 +57,8 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
       "device '\(device)' refused \(wanted) channels (it offers \(offered)); 'hap devices' shows what it takes"
     case .lost(let device, let status, let seconds):
       "device '\(device)' was lost (\(Self.describe(status))) and did not come back within \(Format.number(seconds)) s"
+    case .abandoned(let device, let status):
+      "device '\(device)' was lost (\(Self.describe(status))); stopped waiting for it to come back"
     case .closed(let device): "device '\(device)' is closed"
     case .drainFailed(let device, let status):
       "device '\(device)' failed while draining: \(Self.describe(status))"

@@ -88,7 +88,7 @@ enum UsageError: Error, Equatable {
       "'\(Format.excerpt(word))' is not \(what)\(known.isEmpty ? "" : " (\(known.joined(separator: ", ")))")"
         + Self.hint(suggestion)
     case .notAChannel(let given):
-      "'--channel' must be a channel number from 1, a list of them (3,4), or 'all', not '\(Format.excerpt(given))'"
+      "'--channel' must be a channel number from 1 to 64, a list of them (3,4), or 'all', not '\(Format.excerpt(given))'"
     case .channelBeyond(let k, let channels): "'--channel \(k)' is beyond '--channels \(channels)'"
     case .refused(let sentence): sentence
     }
