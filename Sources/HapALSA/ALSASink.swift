@@ -151,7 +151,8 @@ public final class ALSASink: PCMSink {
   public var wakeFrames: Int? {
     guard let wakeAt = request.wakeAt, wakeAt > 0 else { return nil }
     let period = configuration.periodFrames
-    let asked = Int((wakeAt * Double(request.rate)).rounded())
+    // At the rate the device took (the one the periods are counted in), not the one asked for.
+    let asked = Int((wakeAt * Double(configuration.rate)).rounded())
     let wake = max(period, asked - asked % period)
     return wake + period < configuration.bufferFrames - configuration.bufferFrames % period ? wake : nil
   }

@@ -15,7 +15,7 @@ struct DeviceOptions {
   ).grouped(.device)
   static let margin = Option<Double>.number(
     "margin", "MS", in: 0.1...100, unit: .milliseconds, default: RenderAhead.defaultMargin * 1000,
-    "With live input (--control, drag, serve's fires): render just in time,\nwith MS queued, {}; whole periods, at least one; a period more\nafter each underrun."
+    "With live input (--control, drag, serve's fires): render just in time,\nwith MS queued, {}; whole periods, at least one; a period more\nafter each underrun; the buffer less a period or more keeps it full."
   ).grouped(.device)
   static let channels = Option<Int?>.integer(
     "channels", "N", in: 1...64, default: ": the fewest it takes", "Open the device with N channels"
