@@ -10,7 +10,8 @@ public enum RenderAhead: Sendable, Equatable {
   case full
   /// Render just in time, waking when `margin` seconds are left queued (whole periods, at least
   /// one), so live input (control lines, `hap drag`, the service's fires) plays that soon; the
-  /// margin grows by a period after each underrun (``DeviceEngine``).
+  /// margin grows by a period after each underrun and narrows again after a clean stretch
+  /// (``JustInTimeMargin``).
   case justInTime(margin: Double)
 
   /// `--margin`'s default: 2.5 ms.
@@ -79,10 +80,11 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   private var report = EngineReport()
   /// The memory locker thread's (read by ``wait()`` once it has finished).
   private var memory = ""
-  /// Frames left queued when the thread renders the next period (just in time); 0: whenever a
-  /// period has room (the buffer kept full). Widened by a period after each underrun.
+  /// Just in time: what is left queued when the thread renders the next period, widened after
+  /// an underrun and narrowed after a clean stretch; nil: the buffer kept full.
+  private var margin: JustInTimeMargin?
+  /// `margin`'s current level in frames; 0: whenever a period has room (the buffer kept full).
   private var wakeLevel: Int
-  private var underrunsSeen = 0
 
   private let finished = DispatchSemaphore(value: 0)
   private let memoryChecked = DispatchSemaphore(value: 0)
@@ -104,6 +106,12 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
     stopRequest = stop
     self.name = name
     buffers = PeriodBuffers(configuration: sink.configuration, planes: planes)
+    let configuration = sink.configuration
+    margin = sink.wakeFrames.map {
+      JustInTimeMargin(
+        base: $0, periodFrames: configuration.periodFrames, bufferFrames: configuration.bufferFrames,
+        rate: configuration.rate)
+    }
     wakeLevel = sink.wakeFrames ?? 0
     sink.abandonReconnect = { stop.isRequested }
   }
@@ -207,19 +215,17 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
     while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
   }
 
-  /// After an underrun, the thread was late by more than the wake-up level: keep a period more
-  /// queued from then on (up to the buffer less a period, where waking ends).
-  private func widenMarginAfterUnderrun() {
-    guard wakeLevel > 0, sink.underruns != underrunsSeen else { return }
-    underrunsSeen = sink.underruns
-    let period = sink.configuration.periodFrames
-    wakeLevel += period
-    if wakeLevel + period >= sink.configuration.bufferFrames { wakeLevel = 0 }
+  /// After an underrun the thread was late by more than the wake-up level: keep a period more
+  /// queued, and a period less again after a clean stretch (``JustInTimeMargin``).
+  private func adaptMargin() {
+    guard margin != nil else { return }
+    margin!.played(buffers.period, underruns: sink.underruns)
+    wakeLevel = margin!.wakeFrames ?? 0
   }
 
   private func writePeriod() throws(SinkError) {
     try buffers.write(to: sink)
-    widenMarginAfterUnderrun()
+    adaptMargin()
     publishCounters()
     if report.firstPeriodQueued == nil {
       report.firstPeriodQueued = DispatchTime.now().uptimeNanoseconds
