@@ -119,7 +119,7 @@ enum PatternFiles {
     return found.map { input -> VocabularyFile in
       let name = (input.displayName as NSString).lastPathComponent
       do throws(ReadError) {
-        return VocabularyFile(fileName: name, bytes: try read(input))
+        return VocabularyFile(fileName: name, bytes: try read(input, as: .folderPattern))
       } catch {
         return VocabularyFile(fileName: name, contents: .failure(VocabularyReadError(error.message)))
       }
@@ -131,39 +131,46 @@ enum PatternFiles {
     /// open(2), fstat(2) or read(2) failed with `errno`.
     case system(errno: Int32)
     case isDirectory
+    /// Not of a kind read as `purpose` (a FIFO named .haprc.json, a socket).
+    case wrongKind(InputFile.Kind, InputFile.Purpose)
     /// Above ``PatternFiles/sizeLimit``; nil: a stream that passed it.
     case tooLarge(size: Int?)
     /// Found unreadable while the inputs were listed (`reason` said then).
     case unlisted(reason: String)
+    /// Ctrl-C or SIGTERM ended the wait for a FIFO's writer (or its next bytes).
+    case interrupted
 
     var message: String {
       switch self {
       case .system(let code): String(cString: strerror(code))
       case .isDirectory: "is a directory"
+      case .wrongKind(let kind, let purpose) where purpose.takesStreams: "it is \(kind.phrase); \(purpose.rule)"
+      case .wrongKind(let kind, let purpose): "it is \(kind.phrase), not a regular file; \(purpose.rule)"
       case .tooLarge(let size):
         "\(size.map { "it is \(PatternFiles.formatBytes($0))" } ?? "it is larger than that"); hap reads pattern files up to \(PatternFiles.formatBytes(PatternFiles.sizeLimit)) (real AHAP files are a few kilobytes)"
       case .unlisted(let reason): reason
+      case .interrupted: "interrupted while waiting for its writer"
       }
     }
   }
 
-  /// Reads a whole file (or standard input), refusing anything above ``sizeLimit``.
-  static func read(_ input: Input) throws(ReadError) -> [UInt8] {
+  /// How files named on the command line are read: ``InputFile/Purpose/namedInput`` (a FIFO
+  /// or a character device too), or ``InputFile/Purpose/watched`` under `--watch`, set once
+  /// by ``WatchLoop`` before anything is read.
+  nonisolated(unsafe) static var namedFiles = InputFile.Purpose.namedInput
+
+  /// Reads a whole file (or standard input), refusing anything above ``sizeLimit``: a named
+  /// file as ``namedFiles`` says (or as `purpose`), a manifest only from a regular file.
+  static func read(_ input: Input, as purpose: InputFile.Purpose? = nil) throws(ReadError) -> [UInt8] {
     switch input {
     case .unreadable(_, let reason):
       throw .unlisted(reason: reason)
     case .standardInput:
-      return try readAll(fd: STDIN_FILENO, knownSize: nil)
-    case .file(let path), .manifest(let path):
-      let fd = open(path, O_RDONLY | O_CLOEXEC)
-      guard fd >= 0 else { throw .system(errno: errno) }
-      defer { close(fd) }
-      var info = stat()
-      guard fstat(fd, &info) == 0 else { throw .system(errno: errno) }
-      if info.st_mode & S_IFMT == S_IFDIR { throw .isDirectory }
-      let size = info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : nil
-      if let size, size > sizeLimit { throw .tooLarge(size: size) }
-      return try readAll(fd: fd, knownSize: size)
+      return try InputFile.readStandardInput()
+    case .file(let path):
+      return try InputFile.read(path, for: purpose ?? namedFiles)
+    case .manifest(let path):
+      return try InputFile.read(path, for: purpose ?? .manifest)
     }
   }
 
@@ -172,30 +179,6 @@ enum PatternFiles {
     if bytes >= 1 << 20 { return Format.number((Double(bytes) / Double(1 << 20) * 10).rounded() / 10) + " MiB" }
     if bytes >= 1 << 10 { return Format.number((Double(bytes) / Double(1 << 10) * 10).rounded() / 10) + " KiB" }
     return "\(bytes) bytes"
-  }
-
-  private static func readAll(fd: Int32, knownSize: Int?) throws(ReadError) -> [UInt8] {
-    var bytes = [UInt8](repeating: 0, count: (knownSize ?? 64 * 1024) + 1)
-    var filled = 0
-    while true {
-      if filled == bytes.count {
-        if filled > sizeLimit { throw .tooLarge(size: nil) }
-        let grown = min(bytes.count * 2, sizeLimit + 1)
-        bytes.append(contentsOf: repeatElement(0, count: grown - bytes.count))
-      }
-      let got = bytes.withUnsafeMutableBytes { buffer in
-        Foundation.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-      }
-      if got < 0 {
-        if errno == EINTR { continue }
-        throw .system(errno: errno)
-      }
-      if got == 0 { break }
-      filled += got
-      if filled > sizeLimit { throw .tooLarge(size: nil) }
-    }
-    bytes.removeSubrange(filled...)
-    return bytes
   }
 
   /// Validates a pattern file's bytes: a `.haptic` clip through its conversion to AHAP (the
