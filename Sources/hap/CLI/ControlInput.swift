@@ -71,7 +71,8 @@ struct ControlInput {
       warn(number, "the line is longer than \(Self.maxLineBytes) bytes (line ignored)")
       return []
     case .line(let bytes):
-      return messages(Substring(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)), number: number)
+      return messages(
+        Substring(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)), number: number)
     }
   }
 
