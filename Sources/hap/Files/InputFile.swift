@@ -1,4 +1,3 @@
-import CHapSignals
 import Foundation
 import HapCore
 
@@ -172,10 +171,10 @@ enum InputFile {
   static func waitReadable(_ fd: Int32) -> Bool {
     var fds = [
       pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: hap_interrupt_wake_fd(), events: Int16(POLLIN), revents: 0),
+      pollfd(fd: Interrupt.wakeFD, events: Int16(POLLIN), revents: 0),
     ]
     while true {
-      if hap_interrupt_requested() { return false }
+      if Interrupt.requested { return false }
       let ready = poll(&fds, nfds_t(fds.count), -1)
       if ready < 0 {
         if errno == EINTR { continue }
