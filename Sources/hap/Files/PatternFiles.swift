@@ -14,7 +14,11 @@ enum PatternFiles {
 
   /// One input named on the command line, after expanding directories.
   enum Input {
+    /// A file named on the command line.
     case file(String)
+    /// A pattern file found by walking a folder named on the command line: read only if it is
+    /// still a regular file when opened.
+    case found(String)
     case standardInput
     /// A vocabulary manifest (a file named ``manifestName``): checked with its folder's patterns.
     case manifest(String)
@@ -23,8 +27,16 @@ enum PatternFiles {
 
     var displayName: String {
       switch self {
-      case .file(let path), .manifest(let path), .unreadable(let path, _): path
+      case .file(let path), .found(let path), .manifest(let path), .unreadable(let path, _): path
       case .standardInput: "<stdin>"
+      }
+    }
+
+    /// The path of a pattern file (named or found); nil for the others.
+    var patternPath: String? {
+      switch self {
+      case .file(let path), .found(let path): path
+      case .manifest, .unreadable, .standardInput: nil
       }
     }
   }
@@ -86,7 +98,7 @@ enum PatternFiles {
       } else if kind == S_IFREG, let dot = name.lastIndex(of: "."),
         patternExtensions.contains(name[name.index(after: dot)...].lowercased())
       {
-        inputs.append(name == manifestName ? .manifest(path) : .file(path))
+        inputs.append(name == manifestName ? .manifest(path) : .found(path))
       }
     }
   }
@@ -114,12 +126,12 @@ enum PatternFiles {
       let path = folder.isEmpty ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
       var info = stat()
       guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-      found.append(.file(path))
+      found.append(.found(path))
     }
     return found.map { input -> VocabularyFile in
       let name = (input.displayName as NSString).lastPathComponent
       do throws(ReadError) {
-        return VocabularyFile(fileName: name, bytes: try read(input, as: .folderPattern))
+        return VocabularyFile(fileName: name, bytes: try read(input))
       } catch {
         return VocabularyFile(fileName: name, contents: .failure(VocabularyReadError(error.message)))
       }
@@ -169,6 +181,8 @@ enum PatternFiles {
       return try InputFile.readStandardInput()
     case .file(let path):
       return try InputFile.read(path, for: purpose ?? namedFiles)
+    case .found(let path):
+      return try InputFile.read(path, for: purpose ?? .folderPattern)
     case .manifest(let path):
       return try InputFile.read(path, for: purpose ?? .manifest)
     }
@@ -184,7 +198,7 @@ enum PatternFiles {
   /// Validates a pattern file's bytes: a `.haptic` clip through its conversion to AHAP (the
   /// findings speak of the clip), anything else as AHAP.
   static func validate(_ bytes: [UInt8], input: Input, context: ValidationContext) -> ValidationResult {
-    if case .file(let path) = input, HapticReading.isClip(path) {
+    if let path = input.patternPath, HapticReading.isClip(path) {
       return HapticReading.read(SourceText(bytes)).result
     }
     return Validator.validate(bytes, context: context)
@@ -193,7 +207,7 @@ enum PatternFiles {
   /// The validation context for a pattern read from `input`: waveform files are looked up in
   /// the pattern's folder (not checked for standard input, which has no folder).
   static func context(for input: Input) -> ValidationContext {
-    guard case .file(let path) = input else { return ValidationContext() }
+    guard let path = input.patternPath else { return ValidationContext() }
     let folder = PathName.folder(of: path)
     return ValidationContext(waveformExists: { waveform in
       let full = waveform.hasPrefix("/") ? waveform : (folder.isEmpty ? waveform : folder + "/" + waveform)

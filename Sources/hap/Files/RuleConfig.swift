@@ -24,7 +24,7 @@ struct RuleConfig {
   mutating func settings(for input: PatternFiles.Input) throws(Failure) -> RuleSettings {
     let folder: String
     switch input {
-    case .file(let path), .manifest(let path), .unreadable(let path, _):
+    case .file(let path), .found(let path), .manifest(let path), .unreadable(let path, _):
       folder = PathName.folder(of: Self.absolute(path))
     case .standardInput:
       folder = FileManager.default.currentDirectoryPath
@@ -62,8 +62,8 @@ struct RuleConfig {
     let bytes: [UInt8]
     do throws(PatternFiles.ReadError) {
       bytes = try InputFile.read(path, for: .config)
-    } catch .system(ENOENT) {
-      throw Failure(path: path, message: "it is a symbolic link to '\(Self.linkTarget(path))', which does not exist")
+    } catch .system(ENOENT) where Self.linkTarget(path) != nil {
+      throw Failure(path: path, message: "it is a symbolic link to '\(Self.linkTarget(path)!)', which does not exist")
     } catch .wrongKind(let kind, let purpose) {
       throw Failure(path: path, message: "it is \(kind.phrase), not a regular file; \(purpose.rule)")
     } catch {
@@ -76,11 +76,11 @@ struct RuleConfig {
     }
   }
 
-  /// Where the symbolic link at `path` points, as written in it.
-  private static func linkTarget(_ path: String) -> String {
+  /// Where the symbolic link at `path` points, as written in it; nil if it is not a link.
+  private static func linkTarget(_ path: String) -> String? {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let count = readlink(path, &buffer, buffer.count - 1)
-    guard count >= 0 else { return "?" }
+    guard count >= 0 else { return nil }
     return Format.excerpt(String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
   }
 
