@@ -244,13 +244,9 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
 
 /// Real-time scheduling for the threads that feed the device.
 public enum RealTime {
-  /// The SCHED_FIFO priority of `hap play`'s control reader thread (below the playback thread's).
-  public static let readerPriority: Int32 = 10
-
   /// SCHED_FIFO where the system permits it (root, or CAP_SYS_NICE / rtprio limits), for the
-  /// calling thread: priority 20 for playback threads; a control reader asks for less
-  /// (``readerPriority``), so it gets a line to the queue at once on a loaded machine but never
-  /// delays the playback thread.
+  /// calling thread: priority 20 for playback threads. Only the device engine's thread asks:
+  /// a control reader at SCHED_FIFO, fed as fast as it reads, took a core from normal tasks.
   public static func request(priority: Int32 = 20) -> String {
     var parameters = sched_param()
     parameters.sched_priority = priority

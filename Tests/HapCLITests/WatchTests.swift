@@ -233,10 +233,22 @@ final class RunningHap: @unchecked Sendable {
     return condition()
   }
 
+  /// Its process id (for /proc).
+  var pid: Int32 { process.processIdentifier }
+
   /// Ctrl-C; the exit status, or nil when it did not end within a minute (then it is killed).
-  func interrupt() -> Int32? {
-    kill(process.processIdentifier, SIGINT)
-    guard Wait.exit(of: process) else {
+  func interrupt() -> Int32? { stop(with: SIGINT) }
+
+  /// Sends `signal`; the exit status, or nil when it did not end within `seconds` (then it is
+  /// killed).
+  func stop(with signal: Int32, within seconds: Double = 60) -> Int32? {
+    kill(process.processIdentifier, signal)
+    return exitStatus(within: seconds)
+  }
+
+  /// The exit status, or nil when it did not end within `seconds` (then it is killed).
+  func exitStatus(within seconds: Double) -> Int32? {
+    guard Wait.exit(of: process, within: seconds) else {
       kill(process.processIdentifier, SIGKILL)
       return nil
     }

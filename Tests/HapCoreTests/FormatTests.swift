@@ -14,4 +14,12 @@ struct FormatTests {
     #expect(Format.number(0.25) == "0.25")
     #expect(Format.number(3600) == "3600")
   }
+
+  /// Issue 20, item 14: terminal escape bytes from a control line were written raw into a
+  /// warning (`ESC]0;…BEL ESC[2J` retitled and cleared the terminal).
+  @Test func controlCharactersAreShownEscaped() {
+    #expect(Format.visibleControls("\u{1B}]0;x\u{07}\u{1B}[2J") == "\\x1B]0;x\\x07\\x1B[2J")
+    #expect(Format.visibleControls("a\u{0}b\u{7F}\u{9B}c\td") == "a\\x00b\\x7F\\u{9B}c\\x09d")
+    #expect(Format.visibleControls("plain: ünïcode “quotes” …") == "plain: ünïcode “quotes” …")
+  }
 }

@@ -5,14 +5,19 @@
 
 // Ctrl-C and SIGTERM. The handler does one thing: a relaxed store of `true` to an atomic flag in
 // static storage, which exists before the handler is installed (nothing is created, allocated or
-// locked in the handler). Long-running work polls hap_interrupt_requested.
+// locked in the handler) and one write(2) of a byte to a wake-up pipe made at install. Long-running
+// work polls hap_interrupt_requested; a wait on an input polls hap_interrupt_wake_fd with it.
 
-/// Installs the handler for SIGINT and SIGTERM (restarting interrupted system calls) and
-/// unblocks both signals on the calling thread. Returns 0 or a negative errno.
+/// Makes the wake-up pipe (once), installs the handler for SIGINT and SIGTERM (restarting
+/// interrupted system calls) and unblocks both signals on the calling thread. Returns 0 or a negative errno.
 int hap_interrupt_install(void);
 
 /// Raises the flag as the handler does (for a program that takes the signals with sigwait).
 void hap_interrupt_raise(void);
+
+/// The read end of the wake-up pipe (non-blocking, close-on-exec): readable from the moment the
+/// flag is raised, for good (it is never drained). -1 before hap_interrupt_install.
+int hap_interrupt_wake_fd(void);
 
 /// Whether SIGINT or SIGTERM has arrived since the handler was installed. Lock-free.
 bool hap_interrupt_requested(void);

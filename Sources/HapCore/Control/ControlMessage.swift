@@ -60,6 +60,8 @@ public enum ControlParser {
     case unknownControl(String, suggestion: String?)
     /// A `--map velocity` line that is not `vx vy`.
     case notAVelocity
+    /// The line holds a NUL byte: refused whole, never cut at it (`stop\0junk` is not a stop).
+    case containsNUL
 
     public var message: String {
       switch self {
@@ -76,6 +78,7 @@ public enum ControlParser {
       case .unknownControl(let word, let suggestion):
         "unknown control '\(Format.excerpt(word))'\(suggestion.map { "; did you mean '\($0)'?" } ?? "")"
       case .notAVelocity: "expected a velocity 'vx vy' in points per second"
+      case .containsNUL: "the line holds a NUL byte"
       }
     }
   }
@@ -96,8 +99,10 @@ public enum ControlParser {
 
   /// Splits off the pattern time a line may start with (`@1.250 ...`): the one reader of it,
   /// for plain and velocity lines alike. Returns the time (nil without one) and the rest of the
-  /// line, or nil for a blank or comment line. A time past ``ControlMessage/latestTime`` is refused.
+  /// line, or nil for a blank or comment line. A time past ``ControlMessage/latestTime`` is
+  /// refused, and so is a line holding a NUL byte.
   public static func time(_ line: Substring) throws(Failure) -> (time: Double?, rest: Substring)? {
+    guard !line.utf8.contains(0) else { throw .containsNUL }
     let text = line.drop(while: isSeparator)
     guard let firstCharacter = text.first, firstCharacter != "#" else { return nil }
     guard firstCharacter == "@" else { return (nil, text) }

@@ -1,5 +1,4 @@
 import Foundation
-import HapALSA
 import HapCore
 
 /// Reading control streams (`--control SOURCE`, `--map velocity`): line by line, with a one-line
@@ -28,6 +27,17 @@ struct ControlInput {
     return map
   }
 
+  /// The longest control line read: the service's request limit
+  /// (``ServiceRequest/maxLineBytes``), and the same policy: a longer line is skipped to its
+  /// newline in bounded memory, with one warning, and reading goes on.
+  static let maxLineBytes = ServiceRequest.maxLineBytes
+
+  /// Writes a warning about line `number`, control characters escaped (a line's ESC or BEL is
+  /// shown, never obeyed by the terminal).
+  func warn(_ number: Int, _ text: String) {
+    Console.error(Format.visibleControls("\(name):\(number): warning: \(text)"))
+  }
+
   /// Parses one line into messages (none for blank and comment lines); warns and returns none
   /// for a malformed one.
   func messages(_ line: Substring, number: Int) -> [ControlMessage] {
@@ -41,30 +51,42 @@ struct ControlInput {
       if live {
         return messages.filter { message in
           guard case .rate(let value) = message.action else { return true }
-          if message.time != nil {
-            Console.error("\(name):\(number): warning: live, 'rate' acts on arrival; its time is ignored")
-          }
+          if message.time != nil { warn(number, "live, 'rate' acts on arrival; its time is ignored") }
           rateHandler?(value)
           return false
         }
       }
       return messages
     } catch {
-      Console.error("\(name):\(number): warning: \(error.message) (line ignored)")
+      warn(number, "\(error.message) (line ignored)")
       return []
+    }
+  }
+
+  /// The messages of one line as ``ServiceLineFramer`` cut it: a line over ``maxLineBytes``
+  /// is one warning.
+  func messages(_ frame: ServiceLineFramer.Frame, number: Int) -> [ControlMessage] {
+    switch frame {
+    case .tooLong:
+      warn(number, "the line is longer than \(Self.maxLineBytes) bytes (line ignored)")
+      return []
+    case .line(let bytes):
+      return messages(
+        Substring(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)), number: number)
     }
   }
 
   /// Reads every line of a file (for offline rendering).
   func readAll() throws(PatternFiles.ReadError) -> [ControlMessage] {
     let bytes = try PatternFiles.read(name == "-" ? .standardInput : .file(name))
-    let text = String(decoding: bytes, as: UTF8.self)
+    var framer = ServiceLineFramer(limit: Self.maxLineBytes)
+    var frames = framer.feed(bytes)
+    if let last = framer.finish() { frames.append(last) }
     var result: [ControlMessage] = []
-    for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      for message in messages(line, number: index + 1) {
+    for (index, frame) in frames.enumerated() {
+      for message in messages(frame, number: index + 1) {
         if message.time == nil {
-          Console.error(
-            "\(name):\(index + 1): warning: offline, every control line needs a time (@SECONDS ...) (line ignored)")
+          warn(index + 1, "offline, every control line needs a time (@SECONDS ...) (line ignored)")
           break
         }
         result.append(message)
@@ -74,35 +96,80 @@ struct ControlInput {
   }
 
   /// Reads lines as they come (stdin, a file or a named pipe) on a thread of its own and hands
-  /// each message to `deliver`. End of the stream ends the thread, not playback.
+  /// each message to `deliver`. End of the stream ends the thread, not playback; a FIFO never
+  /// ends (``ControlSource`` holds it open for writing), so every later writer is heard.
+  ///
+  /// The thread runs at normal priority: only the device engine's thread is real-time. A
+  /// reader at SCHED_FIFO fed as fast as it can read (`yes 'intensity 0.5'`) took a core from
+  /// every normal task there.
   func startReading(deliver: @escaping @Sendable (ControlMessage) -> Void) throws(PatternFiles.ReadError) {
-    let file: UnsafeMutablePointer<FILE>?
-    if name == "-" {
-      file = fdopen(dup(STDIN_FILENO), "r")
-    } else {
-      file = fopen(name, "r")
-    }
-    guard let file else { throw PatternFiles.ReadError.system(errno: errno) }
-    nonisolated(unsafe) let stream = file
+    let source = try ControlSource.open(name)
     let input = self
     let thread = Thread {
-      // A line waits for this thread, then for the next period: on a loaded machine a
-      // normal-priority reader added milliseconds (docs/testing.md, "Control latency").
-      _ = RealTime.request(priority: RealTime.readerPriority)
-      var line: UnsafeMutablePointer<CChar>?
-      var capacity = 0
-      var number = 0
-      while getline(&line, &capacity, stream) >= 0 {
-        number += 1
-        let text = String(cString: line!)
-        for message in input.messages(Substring(text.trimmingCharacters(in: .newlines)), number: number) {
-          deliver(message)
-        }
-      }
-      free(line)
-      fclose(stream)
+      input.readLines(from: source, deliver: deliver)
+      source.close()
     }
     thread.name = "hap control"
     thread.start()
+  }
+
+  /// Reads `source` until its end (or Ctrl-C), in bounded memory: a 64 KiB buffer and at most
+  /// ``maxLineBytes`` of an unfinished line.
+  private func readLines(from source: ControlSource, deliver: (ControlMessage) -> Void) {
+    var framer = ServiceLineFramer(limit: Self.maxLineBytes)
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    var number = 0
+    func take(_ frame: ServiceLineFramer.Frame) {
+      number += 1
+      for message in messages(frame, number: number) { deliver(message) }
+    }
+    while InputFile.waitReadable(source.fd) {
+      let got = chunk.withUnsafeMutableBytes { Glibc.read(source.fd, $0.baseAddress!, $0.count) }
+      if got < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+      if got <= 0 { break }
+      for frame in framer.feed(chunk[..<got]) { take(frame) }
+    }
+    if let last = framer.finish() { take(last) }
+  }
+}
+
+/// The descriptor a live control stream is read from. A FIFO is held open for writing too
+/// (O_WRONLY on the same FIFO, checked by device and inode): it then never reads as ended when
+/// its first writer closes it, and a second `echo stop > fifo` is heard, not blocked for ever.
+struct ControlSource: Sendable {
+  let fd: Int32
+  /// Our own write end of a FIFO; -1 for anything else.
+  let keepAlive: Int32
+
+  static func open(_ name: String) throws(PatternFiles.ReadError) -> ControlSource {
+    if name == "-" {
+      let fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+      guard fd >= 0 else { throw .system(errno: errno) }
+      return ControlSource(fd: fd, keepAlive: -1)
+    }
+    let file = try InputFile.open(name, for: .control)
+    guard file.kind == .fifo else { return ControlSource(fd: file.fd, keepAlive: -1) }
+    return ControlSource(fd: file.fd, keepAlive: writer(name, sameAs: file.fd))
+  }
+
+  /// A write end of the FIFO at `name` if it is still the one `fd` reads (-1 if not, or if
+  /// it cannot be opened for writing: then the stream ends with its first writer, as before).
+  private static func writer(_ name: String, sameAs fd: Int32) -> Int32 {
+    let writer = Glibc.open(name, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+    guard writer >= 0 else { return -1 }
+    var reading = stat()
+    var writing = stat()
+    guard fstat(fd, &reading) == 0, fstat(writer, &writing) == 0, reading.st_dev == writing.st_dev,
+      reading.st_ino == writing.st_ino
+    else {
+      Glibc.close(writer)
+      return -1
+    }
+    return writer
+  }
+
+  func close() {
+    Glibc.close(fd)
+    if keepAlive >= 0 { Glibc.close(keepAlive) }
   }
 }

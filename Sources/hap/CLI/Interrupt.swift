@@ -5,7 +5,11 @@ import HapCore
 /// (remove a partial file, fade the exciter out) and exit 130.
 ///
 /// The handler (Sources/CHapSignals) only stores `true` to an atomic in static storage, which
-/// exists before the handler is installed: nothing is created, allocated or locked in it.
+/// exists before the handler is installed, and writes one byte to a non-blocking wake-up pipe
+/// made by ``install()``: nothing is created, allocated or locked in it. A wait on an input (a
+/// FIFO nobody writes, a control stream) polls the pipe with the input (``wakeFD``,
+/// `InputFile.waitReadable`), so a signal ends it at once instead of only raising a flag that
+/// no one looks at.
 enum Interrupt {
   static var requested: Bool { hap_interrupt_requested() }
 
@@ -20,6 +24,10 @@ enum Interrupt {
   /// a thread of its own and says so here, so every stop request that polls the flag (the
   /// service's playback thread, waiting for a lost device or not) sees it.
   static func raise() { hap_interrupt_raise() }
+
+  /// The wake-up pipe's read end: readable for good once Ctrl-C or SIGTERM came; -1 before
+  /// ``install()``.
+  static var wakeFD: Int32 { hap_interrupt_wake_fd() }
 
   static func install() {
     _ = hap_interrupt_install()

@@ -9,6 +9,8 @@ enum PatternLoading {
     case invalid
     /// It could not be read (exit 2); the message was printed.
     case unreadable
+    /// Ctrl-C or SIGTERM ended the wait for a FIFO's writer (exit 130); nothing was printed.
+    case interrupted
   }
 
   static var errorStyle: Style { Style(enabled: ColorChoice.auto.enabled(forTerminal: Console.stderrIsTerminal)) }
@@ -62,6 +64,8 @@ enum PatternLoading {
       show(diagnostics)
       Console.error("hap: '\(name)' has errors; fix them first (hap validate shows them all)")
       throw .invalid
+    case .unreadable where Interrupt.requested:
+      throw .interrupted
     case .unreadable(let message):
       Console.error("hap: cannot read '\(name)': \(message)")
       throw .unreadable
@@ -75,7 +79,7 @@ enum PatternLoading {
     if let builtIn = ActuatorProfile.builtIn(named: value) { return builtIn }
     let bytes: [UInt8]
     do {
-      bytes = try PatternFiles.read(.file(value))
+      bytes = try InputFile.read(value, for: .profile)
     } catch {
       let names = ActuatorProfile.builtIns.map(\.name).joined(separator: ", ")
       Console.error(
@@ -94,6 +98,10 @@ enum PatternLoading {
   }
 
   static func status(_ failure: Failure) -> Int32 {
-    failure == .invalid ? ExitStatus.failure : ExitStatus.trouble
+    switch failure {
+    case .invalid: ExitStatus.failure
+    case .unreadable: ExitStatus.trouble
+    case .interrupted: ExitStatus.interrupted
+    }
   }
 }

@@ -36,7 +36,7 @@ enum PlayCommand: Command {
     "gap", "MS", in: 0...60_000, unit: .milliseconds, default: 0, "Silence between patterns and between loops")
   static let control = Option<String?>.text(
     "control", "SOURCE", .files,
-    "Read control lines while playing, from '-' (standard input), a file or a named\npipe: intensity V, sharpness V, attack V, decay V, release V (or AHAP names),\npause, resume, stop, seek SECONDS, loop on|off; '@T' before a line schedules it\nat T seconds after the start. Changes ramp over one period."
+    "Read control lines while playing, from '-' (standard input), a file or a named\npipe: intensity V, sharpness V, attack V, decay V, release V (or AHAP names),\npause, resume, stop, seek SECONDS, loop on|off; '@T' before a line schedules it\nat T seconds after the start. Changes ramp over one period. A line over 4096\nbytes is skipped with a warning; a named pipe is read writer after writer."
   )
   static let start = Option<Double>.number(
     "start", "SECONDS", in: 0...86_400, unit: .seconds, default: 0,

@@ -65,13 +65,15 @@ extension PlotCommand {
   static func readSignal(_ path: String, raw: SignalSeries.Layout, window: (Double) -> PlotWindow)
     throws(SignalSeries.Failure) -> SignalSeries
   {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw SignalSeries.Failure(message: String(cString: strerror(errno))) }
+    let fd: Int32
+    do throws(PatternFiles.ReadError) {
+      fd = try InputFile.open(path, for: .seekable).fd
+    } catch {
+      throw SignalSeries.Failure(message: error.message)
+    }
     defer { close(fd) }
     var info = stat()
-    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-      throw SignalSeries.Failure(message: "not a regular file")
-    }
+    guard fstat(fd, &info) == 0 else { throw SignalSeries.Failure(message: String(cString: strerror(errno))) }
     var head = [UInt8](repeating: 0, count: 4096)
     let got = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
     guard got >= 0 else { throw SignalSeries.Failure(message: String(cString: strerror(errno))) }

@@ -251,7 +251,8 @@ enum RenderCommand: Command {
       return PatternLoading.status(error)
     }
     guard var job = prepare(pattern, named: patternPath, to: output, settings: settings, given: given) else {
-      return ExitStatus.trouble
+      // Ctrl-C while waiting for a --control FIFO's writer
+      return Interrupt.requested ? ExitStatus.interrupted : ExitStatus.trouble
     }
     return write(&job, settings: settings)
   }
@@ -391,7 +392,9 @@ enum RenderCommand: Command {
       do {
         messages = try control.readAll()
       } catch {
-        Console.error("hap: cannot read control file '\(control.name)': \(error.message)")
+        if error != .interrupted {
+          Console.error("hap: cannot read control file '\(control.name)': \(error.message)")
+        }
         return nil
       }
     }

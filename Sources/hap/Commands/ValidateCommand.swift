@@ -25,7 +25,8 @@ enum ValidateCommand: Command {
     repeatable) turn a rule's findings off or change their severity, and so does the nearest
     .haprc.json found by walking up from each file's folder, {"rules": {"RULE": "off" |
     "warning" | "error"}}; the command line wins over the file. An unknown rule id, a broken
-    .haprc.json or turning json-syntax down is trouble (exit 2). The levels only change
+    .haprc.json (or one that is not a regular file, such as a FIFO, or a link to nothing)
+    or turning json-syntax down is trouble (exit 2). The levels only change
     validate's verdict: render, play, info, plot and diff still refuse a file with errors.
 
     Exit status: 0 when no file has an error (warnings allowed), 1 when any file has an

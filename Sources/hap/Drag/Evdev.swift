@@ -46,7 +46,8 @@ enum Evdev {
 
   /// The first touchpad, else the first mouse, or nil.
   static func discover() -> Candidate? {
-    guard let listing = try? String(contentsOfFile: devicesList, encoding: .utf8) else { return nil }
+    guard let bytes = try? InputFile.read(devicesList, for: .config) else { return nil }
+    let listing = String(decoding: bytes, as: UTF8.self)
     return candidates(in: listing).first
   }
 

@@ -14,7 +14,11 @@ enum PatternFiles {
 
   /// One input named on the command line, after expanding directories.
   enum Input {
+    /// A file named on the command line.
     case file(String)
+    /// A pattern file found by walking a folder named on the command line: read only if it is
+    /// still a regular file when opened.
+    case found(String)
     case standardInput
     /// A vocabulary manifest (a file named ``manifestName``): checked with its folder's patterns.
     case manifest(String)
@@ -23,8 +27,16 @@ enum PatternFiles {
 
     var displayName: String {
       switch self {
-      case .file(let path), .manifest(let path), .unreadable(let path, _): path
+      case .file(let path), .found(let path), .manifest(let path), .unreadable(let path, _): path
       case .standardInput: "<stdin>"
+      }
+    }
+
+    /// The path of a pattern file (named or found); nil for the others.
+    var patternPath: String? {
+      switch self {
+      case .file(let path), .found(let path): path
+      case .manifest, .unreadable, .standardInput: nil
       }
     }
   }
@@ -86,7 +98,7 @@ enum PatternFiles {
       } else if kind == S_IFREG, let dot = name.lastIndex(of: "."),
         patternExtensions.contains(name[name.index(after: dot)...].lowercased())
       {
-        inputs.append(name == manifestName ? .manifest(path) : .file(path))
+        inputs.append(name == manifestName ? .manifest(path) : .found(path))
       }
     }
   }
@@ -114,7 +126,7 @@ enum PatternFiles {
       let path = folder.isEmpty ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
       var info = stat()
       guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-      found.append(.file(path))
+      found.append(.found(path))
     }
     return found.map { input -> VocabularyFile in
       let name = (input.displayName as NSString).lastPathComponent
@@ -131,39 +143,48 @@ enum PatternFiles {
     /// open(2), fstat(2) or read(2) failed with `errno`.
     case system(errno: Int32)
     case isDirectory
+    /// Not of a kind read as `purpose` (a FIFO named .haprc.json, a socket).
+    case wrongKind(InputFile.Kind, InputFile.Purpose)
     /// Above ``PatternFiles/sizeLimit``; nil: a stream that passed it.
     case tooLarge(size: Int?)
     /// Found unreadable while the inputs were listed (`reason` said then).
     case unlisted(reason: String)
+    /// Ctrl-C or SIGTERM ended the wait for a FIFO's writer (or its next bytes).
+    case interrupted
 
     var message: String {
       switch self {
       case .system(let code): String(cString: strerror(code))
       case .isDirectory: "is a directory"
+      case .wrongKind(let kind, let purpose) where purpose.takesStreams: "it is \(kind.phrase); \(purpose.rule)"
+      case .wrongKind(let kind, let purpose): "it is \(kind.phrase), not a regular file; \(purpose.rule)"
       case .tooLarge(let size):
         "\(size.map { "it is \(PatternFiles.formatBytes($0))" } ?? "it is larger than that"); hap reads pattern files up to \(PatternFiles.formatBytes(PatternFiles.sizeLimit)) (real AHAP files are a few kilobytes)"
       case .unlisted(let reason): reason
+      case .interrupted: "interrupted while waiting for its writer"
       }
     }
   }
 
-  /// Reads a whole file (or standard input), refusing anything above ``sizeLimit``.
-  static func read(_ input: Input) throws(ReadError) -> [UInt8] {
+  /// How files named on the command line are read: ``InputFile/Purpose/namedInput`` (a FIFO
+  /// or a character device too), or ``InputFile/Purpose/watched`` under `--watch`, set once
+  /// by ``WatchLoop`` before anything is read.
+  nonisolated(unsafe) static var namedFiles = InputFile.Purpose.namedInput
+
+  /// Reads a whole file (or standard input), refusing anything above ``sizeLimit``: a named
+  /// file as ``namedFiles`` says (or as `purpose`), a manifest only from a regular file.
+  static func read(_ input: Input, as purpose: InputFile.Purpose? = nil) throws(ReadError) -> [UInt8] {
     switch input {
     case .unreadable(_, let reason):
       throw .unlisted(reason: reason)
     case .standardInput:
-      return try readAll(fd: STDIN_FILENO, knownSize: nil)
-    case .file(let path), .manifest(let path):
-      let fd = open(path, O_RDONLY | O_CLOEXEC)
-      guard fd >= 0 else { throw .system(errno: errno) }
-      defer { close(fd) }
-      var info = stat()
-      guard fstat(fd, &info) == 0 else { throw .system(errno: errno) }
-      if info.st_mode & S_IFMT == S_IFDIR { throw .isDirectory }
-      let size = info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : nil
-      if let size, size > sizeLimit { throw .tooLarge(size: size) }
-      return try readAll(fd: fd, knownSize: size)
+      return try InputFile.readStandardInput()
+    case .file(let path):
+      return try InputFile.read(path, for: purpose ?? namedFiles)
+    case .found(let path):
+      return try InputFile.read(path, for: purpose ?? .folderPattern)
+    case .manifest(let path):
+      return try InputFile.read(path, for: purpose ?? .manifest)
     }
   }
 
@@ -174,34 +195,10 @@ enum PatternFiles {
     return "\(bytes) bytes"
   }
 
-  private static func readAll(fd: Int32, knownSize: Int?) throws(ReadError) -> [UInt8] {
-    var bytes = [UInt8](repeating: 0, count: (knownSize ?? 64 * 1024) + 1)
-    var filled = 0
-    while true {
-      if filled == bytes.count {
-        if filled > sizeLimit { throw .tooLarge(size: nil) }
-        let grown = min(bytes.count * 2, sizeLimit + 1)
-        bytes.append(contentsOf: repeatElement(0, count: grown - bytes.count))
-      }
-      let got = bytes.withUnsafeMutableBytes { buffer in
-        Foundation.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-      }
-      if got < 0 {
-        if errno == EINTR { continue }
-        throw .system(errno: errno)
-      }
-      if got == 0 { break }
-      filled += got
-      if filled > sizeLimit { throw .tooLarge(size: nil) }
-    }
-    bytes.removeSubrange(filled...)
-    return bytes
-  }
-
   /// Validates a pattern file's bytes: a `.haptic` clip through its conversion to AHAP (the
   /// findings speak of the clip), anything else as AHAP.
   static func validate(_ bytes: [UInt8], input: Input, context: ValidationContext) -> ValidationResult {
-    if case .file(let path) = input, HapticReading.isClip(path) {
+    if let path = input.patternPath, HapticReading.isClip(path) {
       return HapticReading.read(SourceText(bytes)).result
     }
     return Validator.validate(bytes, context: context)
@@ -210,7 +207,7 @@ enum PatternFiles {
   /// The validation context for a pattern read from `input`: waveform files are looked up in
   /// the pattern's folder (not checked for standard input, which has no folder).
   static func context(for input: Input) -> ValidationContext {
-    guard case .file(let path) = input else { return ValidationContext() }
+    guard let path = input.patternPath else { return ValidationContext() }
     let folder = PathName.folder(of: path)
     return ValidationContext(waveformExists: { waveform in
       let full = waveform.hasPrefix("/") ? waveform : (folder.isEmpty ? waveform : folder + "/" + waveform)

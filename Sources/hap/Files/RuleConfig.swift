@@ -24,7 +24,7 @@ struct RuleConfig {
   mutating func settings(for input: PatternFiles.Input) throws(Failure) -> RuleSettings {
     let folder: String
     switch input {
-    case .file(let path), .manifest(let path), .unreadable(let path, _):
+    case .file(let path), .found(let path), .manifest(let path), .unreadable(let path, _):
       folder = PathName.folder(of: Self.absolute(path))
     case .standardInput:
       folder = FileManager.default.currentDirectoryPath
@@ -37,9 +37,11 @@ struct RuleConfig {
   private mutating func nearest(from folder: String) throws(Failure) -> RuleSettings? {
     if let cached = cache[folder] { return cached }
     let candidate = (folder as NSString).appendingPathComponent(Self.fileName)
-    var isDirectory: ObjCBool = false
+    // lstat: a name that is there counts, a dangling symbolic link too (it is trouble, as a
+    // broken file is, not silently no config); a folder of that name does not.
+    var entry = stat()
     let result: RuleSettings?
-    if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue {
+    if lstat(candidate, &entry) == 0, entry.st_mode & S_IFMT != S_IFDIR, !Self.isLinkToFolder(candidate, entry) {
       result = try Self.read(candidate)
     } else {
       let parent = PathName.folder(of: folder)
@@ -49,10 +51,21 @@ struct RuleConfig {
     return result
   }
 
+  private static func isLinkToFolder(_ path: String, _ entry: stat) -> Bool {
+    var target = stat()
+    return entry.st_mode & S_IFMT == S_IFLNK && stat(path, &target) == 0 && target.st_mode & S_IFMT == S_IFDIR
+  }
+
+  /// Reads and parses the config at `path`: only a regular file (a FIFO there is refused, never
+  /// waited on: anyone who can create a file in a shared parent folder could hang hap).
   static func read(_ path: String) throws(Failure) -> RuleSettings {
     let bytes: [UInt8]
-    do {
-      bytes = try PatternFiles.read(.file(path))
+    do throws(PatternFiles.ReadError) {
+      bytes = try InputFile.read(path, for: .config)
+    } catch .system(ENOENT) where Self.linkTarget(path) != nil {
+      throw Failure(path: path, message: "it is a symbolic link to '\(Self.linkTarget(path)!)', which does not exist")
+    } catch .wrongKind(let kind, let purpose) {
+      throw Failure(path: path, message: "it is \(kind.phrase), not a regular file; \(purpose.rule)")
     } catch {
       throw Failure(path: path, message: "it cannot be read: \(error.message)")
     }
@@ -61,6 +74,14 @@ struct RuleConfig {
     } catch {
       throw Failure(path: path, message: error.message)
     }
+  }
+
+  /// Where the symbolic link at `path` points, as written in it; nil if it is not a link.
+  private static func linkTarget(_ path: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink(path, &buffer, buffer.count - 1)
+    guard count >= 0 else { return nil }
+    return Format.excerpt(String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
   }
 
   private static func absolute(_ path: String) -> String {

@@ -22,6 +22,8 @@ enum SoundFile {
     case tooLong
     /// libsndfile refuses it; `reason`: its own words.
     case unreadable(reason: String)
+    /// hap did not hand it to libsndfile (a FIFO, a folder, missing): why.
+    case notOpened(PatternFiles.ReadError)
 
     var message: String {
       switch self {
@@ -29,6 +31,7 @@ enum SoundFile {
         "reading FLAC, Ogg or MP3 needs libsndfile, and \(Format.excerpt(library)) cannot be loaded (\(Format.excerpt(reason))); install it with 'apt install libsndfile1' (Debian, Ubuntu), or convert the sound to WAV"
       case .tooLong: "it is longer than hap reads (\(SoundFile.frameLimit) samples)"
       case .unreadable(let reason): "libsndfile cannot read it: \(Format.excerpt(reason))"
+      case .notOpened(let error): error.message
       }
     }
   }
@@ -38,6 +41,12 @@ enum SoundFile {
     var message = [CChar](repeating: 0, count: 512)
     func reason() -> String {
       String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    // libsndfile opens the name itself, blocking: look at what it is first (never a FIFO).
+    do throws(PatternFiles.ReadError) {
+      close(try InputFile.open(path, for: .seekable).fd)
+    } catch {
+      throw .notOpened(error)
     }
     let name = libraryName
     if hap_sndfile_load(name, &message, message.count) != 0 {

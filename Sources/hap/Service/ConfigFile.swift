@@ -55,9 +55,16 @@ final class ConfigFile: @unchecked Sendable {
     guard info.st_size <= ServiceConfig.maxBytes else {
       return .broken(ServiceConfigError.tooLarge(Int(info.st_size)).message)
     }
-    guard let data = FileManager.default.contents(atPath: path) else { return .broken("it cannot be read") }
+    let bytes: [UInt8]
+    do throws(PatternFiles.ReadError) {
+      bytes = try InputFile.read(path, for: .config, limit: ServiceConfig.maxBytes)
+    } catch .tooLarge {
+      return .broken(ServiceConfigError.tooLarge(Int(info.st_size)).message)
+    } catch {
+      return .broken(error.message)
+    }
     do {
-      return .read(try ServiceConfig.parse([UInt8](data)))
+      return .read(try ServiceConfig.parse(bytes))
     } catch {
       return .broken(error.message)
     }

@@ -49,4 +49,13 @@ struct ControlTimeTests {
     }
     #expect(ControlParser.Failure.rateOutOfRange(5).message == "'rate' takes 0.25 to 4, not 5")
   }
+
+  /// Issue 20, item 14: `stop\0junk` was cut at the NUL (by a C string) and obeyed. A line
+  /// holding a NUL is refused whole, plain or velocity.
+  @Test func aLineWithANULIsRefused() {
+    for line in ["stop\u{0}junk", "@1 stop\u{0}", "\u{0}", "intensity 0.5\u{0}"] {
+      #expect(failure { () throws in _ = try ControlParser.parse(Substring(line)) } == "the line holds a NUL byte")
+      #expect(failure { () throws in _ = try VelocityMap().parse(Substring(line)) } == "the line holds a NUL byte")
+    }
+  }
 }

@@ -1,0 +1,187 @@
+import Foundation
+import HapCore
+
+/// The one way hap opens a file it reads by name (docs/architecture.md, "Opening files"), so
+/// that no open can hang and nothing is read that is not what it must be: open(2) with
+/// O_NONBLOCK (a FIFO without a writer does not block the open), fstat(2) of the descriptor (not
+/// of the name, which may change in between), refused unless its kind suits the ``Purpose``,
+/// then O_NONBLOCK cleared for a regular file. A FIFO or a character device is read only where
+/// the user names one as an input or as `--control`, and then with poll(2) on it and on the
+/// interrupt's wake-up pipe, so Ctrl-C and SIGTERM end the wait for a writer at once.
+enum InputFile {
+  /// What a file is read as, which says what it may be.
+  enum Purpose: Sendable, Equatable {
+    /// A pattern or control file the user named (`hap render FIFO`, `/dev/stdin`): a regular
+    /// file, a FIFO or a character device.
+    case namedInput
+    /// `hap play --control SOURCE`: as ``namedInput``.
+    case control
+    /// A pattern found in a folder (a vocabulary's): a regular file.
+    case folderPattern
+    /// A file `--watch` watches: a regular file.
+    case watched
+    /// A vocabulary manifest (vocabulary.json): a regular file.
+    case manifest
+    /// A profile file (`--profile FILE`, the service config's "profile"): a regular file.
+    case profile
+    /// A config (.haprc.json, the service's config.json): a regular file.
+    case config
+    /// A sound or signal hap seeks in (`hap convert x.flac`, `hap plot --signal`): a regular file.
+    case seekable
+
+    /// Whether a FIFO or a character device may be read.
+    var takesStreams: Bool { self == .namedInput || self == .control }
+
+    /// The rule a refused file broke, in words.
+    var rule: String {
+      switch self {
+      case .namedInput, .control: "hap reads a regular file, a FIFO or a character device"
+      case .folderPattern: "hap reads the patterns of a folder only from regular files"
+      case .watched: "hap watches only regular files"
+      case .manifest: "hap reads manifests only from regular files"
+      case .profile: "hap reads profiles only from regular files"
+      case .config: "hap reads configs only from regular files"
+      case .seekable: "hap reads sounds and signals only from regular files (it seeks in them)"
+      }
+    }
+  }
+
+  /// What fstat(2) says a file is.
+  enum Kind: Sendable, Equatable {
+    case regularFile, directory, fifo, characterDevice, blockDevice, socket, other
+
+    init(mode: mode_t) {
+      switch mode & S_IFMT {
+      case S_IFREG: self = .regularFile
+      case S_IFDIR: self = .directory
+      case S_IFIFO: self = .fifo
+      case S_IFCHR: self = .characterDevice
+      case S_IFBLK: self = .blockDevice
+      case S_IFSOCK: self = .socket
+      default: self = .other
+      }
+    }
+
+    /// "a FIFO", "a character device", ...
+    var phrase: String {
+      switch self {
+      case .regularFile: "a regular file"
+      case .directory: "a directory"
+      case .fifo: "a FIFO"
+      case .characterDevice: "a character device"
+      case .blockDevice: "a block device"
+      case .socket: "a socket"
+      case .other: "not a file hap knows"
+      }
+    }
+
+    /// Read with poll(2) first: it may wait for a writer.
+    var isStream: Bool { self == .fifo || self == .characterDevice }
+  }
+
+  /// An open descriptor (close-on-exec), of a kind its purpose allows.
+  struct Opened {
+    let fd: Int32
+    let kind: Kind
+    /// A regular file's size; nil for a stream.
+    let size: Int?
+  }
+
+  /// Opens `path` for reading as `purpose` says, never blocking; the caller closes the descriptor.
+  static func open(_ path: String, for purpose: Purpose) throws(PatternFiles.ReadError) -> Opened {
+    let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else { throw .system(errno: errno) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      let code = errno
+      close(fd)
+      throw .system(errno: code)
+    }
+    let kind = Kind(mode: info.st_mode)
+    if let refusal = refusal(of: kind, for: purpose) {
+      close(fd)
+      throw refusal
+    }
+    if kind == .regularFile {
+      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+      return Opened(fd: fd, kind: kind, size: Int(info.st_size))
+    }
+    return Opened(fd: fd, kind: kind, size: nil)
+  }
+
+  /// Why a file of `kind` is not read as `purpose`; nil when it is.
+  static func refusal(of kind: Kind, for purpose: Purpose) -> PatternFiles.ReadError? {
+    switch kind {
+    case .regularFile: nil
+    case .directory: .isDirectory
+    case .fifo, .characterDevice: purpose.takesStreams ? nil : .wrongKind(kind, purpose)
+    case .blockDevice, .socket, .other: .wrongKind(kind, purpose)
+    }
+  }
+
+  /// Reads the whole file at `path` as `purpose` says, refusing more than `limit` bytes.
+  static func read(_ path: String, for purpose: Purpose, limit: Int = PatternFiles.sizeLimit)
+    throws(PatternFiles.ReadError) -> [UInt8]
+  {
+    let file = try open(path, for: purpose)
+    defer { close(file.fd) }
+    if let size = file.size, size > limit { throw .tooLarge(size: size) }
+    return try readAll(fd: file.fd, kind: file.kind, knownSize: file.size, limit: limit)
+  }
+
+  /// Reads standard input to its end (up to ``PatternFiles/sizeLimit``), ended by Ctrl-C.
+  static func readStandardInput() throws(PatternFiles.ReadError) -> [UInt8] {
+    var info = stat()
+    let kind = fstat(STDIN_FILENO, &info) == 0 ? Kind(mode: info.st_mode) : .other
+    // Anything but a regular file is waited on with poll(2) (a pipe, a socket, a terminal).
+    return try readAll(fd: STDIN_FILENO, kind: kind == .regularFile ? .regularFile : .fifo, knownSize: nil)
+  }
+
+  /// Reads `fd` to its end: a stream only once poll(2) says it is readable, so a signal ends the
+  /// wait (``PatternFiles/ReadError/interrupted``).
+  static func readAll(fd: Int32, kind: Kind, knownSize: Int?, limit: Int = PatternFiles.sizeLimit)
+    throws(PatternFiles.ReadError) -> [UInt8]
+  {
+    var bytes = [UInt8](repeating: 0, count: min(knownSize ?? 64 * 1024, limit) + 1)
+    var filled = 0
+    while true {
+      if filled == bytes.count {
+        if filled > limit { throw .tooLarge(size: nil) }
+        let grown = min(bytes.count * 2, limit + 1)
+        bytes.append(contentsOf: repeatElement(0, count: grown - bytes.count))
+      }
+      if kind.isStream && !waitReadable(fd) { throw .interrupted }
+      let got = bytes.withUnsafeMutableBytes { buffer in
+        Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+      }
+      if got < 0 {
+        if errno == EINTR || errno == EAGAIN { continue }
+        throw .system(errno: errno)
+      }
+      if got == 0 { break }
+      filled += got
+      if filled > limit { throw .tooLarge(size: nil) }
+    }
+    bytes.removeSubrange(filled...)
+    return bytes
+  }
+
+  /// Waits until `fd` is readable (data, its end, or an error to read), or Ctrl-C or SIGTERM
+  /// came (false): poll(2) on it and on the interrupt's wake-up pipe.
+  static func waitReadable(_ fd: Int32) -> Bool {
+    var fds = [
+      pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: Interrupt.wakeFD, events: Int16(POLLIN), revents: 0),
+    ]
+    while true {
+      if Interrupt.requested { return false }
+      let ready = poll(&fds, nfds_t(fds.count), -1)
+      if ready < 0 {
+        if errno == EINTR { continue }
+        return true  // the read says what is wrong
+      }
+      if fds[1].revents != 0 { return false }
+      if fds[0].revents != 0 { return true }
+    }
+  }
+}
