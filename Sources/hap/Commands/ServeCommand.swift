@@ -76,26 +76,25 @@ enum ServeCommand: Command {
       commandLine: .init(
         device: options, gaveDevice: arguments.gave(DeviceOptions.device),
         gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)))
+    // Before any thread starts (the log's is the first), so that every thread inherits the mask.
+    let signals = blockSignals()
     // A log reader that goes away (EPIPE) or a client that closes its socket must never end the
     // service: SIGPIPE is ignored and its standard error goes through a queue of its own.
     signal(SIGPIPE, SIG_IGN)
     let log = ServiceLog()
     log.start()
-    guard let (device, profile) = reloader.start() else {
+    // Trouble before serving: the last log lines are written before the exit.
+    let trouble = {
       log.drain(within: 1)
       return ExitStatus.trouble
     }
-    let signals = blockSignals()
+    guard let (device, profile) = reloader.start() else { return trouble() }
     // The socket first: a live service is refused before any work, and clients that connect
     // while the events render wait in the backlog.
-    guard let (listener, socket) = listen(socketPath) else {
-      log.drain(within: 1)
-      return ExitStatus.trouble
-    }
+    guard let (listener, socket) = listen(socketPath) else { return trouble() }
     guard let vocabulary = loadVocabulary(folder) else {
       socket.remove()
-      log.drain(within: 1)
-      return ExitStatus.trouble
+      return trouble()
     }
     let service = HapticService(
       vocabulary: vocabulary,
@@ -113,10 +112,19 @@ enum ServeCommand: Command {
     Console.flush()
     startThread("hap idle closer") { service.runIdleCloser() }
     reloader.run(service)
-    let waitFor = signals
+    startSignalThread(signals, service: service, socket: socket, log: log)
+    let timeout = arguments[clientTimeout] > 0 ? arguments[clientTimeout] : nil
+    acceptLoop(listener, service: service, connections: connections, timeout: timeout)
+  }
+
+  /// SIGINT or SIGTERM: fades out, closes the device, removes the socket, writes the last log
+  /// lines and exits 0.
+  private static func startSignalThread(
+    _ signals: sigset_t, service: HapticService, socket: OwnedSocket, log: ServiceLog
+  ) {
     startThread("hap signals") {
       var caught: Int32 = 0
-      var set = waitFor
+      var set = signals
       sigwait(&set, &caught)
       Interrupt.raise()  // ends a playback thread's wait for a lost device (it polls the flag)
       service.shutDown()
@@ -126,8 +134,6 @@ enum ServeCommand: Command {
       log.drain(within: 1)
       exit(ExitStatus.ok)
     }
-    let timeout = arguments[clientTimeout]
-    acceptLoop(listener, service: service, connections: connections, timeout: timeout > 0 ? timeout : nil)
   }
 
   /// Blocks SIGINT, SIGTERM and SIGHUP, before any other thread starts, so every thread

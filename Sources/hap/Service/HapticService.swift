@@ -202,7 +202,8 @@ final class HapticService: @unchecked Sendable {
     deviceState = report.failure == nil ? "closed" : "missing"
     if let failure = report.failure { Console.error("hap: \(failure)") }
     if settings.verbose {
-      Console.error("hap: device '\(settings.device.device)' closed (playback thread: \(report.scheduling); \(report.memory))")
+      Console.error(
+        "hap: device '\(settings.device.device)' closed (playback thread: \(report.scheduling); \(report.memory))")
     }
   }
 

@@ -55,7 +55,8 @@ final class ServiceLog: @unchecked Sendable {
       queue.removeAll(keepingCapacity: true)
       if dropped > reported {
         let count = dropped - reported
-        lines.insert("hap: \(count) log line\(count == 1 ? " was" : "s were") dropped (standard error was not read)", at: 0)
+        lines.insert(
+          "hap: \(count) log line\(count == 1 ? " was" : "s were") dropped (standard error was not read)", at: 0)
         reported = dropped
       }
       writing = true
