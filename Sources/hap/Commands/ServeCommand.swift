@@ -22,8 +22,14 @@ enum ServeCommand: Command {
     The config file (--config, else $XDG_CONFIG_HOME/hap/config.json, else
     ~/.config/hap/config.json) holds the level, the mute switch and the defaults of -D,
     --profile and --gain; it is read at start and whenever it changes, and mute, unmute and
-    level are saved into it. SIGHUP, or a change to a file of the vocabulary folder, loads the
-    vocabulary again without stopping the service.
+    level are saved into it. SIGHUP, or a change to a pattern file or vocabulary.json of the
+    vocabulary folder, loads the vocabulary again without stopping the service; a loop of an
+    unchanged event keeps looping.
+
+    Limits: the rendered events and their sharpness variants fit in --memory-budget (an event
+    that does not is left out, with one line); at most 128 connections, 16 from one process,
+    and a connection idle for --client-timeout seconds is closed (one holding a loop is not);
+    a connection over a limit is told why ('error busy ...') before it is closed.
     """
   static let vocabulary = Option<String?>.text(
     "vocabulary", "DIR", .folders, default: "patterns", "The vocabulary folder")
@@ -35,10 +41,10 @@ enum ServeCommand: Command {
     "The config file")
   static let memoryBudget = Option<Int>.integer(
     "memory-budget", "MIB", in: 1...1_048_576, default: HapticService.defaultMemoryBudget >> 20,
-    "Memory for the rendered events and their sharpness variants, in MiB; an event that does not fit is left out")
+    "Memory in MiB, {}, for the rendered events and their\nsharpness variants; an event that does not fit is left out.")
   static let clientTimeout = Option<Double>.number(
     "client-timeout", "S", in: 0...86_400, unit: .seconds, default: 300,
-    "Close a connection idle for S seconds (not one holding a loop); 0: never")
+    "Close a connection idle for S seconds, {}; 0: never\n(a connection holding a loop is not idle).")
   static let options: [any DeclaredOption] =
     [vocabulary, ServiceClient.socket, idleClose, keepOpen, config, memoryBudget, clientTimeout]
     + DeviceOptions.all.map { $0.spec.name == latency.spec.name ? latency : $0 }

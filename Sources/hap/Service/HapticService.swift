@@ -518,7 +518,10 @@ final class HapticService: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     policy.level = level
-    if muted && !policy.muted && engine != nil { send(.stopAll) }
+    if muted && !policy.muted {
+      if engine != nil { send(.stopAll) }
+      stopped(nil)
+    }
     policy.muted = muted
   }
 
