@@ -166,25 +166,48 @@ struct ServiceRobustnessTests {
   }
 
   /// Item 4: a 170-byte pattern (a continuous event at 3569 s lasting 30 s) rendered whole
-  /// needs 691 MB at 48 kHz: it is left out, the rest serves, memory stays bounded.
-  @Test func aPatternOverTheMemoryBudgetIsLeftOutAndTheRestServes() throws {
+  /// needs 691 MB at 48 kHz: the service holds only what sounds (30 s, 5.8 MB) and counts the
+  /// hour of silence before it, so memory stays bounded and it fires.
+  @Test func anHourOfLeadingSilenceIsNotHeldInMemory() throws {
     let device = try SimulatedExciter()
     try device.folder.write("vocabulary/correct.json", try text(Self.correct))
     try device.folder.write(
       "vocabulary/long.json",
       #"{"Version":1,"Pattern":[{"Event":{"Time":3569,"EventType":"HapticContinuous","EventDuration":30,"EventParameters":[]}}]}"#
     )
+    // No debounce: each fire plays (and renders its variant).
+    try device.folder.write("vocabulary/vocabulary.json", #"{"Events": [{"Name": "long", "Debounce": 0}]}"#)
     let service = try RunningService(["--vocabulary", device.folder.path("vocabulary")], device: device).ready()
-    let log = StreamLog(service.errors)
+    #expect(try service.status()["events"] as? [String] == ["correct", "long"])
+    let connection = try connect(service)
+    defer { connection.close() }
+    connection.send("fire long sharpness=0.5\nfire long sharpness=-0.5\nfire long\nstop\n")
+    #expect(connection.readLine() == "ok fired long")
+    #expect(connection.readLine() == "ok fired long")
+    #expect(connection.readLine() == "ok fired long")
+    #expect(connection.readLine() == "ok stopped all")
     let status = try String(contentsOfFile: "/proc/\(service.process.processIdentifier)/status", encoding: .utf8)
     let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
     let kilobytes = Int(peak?.split(separator: " ").dropFirst().first ?? "") ?? Int.max
     #expect(kilobytes < 300_000, "peak resident memory \(kilobytes) kB")
-    let long = try service.hap(["fire", "long"])
-    #expect(long.status == 2)
-    #expect(long.stderr.contains("memory budget"), "\(long.stderr)")
+    #expect(service.terminate() == 0)
+  }
+
+  /// Item 4: an event whose render does not fit the memory budget is left out, with one line
+  /// saying so; a fire of it is `no-memory`, and the rest serves.
+  @Test func anEventOverTheMemoryBudgetIsLeftOutAndTheRestServes() throws {
+    let device = try SimulatedExciter()
+    try device.folder.write("vocabulary/correct.json", try text(Self.correct))
+    try device.folder.write("vocabulary/texture.json", try text(Self.texture))  // 30 s: 5.8 MB
+    let service = try RunningService(
+      ["--vocabulary", device.folder.path("vocabulary"), "--memory-budget", "4"], device: device
+    ).ready()
+    let log = StreamLog(service.errors)
+    let fire = try service.hap(["fire", "texture"])
+    #expect(fire.status == 2)
+    #expect(fire.stderr.contains("memory budget") && fire.stderr.contains("--memory-budget"), "\(fire.stderr)")
     #expect(try service.hap(["fire", "correct"]).status == 0)
-    #expect(log.waitForLine(containing: "long", within: 10), "\(log.text)")
+    #expect(log.waitForLine(containing: "texture left out", within: 10), "\(log.text)")
     #expect(service.terminate() == 0)
   }
 

@@ -69,9 +69,10 @@ final class HapticService: @unchecked Sendable {
     return (names, index)
   }
 
-  /// Every event rendered once at `rate`, with the profile and gain, as far as the memory
-  /// budget goes: the events are taken smallest first, and one whose render does not fit in
-  /// what is left is not rendered (an empty buffer) and returned in `refused` with its bytes.
+  /// Every event rendered once at `rate`, with the profile and gain, from its first sound on
+  /// (the leading silence is a count of frames, not samples), as far as the memory budget
+  /// goes: the events are taken smallest first, and one whose render does not fit in what is
+  /// left is not rendered (an empty buffer) and returned in `refused` with its bytes.
   private static func mixer(_ vocabulary: Vocabulary, _ settings: Settings, rate: Int) -> (EventMixer, [String: Int]) {
     let renderers = vocabulary.events.map { event in
       Renderer(
@@ -80,10 +81,12 @@ final class HapticService: @unchecked Sendable {
     }
     var left = settings.memoryBudget
     var refused: [String: Int] = [:]
-    let order = renderers.indices.sorted { (renderers[$0].frameCount, $0) < (renderers[$1].frameCount, $1) }
+    let stored = renderers.map { $0.frameCount - $0.silentFrames }
+    let order = renderers.indices.sorted { (stored[$0], $0) < (stored[$1], $1) }
     var fits = Set<Int>()
     for k in order {
-      let (bytes, overflow) = renderers[k].frameCount.multipliedReportingOverflow(by: MemoryLayout<Float>.size)
+      // Only what follows the leading silence is stored.
+      let (bytes, overflow) = stored[k].multipliedReportingOverflow(by: MemoryLayout<Float>.size)
       if !overflow && bytes <= left {
         left -= bytes
         fits.insert(k)
@@ -91,13 +94,12 @@ final class HapticService: @unchecked Sendable {
         refused[vocabulary.events[k].name] = overflow ? Int.max : bytes
       }
     }
-    let events = renderers.enumerated().map { k, renderer -> [Float] in
-      guard fits.contains(k) else { return [] }
-      var samples = [Float](repeating: 0, count: renderer.frameCount)
-      samples.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
-      return samples
+    let renders = renderers.enumerated().map { k, renderer in
+      fits.contains(k) ? renderer.renderAfterLeadingSilence() : (lead: 0, samples: [])
     }
-    return (EventMixer(events: events, rate: Double(rate), queueCapacity: queueCapacity), refused)
+    let mixer = EventMixer(
+      events: renders.map(\.samples), leads: renders.map(\.lead), rate: Double(rate), queueCapacity: queueCapacity)
+    return (mixer, refused)
   }
 
   /// One line per event left out by the memory budget.
@@ -382,7 +384,7 @@ final class HapticService: @unchecked Sendable {
     var command = EventMixer.Command.start(
       event: Int32(k), gain: voice.gain, priority: priority, ducking: ducking, owner: voice.owner,
       loops: binding.loops, bound: binding.bound)
-    var frames = mixer.frames(ofEvent: k)
+    var frames = mixer.lead(ofEvent: k) + mixer.frames(ofEvent: k)
     if voice.sharpness != 0 && SharpnessVariant.reaches(voice.event.pattern) {
       switch variant(of: k, sharpness: voice.sharpness) {
       case .failure(let error): return .failure(error)
@@ -390,7 +392,7 @@ final class HapticService: @unchecked Sendable {
         command = .startVariant(
           event: Int32(k), variant: Int32(slot), gain: voice.gain, priority: priority, ducking: ducking,
           owner: voice.owner, loops: binding.loops, bound: binding.bound)
-        frames = mixer.frames(ofVariant: slot)
+        frames = mixer.lead(ofVariant: slot) + mixer.frames(ofVariant: slot)
       }
     }
     // A fire that cannot be queued is answered busy and counted, never lost silently.
@@ -420,7 +422,8 @@ final class HapticService: @unchecked Sendable {
       let (profile, gain, loads) = (settings.profile, settings.device.linearGain, loaded.count)
       lock.unlock()
       variantRenderLock.lock()
-      let samples = SharpnessVariant.render(pattern, steps: sharpness, profile: profile, rate: target.rate, gain: gain)
+      let (lead, samples) = SharpnessVariant.renderAfterLeadingSilence(
+        pattern, steps: sharpness, profile: profile, rate: target.rate, gain: gain)
       variantRenderLock.unlock()
       lock.lock()
       if shuttingDown { return .failure(ServiceError(.noDevice, "the service is stopping.")) }
@@ -431,7 +434,7 @@ final class HapticService: @unchecked Sendable {
       if let failure = openDevice() { return .failure(Self.refusal(failure)) }
       // Opened again at another rate: the mixer, and its variants, are new.
       guard mixer === target else { continue }
-      if let slot = mixer.storeVariant(key, samples: samples) { return .success(slot) }
+      if let slot = mixer.storeVariant(key, samples: samples, lead: lead) { return .success(slot) }
       return .failure(
         ServiceError(
           .busy,

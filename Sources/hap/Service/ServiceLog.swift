@@ -1,4 +1,5 @@
 import Foundation
+import HapCore
 
 /// `hap serve`'s standard error, as a daemon's log must be: lines are queued (at most
 /// ``maxLines``) and written by a thread of its own, so a reader that stops reading (a full
@@ -21,8 +22,10 @@ final class ServiceLog: @unchecked Sendable {
     thread.start()
   }
 
-  /// Queues `line` (without its newline), or counts it as dropped when the queue is full.
+  /// Queues `line` (without its newline; its control characters escaped, so a file name with
+  /// a newline or ESC stays one line of the log), or counts it as dropped when the queue is full.
   func add(_ line: String) {
+    let line = ServiceReply.oneLine(line)
     condition.lock()
     if queue.count >= Self.maxLines { dropped += 1 } else { queue.append(line) }
     condition.signal()
