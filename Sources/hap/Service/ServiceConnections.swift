@@ -29,6 +29,15 @@ final class ServiceConnections: @unchecked Sendable {
       defer { lock.unlock() }
       return ServiceSocket.write(fd, line + "\n")
     }
+
+    /// Writes the notice `line` without waiting: a client that does not read (its socket full,
+    /// or a reply being written to it) loses the notice rather than holding up the reload.
+    func tell(_ line: String) {
+      guard lock.try() else { return }
+      defer { lock.unlock() }
+      let bytes = Array((line + "\n").utf8)
+      _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+    }
   }
 
   private let lock = NSLock()
@@ -90,12 +99,12 @@ final class ServiceConnections: @unchecked Sendable {
     lock.unlock()
   }
 
-  /// Says `line` to the connection of `owner`, if it is still open.
+  /// Says `line` to the connection of `owner`, if it is still open, without waiting.
   func tell(_ owner: Int32, _ line: String) {
     lock.lock()
     let client = owners[owner]
     lock.unlock()
-    client?.say(line)
+    client?.tell(line)
   }
 
   /// Says `refusal` to a connection not admitted, without waiting, and closes it.
