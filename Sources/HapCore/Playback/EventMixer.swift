@@ -113,6 +113,9 @@ public final class EventMixer: @unchecked Sendable {
   private let samples: UnsafeMutablePointer<Float>
   private let offsets: UnsafeMutablePointer<Int>
   private let lengths: UnsafeMutablePointer<Int>
+  /// Each event's leading silence in frames, not stored: a voice starts that far before its
+  /// first stored frame (``Renderer/renderAfterLeadingSilence()``).
+  private let leads: UnsafeMutablePointer<Int>
   private let voices: UnsafeMutablePointer<Voice>
   private let slots: Int
   private let mix: UnsafeMutablePointer<Float>
@@ -131,6 +134,8 @@ public final class EventMixer: @unchecked Sendable {
   /// the slot is not in use, published to the playback thread by the command ring.
   private let variantSamples: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
   private let variantLengths: UnsafeMutablePointer<Int>
+  /// Each slot's leading silence in frames (as ``leads``).
+  private let variantLeads: UnsafeMutablePointer<Int>
   /// Each slot's allocated frames (producer only).
   private let variantAllocated: UnsafeMutablePointer<Int>
   /// Which variant each slot holds (producer only).
@@ -150,9 +155,11 @@ public final class EventMixer: @unchecked Sendable {
   /// Copies `events` (each the complete render of one event at `rate`) into storage of its own
   /// and builds every buffer mixing will need; nothing is allocated after this.
   /// `queueCapacity` is rounded up to a power of two. `variants` slots (at most 64) hold
-  /// variants stored later.
+  /// variants stored later. `leads` (missing ones: 0) are the frames of silence before each
+  /// event's samples, played without being stored (a pattern whose first event is an hour in
+  /// holds only what sounds).
   public init(
-    events: [[Float]], rate: Double, capacity: Int = 16, queueCapacity: Int = 256,
+    events: [[Float]], leads: [Int] = [], rate: Double, capacity: Int = 16, queueCapacity: Int = 256,
     variants: Int = EventMixer.defaultVariants
   ) {
     precondition(capacity > 0 && capacity <= 64, "between 1 and 64 voices")
@@ -162,6 +169,8 @@ public final class EventMixer: @unchecked Sendable {
     variantSamples.initialize(repeating: nil, count: max(1, variants))
     variantLengths = .allocate(capacity: max(1, variants))
     variantLengths.initialize(repeating: 0, count: max(1, variants))
+    variantLeads = .allocate(capacity: max(1, variants))
+    variantLeads.initialize(repeating: 0, count: max(1, variants))
     variantAllocated = .allocate(capacity: max(1, variants))
     variantAllocated.initialize(repeating: 0, count: max(1, variants))
     self.capacity = capacity
@@ -174,6 +183,9 @@ public final class EventMixer: @unchecked Sendable {
     let storage = UnsafeMutablePointer<Float>.allocate(capacity: max(1, total))
     offsets = .allocate(capacity: max(1, events.count))
     lengths = .allocate(capacity: max(1, events.count))
+    self.leads = .allocate(capacity: max(1, events.count))
+    self.leads.initialize(repeating: 0, count: max(1, events.count))
+    for (k, lead) in leads.prefix(events.count).enumerated() { self.leads[k] = max(0, lead) }
     var offset = 0
     for (k, event) in events.enumerated() {
       (offsets + k).initialize(to: offset)
@@ -198,12 +210,14 @@ public final class EventMixer: @unchecked Sendable {
     samples.deallocate()
     offsets.deallocate()
     lengths.deallocate()
+    leads.deallocate()
     voices.deallocate()
     mix.deallocate()
     counts.deallocate()
     for slot in 0..<variantCapacity { variantSamples[slot]?.deallocate() }
     variantSamples.deallocate()
     variantLengths.deallocate()
+    variantLeads.deallocate()
     variantAllocated.deallocate()
   }
 
@@ -211,8 +225,11 @@ public final class EventMixer: @unchecked Sendable {
   /// long as its event.
   public static let defaultVariants = 8
 
-  /// Frames of event `event`'s render.
+  /// Frames of event `event`'s render, as stored (after its leading silence).
   public func frames(ofEvent event: Int) -> Int { lengths[event] }
+
+  /// Frames of event `event`'s leading silence (not stored).
+  public func lead(ofEvent event: Int) -> Int { leads[event] }
 
   public var counters: Counters {
     Counters(
@@ -272,7 +289,7 @@ public final class EventMixer: @unchecked Sendable {
   /// holds it, else an empty one, else the least recently used one the playback thread is done
   /// with) and returns its slot; nil when every slot holds a variant still sounding or named by
   /// a queued command.
-  public func storeVariant(_ key: VariantCache.Key, samples: [Float]) -> Int? {
+  public func storeVariant(_ key: VariantCache.Key, samples: [Float], lead: Int = 0) -> Int? {
     if let slot = variantCache.lookup(key) { return slot }
     let done = acknowledged.load(ordering: .acquiring)
     let busy = variantsBusy.load(ordering: .acquiring)
@@ -288,11 +305,15 @@ public final class EventMixer: @unchecked Sendable {
       }
     }
     variantLengths[slot] = samples.count
+    variantLeads[slot] = max(0, lead)
     return slot
   }
 
-  /// Frames of variant slot `variant`.
+  /// Frames of variant slot `variant`, as stored (after its leading silence).
   public func frames(ofVariant variant: Int) -> Int { variantLengths[variant] }
+
+  /// Frames of variant slot `variant`'s leading silence (not stored).
+  public func lead(ofVariant variant: Int) -> Int { variantLeads[variant] }
 
   /// Producer: the variants held, by slot (nil: empty), for tests and status.
   public var variantKeys: [VariantCache.Key?] { variantCache.keys }
@@ -424,7 +445,8 @@ public final class EventMixer: @unchecked Sendable {
       for s in 0..<slots where voices[s].stopping && (free < 0 || voices[s].order < voices[free].order) { free = s }
     }
     voices[free] = Voice(
-      event: event, variant: variant, gain: gain, priority: priority, ducking: ducking, order: nextOrder,
+      event: event, variant: variant, position: -(variant >= 0 ? variantLeads[Int(variant)] : leads[Int(event)]),
+      gain: gain, priority: priority, ducking: ducking, order: nextOrder,
       owner: owner, loops: loops && (variant >= 0 ? variantLengths[Int(variant)] : lengths[Int(event)]) > 0,
       bound: bound)
     nextOrder &+= 1
@@ -470,6 +492,7 @@ public final class EventMixer: @unchecked Sendable {
     let variant = Int(voice.variant)
     let base = variant >= 0 ? variantSamples[variant] : samples + offsets[event]
     let length = variant >= 0 ? variantLengths[variant] : lengths[event]
+    let lead = variant >= 0 ? variantLeads[variant] : leads[event]
     guard let source = base else {
       voices[slot].event = -1
       return
@@ -482,7 +505,23 @@ public final class EventMixer: @unchecked Sendable {
           ended = true
           break
         }
-        voice.position = 0
+        voice.position = -lead
+      }
+      if voice.position < 0 {
+        // The leading silence: nothing to add, only time (and a stop's fade) passes.
+        let silent = min(-voice.position, count - n)
+        voice.position += silent
+        n += silent
+        if voice.stopping {
+          voice.fadeLeft -= silent
+          voice.fade = stopFade.gain(left: max(voice.fadeLeft, 0))
+          if voice.fadeLeft <= 0 {
+            ended = true
+            break
+          }
+        }
+        voice.duck = voice.duckTarget
+        continue
       }
       mix[n] += source[voice.position] * (voice.gain * voice.duck * voice.fade)
       counts[n] &+= 1
@@ -531,3 +570,16 @@ public final class EventMixer: @unchecked Sendable {
 }
 
 extension EventMixer: PeriodSource {}
+
+extension Renderer {
+  /// Renders the pattern from its first sound on: the frames of leading silence are skipped
+  /// (``skipSilence(_:)``, bit for bit what rendering them gives: zeros) and returned as `lead`,
+  /// the rest rendered into `samples`. What the service stores of an event.
+  public func renderAfterLeadingSilence() -> (lead: Int, samples: [Float]) {
+    let lead = silentFrames
+    skipSilence(lead)
+    var samples = [Float](repeating: 0, count: remaining)
+    samples.withUnsafeMutableBufferPointer { _ = render(into: $0) }
+    return (lead, samples)
+  }
+}

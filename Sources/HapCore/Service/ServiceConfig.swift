@@ -80,6 +80,8 @@ public struct ServiceConfig: Equatable, Sendable {
         }
         if key == "device" { config.device = text } else { config.profile = text }
       case "gain":
+        // 1e400 parses as an infinite number: it is out of range, not null.
+        if case .number(let gain) = value, !gain.isFinite { throw .notFinite(key: key) }
         guard case .number(let gain) = value, gainRange.contains(gain) else {
           throw .badValue(key: key, value: value.excerpt, expected: "a number of dB from -60 to 24")
         }
@@ -126,6 +128,8 @@ public enum ServiceConfigError: Error, Equatable, Sendable {
   case notAnObject
   /// `key` holds `value` (an excerpt), which is not `expected`.
   case badValue(key: String, value: String, expected: String)
+  /// `key` holds a number too large for a Double (`1e400`).
+  case notFinite(key: String)
 
   public var message: String {
     switch self {
@@ -133,6 +137,8 @@ public enum ServiceConfigError: Error, Equatable, Sendable {
     case .syntax(let line, let column, let message): "line \(line), column \(column): \(message)"
     case .notAnObject: "it must be a JSON object"
     case .badValue(let key, let value, let expected): "\"\(key)\" is \(value), not \(expected)"
+    case .notFinite(let key):
+      "\"\(key)\" is a number too large to be finite (it overflows a double), not a number of dB from -60 to 24"
     }
   }
 }

@@ -68,8 +68,39 @@ public enum ServiceReply: Equatable, Sendable {
   case pong
   case error(ServiceError)
 
-  /// The reply line, without its newline. Names are quoted up to 80 characters.
-  public var line: String {
+  /// The reply line, without its newline. Names are quoted up to 80 characters, and every
+  /// control character in the line (a name's newline, ESC, U+2028...) is escaped
+  /// (``oneLine(_:)``), so a reply is always exactly one line.
+  public var line: String { Self.oneLine(unescapedLine) }
+
+  /// `text` with every control character (C0, DEL, C1) and the Unicode line and paragraph
+  /// separators written as JSON escapes (`\n`, `\t`, `\u001b`, `\u2028`), which stay valid
+  /// inside the status line's JSON strings. Other text is unchanged.
+  public static func oneLine(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+      guard needsEscape(scalar) else {
+        result.unicodeScalars.append(scalar)
+        continue
+      }
+      switch scalar {
+      case "\n": result += "\\n"
+      case "\r": result += "\\r"
+      case "\t": result += "\\t"
+      default:
+        let hex = String(scalar.value, radix: 16)
+        result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+      }
+    }
+    return result
+  }
+
+  private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
+  }
+
+  private var unescapedLine: String {
     switch self {
     case .fired(let name): "ok fired \(Format.excerpt(name))"
     case .coalesced(let name): "ok coalesced \(Format.excerpt(name))"

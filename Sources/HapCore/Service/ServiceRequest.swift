@@ -16,6 +16,12 @@ public struct ServiceError: Error, Equatable, Sendable {
     /// The fire could not be queued to the playback thread in time (it is stalled), or it has a
     /// sharpness while every variant slot holds a variant still sounding; counted.
     case busy
+    /// The event (or the sharpness variant asked for) does not fit the service's memory budget
+    /// for renders (`hap serve --memory-budget`); not counted, as an unknown event is not.
+    case noMemory = "no-memory"
+    /// `mute`, `unmute` or `level` took effect, but could not be saved into the config file
+    /// (read-only, unreadable, ...): it lasts until the service stops.
+    case notSaved = "not-saved"
   }
 
   public let code: Code
@@ -34,8 +40,8 @@ public struct ServiceError: Error, Equatable, Sendable {
         + (Suggestion.closest(to: name, among: events).map { "; did you mean \"\($0)\"?" } ?? "."))
   }
 
-  /// The reply line (without its newline).
-  public var reply: String { "error \(code.rawValue) \(message)" }
+  /// The reply line (without its newline), always one line (``ServiceReply/oneLine(_:)``).
+  public var reply: String { ServiceReply.oneLine("error \(code.rawValue) \(message)") }
 }
 
 /// One request of the service's line protocol (docs/service.md): one line of UTF-8 text.
@@ -77,7 +83,7 @@ public enum ServiceRequest: Equatable, Sendable {
     let words = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
     guard let verb = words.first else {
       return .failure(
-        ServiceError(.badRequest, "the request is empty; expected one of \(verbs.joined(separator: ", ")))."))
+        ServiceError(.badRequest, "the request is empty; expected one of \(verbs.joined(separator: ", "))."))
     }
     let arguments = Array(words.dropFirst())
     switch verb {

@@ -69,4 +69,15 @@ public enum SharpnessVariant {
     samples.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
     return samples
   }
+
+  /// ``render(_:steps:profile:rate:gain:)`` from the first sound on: the frames of leading
+  /// silence (`lead`, not stored) and the rest (``Renderer/renderAfterLeadingSilence()``).
+  public static func renderAfterLeadingSilence(
+    _ pattern: Pattern, steps: Int, profile: ActuatorProfile, rate: Double, gain: Double
+  ) -> (lead: Int, samples: [Float]) {
+    Renderer(
+      schedule: Schedule(
+        pattern: self.pattern(pattern, offset: value(steps: steps)), profile: profile, rate: rate, gain: gain)
+    ).renderAfterLeadingSilence()
+  }
 }

@@ -31,28 +31,45 @@ enum ServiceClient {
   }
 
   /// Sends `line` on the connection `fd` and reads the reply; nil after saying why there is none.
+  /// A service that refuses the connection (a limit, `error busy ...`) says so before it closes
+  /// it, so the reply is read even when the write fails. Notices (``isNotice(_:)``) are skipped.
   static func exchange(_ line: String, _ fd: Int32, _ shown: String) -> ServiceResponse? {
     var timeout = timeval(tv_sec: 10, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    guard ServiceSocket.write(fd, line + "\n") else {
-      Console.error("hap: the hap service on '\(shown)' closed the connection")
+    let sent = ServiceSocket.write(fd, line + "\n")
+    var reply: String?
+    repeat { reply = readLine(fd) } while reply.map(isNotice) == true
+    guard let reply else {
+      Console.error(
+        sent
+          ? "hap: the hap service on '\(shown)' gave no readable reply"
+          : "hap: the hap service on '\(shown)' closed the connection")
       return nil
     }
-    var reply: [UInt8] = []
-    var byte: UInt8 = 0
-    while reply.count < 1 << 20 {
-      let n = read(fd, &byte, 1)
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 || byte == UInt8(ascii: "\n") { break }
-      reply.append(byte)
-    }
-    guard byte == UInt8(ascii: "\n"), let response = ServiceResponse.parse(String(decoding: reply, as: UTF8.self))
-    else {
+    guard let response = ServiceResponse.parse(reply) else {
       Console.error("hap: the hap service on '\(shown)' gave no readable reply")
       return nil
     }
     return response
   }
+
+  /// One line from the service (without its newline), at most 1 MiB; nil at the end of the
+  /// connection (or a time-out) before a newline.
+  static func readLine(_ fd: Int32) -> String? {
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while line.count < 1 << 20 {
+      let n = read(fd, &byte, 1)
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return nil }
+      if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+      line.append(byte)
+    }
+    return nil
+  }
+
+  /// A line the service sends unasked (`ended NAME: why`, a loop a reload ended), not a reply.
+  static func isNotice(_ line: String) -> Bool { line.hasPrefix("ended ") }
 
   /// Sends `line` and prints the reply: `ok` text on standard output (through `describe`),
   /// an error's message on standard error.

@@ -22,8 +22,14 @@ enum ServeCommand: Command {
     The config file (--config, else $XDG_CONFIG_HOME/hap/config.json, else
     ~/.config/hap/config.json) holds the level, the mute switch and the defaults of -D,
     --profile and --gain; it is read at start and whenever it changes, and mute, unmute and
-    level are saved into it. SIGHUP, or a change to a file of the vocabulary folder, loads the
-    vocabulary again without stopping the service.
+    level are saved into it. SIGHUP, or a change to a pattern file or vocabulary.json of the
+    vocabulary folder, loads the vocabulary again without stopping the service; a loop of an
+    unchanged event keeps looping.
+
+    Limits: the rendered events and their sharpness variants fit in --memory-budget (an event
+    that does not is left out, with one line); at most 128 connections, 16 from one process,
+    and a connection idle for --client-timeout seconds is closed (one holding a loop is not);
+    a connection over a limit is told why ('error busy ...') before it is closed.
     """
   static let vocabulary = Option<String?>.text(
     "vocabulary", "DIR", .folders, default: "patterns", "The vocabulary folder")
@@ -33,8 +39,14 @@ enum ServeCommand: Command {
   static let config = Option<String?>.text(
     "config", "PATH", .files, default: ": $XDG_CONFIG_HOME/hap/config.json,\nelse ~/.config/hap/config.json",
     "The config file")
+  static let memoryBudget = Option<Int>.integer(
+    "memory-budget", "MIB", in: 1...1_048_576, default: HapticService.defaultMemoryBudget >> 20,
+    "Memory in MiB, {}, for the rendered events and their\nsharpness variants; an event that does not fit is left out.")
+  static let clientTimeout = Option<Double>.number(
+    "client-timeout", "S", in: 0...86_400, unit: .seconds, default: 300,
+    "Close a connection idle for S seconds, {}; 0: never\n(a connection holding a loop is not idle).")
   static let options: [any DeclaredOption] =
-    [vocabulary, ServiceClient.socket, idleClose, keepOpen, config]
+    [vocabulary, ServiceClient.socket, idleClose, keepOpen, config, memoryBudget, clientTimeout]
     + DeviceOptions.all.map { $0.spec.name == latency.spec.name ? latency : $0 }
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
@@ -49,9 +61,6 @@ enum ServeCommand: Command {
     summary:
       "Device buffer, {}, split into 4 periods; a fire plays behind\n--margin of queued sound; more is safer from underruns."
   )
-
-  /// Connections served at once; more are closed at once (bounded threads and memory).
-  static let maxConnections = 128
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
@@ -73,18 +82,33 @@ enum ServeCommand: Command {
       commandLine: .init(
         device: options, gaveDevice: arguments.gave(DeviceOptions.device),
         gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)))
-    guard let (device, profile) = reloader.start() else { return ExitStatus.trouble }
+    // Before any thread starts (the log's is the first), so that every thread inherits the mask.
     let signals = blockSignals()
+    // A log reader that goes away (EPIPE) or a client that closes its socket must never end the
+    // service: SIGPIPE is ignored and its standard error goes through a queue of its own.
+    signal(SIGPIPE, SIG_IGN)
+    let log = ServiceLog()
+    log.start()
+    // Trouble before serving: the last log lines are written before the exit.
+    let trouble = {
+      log.drain(within: 1)
+      return ExitStatus.trouble
+    }
+    guard let (device, profile) = reloader.start() else { return trouble() }
     // The socket first: a live service is refused before any work, and clients that connect
     // while the events render wait in the backlog.
-    guard let (listener, socket) = listen(socketPath) else { return ExitStatus.trouble }
+    guard let (listener, socket) = listen(socketPath) else { return trouble() }
     guard let vocabulary = loadVocabulary(folder) else {
       socket.remove()
-      return ExitStatus.trouble
+      return trouble()
     }
     let service = HapticService(
       vocabulary: vocabulary,
-      settings: .init(device: device, profile: profile, idleClose: idleClose, verbose: device.verbose))
+      settings: .init(
+        device: device, profile: profile, idleClose: idleClose, verbose: device.verbose,
+        memoryBudget: arguments[memoryBudget] << 20))
+    let connections = ServiceConnections()
+    service.notify = { connections.tell($0, $1) }
     let (level, muted) = reloader.initialSwitch
     service.setSwitch(level: level, muted: muted)
     Console.error("hap: \(service.checkDevice())")
@@ -94,19 +118,28 @@ enum ServeCommand: Command {
     Console.flush()
     startThread("hap idle closer") { service.runIdleCloser() }
     reloader.run(service)
-    let waitFor = signals
+    startSignalThread(signals, service: service, socket: socket, log: log)
+    let timeout = arguments[clientTimeout] > 0 ? arguments[clientTimeout] : nil
+    acceptLoop(listener, service: service, connections: connections, timeout: timeout)
+  }
+
+  /// SIGINT or SIGTERM: fades out, closes the device, removes the socket, writes the last log
+  /// lines and exits 0.
+  private static func startSignalThread(
+    _ signals: sigset_t, service: HapticService, socket: OwnedSocket, log: ServiceLog
+  ) {
     startThread("hap signals") {
       var caught: Int32 = 0
-      var set = waitFor
+      var set = signals
       sigwait(&set, &caught)
       Interrupt.raise()  // ends a playback thread's wait for a lost device (it polls the flag)
       service.shutDown()
       socket.remove()
       Console.error("hap: stopped")
       Console.flush()
+      log.drain(within: 1)
       exit(ExitStatus.ok)
     }
-    acceptLoop(listener, service: service)
   }
 
   /// Blocks SIGINT, SIGTERM and SIGHUP, before any other thread starts, so every thread
@@ -138,44 +171,70 @@ enum ServeCommand: Command {
     return (listener, OwnedSocket(path: path, device: created.st_dev, inode: created.st_ino))
   }
 
-  /// Accepts connections for ever, each served by a thread of its own.
-  private static func acceptLoop(_ listener: Int32, service: HapticService) -> Never {
-    let open = Counter()
+  /// Accepts connections for ever, each served by a thread of its own, within the limits of
+  /// ``ServiceConnections`` (one over a limit is told `error busy ...` and closed).
+  private static func acceptLoop(
+    _ listener: Int32, service: HapticService, connections: ServiceConnections, timeout: Double?
+  ) -> Never {
     while true {
       let fd = accept(listener, nil, nil)
       guard fd >= 0 else {
         if errno != EINTR && errno != ECONNABORTED { usleep(10_000) }
         continue
       }
-      guard open.add(1) <= maxConnections else {
-        open.add(-1)
-        close(fd)
-        continue
-      }
-      startThread("hap client") {
-        serve(fd, service: service)
-        close(fd)
-        open.add(-1)
+      switch connections.admit(fd) {
+      case .failure(let refusal): ServiceConnections.refuse(fd, refusal)
+      case .success(let client):
+        startThread("hap client") {
+          let owner = service.connected()
+          connections.register(client, owner: owner)
+          serve(client, owner: owner, service: service, timeout: timeout)
+          service.disconnected(owner)
+          connections.remove(client, owner: owner)
+          close(client.fd)
+        }
       }
     }
   }
 
-  /// Answers one connection's request lines in order until it closes; then what it started
-  /// bound to it (loops, continuous events) stops.
-  private static func serve(_ fd: Int32, service: HapticService) {
-    let owner = service.connected()
-    defer { service.disconnected(owner) }
+  /// Answers one connection's request lines in order until it closes, or until it has been
+  /// idle for `timeout` seconds without holding a loop (told `error busy ...` first); then
+  /// what it started bound to it (loops, continuous events) stops.
+  private static func serve(
+    _ client: ServiceConnections.Client, owner: Int32, service: HapticService, timeout: Double?
+  ) {
     var framer = ServiceLineFramer()
     var buffer = [UInt8](repeating: 0, count: 16384)
+    let fd = client.fd
+    var idleSince = HapticService.now()
     while true {
+      if let timeout {
+        let left = idleSince + timeout - HapticService.now()
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let polled = poll(&ready, 1, Int32(clamping: Int((max(left, 0) * 1000).rounded(.up))))
+        if polled < 0 && errno == EINTR { continue }
+        if polled == 0 {
+          if service.isLooping(owner) {
+            idleSince = HapticService.now()
+            continue
+          }
+          client.say(
+            ServiceError(
+              .busy,
+              "the connection was idle for \(Format.seconds(timeout)), the service's limit (--client-timeout), and is closed; connect again for the next request."
+            ).reply)
+          return
+        }
+      }
       let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
       if n < 0 && errno == EINTR { continue }
       if n <= 0 { break }
+      idleSince = HapticService.now()
       for frame in framer.feed(buffer[0..<n]) {
-        guard ServiceSocket.write(fd, service.reply(to: frame, owner: owner) + "\n") else { return }
+        guard client.say(service.reply(to: frame, owner: owner)) else { return }
       }
     }
-    if let last = framer.finish() { ServiceSocket.write(fd, service.reply(to: last, owner: owner) + "\n") }
+    if let last = framer.finish() { client.say(service.reply(to: last, owner: owner)) }
   }
 
   /// Reads and validates the vocabulary folder; prints each pattern left out. Nil (after a
@@ -234,19 +293,5 @@ private struct OwnedSocket: Sendable {
   func remove() {
     var now = stat()
     if stat(path, &now) == 0 && now.st_dev == device && now.st_ino == inode { unlink(path) }
-  }
-}
-
-/// A counter shared by threads.
-private final class Counter: @unchecked Sendable {
-  private var value = 0
-  private let lock = NSLock()
-
-  @discardableResult
-  func add(_ delta: Int) -> Int {
-    lock.lock()
-    defer { lock.unlock() }
-    value += delta
-    return value
   }
 }

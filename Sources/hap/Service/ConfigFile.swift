@@ -84,30 +84,70 @@ final class ConfigFile: @unchecked Sendable {
     return write(current.updated(level: level, muted: muted).text)
   }
 
-  /// Writes `text` into a new file of the same folder (created, mode 0700, if missing), then
-  /// renames it over the file: a reader sees the old file or the new one, never half of one.
+  /// Writes `text` into a new file of the same folder as the file (created, mode 0700, if
+  /// missing), with the file's mode, then renames it over the file: a reader sees the old file
+  /// or the new one, never half of one. A symbolic link (a dotfiles checkout) is written
+  /// through: the file at the end of its links is replaced, the link kept. A file without
+  /// its owner's write permission is refused, not replaced.
   private func write(_ text: String) -> String? {
+    guard let target = Self.resolved(path) else {
+      return "'\(shown)' is a chain of more than \(Self.maxLinks) symbolic links"
+    }
+    let folder = PathName.folder(of: target).isEmpty ? "." : PathName.folder(of: target)
+    var mode: mode_t = 0o600
+    var info = stat()
+    if stat(target, &info) == 0 {
+      mode = info.st_mode & 0o7777
+      guard mode & S_IWUSR != 0 else {
+        return
+          "'\(Format.excerpt(target))' is read-only (mode \(String(mode, radix: 8))); give its owner write permission (chmod u+w) to let the service save it"
+      }
+    }
     if let failure = Self.makeFolder(folder) { return failure }
-    var template = Array((folder as NSString).appendingPathComponent(".\(fileName).XXXXXX").utf8CString)
+    let name = (target as NSString).lastPathComponent
+    var template = Array((folder as NSString).appendingPathComponent(".\(name).XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { return "cannot write in '\(Format.excerpt(folder))': \(String(cString: strerror(errno)))" }
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    _ = fchmod(fd, mode)
     let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let bytes = Array(text.utf8)
+    let written = Self.writeAll(fd, Array(text.utf8)) && fsync(fd) == 0
+    let error = errno
+    close(fd)
+    guard written, rename(temporary, target) == 0 else {
+      let why = String(cString: strerror(written ? errno : error))
+      unlink(temporary)
+      return "cannot save '\(shown)': \(why)"
+    }
+    return nil
+  }
+
+  private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     var done = 0
     while done < bytes.count {
       let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
       if n < 0 && errno == EINTR { continue }
-      if n <= 0 { break }
+      if n <= 0 { return false }
       done += n
     }
-    let written = done == bytes.count && fsync(fd) == 0
-    let error = errno
-    close(fd)
-    guard written, rename(temporary, path) == 0 else {
-      let why = String(cString: strerror(written ? errno : error))
-      unlink(temporary)
-      return "cannot save '\(shown)': \(why)"
+    return true
+  }
+
+  /// Symbolic links followed before a path is given up (as the kernel's limit).
+  static let maxLinks = 40
+
+  /// `path` with its symbolic links followed to the file they name (which may not exist yet);
+  /// nil for a longer chain (a loop).
+  static func resolved(_ path: String) -> String? {
+    var current = path
+    for _ in 0...maxLinks {
+      var info = stat()
+      guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let n = readlink(current, &buffer, buffer.count - 1)
+      guard n > 0 else { return current }
+      let link = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      current = link.hasPrefix("/") ? link : (PathName.folder(of: current) as NSString).appendingPathComponent(link)
     }
     return nil
   }

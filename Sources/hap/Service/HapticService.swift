@@ -13,11 +13,31 @@ final class HapticService: @unchecked Sendable {
     /// nil: `--keep-open`.
     var idleClose: Double?
     var verbose: Bool
+    /// Bytes the renders may hold (the events and their sharpness variants); `--memory-budget`.
+    var memoryBudget = HapticService.defaultMemoryBudget
+  }
+
+  /// `--memory-budget`'s default: 256 MiB.
+  static let defaultMemoryBudget = 256 << 20
+
+  /// A voice a client started; the looping ones are kept so that a reload can start them
+  /// again in the new mixer (the same event, unchanged) or tell their client that they ended.
+  private struct Voice {
+    var owner: Int32
+    var event: VocabularyEvent
+    var gain: Float
+    var sharpness: Int
   }
 
   private(set) var vocabulary: Vocabulary
   private var names: [String]
   private var index: [String: Int]
+  /// Events left out of the mixer because their render does not fit the memory budget: name →
+  /// the bytes it needs.
+  private var refused: [String: Int]
+  /// The loops sounding (at most ``maxLoops``, the most recent), by start.
+  private var loops: [Voice] = []
+  static let maxLoops = 64
   private var settings: Settings
   private var mixer: EventMixer
   private var policy = FirePolicy()
@@ -38,7 +58,8 @@ final class HapticService: @unchecked Sendable {
     self.vocabulary = vocabulary
     self.settings = settings
     (names, index) = Self.names(vocabulary)
-    mixer = Self.mixer(vocabulary, settings, rate: settings.device.rate)
+    (mixer, refused) = Self.mixer(vocabulary, settings, rate: settings.device.rate)
+    Self.reportRefused(refused, budget: settings.memoryBudget)
   }
 
   private static func names(_ vocabulary: Vocabulary) -> ([String], [String: Int]) {
@@ -48,17 +69,58 @@ final class HapticService: @unchecked Sendable {
     return (names, index)
   }
 
-  /// Every event rendered once at `rate`, with the profile and gain.
-  private static func mixer(_ vocabulary: Vocabulary, _ settings: Settings, rate: Int) -> EventMixer {
-    let events = vocabulary.events.map { event -> [Float] in
-      let renderer = Renderer(
+  /// Every event rendered once at `rate`, with the profile and gain, from its first sound on
+  /// (the leading silence is a count of frames, not samples), as far as the memory budget
+  /// goes: the events are taken smallest first, and one whose render does not fit in what is
+  /// left is not rendered (an empty buffer) and returned in `refused` with its bytes.
+  private static func mixer(_ vocabulary: Vocabulary, _ settings: Settings, rate: Int) -> (EventMixer, [String: Int]) {
+    let renderers = vocabulary.events.map { event in
+      Renderer(
         schedule: Schedule(
           pattern: event.pattern, profile: settings.profile, rate: Double(rate), gain: settings.device.linearGain))
-      var samples = [Float](repeating: 0, count: renderer.frameCount)
-      samples.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
-      return samples
     }
-    return EventMixer(events: events, rate: Double(rate), queueCapacity: queueCapacity)
+    var left = settings.memoryBudget
+    var refused: [String: Int] = [:]
+    let stored = renderers.map { $0.frameCount - $0.silentFrames }
+    let order = renderers.indices.sorted { (stored[$0], $0) < (stored[$1], $1) }
+    var fits = Set<Int>()
+    for k in order {
+      // Only what follows the leading silence is stored.
+      let (bytes, overflow) = stored[k].multipliedReportingOverflow(by: MemoryLayout<Float>.size)
+      if !overflow && bytes <= left {
+        left -= bytes
+        fits.insert(k)
+      } else {
+        refused[vocabulary.events[k].name] = overflow ? Int.max : bytes
+      }
+    }
+    let renders = renderers.enumerated().map { k, renderer in
+      fits.contains(k) ? renderer.renderAfterLeadingSilence() : (lead: 0, samples: [])
+    }
+    let mixer = EventMixer(
+      events: renders.map(\.samples), leads: renders.map(\.lead), rate: Double(rate), queueCapacity: queueCapacity)
+    return (mixer, refused)
+  }
+
+  /// One line per event left out by the memory budget.
+  private static func reportRefused(_ refused: [String: Int], budget: Int) {
+    for (name, bytes) in refused.sorted(by: { $0.key < $1.key }) {
+      Console.error(
+        "hap: \(ServiceReply.oneLine(Format.excerpt(name))) left out: its render needs \(megabytes(bytes)), more than the \(megabytes(budget)) memory budget leaves (--memory-budget); shorten the pattern or raise the budget"
+      )
+    }
+  }
+
+  /// `686.4 MB`.
+  static func megabytes(_ bytes: Int) -> String {
+    bytes == Int.max ? "more than any memory" : "\(Format.number((Double(bytes) / 1e5).rounded() / 10)) MB"
+  }
+
+  /// The bytes a sharpness variant may hold: an equal share, per variant slot, of what the
+  /// budget leaves after the events.
+  private var variantBudget: Int {
+    let events = (0..<mixer.eventCount).reduce(0) { $0 + mixer.frames(ofEvent: $1) * MemoryLayout<Float>.size }
+    return max(0, settings.memoryBudget - events) / max(1, mixer.variantCapacity)
   }
 
   /// The mixer's command ring. Stops (`stop`, `mute`, a closed connection's) may use all of
@@ -107,7 +169,7 @@ final class HapticService: @unchecked Sendable {
       return error
     }
     if Double(opened.configuration.rate) != mixer.rate {
-      mixer = Self.mixer(vocabulary, settings, rate: opened.configuration.rate)
+      (mixer, refused) = Self.mixer(vocabulary, settings, rate: opened.configuration.rate)
     }
     mixer.resume()
     session = opened
@@ -142,7 +204,8 @@ final class HapticService: @unchecked Sendable {
     deviceState = report.failure == nil ? "closed" : "missing"
     if let failure = report.failure { Console.error("hap: \(failure)") }
     if settings.verbose {
-      Console.error("hap: device '\(settings.device.device)' closed (playback thread: \(report.scheduling); \(report.memory))")
+      Console.error(
+        "hap: device '\(settings.device.device)' closed (playback thread: \(report.scheduling); \(report.memory))")
     }
   }
 
@@ -188,7 +251,8 @@ final class HapticService: @unchecked Sendable {
       request = .failure(
         ServiceError(.tooLong, "the request line is longer than \(ServiceRequest.maxLineBytes) bytes."))
     case .line(let bytes):
-      request = ServiceRequest.parse(bytes: bytes, events: names)
+      // The names are checked in handle, under the lock, against the vocabulary it uses.
+      request = ServiceRequest.parse(bytes: bytes)
     }
     switch request {
     case .failure(let error): return ServiceReply.error(error).line
@@ -196,6 +260,8 @@ final class HapticService: @unchecked Sendable {
     }
   }
 
+  /// One request, under the lock: every name is looked up in the vocabulary, names and index
+  /// of this one moment (a reload swaps them only under the lock).
   private func handle(_ request: ServiceRequest, owner: Int32) -> ServiceReply {
     lock.lock()
     defer { lock.unlock() }
@@ -204,30 +270,57 @@ final class HapticService: @unchecked Sendable {
       return fire(
         name, gain: Float(intensity ?? 1), sharpness: SharpnessVariant.steps(sharpness ?? 0), owner: owner, loop: loop,
         detach: detach)
-    case .stop(let name):
-      if engine != nil && !send(name.map { .stop(event: Int32(index[$0]!)) } ?? .stopAll) {
-        return .error(ServiceError(.busy, "the playback thread is stalled; the stop could not be queued."))
-      }
-      return .stopped(name)
+    case .stop(let name): return stop(name)
     case .status: return .status(status())
     case .mute:
       policy.muted = true
       if engine != nil { send(.stopAll) }
-      saveSwitch?(nil, true)
-      return .muted
+      stopped(nil)
+      return saved(.muted, saveSwitch?(nil, true), "the mute lasts until the service stops")
     case .unmute:
       policy.muted = false
-      saveSwitch?(nil, false)
-      return .unmuted
+      return saved(.unmuted, saveSwitch?(nil, false), "the service is unmuted until it stops")
     case .level(let level):
       policy.level = level
-      saveSwitch?(level, nil)
-      return .level(level)
+      return saved(.level(level), saveSwitch?(level, nil), "the level \(level.rawValue) lasts until the service stops")
     case .ping: return .pong
     }
   }
 
-  /// One fire of a known event (lock held); `sharpness` in steps of ``SharpnessVariant/step``.
+  /// `reply`, or `not-saved` when saving the switch into the config file failed.
+  private func saved(_ reply: ServiceReply, _ failure: String?, _ effect: String) -> ServiceReply {
+    guard let failure else { return reply }
+    return .error(ServiceError(.notSaved, "\(effect), but it was not saved: \(failure)."))
+  }
+
+  /// `stop [NAME]` (lock held).
+  private func stop(_ name: String?) -> ServiceReply {
+    var command = EventMixer.Command.stopAll
+    if let name {
+      guard let k = index[name] else { return .error(.unknownEvent(name, among: names)) }
+      command = .stop(event: Int32(k))
+    }
+    if engine != nil && !send(command) {
+      return .error(ServiceError(.busy, "the playback thread is stalled; the stop could not be queued."))
+    }
+    stopped(name)
+    return .stopped(name)
+  }
+
+  /// Voices of `name` (nil: every one) were stopped (lock held): their loops are forgotten,
+  /// and the idle closer no longer waits for their nominal end (only for the fade, and for the
+  /// other voices still sounding).
+  private func stopped(_ name: String?, owner: Int32? = nil) {
+    loops.removeAll { loop in (name == nil || loop.event.name == name) && (owner == nil || loop.owner == owner) }
+    activeUntil = min(activeUntil, Self.now() + Self.stopSettle)
+    lock.broadcast()
+  }
+
+  /// How long after a stop the idle closer still counts a voice as sounding: the fade, and
+  /// the playback thread's next period or two.
+  static let stopSettle = 0.1
+
+  /// One fire (lock held); `sharpness` in steps of ``SharpnessVariant/step``.
   private func fire(_ name: String, gain: Float, sharpness: Int, owner: Int32, loop: Bool, detach: Bool)
     -> ServiceReply
   {
@@ -241,6 +334,7 @@ final class HapticService: @unchecked Sendable {
           "\"\(Format.excerpt(name))\" loops until stopped (its manifest says so), so it cannot be fired with detach; fire it with loop and keep the connection open (hap fire --loop)."
         ))
     }
+    if let refusal = overBudget(event, k, sharpness: sharpness) { return .error(refusal) }
     let now = Self.now()
     let preview = policy.preview(name, settings: event.settings, at: now)
     guard preview == .play else { return .fire(name, policy.decide(name, settings: event.settings, at: now)) }
@@ -249,37 +343,68 @@ final class HapticService: @unchecked Sendable {
       if refusal.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
       return .error(refusal)
     }
-    let priority = Int32(clamping: event.settings.priority)
-    let ducking = Float(event.settings.ducking)
+    let voice = Voice(owner: owner, event: event, gain: gain, sharpness: sharpness)
+    if case .failure(let error) = start(voice, k, binding: binding) {
+      if error.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
+      return .error(error)
+    }
+    _ = policy.decide(name, settings: event.settings, at: now)
+    if binding.loops {
+      loops.append(voice)
+      if loops.count > Self.maxLoops { loops.removeFirst() }
+    }
+    if settings.verbose { Console.error("hap: fired \(ServiceReply.oneLine(Format.excerpt(name)))") }
+    return .fired(name)
+  }
+
+  /// Why event `k` cannot be fired with `sharpness`, as far as the memory budget goes: it was
+  /// left out at load, or its variant would not fit (nil: it fits).
+  private func overBudget(_ event: VocabularyEvent, _ k: Int, sharpness: Int) -> ServiceError? {
+    let shown = Format.excerpt(event.name)
+    if let bytes = refused[event.name] {
+      return ServiceError(
+        .noMemory,
+        "\"\(shown)\" is not loaded: its render needs \(Self.megabytes(bytes)), more than the service's memory budget of \(Self.megabytes(settings.memoryBudget)) leaves; shorten the pattern, or give hap serve a larger --memory-budget."
+      )
+    }
+    guard sharpness != 0 && SharpnessVariant.reaches(event.pattern) else { return nil }
+    let bytes = mixer.frames(ofEvent: k) * MemoryLayout<Float>.size
+    guard bytes > variantBudget else { return nil }
+    return ServiceError(
+      .noMemory,
+      "a sharpness variant of \"\(shown)\" needs \(Self.megabytes(bytes)), more than the \(Self.megabytes(variantBudget)) the memory budget leaves each variant; fire it without a sharpness, or give hap serve a larger --memory-budget."
+    )
+  }
+
+  /// Queues a voice of `voice`'s event, index `k` in the mixer, with its sharpness variant
+  /// (rendered on a miss) when it has one (lock held, the device open); why not, if not.
+  private func start(_ voice: Voice, _ k: Int, binding: (loops: Bool, bound: Bool)) -> Result<Void, ServiceError> {
+    let priority = Int32(clamping: voice.event.settings.priority)
+    let ducking = Float(voice.event.settings.ducking)
     var command = EventMixer.Command.start(
-      event: Int32(k), gain: gain, priority: priority, ducking: ducking, owner: owner, loops: binding.loops,
-      bound: binding.bound)
-    var frames = mixer.frames(ofEvent: k)
-    if sharpness != 0 && SharpnessVariant.reaches(event.pattern) {
-      switch variant(of: k, sharpness: sharpness) {
-      case .failure(let error):
-        if error.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
-        return .error(error)
+      event: Int32(k), gain: voice.gain, priority: priority, ducking: ducking, owner: voice.owner,
+      loops: binding.loops, bound: binding.bound)
+    var frames = mixer.lead(ofEvent: k) + mixer.frames(ofEvent: k)
+    if voice.sharpness != 0 && SharpnessVariant.reaches(voice.event.pattern) {
+      switch variant(of: k, sharpness: voice.sharpness) {
+      case .failure(let error): return .failure(error)
       case .success(let slot):
         command = .startVariant(
-          event: Int32(k), variant: Int32(slot), gain: gain, priority: priority, ducking: ducking, owner: owner,
-          loops: binding.loops, bound: binding.bound)
-        frames = mixer.frames(ofVariant: slot)
+          event: Int32(k), variant: Int32(slot), gain: voice.gain, priority: priority, ducking: ducking,
+          owner: voice.owner, loops: binding.loops, bound: binding.bound)
+        frames = mixer.lead(ofVariant: slot) + mixer.frames(ofVariant: slot)
       }
     }
     // A fire that cannot be queued is answered busy and counted, never lost silently.
     guard waitForRoom() else {
-      policy.countBusy()
-      return .error(ServiceError(.busy, "the playback thread is stalled; the fire could not be queued."))
+      return .failure(ServiceError(.busy, "the playback thread is stalled; the fire could not be queued."))
     }
-    _ = policy.decide(name, settings: event.settings, at: now)
     // Room was checked, and only this thread (under the lock) fills the ring.
     _ = mixer.send(command)
-    if binding.bound { owners.started(boundTo: owner) }
-    activeUntil = max(activeUntil, now + Double(frames) / mixer.rate)
+    if binding.bound { owners.started(boundTo: voice.owner) }
+    activeUntil = max(activeUntil, Self.now() + Double(frames) / mixer.rate)
     lock.broadcast()
-    if settings.verbose { Console.error("hap: fired \(Format.excerpt(name))") }
-    return .fired(name)
+    return .success(())
   }
 
   // MARK: Sharpness variants
@@ -297,7 +422,8 @@ final class HapticService: @unchecked Sendable {
       let (profile, gain, loads) = (settings.profile, settings.device.linearGain, loaded.count)
       lock.unlock()
       variantRenderLock.lock()
-      let samples = SharpnessVariant.render(pattern, steps: sharpness, profile: profile, rate: target.rate, gain: gain)
+      let (lead, samples) = SharpnessVariant.renderAfterLeadingSilence(
+        pattern, steps: sharpness, profile: profile, rate: target.rate, gain: gain)
       variantRenderLock.unlock()
       lock.lock()
       if shuttingDown { return .failure(ServiceError(.noDevice, "the service is stopping.")) }
@@ -308,7 +434,7 @@ final class HapticService: @unchecked Sendable {
       if let failure = openDevice() { return .failure(Self.refusal(failure)) }
       // Opened again at another rate: the mixer, and its variants, are new.
       guard mixer === target else { continue }
-      if let slot = mixer.storeVariant(key, samples: samples) { return .success(slot) }
+      if let slot = mixer.storeVariant(key, samples: samples, lead: lead) { return .success(slot) }
       return .failure(
         ServiceError(
           .busy,
@@ -356,9 +482,17 @@ final class HapticService: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     guard owners.closed(owner) else { return }
+    stopped(nil, owner: owner)
     if !(engine == nil ? mixer.send(.stopOwner(owner)) : send(.stopOwner(owner))) {
       Console.error("hap: could not stop the events of a closed connection (the playback thread is stalled)")
     }
+  }
+
+  /// Whether a loop `owner` started still sounds (its connection is not idle).
+  func isLooping(_ owner: Int32) -> Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return loops.contains { $0.owner == owner }
   }
 
   private func status() -> ServiceStatus {
@@ -370,9 +504,9 @@ final class HapticService: @unchecked Sendable {
 
   // MARK: Reloading (ServiceReloader: the config file, SIGHUP, the vocabulary folder)
 
-  /// Saves the off switch after a request changed it (level, muted; nil: unchanged). Called
-  /// with the lock held.
-  var saveSwitch: (@Sendable (ServiceLevel?, Bool?) -> Void)?
+  /// Saves the off switch after a request changed it (level, muted; nil: unchanged); returns
+  /// why it was not saved. Called with the lock held.
+  var saveSwitch: (@Sendable (ServiceLevel?, Bool?) -> String?)?
   /// When the vocabulary was last loaded (ISO 8601, UTC) and how many times.
   private var loaded = (time: ServiceStatus.timestamp(Date()), count: 1)
 
@@ -387,40 +521,85 @@ final class HapticService: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     policy.level = level
-    if muted && !policy.muted && engine != nil { send(.stopAll) }
+    if muted && !policy.muted {
+      if engine != nil { send(.stopAll) }
+      stopped(nil)
+    }
     policy.muted = muted
   }
 
+  /// Says a line to a connection (its owner number) that did not ask: a loop that a reload
+  /// ended. Called without the lock.
+  var notify: (@Sendable (Int32, String) -> Void)?
+
   /// Swaps in `vocabulary` (nil: the same one) and `settings`. Renders every event again
-  /// (outside the lock) when the vocabulary, the profile or the gain changed; then, under the
-  /// lock, stops the playback thread (which fades out what sounds, 10 ms) and closes the device, so
-  /// the real-time thread never sees a mixer go away, and swaps the new mixer in. The device
-  /// opens again at the next fire (at once with `--keep-open`). A new device name alone closes
-  /// the device the same way, without rendering.
+  /// (outside the lock) when the vocabulary, the profile, the gain or the budget changed; then,
+  /// under the lock, stops the playback thread (which fades out what sounds, 10 ms) and closes
+  /// the device, so the real-time thread never sees a mixer go away, and swaps the new mixer in.
+  /// The loops of events the new vocabulary holds unchanged start again (the device opens again
+  /// for them); the clients of the others are told. Otherwise the device opens again at the
+  /// next fire (at once with `--keep-open`). A new device name alone closes the device the same
+  /// way, without rendering.
   func reload(_ newVocabulary: Vocabulary?, settings newSettings: Settings) {
     lock.lock()
     let rate = Int(mixer.rate)
     let vocabulary = newVocabulary ?? self.vocabulary
     let rerender =
       newVocabulary != nil || newSettings.profile != settings.profile || newSettings.device.gain != settings.device.gain
+      || newSettings.memoryBudget != settings.memoryBudget
     let reopen = rerender || newSettings.device.device != settings.device.device
     if !reopen { settings = newSettings }
     lock.unlock()
     guard reopen else { return }
     let fresh = rerender ? Self.mixer(vocabulary, newSettings, rate: rate) : nil
+    if let fresh { Self.reportRefused(fresh.1, budget: newSettings.memoryBudget) }
     lock.lock()
-    defer { lock.unlock() }
     let wasOpen = engine != nil
     if wasOpen { closeDevice() }
     if let fresh {
       self.vocabulary = vocabulary
       (names, index) = Self.names(vocabulary)
-      mixer = fresh
+      (mixer, refused) = fresh
       policy.forgetPlays()
     }
     settings = newSettings
     if newVocabulary != nil { loaded = (ServiceStatus.timestamp(Date()), loaded.count + 1) }
+    let notices = restartLoops()
     if wasOpen && settings.idleClose == nil && !shuttingDown { _ = openDevice() }
     lock.broadcast()
+    lock.unlock()
+    for (owner, line) in notices { notify?(owner, line) }
+  }
+
+  /// After a reload swapped the mixer or closed the device (lock held): each loop of an event
+  /// the vocabulary still holds unchanged starts again, from its start; the others are
+  /// forgotten. Returns the lines that tell their clients (`ended NAME: why`).
+  private func restartLoops() -> [(Int32, String)] {
+    let previous = loops
+    loops = []
+    var notices: [(Int32, String)] = []
+    for loop in previous {
+      let name = loop.event.name
+      var why: String?
+      if let event = vocabulary.event(named: name), let k = index[name] {
+        if event != loop.event {
+          why = "changed by a reload"
+        } else if refused[name] != nil {
+          why = "left out by the memory budget at a reload"
+        } else if shuttingDown {
+          why = "the service is stopping"
+        } else if let failure = openDevice() {
+          why = "the device could not be opened again after a reload (\(failure))"
+        } else if case .failure(let error) = start(loop, k, binding: (loops: true, bound: true)) {
+          why = error.message
+        } else {
+          loops.append(loop)
+        }
+      } else {
+        why = "removed by a reload"
+      }
+      if let why { notices.append((loop.owner, ServiceReply.oneLine("ended \(Format.excerpt(name)): \(why)"))) }
+    }
+    return notices
   }
 }

@@ -5,7 +5,7 @@ import HapCore
 /// SIGINT (exit 130) or SIGTERM (exit 0); the process then exits, which closes the connection,
 /// and the service fades the loop out (docs/service.md, cancellation). The main thread waits
 /// in `sigwait`, a second thread in a blocking `read` that returns only if the service closes
-/// the connection (exit 2): no polling.
+/// the connection or says that a reload ended the loop (exit 2): no polling.
 enum LoopingFire {
   static func run(_ line: String, socket option: String?) throws(UsageError) -> Int32 {
     let path = try ServiceSocket.path(option)
@@ -23,14 +23,15 @@ enum LoopingFire {
     guard status == ExitStatus.ok else { return status }
     Console.flush()
     let reader = Thread {
-      var byte: UInt8 = 0
-      while true {
-        let n = read(fd, &byte, 1)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { break }
+      // No time-out for this wait: the loop lasts until a signal, or the service says more.
+      var none = timeval(tv_sec: 0, tv_usec: 0)
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
+      // The service sends a line unasked only when a reload ended the loop (`ended NAME: why`).
+      if let line = ServiceClient.readLine(fd), ServiceClient.isNotice(line) {
+        Console.error("hap: the loop has stopped: \(line.dropFirst("ended ".count))")
+      } else {
+        Console.error("hap: the hap service closed the connection; the loop has stopped")
       }
-      // The service sends nothing unasked: the connection ended.
-      Console.error("hap: the hap service closed the connection; the loop has stopped")
       Console.flush()
       exit(ExitStatus.trouble)
     }

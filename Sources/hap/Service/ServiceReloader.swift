@@ -105,15 +105,15 @@ final class ServiceReloader: @unchecked Sendable {
   /// The service's off switch as the config file holds it.
   var initialSwitch: (level: ServiceLevel, muted: Bool) { (lastGood.level ?? .full, lastGood.muted ?? false) }
 
-  /// Saves a request's change of the off switch into the config file.
-  func save(level: ServiceLevel?, muted: Bool?) {
-    guard let config else { return }
+  /// Saves a request's change of the off switch into the config file; returns why it was not
+  /// saved (also said on standard error).
+  func save(level: ServiceLevel?, muted: Bool?) -> String? {
+    guard let config else { return nil }
     // Called with the service's lock held: takes no lock of this reloader (the watcher holds
     // that one while it calls the service). The watcher then reads the saved file.
-    if let failure = config.save(level: level, muted: muted) {
-      Console.error(
-        "hap: the \(level == nil ? (muted == true ? "mute" : "unmute") : "level") was not saved: \(failure)")
-    }
+    guard let failure = config.save(level: level, muted: muted) else { return nil }
+    Console.error("hap: the \(level == nil ? (muted == true ? "mute" : "unmute") : "level") was not saved: \(failure)")
+    return failure
   }
 
   // MARK: The vocabulary
@@ -176,12 +176,22 @@ final class ServiceReloader: @unchecked Sendable {
           Console.error("hap: the vocabulary folder '\(Format.excerpt(folder))' went away; SIGHUP loads it again")
           continue
         }
-        // Editors' swap and backup files are not part of the vocabulary.
-        guard names.contains(where: { !$0.hasPrefix(".") && !$0.hasSuffix("~") }) else { continue }
+        // Only the files of the vocabulary reload it: a README, an editor's swap or backup
+        // file is not one (a reload would end every client's loop for nothing).
+        guard names.contains(where: Self.isVocabularyFile) else { continue }
         reloadVocabulary("the vocabulary folder changed")
       }
     }
     Console.flush()
+  }
+
+  /// Whether a change to the file `name` of the vocabulary folder can change the vocabulary:
+  /// its manifest, a pattern file as ``PatternFiles/vocabularyFiles(in:)`` reads them, or
+  /// anything (``FolderWatcher/anything``, changes were lost).
+  static func isVocabularyFile(_ name: String) -> Bool {
+    if name == FolderWatcher.anything || name == PatternFiles.manifestName { return true }
+    guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { return false }
+    return PatternFiles.vocabularyExtensions.contains(name[name.index(after: dot)...].lowercased())
   }
 
   private func locked(_ body: () -> Void) {

@@ -1,0 +1,126 @@
+import Foundation
+import HapCore
+
+/// The service's client connections and their limits (docs/service.md, "Limits"): at most
+/// ``maxConnections`` at once, at most ``maxPerProcess`` from one process (its pid, from
+/// `SO_PEERCRED`), so one application leaking connections cannot lock the others out, and an
+/// idle timeout. A connection refused or closed for a limit is first told so in one line
+/// (`error busy ...`). Every line written to a connection (a reply, or a notice from another
+/// thread) goes through its ``Client``, one at a time.
+final class ServiceConnections: @unchecked Sendable {
+  static let maxConnections = 128
+  static let maxPerProcess = 16
+
+  /// One connection.
+  final class Client: @unchecked Sendable {
+    let fd: Int32
+    let pid: pid_t
+    private let lock = NSLock()
+
+    init(fd: Int32, pid: pid_t) {
+      self.fd = fd
+      self.pid = pid
+    }
+
+    /// Writes `line` and its newline; false when the peer is gone.
+    @discardableResult
+    func say(_ line: String) -> Bool {
+      lock.lock()
+      defer { lock.unlock() }
+      return ServiceSocket.write(fd, line + "\n")
+    }
+
+    /// Writes the notice `line` without waiting: a client that does not read (its socket full,
+    /// or a reply being written to it) loses the notice rather than holding up the reload.
+    func tell(_ line: String) {
+      guard lock.try() else { return }
+      defer { lock.unlock() }
+      let bytes = Array((line + "\n").utf8)
+      _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+    }
+  }
+
+  private let lock = NSLock()
+  private var open = 0
+  private var perProcess: [pid_t: Int] = [:]
+  private var owners: [Int32: Client] = [:]
+
+  /// Why a new connection is refused: the limit it would pass, as the `error busy` message.
+  enum Refusal: Error {
+    case tooMany
+    case tooManyFromProcess(pid_t)
+
+    var reply: String {
+      switch self {
+      case .tooMany:
+        ServiceError(
+          .busy,
+          "the service has \(ServiceConnections.maxConnections) connections open, its limit; close the connections you do not use, or try again later."
+        ).reply
+      case .tooManyFromProcess(let pid):
+        ServiceError(
+          .busy,
+          "process \(pid) has \(ServiceConnections.maxPerProcess) connections open to the service, the limit per process; send every request on one connection, or close those you do not use."
+        ).reply
+      }
+    }
+  }
+
+  /// Admits the connection `fd` (a Client), or says why not.
+  func admit(_ fd: Int32) -> Result<Client, Refusal> {
+    let pid = Self.peer(fd)
+    lock.lock()
+    defer { lock.unlock() }
+    guard open < Self.maxConnections else { return .failure(.tooMany) }
+    if pid > 0 {
+      guard perProcess[pid, default: 0] < Self.maxPerProcess else { return .failure(.tooManyFromProcess(pid)) }
+      perProcess[pid, default: 0] += 1
+    }
+    open += 1
+    return .success(Client(fd: fd, pid: pid))
+  }
+
+  /// `client` is served as `owner` (so notices reach it).
+  func register(_ client: Client, owner: Int32) {
+    lock.lock()
+    owners[owner] = client
+    lock.unlock()
+  }
+
+  /// `client`'s connection ended.
+  func remove(_ client: Client, owner: Int32) {
+    lock.lock()
+    owners[owner] = nil
+    open -= 1
+    if client.pid > 0 {
+      perProcess[client.pid, default: 1] -= 1
+      if perProcess[client.pid] == 0 { perProcess[client.pid] = nil }
+    }
+    lock.unlock()
+  }
+
+  /// Says `line` to the connection of `owner`, if it is still open, without waiting.
+  func tell(_ owner: Int32, _ line: String) {
+    lock.lock()
+    let client = owners[owner]
+    lock.unlock()
+    client?.tell(line)
+  }
+
+  /// Says `refusal` to a connection not admitted, without waiting, and closes it.
+  static func refuse(_ fd: Int32, _ refusal: Refusal) {
+    let bytes = Array((refusal.reply + "\n").utf8)
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+    shutdown(fd, Int32(SHUT_WR))
+    close(fd)
+  }
+
+  /// The peer's process id (0 when the system does not say).
+  private static func peer(_ fd: Int32) -> pid_t {
+    // struct ucred (pid, uid, gid), which Glibc's module leaves out without _GNU_SOURCE.
+    var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
+    var size = socklen_t(MemoryLayout<(pid_t, uid_t, gid_t)>.size)
+    guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0 else { return 0 }
+    return credentials.pid
+  }
+}

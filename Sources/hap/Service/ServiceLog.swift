@@ -1,0 +1,90 @@
+import Foundation
+import HapCore
+
+/// `hap serve`'s standard error, as a daemon's log must be: lines are queued (at most
+/// ``maxLines``) and written by a thread of its own, so a reader that stops reading (a full
+/// pipe) never blocks the service, and one that goes away (EPIPE; SIGPIPE is ignored) never
+/// ends it. A line that finds the queue full, or whose write fails, is dropped and counted; the
+/// next line written says how many were dropped.
+final class ServiceLog: @unchecked Sendable {
+  static let maxLines = 256
+
+  private let condition = NSCondition()
+  private var queue: [String] = []
+  private var dropped = 0
+  private var writing = false
+
+  /// Routes ``Console/error(_:)`` here and starts the writer thread.
+  func start() {
+    Console.errorLines = { [self] in add($0) }
+    let thread = Thread { [self] in run() }
+    thread.name = "hap log"
+    thread.start()
+  }
+
+  /// Queues `line` (without its newline; its control characters escaped, so a file name with
+  /// a newline or ESC stays one line of the log), or counts it as dropped when the queue is full.
+  func add(_ line: String) {
+    let line = ServiceReply.oneLine(line)
+    condition.lock()
+    if queue.count >= Self.maxLines { dropped += 1 } else { queue.append(line) }
+    condition.signal()
+    condition.unlock()
+  }
+
+  /// Lines dropped so far.
+  var droppedLines: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return dropped
+  }
+
+  /// Waits up to `seconds` until every queued line is written (before the service exits).
+  func drain(within seconds: Double) {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    condition.lock()
+    while !queue.isEmpty || writing {
+      if !condition.wait(until: deadline) { break }
+    }
+    condition.unlock()
+  }
+
+  private func run() -> Never {
+    var reported = 0
+    while true {
+      condition.lock()
+      while queue.isEmpty { condition.wait() }
+      var lines = queue
+      queue.removeAll(keepingCapacity: true)
+      if dropped > reported {
+        let count = dropped - reported
+        lines.insert(
+          "hap: \(count) log line\(count == 1 ? " was" : "s were") dropped (standard error was not read)", at: 0)
+        reported = dropped
+      }
+      writing = true
+      condition.unlock()
+      let failed = lines.count { !Self.write($0 + "\n") }
+      condition.lock()
+      dropped += failed
+      // Failed writes are not reported again by a line that would fail too.
+      reported += failed
+      writing = false
+      condition.broadcast()
+      condition.unlock()
+    }
+  }
+
+  /// Writes all of `text` to standard error; false when it cannot (the reader is gone).
+  private static func write(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + done, $0.count - done) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return false }
+      done += n
+    }
+    return true
+  }
+}

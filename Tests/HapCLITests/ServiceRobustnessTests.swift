@@ -1,0 +1,343 @@
+import Foundation
+import HapTestSupport
+import Testing
+
+/// Issue 20, items 1 to 7: `hap serve` survives its clients, its log and its reloads.
+@Suite("hap serve survives its clients, its log and its reloads (issue 20)", .serialized)
+struct ServiceRobustnessTests {
+  static let correct = Hap.root.appendingPathComponent("patterns/correct.json").path
+  static let texture = Hap.root.appendingPathComponent("patterns/texture.json").path
+  static let pass = Hap.root.appendingPathComponent("patterns/pass.json").path
+
+  func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+  /// A connection whose reads give up after `seconds` (a missing line fails the test fast).
+  func connect(_ service: RunningService, timeout seconds: Int = 10) throws -> ServiceConnection {
+    let connection = try ServiceConnection(service.socket)
+    var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+    setsockopt(connection.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    return connection
+  }
+
+  /// Item 1: `stop b` pipelined while b.json moves out and back with SIGHUPs, the device open:
+  /// the service used to trap on a name checked against one vocabulary and looked up in the next.
+  @Test func reloadsRacingPipelinedStopsAndFiresDoNotCrashIt() throws {
+    let device = try SimulatedExciter()
+    let folder = device.folder.path("vocabulary")
+    try device.folder.write("vocabulary/a.json", try text(Self.correct))
+    try device.folder.write("vocabulary/b.json", try text(Self.correct))
+    let service = try RunningService(["--vocabulary", folder, "--keep-open"], device: device).ready()
+    let connection = try connect(service)
+    defer { connection.close() }
+    let done = Flag()
+    let client = Thread {
+      let batch = String(repeating: "stop b\nfire b detach\nstop\n", count: 50)
+      while !done.isSet {
+        connection.send(batch)
+        for _ in 0..<150 where connection.readLine().isEmpty { return }
+      }
+    }
+    client.start()
+    let b = folder + "/b.json"
+    let aside = device.folder.path("b.json")
+    let deadline = Date(timeIntervalSinceNow: 3)
+    while Date() < deadline && service.process.isRunning {
+      _ = rename(b, aside)
+      kill(service.process.processIdentifier, SIGHUP)
+      usleep(20_000)
+      _ = rename(aside, b)
+      kill(service.process.processIdentifier, SIGHUP)
+      usleep(20_000)
+    }
+    done.set()
+    #expect(service.process.isRunning, "hap serve ended (status \(service.process.terminationStatus))")
+    guard service.process.isRunning else { return }
+    try service.ready()
+    #expect(service.terminate() == 0)
+  }
+
+  /// Item 2: `hap serve 2>&1 | head -2`, then a SIGHUP: its next log line must not kill it.
+  @Test func aLogReaderThatGoesAwayDoesNotEndTheService() throws {
+    let service = try RunningService().ready()
+    try? service.errors.fileHandleForWriting.close()
+    try service.errors.fileHandleForReading.close()
+    kill(service.process.processIdentifier, SIGHUP)
+    #expect(try eventually { try service.status()["loads"] as? Int == 2 })
+    kill(service.process.processIdentifier, SIGHUP)
+    #expect(try eventually { try service.status()["loads"] as? Int == 3 })
+    #expect(service.process.isRunning, "hap serve ended (status \(service.process.terminationStatus))")
+    guard service.process.isRunning else { return }
+    #expect(service.terminate() == 0)
+  }
+
+  /// Item 2: a log nobody reads (a full pipe) must not block the service: its lines are dropped.
+  @Test func aFullLogPipeDoesNotBlockTheService() throws {
+    let device = try SimulatedExciter()
+    try device.folder.write("vocabulary/tick.json", try text(Self.correct))
+    try device.folder.write("vocabulary/vocabulary.json", #"{"Events": [{"Name": "tick", "Debounce": 0}]}"#)
+    let service = try RunningService(
+      ["--vocabulary", device.folder.path("vocabulary"), "--keep-open", "--verbose"], device: device
+    ).ready()
+    try? service.errors.fileHandleForWriting.close()
+    // 4 KiB of pipe (never read from here on): about 200 lines of "hap: fired tick".
+    _ = fcntl(service.errors.fileHandleForReading.fileDescriptor, 1031 /* F_SETPIPE_SZ */, 4096)
+    let connection = try connect(service)
+    defer { connection.close() }
+    var answered = 0
+    let deadline = Date(timeIntervalSinceNow: 30)
+    batches: while answered < 2000 && Date() < deadline {
+      connection.send(String(repeating: "fire tick detach\n", count: 100))
+      for _ in 0..<100 {
+        guard connection.readLine().hasPrefix("ok") else { break batches }
+        answered += 1
+      }
+    }
+    #expect(answered == 2000, "the service stopped answering after \(answered) fires (blocked on its log?)")
+    kill(service.process.processIdentifier, SIGKILL)
+  }
+
+  /// Item 3: an idle connection is closed after --client-timeout, told why first.
+  @Test func anIdleConnectionIsToldAndClosed() throws {
+    let service = try RunningService(["--client-timeout", "1"]).ready()
+    let idle = try connect(service)
+    defer { idle.close() }
+    let started = Date()
+    let line = idle.readLine()
+    #expect(line.hasPrefix("error busy ") && line.contains("idle"), "\(line)")
+    #expect(Date().timeIntervalSince(started) < 5)
+    #expect(idle.readLine().isEmpty)
+    // A looping connection is not idle.
+    let looping = try connect(service)
+    defer { looping.close() }
+    looping.send("fire texture loop\n")
+    #expect(looping.readLine() == "ok fired texture")
+    usleep(2_000_000)
+    looping.send("ping\n")
+    #expect(looping.readLine() == "ok pong")
+    #expect(service.terminate() == 0)
+  }
+
+  /// Item 3: one process cannot take every connection; the one over its limit is told so.
+  @Test func oneProcessCannotLockOthersOut() throws {
+    let service = try RunningService().ready()
+    var mine: [ServiceConnection] = []
+    defer { for connection in mine { connection.close() } }
+    for _ in 0..<16 { mine.append(try connect(service)) }
+    for connection in mine {
+      connection.send("ping\n")
+      #expect(connection.readLine() == "ok pong")
+    }
+    let extra = try connect(service)
+    defer { extra.close() }
+    let line = extra.readLine()
+    #expect(line.hasPrefix("error busy ") && line.contains("per process"), "\(line)")
+    let other = try service.hap(["fire", "correct"])
+    #expect(other.status == 0, "\(other.stderr)")
+    #expect(service.terminate() == 0)
+  }
+
+  /// Item 3: `hap fire` says the service's reason when it is refused (not "closed the connection").
+  @Test func hapFireSaysWhyTheServiceRefusedIt() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("fake.sock")
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (k, byte) in path.utf8.enumerated() { raw[k] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    #expect(bound == 0 && listen(listener, 4) == 0)
+    defer { close(listener) }
+    let server = Thread {
+      let fd = accept(listener, nil, nil)
+      let reply = Array("error busy the service has 128 connections open, its limit.\n".utf8)
+      _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      close(fd)
+    }
+    server.start()
+    let result = try Hap.run(["fire", "correct", "--socket", path])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("128 connections open"), "\(result.stderr)")
+  }
+
+  /// Item 4: a 170-byte pattern (a continuous event at 3569 s lasting 30 s) rendered whole
+  /// needs 691 MB at 48 kHz: the service holds only what sounds (30 s, 5.8 MB) and counts the
+  /// hour of silence before it, so memory stays bounded and it fires.
+  @Test func anHourOfLeadingSilenceIsNotHeldInMemory() throws {
+    let device = try SimulatedExciter()
+    try device.folder.write("vocabulary/correct.json", try text(Self.correct))
+    try device.folder.write(
+      "vocabulary/long.json",
+      #"{"Version":1,"Pattern":[{"Event":{"Time":3569,"EventType":"HapticContinuous","EventDuration":30,"EventParameters":[]}}]}"#
+    )
+    // No debounce: each fire plays (and renders its variant).
+    try device.folder.write("vocabulary/vocabulary.json", #"{"Events": [{"Name": "long", "Debounce": 0}]}"#)
+    let service = try RunningService(["--vocabulary", device.folder.path("vocabulary")], device: device).ready()
+    #expect(try service.status()["events"] as? [String] == ["correct", "long"])
+    let connection = try connect(service)
+    defer { connection.close() }
+    connection.send("fire long sharpness=0.5\nfire long sharpness=-0.5\nfire long\nstop\n")
+    #expect(connection.readLine() == "ok fired long")
+    #expect(connection.readLine() == "ok fired long")
+    #expect(connection.readLine() == "ok fired long")
+    #expect(connection.readLine() == "ok stopped all")
+    let status = try String(contentsOfFile: "/proc/\(service.process.processIdentifier)/status", encoding: .utf8)
+    let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+    let kilobytes = Int(peak?.split(separator: " ").dropFirst().first ?? "") ?? Int.max
+    #expect(kilobytes < 300_000, "peak resident memory \(kilobytes) kB")
+    #expect(service.terminate() == 0)
+  }
+
+  /// Item 4: an event whose render does not fit the memory budget is left out, with one line
+  /// saying so; a fire of it is `no-memory`, and the rest serves.
+  @Test func anEventOverTheMemoryBudgetIsLeftOutAndTheRestServes() throws {
+    let device = try SimulatedExciter()
+    try device.folder.write("vocabulary/correct.json", try text(Self.correct))
+    try device.folder.write("vocabulary/texture.json", try text(Self.texture))  // 30 s: 5.8 MB
+    let service = try RunningService(
+      ["--vocabulary", device.folder.path("vocabulary"), "--memory-budget", "4"], device: device
+    ).ready()
+    let log = StreamLog(service.errors)
+    let fire = try service.hap(["fire", "texture"])
+    #expect(fire.status == 2)
+    #expect(fire.stderr.contains("memory budget") && fire.stderr.contains("--memory-budget"), "\(fire.stderr)")
+    #expect(try service.hap(["fire", "correct"]).status == 0)
+    #expect(log.waitForLine(containing: "texture left out", within: 10), "\(log.text)")
+    #expect(service.terminate() == 0)
+  }
+
+  /// Item 4: a sharpness variant that does not fit the budget is an error reply.
+  @Test func aVariantOverTheMemoryBudgetIsAnError() throws {
+    let device = try SimulatedExciter()
+    try device.folder.write("vocabulary/texture.json", try text(Self.texture))
+    let service = try RunningService(
+      ["--vocabulary", device.folder.path("vocabulary"), "--memory-budget", "8"], device: device
+    ).ready()
+    let connection = try connect(service)
+    defer { connection.close() }
+    connection.send("fire texture sharpness=0.3 detach\nfire texture detach\nstop\n")
+    let variant = connection.readLine()
+    #expect(variant.hasPrefix("error no-memory ") && variant.contains("--memory-budget"), "\(variant)")
+    #expect(connection.readLine() == "ok fired texture")
+    #expect(connection.readLine() == "ok stopped all")
+    #expect(service.terminate() == 0)
+  }
+
+  /// Item 5: a pattern named `zap<newline>zap.json`: the did-you-mean is one line.
+  @Test func aNameWithANewlineKeepsRepliesInStep() throws {
+    let device = try SimulatedExciter()
+    try device.folder.write("vocabulary/zap\nzap.json", try text(Self.correct))
+    let service = try RunningService(["--vocabulary", device.folder.path("vocabulary")], device: device).ready()
+    let connection = try connect(service)
+    defer { connection.close() }
+    connection.send("fire zapzap\nping\n")
+    let first = connection.readLine()
+    #expect(first.hasPrefix("error unknown-event ") && first.contains(#"zap\nzap"#), "\(first)")
+    #expect(connection.readLine() == "ok pong")
+    #expect(service.terminate() == 0)
+  }
+
+  /// Item 6: a README edited in the vocabulary folder does not reload it; a reload keeps an
+  /// unchanged event's loop and tells the client of a changed one.
+  @Test func reloadsKeepUnchangedLoopsAndTellTheOthers() throws {
+    let device = try SimulatedExciter()
+    let folder = device.folder.path("vocabulary")
+    try device.folder.write("vocabulary/a.json", try text(Self.pass))
+    try device.folder.write("vocabulary/b.json", try text(Self.pass))
+    let config = device.folder.path("config/hap/config.json")
+    let service = try RunningService(["--vocabulary", folder], device: device).ready()
+    let log = StreamLog(service.errors)
+    let a = try connect(service)
+    let b = try connect(service, timeout: 15)
+    defer {
+      a.close()
+      b.close()
+    }
+    a.send("fire a loop\n")
+    b.send("fire b loop\n")
+    #expect(a.readLine() == "ok fired a")
+    #expect(b.readLine() == "ok fired b")
+    try device.folder.write("vocabulary/README.md", "notes\n")
+    try device.folder.write("config/hap/config.json", #"{"level": "full"}"#)
+    #expect(log.waitForLine(containing: "was read again", within: 30), "\(log.text)")
+    #expect(try service.status()["loads"] as? Int == 1, "a README reloaded the vocabulary")
+    #expect(try service.status()["playing"] as? Int == 2)
+    try replaceFile(folder + "/b.json", try text(Self.correct))
+    #expect(b.readLine() == "ended b: changed by a reload")
+    #expect(try service.status()["loads"] as? Int == 2)
+    // a is 0.3 s long: still sounding a second later, it loops.
+    usleep(1_000_000)
+    #expect(try service.status()["playing"] as? Int == 1)
+    _ = config
+    #expect(service.terminate() == 0)
+  }
+
+  /// Item 6: a stopped loop of a 30 s event closes the device after --idle-close, not 30 s later.
+  @Test func aStoppedLoopLetsTheDeviceCloseAfterIdleClose() throws {
+    let service = try RunningService(["--idle-close", "0.5"]).ready()
+    let connection = try connect(service)
+    defer { connection.close() }
+    connection.send("fire texture loop\n")
+    #expect(connection.readLine() == "ok fired texture")
+    #expect(try eventually { try service.status()["device"] as? String == "open" })
+    connection.send("stop texture\n")
+    #expect(connection.readLine() == "ok stopped texture")
+    #expect(
+      try Wait.until(8, every: 0.05) { try service.status()["device"] as? String == "closed" },
+      "the device stayed open after the loop stopped")
+    #expect(service.terminate() == 0)
+  }
+
+  /// Item 7: a config.json that is a symbolic link is written through it; a read-only one is
+  /// refused (exit 2), not replaced.
+  @Test func theConfigIsSavedThroughALinkAndAReadOnlyOneIsRefused() throws {
+    let device = try SimulatedExciter()
+    let target = try device.folder.write("dotfiles/hap.json", #"{"level": "full"}"#)
+    chmod(target, 0o640)
+    let config = device.folder.path("config/hap/config.json")
+    try FileManager.default.createDirectory(
+      atPath: (config as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    #expect(symlink("../../dotfiles/hap.json", config) == 0)
+    do {
+      let service = try RunningService(device: device).ready()
+      let mute = try service.hap(["mute"])
+      #expect(mute.status == 0, "\(mute.stderr)")
+      #expect(service.terminate() == 0)
+    }
+    var info = stat()
+    #expect(lstat(config, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link was replaced")
+    #expect(try decodeJSON(text(target))["muted"] as? Bool == true)
+    #expect(stat(target, &info) == 0 && info.st_mode & 0o777 == 0o640)
+    // Read-only.
+    let readOnly = try device.folder.write("ro/config.json", #"{"level": "full"}"#)
+    chmod(readOnly, 0o444)
+    let service = try RunningService(["--config", readOnly], device: device).ready()
+    let mute = try service.hap(["mute"])
+    #expect(mute.status == 2)
+    #expect(mute.stderr.contains("read-only"), "\(mute.stderr)")
+    #expect(try text(readOnly) == #"{"level": "full"}"#)
+    #expect(stat(readOnly, &info) == 0 && info.st_mode & 0o777 == 0o444)
+    #expect(service.terminate() == 0)
+  }
+}
+
+/// A flag shared by threads.
+private final class Flag: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = false
+  var isSet: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return value
+  }
+  func set() {
+    lock.lock()
+    value = true
+    lock.unlock()
+  }
+}
