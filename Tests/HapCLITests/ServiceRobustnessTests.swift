@@ -165,6 +165,50 @@ struct ServiceRobustnessTests {
     #expect(result.stderr.contains("128 connections open"), "\(result.stderr)")
   }
 
+  /// Item 9: clients piled up in the backlog of a service that does not accept (stopped, or
+  /// hung), blocked in `connect()` with no time-out. A client now gives up after
+  /// `ServiceSocket.connectSeconds` with a sentence, and `hap serve` on that socket says it is
+  /// served (it used to block too, in its check for a stale socket).
+  @Test func aServiceThatNeverAcceptsDoesNotHangItsClients() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("stuck.sock")
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (k, byte) in path.utf8.enumerated() { raw[k] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    #expect(bound == 0 && listen(listener, 0) == 0)
+    defer { close(listener) }
+    // Fill the backlog: non-blocking connects until one is refused with EAGAIN.
+    var queued: [Int32] = []
+    defer { for fd in queued { close(fd) } }
+    while queued.count < 64 {
+      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+      let status = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+      }
+      if status != 0 {
+        close(fd)
+        break
+      }
+      queued.append(fd)
+    }
+    let fire = try Hap.run(["fire", "correct", "--socket", path], timeout: 30)
+    #expect(fire.status == 2)
+    #expect(fire.stderr.contains("not accepting connections"), "\(fire.stderr)")
+    let serve = try Hap.run(["serve", "-D", "sim", "--socket", path], timeout: 30)
+    #expect(serve.status == 2)
+    #expect(serve.stderr.contains("already listening"), "\(serve.stderr)")
+  }
+
   /// Item 4: a 170-byte pattern (a continuous event at 3569 s lasting 30 s) rendered whole
   /// needs 691 MB at 48 kHz: the service holds only what sounds (30 s, 5.8 MB) and counts the
   /// hour of silence before it, so memory stays bounded and it fires.

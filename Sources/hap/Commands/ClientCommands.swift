@@ -24,6 +24,11 @@ enum ServiceClient {
       Console.error(
         "hap: no hap service on '\(shown)'; start one with 'hap serve --socket \(shown)' (or 'hap serve &')")
       return nil
+    case .failure(let error) where error.code == EAGAIN:
+      Console.error(
+        "hap: the hap service on '\(shown)' is not accepting connections (\(Int(ServiceSocket.connectSeconds)) s with its queue full): it may be stopped (kill -CONT) or overloaded"
+      )
+      return nil
     case .failure(let error):
       Console.error("hap: cannot reach the hap service on '\(shown)': \(String(cString: strerror(error.code)))")
       return nil
@@ -36,6 +41,8 @@ enum ServiceClient {
   static func exchange(_ line: String, _ fd: Int32, _ shown: String) -> ServiceResponse? {
     var timeout = timeval(tv_sec: 10, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    // A service that does not read (stopped) cannot hold the write for ever either.
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     let sent = ServiceSocket.write(fd, line + "\n")
     var reply: String?
     repeat { reply = readLine(fd) } while reply.map(isNotice) == true

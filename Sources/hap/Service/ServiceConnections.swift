@@ -31,12 +31,32 @@ final class ServiceConnections: @unchecked Sendable {
     }
 
     /// Writes the notice `line` without waiting: a client that does not read (its socket full,
-    /// or a reply being written to it) loses the notice rather than holding up the reload.
+    /// or a reply being written to it) loses the notice rather than holding up the reload. A
+    /// notice that went out in part is finished within 100 ms, or the connection is shut
+    /// down: half a line would put every later reply out of step.
     func tell(_ line: String) {
       guard lock.try() else { return }
       defer { lock.unlock() }
       let bytes = Array((line + "\n").utf8)
-      _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+      let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+      guard sent > 0 && sent < bytes.count else { return }
+      if !finish(bytes, from: sent, within: 100) { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    /// Writes the rest of `bytes`, waiting at most `milliseconds` for room each time.
+    private func finish(_ bytes: [UInt8], from start: Int, within milliseconds: Int32) -> Bool {
+      var done = start
+      while done < bytes.count {
+        var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        guard poll(&ready, 1, milliseconds) > 0 else { return false }
+        let n = bytes.withUnsafeBytes {
+          send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        }
+        if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+        if n <= 0 { return false }
+        done += n
+      }
+      return true
     }
   }
 

@@ -62,21 +62,38 @@ enum ServiceSocket {
   /// An errno value.
   struct Errno: Error { let code: Int32 }
 
-  /// Connects to `path`; returns the descriptor, or the errno.
-  static func connect(_ path: String) -> Result<Int32, Errno> {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+  /// Connects to `path`; returns the descriptor (blocking), or the errno. A service whose
+  /// backlog is full is tried again for `seconds`, then EAGAIN: a client never waits for ever.
+  static func connect(_ path: String, within seconds: Double = connectSeconds) -> Result<Int32, Errno> {
+    let fd = socket(
+      AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     guard fd >= 0 else { return .failure(Errno(code: errno)) }
     var address = address(path)
-    let status = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9)
+    while true {
+      let status = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
       }
+      let error = status == 0 ? 0 : errno
+      if status == 0 || error == EISCONN {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return .success(fd)
+      }
+      // A full backlog (a service that is stopped, or not accepting): EAGAIN at once, where a
+      // blocking connect would wait for ever. Try again until the deadline.
+      if (error == EAGAIN || error == EINTR) && DispatchTime.now().uptimeNanoseconds < deadline {
+        usleep(10_000)
+        continue
+      }
+      close(fd)
+      return .failure(Errno(code: error))
     }
-    if status == 0 { return .success(fd) }
-    let error = errno
-    close(fd)
-    return .failure(Errno(code: error))
   }
+
+  /// How long a client keeps trying a service whose backlog is full.
+  static let connectSeconds = 5.0
 
   /// Listens on `path`, created with mode 0600. A socket file nobody answers on (a dead
   /// service's) is replaced; a live service, or a file that is not a socket, is a failure.
@@ -86,10 +103,12 @@ enum ServiceSocket {
       guard info.st_mode & S_IFMT == S_IFSOCK else {
         throw .notASocket(path: path)
       }
-      switch connect(path) {
+      switch connect(path, within: 0) {
       case .success(let fd):
         close(fd)
         throw .alreadyServed(path: path)
+      case .failure(let error) where error.code == EAGAIN:
+        throw .alreadyServed(path: path)  // alive, its backlog full (stopped, or busy)
       case .failure:
         unlink(path)  // stale: its service is gone
       }
