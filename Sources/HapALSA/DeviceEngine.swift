@@ -85,6 +85,9 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   private var margin: JustInTimeMargin?
   /// `margin`'s current level in frames; 0: whenever a period has room (the buffer kept full).
   private var wakeLevel: Int
+  /// Periods written since the last that held sound, up to a buffer's worth: while below that,
+  /// sound may still be queued, so an underrun is heard.
+  private var periodsSinceSound = Int.max / 2
 
   private let finished = DispatchSemaphore(value: 0)
   private let memoryChecked = DispatchSemaphore(value: 0)
@@ -188,7 +191,7 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
         let rendered = liveSource._withUnsafeGuaranteedRef { $0.render(into: frames) }
         let finished = liveSource._withUnsafeGuaranteedRef { $0.isFinished }
         if rendered < frames.count { frames.silence(from: rendered) }
-        if rendered > 0 || !finished { try writePeriod() }
+        if rendered > 0 || !finished { try writePeriod(audible: margin != nil && !frames.isSilent) }
         if finished { break }
       }
       hap_rt_probe_watch(0)
@@ -217,15 +220,18 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
 
   /// After an underrun the thread was late by more than the wake-up level: keep a period more
   /// queued, and a period less again after a clean stretch (``JustInTimeMargin``).
-  private func adaptMargin() {
+  private func adaptMargin(audible: Bool) {
     guard margin != nil else { return }
-    margin!.played(buffers.period, underruns: sink.underruns)
+    let periods = sink.configuration.bufferFrames / max(1, sink.configuration.periodFrames)
+    let sounding = audible || periodsSinceSound < periods
+    periodsSinceSound = audible ? 0 : min(periodsSinceSound + 1, Int.max / 2)
+    margin!.played(buffers.period, underruns: sink.underruns, sounding: sounding)
     wakeLevel = margin!.wakeFrames ?? 0
   }
 
-  private func writePeriod() throws(SinkError) {
+  private func writePeriod(audible: Bool) throws(SinkError) {
     try buffers.write(to: sink)
-    adaptMargin()
+    adaptMargin(audible: audible)
     publishCounters()
     if report.firstPeriodQueued == nil {
       report.firstPeriodQueued = DispatchTime.now().uptimeNanoseconds

@@ -4,8 +4,13 @@
 /// does not cost every later fire a whole buffer of latency (docs/architecture.md, "Render
 /// ahead").
 ///
-/// - An underrun widens the level by a period, up to the buffer less a period, where the writer
-///   stops waiting and keeps the buffer full (``wakeFrames`` is nil).
+/// - An underrun while sound was queued or about to be (a glitch, or a fire played late) widens
+///   the level by a period, up to the buffer less a period, where the writer stops waiting and
+///   keeps the buffer full (``wakeFrames`` is nil). An underrun in silence (the service's device
+///   kept open between fires, a pause in a control stream) is inaudible and costs nothing: it
+///   is counted (``silentUnderruns``) but leaves the level alone, so a machine whose threads
+///   now and then wake late (a VM: `make bench`'s reference thread) does not make every later
+///   fire wait behind a full buffer.
 /// - After ``relaxSeconds`` of playing with no underrun, the level narrows by a period, never
 ///   below the margin asked for. Each underrun doubles the clean stretch needed (up to
 ///   ``longestRelaxSeconds``), so a machine that keeps stalling ends up with a wider margin for
@@ -30,6 +35,10 @@ public struct JustInTimeMargin: Sendable, Equatable {
   public private(set) var relaxFrames: Int
   private let longestRelaxFrames: Int
   private var underrunsSeen = 0
+  /// Underruns that came while nothing sounded, so left the level alone.
+  public private(set) var silentUnderruns = 0
+  /// Underruns that came while sound was queued (each widened the level).
+  public private(set) var heardUnderruns = 0
 
   /// `base` frames queued when the writer wakes (a whole number of periods, at least one, less
   /// than the buffer less a period: ``ALSASink/wakeFrames``), on a device of `rate` Hz.
@@ -46,10 +55,16 @@ public struct JustInTimeMargin: Sendable, Equatable {
   /// room (the buffer kept full).
   public var wakeFrames: Int? { level + periodFrames >= bufferFrames ? nil : level }
 
-  /// After writing `frames`, with `underruns` counted by the device so far.
-  public mutating func played(_ frames: Int, underruns: Int) {
+  /// After writing `frames`, with `underruns` counted by the device so far; `sounding`: whether
+  /// the period written, or one still queued when the device ran dry, held sound.
+  public mutating func played(_ frames: Int, underruns: Int, sounding: Bool = true) {
+    if underruns != underrunsSeen && !sounding {
+      silentUnderruns += underruns - underrunsSeen
+      underrunsSeen = underruns
+    }
     if underruns != underrunsSeen {
-      if underrunsSeen > 0 { relaxFrames = min(relaxFrames * 2, longestRelaxFrames) }
+      if heardUnderruns > 0 { relaxFrames = min(relaxFrames * 2, longestRelaxFrames) }
+      heardUnderruns += 1
       underrunsSeen = underruns
       level = min(level + periodFrames, bufferFrames - periodFrames)
       cleanFrames = 0

@@ -38,6 +38,13 @@ public struct PeriodFrames: @unchecked Sendable {
     UnsafeMutableBufferPointer(start: base + channel.rawValue * count, count: count)
   }
 
+  /// Whether every plane is all zeros (a period that sounds nothing).
+  @inline(__always)
+  public var isSilent: Bool {
+    for k in 0..<count * SignalChannel.count where base[k] != 0 { return false }
+    return true
+  }
+
   /// Silences every plane from `frame` to the end.
   @inline(__always)
   public func silence(from frame: Int) {

@@ -63,4 +63,27 @@ import Testing
     margin.played(48, underruns: 3)
     #expect(margin.level == 96)
   }
+
+  /// An underrun in silence (the service between fires) is inaudible: counted, level unchanged.
+  @Test func anUnderrunInSilenceLeavesTheLevelAlone() {
+    var margin = Self.service()
+    margin.played(48, underruns: 1, sounding: false)
+    margin.played(48, underruns: 3, sounding: false)
+    #expect(margin.wakeFrames == 96)
+    #expect(margin.silentUnderruns == 3)
+    // The next one while sound is queued widens, and only it counts.
+    margin.played(48, underruns: 4, sounding: true)
+    #expect(margin.level == 144)
+    #expect(margin.relaxFrames == 2 * 48000)
+  }
+
+  @Test func aPeriodIsSilentOnlyWhenEveryPlaneIsZero() {
+    let frames = PeriodFrames(allocating: 48)
+    defer { frames.deallocate() }
+    #expect(frames.isSilent)
+    frames[.haptic][47] = 1e-30
+    #expect(!frames.isSilent)
+    frames.silence(from: 0)
+    #expect(frames.isSilent)
+  }
 }
