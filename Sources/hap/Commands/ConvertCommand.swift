@@ -183,8 +183,12 @@ enum ConvertCommand: Command {
     do {
       signal = try SoundFile.decode(input)
     } catch {
-      Console.error("hap: cannot read '\(Format.excerpt(input))': \(error.message)")
-      return ExitStatus.trouble
+      // Not a sound (as for a .wav that is not WAV): "hap: NAME: why", exit 1; unreadable: 2.
+      Console.error(
+        error.status == ExitStatus.failure
+          ? "hap: \(Format.excerpt(input)): \(error.message)"
+          : "hap: cannot read '\(Format.excerpt(input))': \(error.message)")
+      return error.status
     }
     do {
       let converted = try Converter.convertAudio(signal, options: audio)
@@ -213,6 +217,9 @@ enum ConvertCommand: Command {
       return ExitStatus.trouble
     case .unusableInput(let sentence):
       Console.error("hap: \(Format.excerpt(name)): \(sentence)")
+      return ExitStatus.failure
+    case .soundTooLong(let seconds):
+      Console.error("hap: \(Format.excerpt(name)): \(Converter.Failure.tooLongSentence(seconds: seconds))")
       return ExitStatus.failure
     case .notPortable(let sentence):
       Console.error("hap: cannot make '\(Format.excerpt(name))' portable: \(sentence)")
