@@ -37,7 +37,8 @@ public enum HapticFuzzCheck {
         _ = try Converter.convert(bytes, from: .haptic, to: target)
       } catch {
         if case .invalidOutput(let findings) = error {
-          preconditionFailure("a clip's conversion to \(target) fails hap's own checks: \(findings.first?.message ?? "")")
+          preconditionFailure(
+            "a clip's conversion to \(target) fails hap's own checks: \(findings.first?.message ?? "")")
         }
       }
     }

@@ -201,7 +201,8 @@ struct ConvertAudioTests {
     let garbage = (0..<3000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
     let inputs = [
       ("text.wav", text), ("text.flac", text), ("text.mp3", text), ("text.ogg", text),
-      ("sync.mp3", [0xFF, 0xFB, 0x90, 0x00] + garbage), ("id3.mp3", Array("ID3".utf8) + [3, 0, 0, 0, 0, 0, 0] + garbage),
+      ("sync.mp3", [0xFF, 0xFB, 0x90, 0x00] + garbage),
+      ("id3.mp3", Array("ID3".utf8) + [3, 0, 0, 0, 0, 0, 0] + garbage),
     ]
     for (name, bytes) in inputs {
       let input = try Self.file(bytes, name, in: folder)

@@ -36,7 +36,8 @@ struct ConvertEdgeTests {
   static func clip(_ times: [Double]) -> [UInt8] {
     let points = times.map { "{\"time\": \($0), \"amplitude\": 0.5}" }.joined(separator: ", ")
     return Array(
-      "{\"version\": {\"major\": 1}, \"signals\": {\"continuous\": {\"envelopes\": {\"amplitude\": [\(points)]}}}}".utf8)
+      "{\"version\": {\"major\": 1}, \"signals\": {\"continuous\": {\"envelopes\": {\"amplitude\": [\(points)]}}}}".utf8
+    )
   }
 
   @Test("a clip shorter than a microsecond is refused as the clip's fault, not as hap's bug (case 17)")
@@ -143,7 +144,8 @@ struct EmphasisRaiseTests {
     var text = "{\"version\": {\"major\": 1}, \"signals\": {\"continuous\": {\"envelopes\": {\"amplitude\": ["
     for k in 0..<count {
       if k > 0 { text += ", " }
-      text += "{\"time\": \(Double(k) / 100), \"amplitude\": 0.1, \"emphasis\": {\"amplitude\": 0.9, \"frequency\": 0.5}}"
+      text +=
+        "{\"time\": \(Double(k) / 100), \"amplitude\": 0.1, \"emphasis\": {\"amplitude\": 0.9, \"frequency\": 0.5}}"
     }
     return Array((text + "]}}}}").utf8)
   }

@@ -15,7 +15,8 @@ struct FuzzRegressionTests {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     return names.filter { name in
       var isFolder: ObjCBool = false
-      let exists = FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
+      let exists = FileManager.default.fileExists(
+        atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
       return exists && !isFolder.boolValue && !name.hasPrefix(".") && name != "README.md"
     }.sorted()
   }

@@ -26,8 +26,9 @@ enum ConvertCommand: Command {
     approximated and by how much.
 
     Exit status: 0 converted; 1 an input has errors (its findings are printed), or a sound is
-    silent or not a sound hap reads; 2 trouble (usage, unreadable input, unwritable output, no
-    libsndfile for a non-WAV sound).
+    silent, longer than an hour (the longest pattern) or not a sound hap reads, whatever its
+    extension; 2 trouble (usage, unreadable input, unwritable output, no libsndfile for a
+    non-WAV sound).
     """
   static let output = Option<String?>.text(
     "output", short: "o", "OUT", .files, "Output file, folder (several inputs) or '-' for standard output.")
