@@ -150,7 +150,8 @@ golden: deps
 # bundled patterns and the shared corpus's AHAP, for haptic also its clips) and the regression
 # inputs (fuzz/regressions/, NAME/ for all but pattern); what it finds is kept in
 # .build/fuzz-corpus/NAME. An input that breaks a promise is written to .build/fuzz-artifacts/NAME/:
-# add it to fuzz/regressions/ (make test replays them) and fix the defect.
+# add it to fuzz/regressions/ (make test replays them) and fix the defect. A target that breaks a
+# promise stops the run (later targets are not run).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := pattern request control haptic wav
 FUZZ_TARGET ?= $(FUZZ_TARGETS)
