@@ -140,16 +140,36 @@ plot-docs: deps
 golden: deps
 	HAP_RECORD_GOLDEN=1 $(SWIFT) test --filter GoldenRenderTests
 
-# Fuzz the parser, decoder, validator, renderer, info's summary and diff with libFuzzer
-# (FUZZ_SECONDS, default 60), starting from the bundled patterns, the shared corpus and the
-# regression inputs. An input that breaks a promise is written to .build/fuzz-artifacts/: add it
-# to fuzz/regressions/ (make test replays them) and fix the defect.
+# Fuzz with libFuzzer, FUZZ_SECONDS (default 60) per target, one target after another:
+#   pattern  the AHAP parser, decoder, validator, renderer, info's summary and diff;
+#   request  the service's request lines (a parse is written back and parses the same);
+#   control  control stream lines (`hap play --control`; values in range, written back the same);
+#   haptic   the .haptic reader and `hap convert` of a clip both ways (passes hap's own checks);
+#   wav      the WAV reader and the audio analysis of `hap convert` (finite samples, valid AHAP).
+# FUZZ_TARGET=NAME picks one. Each starts from its seeds (fuzz/seeds/NAME; for pattern the
+# bundled patterns and the shared corpus's AHAP, for haptic also its clips) and the regression
+# inputs (fuzz/regressions/, NAME/ for all but pattern); what it finds is kept in
+# .build/fuzz-corpus/NAME. An input that breaks a promise is written to .build/fuzz-artifacts/NAME/:
+# add it to fuzz/regressions/ (make test replays them) and fix the defect. A target that breaks a
+# promise stops the run (later targets are not run).
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := pattern request control haptic wav
+FUZZ_TARGET ?= $(FUZZ_TARGETS)
 fuzz: deps
+	@for t in $(FUZZ_TARGET); do case " $(FUZZ_TARGETS) " in *" $$t "*) ;; *) echo "error: FUZZ_TARGET=$$t: the targets are $(FUZZ_TARGETS)"; exit 2;; esac; done
 	cd fuzz && $(SWIFT) build -c debug --sanitize=fuzzer -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
-	mkdir -p .build/fuzz-corpus .build/fuzz-artifacts && cp patterns/*.json .build/fuzz-corpus/ && (cp $(HAP_CORPUS)/ahap/*/*.ahap .build/fuzz-corpus/ 2>/dev/null || true)
-	cp fuzz/regressions/* .build/fuzz-corpus/ && rm -f .build/fuzz-corpus/README.md
-	SWIFT_BACKTRACE=enable=no fuzz/.build/debug/HapFuzz .build/fuzz-corpus -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=.build/fuzz-artifacts/
+	@for t in $(FUZZ_TARGET); do \
+	  mkdir -p .build/fuzz-corpus/$$t .build/fuzz-artifacts/$$t; \
+	  case $$t in \
+	    pattern) cp patterns/*.json .build/fuzz-corpus/pattern/; (cp $(HAP_CORPUS)/ahap/*/*.ahap .build/fuzz-corpus/pattern/ 2>/dev/null || true); \
+	      find fuzz/regressions -maxdepth 1 -type f ! -name README.md -exec cp {} .build/fuzz-corpus/pattern/ \; ;; \
+	    *) cp fuzz/seeds/$$t/* .build/fuzz-corpus/$$t/; [ ! -d fuzz/regressions/$$t ] || cp fuzz/regressions/$$t/* .build/fuzz-corpus/$$t/;; \
+	  esac; \
+	  [ $$t != haptic ] || (find $(HAP_CORPUS)/haptic -name '*.haptic' -size -8k -exec cp {} .build/fuzz-corpus/haptic/ \; 2>/dev/null || true); \
+	  echo "== fuzzing $$t for $(FUZZ_SECONDS) s"; \
+	  HAP_FUZZ_TARGET=$$t SWIFT_BACKTRACE=enable=no fuzz/.build/debug/HapFuzz .build/fuzz-corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
+	    -max_len=8192 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=.build/fuzz-artifacts/$$t/ || exit 1; \
+	done
 
 # Format with `swift format` (.swift-format); the generated rule catalogue is left as generated.
 FORMATTED = $(filter-out %.generated.swift,$(shell find Sources Tests -name '*.swift')) Package.swift

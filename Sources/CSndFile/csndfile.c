@@ -3,11 +3,13 @@
 #include "CSndFile.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int64_t hap_sf_count_t;  // sf_count_t: 64-bit on every platform libsndfile supports
 
@@ -23,7 +25,7 @@ typedef struct {
 typedef struct SNDFILE_tag SNDFILE;
 enum { HAP_SFM_READ = 0x10 };
 
-static SNDFILE *(*p_sf_open)(const char *path, int mode, hap_sf_info *info);
+static SNDFILE *(*p_sf_open_fd)(int fd, int mode, hap_sf_info *info, int close_desc);
 static hap_sf_count_t (*p_sf_readf_float)(SNDFILE *file, float *ptr, hap_sf_count_t frames);
 static int (*p_sf_close)(SNDFILE *file);
 static const char *(*p_sf_strerror)(SNDFILE *file);
@@ -41,12 +43,12 @@ int hap_sndfile_load(const char *library, char *message, size_t size) {
       snprintf(message, size, "%s", reason ? reason : "not found");
       result = -1;
     } else {
-      *(void **)&p_sf_open = dlsym(handle, "sf_open");
+      *(void **)&p_sf_open_fd = dlsym(handle, "sf_open_fd");
       *(void **)&p_sf_readf_float = dlsym(handle, "sf_readf_float");
       *(void **)&p_sf_close = dlsym(handle, "sf_close");
       *(void **)&p_sf_strerror = dlsym(handle, "sf_strerror");
-      if (!p_sf_open || !p_sf_readf_float || !p_sf_close || !p_sf_strerror) {
-        snprintf(message, size, "%s lacks sf_open, sf_readf_float, sf_close or sf_strerror", library);
+      if (!p_sf_open_fd || !p_sf_readf_float || !p_sf_close || !p_sf_strerror) {
+        snprintf(message, size, "%s lacks sf_open_fd, sf_readf_float, sf_close or sf_strerror", library);
         dlclose(handle);
         result = -1;
       } else {
@@ -98,32 +100,70 @@ static int read_mono(SNDFILE *file, int channels, long long max_frames, float *b
     for (hap_sf_count_t k = 0; k < got; k++) {
       float sum = 0;
       for (int c = 0; c < channels; c++) sum += block[k * channels + c];
-      out[k] = sum / (float)channels;
+      // As a sound card plays it (AudioSignal.clipped): within -1...1, NaN as silence.
+      float mean = sum / (float)channels;
+      out[k] = mean != mean ? 0 : mean > 1 ? 1 : mean < -1 ? -1 : mean;
     }
     buffer->count += got;
   }
 }
 
-int hap_sndfile_decode(const char *path, long long max_frames, float **samples, long long *frames, int *rate,
-                       char *message, size_t size) {
-  *samples = NULL;
-  *frames = 0;
-  *rate = 0;
-  if (!library_handle) {
-    snprintf(message, size, "libsndfile is not loaded");
+// The decoders under libsndfile print to standard error themselves (libmpg123's "Note: Illegal
+// Audio-MPEG-Header", "warning: ID3v2: ..."): libmpg123 has no process-wide setting for its
+// verbosity and libsndfile neither sets MPG123_QUIET nor exposes the handle, and libsndfile's
+// own log goes to a buffer (SFC_GET_LOG_INFO), not to standard error. So while libsndfile opens
+// and reads a file, file descriptor 2 points to /dev/null. This is safe because `hap convert`
+// decodes on its main thread and no other thread writes to standard error meanwhile (hap's own
+// messages about the file are written after the decode returns); a failure to redirect leaves
+// standard error as it is.
+static int silence_stderr(void) {
+  fflush(stderr);
+  int saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
+  int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (saved < 0 || null < 0 || dup2(null, 2) < 0) {
+    if (saved >= 0) close(saved);
+    if (null >= 0) close(null);
     return -1;
   }
+  close(null);
+  return saved;
+}
+
+static void restore_stderr(int saved) {
+  if (saved < 0) return;
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+}
+
+// libsndfile's words without their final period.
+static void reason(char *message, size_t size, const char *text) {
+  snprintf(message, size, "%s", text ? text : "unknown error");
+  size_t length = strlen(message);
+  while (length > 0 && (message[length - 1] == '.' || message[length - 1] == '\n')) message[--length] = 0;
+}
+
+// Opens `fd` with libsndfile and reads it to mono; the caller silences standard error around it.
+static int decode_fd(int fd, long long max_frames, double max_seconds, float **samples, long long *frames,
+                     int *rate, char *message, size_t size) {
   hap_sf_info info;
   memset(&info, 0, sizeof info);
-  SNDFILE *file = p_sf_open(path, HAP_SFM_READ, &info);
+  SNDFILE *file = p_sf_open_fd(fd, HAP_SFM_READ, &info, 0);
   if (!file) {
-    snprintf(message, size, "%s", p_sf_strerror(NULL));
+    reason(message, size, p_sf_strerror(NULL));
     return -1;
   }
   if (info.channels < 1 || info.samplerate < 1) {
     snprintf(message, size, "it has %d channels at %d Hz", info.channels, info.samplerate);
     p_sf_close(file);
     return -1;
+  }
+  *rate = info.samplerate;
+  // Longer than max_seconds, by its header: refused before it is decoded.
+  if (info.frames > 0 && (double)info.frames / info.samplerate > max_seconds) {
+    *frames = info.frames;
+    p_sf_close(file);
+    return -3;
   }
   // The frame count is a hint (some formats do not know it): read in blocks up to max_frames.
   float *block = malloc(sizeof(float) * BLOCK * (size_t)info.channels);
@@ -146,8 +186,22 @@ int hap_sndfile_decode(const char *path, long long max_frames, float **samples, 
   }
   *samples = buffer.samples;
   *frames = buffer.count;
-  *rate = info.samplerate;
   return 0;
+}
+
+int hap_sndfile_decode_fd(int fd, long long max_frames, double max_seconds, float **samples, long long *frames,
+                          int *rate, char *message, size_t size) {
+  *samples = NULL;
+  *frames = 0;
+  *rate = 0;
+  if (!library_handle) {
+    snprintf(message, size, "libsndfile is not loaded");
+    return -1;
+  }
+  int saved = silence_stderr();
+  int status = decode_fd(fd, max_frames, max_seconds, samples, frames, rate, message, size);
+  restore_stderr(saved);
+  return status;
 }
 
 void hap_sndfile_free(float *samples) { free(samples); }

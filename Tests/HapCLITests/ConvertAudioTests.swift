@@ -56,7 +56,7 @@ struct ConvertAudioTests {
     #expect(FileManager.default.contents(atPath: a) == FileManager.default.contents(atPath: b))
     let garbage = try Self.file(Array("not a sound".utf8), "garbage.ogg", in: folder)
     let refused = try Hap.run(["convert", garbage, "-o", folder.appendingPathComponent("g.ahap").path])
-    #expect(refused.status == 2 && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+    #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
   }
 
   @Test("without libsndfile a .flac gets one line naming the package libsndfile1, exit 2, nothing written")
@@ -136,5 +136,82 @@ struct ConvertAudioTests {
     let result = try Hap.run(["convert", a, b, "-o", out])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["a.ahap", "b.ahap"])
+  }
+
+  /// A 61-minute 16-bit WAV at 8 kHz (58 MB, sparse on disk): a header, then zeros but for a
+  /// burst of clicks at the start and at the end, so it is no silent sound.
+  static func hourLongWAV(in folder: URL) throws -> String {
+    let rate = 8000
+    let frames = 61 * 60 * rate
+    let header = WAVHeader.bytes(format: .s16, rate: rate, channels: 1, frames: frames)
+    let burst = SyntheticSound.wav([SyntheticSound.clicks(at: [(0.1, 0.8)], duration: 0.5, rate: 8000)], rate: rate)
+    let samples = Data(burst[WAVHeader.bytes(format: .s16, rate: rate, channels: 1, frames: 4000).count...])
+    let url = folder.appendingPathComponent("long.wav")
+    try Data(header).write(to: url)
+    let handle = try FileHandle(forWritingTo: url)
+    defer { try? handle.close() }
+    try handle.seekToEnd()
+    try handle.write(contentsOf: samples)
+    try handle.seek(toOffset: UInt64(header.count + 2 * (frames - 4000)))
+    try handle.write(contentsOf: samples)
+    return url.path
+  }
+
+  @Test("a WAV longer than an hour: one sentence naming the limit and how to cut it, exit 1, nothing written (case 15)")
+  func longerThanAnHour() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let input = try Self.hourLongWAV(in: folder)
+    let output = folder.appendingPathComponent("long.ahap").path
+    let result = try Hap.run(["convert", input, "-o", output])
+    #expect(result.status == 1, "\(result.stderr)")
+    #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains("1 h 1 min") && result.stderr.contains("an hour"), "\(result.stderr)")
+    #expect(result.stderr.contains("trim") && !result.stderr.contains("bug"), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+
+  @Test("a clip 1 ns long: one finding about the clip, not a bug of hap's, exit 1 (case 17)")
+  func nanosecondClip() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let clip = """
+      {"version": {"major": 1}, "signals": {"continuous": {"envelopes": {"amplitude": [
+        {"time": 0, "amplitude": 0.5}, {"time": 1e-9, "amplitude": 0.5}]}}}}
+      """
+    let input = try Self.file(Array(clip.utf8), "ns.haptic", in: folder)
+    let output = folder.appendingPathComponent("ns.ahap").path
+    let result = try Hap.run(["convert", input, "-o", output])
+    #expect(result.status == 1, "\(result.stderr)")
+    #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains("[haptic-clip-invalid]") && !result.stderr.contains("bug"), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+
+  @Test(
+    "a file that is no sound: exit 1 and one line 'hap: NAME: ...' whatever its extension, no decoder's own words (case 18)",
+    .enabled(if: ConvertAudioTests.hasLibsndfile, "libsndfile.so.1 is not installed here"))
+  func notASound() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let text = Array("hello, this is text\n".utf8)
+    // An MPEG frame sync, then garbage: libmpg123 prints "Note: Illegal Audio-MPEG-Header" and
+    // "Trying to resync" for it; an ID3 tag of length 0: "warning: ID3v2: unrealistic small tag".
+    var random = SplitMix64(seed: 7)
+    let garbage = (0..<3000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    let inputs = [
+      ("text.wav", text), ("text.flac", text), ("text.mp3", text), ("text.ogg", text),
+      ("sync.mp3", [0xFF, 0xFB, 0x90, 0x00] + garbage),
+      ("id3.mp3", Array("ID3".utf8) + [3, 0, 0, 0, 0, 0, 0] + garbage),
+    ]
+    for (name, bytes) in inputs {
+      let input = try Self.file(bytes, name, in: folder)
+      let output = folder.appendingPathComponent("out.ahap").path
+      let result = try Hap.run(["convert", input, "-o", output])
+      #expect(result.status == 1, "\(name): \(result.stderr)")
+      let lines = result.stderr.split(separator: "\n")
+      #expect(lines.count == 1 && lines[0].hasPrefix("hap: \(input): it is not a"), "\(name): \(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: output))
+    }
   }
 }

@@ -16,12 +16,15 @@ extern "C" {
 /// reason in `message`. Safe to call more than once.
 int hap_sndfile_load(const char *library, char *message, size_t size);
 
-/// Decodes the sound file at `path` to mono float samples (channels averaged), at most
-/// `max_frames` frames. On success returns 0, with `*samples` (malloc'd; free with
-/// hap_sndfile_free), `*frames` and `*rate` set. Returns -1 with a one-line reason in `message`
-/// when the file cannot be opened or read, -2 when it holds more than `max_frames` frames.
-int hap_sndfile_decode(const char *path, long long max_frames, float **samples, long long *frames, int *rate,
-                       char *message, size_t size);
+/// Decodes the sound file open on `fd` (a regular file; not closed) to mono float samples
+/// (channels averaged, each within -1...1, NaN as 0), at most `max_frames` frames. On success
+/// returns 0, with `*samples` (malloc'd; free with hap_sndfile_free), `*frames` and `*rate`
+/// set. Returns -1 with libsndfile's one-line reason in `message` when it is not a sound
+/// libsndfile reads, -2 when it holds more than `max_frames` frames, -3 (with `*frames` and
+/// `*rate` from its header) when it lasts more than `max_seconds`. Standard error is silenced
+/// meanwhile (the decoders print to it): call it only where no other thread writes there.
+int hap_sndfile_decode_fd(int fd, long long max_frames, double max_seconds, float **samples, long long *frames,
+                          int *rate, char *message, size_t size);
 
 void hap_sndfile_free(float *samples);
 

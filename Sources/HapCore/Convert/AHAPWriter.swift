@@ -53,9 +53,15 @@ public enum AHAPWriter {
     return "{\"Event\": {" + fields.joined(separator: ", ") + "}}"
   }
 
+  /// The finest step hap writes numbers in (times in seconds included): a microsecond.
+  public static let resolution = 1e-6
+
+  /// `value` as written: rounded to ``resolution``.
+  public static func rounded(_ value: Double) -> Double { (value * 1e6).rounded() / 1e6 }
+
   /// A number rounded to 1e-6, in the shortest form that reads back as that value.
   static func number(_ value: Double) -> String {
-    let rounded = (value * 1e6).rounded() / 1e6
+    let rounded = rounded(value)
     if rounded == rounded.rounded() && abs(rounded) < 1e15 { return String(Int(rounded)) }
     return "\(rounded == 0 ? 0 : rounded)"
   }

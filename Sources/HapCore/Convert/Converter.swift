@@ -56,6 +56,17 @@ public enum Converter {
     /// The input cannot become a pattern (exit 1): a sound that is not WAV or is silent; the
     /// sentence says why.
     case unusableInput(String)
+    /// A sound of `seconds`, longer than a pattern may be (`pattern-too-long`, an hour): refused
+    /// before it is analysed (exit 1); ``sentence`` says how to cut it.
+    case soundTooLong(seconds: Double)
+
+    /// The longest sound `hap convert` takes: the longest pattern (``ValidationContext/defaultLongestPattern``).
+    public static let longestSound = ValidationContext.defaultLongestPattern
+
+    /// The one sentence for ``soundTooLong(seconds:)``.
+    public static func tooLongSentence(seconds: Double) -> String {
+      "the sound lasts \(Format.duration(seconds)), and a pattern is at most an hour long (\(Format.seconds(longestSound)), hap's pattern-too-long rule); cut it into parts of an hour or less first, e.g. 'sox IN.wav PART.wav trim 0 1:00:00 : newfile : restart'"
+    }
   }
 
   /// How to convert: `--portable` (AHAP to AHAP), and for `--to android` whether the output is
@@ -99,6 +110,8 @@ public enum Converter {
   public static func convertAudio(
     _ signal: AudioSignal, options: AudioConversionOptions = AudioConversionOptions()
   ) throws(Failure) -> Output {
+    // Before the analysis, which takes time in proportion: a pattern cannot hold more.
+    guard signal.duration <= Failure.longestSound else { throw .soundTooLong(seconds: signal.duration) }
     let converted = AudioToAHAP.convert(signal, options: options)
     guard let pattern = converted.pattern else {
       throw .unusableInput(

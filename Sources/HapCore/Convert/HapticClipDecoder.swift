@@ -141,6 +141,10 @@ public struct HapticClipDecoder {
       invalid(
         "every amplitude breakpoint is at time 0, so the clip has no length and nothing to play", amplitude,
         base + "/amplitude")
+    } else if !findings.hasErrors && AHAPWriter.rounded(clip.length) <= 0 {
+      invalid(
+        "the clip lasts \(clip.length) s, less than half a microsecond (the finest time an AHAP pattern is written in), so it has nothing to play",
+        amplitude, base + "/amplitude")
     }
     return clip
   }

@@ -30,6 +30,8 @@ public enum HapticToAHAP {
     public var pattern: Pattern
     /// What was approximated or read leniently, with where in the clip (byte offset).
     public var adjustments: [Adjustment]
+    /// The steps the envelope lookups of the emphases took (tests count them: n log n at most).
+    public var steps = 0
   }
 
   public struct Adjustment: Sendable, Equatable {
@@ -45,7 +47,8 @@ public enum HapticToAHAP {
     let length = clip.length
     var intensity = intensityEnvelope(clip, adjustments: &adjustments)
     let sharpness = sharpnessEnvelope(clip, length: length, adjustments: &adjustments)
-    let transients = transientEvents(clip, intensity: &intensity, adjustments: &adjustments)
+    var steps = 0
+    let transients = transientEvents(clip, intensity: &intensity, adjustments: &adjustments, steps: &steps)
     var events = continuousEvents(length: length)
     if events.count > 1 {
       adjustments.append(
@@ -76,7 +79,7 @@ public enum HapticToAHAP {
     if !clip.description.isEmpty { metadata.append(("Description", .string(clip.description))) }
     let pattern = Pattern(
       version: 1, metadata: metadata.isEmpty ? nil : .object(metadata), events: events, curves: curves)
-    return Result(pattern: pattern, adjustments: adjustments)
+    return Result(pattern: pattern, adjustments: adjustments, steps: steps)
   }
 
   /// (time, value) points of an envelope, in time order.
@@ -126,28 +129,39 @@ public enum HapticToAHAP {
   /// The envelope's value at `time` (linear between points, held before and after; the later
   /// of two points at the same time wins).
   static func value(of points: Envelope, at time: Double) -> Double {
+    var steps = 0
+    return value(of: points, at: time, steps: &steps)
+  }
+
+  static func value(of points: Envelope, at time: Double, steps: inout Int) -> Double {
     guard let first = points.first, let last = points.last else { return 0 }
     if time < first.time { return first.value }
     if time >= last.time { return last.value }
-    var k = 0
-    while k + 1 < points.count && points[k + 1].time <= time { k += 1 }
-    let a = points[k]
-    let b = points[k + 1]
+    // The last point at or before `time` (a binary search: points are in time order).
+    var low = 0
+    var high = points.count - 1
+    while high - low > 1 {
+      steps += 1
+      let middle = (low + high) / 2
+      if points[middle].time <= time { low = middle } else { high = middle }
+    }
+    let a = points[low]
+    let b = points[low + 1]
     let span = b.time - a.time
     return span <= 0 ? b.value : a.value + (b.value - a.value) * (time - a.time) / span
   }
 
   /// The transients of the emphasis breakpoints; raises `intensity` around those it would
   /// otherwise scale below their strength.
-  static func transientEvents(_ clip: HapticClip, intensity: inout Envelope, adjustments: inout [Adjustment])
-    -> [Event]
-  {
+  static func transientEvents(
+    _ clip: HapticClip, intensity: inout Envelope, adjustments: inout [Adjustment], steps: inout Int
+  ) -> [Event] {
     var events: [Event] = []
     var raises: [(time: Double, value: Double)] = []
     for point in clip.amplitude {
       guard let emphasis = point.emphasis, emphasis.amplitude > 0 else { continue }
       let target = emphasis.amplitude.squareRoot()
-      let control = value(of: intensity, at: point.time)
+      let control = value(of: intensity, at: point.time, steps: &steps)
       var written = 1.0
       if control >= target {
         written = target / control
@@ -160,7 +174,7 @@ public enum HapticToAHAP {
       events.append(Event(time: point.time, type: .hapticTransient, parameters: parameters))
     }
     if !raises.isEmpty {
-      intensity = raised(intensity, at: raises, end: clip.length)
+      intensity = raised(intensity, at: raises, end: clip.length, steps: &steps)
       adjustments.append(
         Adjustment(
           message:
@@ -173,24 +187,48 @@ public enum HapticToAHAP {
   /// `points` with a peak of `value` at each raise's time, ±``raiseHalfWidth`` wide, the
   /// points inside a raise's window replaced by it.
   static func raised(_ points: Envelope, at raises: [(time: Double, value: Double)], end: Double) -> Envelope {
+    var steps = 0
+    return raised(points, at: raises, end: end, steps: &steps)
+  }
+
+  static func raised(
+    _ points: Envelope, at raises: [(time: Double, value: Double)], end: Double, steps: inout Int
+  ) -> Envelope {
     let w = raiseHalfWidth
-    func inside(_ t: Double) -> Bool { raises.contains { abs($0.time - t) < w } }
     var added: Envelope = []
     for (k, raise) in raises.enumerated() {
       let before = max(0, raise.time - w)
       let after = min(end, raise.time + w)
       let previousClose = k > 0 && raise.time - raises[k - 1].time < 2 * w
       let nextClose = k + 1 < raises.count && raises[k + 1].time - raise.time < 2 * w
-      if !previousClose && before < raise.time { added.append((before, value(of: points, at: before))) }
+      if !previousClose && before < raise.time { added.append((before, value(of: points, at: before, steps: &steps))) }
       added.append((raise.time, raise.value))
-      if !nextClose && after > raise.time { added.append((after, value(of: points, at: after))) }
+      if !nextClose && after > raise.time { added.append((after, value(of: points, at: after, steps: &steps))) }
     }
-    let kept = points.filter { !inside($0.time) }
+    let kept = outside(points, raises, steps: &steps)
     return (kept + added).enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
       .map(\.element)
   }
 
+  /// The points of `points` not within ``raiseHalfWidth`` of any raise, in one walk over both
+  /// (each in time order): a raise left behind by one point is too far from every later one.
+  static func outside(_ points: Envelope, _ raises: [(time: Double, value: Double)], steps: inout Int) -> Envelope {
+    let w = raiseHalfWidth
+    var next = 0
+    return points.filter { point in
+      while next < raises.count && raises[next].time < point.time && abs(raises[next].time - point.time) >= w {
+        steps += 1
+        next += 1
+      }
+      steps += 1
+      return !(next < raises.count && abs(raises[next].time - point.time) < w)
+    }
+  }
+
+  /// Continuous events from 0 to `length` as written (to the microsecond: a last piece that
+  /// would be written as 0 s long is not made).
   static func continuousEvents(length: Double) -> [Event] {
+    let length = AHAPWriter.rounded(length)
     var events: [Event] = []
     var start = 0.0
     while start < length {
@@ -205,11 +243,12 @@ public enum HapticToAHAP {
   }
 
   /// Consecutive curves of at most ``pointsPerCurve`` points, each starting where the one
-  /// before ended. Repeated points are dropped; of three or more at one time only the first
-  /// and last are kept (a step needs two).
+  /// before ended. Times are taken as written (to the microsecond); repeated points are
+  /// dropped; of three or more at one time only the first and last are kept (a step needs two).
   static func split(_ envelope: Envelope, _ id: DynamicParameterID) -> [ParameterCurve] {
     var points: Envelope = []
-    for (k, point) in envelope.enumerated() {
+    for (k, exact) in envelope.enumerated() {
+      let point = (time: AHAPWriter.rounded(exact.time), value: exact.value)
       if let last = points.last, last.time == point.time, last.value == point.value { continue }
       if points.count >= 2, points[points.count - 1].time == point.time,
         points[points.count - 2].time == point.time

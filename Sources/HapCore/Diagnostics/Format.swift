@@ -9,6 +9,19 @@ public enum Format {
     return String(text.prefix(limit - 1)) + "…"
   }
 
+  /// A long duration in hours, minutes and seconds (`1 h 1 min`, `59 min 59.5 s`, `12 s`).
+  public static func duration(_ value: Double) -> String {
+    guard value.isFinite, value >= 60 else { return seconds(value) }
+    let hours = Int(value / 3600)
+    let minutes = Int((value - Double(hours) * 3600) / 60)
+    let rest = ((value - Double(hours) * 3600 - Double(minutes) * 60) * 10).rounded() / 10
+    var parts: [String] = []
+    if hours > 0 { parts.append("\(hours) h") }
+    if minutes > 0 { parts.append("\(minutes) min") }
+    if rest > 0 { parts.append(seconds(rest)) }
+    return parts.joined(separator: " ")
+  }
+
   /// `0.12 s`, `30 s`, `0.0005 s`.
   public static func seconds(_ value: Double) -> String { number(value) + " s" }
 

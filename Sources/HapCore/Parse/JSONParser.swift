@@ -361,7 +361,8 @@ public struct JSONParser {
   private mutating func reportDuplicate(_ node: Int) {
     findings.add(
       .jsonDuplicateKey,
-      "key \"\(keyText(node))\" appears more than once in this object; the last one wins",
+      // The key as a JSON literal: a line break or control character in it stays on one line.
+      "key \(JSONString.literal(Format.excerpt(keyText(node)))) appears more than once in this object; the last one wins",
       at: Int(nodes[node].offset), pointer: "")
   }
 

@@ -80,7 +80,11 @@ public enum ServiceRequest: Equatable, Sendable {
       let what = bad == "\n" || bad == "\r" ? "a line break" : "a control character"
       return .failure(ServiceError(.badRequest, "the request contains \(what); send one request per line."))
     }
-    let words = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+    // Split by Unicode scalars, not Characters: a name starting with a combining mark would
+    // otherwise join the space before it and read differently after a tab (found by make fuzz).
+    let words = text.unicodeScalars.split(whereSeparator: \.properties.isWhitespace).map {
+      String(String.UnicodeScalarView($0))
+    }
     guard let verb = words.first else {
       return .failure(
         ServiceError(.badRequest, "the request is empty; expected one of \(verbs.joined(separator: ", "))."))

@@ -26,8 +26,9 @@ enum ConvertCommand: Command {
     approximated and by how much.
 
     Exit status: 0 converted; 1 an input has errors (its findings are printed), or a sound is
-    silent or not a sound hap reads; 2 trouble (usage, unreadable input, unwritable output, no
-    libsndfile for a non-WAV sound).
+    silent, longer than an hour (the longest pattern) or not a sound hap reads, whatever its
+    extension; 2 trouble (usage, unreadable input, unwritable output, no libsndfile for a
+    non-WAV sound).
     """
   static let output = Option<String?>.text(
     "output", short: "o", "OUT", .files, "Output file, folder (several inputs) or '-' for standard output.")
@@ -183,8 +184,12 @@ enum ConvertCommand: Command {
     do {
       signal = try SoundFile.decode(input)
     } catch {
-      Console.error("hap: cannot read '\(Format.excerpt(input))': \(error.message)")
-      return ExitStatus.trouble
+      // Not a sound (as for a .wav that is not WAV): "hap: NAME: why", exit 1; unreadable: 2.
+      Console.error(
+        error.status == ExitStatus.failure
+          ? "hap: \(Format.excerpt(input)): \(error.message)"
+          : "hap: cannot read '\(Format.excerpt(input))': \(error.message)")
+      return error.status
     }
     do {
       let converted = try Converter.convertAudio(signal, options: audio)
@@ -213,6 +218,9 @@ enum ConvertCommand: Command {
       return ExitStatus.trouble
     case .unusableInput(let sentence):
       Console.error("hap: \(Format.excerpt(name)): \(sentence)")
+      return ExitStatus.failure
+    case .soundTooLong(let seconds):
+      Console.error("hap: \(Format.excerpt(name)): \(Converter.Failure.tooLongSentence(seconds: seconds))")
       return ExitStatus.failure
     case .notPortable(let sentence):
       Console.error("hap: cannot make '\(Format.excerpt(name))' portable: \(sentence)")

@@ -18,36 +18,52 @@ enum SoundFile {
   enum Failure: Error, Equatable {
     /// libsndfile (`library`) cannot be loaded; `reason`: dlopen's.
     case noLibrary(String, reason: String)
-    /// Longer than ``frameLimit`` samples.
-    case tooLong
-    /// libsndfile refuses it; `reason`: its own words.
-    case unreadable(reason: String)
-    /// hap did not hand it to libsndfile (a FIFO, a folder, missing): why.
+    /// hap did not hand it to libsndfile (missing, a folder, a FIFO: `InputFile`): why.
     case notOpened(PatternFiles.ReadError)
+    /// Longer than ``frameLimit`` samples.
+    case tooManySamples
+    /// Its header says it lasts `seconds`, more than a pattern may.
+    case tooLong(seconds: Double)
+    /// libsndfile does not read it as a sound; `reason`: its own words.
+    case notASound(reason: String)
 
     var message: String {
       switch self {
       case .noLibrary(let library, let reason):
         "reading FLAC, Ogg or MP3 needs libsndfile, and \(Format.excerpt(library)) cannot be loaded (\(Format.excerpt(reason))); install it with 'apt install libsndfile1' (Debian, Ubuntu), or convert the sound to WAV"
-      case .tooLong: "it is longer than hap reads (\(SoundFile.frameLimit) samples)"
-      case .unreadable(let reason): "libsndfile cannot read it: \(Format.excerpt(reason))"
       case .notOpened(let error): error.message
+      case .tooManySamples: "it is longer than hap reads (\(SoundFile.frameLimit) samples)"
+      case .tooLong(let seconds): Converter.Failure.tooLongSentence(seconds: seconds)
+      case .notASound(let reason): "it is not a sound libsndfile reads (\(Format.excerpt(reason)))"
+      }
+    }
+
+    /// The exit status: the file is not a sound hap converts (1), or it could not be read (2).
+    var status: Int32 {
+      switch self {
+      case .tooLong, .notASound: ExitStatus.failure
+      case .noLibrary, .notOpened, .tooManySamples: ExitStatus.trouble
       }
     }
   }
 
-  /// Decodes the file at `path` (not WAV) to one channel, with libsndfile.
+  /// Decodes the file at `path` (not WAV) to one channel, with libsndfile. The file is opened
+  /// without blocking (a FIFO or device is refused, not waited on) and handed to libsndfile
+  /// open; standard error is silenced while libsndfile decodes (csndfile.c says why).
   static func decode(_ path: String) throws(Failure) -> AudioSignal {
     var message = [CChar](repeating: 0, count: 512)
     func reason() -> String {
       String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
-    // libsndfile opens the name itself, blocking: look at what it is first (never a FIFO).
+    // Opened here, never blocking and a regular file only (InputFile), and handed to libsndfile
+    // as a descriptor: it never opens the name itself.
+    let fd: Int32
     do throws(PatternFiles.ReadError) {
-      close(try InputFile.open(path, for: .seekable).fd)
+      fd = try InputFile.open(path, for: .seekable).fd
     } catch {
       throw .notOpened(error)
     }
+    defer { close(fd) }
     let name = libraryName
     if hap_sndfile_load(name, &message, message.count) != 0 {
       throw .noLibrary(name, reason: reason())
@@ -55,10 +71,14 @@ enum SoundFile {
     var samples: UnsafeMutablePointer<Float>?
     var frames: Int64 = 0
     var rate: Int32 = 0
-    let status = hap_sndfile_decode(path, Int64(frameLimit), &samples, &frames, &rate, &message, message.count)
-    guard status == 0, let samples else {
-      throw status == -2 ? .tooLong : .unreadable(reason: reason())
+    let status = hap_sndfile_decode_fd(
+      fd, Int64(frameLimit), Converter.Failure.longestSound, &samples, &frames, &rate, &message, message.count)
+    switch status {
+    case -3: throw .tooLong(seconds: Double(frames) / Double(max(1, rate)))
+    case -2: throw .tooManySamples
+    default: break
     }
+    guard status == 0, let samples else { throw .notASound(reason: reason()) }
     defer { hap_sndfile_free(samples) }
     return AudioSignal(samples: Array(UnsafeBufferPointer(start: samples, count: Int(frames))), rate: Double(rate))
   }

@@ -24,8 +24,12 @@ public struct AudioSignal: Sendable, Equatable {
       && String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE"
   }
 
+  /// A sample as a sound card would play it: within -1...1 (a float sample beyond full scale is
+  /// clipped), NaN as silence.
+  public static func clipped(_ sample: Float) -> Float { sample.isNaN ? 0 : min(1, max(-1, sample)) }
+
   /// A WAV file's sound: PCM 16, 24 or 32 bits or 32-bit float, any rate, any number of
-  /// channels (downmixed). The header is read by ``SignalSeries/wavLayout(_:)``, the samples
+  /// channels (downmixed), each sample ``clipped(_:)``. The header is read by ``SignalSeries/wavLayout(_:)``, the samples
   /// by ``SignalSeries/decode(_:at:_:)`` (the plot's reader). A `data` chunk cut short is read
   /// as far as it goes.
   public static func wav(_ bytes: [UInt8]) throws(Failure) -> AudioSignal {
@@ -51,7 +55,7 @@ public struct AudioSignal: Sendable, Equatable {
           sum += SignalSeries.decode(raw, at: offset, layout.format)
           offset += step
         }
-        samples[frame] = sum * scale
+        samples[frame] = clipped(sum * scale)
       }
     }
     return AudioSignal(samples: samples, rate: Double(layout.rate))

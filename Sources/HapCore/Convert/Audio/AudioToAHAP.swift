@@ -50,9 +50,12 @@ public enum AudioToAHAP {
       pattern: Pattern(version: 1, events: events, curves: curves), analysis: analysis, approximations: notes)
   }
 
+  /// Continuous events from `start` to `end` as written (to the microsecond: none that would be
+  /// written as 0 s long).
   static func continuousEvents(from start: Double, to end: Double) -> [Event] {
+    let end = AHAPWriter.rounded(end)
     var events: [Event] = []
-    var at = start
+    var at = AHAPWriter.rounded(start)
     while at < end {
       var parameters = EventParameters(defaultsFor: .hapticContinuous)
       parameters.hapticIntensity = 1
