@@ -16,6 +16,26 @@ struct BadInputTests {
     return (result.status, findings.compactMap { $0["rule"] as? String }, result.stderr)
   }
 
+  /// A value the validator quotes (an unknown event type, an unknown key) may hold a line break
+  /// or terminal escapes: each finding stays one line, and ESC is shown, not written.
+  @Test func quotedValuesCannotSplitAFindingOrDriveTheTerminal() throws {
+    let folder = try TemporaryFolder()
+    let file = try folder.write(
+      "hostile.ahap",
+      Data(#"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"Haptic\nTransient\u001b[2J","X\ny":1}}]}"#.utf8))
+    for format in ["text", "github"] {
+      let result = try Hap.run(["validate", "--format", format, file], timeout: 30)
+      #expect(result.status == 1)
+      let lines = (result.stdout + result.stderr).split(separator: "\n")
+      #expect(!lines.isEmpty)
+      // The quoted values' second halves must not start lines of their own.
+      for line in lines where line.hasPrefix("Transient") || line.hasPrefix("y\"") {
+        Issue.record("a finding split over lines (\(format)): \(line)")
+      }
+      #expect(!(result.stdout + result.stderr).contains("\u{1B}"), "ESC written raw (\(format))")
+    }
+  }
+
   @Test func emptyFile() throws {
     let result = try validate([])
     #expect(result.status == 1)

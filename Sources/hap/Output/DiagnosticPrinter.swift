@@ -14,8 +14,11 @@ enum DiagnosticPrinter {
     case .warning: severity = style.yellow("warning")
     case .note: severity = style.cyan("note")
     }
-    return style.bold("\(file):\(diagnostic.line):\(diagnostic.column):") + " \(severity): "
-      + diagnostic.message + " " + style.dim("[\(diagnostic.rule)]")
+    // A finding is one line, and a pattern's own text in it (a value it quotes) is shown, never
+    // obeyed: a line break or ESC from a hostile file must not split it or drive the terminal.
+    return style.bold("\(HapCore.Format.visibleControls(file)):\(diagnostic.line):\(diagnostic.column):")
+      + " \(severity): "
+      + HapCore.Format.visibleControls(diagnostic.message) + " " + style.dim("[\(diagnostic.rule)]")
   }
 
   /// One finding as a JSON object (the `findings` items of `--format json`).
@@ -40,7 +43,7 @@ enum DiagnosticPrinter {
     case .note: command = "notice"
     }
     return "::\(command) file=\(escapeProperty(file)),line=\(diagnostic.line),col=\(diagnostic.column),"
-      + "title=\(escapeProperty(diagnostic.rule))::\(escapeData(diagnostic.message))"
+      + "title=\(escapeProperty(diagnostic.rule))::\(escapeData(HapCore.Format.visibleControls(diagnostic.message)))"
   }
 
   /// A file-level GitHub error (an unreadable file).
