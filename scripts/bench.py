@@ -672,7 +672,7 @@ def resample_bench():
     """Resampling 10 s of stereo 44.1 kHz to 48 kHz: hap's Resampler (libsoxr, in the process)
     beside sox's own rate effect doing the same (file to file, high quality) in the same run."""
     bench = os.path.join(root, ".build/release/hap-bench")
-    print(f"\n== resample: 10 s stereo 44.1 kHz to 48 kHz (libsoxr), best of {RUNS} runs ==")
+    print(f"\n== resample: 10 s stereo 44.1 kHz to 48 kHz (libsoxr): hap best of {RUNS}, sox median of {RUNS} runs ==")
     loop = subprocess.run([bench, "resample", "10", str(RUNS)], capture_output=True, text=True)
     for line in (loop.stdout.strip() or loop.stderr.strip()).splitlines()[1:]:
         print("  " + line.strip())
@@ -682,7 +682,7 @@ def resample_bench():
     raw = "-t raw -e floating-point -b 32 -c 2"
     sox_time, _, _ = measure_shell(f"sox {raw} -r 44100 {source} {raw} - rate -h 48000")
     copy_time, _, _ = measure_shell(f"sox {raw} -r 44100 {source} {raw} -")
-    print(f"  sox rate -h 48000 (file to stdout)  {sox_time:7.4f} s, of which {copy_time:.4f} s reading and writing")
+    print(f"  sox rate -h 48000 (a process, file to stdout)  {sox_time:7.4f} s, of which {copy_time:.4f} s without rate")
     print("  (target: well under sox's time; a sound is resampled once, when the pattern is loaded)")
 
 
