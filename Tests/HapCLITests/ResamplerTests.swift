@@ -20,9 +20,12 @@ struct ResamplerTests {
   static func libsoxrLoads(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
     if dlopen(Resampler.libraryName, RTLD_NOW) != nil { return true }
     if ProcessInfo.processInfo.environment["CI"] == "true" {
-      Issue.record("CI: \(Resampler.libraryName) cannot be loaded (make test installs libsoxr0)")
+      Issue.record(
+        "CI: \(Resampler.libraryName) cannot be loaded (make test installs libsoxr0)", sourceLocation: sourceLocation)
     } else {
-      cannotCheck("\(Resampler.libraryName) is not installed (apt install libsoxr0; make test does)")
+      cannotCheck(
+        "\(Resampler.libraryName) is not installed (apt install libsoxr0; make test does)",
+        sourceLocation: sourceLocation)
     }
     return false
   }
