@@ -50,6 +50,8 @@ bench-deps: deps
 	@# Real sound effects for hap convert (Ogg, read through libsndfile).
 	@[ -d /usr/share/sounds/freedesktop/stereo ] || $(MAKE) --no-print-directory apt PKGS=sound-theme-freedesktop
 	@ldconfig -p | grep -q 'libsndfile\.so\.1' || $(MAKE) --no-print-directory apt PKGS=libsndfile1
+	@# Sounds at another rate than the output are resampled with libsoxr (loaded at run time).
+	@ldconfig -p | grep -q 'libsoxr\.so\.0' || $(MAKE) --no-print-directory apt PKGS=libsoxr0
 
 # Some images cannot run gpgv as apt's sandbox user; retry the update as root then.
 apt:
@@ -78,6 +80,8 @@ test: deps sim
 	@command -v strace >/dev/null || $(MAKE) --no-print-directory apt PKGS=strace
 	@# The man page test runs groff (and zsh -n, fish -n where those shells are installed).
 	@command -v groff >/dev/null || $(MAKE) --no-print-directory apt PKGS=groff-base
+	@# ResamplerTests measure libsoxr (loaded at run time; under CI a missing one fails).
+	@ldconfig -p | grep -q 'libsoxr\.so\.0' || $(MAKE) --no-print-directory apt PKGS=libsoxr0
 	python3 scripts/gen-rules.py --check
 	@# No function over 60 lines in Sources unless a 'long-function:' comment says why.
 	python3 scripts/long-functions.py --check >/dev/null

@@ -26,14 +26,20 @@ let package = Package(
     // libsndfile (FLAC, Ogg, MP3 for `hap convert`), loaded at run time with dlopen; its few
     // prototypes are declared in the target, so building needs no libsndfile header.
     .target(name: "CSndFile", linkerSettings: [.linkedLibrary("dl")]),
+    // libsoxr (resampling a sound to the output's rate), loaded at run time with dlopen; its few
+    // prototypes and structures are declared in the target, so building needs no libsoxr header.
+    .target(name: "CSoxr", linkerSettings: [.linkedLibrary("dl")]),
+    // Resampler: a DecodedSound at another rate, through CSoxr (HapCore loads no library; the
+    // CLI and hap-bench share this).
+    .target(name: "HapResample", dependencies: ["HapCore", "CSoxr"]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.
     .target(name: "CHapSignals"),
     // The command-line front end: argument parsing, commands, output formatting.
-    .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA", "CHapSignals", "CSndFile"]),
+    .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA", "CHapSignals", "CSndFile", "HapResample"]),
     // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
     .target(name: "HapFuzzCheck", dependencies: ["HapCore"]),
     // `make bench`: the render loop alone, without I/O.
-    .executableTarget(name: "hap-bench", dependencies: ["HapCore"]),
+    .executableTarget(name: "hap-bench", dependencies: ["HapCore", "HapResample"]),
     // The real-time probe (tests only): counts allocations, retains and releases on the
     // playback thread and allocations in signal handlers; can freeze the wall clock.
     .target(name: "HapRTProbe", linkerSettings: [.linkedLibrary("dl")]),
@@ -42,7 +48,7 @@ let package = Package(
     .testTarget(name: "HapCoreTests", dependencies: ["HapCore", "HapTestSupport", "HapFuzzCheck"]),
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
     .testTarget(
-      name: "HapCLITests", dependencies: ["HapCore", "HapTestSupport", "hap"],
+      name: "HapCLITests", dependencies: ["HapCore", "HapTestSupport", "hap", "HapResample"],
       exclude: ["Golden", "CorpusVerdictChanges.tsv"]),
   ]
 )

@@ -668,11 +668,29 @@ def real_sound_effects_bench():
         print(f"  median envelope correlation (50 ms) {statistics.median(scores):.2f}, lowest {min(scores):.2f}")
 
 
+def resample_bench():
+    """Resampling 10 s of stereo 44.1 kHz to 48 kHz: hap's Resampler (libsoxr, in the process)
+    beside sox's own rate effect doing the same (file to file, high quality) in the same run."""
+    bench = os.path.join(root, ".build/release/hap-bench")
+    print(f"\n== resample: 10 s stereo 44.1 kHz to 48 kHz (libsoxr): hap best of {RUNS}, sox median of {RUNS} runs ==")
+    loop = subprocess.run([bench, "resample", "10", str(RUNS)], capture_output=True, text=True)
+    for line in (loop.stdout.strip() or loop.stderr.strip()).splitlines()[1:]:
+        print("  " + line.strip())
+    source = os.path.join(out, "stereo441.f32")
+    subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-e", "floating-point", "-b", "32", "-t", "raw", source,
+                    "synth", "10", "sine", "440", "sine", "3000", "vol", "0.4"], check=True)
+    raw = "-t raw -e floating-point -b 32 -c 2"
+    sox_time, _, _ = measure_shell(f"sox {raw} -r 44100 {source} {raw} - rate -h 48000")
+    copy_time, _, _ = measure_shell(f"sox {raw} -r 44100 {source} {raw} -")
+    print(f"  sox rate -h 48000 (a process, file to stdout)  {sox_time:7.4f} s, of which {copy_time:.4f} s without rate")
+    print("  (target: well under sox's time; a sound is resampled once, when the pattern is loaded)")
+
+
 if __name__ == "__main__":
     # BENCH_ONLY=fire,stall (names below) runs some sections; all of them by default.
     sections = [("validate", main), ("render", render_bench), ("play", play_bench), ("control", control_bench),
                 ("fire", fire_bench), ("stall", stall_bench), ("convert", convert_audio_bench),
-                ("sounds", real_sound_effects_bench)]
+                ("sounds", real_sound_effects_bench), ("resample", resample_bench)]
     only = [name for name in os.environ.get("BENCH_ONLY", "").split(",") if name]
     unknown = [name for name in only if name not in dict(sections)]
     if unknown:
