@@ -58,7 +58,7 @@ int hap_sndfile_load(const char *library, char *message, size_t size) {
   return result;
 }
 
-// Mono samples read so far, in a buffer that grows.
+// Samples read so far (frames of one or two channels), in a buffer that grows.
 typedef struct {
   float *samples;
   long long count;
@@ -68,7 +68,8 @@ typedef struct {
 enum { BLOCK = 4096 };
 
 // Makes room in `buffer` for `more` samples, growing it at least twice (at most to max_frames,
-// which the caller keeps count + more within): 0, or -1 when out of memory.
+// which the caller keeps count + more within): 0, or -1 when out of memory. Counts are in
+// samples.
 static int reserve(mono_buffer *buffer, long long more, long long max_frames) {
   long long needed = buffer->count + more;
   if (needed <= buffer->capacity) return 0;
@@ -82,30 +83,39 @@ static int reserve(mono_buffer *buffer, long long more, long long max_frames) {
 }
 
 // Reads `file` to its end a BLOCK of frames at a time through `block` (room for BLOCK frames of
-// `channels` samples), each frame averaged to mono into `buffer`: 0, -1 when out of memory
-// (said in `message`), or -2 when it holds more than max_frames.
-static int read_mono(SNDFILE *file, int channels, long long max_frames, float *block, mono_buffer *buffer,
-                     char *message, size_t size) {
+// `channels` samples) into `buffer`: each frame averaged to mono when `keep` is 0, kept as it is
+// otherwise: 0, -1 when out of memory (said in `message`), or -2 when it holds more than
+// max_samples samples.
+static int read_frames(SNDFILE *file, int channels, int keep, long long max_samples, float *block,
+                       mono_buffer *buffer, char *message, size_t size) {
+  int out_channels = keep ? channels : 1;
   for (;;) {
     hap_sf_count_t got = p_sf_readf_float(file, block, BLOCK);
     if (got <= 0) return 0;
-    if (buffer->count + got > max_frames) return -2;
-    if (reserve(buffer, got, max_frames) != 0) {
+    long long more = (long long)got * out_channels;
+    if (buffer->count + more > max_samples) return -2;
+    if (reserve(buffer, more, max_samples) != 0) {
       snprintf(message, size, "out of memory");
       return -1;
     }
     float *out = buffer->samples + buffer->count;
-    for (hap_sf_count_t k = 0; k < got; k++) {
-      float sum = 0;
-      for (int c = 0; c < channels; c++) sum += block[k * channels + c];
-      out[k] = sum / (float)channels;
+    if (keep) {
+      memcpy(out, block, sizeof(float) * (size_t)more);
+    } else {
+      for (hap_sf_count_t k = 0; k < got; k++) {
+        float sum = 0;
+        for (int c = 0; c < channels; c++) sum += block[k * channels + c];
+        out[k] = sum / (float)channels;
+      }
     }
-    buffer->count += got;
+    buffer->count += more;
   }
 }
 
-int hap_sndfile_decode(const char *path, long long max_frames, float **samples, long long *frames, int *rate,
-                       char *message, size_t size) {
+// Decodes `path`: mono (keep 0) or its own channels (keep 1, at most max_channels), at most
+// max_samples samples; see CSndFile.h.
+static int decode(const char *path, int keep, int max_channels, long long max_samples, float **samples,
+                  long long *frames, int *rate, int *channels, char *message, size_t size) {
   *samples = NULL;
   *frames = 0;
   *rate = 0;
@@ -120,14 +130,16 @@ int hap_sndfile_decode(const char *path, long long max_frames, float **samples, 
     snprintf(message, size, "%s", p_sf_strerror(NULL));
     return -1;
   }
-  if (info.channels < 1 || info.samplerate < 1) {
+  if (info.channels < 1 || info.samplerate < 1 || (keep && info.channels > max_channels)) {
     snprintf(message, size, "it has %d channels at %d Hz", info.channels, info.samplerate);
     p_sf_close(file);
-    return -1;
+    return keep && info.channels > max_channels ? -3 : -1;
   }
-  // The frame count is a hint (some formats do not know it): read in blocks up to max_frames.
+  int out_channels = keep ? info.channels : 1;
+  // The frame count is a hint (some formats do not know it): read in blocks up to max_samples.
+  long long hint = info.frames > 0 && info.frames * out_channels <= max_samples ? info.frames * out_channels : 65536;
   float *block = malloc(sizeof(float) * BLOCK * (size_t)info.channels);
-  mono_buffer buffer = {NULL, 0, info.frames > 0 && info.frames <= max_frames ? info.frames : 65536};
+  mono_buffer buffer = {NULL, 0, hint};
   buffer.samples = malloc(sizeof(float) * (size_t)(buffer.capacity > 0 ? buffer.capacity : 1));
   if (!block || !buffer.samples) {
     free(block);
@@ -136,18 +148,29 @@ int hap_sndfile_decode(const char *path, long long max_frames, float **samples, 
     snprintf(message, size, "out of memory");
     return -1;
   }
-  int status = read_mono(file, info.channels, max_frames, block, &buffer, message, size);
+  int status = read_frames(file, info.channels, keep, max_samples, block, &buffer, message, size);
   free(block);
   p_sf_close(file);
   if (status != 0) {
-    if (status == -2) snprintf(message, size, "it holds more than %lld frames", max_frames);
+    if (status == -2) snprintf(message, size, "it holds more than %lld samples", max_samples);
     free(buffer.samples);
     return status;
   }
   *samples = buffer.samples;
-  *frames = buffer.count;
+  *frames = buffer.count / out_channels;
   *rate = info.samplerate;
+  if (channels) *channels = out_channels;
   return 0;
+}
+
+int hap_sndfile_decode(const char *path, long long max_frames, float **samples, long long *frames, int *rate,
+                       char *message, size_t size) {
+  return decode(path, 0, 0, max_frames, samples, frames, rate, NULL, message, size);
+}
+
+int hap_sndfile_decode_channels(const char *path, int max_channels, long long max_samples, float **samples,
+                                long long *frames, int *rate, int *channels, char *message, size_t size) {
+  return decode(path, 1, max_channels, max_samples, samples, frames, rate, channels, message, size);
 }
 
 void hap_sndfile_free(float *samples) { free(samples); }

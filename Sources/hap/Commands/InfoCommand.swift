@@ -19,7 +19,9 @@ enum InfoCommand: Command {
     cannot be read is {"file", "error"} there, its findings on standard error). Exit status:
     the worst of the files (0 ok, 1 a pattern has errors, 2 a file cannot be read).
     """
-  static let options: [any DeclaredOption] = [Options.format, Options.profile, Options.rate, Options.timelineWidth]
+  static let options: [any DeclaredOption] = [
+    Options.format, Options.profile, Options.rate, Options.timelineWidth, Options.soundPath,
+  ]
   static let examples = [
     ("hap info patterns/winner.json", "See a pattern's shape at a glance"),
     ("hap info --format json x.ahap | jq .duration", "For scripts"),

@@ -46,7 +46,7 @@ enum ServeCommand: Command {
     "client-timeout", "S", in: 0...86_400, unit: .seconds, default: 300,
     "Close a connection idle for S seconds, {}; 0: never\n(a connection holding a loop is not idle).")
   static let options: [any DeclaredOption] =
-    [vocabulary, ServiceClient.socket, idleClose, keepOpen, config, memoryBudget, clientTimeout]
+    [vocabulary, ServiceClient.socket, idleClose, keepOpen, config, memoryBudget, clientTimeout, Options.soundPath]
     + DeviceOptions.all.map { $0.spec.name == latency.spec.name ? latency : $0 }
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),

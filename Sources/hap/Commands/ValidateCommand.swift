@@ -53,7 +53,9 @@ enum ValidateCommand: Command {
     "error", "RULE", .rules, "Report RULE's findings as errors (repeatable; over .haprc.json).")
   static let watch = Option<Bool>.flag(
     "watch", "Check again each time a pattern file is saved, under a timestamped line, until Ctrl-C.")
-  static let options: [any DeclaredOption] = [strict, format, quiet, jobs, color, disable, warning, error, watch]
+  static let options: [any DeclaredOption] = [
+    strict, format, quiet, jobs, color, disable, warning, error, watch, Options.soundPath,
+  ]
   static let examples = [
     ("hap validate patterns/", "Check every pattern in a folder"),
     ("hap validate --strict --format github patterns/", "In CI: fail on warnings too, annotate the pull request"),

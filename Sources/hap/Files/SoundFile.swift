@@ -22,6 +22,8 @@ enum SoundFile {
     case tooLong
     /// libsndfile refuses it; `reason`: its own words.
     case unreadable(reason: String)
+    /// More than two channels (``decodeSound(_:)``); `reason`: how many, in libsndfile's words.
+    case tooManyChannels(reason: String)
     /// hap did not hand it to libsndfile (a FIFO, a folder, missing): why.
     case notOpened(PatternFiles.ReadError)
 
@@ -31,6 +33,7 @@ enum SoundFile {
         "reading FLAC, Ogg or MP3 needs libsndfile, and \(Format.excerpt(library)) cannot be loaded (\(Format.excerpt(reason))); install it with 'apt install libsndfile1' (Debian, Ubuntu), or convert the sound to WAV"
       case .tooLong: "it is longer than hap reads (\(SoundFile.frameLimit) samples)"
       case .unreadable(let reason): "libsndfile cannot read it: \(Format.excerpt(reason))"
+      case .tooManyChannels(let reason): "\(reason); hap plays only mono or stereo sounds"
       case .notOpened(let error): error.message
       }
     }
@@ -61,5 +64,40 @@ enum SoundFile {
     }
     defer { hap_sndfile_free(samples) }
     return AudioSignal(samples: Array(UnsafeBufferPointer(start: samples, count: Int(frames))), rate: Double(rate))
+  }
+
+  /// Decodes the file at `path` (not WAV) with libsndfile keeping its channels: one or two, at
+  /// most ``frameLimit`` samples.
+  static func decodeSound(_ path: String) throws(Failure) -> DecodedSound {
+    var message = [CChar](repeating: 0, count: 512)
+    func reason() -> String {
+      String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    do throws(PatternFiles.ReadError) {
+      close(try InputFile.open(path, for: .seekable).fd)
+    } catch {
+      throw .notOpened(error)
+    }
+    let name = libraryName
+    if hap_sndfile_load(name, &message, message.count) != 0 {
+      throw .noLibrary(name, reason: reason())
+    }
+    var samples: UnsafeMutablePointer<Float>?
+    var frames: Int64 = 0
+    var rate: Int32 = 0
+    var channels: Int32 = 0
+    let status = hap_sndfile_decode_channels(
+      path, 2, Int64(frameLimit), &samples, &frames, &rate, &channels, &message, message.count)
+    guard status == 0, let samples else {
+      switch status {
+      case -2: throw .tooLong
+      case -3: throw .tooManyChannels(reason: reason())
+      default: throw .unreadable(reason: reason())
+      }
+    }
+    defer { hap_sndfile_free(samples) }
+    let count = Int(frames) * Int(channels)
+    return DecodedSound(
+      rate: Double(rate), channels: Int(channels), samples: Array(UnsafeBufferPointer(start: samples, count: count)))
   }
 }
