@@ -159,7 +159,7 @@ struct SoundSearchTests {
     #expect(Set(sounds.keys) == ["s/st.wav", "mono.wav"])
     #expect(sounds["s/st.wav"] == DecodedSound(rate: 16000, channels: 2, samples: [0.5, 0.25, -0.5, 1]))
     #expect(sounds["mono.wav"] == DecodedSound(rate: 8000, channels: 1, samples: [0.5, -0.5, 0.25]))
-    #expect(throws: SoundSearch.LoadFailure.notFound("mono.wav")) {
+    #expect(throws: SoundSearch.LoadFailure.notFound("s/st.wav")) {
       try SoundSearch.loadSounds(of: pattern, patternPath: folder.appendingPathComponent("other/p.ahap").path)
     }
   }
