@@ -255,13 +255,15 @@ enum ServeCommand: Command {
         Console.error("hap: \(Format.excerpt(manifestPath)): \(error.message); using the default settings")
       }
     }
-    var result = VocabularyValidator.validate(manifest: manifest, files: files)
+    // Each pattern's sounds are looked for beside it, then in the sound folders.
+    let context = { (name: String) in PatternFiles.context(for: .found(SoundSearch.join(folder, name))) }
+    var result = VocabularyValidator.validate(manifest: manifest, files: files, context: context)
     for diagnostic in result.diagnostics where diagnostic.severity == .error {
       Console.error("hap: \(Format.excerpt(manifestPath)): \(diagnostic.message) [\(diagnostic.rule)]")
     }
     if result.vocabulary == nil {
       Console.error("hap: \(Format.excerpt(manifestPath)) cannot be read; using the default settings")
-      result = VocabularyValidator.validate(manifest: nil, files: files)
+      result = VocabularyValidator.validate(manifest: nil, files: files, context: context)
     }
     for (fileName, pattern) in result.patterns {
       switch pattern {

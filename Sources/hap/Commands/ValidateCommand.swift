@@ -208,8 +208,11 @@ enum ValidateCommand: Command {
   static func checkManifest(_ path: String, settings: RuleSettings) -> Report {
     do {
       let bytes = try PatternFiles.read(.manifest(path))
-      let files = PatternFiles.vocabularyFiles(in: PathName.folder(of: path))
-      let result = VocabularyValidator.validate(manifest: SourceText(bytes), files: files)
+      let folder = PathName.folder(of: path)
+      let files = PatternFiles.vocabularyFiles(in: folder)
+      let result = VocabularyValidator.validate(
+        manifest: SourceText(bytes), files: files,
+        context: { PatternFiles.context(for: .found(SoundSearch.join(folder, $0))) })
       return Report(name: path, diagnostics: settings.apply(result.diagnostics), unreadable: nil, isManifest: true)
     } catch {
       return Report(name: path, diagnostics: [], unreadable: error.message, isManifest: true)
