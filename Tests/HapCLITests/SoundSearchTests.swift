@@ -96,6 +96,22 @@ struct SoundSearchTests {
     #expect(messages[2].contains("FIFO"), "\(messages)")
   }
 
+  @Test("a vocabulary manifest's check finds each pattern's sounds beside it or in --sound-path")
+  func vocabularySounds() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    _ = try Self.write(Array(Self.pattern(["boom.wav"]).utf8), "vocab/boom.json", in: folder)
+    let manifest = try Self.write(Array(#"{"Events": [{"Name": "boom"}]}"#.utf8), "vocab/vocabulary.json", in: folder)
+    let missing = try Hap.run(["validate", manifest])
+    #expect(missing.status == 1)
+    #expect(
+      missing.stdout.contains("[vocabulary-pattern-invalid]") && missing.stdout.contains("waveform-not-found"),
+      "\(missing.stdout)")
+    _ = try Self.write(Self.mono, "sounds/boom.wav", in: folder)
+    let found = try Hap.run(["validate", "--sound-path", folder.appendingPathComponent("sounds").path, manifest])
+    #expect(found.status == 0, "\(found.stdout)")
+  }
+
   @Test("hap info lists each sound once: where it was found, format, frames and decoded bytes")
   func infoList() throws {
     let folder = try temporaryFolder()

@@ -176,9 +176,13 @@ struct SoundRuleTests {
   }
 
   @Test("DecodedSound.wav refuses more than two channels and what is not WAV, with the cause")
-  func wavRefusals() {
+  func wavRefusals() throws {
     let four = SyntheticSound.wav([[0], [0], [0], [0]], rate: 48000)
     #expect(throws: SoundFailure.tooManyChannels(4)) { try DecodedSound.wav(four) }
     #expect(throws: SoundFailure.self) { try DecodedSound.wav(Array("not a sound at all".utf8)) }
+    // Past the sample limit nothing is decoded: 3 stereo frames are 6 samples.
+    let stereo = SyntheticSound.wav([[0, 0, 0], [0, 0, 0]], rate: 8000)
+    #expect(throws: SoundFailure.tooLarge(limit: 20)) { try DecodedSound.wav(stereo, maxSamples: 5) }
+    #expect(try DecodedSound.wav(stereo, maxSamples: 6).frames == 3)
   }
 }

@@ -43,7 +43,8 @@ enum SoundSearch {
   }
 
   /// Decodes the sound file at `path`: WAV by hap's own reader, anything else through
-  /// libsndfile, both keeping one or two channels and within ``PatternFiles/sizeLimit``.
+  /// libsndfile, both keeping one or two channels, within ``PatternFiles/sizeLimit`` bytes of
+  /// file and ``SoundFile/frameLimit`` decoded samples (as many bytes of floats).
   static func decode(_ path: String) -> Result<(sound: DecodedSound, container: String), SoundFailure> {
     let bytes: [UInt8]
     do {
@@ -60,7 +61,7 @@ enum SoundSearch {
       return .failure(.unreadable(error.message))
     }
     do throws(SoundFailure) {
-      return .success((try DecodedSound.wav(bytes), "WAV"))
+      return .success((try DecodedSound.wav(bytes, maxSamples: SoundFile.frameLimit), "WAV"))
     } catch {
       return .failure(error)
     }

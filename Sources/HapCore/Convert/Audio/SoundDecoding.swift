@@ -3,8 +3,9 @@ extension DecodedSound {
   /// ``SoundFailure/tooManyChannels(_:)``): PCM 16, 24 or 32 bits or 32-bit float, any rate.
   /// The header is read by ``SignalSeries/wavLayout(_:)``, the samples by
   /// ``SignalSeries/decode(_:at:_:)``, as ``AudioSignal/wav(_:)`` reads them (which downmixes).
-  /// A `data` chunk cut short is read as far as it goes.
-  public static func wav(_ bytes: [UInt8]) throws(SoundFailure) -> DecodedSound {
+  /// A `data` chunk cut short is read as far as it goes. More than `maxSamples` samples (frames
+  /// × channels) is ``SoundFailure/tooLarge(limit:)``, before anything is decoded.
+  public static func wav(_ bytes: [UInt8], maxSamples: Int = .max) throws(SoundFailure) -> DecodedSound {
     let layout: SignalSeries.Layout?
     do {
       layout = try SignalSeries.wavLayout(bytes)
@@ -17,6 +18,9 @@ extension DecodedSound {
     let available = UInt64(max(0, bytes.count - layout.dataOffset))
     let dataBytes = Int(min(layout.dataBytes ?? available, available))
     let count = dataBytes / layout.bytesPerFrame * layout.channels
+    guard count <= maxSamples else {
+      throw .tooLarge(limit: maxSamples.multipliedReportingOverflow(by: 4).partialValue)
+    }
     let step = layout.format.bytesPerSample
     var samples = [Float](repeating: 0, count: count)
     bytes.withUnsafeBytes { raw in
