@@ -1,4 +1,4 @@
-/// The `EventWaveformPath` file of an AudioCustom event does not exist beside the pattern, so iOS refuses the pattern.
+/// The `EventWaveformPath` file of an AudioCustom event is neither beside the pattern nor in a sound folder, so iOS refuses the pattern.
 ///
 /// Core Haptics uses a path starting with `/` as it is, and looks for any other relative to the
 /// pattern's folder (then the app's bundle and folders, which hap stands in for with the folders of
@@ -9,7 +9,7 @@
 ///
 /// Bad:
 /// ```text
-/// "EventWaveformPath": "sounds/impact.wav"   (no such file next to the pattern)
+/// "EventWaveformPath": "sounds/impact.wav"   (no such file next to the pattern or in --sound-path)
 /// ```
 ///
 /// Good:
