@@ -60,7 +60,7 @@ int hap_sndfile_load(const char *library, char *message, size_t size) {
   return result;
 }
 
-// Mono samples read so far, in a buffer that grows.
+// Samples read so far (frames of one or two channels), in a buffer that grows.
 typedef struct {
   float *samples;
   long long count;
@@ -69,8 +69,12 @@ typedef struct {
 
 enum { BLOCK = 4096 };
 
+// As a sound card plays it (AudioSignal.clipped): within -1...1, NaN as silence.
+static float clipped(float x) { return x != x ? 0 : x > 1 ? 1 : x < -1 ? -1 : x; }
+
 // Makes room in `buffer` for `more` samples, growing it at least twice (at most to max_frames,
-// which the caller keeps count + more within): 0, or -1 when out of memory.
+// which the caller keeps count + more within): 0, or -1 when out of memory. Counts are in
+// samples.
 static int reserve(mono_buffer *buffer, long long more, long long max_frames) {
   long long needed = buffer->count + more;
   if (needed <= buffer->capacity) return 0;
@@ -84,27 +88,32 @@ static int reserve(mono_buffer *buffer, long long more, long long max_frames) {
 }
 
 // Reads `file` to its end a BLOCK of frames at a time through `block` (room for BLOCK frames of
-// `channels` samples), each frame averaged to mono into `buffer`: 0, -1 when out of memory
-// (said in `message`), or -2 when it holds more than max_frames.
-static int read_mono(SNDFILE *file, int channels, long long max_frames, float *block, mono_buffer *buffer,
-                     char *message, size_t size) {
+// `channels` samples) into `buffer`: each frame averaged to mono when `keep` is 0, kept as it is
+// otherwise: 0, -1 when out of memory (said in `message`), or -2 when it holds more than
+// max_samples samples.
+static int read_frames(SNDFILE *file, int channels, int keep, long long max_samples, float *block,
+                       mono_buffer *buffer, char *message, size_t size) {
+  int out_channels = keep ? channels : 1;
   for (;;) {
     hap_sf_count_t got = p_sf_readf_float(file, block, BLOCK);
     if (got <= 0) return 0;
-    if (buffer->count + got > max_frames) return -2;
-    if (reserve(buffer, got, max_frames) != 0) {
+    long long more = (long long)got * out_channels;
+    if (buffer->count + more > max_samples) return -2;
+    if (reserve(buffer, more, max_samples) != 0) {
       snprintf(message, size, "out of memory");
       return -1;
     }
     float *out = buffer->samples + buffer->count;
-    for (hap_sf_count_t k = 0; k < got; k++) {
-      float sum = 0;
-      for (int c = 0; c < channels; c++) sum += block[k * channels + c];
-      // As a sound card plays it (AudioSignal.clipped): within -1...1, NaN as silence.
-      float mean = sum / (float)channels;
-      out[k] = mean != mean ? 0 : mean > 1 ? 1 : mean < -1 ? -1 : mean;
+    if (keep) {
+      for (long long k = 0; k < more; k++) out[k] = clipped(block[k]);
+    } else {
+      for (hap_sf_count_t k = 0; k < got; k++) {
+        float sum = 0;
+        for (int c = 0; c < channels; c++) sum += block[k * channels + c];
+        out[k] = clipped(sum / (float)channels);
+      }
     }
-    buffer->count += got;
+    buffer->count += more;
   }
 }
 
@@ -113,7 +122,8 @@ static int read_mono(SNDFILE *file, int channels, long long max_frames, float *b
 // verbosity and libsndfile neither sets MPG123_QUIET nor exposes the handle, and libsndfile's
 // own log goes to a buffer (SFC_GET_LOG_INFO), not to standard error. So while libsndfile opens
 // and reads a file, file descriptor 2 points to /dev/null. This is safe because `hap convert`
-// decodes on its main thread and no other thread writes to standard error meanwhile (hap's own
+// (and validate, info, render, play) decodes on one thread while no other writes to standard error
+// (`hap serve`, whose log thread does, decodes sounds without it: SoundFile.silencesDecoders) (hap's own
 // messages about the file are written after the decode returns); a failure to redirect leaves
 // standard error as it is.
 static int silence_stderr(void) {
@@ -143,9 +153,18 @@ static void reason(char *message, size_t size, const char *text) {
   while (length > 0 && (message[length - 1] == '.' || message[length - 1] == '\n')) message[--length] = 0;
 }
 
-// Opens `fd` with libsndfile and reads it to mono; the caller silences standard error around it.
-static int decode_fd(int fd, long long max_frames, double max_seconds, float **samples, long long *frames,
-                     int *rate, char *message, size_t size) {
+// What a decode is asked for: mono (keep 0) or the file's own channels (keep 1, at most
+// max_channels), at most max_samples samples, at most max_seconds long by its header.
+typedef struct {
+  int keep;
+  int max_channels;
+  long long max_samples;
+  double max_seconds;
+} request;
+
+// Opens `fd` with libsndfile and reads it as `ask` says; see CSndFile.h for the results.
+static int decode_fd(int fd, request ask, float **samples, long long *frames, int *rate, int *channels,
+                     char *message, size_t size) {
   hap_sf_info info;
   memset(&info, 0, sizeof info);
   SNDFILE *file = p_sf_open_fd(fd, HAP_SFM_READ, &info, 0);
@@ -153,21 +172,25 @@ static int decode_fd(int fd, long long max_frames, double max_seconds, float **s
     reason(message, size, p_sf_strerror(NULL));
     return -1;
   }
-  if (info.channels < 1 || info.samplerate < 1) {
+  int too_many = ask.keep && info.channels > ask.max_channels;
+  if (info.channels < 1 || info.samplerate < 1 || too_many) {
     snprintf(message, size, "it has %d channels at %d Hz", info.channels, info.samplerate);
     p_sf_close(file);
-    return -1;
+    return too_many ? -4 : -1;
   }
   *rate = info.samplerate;
   // Longer than max_seconds, by its header: refused before it is decoded.
-  if (info.frames > 0 && (double)info.frames / info.samplerate > max_seconds) {
+  if (info.frames > 0 && (double)info.frames / info.samplerate > ask.max_seconds) {
     *frames = info.frames;
     p_sf_close(file);
     return -3;
   }
-  // The frame count is a hint (some formats do not know it): read in blocks up to max_frames.
+  int out_channels = ask.keep ? info.channels : 1;
+  // The frame count is a hint (some formats do not know it): read in blocks up to max_samples.
+  long long hint =
+    info.frames > 0 && info.frames * out_channels <= ask.max_samples ? info.frames * out_channels : 65536;
   float *block = malloc(sizeof(float) * BLOCK * (size_t)info.channels);
-  mono_buffer buffer = {NULL, 0, info.frames > 0 && info.frames <= max_frames ? info.frames : 65536};
+  mono_buffer buffer = {NULL, 0, hint};
   buffer.samples = malloc(sizeof(float) * (size_t)(buffer.capacity > 0 ? buffer.capacity : 1));
   if (!block || !buffer.samples) {
     free(block);
@@ -176,21 +199,22 @@ static int decode_fd(int fd, long long max_frames, double max_seconds, float **s
     snprintf(message, size, "out of memory");
     return -1;
   }
-  int status = read_mono(file, info.channels, max_frames, block, &buffer, message, size);
+  int status = read_frames(file, info.channels, ask.keep, ask.max_samples, block, &buffer, message, size);
   free(block);
   p_sf_close(file);
   if (status != 0) {
-    if (status == -2) snprintf(message, size, "it holds more than %lld frames", max_frames);
+    if (status == -2) snprintf(message, size, "it holds more than %lld samples", ask.max_samples);
     free(buffer.samples);
     return status;
   }
   *samples = buffer.samples;
-  *frames = buffer.count;
+  *frames = buffer.count / out_channels;
+  if (channels) *channels = out_channels;
   return 0;
 }
 
-int hap_sndfile_decode_fd(int fd, long long max_frames, double max_seconds, float **samples, long long *frames,
-                          int *rate, char *message, size_t size) {
+static int decode(int fd, request ask, int quiet, float **samples, long long *frames, int *rate, int *channels,
+                  char *message, size_t size) {
   *samples = NULL;
   *frames = 0;
   *rate = 0;
@@ -198,10 +222,22 @@ int hap_sndfile_decode_fd(int fd, long long max_frames, double max_seconds, floa
     snprintf(message, size, "libsndfile is not loaded");
     return -1;
   }
-  int saved = silence_stderr();
-  int status = decode_fd(fd, max_frames, max_seconds, samples, frames, rate, message, size);
+  int saved = quiet ? silence_stderr() : -1;
+  int status = decode_fd(fd, ask, samples, frames, rate, channels, message, size);
   restore_stderr(saved);
   return status;
+}
+
+int hap_sndfile_decode_fd(int fd, long long max_frames, double max_seconds, float **samples, long long *frames,
+                          int *rate, char *message, size_t size) {
+  request ask = {0, 1, max_frames, max_seconds};
+  return decode(fd, ask, 1, samples, frames, rate, NULL, message, size);
+}
+
+int hap_sndfile_decode_channels_fd(int fd, int max_channels, long long max_samples, int quiet, float **samples,
+                                   long long *frames, int *rate, int *channels, char *message, size_t size) {
+  request ask = {1, max_channels, max_samples, 1e300};
+  return decode(fd, ask, quiet, samples, frames, rate, channels, message, size);
 }
 
 void hap_sndfile_free(float *samples) { free(samples); }

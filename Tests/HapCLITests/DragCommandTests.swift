@@ -366,8 +366,12 @@ struct DragCommandTests {
     let playOwn = Set(play.keys).subtracting(device)
     let dragOwn = Set(drag.keys).subtracting(device)
     #expect(
-      playOwn == ["--loop", "--gap", "--control", "--map", "--start", "--loop-end", "--speed", "--watch", "--help"])
-    #expect(dragOwn == ["--input", "--map", "--window", "--output", "--raw", "--quiet", "--force", "--help"])
+      playOwn == [
+        "--loop", "--gap", "--control", "--map", "--start", "--loop-end", "--speed", "--watch", "--sound-path",
+        "--help",
+      ])
+    #expect(
+      dragOwn == ["--input", "--map", "--window", "--output", "--raw", "--quiet", "--force", "--sound-path", "--help"])
   }
 
   @Test("live, hap drag takes every device option hap play takes: channels, routing, latency, verbose report")

@@ -456,7 +456,7 @@ struct RenderCommandTests {
         {"Event": {"Time": 0.1, "EventType": "AudioCustom", "EventWaveformPath": "sound.wav"}}
       ]}
       """#)
-    try folder.write("sound.wav", Data([0]))
+    try folder.write("sound.wav", Data(SyntheticSound.wav([[0.5, -0.5]], rate: 8000)))
     let output = folder.path("mixed.wav")
     let result = try Hap.run(["render", pattern, "-o", output])
     #expect(result.status == 0, "\(result.stderr)")

@@ -310,7 +310,7 @@ struct EventRuleTests {
       ahap(
         #"{"Event": {"Time": 0, "EventType": "HapticTransient", "EventWaveformLoopEnabled": ⟨1⟩true, "EventWaveformUseVolumeEnvelope": ⟨2⟩false}}"#,
         #"{"Event": {"Time": 0, "EventType": "AudioContinuous", "EventDuration": 1, "EventWaveformLoopEnabled": ⟨3⟩1}}"#,
-        #"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "a.wav", "EventWaveformLoopEnabled": true, "EventWaveformUseVolumeEnvelope": true}}"#
+        #"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "a.wav", "EventDuration": 1, "EventWaveformLoopEnabled": true, "EventWaveformUseVolumeEnvelope": true}}"#
       ),
       [("parameter-not-applicable", 1), ("parameter-not-applicable", 2), ("parameter-not-applicable", 3)])
     #expect(result.isValid)

@@ -232,6 +232,47 @@ let ruleExamples: [RuleExample] = [
     good: ahap(#"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "sounds/impact.wav"}}"#),
     context: ValidationContext(waveformExists: { $0 == "sounds/impact.wav" })),
   RuleExample(
+    rule: "waveform-undecodable",
+    bad: ahap(#"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": ⟨1⟩"notes.wav"}}"#),
+    expected: [("waveform-undecodable", 1)],
+    good: ahap(#"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "impact.wav"}}"#),
+    context: ValidationContext(sound: { path in
+      .found(
+        path: path, place: .patternFolder,
+        decoded: path == "impact.wav"
+          ? .success(SoundFormat(rate: 48000, channels: 1, frames: 4800, container: "WAV"))
+          : .failure(.unreadable("it is not a WAV file (no RIFF/WAVE header)")))
+    })),
+  RuleExample(
+    rule: "waveform-budget-exceeded",
+    bad: ahap(
+      #"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "music.wav"}}"#,
+      #"{"Event": {"Time": 1, "EventType": "AudioCustom", "EventWaveformPath": ⟨1⟩"speech.wav"}}"#),
+    expected: [("waveform-budget-exceeded", 1)],
+    good: ahap(#"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "music.wav"}}"#),
+    context: ValidationContext(sound: { path in
+      // Three minutes of 48 kHz stereo each: 69,120,000 bytes; two are past 92,160,000.
+      .found(
+        path: path, place: .patternFolder,
+        decoded: .success(SoundFormat(rate: 48000, channels: 2, frames: 180 * 48000, container: "WAV")))
+    })),
+  RuleExample(
+    rule: "waveform-loop-duration-missing",
+    bad: ahap(
+      #"{"Event": ⟨1⟩{"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "hum.wav", "EventWaveformLoopEnabled": true}}"#
+    ),
+    expected: [("waveform-loop-duration-missing", 1)],
+    good: ahap(
+      #"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "hum.wav", "EventWaveformLoopEnabled": true, "EventDuration": 2}}"#
+    )),
+  RuleExample(
+    rule: "waveform-duration-ignored",
+    bad: ahap(
+      #"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "impact.wav", "EventDuration": ⟨1⟩0.2}}"#
+    ),
+    expected: [("waveform-duration-ignored", 1)],
+    good: ahap(#"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "impact.wav"}}"#)),
+  RuleExample(
     rule: "profile-value-invalid",
     bad: #"{"Name": "shaker", "MinimumFrequency": ⟨1⟩300, "MaximumFrequency": 80}"#,
     expected: [("profile-value-invalid", 1)],
@@ -404,6 +445,7 @@ struct RuleExampleTests {
       .patternSilent, .curveParameterUnsupported, .nullIgnored, .waveformPathNull, .numberAsString, .durationNegative,
       .parameterWrongEventType, .patternTooLong, .vocabularyNameDuplicate, .vocabularyFileMissing,
       .vocabularyPatternInvalid, .vocabularyTierShape, .vocabularyRarity, .hapticClipInvalid, .hapticClipAdjusted,
+      .waveformUndecodable, .waveformBudgetExceeded, .waveformLoopDurationMissing, .waveformDurationIgnored,
     ]
     #expect(Set(constants.map(\.id)) == Set(Rule.all.map(\.id)))
     for rule in constants {

@@ -126,7 +126,7 @@ struct StructureRuleTests {
       ahap(
         #"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "a.wav", "EventWaveformLoopEnabled": ⟨1⟩"true"}}"#,
         #"{"Event": {"Time": 1, "EventType": "AudioCustom", "EventWaveformPath": "a.wav", "EventWaveformUseVolumeEnvelope": ⟨2⟩2}}"#,
-        #"{"Event": {"Time": 2, "EventType": "AudioCustom", "EventWaveformPath": "a.wav", "EventWaveformLoopEnabled": 1, "EventWaveformUseVolumeEnvelope": true}}"#,
+        #"{"Event": {"Time": 2, "EventType": "AudioCustom", "EventWaveformPath": "a.wav", "EventDuration": 1, "EventWaveformLoopEnabled": 1, "EventWaveformUseVolumeEnvelope": true}}"#,
         #"{"Event": {"Time": 3, "EventType": "AudioCustom", "EventWaveformPath": "a.wav", "EventWaveformLoopEnabled": false, "EventWaveformUseVolumeEnvelope": 0}}"#
       ),
       [("type-mismatch", 1), ("type-mismatch", 2)])

@@ -28,6 +28,8 @@ public enum SharedCorpus {
 
   public static var ahap: URL { folder.appendingPathComponent("ahap") }
   public static var expectations: URL { ahap.appendingPathComponent("EXPECT.tsv") }
+  /// Patterns with AudioCustom events and their sounds, laid out where `EventWaveformPath` finds them.
+  public static var ahapAudio: URL { folder.appendingPathComponent("ahap-audio") }
   public static var isPresent: Bool { FileManager.default.fileExists(atPath: expectations.path) }
   /// `HAP_REQUIRE_CORPUS=1` (set by CI): a missing corpus is a failure, not a known issue.
   public static var required: Bool { ProcessInfo.processInfo.environment["HAP_REQUIRE_CORPUS"] == "1" }

@@ -21,6 +21,25 @@ public enum SyntheticSound {
     return bytes
   }
 
+  /// An AIFF file (16-bit big-endian PCM) of `channels` interleaved channels: a format hap
+  /// reads only through libsndfile.
+  public static func aiff(_ channels: [[Float]], rate: Int) -> [UInt8] {
+    let frames = channels.first?.count ?? 0
+    func be32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+    func be16(_ value: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)] }
+    // The rate as an 80-bit extended float: exponent, then a 64-bit mantissa with its top bit set.
+    let shift = Int.bitWidth - 1 - rate.leadingZeroBitCount
+    let mantissa = UInt64(rate) << UInt64(63 - shift)
+    let extended = be16(16383 + shift) + (0..<8).map { UInt8(truncatingIfNeeded: mantissa >> UInt64(56 - 8 * $0)) }
+    let common = Array("COMM".utf8) + be32(18) + be16(channels.count) + be32(frames) + be16(16) + extended
+    var data: [UInt8] = []
+    for k in 0..<frames {
+      for channel in channels { data += be16(Int((max(-1, min(1, channel[k])) * 32767).rounded())) }
+    }
+    let sound = Array("SSND".utf8) + be32(8 + data.count) + be32(0) + be32(0) + data
+    return Array("FORM".utf8) + be32(4 + common.count + sound.count) + Array("AIFF".utf8) + common + sound
+  }
+
   /// Clicks: at each time, a 4 ms burst of a 3 kHz sine decaying over 2 ms, of the given
   /// amplitude, over a noise floor 70 dB below full scale.
   public static func clicks(at times: [(time: Double, amplitude: Float)], duration: Double, rate: Double) -> [Float] {

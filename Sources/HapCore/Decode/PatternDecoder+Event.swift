@@ -36,6 +36,10 @@ extension PatternDecoder {
     let type = eventType(members.type, in: index, entry: entry)
     let duration = eventDuration(members.duration, type: type, in: index, entry: entry)
     let parameters = eventParameters(members.parameters, type: type, entry: entry)
+    if type == .audioContinuous, duration == 0, let parameters, parameters.sustained {
+      audioContinuousDurationMissing(members.duration, in: index, entry: entry)
+      return
+    }
     let waveform = eventWaveformPath(members.waveformPath, type: type, in: index, entry: entry)
     let usesEnvelope = waveformSwitch(
       members.usesEnvelope, key: "EventWaveformUseVolumeEnvelope", type: type, entry: entry)
@@ -113,10 +117,12 @@ extension PatternDecoder {
   }
 
   /// `EventDuration`: 0 when absent from an event that needs none; nil when it is not a number,
-  /// negative, or missing or 0 on a continuous event.
+  /// negative, or missing or 0 on a HapticContinuous event. An AudioContinuous event's missing or
+  /// 0 duration is 0 here: it is refused only when it is sustained
+  /// (``audioContinuousDurationMissing(_:in:entry:)``).
   private mutating func eventDuration(_ value: Int?, type: EventType?, in index: Int, entry: Int) -> Double? {
     func pointer() -> String { JSONPointer.entry(entry, "Event", "EventDuration") }
-    let continuous = type?.isContinuous == true
+    let continuous = type == .hapticContinuous
     guard let value else {
       guard let type, continuous else { return 0 }
       findings.add(
@@ -148,6 +154,17 @@ extension PatternDecoder {
     var parameters = type.map { EventParameters(defaultsFor: $0) } ?? EventParameters()
     if let value, !decodeEventParameters(value, type: type, into: &parameters, entry: entry) { return nil }
     return parameters
+  }
+
+  /// An AudioContinuous event with no (or a 0) duration and `Sustained` not 0: iOS refuses it
+  /// (-4823, iOS 26.1 loader, reverse-engineered); with `Sustained` 0 it is an attack-decay
+  /// sound that needs no duration.
+  private mutating func audioContinuousDurationMissing(_ value: Int?, in index: Int, entry: Int) {
+    findings.add(
+      .durationMissing,
+      "this AudioContinuous event has \(value == nil ? "no EventDuration" : "an EventDuration of 0") and is sustained (Sustained is not 0); iOS refuses it (error -4823): give it a positive duration, or set Sustained to 0 for an attack-decay sound",
+      at: Int(document.node(value ?? index).offset),
+      pointer: JSONPointer.entry(entry, "Event") + (value == nil ? "" : "/EventDuration"))
   }
 
   /// `EventWaveformPath`: `usable` is false when it is null, not a string, or missing on an

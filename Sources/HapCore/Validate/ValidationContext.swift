@@ -1,10 +1,16 @@
 /// What the validator may learn about the world outside the pattern's bytes.
 ///
-/// HapCore touches no files itself; the caller says how to check that a waveform file exists
-/// beside the pattern (or passes nil, e.g. for a pattern read from standard input).
+/// HapCore touches no files itself; the caller says how to find a waveform file (or passes
+/// nil, e.g. for a pattern read from standard input).
 public struct ValidationContext: Sendable {
   /// Returns whether `EventWaveformPath` (relative to the pattern's folder) names an existing file.
+  /// Used only when ``sound`` is nil.
   public var waveformExists: (@Sendable (String) -> Bool)?
+
+  /// Finds and decodes the sound an `EventWaveformPath` (as written) names: where it was found
+  /// and what it holds (`hap` searches the pattern's folder, then `--sound-path` and
+  /// `$HAP_SOUND_PATH`). The rules call it once per event, so the caller may cache.
+  public var sound: (@Sendable (String) -> SoundLookup)?
 
   /// The longest pattern, in seconds: an event that sounds, a `Parameter` or a curve point
   /// later than this is an error (`pattern-too-long`). `hap render --max-duration` changes it.
@@ -14,10 +20,29 @@ public struct ValidationContext: Sendable {
   public static let defaultLongestPattern = 3600.0
 
   public init(
-    waveformExists: (@Sendable (String) -> Bool)? = nil, longestPattern: Double = defaultLongestPattern
+    waveformExists: (@Sendable (String) -> Bool)? = nil, sound: (@Sendable (String) -> SoundLookup)? = nil,
+    longestPattern: Double = defaultLongestPattern
   ) {
     self.waveformExists = waveformExists
+    self.sound = sound
     self.longestPattern = longestPattern
+  }
+}
+
+extension ValidationContext {
+  /// Whether the waveform `path` was found: nil when nothing says (no lookup given).
+  func waveformFound(_ path: String) -> Bool? {
+    if let sound {
+      if case .notFound = sound(path) { return false }
+      return true
+    }
+    return waveformExists.map { $0(path) }
+  }
+
+  /// What the sound at `path` holds, when it was found and decoded; nil otherwise.
+  func soundFormat(_ path: String) -> SoundFormat? {
+    guard let sound, case .found(_, _, .success(let format)) = sound(path) else { return nil }
+    return format
   }
 }
 

@@ -10,6 +10,10 @@ public enum Validator {
     ContinuousTooLong.check(pattern, context: context, findings: &findings)
     PatternTooLong.check(pattern, context: context, findings: &findings)
     WaveformNotFound.check(pattern, context: context, findings: &findings)
+    WaveformUndecodable.check(pattern, context: context, findings: &findings)
+    WaveformBudgetExceeded.check(pattern, context: context, findings: &findings)
+    WaveformLoopDurationMissing.check(pattern, context: context, findings: &findings)
+    WaveformDurationIgnored.check(pattern, context: context, findings: &findings)
   }
 
   /// Validates the bytes of one pattern file.

@@ -16,11 +16,15 @@ public enum VocabularyValidator {
 
   /// Checks `manifest` (nil when the folder has none) against the pattern files `files`.
   /// The diagnostics are the manifest's; each pattern's own findings are in `patterns`.
-  public static func validate(manifest source: SourceText?, files: [VocabularyFile]) -> VocabularyResult {
+  /// `context` gives each file's validation context by its name (how its sounds are found).
+  public static func validate(
+    manifest source: SourceText?, files: [VocabularyFile],
+    context: (String) -> ValidationContext = { _ in ValidationContext() }
+  ) -> VocabularyResult {
     var findings = FindingCollector()
     let manifest = source.flatMap { ManifestDecoder.decode($0, findings: &findings) }
     let patterns = files.map { file in
-      (file: file, result: file.contents.map { Validator.validate($0) })
+      (file: file, result: file.contents.map { Validator.validate($0, context: context(file.fileName)) })
     }
     let input = VocabularyCheckInput(manifest: manifest ?? VocabularyManifest(), patterns: patterns)
     if manifest != nil { runChecks(input, findings: &findings) }

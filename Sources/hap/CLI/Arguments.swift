@@ -309,7 +309,7 @@ struct Arguments {
   private(set) var values: [String: [String]] = [:]
   private(set) var positionals: [String] = []
   /// The names the command declares (a read of another one is a programming error).
-  private var declared: Set<String> = []
+  private(set) var declared: Set<String> = []
 
   /// The value of `option`: the last one given (later options override earlier ones), else
   /// its default.

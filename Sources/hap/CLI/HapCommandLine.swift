@@ -99,6 +99,9 @@ enum HapCommandLine {
         Console.out(help(for: command))
         return ExitStatus.ok
       }
+      if parsed.declared.contains(Options.soundPath.spec.name) {
+        SoundSearch.userFolders = parsed.all(Options.soundPath).compactMap { $0 }
+      }
       return try command.run(parsed)
     } catch {
       return usageError(error, command: command)

@@ -21,6 +21,11 @@ enum Options {
     "Actuator profile: exciter, lra, or a profile file {}; see 'hap profiles'.")
   /// `--format text|json`, of the commands that report.
   static let format = Option<OutputFormat>.choice("format", "FORMAT", default: .text, "Output format")
+  /// `--sound-path DIR` (repeatable): where AudioCustom sounds are looked for after the
+  /// pattern's folder, before `$HAP_SOUND_PATH` (``SoundSearch``).
+  static let soundPath = Option<String?>.text(
+    "sound-path", "DIR", .folders,
+    "Look for AudioCustom sounds in DIR after the pattern's folder (repeatable; before $HAP_SOUND_PATH).")
   /// `--width COLUMNS` of a text timeline (`hap info`, `hap diff`).
   static let timelineWidth = Option<Int>.integer(
     "width", "COLUMNS", in: 10...400, default: 60, "Width of the timeline in characters")

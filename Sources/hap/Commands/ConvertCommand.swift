@@ -54,6 +54,7 @@ enum ConvertCommand: Command {
   static let quiet = Option<Bool>.flag("quiet", short: "q", "Do not print notes, warnings or the summary line.")
   static let options: [any DeclaredOption] = [
     output, from, to, portable, sensitivity, smoothing, noTransients, noContinuous, gain, verbose, quiet,
+    Options.soundPath,
   ]
   static let examples = [
     ("hap convert Thunder.haptic -o thunder.ahap", "A Meta clip as an AHAP pattern for Core Haptics"),

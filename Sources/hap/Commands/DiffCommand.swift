@@ -49,7 +49,7 @@ enum DiffCommand: Command {
     "Also draw both patterns overlaid (two colours, a legend) into FILE.svg,\nas 'hap plot' draws one.")
   static let options: [any DeclaredOption] = [
     signal, thresholdDB, timeTolerance, metadata, Options.format, color, Options.profile, Options.rate,
-    Options.timelineWidth, plot,
+    Options.timelineWidth, plot, Options.soundPath,
   ]
   static let examples = [
     ("hap diff old/correct.json patterns/correct.json", "Review a change to a pattern"),

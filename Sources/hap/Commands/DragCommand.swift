@@ -53,7 +53,8 @@ enum DragCommand: Command {
   /// The options of a rendered file, which only `-o` takes.
   static let renderOnly: [any DeclaredOption] = [Options.raw, Options.quiet, Options.force]
 
-  static let options: [any DeclaredOption] = [input, map, window, output] + renderOnly + DeviceOptions.all
+  static let options: [any DeclaredOption] =
+    [input, map, window, output, Options.soundPath] + renderOnly + DeviceOptions.all
   static let examples = [
     ("hap drag patterns/texture.json", "Feel the bundled texture under your finger on the touchpad"),
     ("hap drag patterns/texture.json --input /dev/input/event5 -D hw:1,0", "A given input device and exciter"),

@@ -12,14 +12,18 @@ enum InfoCommand: Command {
     event), and which event that is. Parameters and curves that run on after the last sound do
     not lengthen it; info says when they do. Then the events by type, dynamic parameters and curves by ID,
     the carrier frequency range it uses, the peak and RMS level of the signal, the peak before
-    the soft limiter and whether the limiter acted, and a compact timeline of its level.
+    the soft limiter and whether the limiter acted, the sounds of its AudioCustom events (each
+    file, where it was found, its format and the bytes it decodes to, against iOS's budget),
+    and a compact timeline of its level.
 
     Several patterns give one report each, in order, separated by a blank line and each headed
     by its 'pattern' row; with --format json, an array of objects (a file that has errors or
     cannot be read is {"file", "error"} there, its findings on standard error). Exit status:
     the worst of the files (0 ok, 1 a pattern has errors, 2 a file cannot be read).
     """
-  static let options: [any DeclaredOption] = [Options.format, Options.profile, Options.rate, Options.timelineWidth]
+  static let options: [any DeclaredOption] = [
+    Options.format, Options.profile, Options.rate, Options.timelineWidth, Options.soundPath,
+  ]
   static let examples = [
     ("hap info patterns/winner.json", "See a pattern's shape at a glance"),
     ("hap info --format json x.ahap | jq .duration", "For scripts"),
@@ -54,11 +58,12 @@ enum InfoCommand: Command {
         continue
       }
       let summary = PatternSummary(pattern: pattern, profile: profile, rate: Double(rate), columns: width)
+      let sounds = InfoSounds.rows(of: pattern, path: path)
       if json {
-        objects.append(jsonReport(summary, name: name, rate: rate, profile: profile))
+        objects.append(jsonReport(summary, name: name, rate: rate, profile: profile, sounds: sounds))
       } else {
         if index > 0 { Console.line("") }
-        printText(summary, name: name, rate: rate, profile: profile, width: width)
+        printText(summary, name: name, rate: rate, profile: profile, width: width, sounds: sounds)
       }
     }
     // One pattern: one object (as before); several: an array with one object per file, in order.
@@ -71,7 +76,9 @@ enum InfoCommand: Command {
   }
 
   /// One pattern's report as a JSON object.
-  static func jsonReport(_ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile) -> String {
+  static func jsonReport(
+    _ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile, sounds: [InfoSounds.Row] = []
+  ) -> String {
     let stats = summary.statistics
     let frequencies =
       stats.minimumFrequency.map {
@@ -95,12 +102,16 @@ enum InfoCommand: Command {
       ("peakBeforeLimiter", JSONOutput.number(Double(stats.peakBeforeLimiter))),
       ("limiterActed", stats.limiterActed ? "true" : "false"),
       ("skippedAudioEvents", String(summary.skippedAudioEvents)),
+      ("sounds", InfoSounds.json(sounds)),
       ("timeline", JSONOutput.array(summary.timeline.map { JSONOutput.number(($0 * 1000).rounded() / 1000) })),
     ])
   }
 
   /// One pattern's report as text, headed by its `pattern` row (the file's name).
-  static func printText(_ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile, width: Int) {
+  static func printText(
+    _ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile, width: Int,
+    sounds: [InfoSounds.Row] = []
+  ) {
     let stats = summary.statistics
     let style = Style(enabled: ColorChoice.auto.enabled(forTerminal: Console.stdoutIsTerminal))
     func row(_ label: String, _ value: String) {
@@ -127,6 +138,9 @@ enum InfoCommand: Command {
         : "did not act (peak before it \(RenderCommand.decibels(stats.peakBeforeLimiter)))")
     if summary.skippedAudioEvents > 0 {
       row("audio", "\(summary.skippedAudioEvents) audio events not part of the haptic signal")
+    }
+    if !sounds.isEmpty {
+      for (index, line) in InfoSounds.textRows(sounds).enumerated() { row(index == 0 ? "sounds" : "", line) }
     }
     let bars = summary.timelineBars(fullScale: max(profile.maximumAmplitude, Double(stats.peak)))
     row("timeline", "│" + style.cyan(bars) + "│")

@@ -51,7 +51,9 @@ enum PlayCommand: Command {
     "watch", "Play again each time a pattern file is saved, until Ctrl-C (see above).")
 
   static let options: [any DeclaredOption] =
-    [loop, gap, control, ControlInput.mapOption, start, loopEnd, speed] + DeviceOptions.all + [watch]
+    [loop, gap, control, ControlInput.mapOption, start, loopEnd, speed] + DeviceOptions.all + [
+      watch, Options.soundPath,
+    ]
   static let examples = [
     ("hap play patterns/correct.json", "Feel a pattern"),
     ("hap play -D hw:1,0 --channel 2 --channels 4 patterns/stop.json", "Exciter on output 2 of a 4-channel interface"),

@@ -48,7 +48,7 @@ enum PlotCommand: Command {
   static let watch = Option<Bool>.flag(
     "watch", "Draw again, atomically, each time a pattern file is saved, until Ctrl-C.")
   static let options: [any DeclaredOption] =
-    [output, width, Options.profile, from, to, theme, Options.quiet, watch] + signalOptions
+    [output, width, Options.profile, from, to, theme, Options.quiet, watch, Options.soundPath] + signalOptions
   static let examples = [
     ("hap plot patterns/correct.json -o correct.svg", "Look at a pattern"),
     ("hap plot patterns/*.json -o plots/", "One picture per pattern, into a folder"),

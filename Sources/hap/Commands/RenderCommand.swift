@@ -40,7 +40,7 @@ enum RenderCommand: Command {
 
   static let options: [any DeclaredOption] = [
     output, Options.rate, Options.sampleFormat, Options.profile, Options.gain, Options.raw, Options.force, maxDuration,
-    control, ControlInput.mapOption, Options.quiet,
+    control, ControlInput.mapOption, Options.quiet, Options.soundPath,
   ]
   static let examples = [
     ("hap render patterns/correct.json -o correct.wav", "Preview a pattern"),

@@ -46,7 +46,7 @@ enum ServeCommand: Command {
     "client-timeout", "S", in: 0...86_400, unit: .seconds, default: 300,
     "Close a connection idle for S seconds, {}; 0: never\n(a connection holding a loop is not idle).")
   static let options: [any DeclaredOption] =
-    [vocabulary, ServiceClient.socket, idleClose, keepOpen, config, memoryBudget, clientTimeout]
+    [vocabulary, ServiceClient.socket, idleClose, keepOpen, config, memoryBudget, clientTimeout, Options.soundPath]
     + DeviceOptions.all.map { $0.spec.name == latency.spec.name ? latency : $0 }
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
@@ -69,6 +69,8 @@ enum ServeCommand: Command {
     let idleClose = arguments[keepOpen] ? nil : arguments[Self.idleClose]
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
     let folder = arguments[vocabulary] ?? "patterns"
+    // Its log thread writes to standard error at any moment: a decode must not silence it.
+    SoundFile.silencesDecoders = false
     if arguments.gave(Options.profile) {
       do {
         _ = try options.loadProfile()
@@ -255,13 +257,15 @@ enum ServeCommand: Command {
         Console.error("hap: \(Format.excerpt(manifestPath)): \(error.message); using the default settings")
       }
     }
-    var result = VocabularyValidator.validate(manifest: manifest, files: files)
+    // Each pattern's sounds are looked for beside it, then in the sound folders.
+    let context = { (name: String) in PatternFiles.context(for: .found(SoundSearch.join(folder, name))) }
+    var result = VocabularyValidator.validate(manifest: manifest, files: files, context: context)
     for diagnostic in result.diagnostics where diagnostic.severity == .error {
       Console.error("hap: \(Format.excerpt(manifestPath)): \(diagnostic.message) [\(diagnostic.rule)]")
     }
     if result.vocabulary == nil {
       Console.error("hap: \(Format.excerpt(manifestPath)) cannot be read; using the default settings")
-      result = VocabularyValidator.validate(manifest: nil, files: files)
+      result = VocabularyValidator.validate(manifest: nil, files: files, context: context)
     }
     for (fileName, pattern) in result.patterns {
       switch pattern {

@@ -53,7 +53,9 @@ enum ValidateCommand: Command {
     "error", "RULE", .rules, "Report RULE's findings as errors (repeatable; over .haprc.json).")
   static let watch = Option<Bool>.flag(
     "watch", "Check again each time a pattern file is saved, under a timestamped line, until Ctrl-C.")
-  static let options: [any DeclaredOption] = [strict, format, quiet, jobs, color, disable, warning, error, watch]
+  static let options: [any DeclaredOption] = [
+    strict, format, quiet, jobs, color, disable, warning, error, watch, Options.soundPath,
+  ]
   static let examples = [
     ("hap validate patterns/", "Check every pattern in a folder"),
     ("hap validate --strict --format github patterns/", "In CI: fail on warnings too, annotate the pull request"),
@@ -206,8 +208,11 @@ enum ValidateCommand: Command {
   static func checkManifest(_ path: String, settings: RuleSettings) -> Report {
     do {
       let bytes = try PatternFiles.read(.manifest(path))
-      let files = PatternFiles.vocabularyFiles(in: PathName.folder(of: path))
-      let result = VocabularyValidator.validate(manifest: SourceText(bytes), files: files)
+      let folder = PathName.folder(of: path)
+      let files = PatternFiles.vocabularyFiles(in: folder)
+      let result = VocabularyValidator.validate(
+        manifest: SourceText(bytes), files: files,
+        context: { PatternFiles.context(for: .found(SoundSearch.join(folder, $0))) })
       return Report(name: path, diagnostics: settings.apply(result.diagnostics), unreadable: nil, isManifest: true)
     } catch {
       return Report(name: path, diagnostics: [], unreadable: error.message, isManifest: true)

@@ -13,4 +13,11 @@ enum PathName {
     if end == 0 { return "/" }
     return String(decoding: bytes[..<end], as: UTF8.self)
   }
+
+  /// The extension of `path`'s last component, without its dot: "" when it has none.
+  static func fileExtension(of path: String) -> String {
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+    return String(name[name.index(after: dot)...])
+  }
 }

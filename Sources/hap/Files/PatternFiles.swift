@@ -204,15 +204,10 @@ enum PatternFiles {
     return Validator.validate(bytes, context: context)
   }
 
-  /// The validation context for a pattern read from `input`: waveform files are looked up in
-  /// the pattern's folder (not checked for standard input, which has no folder).
+  /// The validation context for a pattern read from `input`: each sound is looked for as iOS
+  /// does, then in the sound folders (``SoundSearch``), and decoded (standard input has no
+  /// folder: only absolute paths and the sound folders, and nothing is checked without those).
   static func context(for input: Input) -> ValidationContext {
-    guard let path = input.patternPath else { return ValidationContext() }
-    let folder = PathName.folder(of: path)
-    return ValidationContext(waveformExists: { waveform in
-      let full = waveform.hasPrefix("/") ? waveform : (folder.isEmpty ? waveform : folder + "/" + waveform)
-      var info = stat()
-      return stat(full, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
-    })
+    ValidationContext(sound: SoundSearch.validationLookup(patternPath: input.patternPath))
   }
 }

@@ -18,7 +18,6 @@ enum SoundFile {
   enum Failure: Error, Equatable {
     /// libsndfile (`library`) cannot be loaded; `reason`: dlopen's.
     case noLibrary(String, reason: String)
-    /// hap did not hand it to libsndfile (missing, a folder, a FIFO: `InputFile`): why.
     case notOpened(PatternFiles.ReadError)
     /// Longer than ``frameLimit`` samples.
     case tooManySamples
@@ -26,6 +25,8 @@ enum SoundFile {
     case tooLong(seconds: Double)
     /// libsndfile does not read it as a sound; `reason`: its own words.
     case notASound(reason: String)
+    /// More than two channels (``decodeSound(_:)``); `reason`: how many, in libsndfile's words.
+    case tooManyChannels(reason: String)
 
     var message: String {
       switch self {
@@ -35,13 +36,14 @@ enum SoundFile {
       case .tooManySamples: "it is longer than hap reads (\(SoundFile.frameLimit) samples)"
       case .tooLong(let seconds): Converter.Failure.tooLongSentence(seconds: seconds)
       case .notASound(let reason): "it is not a sound libsndfile reads (\(Format.excerpt(reason)))"
+      case .tooManyChannels(let reason): "\(reason); hap plays only mono or stereo sounds"
       }
     }
 
     /// The exit status: the file is not a sound hap converts (1), or it could not be read (2).
     var status: Int32 {
       switch self {
-      case .tooLong, .notASound: ExitStatus.failure
+      case .tooLong, .notASound, .tooManyChannels: ExitStatus.failure
       case .noLibrary, .notOpened, .tooManySamples: ExitStatus.trouble
       }
     }
@@ -81,5 +83,48 @@ enum SoundFile {
     guard status == 0, let samples else { throw .notASound(reason: reason()) }
     defer { hap_sndfile_free(samples) }
     return AudioSignal(samples: Array(UnsafeBufferPointer(start: samples, count: Int(frames))), rate: Double(rate))
+  }
+
+  /// Whether the decoders under libsndfile are silenced while they decode (their messages to
+  /// standard error, csndfile.c says why): true unless other threads write to standard error
+  /// meanwhile (`hap serve`, whose log would lose lines), which sets it false.
+  nonisolated(unsafe) static var silencesDecoders = true
+
+  /// Decodes the file at `path` (not WAV) with libsndfile keeping its channels: one or two, at
+  /// most ``frameLimit`` samples. Opened as ``decode(_:)`` opens it.
+  static func decodeSound(_ path: String) throws(Failure) -> DecodedSound {
+    var message = [CChar](repeating: 0, count: 512)
+    func reason() -> String {
+      String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    let fd: Int32
+    do throws(PatternFiles.ReadError) {
+      fd = try InputFile.open(path, for: .seekable).fd
+    } catch {
+      throw .notOpened(error)
+    }
+    defer { close(fd) }
+    let name = libraryName
+    if hap_sndfile_load(name, &message, message.count) != 0 {
+      throw .noLibrary(name, reason: reason())
+    }
+    var samples: UnsafeMutablePointer<Float>?
+    var frames: Int64 = 0
+    var rate: Int32 = 0
+    var channels: Int32 = 0
+    let status = hap_sndfile_decode_channels_fd(
+      fd, 2, Int64(frameLimit), silencesDecoders ? 1 : 0, &samples, &frames, &rate, &channels, &message,
+      message.count)
+    guard status == 0, let samples else {
+      switch status {
+      case -2: throw .tooManySamples
+      case -4: throw .tooManyChannels(reason: reason())
+      default: throw .notASound(reason: reason())
+      }
+    }
+    defer { hap_sndfile_free(samples) }
+    let count = Int(frames) * Int(channels)
+    return DecodedSound(
+      rate: Double(rate), channels: Int(channels), samples: Array(UnsafeBufferPointer(start: samples, count: count)))
   }
 }

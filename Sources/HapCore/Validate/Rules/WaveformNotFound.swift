@@ -1,13 +1,15 @@
-/// The `EventWaveformPath` file of an AudioCustom event does not exist beside the pattern, so iOS refuses the pattern.
+/// The `EventWaveformPath` file of an AudioCustom event is neither beside the pattern nor in a sound folder, so iOS refuses the pattern.
 ///
-/// Core Haptics looks for the waveform relative to the pattern's folder. When an AudioCustom
+/// Core Haptics uses a path starting with `/` as it is, and looks for any other relative to the
+/// pattern's folder (then the app's bundle and folders, which hap stands in for with the folders of
+/// `--sound-path` and `$HAP_SOUND_PATH`, in that order). When an AudioCustom
 /// event's file cannot be found, iOS's AHAP loader refuses the whole pattern (error -4830; source:
 /// iOS 26.1 loader, reverse-engineered), not just that event. Ship the file with the pattern. hap
 /// checks this only for files (not for standard input), and keeps the event in its model.
 ///
 /// Bad:
 /// ```text
-/// "EventWaveformPath": "sounds/impact.wav"   (no such file next to the pattern)
+/// "EventWaveformPath": "sounds/impact.wav"   (no such file next to the pattern or in --sound-path)
 /// ```
 ///
 /// Good:
@@ -20,12 +22,12 @@ extension Rule {
 
 enum WaveformNotFound: PatternCheck {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
-    guard let exists = context.waveformExists else { return }
+    guard context.sound != nil || context.waveformExists != nil else { return }
     for event in pattern.events where event.type == .audioCustom {
-      guard let path = event.waveformPath, !exists(path) else { continue }
+      guard let path = event.waveformPath, context.waveformFound(path) == false else { continue }
       findings.add(
         .waveformNotFound,
-        "waveform file \"\(Format.excerpt(path))\" does not exist beside the pattern; iOS refuses the whole pattern when an AudioCustom event's waveform cannot be found (error -4830)",
+        "waveform file \"\(Format.excerpt(path))\" is not beside the pattern nor in a sound path (--sound-path, $HAP_SOUND_PATH); iOS refuses the whole pattern when an AudioCustom event's waveform cannot be found (error -4830)",
         at: event.source.waveformPath.offset,
         pointer: JSONPointer.entry(event.source.entry.entry, "Event", "EventWaveformPath"))
     }

@@ -1,0 +1,152 @@
+import Foundation
+import HapCore
+
+/// Finding and decoding the sounds of `AudioCustom` events as iOS finds them: a path starting
+/// with `/` as it is; otherwise the pattern's folder, then each folder of `--sound-path`
+/// (repeatable, in order), then each of `$HAP_SOUND_PATH` (colon-separated). iOS looks next in
+/// the app's bundle and folders, which these folders stand in for (docs/format.md).
+enum SoundSearch {
+  /// The folders of `--sound-path`, set once by ``HapCommandLine`` before a command runs.
+  nonisolated(unsafe) static var userFolders: [String] = []
+
+  /// `--sound-path` folders, then `$HAP_SOUND_PATH`'s (empty parts left out).
+  static var folders: [String] {
+    let environment = ProcessInfo.processInfo.environment["HAP_SOUND_PATH"] ?? ""
+    return userFolders + environment.split(separator: ":").map(String.init)
+  }
+
+  /// Where `waveform` (an `EventWaveformPath` as written) is found: the first regular file (or
+  /// anything but a folder, which decoding then refuses) among the places, or nil.
+  /// `patternFolder` is nil for a pattern read from standard input (no folder of its own).
+  static func find(_ waveform: String, patternFolder: String?, folders: [String] = folders)
+    -> (path: String, place: SoundPlace)?
+  {
+    if waveform.hasPrefix("/") { return exists(waveform) ? (waveform, .absolute) : nil }
+    if let patternFolder {
+      let path = join(patternFolder, waveform)
+      if exists(path) { return (path, .patternFolder) }
+    }
+    for folder in folders {
+      let path = join(folder, waveform)
+      if exists(path) { return (path, .soundPath(folder)) }
+    }
+    return nil
+  }
+
+  static func join(_ folder: String, _ name: String) -> String {
+    folder.isEmpty || folder == "." ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
+  }
+
+  private static func exists(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
+  }
+
+  /// Decodes the sound file at `path`: WAV by hap's own reader, anything else through
+  /// libsndfile, both keeping one or two channels, within ``PatternFiles/sizeLimit`` bytes of
+  /// file and ``SoundFile/frameLimit`` decoded samples (as many bytes of floats).
+  static func decode(_ path: String) -> Result<(sound: DecodedSound, container: String), SoundFailure> {
+    let bytes: [UInt8]
+    do {
+      let file = try InputFile.open(path, for: .seekable)
+      defer { close(file.fd) }
+      if let size = file.size, size > PatternFiles.sizeLimit {
+        return .failure(.tooLarge(limit: PatternFiles.sizeLimit))
+      }
+      var head = [UInt8](repeating: 0, count: 12)
+      let got = Glibc.read(file.fd, &head, head.count)
+      guard got == 12, AudioSignal.isWAV(head) else { return decodeOther(path) }
+      bytes = try InputFile.read(path, for: .seekable)
+    } catch {
+      return .failure(.unreadable(error.message))
+    }
+    do throws(SoundFailure) {
+      return .success((try DecodedSound.wav(bytes, maxSamples: SoundFile.frameLimit), "WAV"))
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  /// A sound that is not WAV, through libsndfile.
+  private static func decodeOther(_ path: String) -> Result<(sound: DecodedSound, container: String), SoundFailure> {
+    do throws(SoundFile.Failure) {
+      let sound = try SoundFile.decodeSound(path)
+      let suffix = PathName.fileExtension(of: path).uppercased()
+      return .success((sound, suffix.isEmpty ? "libsndfile" : suffix))
+    } catch {
+      switch error {
+      case .tooManySamples: return .failure(.tooLarge(limit: PatternFiles.sizeLimit))
+      default: return .failure(.unreadable(error.message))
+      }
+    }
+  }
+
+  /// Finds and decodes `waveform`, keeping only what the sound holds (not its samples).
+  static func lookup(_ waveform: String, patternFolder: String?, folders: [String] = folders) -> SoundLookup {
+    guard let (path, place) = find(waveform, patternFolder: patternFolder, folders: folders) else { return .notFound }
+    return .found(
+      path: path, place: place, decoded: decode(path).map { SoundFormat($0.sound, container: $0.container) })
+  }
+
+  /// The lookup the validator calls, caching each waveform's answer (the rules ask once per
+  /// event). Nil for standard input when no sound folder is given: nothing to search.
+  static func validationLookup(patternPath: String?) -> (@Sendable (String) -> SoundLookup)? {
+    let folders = folders
+    if patternPath == nil && folders.isEmpty { return nil }
+    let patternFolder = patternPath.map { PathName.folder(of: $0) }
+    let cache = LookupCache()
+    return { waveform in
+      cache.answer(waveform) { lookup(waveform, patternFolder: patternFolder, folders: folders) }
+    }
+  }
+
+  /// Why a pattern's sounds cannot all be loaded: the waveform as written, and the cause.
+  enum LoadFailure: Error, Equatable {
+    case notFound(String)
+    case undecodable(String, SoundFailure)
+
+    var message: String {
+      switch self {
+      case .notFound(let waveform):
+        "sound \"\(Format.excerpt(waveform))\" is not beside the pattern nor in a sound path (--sound-path, $HAP_SOUND_PATH)"
+      case .undecodable(let waveform, let failure):
+        "sound \"\(Format.excerpt(waveform))\" cannot be decoded: \(failure.message)"
+      }
+    }
+  }
+
+  /// The decoded sound of every `AudioCustom` event of `pattern`, keyed by `EventWaveformPath`
+  /// as written, at each file's own rate (resampling to the output rate is the renderer's).
+  /// `patternPath` is the pattern's file (nil: standard input).
+  static func loadSounds(of pattern: Pattern, patternPath: String?) throws(LoadFailure) -> [String: DecodedSound] {
+    let patternFolder = patternPath.map { PathName.folder(of: $0) }
+    let folders = folders
+    var sounds: [String: DecodedSound] = [:]
+    for event in pattern.events where event.type == .audioCustom {
+      guard let waveform = event.waveformPath, sounds[waveform] == nil else { continue }
+      guard let (path, _) = find(waveform, patternFolder: patternFolder, folders: folders) else {
+        throw .notFound(waveform)
+      }
+      switch decode(path) {
+      case .success(let decoded): sounds[waveform] = decoded.sound
+      case .failure(let failure): throw .undecodable(waveform, failure)
+      }
+    }
+    return sounds
+  }
+}
+
+/// Answers remembered per waveform, shared by the validator's rules (which may run on any thread).
+private final class LookupCache: @unchecked Sendable {
+  private let lock = NSLock()
+  private var answers: [String: SoundLookup] = [:]
+
+  func answer(_ waveform: String, _ compute: () -> SoundLookup) -> SoundLookup {
+    lock.lock()
+    defer { lock.unlock() }
+    if let known = answers[waveform] { return known }
+    let answer = compute()
+    answers[waveform] = answer
+    return answer
+  }
+}
