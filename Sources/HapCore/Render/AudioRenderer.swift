@@ -1,3 +1,4 @@
+import CHapKernels
 import Foundation
 
 /// Streams the audio track of a compiled ``AudioSchedule``, block by block, as interleaved
@@ -38,6 +39,11 @@ public final class AudioRenderer {
   private let defaults: [Double]
   private var cursors = [0, 0, 0, 0]
   private let controlGrid: UnsafeMutableBufferPointer<Double>
+  /// One grid segment of a voice: its source (left, right) and its envelope level.
+  private let sourceLeft: UnsafeMutablePointer<Float>
+  private let sourceRight: UnsafeMutablePointer<Float>
+  private let levels: UnsafeMutablePointer<Float>
+  private let kernelCode = RenderKernel.best.code
   private static let volume = 0
   private static let pan = 1
   private static let pitch = 2
@@ -77,7 +83,8 @@ public final class AudioRenderer {
       limit: self.frameCount)
     let controls = [schedule.volumeControl, schedule.panControl, schedule.pitchControl, schedule.brightnessControl]
     tracks = controls.map { track in
-      let points = UnsafeMutableBufferPointer<ControlTrack.Breakpoint>.allocate(capacity: max(1, track.breakpoints.count))
+      let points = UnsafeMutableBufferPointer<ControlTrack.Breakpoint>.allocate(
+        capacity: max(1, track.breakpoints.count))
       _ = points.initialize(from: track.breakpoints)
       return points
     }
@@ -85,6 +92,12 @@ public final class AudioRenderer {
     defaults = controls.map(\.defaultValue)
     controlGrid = .allocate(capacity: 4 * Renderer.gridCapacity)
     controlGrid.initialize(repeating: 0)
+    sourceLeft = .allocate(capacity: grid)
+    sourceLeft.initialize(repeating: 0, count: grid)
+    sourceRight = .allocate(capacity: grid)
+    sourceRight.initialize(repeating: 0, count: grid)
+    levels = .allocate(capacity: grid)
+    levels.initialize(repeating: 0, count: grid)
   }
 
   deinit {
@@ -95,6 +108,9 @@ public final class AudioRenderer {
     envelopeChanges.deallocate()
     for track in tracks { track.deallocate() }
     controlGrid.deallocate()
+    sourceLeft.deallocate()
+    sourceRight.deallocate()
+    levels.deallocate()
   }
 
   /// Bytes the renderer allocated beside the sounds it shares: the same for a pattern however
@@ -103,7 +119,8 @@ public final class AudioRenderer {
     voices.count * MemoryLayout<AudioSchedule.Voice>.stride + states.count * MemoryLayout<State>.stride
       + active.count * 4 + entries.count * MemoryLayout<SoundBank.Entry>.stride
       + envelopeChanges.count * MemoryLayout<EnvelopeControls.Change>.stride
-      + tracks.reduce(0) { $0 + $1.count * MemoryLayout<ControlTrack.Breakpoint>.stride } + controlGrid.count * 8
+      + tracks.reduce(0) { $0 + $1.count * MemoryLayout<ControlTrack.Breakpoint>.stride } + controlGrid.count * 8 + 3
+      * grid * 4
   }
 
   /// Frames left to render.
@@ -228,11 +245,12 @@ public final class AudioRenderer {
     let voice = voices[index]
     var state = states[index]
     var n = from
+    var b = point(voice, n / grid - gridFirst)
     while n < to && state.envelope.stage != .done {
       let g = n / grid
       let end = min(to, (g + 1) * grid)
-      let a = point(voice, g - gridFirst)
-      let b = point(voice, g - gridFirst + 1)
+      let a = b
+      b = point(voice, g - gridFirst + 1)
       renderSegment(voice, &state, out + 2 * (n - first), from: n, to: end, segmentStart: g * grid, a, b)
       n = end
     }
@@ -240,27 +258,99 @@ public final class AudioRenderer {
   }
 
   /// Frames `from..<to` of one grid segment (starting at `segmentStart`), the gains and the
-  /// increment interpolated linearly between its two grid points `a` and `b`.
+  /// increment interpolated linearly between its two grid points `a` and `b`: the source into
+  /// the scratch buffers, filtered, times the envelope and the gains, added to `out`.
   @inline(__always)
   private func renderSegment(
     _ voice: AudioSchedule.Voice, _ state: inout State, _ out: UnsafeMutablePointer<Float>, from: Int, to: Int,
     segmentStart: Int, _ a: Point, _ b: Point
   ) {
+    let count = envelopeLevels(voice, &state, from: from, to: to)
+    guard count > 0 else { return }
+    fillSource(voice, &state, from: from, count: count, segmentStart: segmentStart, a.increment, b.increment)
+    // A mono source (a mono sound, the tone) is only in `sourceLeft`.
+    let mono = isMono(voice)
+    let right = mono ? sourceLeft : sourceRight
+    if voice.filtered {
+      if mono {
+        for k in 0..<count { filterOne(&state.filter, &sourceLeft[k], a.coefficient) }
+      } else {
+        for k in 0..<count { filter(&state.filter, &sourceLeft[k], &sourceRight[k], a.coefficient) }
+      }
+    }
     let scale = 1 / Float(grid)
-    let unity = a.increment == 1 && b.increment == 1
-    var o = out
-    for n in from..<to {
+    let t0 = Float(from - segmentStart) * scale
+    let dl = b.left - a.left
+    let dr = b.right - a.right
+    for k in 0..<count {
+      let t = t0 + Float(k) * scale
+      let e = levels[k]
+      out[2 * k] += (a.left + dl * t) * e * sourceLeft[k]
+      out[2 * k + 1] += (a.right + dr * t) * e * right[k]
+    }
+  }
+
+  /// The envelope's level at frames `from..<to` into `levels`; returns how many frames sound
+  /// (fewer when the envelope ends within them).
+  @inline(__always)
+  private func envelopeLevels(_ voice: AudioSchedule.Voice, _ state: inout State, from: Int, to: Int) -> Int {
+    var n = from
+    while n < to {
       if n >= state.envelope.end {
         planner.advance(voice.envelope, &state.envelope, to: n, live: LiveEnvelope())
-        if state.envelope.stage == .done { return }
+        if state.envelope.stage == .done { break }
       }
-      let level = Float(state.envelope.level(at: n))
-      let t = Float(n - segmentStart) * scale
-      var (l, r) = source(voice, &state, unity: unity, t: Double(t), a.increment, b.increment)
-      if voice.filtered { filter(&state.filter, &l, &r, a.coefficient) }
-      o[0] += (a.left + (b.left - a.left) * t) * level * l
-      o[1] += (a.right + (b.right - a.right) * t) * level * r
-      o += 2
+      let piece = state.envelope
+      let end = min(to, piece.end)
+      if piece.isGeometric {
+        for m in n..<end { levels[m - from] = Float(piece.level(at: m)) }
+      } else {
+        // Anchored where the piece or the grid segment starts (frames that do not depend on
+        // where a block starts), so the levels are a function of the frame index.
+        let anchor = max(piece.start, n - n % grid)
+        let base = Float(piece.level + piece.rate * Double(anchor - piece.start))
+        let slope = Float(piece.rate)
+        for m in n..<end { levels[m - from] = base + slope * Float(m - anchor) }
+      }
+      n = end
+    }
+    return n - from
+  }
+
+  /// The voice's source over `count` frames from `from` into the scratch buffers, advancing
+  /// its position. A sound read at rate 1 from a whole position is copied as it is.
+  @inline(__always)
+  private func fillSource(
+    _ voice: AudioSchedule.Voice, _ state: inout State, from: Int, count: Int, segmentStart: Int, _ a: Double,
+    _ b: Double
+  ) {
+    let scale = 1 / Double(grid)
+    let t0 = Double(from - segmentStart) * scale
+    if a == 1 && b == 1, case .sound(let s) = voice.source, !voice.loops,
+      state.position.rounded(.down) == state.position
+    {
+      let entry = entries[s]
+      let i = Int(state.position)
+      let base = samples.baseAddress! + entry.offset
+      let available = max(0, min(count, entry.frames - i))
+      if entry.channels == 1 {
+        for k in 0..<available { sourceLeft[k] = base[i + k] }
+      } else {
+        for k in 0..<available {
+          sourceLeft[k] = base[2 * (i + k)]
+          sourceRight[k] = base[2 * (i + k) + 1]
+        }
+      }
+      for k in available..<count {
+        sourceLeft[k] = 0
+        sourceRight[k] = 0
+      }
+      state.position += Double(count)
+      return
+    }
+    for k in 0..<count {
+      let unity = a == 1 && b == 1
+      (sourceLeft[k], sourceRight[k]) = source(voice, &state, unity: unity, t: t0 + Double(k) * scale, a, b)
     }
   }
 
@@ -318,6 +408,21 @@ public final class AudioRenderer {
     return (l, ch == 2 ? cubic(1) : l)
   }
 
+  /// Whether the voice's source is mono (a mono sound, or the tone).
+  @inline(__always)
+  private func isMono(_ voice: AudioSchedule.Voice) -> Bool {
+    if case .sound(let s) = voice.source { return entries[s].channels == 1 }
+    return true
+  }
+
+  /// The filter on a mono source (the left channel's state).
+  @inline(__always)
+  private func filterOne(_ z: inout (Float, Float, Float, Float), _ x: inout Float, _ a: Float) {
+    z.0 += a * (x - z.0)
+    z.1 += a * (z.0 - z.1)
+    x = z.1
+  }
+
   /// Two cascaded one-pole low-passes on each channel (12 dB per octave above the cutoff).
   @inline(__always)
   private func filter(_ z: inout (Float, Float, Float, Float), _ l: inout Float, _ r: inout Float, _ a: Float) {
@@ -329,25 +434,14 @@ public final class AudioRenderer {
     r = z.3
   }
 
-  /// Gain, soft limiter and statistics over the mixed chunk (both channels).
+  /// Gain, soft limiter and statistics over the mixed chunk (both channels; the haptic
+  /// signal's kernel over the interleaved samples). `limitedFrames` counts samples here.
   private func finish(_ out: UnsafeMutablePointer<Float>, count: Int) {
-    var peak: Float = 0
-    var limitedPeak: Float = 0
-    var squares: Double = 0
-    var limited = 0
-    for k in 0..<(2 * count) {
-      let x = out[k] * gain
-      let y = SoftLimiter.limit(x)
-      peak = max(peak, abs(x))
-      limitedPeak = max(limitedPeak, abs(y))
-      if y != x { limited += 1 }
-      squares += Double(y * y)
-      out[k] = y
-    }
-    statistics.peakBeforeLimiter = max(statistics.peakBeforeLimiter, peak)
-    statistics.peak = max(statistics.peak, limitedPeak)
-    statistics.sumOfSquares += squares / 2
-    statistics.limitedFrames += limited
+    let result = hap_finish(kernelCode, out, Int32(2 * count), gain, statistics.peakBeforeLimiter)
+    statistics.peakBeforeLimiter = result.peakBefore
+    statistics.peak = max(statistics.peak, SoftLimiter.limit(result.peakBefore))
+    statistics.sumOfSquares += Double(result.sumOfSquares) / 2
+    statistics.limitedFrames += Int(result.limited)
     statistics.frames += count
   }
 }

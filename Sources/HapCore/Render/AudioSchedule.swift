@@ -153,7 +153,9 @@ struct AudioVoiceCompiler {
   /// - a looping AudioCustom: the same, the file repeating meanwhile;
   /// - any other AudioCustom: the file's end (`EventDuration` is not used, as on iOS), at the
   ///   lowest pitch the event reaches; with its envelope, the release ends there.
-  func voice(_ event: Event, _ index: Int, source: AudioSchedule.Voice.Source, sound: DecodedSound?) -> AudioSchedule.Voice {
+  func voice(_ event: Event, _ index: Int, source: AudioSchedule.Voice.Source, sound: DecodedSound?)
+    -> AudioSchedule.Voice
+  {
     let p = event.parameters
     let start = Frames.from(seconds: event.time, rate: rate)
     var envelope = Schedule.Voice(

@@ -52,7 +52,9 @@ extension RenderTests {
         // opens with) at the same distance from the event's frame.
         let lead = try #require(sound.samples.firstIndex { $0 != 0 })
         let first = try #require(track.firstSound)
-        #expect(first >= start + lead && first <= start + lead + 1, "\(name): first sound at \(first), event at \(start) + \(lead)")
+        #expect(
+          first >= start + lead && first <= start + lead + 1,
+          "\(name): first sound at \(first), event at \(start) + \(lead)")
         let volume = Float(event.parameters.audioVolume)
         var worst: Float = 0
         for k in AudioTrackTests.attackFrames..<(sound.frames - AudioTrackTests.releaseFrames) {

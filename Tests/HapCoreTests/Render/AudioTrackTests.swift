@@ -67,7 +67,8 @@ extension RenderTests {
       #expect(Array(r[0..<file.count]) == file)
       // The pan control adds to the event's pan (and the sum is clamped).
       let pattern = Pattern(
-        events: [A.custom(0, pan: 0.6, envelope: false)], parameters: [RenderFixture.parameter(.audioPanControl, 0, 0.9)])
+        events: [A.custom(0, pan: 0.6, envelope: false)],
+        parameters: [RenderFixture.parameter(.audioPanControl, 0, 0.9)])
       #expect(A.render(pattern, sounds: sounds).left.allSatisfy { $0 == 0 })
       for pan in stride(from: -1.0, through: 1, by: 0.25) {
         let g = AudioChoices.PanLaw.constantPower.gains(pan)
@@ -116,7 +117,8 @@ extension RenderTests {
       // The darkest filter, two one-pole low-passes at 200 Hz: 1 / (1 + (f / 200)²) at f Hz.
       for f in [100.0, 400, 1600] {
         let sine = A.sine(f, seconds: 0.5)
-        let track = A.render(Pattern(events: [A.custom(0, brightness: 0, envelope: false)]), sounds: ["s.wav": A.mono(sine)])
+        let track = A.render(
+          Pattern(events: [A.custom(0, brightness: 0, envelope: false)]), sounds: ["s.wav": A.mono(sine)])
         let gain = Signal.rms(track.left[4800..<20000]) / Signal.rms(sine[4800..<20000])
         #expect(abs(gain / (1 / (1 + pow(f / AudioChoices.darkestCutoff, 2))) - 1) < 0.02, "\(f) Hz: \(gain)")
       }
@@ -126,7 +128,8 @@ extension RenderTests {
     func loops() throws {
       let file = A.sine(230, seconds: 0.1, amplitude: 0.4)
       let sounds = ["s.wav": A.mono(file)]
-      let track = A.render(Pattern(events: [A.custom(0.05, duration: 0.35, envelope: false, loops: true)]), sounds: sounds)
+      let track = A.render(
+        Pattern(events: [A.custom(0.05, duration: 0.35, envelope: false, loops: true)]), sounds: sounds)
       let start = Frames.from(seconds: 0.05, rate: Self.rate)
       let left = track.left
       #expect(track.soundEnd == start + Frames.from(seconds: 0.35, rate: Self.rate))
@@ -156,7 +159,9 @@ extension RenderTests {
         #expect(abs(Double(left[n]) - 0.5 * Double(n) / attack) < 1e-3, "attack at \(fraction)")
         let m = Int(fraction * release)
         let fromEnd = Double(dc.frames - m)
-        #expect(abs(Double(left[dc.frames - m]) - 0.5 * (Double(dc.frames) - fromEnd) / release) < 2e-3, "release at \(fraction)")
+        #expect(
+          abs(Double(left[dc.frames - m]) - 0.5 * (Double(dc.frames) - fromEnd) / release) < 2e-3,
+          "release at \(fraction)")
       }
       #expect(left[Int(attack) + 10] == 0.5)
       // Sustained 0: after the attack the level decays with the decay time as time constant.
@@ -223,7 +228,10 @@ extension RenderTests {
           f.curve(.audioVolumeControl, [(0.2371, 0.5), (0.3333, 1)]),
         ])
       let stereo = zip(A.noise(seconds: 0.05), A.sine(300, seconds: 0.05)).flatMap { [$0, $1] }
-      return (pattern, ["a.wav": A.mono(A.sine(440, seconds: 0.15)), "b.wav": DecodedSound(rate: rate, channels: 2, samples: stereo)])
+      return (
+        pattern,
+        ["a.wav": A.mono(A.sine(440, seconds: 0.15)), "b.wav": DecodedSound(rate: rate, channels: 2, samples: stereo)]
+      )
     }
 
     @Test("block-size independent: blocks of 1, 37, 512 and 4096 frames give identical samples")
@@ -256,7 +264,8 @@ extension RenderTests {
       let sound = A.mono(A.sine(440, seconds: 0.1))
       func renderer(_ seconds: Double, events: Int) -> AudioRenderer {
         let list = (0..<events).map { A.custom(Double($0) * 0.01, duration: seconds, loops: true) }
-        return AudioRenderer(schedule: AudioSchedule(pattern: Pattern(events: list), sounds: ["s.wav": sound], rate: Self.rate))
+        return AudioRenderer(
+          schedule: AudioSchedule(pattern: Pattern(events: list), sounds: ["s.wav": sound], rate: Self.rate))
       }
       let short = renderer(1, events: 10)
       let long = renderer(600, events: 10)
