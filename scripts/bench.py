@@ -684,13 +684,27 @@ def resample_bench():
     copy_time, _, _ = measure_shell(f"sox {raw} -r 44100 {source} {raw} -")
     print(f"  sox rate -h 48000 (a process, file to stdout)  {sox_time:7.4f} s, of which {copy_time:.4f} s without rate")
     print("  (target: well under sox's time; a sound is resampled once, when the pattern is loaded)")
+def audio_track_bench():
+    """Issue 21: the seven Ricochet patterns rendered with their sounds vs without (target <= 2x)."""
+    corpus = os.environ.get("HAP_CORPUS") or os.path.join(os.path.dirname(root), "shared/corpus")
+    folder = os.path.join(corpus, "ahap-audio/apple__unityplugins")
+    patterns = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".ahap")) \
+        if os.path.isdir(folder) else []
+    print("\n== audio track: Apple's Ricochet patterns, haptic signal alone vs with the audio track ==")
+    if len(patterns) != 7:
+        print(f"  skipped: the seven Ricochet patterns are not in {folder} (set HAP_CORPUS)")
+        return
+    bench = os.path.join(root, ".build/release/hap-bench")
+    result = subprocess.run([bench, "--audio", "200"] + patterns, capture_output=True, text=True)
+    for line in (result.stdout.strip() or result.stderr.strip()).splitlines():
+        print("  " + line.strip())
 
 
 if __name__ == "__main__":
     # BENCH_ONLY=fire,stall (names below) runs some sections; all of them by default.
     sections = [("validate", main), ("render", render_bench), ("play", play_bench), ("control", control_bench),
                 ("fire", fire_bench), ("stall", stall_bench), ("convert", convert_audio_bench),
-                ("sounds", real_sound_effects_bench), ("resample", resample_bench)]
+                ("sounds", real_sound_effects_bench), ("resample", resample_bench), ("audio", audio_track_bench)]
     only = [name for name in os.environ.get("BENCH_ONLY", "").split(",") if name]
     unknown = [name for name in only if name not in dict(sections)]
     if unknown:

@@ -110,7 +110,7 @@ struct FidelityRuleTests {
     // The ignored nulls read as absent keys: the first two events stay, with default switches.
     #expect(pattern.events.map(\.time) == [0, 1])
     #expect(pattern.events.first?.waveformLoops == false)
-    #expect(pattern.events.first?.waveformUsesVolumeEnvelope == false)
+    #expect(pattern.events.first?.waveformUsesVolumeEnvelope == true)  // its default on AudioCustom
     #expect(result.findings("waveform-path-null").map(\.pointer).first == "/Pattern/2/Event/EventWaveformPath")
     #expect(result.findings("waveform-path-null").allSatisfy { $0.severity == .error })
   }

@@ -110,7 +110,7 @@ struct ModelTests {
     {
     "Pattern":[
     {"ParameterCurve":{"ParameterCurveControlPoints":[{"ParameterValue":-5e-1,"Time":0.0},{"ParameterValue":0.50,"Time":1e0,},],"Time":5E-1,"ParameterID":"HapticSharpnessControl"}},
-    {"Event":{"EventWaveformPath":"kick.wav","EventType":"AudioCustom","Time":0.5,"EventWaveformLoopEnabled":false,"EventWaveformUseVolumeEnvelope":0}},
+    {"Event":{"EventWaveformPath":"kick.wav","EventType":"AudioCustom","Time":0.5,"EventWaveformLoopEnabled":false,"EventWaveformUseVolumeEnvelope":1}},
     {"Parameter":{"ParameterValue":0.5,"Time":25e-2,"ParameterID":"HapticIntensityControl"}},
     {"Event":{"EventParameters":[{"ParameterValue":0.25,"ParameterID":"HapticSharpness"},{"ParameterID":"HapticIntensity","ParameterValue":1.0},{"ParameterID":"Sustained","ParameterValue":1},{"ParameterID":"AttackTime","ParameterValue":0}],"EventDuration":1.0,"EventType":"HapticContinuous","Time":0.50}},
     {"Event":{"EventType":"Haptic\\u0054ransient","Time":-0,"EventDuration":0,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":8e-1},{"ParameterID":"HapticSharpness","ParameterValue":0.5}]}},

@@ -203,15 +203,17 @@ extension PatternDecoder {
     }
   }
 
-  /// `EventWaveformUseVolumeEnvelope` or `EventWaveformLoopEnabled`: false when absent or null
-  /// (iOS's loader ignores a null switch, as if the key were absent); nil when it is not a
-  /// boolean.
+  /// `EventWaveformUseVolumeEnvelope` or `EventWaveformLoopEnabled`: when absent or null (iOS's
+  /// loader ignores a null switch, as if the key were absent) its default, true for the volume
+  /// envelope of an AudioCustom event (`CHHapticAudioResourceKeyUseVolumeEnvelope`: "The default
+  /// value is true"), else false; nil when it is not a boolean.
   private mutating func waveformSwitch(_ value: Int?, key: String, type: EventType?, entry: Int) -> Bool? {
     func pointer() -> String { JSONPointer.entry(entry, "Event") + "/" + key }
-    guard let value else { return false }
+    let absent = type == .audioCustom && key == "EventWaveformUseVolumeEnvelope"
+    guard let value else { return absent }
     if document.node(value).kind == .null {
       ignoredNull(value, key: key, pointer: pointer())
-      return false
+      return absent
     }
     let on = boolean(value, key: key, pointer: pointer())
     if let type, type != .audioCustom {

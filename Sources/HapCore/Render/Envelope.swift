@@ -25,14 +25,17 @@ public struct EnvelopeControls: Sendable, Equatable {
 
   init(changes: [Change]) { self.changes = changes }
 
-  public init(pattern: Pattern, rate: Double) {
+  /// The haptic envelope controls of `pattern` or, with `audio`, the audio ones
+  /// (`AudioAttackTimeControl`, ...), which act on audio events the same way.
+  public init(pattern: Pattern, rate: Double, audio: Bool = false) {
+    func chosen(_ id: DynamicParameterID) -> Bool { audio ? id.isAudioEnvelopeTime : id.isEnvelopeTime }
     var steps: [(frame: Int, order: Int, id: DynamicParameterID, value: Double)] = []
     func frame(_ time: Double) -> Int { Frames.from(seconds: time, rate: rate) }
-    for (order, parameter) in pattern.parameters.enumerated() where parameter.id.isEnvelopeTime {
+    for (order, parameter) in pattern.parameters.enumerated() where chosen(parameter.id) {
       steps.append((frame(parameter.time), order, parameter.id, parameter.value))
     }
     var order = pattern.parameters.count
-    for curve in pattern.curves where curve.id.isEnvelopeTime {
+    for curve in pattern.curves where chosen(curve.id) {
       for point in curve.points {
         steps.append((frame(point.time), order, curve.id, point.value))
         order += 1
@@ -48,8 +51,8 @@ public struct EnvelopeControls: Sendable, Equatable {
     for step in steps {
       current.frame = step.frame
       switch step.id {
-      case .hapticAttackTimeControl: current.attack = step.value
-      case .hapticDecayTimeControl: current.decay = step.value
+      case .hapticAttackTimeControl, .audioAttackTimeControl: current.attack = step.value
+      case .hapticDecayTimeControl, .audioDecayTimeControl: current.decay = step.value
       default: current.release = step.value
       }
       if let last = list.last, last.frame == current.frame {
@@ -78,6 +81,11 @@ extension DynamicParameterID {
   /// The three haptic envelope-time controls (attack, decay, release).
   var isEnvelopeTime: Bool {
     self == .hapticAttackTimeControl || self == .hapticDecayTimeControl || self == .hapticReleaseTimeControl
+  }
+
+  /// The three audio envelope-time controls.
+  var isAudioEnvelopeTime: Bool {
+    self == .audioAttackTimeControl || self == .audioDecayTimeControl || self == .audioReleaseTimeControl
   }
 }
 
