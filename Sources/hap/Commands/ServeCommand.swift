@@ -69,8 +69,6 @@ enum ServeCommand: Command {
     let idleClose = arguments[keepOpen] ? nil : arguments[Self.idleClose]
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
     let folder = arguments[vocabulary] ?? "patterns"
-    // Its log thread writes to standard error at any moment: a decode must not silence it.
-    SoundFile.silencesDecoders = false
     if arguments.gave(Options.profile) {
       do {
         _ = try options.loadProfile()

@@ -17,6 +17,8 @@ final class ServiceLog: @unchecked Sendable {
   /// Routes ``Console/error(_:)`` here and starts the writer thread.
   func start() {
     Console.errorLines = { [self] in add($0) }
+    // Its thread writes standard error at any moment: a sound's decode must not silence it.
+    SoundFile.silencesDecoders = false
     let thread = Thread { [self] in run() }
     thread.name = "hap log"
     thread.start()
