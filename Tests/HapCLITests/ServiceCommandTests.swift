@@ -96,7 +96,9 @@ struct ServiceConnection {
   func send(_ bytes: [UInt8]) {
     var done = 0
     while done < bytes.count {
-      let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+      // MSG_NOSIGNAL: a service that closed the connection (a limit, an idle time-out) must fail
+      // the write, not kill the test process with SIGPIPE.
+      let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
       if n <= 0 { return }
       done += n
     }
