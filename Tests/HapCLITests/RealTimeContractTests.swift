@@ -60,7 +60,8 @@ struct RealTimeContractTests {
   }
 
   private func send(_ handle: FileHandle, _ text: String) {
-    try? handle.write(contentsOf: Data(text.utf8))
+    // hap may have exited already (Ctrl-C ends its wait for standard input at once).
+    withoutSIGPIPE { try? handle.write(contentsOf: Data(text.utf8)) }
   }
 
   private func waitForExit(_ process: Process, seconds: Double) -> Bool {

@@ -49,7 +49,7 @@ struct Hap {
     try process.run()
     if let input {
       DispatchQueue.global().async {
-        try? inPipe.fileHandleForWriting.write(contentsOf: input)
+        withoutSIGPIPE { try? inPipe.fileHandleForWriting.write(contentsOf: input) }
         try? inPipe.fileHandleForWriting.close()
       }
     }
