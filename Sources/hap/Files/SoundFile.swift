@@ -49,27 +49,38 @@ enum SoundFile {
     }
   }
 
-  /// Decodes the file at `path` (not WAV) to one channel, with libsndfile. The file is opened
-  /// without blocking (a FIFO or device is refused, not waited on) and handed to libsndfile
-  /// open; standard error is silenced while libsndfile decodes (csndfile.c says why).
-  static func decode(_ path: String) throws(Failure) -> AudioSignal {
-    var message = [CChar](repeating: 0, count: 512)
-    func reason() -> String {
-      String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-    // Opened here, never blocking and a regular file only (InputFile), and handed to libsndfile
-    // as a descriptor: it never opens the name itself.
+  /// Opens `path` for libsndfile, never blocking and a regular file only (``InputFile``), and
+  /// loads libsndfile: libsndfile is handed the descriptor and never opens the name itself.
+  /// The caller closes the descriptor.
+  private static func openForDecoding(_ path: String) throws(Failure) -> Int32 {
     let fd: Int32
     do throws(PatternFiles.ReadError) {
       fd = try InputFile.open(path, for: .seekable).fd
     } catch {
       throw .notOpened(error)
     }
-    defer { close(fd) }
+    var message = [CChar](repeating: 0, count: 512)
     let name = libraryName
     if hap_sndfile_load(name, &message, message.count) != 0 {
-      throw .noLibrary(name, reason: reason())
+      close(fd)
+      throw .noLibrary(name, reason: text(message))
     }
+    return fd
+  }
+
+  /// The C string in `message`.
+  private static func text(_ message: [CChar]) -> String {
+    String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// Decodes the file at `path` (not WAV) to one channel, with libsndfile. The file is opened
+  /// without blocking (a FIFO or device is refused, not waited on) and handed to libsndfile
+  /// open; standard error is silenced while libsndfile decodes (csndfile.c says why).
+  static func decode(_ path: String) throws(Failure) -> AudioSignal {
+    let fd = try openForDecoding(path)
+    defer { close(fd) }
+    var message = [CChar](repeating: 0, count: 512)
+    func reason() -> String { text(message) }
     var samples: UnsafeMutablePointer<Float>?
     var frames: Int64 = 0
     var rate: Int32 = 0
@@ -93,21 +104,10 @@ enum SoundFile {
   /// Decodes the file at `path` (not WAV) with libsndfile keeping its channels: one or two, at
   /// most ``frameLimit`` samples. Opened as ``decode(_:)`` opens it.
   static func decodeSound(_ path: String) throws(Failure) -> DecodedSound {
-    var message = [CChar](repeating: 0, count: 512)
-    func reason() -> String {
-      String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-    let fd: Int32
-    do throws(PatternFiles.ReadError) {
-      fd = try InputFile.open(path, for: .seekable).fd
-    } catch {
-      throw .notOpened(error)
-    }
+    let fd = try openForDecoding(path)
     defer { close(fd) }
-    let name = libraryName
-    if hap_sndfile_load(name, &message, message.count) != 0 {
-      throw .noLibrary(name, reason: reason())
-    }
+    var message = [CChar](repeating: 0, count: 512)
+    func reason() -> String { text(message) }
     var samples: UnsafeMutablePointer<Float>?
     var frames: Int64 = 0
     var rate: Int32 = 0
