@@ -131,6 +131,13 @@ struct ServiceRobustnessTests {
     defer { extra.close() }
     let line = extra.readLine()
     #expect(line.hasPrefix("error busy ") && line.contains("per process"), "\(line)")
+    // A connection closed a moment ago no longer counts, even before the service's thread
+    // for it has read its end.
+    mine.removeLast().close()
+    let next = try connect(service)
+    defer { next.close() }
+    next.send("ping\n")
+    #expect(next.readLine() == "ok pong")
     let other = try service.hap(["fire", "correct"])
     #expect(other.status == 0, "\(other.stderr)")
     #expect(service.terminate() == 0)

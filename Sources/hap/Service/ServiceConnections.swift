@@ -64,6 +64,8 @@ final class ServiceConnections: @unchecked Sendable {
   private var open = 0
   private var perProcess: [pid_t: Int] = [:]
   private var owners: [Int32: Client] = [:]
+  /// Every admitted connection, by its descriptor.
+  private var clients: [Int32: Client] = [:]
 
   /// Why a new connection is refused: the limit it would pass, as the `error busy` message.
   enum Refusal: Error {
@@ -93,11 +95,31 @@ final class ServiceConnections: @unchecked Sendable {
     defer { lock.unlock() }
     guard open < Self.maxConnections else { return .failure(.tooMany) }
     if pid > 0 {
-      guard perProcess[pid, default: 0] < Self.maxPerProcess else { return .failure(.tooManyFromProcess(pid)) }
+      guard perProcess[pid, default: 0] < Self.maxPerProcess || liveConnections(of: pid) < Self.maxPerProcess else {
+        return .failure(.tooManyFromProcess(pid))
+      }
       perProcess[pid, default: 0] += 1
     }
     open += 1
-    return .success(Client(fd: fd, pid: pid))
+    let client = Client(fd: fd, pid: pid)
+    clients[fd] = client
+    return .success(client)
+  }
+
+  /// How many of `pid`'s connections its process has not closed yet: one it closed a moment
+  /// ago is still counted until its thread reads the end, and a client that closes a
+  /// connection and opens another at once must not be refused for it. Called with `lock` held.
+  private func liveConnections(of pid: pid_t) -> Int {
+    clients.values.filter { $0.pid == pid && !Self.peerClosed($0.fd) }.count
+  }
+
+  /// Whether the peer of `fd` has closed its end (or the connection failed).
+  private static func peerClosed(_ fd: Int32) -> Bool {
+    // POLLRDHUP (0x2000), which Glibc's module leaves out without _GNU_SOURCE.
+    let peerHungUp: Int16 = 0x2000
+    var entry = pollfd(fd: fd, events: peerHungUp, revents: 0)
+    guard poll(&entry, 1, 0) > 0 else { return false }
+    return entry.revents & (peerHungUp | Int16(POLLHUP) | Int16(POLLERR)) != 0
   }
 
   /// `client` is served as `owner` (so notices reach it).
@@ -111,6 +133,7 @@ final class ServiceConnections: @unchecked Sendable {
   func remove(_ client: Client, owner: Int32) {
     lock.lock()
     owners[owner] = nil
+    clients[client.fd] = nil
     open -= 1
     if client.pid > 0 {
       perProcess[client.pid, default: 1] -= 1
