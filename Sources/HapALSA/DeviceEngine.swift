@@ -238,9 +238,10 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   }
 
   /// How long the silence written must last before the stream stops: short enough that
-  /// occasional fires each find it stopped, long enough that a burst (a drag, a timer) keeps it
-  /// running.
-  public static var idleAfter: Double { 0.05 }
+  /// separate fires (a game's moments, a timer's pulses) each find it stopped and play at once,
+  /// long enough that a burst (fires under 20 ms apart) keeps it running, so a device that is
+  /// slow to start (USB) restarts once per burst.
+  public static var idleAfter: Double { 0.02 }
   /// How often an idle engine looks at the stop request (ms).
   static var idleCheck: Int32 { 50 }
 

@@ -38,11 +38,11 @@ private func bundledRender(_ name: String, in device: SimulatedExciter) throws -
   return floats([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
 }
 
-/// Whether the capture (f32) ends in at least 40 ms of silence: what an idle service writes
-/// after a fade, before it stops the stream.
+/// Whether the capture (f32) ends in at least 15 ms of silence: what an idle service writes
+/// after a fade, before it stops the stream (DeviceEngine.idleAfter, 20 ms).
 private func endsInSilence(_ device: SimulatedExciter) throws -> Bool {
   let played = floats(try device.captured())
-  return played.count >= 1920 && played[(played.count - 1920)...].allSatisfy { $0 == 0 }
+  return played.count >= 720 && played[(played.count - 720)...].allSatisfy { $0 == 0 }
 }
 
 /// Polls `status` until `condition` holds (at most 20 s); false if it never did.
@@ -184,7 +184,7 @@ struct ServiceOwnershipTests {
     client.close()
     #expect(try waitFor(service) { $0["playing"] as? Int == 0 }, "the loop went on after its client left")
     // The fade and some silence reach the capture (an idle service stops the stream after
-    // 50 ms of silence, DeviceEngine.idleAfter).
+    // 20 ms of silence, DeviceEngine.idleAfter).
     #expect(try Wait.until(20) { try endsInSilence(device) })
     let afterLoop = try device.captured().count / 4
 
@@ -211,7 +211,7 @@ struct ServiceOwnershipTests {
     let sounding = { (range: Range<Int>) in range.clamped(to: 0..<played.count).filter { played[$0] != 0 }.count }
     #expect(sounding(0..<afterLoop) >= 48000 * 3 / 10, "the loop did not repeat")
     // What the capture holds after the loop's fade: silence.
-    #expect(played[(afterLoop - 1920)..<afterLoop].allSatisfy { $0 == 0 })
+    #expect(played[(afterLoop - 720)..<afterLoop].allSatisfy { $0 == 0 })
     #expect(sounding(afterLoop..<afterBound) < 48000, "the bound drone played on after its client left")
     #expect(sounding(afterBound..<played.count) >= 48000 * 29 / 10, "the detached drone was cut short")
   }
