@@ -164,11 +164,11 @@ struct RealTimeContractTests {
     #expect(counts["frees"] == 0, "frees on the playback thread: \(counts)")
   }
 
-  /// A looping pattern with sound: a haptic continuous event, a sound file at 44.1 kHz (resampled
-  /// before playback), an AudioContinuous tone and an audio volume curve.
+  /// A looping pattern with sound: a haptic continuous event, a stereo sound file played pitched
+  /// and filtered, an AudioContinuous tone and an audio volume curve.
   private func soundPattern(in device: SimulatedExciter) throws -> String {
-    let sound = (0..<22050).map { Float(0.4 * sin(2 * Double.pi * 440 * Double($0) / 44100)) }
-    try device.folder.write("tone.wav", Data(SyntheticSound.wav([sound, sound], rate: 44100)))
+    let sound = (0..<24000).map { Float(0.4 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
+    try device.folder.write("tone.wav", Data(SyntheticSound.wav([sound, sound], rate: 48000)))
     return try device.folder.write(
       "sounding.json",
       """
