@@ -153,8 +153,15 @@ struct RealTimeContractTests {
   @Test func thePlaybackThreadAllocatesNothingAfterItsFirstPeriod() throws {
     let device = try SimulatedExciter()
     let probe = try RealTimeProbe(in: device.folder)
-    let (process, input) = try start(
-      ["play", "-D", "exciter", "--control", "-", "--loop", texture], device: device, probe: probe)
+    try playDrivenExpectingNoAllocation(["play", "-D", "exciter", "--control", "-", "--loop", texture], device, probe)
+  }
+
+  /// Plays `arguments` under the whole control stimulus (with a live rate) and expects the
+  /// playback thread to have allocated and freed nothing.
+  private func playDrivenExpectingNoAllocation(
+    _ arguments: [String], _ device: SimulatedExciter, _ probe: RealTimeProbe
+  ) throws {
+    let (process, input) = try start(arguments, device: device, probe: probe)
     drive(input, device: device, rate: true)
     #expect(waitForExit(process, seconds: 10))
     #expect(process.terminationStatus == 0)
@@ -190,16 +197,8 @@ struct RealTimeContractTests {
     let device = try SimulatedExciter(speaker: "")
     let probe = try RealTimeProbe(in: device.folder)
     let pattern = try soundPattern(in: device)
-    let (process, input) = try start(
-      ["play", "-D", "exciter", "--audio-device", "speaker", "--control", "-", "--loop", pattern], device: device,
-      probe: probe)
-    drive(input, device: device, rate: true)
-    #expect(waitForExit(process, seconds: 10))
-    #expect(process.terminationStatus == 0)
-    let counts = try probe.counts()
-    #expect(counts["watched"] == 1, "the playback thread never marked itself: the probe saw nothing")
-    #expect(counts["allocs"] == 0, "allocations on the playback thread: \(counts)")
-    #expect(counts["frees"] == 0, "frees on the playback thread: \(counts)")
+    try playDrivenExpectingNoAllocation(
+      ["play", "-D", "exciter", "--audio-device", "speaker", "--control", "-", "--loop", pattern], device, probe)
     #expect(FileManager.default.fileExists(atPath: device.speakerCapture), "the sound did not play")
     if RealTimeProbe.optimised {
       // Without the live rate (which swaps renderer sets): no reference counting either.

@@ -61,6 +61,13 @@ struct SoundPlaybackTests {
     let audio = PatternRender.audio(pattern, sounds: sounds, rate: 48000, frames: Self.hapticLength(pattern))
     #expect(audio.contains { $0 != 0 })
     #expect(Self.isPrefixThenSilence(sound, audio), "the sound differs from the library's audio track")
+    // --gain scales the sound as it scales the haptics (as hap render --audio renders it).
+    let quieter = try Hap.run(
+      ["play", "-D", "exciter", "--gain", "-6", "--audio-device", "speaker", path], environment: device.environment)
+    #expect(quieter.status == 0, "\(quieter.stderr)")
+    let scaled = PatternRender.audio(
+      pattern, sounds: sounds, rate: 48000, frames: Self.hapticLength(pattern), gain: pow(10, -6.0 / 20))
+    #expect(Self.isPrefixThenSilence(try PCM.floats(contentsOf: device.speakerCapture, format: .f32), scaled))
   }
 
   @Test("a layout with audio channels plays both on one device: haptic=1/audio=2,3 and a named layout")
@@ -125,6 +132,26 @@ struct SoundPlaybackTests {
     let haptic = try PCM.floats(contentsOf: device.capture, format: .f32)
     #expect(Self.isPrefixThenSilence(haptic, Self.haptic(pattern, frames: Self.hapticLength(pattern))))
     #expect(haptic.count < audio.count / 2, "--no-audio still waited for the sound")
+  }
+}
+
+extension SoundPlaybackTests {
+  @Test("hap drag plays the pattern's sound too, on its device, untouched by the gesture's haptic controls")
+  func dragPlaysTheSound() throws {
+    let device = try SimulatedExciter(speaker: "")
+    let (path, pattern, sounds) = try Self.pattern("CollisionSmall.ahap")
+    let recording = try device.folder.write(
+      "drag.ev", DragCommandTests.recording(Array(DragCommandTests.gesture.events.prefix(20))))
+    let result = try Hap.run(
+      ["drag", path, "--input", recording, "-D", "exciter", "--audio-device", "speaker"],
+      environment: device.environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    let sound = try PCM.floats(contentsOf: device.speakerCapture, format: .f32)
+    let audio = PatternRender.audio(pattern, sounds: sounds, rate: 48000, frames: Self.hapticLength(pattern))
+    // Up to the end of the first pass, less the stop's fade (10 ms) where the recording ends first.
+    let compared = min(audio.count, sound.count - 2 * 960)
+    #expect(compared > 2 * 4800, "the drag played \(sound.count / 2) frames of sound")
+    #expect(Array(sound.prefix(max(0, compared))) == Array(audio.prefix(max(0, compared))))
   }
 }
 

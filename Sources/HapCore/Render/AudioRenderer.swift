@@ -37,7 +37,9 @@ public final class AudioRenderer {
   private let tracks: [UnsafeMutableBufferPointer<ControlTrack.Breakpoint>]
   private let trackCounts: [Int]
   private let defaults: [Double]
-  private var cursors = [0, 0, 0, 0]
+  /// Each control's breakpoint cursor: storage of its own (an array literal is a shared, static
+  /// buffer in an optimised build, which the first write on the playback thread would copy).
+  private let cursors: UnsafeMutableBufferPointer<Int>
   private let controlGrid: UnsafeMutableBufferPointer<Double>
   /// One grid segment of a voice: its source (left, right) and its envelope level.
   private let sourceLeft: UnsafeMutablePointer<Float>
@@ -89,6 +91,8 @@ public final class AudioRenderer {
       return points
     }
     trackCounts = controls.map(\.breakpoints.count)
+    cursors = .allocate(capacity: 4)
+    cursors.initialize(repeating: 0)
     defaults = controls.map(\.defaultValue)
     controlGrid = .allocate(capacity: 4 * Renderer.gridCapacity)
     controlGrid.initialize(repeating: 0)
@@ -107,6 +111,7 @@ public final class AudioRenderer {
     entries.deallocate()
     envelopeChanges.deallocate()
     for track in tracks { track.deallocate() }
+    cursors.deallocate()
     controlGrid.deallocate()
     sourceLeft.deallocate()
     sourceRight.deallocate()

@@ -297,8 +297,9 @@ struct RendererFactory: @unchecked Sendable {
     }
   }
 
-  /// The haptic renderers of `patterns` and the sounds of those that have audio events, each
-  /// sound as long as its haptic signal or longer; a rate change moves each sound's start with
+  /// The haptic renderers of `patterns` and the sounds of those that have audio events (with
+  /// the same `--gain`, as `hap render --audio` renders them), each sound as long as its haptic
+  /// signal or longer; a rate change moves each sound's start with
   /// its event (the sound itself plays at its own speed).
   func set(_ patterns: [Pattern], speed: Double = 1) -> RendererSet {
     let haptic = renderers(patterns, speed: speed)
@@ -306,7 +307,8 @@ struct RendererFactory: @unchecked Sendable {
     let audio = patterns.enumerated().map { k, pattern -> AudioRenderer? in
       guard pattern.events.contains(where: \.type.isAudio) else { return nil }
       let scaled = speed == 1 ? pattern : pattern.timeScaled(by: 1 / speed)
-      let schedule = AudioSchedule(pattern: scaled, sounds: k < sounds.count ? sounds[k] : [:], rate: rate)
+      let schedule = AudioSchedule(
+        pattern: scaled, sounds: k < sounds.count ? sounds[k] : [:], rate: rate, gain: linearGain)
       return AudioRenderer(schedule: schedule, frameCount: haptic[k].frameCount)
     }
     return RendererSet(renderers: haptic, sounds: audio, speed: speed)
