@@ -136,6 +136,21 @@ struct SoundPlaybackTests {
 }
 
 extension SoundPlaybackTests {
+  @Test("play --watch plays the sound on its device with each play, the audio track bit for bit")
+  func watchPlaysTheSound() throws {
+    let device = try SimulatedExciter(speaker: "")
+    let (path, pattern, sounds) = try Self.pattern("CollisionSmall.ahap")
+    let audio = PatternRender.audio(pattern, sounds: sounds, rate: 48000, frames: Self.hapticLength(pattern))
+    let hap = try RunningHap(
+      ["play", "--watch", "-D", "exciter", "--audio-device", "speaker", path], environment: device.environment)
+    let bytes = 4 * audio.count
+    let played = hap.poll { Wait.fileSize(device.speakerCapture) >= bytes && hap.stderr.contains("watching") }
+    #expect(played, "the sound never played: \(hap.stderr)")
+    #expect(hap.interrupt() == 130, "\(hap.stderr)")
+    let sound = try PCM.floats(contentsOf: device.speakerCapture, format: .f32)
+    #expect(Array(sound.prefix(audio.count)) == audio)
+  }
+
   @Test("hap drag plays the pattern's sound too, on its device, untouched by the gesture's haptic controls")
   func dragPlaysTheSound() throws {
     let device = try SimulatedExciter(speaker: "")
