@@ -243,12 +243,9 @@ struct SoundAlignmentTests {
     let soundLines = try SimulatedExciterTimingTests.lines(soundTiming)
     let haptic = try PCM.floats(contentsOf: device.capture, format: .f32)
     let sound = try PCM.floats(contentsOf: device.speakerCapture, format: .f32)
-    guard Self.restarts(hapticLines) == 0 && Self.restarts(soundLines) == 0 else {
-      withKnownIssue("an underrun restarted a device's clock (a loaded host): alignment not measurable this run") {
-        Issue.record("restarts: haptic \(Self.restarts(hapticLines)), sound \(Self.restarts(soundLines))")
-      }
-      return
-    }
+    // An underrun re-prepares the device it hit (each recovers alone): past it, a skew is the
+    // loaded host's, not the design's, and is recorded as a known issue with its figures.
+    let restarts = (Self.restarts(hapticLines), Self.restarts(soundLines))
     for time in times {
       let expected = Int((time * 48000).rounded())
       let h = try #require(
@@ -259,6 +256,12 @@ struct SoundAlignmentTests {
       let hapticAt = try #require(Self.playTime(of: UInt64(expected), hapticLines))
       let soundAt = try #require(Self.playTime(of: UInt64(expected), soundLines))
       let apart = Double(Int64(bitPattern: hapticAt &- soundAt)) / 1e6
+      if restarts != (0, 0) && abs(apart) >= 1 {
+        withKnownIssue("an underrun restarted a device's clock (a loaded host): \(restarts) restarts") {
+          Issue.record("at \(time) s the devices play the same pattern frame \(apart) ms apart")
+        }
+        continue
+      }
       #expect(abs(apart) < 1, "at \(time) s the devices play the same pattern frame \(apart) ms apart")
     }
   }

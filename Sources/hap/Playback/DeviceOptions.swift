@@ -34,7 +34,7 @@ struct DeviceOptions {
   ).grouped(.device)
 
   static let audioDevice = Option<String?>.text(
-    "audio-device", "NAME", .none, default: ": 'default' (with -D sim, a second sim)",
+    "audio-device", "NAME", .none, default: ": 'default'; with -D sim, a second sim",
     "ALSA device for the pattern's sound when --channel gives it no channels\non -D; one named here that does not open is trouble (exit 2), the\ndefault one that does not is a note, and the haptics play"
   ).grouped(.device)
   static let noAudio = Option<Bool>.flag(
