@@ -72,6 +72,11 @@ public struct EngineReport: Sendable {
 /// with the real-time probe (docs/architecture.md).
 public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   private let sink: ALSASink
+  /// A second device fed the same periods (the pattern's sound, `--audio-device`), its own
+  /// layout of the planes; `secondSink`: the same without reference counting, for the loop.
+  private let second: ALSASink?
+  private let secondSink: Unmanaged<ALSASink>?
+  private let secondBuffers: PeriodBuffers?
   /// The source, owned here; the loop uses `liveSource`, the same one without reference counting.
   public let source: Source
   private let liveSource: Unmanaged<Source>
@@ -104,15 +109,27 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   /// resolved for the device (``ChannelLayout/map(deviceChannels:)``). Playback fades out (the
   /// source's stop) and ends when `stop` is requested (e.g. `StopRequest(polling:)` of Ctrl-C);
   /// a wait for a lost device ends then too. `name` names the thread.
+  ///
+  /// `second`: another device, opened with the same rate and period size, that plays its own
+  /// layout (`planes`) of the same periods: the loop writes each period to `sink`, then to it, so
+  /// both start with the same period (each starts when its buffer is full, one write apart) and
+  /// stay aligned frame for frame; both are drained at the end.
   public init(
-    sink: ALSASink, source: Source, planes: [Int], stop: StopRequest = StopRequest(), name: String = "hap playback"
+    sink: ALSASink, source: Source, planes: [Int], stop: StopRequest = StopRequest(), name: String = "hap playback",
+    second: (sink: ALSASink, planes: [Int])? = nil
   ) {
     self.sink = sink
+    self.second = second?.sink
+    secondSink = second.map { Unmanaged.passUnretained($0.sink) }
     self.source = source
     liveSource = Unmanaged.passUnretained(source)
     stopRequest = stop
     self.name = name
     buffers = PeriodBuffers(configuration: sink.configuration, planes: planes)
+    let shared = buffers.frames
+    secondBuffers = second.map {
+      PeriodBuffers(configuration: $0.sink.configuration, planes: $0.planes, sharing: shared)
+    }
     let configuration = sink.configuration
     margin = sink.wakeFrames.map {
       JustInTimeMargin(
@@ -124,9 +141,13 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
     idlePeriods = max(
       configuration.bufferFrames / period + 1, Int(Self.idleAfter * Double(configuration.rate)) / period)
     sink.abandonReconnect = { stop.isRequested }
+    second?.sink.abandonReconnect = { stop.isRequested }
   }
 
-  deinit { buffers.deallocate() }
+  deinit {
+    secondBuffers?.deallocate()
+    buffers.deallocate()
+  }
 
   /// Asks the playback thread to fade out and stop (safe from any thread); a wait for a lost
   /// device ends at once.
@@ -172,9 +193,9 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
     finished.wait()
     memoryChecked.wait()
     report.memory = memory
-    report.underruns = sink.underruns
-    report.suspends = sink.suspends
-    report.reconnects = sink.reconnects
+    report.underruns = sink.underruns + (second?.underruns ?? 0)
+    report.suspends = sink.suspends + (second?.suspends ?? 0)
+    report.reconnects = sink.reconnects + (second?.reconnects ?? 0)
     return report
   }
 
@@ -193,6 +214,7 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
         // goes into the period written now (just in time, one that plays soon), not into one
         // that waits for room (docs/testing.md, "Control latency").
         try sink.waitForRoom()
+        try waitForSecond()
         waitUntilDue()
         let frames = buffers.frames
         let rendered = liveSource._withUnsafeGuaranteedRef { $0.render(into: frames) }
@@ -204,6 +226,7 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
       }
       hap_rt_probe_watch(0)
       try sink.drain()
+      try second?.drain()
       // A stop during the drain (up to a whole buffer, kept full) is a stop too: exit 130.
       report.outcome = stopping || stopRequest.isRequested ? .stopped : .completed
     } catch {
@@ -228,6 +251,17 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   /// an idle service costs no CPU. The stream stops and restarts only in silence.
   private func idle() throws(SinkError) {
     try sink.stopStream()
+    if let secondSink {
+      let failure = secondSink._withUnsafeGuaranteedRef { sink -> SinkError? in
+        do throws(SinkError) {
+          try sink.stopStream()
+          return nil
+        } catch {
+          return error
+        }
+      }
+      if let failure { throw failure }
+    }
     report.idleStops += 1
     while !stopRequest.isRequested && liveSource._withUnsafeGuaranteedRef({ $0.isIdle }) {
       liveSource._withUnsafeGuaranteedRef { $0.waitForInput(milliseconds: Self.idleCheck) }
@@ -244,6 +278,20 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   public static var idleAfter: Double { 0.02 }
   /// How often an idle engine looks at the stop request (ms).
   static var idleCheck: Int32 { 50 }
+
+  /// Waits for room on the second device too (it runs on the same clock: at once, mostly).
+  private func waitForSecond() throws(SinkError) {
+    guard let secondSink else { return }
+    let failure = secondSink._withUnsafeGuaranteedRef { sink -> SinkError? in
+      do throws(SinkError) {
+        try sink.waitForRoom()
+        return nil
+      } catch {
+        return error
+      }
+    }
+    if let failure { throw failure }
+  }
 
   /// Just in time: sleeps until no more than `wakeLevel` frames are queued on the device.
   private func waitUntilDue() {
@@ -271,6 +319,17 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
 
   private func writePeriod(audible: Bool) throws(SinkError) {
     try buffers.write(to: sink)
+    if let secondBuffers, let secondSink {
+      let failure = secondSink._withUnsafeGuaranteedRef { sink -> SinkError? in
+        do throws(SinkError) {
+          try secondBuffers.write(to: sink)
+          return nil
+        } catch {
+          return error
+        }
+      }
+      if let failure { throw failure }
+    }
     adaptMargin(audible: audible)
     publishCounters()
     if report.firstPeriodQueued == nil {
@@ -283,8 +342,14 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
 
   /// Two relaxed atomic stores: no allocation, no lock.
   private func publishCounters() {
-    liveUnderruns.store(sink.underruns, ordering: .relaxed)
-    liveRecoveries.store(sink.reconnects + sink.suspends, ordering: .relaxed)
+    var underruns = sink.underruns
+    var recoveries = sink.reconnects + sink.suspends
+    secondSink?._withUnsafeGuaranteedRef {
+      underruns += $0.underruns
+      recoveries += $0.reconnects + $0.suspends
+    }
+    liveUnderruns.store(underruns, ordering: .relaxed)
+    liveRecoveries.store(recoveries, ordering: .relaxed)
   }
 }
 

@@ -16,12 +16,18 @@ struct PeriodBuffers {
   private let interleaved: UnsafeMutableBufferPointer<Float>
   private let bytes: UnsafeMutableRawBufferPointer
 
-  /// `planes`: the layout resolved for the device (``ChannelLayout/map(deviceChannels:)``).
-  init(configuration: ALSASink.Configuration, planes: [Int]) {
+  /// Whether ``frames`` is this one's own (else another's, shared: a second device's buffers
+  /// lay out the same period).
+  private let ownsFrames: Bool
+
+  /// `planes`: the layout resolved for the device (``ChannelLayout/map(deviceChannels:)``);
+  /// `sharing`: the period another device's buffers render into (same period size), or nil.
+  init(configuration: ALSASink.Configuration, planes: [Int], sharing: PeriodFrames? = nil) {
     period = configuration.periodFrames
     format = configuration.format
     map = ChannelMap(planes: planes)
-    frames = PeriodFrames(allocating: period)
+    ownsFrames = sharing == nil
+    frames = sharing ?? PeriodFrames(allocating: period)
     interleaved = .allocate(capacity: period * configuration.channels)
     interleaved.initialize(repeating: 0)
     bytes = .allocate(byteCount: period * configuration.channels * format.bytesPerSample, alignment: 16)
@@ -29,7 +35,7 @@ struct PeriodBuffers {
   }
 
   func deallocate() {
-    frames.deallocate()
+    if ownsFrames { frames.deallocate() }
     map.deallocate()
     interleaved.deallocate()
     bytes.deallocate()

@@ -356,7 +356,7 @@ struct DragCommandTests {
     let drag = try Self.optionTable("drag")
     let device = [
       "--device", "--latency", "--margin", "--rate", "--sample-format", "--channels", "--channel", "--reconnect",
-      "--profile", "--gain", "--verbose",
+      "--profile", "--gain", "--verbose", "--audio-device", "--no-audio", "--audio-only",
     ]
     for name in device {
       let inPlay = try #require(play[name], "hap play lacks \(name)")

@@ -153,8 +153,15 @@ struct RealTimeContractTests {
   @Test func thePlaybackThreadAllocatesNothingAfterItsFirstPeriod() throws {
     let device = try SimulatedExciter()
     let probe = try RealTimeProbe(in: device.folder)
-    let (process, input) = try start(
-      ["play", "-D", "exciter", "--control", "-", "--loop", texture], device: device, probe: probe)
+    try playDrivenExpectingNoAllocation(["play", "-D", "exciter", "--control", "-", "--loop", texture], device, probe)
+  }
+
+  /// Plays `arguments` under the whole control stimulus (with a live rate) and expects the
+  /// playback thread to have allocated and freed nothing.
+  private func playDrivenExpectingNoAllocation(
+    _ arguments: [String], _ device: SimulatedExciter, _ probe: RealTimeProbe
+  ) throws {
+    let (process, input) = try start(arguments, device: device, probe: probe)
     drive(input, device: device, rate: true)
     #expect(waitForExit(process, seconds: 10))
     #expect(process.terminationStatus == 0)
@@ -162,6 +169,51 @@ struct RealTimeContractTests {
     #expect(counts["watched"] == 1, "the playback thread never marked itself: the probe saw nothing")
     #expect(counts["allocs"] == 0, "allocations on the playback thread: \(counts)")
     #expect(counts["frees"] == 0, "frees on the playback thread: \(counts)")
+  }
+
+  /// A looping pattern with sound: a haptic continuous event, a stereo sound file played pitched
+  /// and filtered, an AudioContinuous tone and an audio volume curve.
+  private func soundPattern(in device: SimulatedExciter) throws -> String {
+    let sound = (0..<24000).map { Float(0.4 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
+    try device.folder.write("tone.wav", Data(SyntheticSound.wav([sound, sound], rate: 48000)))
+    return try device.folder.write(
+      "sounding.json",
+      """
+      {"Version": 1, "Pattern": [
+        {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.8,
+          "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.7}]}},
+        {"Event": {"Time": 0.1, "EventType": "AudioCustom", "EventWaveformPath": "tone.wav",
+          "EventParameters": [{"ParameterID": "AudioPitch", "ParameterValue": 0.2}, {"ParameterID": "AudioBrightness", "ParameterValue": 0.5}]}},
+        {"Event": {"Time": 0.3, "EventType": "AudioContinuous", "EventDuration": 0.4}},
+        {"ParameterCurve": {"ParameterID": "AudioVolumeControl", "Time": 0, "ParameterCurveControlPoints": [
+          {"Time": 0, "ParameterValue": 1}, {"Time": 0.5, "ParameterValue": 0.3}, {"Time": 0.9, "ParameterValue": 1}]}}
+      ]}
+      """)
+  }
+
+  /// The same stimulus with a pattern's sound on a second device: the one loop renders the
+  /// audio track too and feeds both devices.
+  @Test func thePlaybackThreadWithSoundOnASecondDeviceAllocatesNothing() throws {
+    let device = try SimulatedExciter(speaker: "")
+    let probe = try RealTimeProbe(in: device.folder)
+    let pattern = try soundPattern(in: device)
+    try playDrivenExpectingNoAllocation(
+      ["play", "-D", "exciter", "--audio-device", "speaker", "--control", "-", "--loop", pattern], device, probe)
+    #expect(FileManager.default.fileExists(atPath: device.speakerCapture), "the sound did not play")
+    if RealTimeProbe.optimised {
+      // Without the live rate (which swaps renderer sets): no reference counting either.
+      let again = try SimulatedExciter(speaker: "")
+      let probe = try RealTimeProbe(in: again.folder)
+      let (process, input) = try start(
+        [
+          "play", "-D", "exciter", "--audio-device", "speaker", "--control", "-", "--loop", try soundPattern(in: again),
+        ],
+        device: again, probe: probe)
+      drive(input, device: again, rate: false)
+      #expect(waitForExit(process, seconds: 10))
+      let counts = try probe.counts()
+      #expect(counts["retains"] == 0 && counts["releases"] == 0 && counts["allocs"] == 0, "\(counts)")
+    }
   }
 
   /// Reference counting is an optimised build's property (`HAP_BIN=.build/release/hap`); a

@@ -24,16 +24,34 @@ struct SimulatedExciter {
   let folder: TemporaryFolder
   let capture: String
   let stats: String
+  /// The second device's (`speaker`, for a pattern's sound) capture and statistics.
+  let speakerCapture: String
+  let speakerStats: String
   let environment: [String: String]
 
-  /// A device named `exciter` with extra plugin settings (e.g. `stall_after_frames 4800 stall_ms 50`).
-  init(_ settings: String = "") throws {
+  /// A device named `exciter` with extra plugin settings (e.g. `stall_after_frames 4800 stall_ms 50`);
+  /// `speaker`: a second device, `speaker`, with those settings, for a pattern's sound.
+  init(_ settings: String = "", speaker: String? = nil) throws {
     let plugin = try #require(
       Self.plugin, "the simulated exciter plugin could not be built (tools/sim-exciter/build.sh)")
     folder = try TemporaryFolder()
     capture = folder.path("capture.raw")
     stats = folder.path("stats.txt")
+    let speakerCapture = folder.path("speaker.raw")
+    let speakerStats = folder.path("speaker-stats.txt")
+    self.speakerCapture = speakerCapture
+    self.speakerStats = speakerStats
     let state = folder.path("state")
+    let second = speaker.map {
+      """
+      pcm.speaker {
+        type hapsim
+        capture "\(speakerCapture)"
+        stats "\(speakerStats)"
+        \($0)
+      }
+      """
+    }
     try folder.write(
       "config/alsa/asoundrc",
       """
@@ -46,6 +64,7 @@ struct SimulatedExciter {
         \(settings)
         hint { show on description "hap simulated exciter" }
       }
+      \(second ?? "")
       """)
     environment = ["XDG_CONFIG_HOME": folder.path("config")]
   }

@@ -23,3 +23,25 @@ public enum PatternRender {
     return out
   }
 }
+
+extension PatternRender {
+  /// The audio track of `pattern` (its sounds at `rate`, keyed by `EventWaveformPath`) as the
+  /// library's ``AudioRenderer`` renders it, interleaved left, right, to `frames` frames (at least
+  /// the track's own length): the reference `hap play`'s sound is checked against.
+  public static func audio(
+    _ pattern: Pattern, sounds: [String: DecodedSound], rate: Double, frames: Int = 0, gain: Double = 1
+  ) -> [Float] {
+    let renderer = AudioRenderer(
+      schedule: AudioSchedule(pattern: pattern, sounds: sounds, rate: rate, gain: gain), frameCount: frames)
+    var out = [Float](repeating: 0, count: 2 * renderer.frameCount)
+    out.withUnsafeMutableBufferPointer { buffer in
+      var position = 0
+      while position < renderer.frameCount {
+        let written = renderer.render(into: UnsafeMutableBufferPointer(rebasing: buffer[(2 * position)...]))
+        if written == 0 { break }
+        position += written
+      }
+    }
+    return out
+  }
+}

@@ -1,4 +1,5 @@
-/// Where each named channel of a source goes on a device: `--channel` (`all`, `2`, `3,4`).
+/// Where each named channel of a source goes on a device: `--channel` (`all`, `2`, `3,4`, the
+/// routes `haptic=3/audio=1,2`, or a name of ``named``).
 ///
 /// A layout names device channels (0-based) or all of them; it is made before the device is
 /// open and resolved against the channels the device took with ``map(deviceChannels:)``, which
@@ -43,6 +44,26 @@ public struct ChannelLayout: Sendable, Equatable {
   public static func haptic(on channels: [Int]) -> ChannelLayout {
     ChannelLayout([Route(.haptic, to: .channels(channels))])
   }
+
+  /// The sound alone, on a device's first two channels (left, right): the audio track on a
+  /// second device (`--audio-device`), or `--audio-only` without an audio route.
+  public static let audioStereo = ChannelLayout([
+    Route(.audioLeft, to: .channels([0])), Route(.audioRight, to: .channels([1])),
+  ])
+
+  /// The layouts known by name (`--channel NAME`), each the text of its routes
+  /// (``ChannelLayout/Failure``-free by construction; `hap help play` lists them). A device with a
+  /// fixed arrangement of speakers and actuators is one more entry here.
+  public static let named: [(name: String, routes: String, summary: String)] = [
+    ("speakers+exciter", "audio=1,2/haptic=3", "sound on channels 1-2, the exciter on 3"),
+    ("exciter+speakers", "haptic=1/audio=2,3", "the exciter on channel 1, sound on 2-3"),
+  ]
+
+  /// Whether a route carries the sound (either audio channel).
+  public var routesAudio: Bool { routes.contains { $0.channel != .haptic } }
+
+  /// Whether a route carries the haptic signal.
+  public var routesHaptic: Bool { routes.contains { $0.channel == .haptic } }
 
   /// The device channels (0-based, ascending) the layout names, or nil when it takes all.
   public var namedChannels: [Int]? {

@@ -1,9 +1,14 @@
 /// The named channels a source renders. A ``ChannelLayout`` maps them onto a device's
-/// channels. Today one, `haptic`; a source of sound adds its own (an `audio` pair) as new cases,
-/// and layouts that place them.
+/// channels: the exciter's drive (`haptic`) and the pattern's sound, the audio track's stereo
+/// pair (`audioLeft`, `audioRight`: the library's ``AudioRenderer`` output, frame k the same
+/// instant as the haptic plane's frame k).
 public enum SignalChannel: Int, CaseIterable, Sendable, CustomStringConvertible {
   /// The exciter's drive signal.
   case haptic
+  /// The audio track's left channel.
+  case audioLeft
+  /// The audio track's right channel.
+  case audioRight
 
   /// How many named channels there are: the planes of ``PeriodFrames``.
   public static let count = allCases.count
@@ -11,6 +16,8 @@ public enum SignalChannel: Int, CaseIterable, Sendable, CustomStringConvertible 
   public var description: String {
     switch self {
     case .haptic: "haptic"
+    case .audioLeft: "audio left"
+    case .audioRight: "audio right"
     }
   }
 }

@@ -11,9 +11,12 @@
 /// - Pause, seek and rate fade the output out over `rampFrames`, act, and fade back in; stop
 ///   fades out and ends. No transport change ever clicks.
 ///
-/// As the device engine's ``PeriodSource`` it renders the `haptic` channel, taking the live
-/// messages of the ``ControlQueue`` given to ``attach(_:)`` at the start of each period; the
-/// engine's stop is the `stop` message (the ``StopFade``).
+/// As the device engine's ``PeriodSource`` it renders the `haptic` channel and, for patterns
+/// given an ``AudioRenderer`` (their sound), the `audioLeft` and `audioRight` channels, frame k
+/// of each the same instant: one transport for both (a seek moves both, pause and stop fade both
+/// with the same gain ramp, loops and gaps take both), and a pattern lasts until the later of its
+/// two signals ends. It takes the live messages of the ``ControlQueue`` given to ``attach(_:)``
+/// at the start of each period; the engine's stop is the `stop` message (the ``StopFade``).
 ///
 /// **Real-time contract.** `render(into:)` and `apply(_:)` allocate nothing, take no locks and
 /// reach the renderers and the control queue without reference counting (through
@@ -24,6 +27,18 @@ public final class Player {
   /// `renderers` without reference counting, for the real-time path: the array above owns them
   /// (a swap keeps the same count, so this never reallocates).
   private let table: UnsafeMutableBufferPointer<Unmanaged<Renderer>>
+  /// Each pattern's sound (nil: none, or not played), beside `renderers`; each as long as its
+  /// haptic signal or longer (``AudioRenderer/init(schedule:frameCount:)``).
+  public private(set) var sounds: [AudioRenderer?]
+  /// `sounds` without reference counting, as `table`.
+  private let soundTable: UnsafeMutableBufferPointer<Unmanaged<AudioRenderer>?>
+  /// Interleaved stereo the sounds render into before their planes: `Player.soundChunk` frames.
+  private let soundScratch: UnsafeMutableBufferPointer<Float>
+  static let soundChunk = 1024
+  /// Where the period being rendered goes: the haptic plane and the sound's (nil: not kept).
+  private var hapticOut: UnsafeMutablePointer<Float>?
+  private var leftOut: UnsafeMutablePointer<Float>?
+  private var rightOut: UnsafeMutablePointer<Float>?
   private let gapFrames: Int
   public let rampFrames: Int
   public let sampleRate: Double
@@ -79,12 +94,19 @@ public final class Player {
   private var controls: ControlQueue?
   private var liveControls: Unmanaged<ControlQueue>?
 
+  /// `sounds`: each pattern's sound (``AudioRenderer``, as long as its haptic signal or longer),
+  /// or none.
   public init(
-    renderers: [Renderer], gapFrames: Int = 0, loops: Int? = 1, rampFrames: Int, timedCapacity: Int = 4096,
-    speed: Double = 1, rebuild: ((Double) -> [Renderer])? = nil
+    renderers: [Renderer], sounds: [AudioRenderer?] = [], gapFrames: Int = 0, loops: Int? = 1, rampFrames: Int,
+    timedCapacity: Int = 4096, speed: Double = 1, rebuild: ((Double) -> [Renderer])? = nil
   ) {
     self.speed = speed
     self.renderers = renderers
+    self.sounds = sounds.isEmpty ? Array(repeating: nil, count: renderers.count) : sounds
+    precondition(self.sounds.count == renderers.count, "one sound (or nil) per pattern")
+    soundTable = .allocate(capacity: max(1, renderers.count))
+    soundScratch = .allocate(capacity: 2 * Player.soundChunk)
+    soundScratch.initialize(repeating: 0)
     self.gapFrames = gapFrames
     self.loops = loops
     self.rampFrames = max(1, rampFrames)
@@ -101,11 +123,35 @@ public final class Player {
   deinit {
     timed.deallocate()
     table.deallocate()
+    soundTable.deallocate()
+    soundScratch.deallocate()
   }
 
-  /// Points `table` at `renderers` (same count).
+  /// Points `table` at `renderers` and `soundTable` at `sounds` (same count).
   private func bind() {
-    for k in 0..<table.count { table[k] = Unmanaged.passUnretained(renderers[k]) }
+    for k in 0..<table.count {
+      table[k] = Unmanaged.passUnretained(renderers[k])
+      soundTable[k] = sounds[k].map { Unmanaged.passUnretained($0) }
+    }
+  }
+
+  /// Frames into pattern `k` (its sound's position when it has one: that one runs to the end).
+  @inline(__always)
+  private func position(_ k: Int) -> Int {
+    soundTable[k]?._withUnsafeGuaranteedRef { $0.position } ?? withRenderer(k) { $0.position }
+  }
+
+  /// Moves pattern `k`'s signals to `frame`.
+  @inline(__always)
+  private func seekItem(_ k: Int, to frame: Int) {
+    withRenderer(k) { $0.seek(to: frame) }
+    soundTable[k]?._withUnsafeGuaranteedRef { $0.seek(to: frame) }
+  }
+
+  /// Moves the first pattern's signals to `frame` before playing (`--start`).
+  public func start(at frame: Int) {
+    guard !table.isEmpty else { return }
+    seekItem(0, to: frame)
   }
 
   /// Runs `body` on renderer `k` without retaining it (`renderers` keeps it alive).
@@ -203,28 +249,30 @@ public final class Player {
     case .pause: isPaused = true
     case .stop: isFinished = true
     case .seek(let seconds):
-      withRenderer(item) { $0.seek(to: Frames.from(seconds: seconds / speed, rate: sampleRate)) }
+      seekItem(item, to: Frames.from(seconds: seconds / speed, rate: sampleRate))
       gapLeft = 0
       if !isPaused { fadeIn() }
     case .rate(let value):
-      let patternSeconds = Double(renderers[item].position) / sampleRate * speed
+      let patternSeconds = Double(position(item)) / sampleRate * speed
       if let rebuild {
         let fresh = rebuild(value)
         if fresh.count == renderers.count {
           renderers = fresh
+          sounds = Array(repeating: nil, count: fresh.count)
           bind()
           speed = value
-          renderers[item].seek(to: Frames.from(seconds: patternSeconds / speed, rate: sampleRate))
+          seekItem(item, to: Frames.from(seconds: patternSeconds / speed, rate: sampleRate))
         }
       }
       if !isPaused { fadeIn() }
     case .swap:
       if let set = offered {
-        let patternSeconds = Double(withRenderer(item) { $0.position }) / sampleRate * speed
+        let patternSeconds = Double(position(item)) / sampleRate * speed
         renderers = set.renderers
+        if set.sounds.count == set.renderers.count { sounds = set.sounds }
         bind()
         speed = set.speed
-        withRenderer(item) { $0.seek(to: Frames.from(seconds: patternSeconds / speed, rate: sampleRate)) }
+        seekItem(item, to: Frames.from(seconds: patternSeconds / speed, rate: sampleRate))
         offered = nil
       }
       if !isPaused { fadeIn() }
@@ -238,11 +286,21 @@ public final class Player {
     liveControls = Unmanaged.passUnretained(queue)
   }
 
-  /// Renders the next frames into `buffer`; returns how many (fewer only when finished).
+  /// Renders the next frames of the haptic signal into `buffer` (the sounds advance too, and
+  /// are not kept); returns how many (fewer only when finished).
   public func render(into buffer: UnsafeMutableBufferPointer<Float>) -> Int {
+    hapticOut = buffer.baseAddress
+    leftOut = nil
+    rightOut = nil
+    return renderPlanes(count: buffer.count)
+  }
+
+  /// Renders the next `count` frames into `hapticOut` (and the sound into `leftOut` and
+  /// `rightOut` when set); returns how many (fewer only when finished).
+  private func renderPlanes(count total: Int) -> Int {
     var filled = 0
-    guard let base = buffer.baseAddress else { return 0 }
-    while filled < buffer.count && !isFinished {
+    guard let base = hapticOut else { return 0 }
+    while filled < total && !isFinished {
       // Messages whose time has come.
       while timedCount > 0, let time = timed[0].time, Frames.from(seconds: time, rate: sampleRate) <= outputFrame,
         gainFramesLeft == 0 || gainStep >= 0
@@ -253,16 +311,14 @@ public final class Player {
         apply(message.action)
       }
       if isFinished { break }
-      var count = buffer.count - filled
+      var count = total - filled
       if timedCount > 0, let time = timed[0].time {
         count = min(count, max(1, Frames.from(seconds: time, rate: sampleRate) - outputFrame))
       }
       if gainFramesLeft > 0 { count = min(count, gainFramesLeft) }
       let slice = UnsafeMutableBufferPointer(start: base + filled, count: count)
-      let produced = isPaused ? silence(slice) : produce(slice)
-      if gainFramesLeft > 0 || gain != 1 {
-        applyGain(UnsafeMutableBufferPointer(start: base + filled, count: produced))
-      }
+      let produced = isPaused ? silence(slice, at: filled) : produce(slice, at: filled)
+      if gainFramesLeft > 0 || gain != 1 { applyGain(at: filled, count: produced) }
       filled += produced
       outputFrame += produced
       if produced == 0 { break }
@@ -270,29 +326,35 @@ public final class Player {
     return filled
   }
 
-  private func silence(_ slice: UnsafeMutableBufferPointer<Float>) -> Int {
+  /// Silence on every plane kept, for the `slice` of the haptic plane at frame `offset`.
+  private func silence(_ slice: UnsafeMutableBufferPointer<Float>, at offset: Int) -> Int {
     slice.update(repeating: 0)
+    silenceSound(at: offset, count: slice.count)
     return slice.count
   }
 
-  /// Patterns, gaps and loops, as `count` frames of signal (fewer only at the very end).
-  private func produce(_ slice: UnsafeMutableBufferPointer<Float>) -> Int {
+  @inline(__always)
+  private func silenceSound(at offset: Int, count: Int) {
+    if let leftOut, let rightOut {
+      (leftOut + offset).update(repeating: 0, count: count)
+      (rightOut + offset).update(repeating: 0, count: count)
+    }
+  }
+
+  /// Patterns, gaps and loops, as `count` frames of signal (fewer only at the very end), the
+  /// `slice` of the haptic plane starting at frame `offset` of the period.
+  private func produce(_ slice: UnsafeMutableBufferPointer<Float>, at offset: Int) -> Int {
     var filled = 0
     while filled < slice.count {
       if gapLeft > 0 {
         let n = min(gapLeft, slice.count - filled)
         (slice.baseAddress! + filled).update(repeating: 0, count: n)
+        silenceSound(at: offset + filled, count: n)
         filled += n
         gapLeft -= n
         continue
       }
-      let (rendered, ended) = withRenderer(item) { renderer in
-        var upTo = slice.count
-        if let loopEnd { upTo = min(upTo, filled + max(0, Frames.scaled(loopEnd, atSpeed: speed) - renderer.position)) }
-        let rendered = renderer.render(into: UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo]))
-        let atLoopEnd = loopEnd.map { renderer.position >= Frames.scaled($0, atSpeed: speed) } ?? false
-        return (rendered, renderer.remaining == 0 || atLoopEnd)
-      }
+      let (rendered, ended) = renderItem(slice, from: filled, at: offset + filled)
       filled += rendered
       passFrames += rendered
       if ended {
@@ -309,48 +371,112 @@ public final class Player {
           }
         }
         withRenderer(item) { $0.reset() }
+        soundTable[item]?._withUnsafeGuaranteedRef { $0.reset() }
         gapLeft = gapFrames
       }
     }
     return filled
   }
 
-  private func applyGain(_ slice: UnsafeMutableBufferPointer<Float>) {
-    for n in 0..<slice.count {
+  /// The current pattern from `slice[filled...]` (at frame `offset` of the period), up to the
+  /// loop end: its haptic signal, and its sound into the sound's planes (the haptic signal
+  /// silent where the sound lasts longer); returns the frames rendered and whether the pattern
+  /// (or the pass, at the loop end) has ended.
+  @inline(__always)
+  private func renderItem(_ slice: UnsafeMutableBufferPointer<Float>, from filled: Int, at offset: Int) -> (Int, Bool) {
+    var upTo = slice.count
+    if let loopEnd { upTo = min(upTo, filled + max(0, Frames.scaled(loopEnd, atSpeed: speed) - position(item))) }
+    let wanted = UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo])
+    var rendered = withRenderer(item) { $0.render(into: wanted) }
+    var remaining = withRenderer(item) { $0.remaining }
+    if let sound = soundTable[item] {
+      let heard = sound._withUnsafeGuaranteedRef { renderSound($0, count: wanted.count, at: offset) }
+      if heard > rendered { (wanted.baseAddress! + rendered).update(repeating: 0, count: heard - rendered) }
+      if rendered > heard { silenceSound(at: offset + heard, count: rendered - heard) }
+      rendered = max(rendered, heard)
+      remaining = sound._withUnsafeGuaranteedRef { $0.remaining }
+    } else {
+      silenceSound(at: offset, count: rendered)
+    }
+    let atLoopEnd = loopEnd.map { position(item) >= Frames.scaled($0, atSpeed: speed) } ?? false
+    return (rendered, remaining == 0 || atLoopEnd)
+  }
+
+  /// Up to `count` frames of `sound` into the sound's planes from frame `offset` (through the
+  /// interleaved scratch; not kept when there are no planes); returns how many.
+  @inline(__always)
+  private func renderSound(_ sound: AudioRenderer, count: Int, at offset: Int) -> Int {
+    var done = 0
+    while done < count {
+      let want = min(Player.soundChunk, count - done)
+      let got = sound.render(into: UnsafeMutableBufferPointer(rebasing: soundScratch[0..<(2 * want)]))
+      if let leftOut, let rightOut {
+        for k in 0..<got {
+          leftOut[offset + done + k] = soundScratch[2 * k]
+          rightOut[offset + done + k] = soundScratch[2 * k + 1]
+        }
+      }
+      done += got
+      if got < want { break }
+    }
+    return done
+  }
+
+  /// The transport's gain ramp over `count` frames from frame `offset` of the period, on the
+  /// haptic plane and the sound's alike.
+  private func applyGain(at offset: Int, count: Int) {
+    guard let haptic = hapticOut else { return }
+    for n in offset..<(offset + count) {
       if gainFramesLeft > 0 {
         gain += gainStep
         gainFramesLeft -= 1
         if gainFramesLeft == 0 {
           gain = gainStep < 0 ? 0 : 1
-          slice[n] *= Float(gain)
+          scale(n, haptic, Float(gain))
           if gainStep < 0 { finishPending() }
           continue
         }
       }
-      slice[n] *= Float(gain)
+      scale(n, haptic, Float(gain))
+    }
+  }
+
+  @inline(__always)
+  private func scale(_ n: Int, _ haptic: UnsafeMutablePointer<Float>, _ g: Float) {
+    haptic[n] *= g
+    if let leftOut, let rightOut {
+      leftOut[n] *= g
+      rightOut[n] *= g
     }
   }
 }
 
 extension Player: PeriodSource {
-  /// The device engine's period: the attached queue's messages first, then the `haptic` plane.
+  /// The device engine's period: the attached queue's messages first, then the `haptic` plane
+  /// and the sound's two.
   @inline(__always)
   public func render(into frames: PeriodFrames) -> Int {
     liveControls?._withUnsafeGuaranteedRef { $0.deliver(to: self) }
-    return render(into: frames[.haptic])
+    hapticOut = frames[.haptic].baseAddress
+    leftOut = frames[.audioLeft].baseAddress
+    rightOut = frames[.audioRight].baseAddress
+    return renderPlanes(count: frames.count)
   }
 
   /// The engine's stop (Ctrl-C, a save under `--watch`): the `stop` message.
   public func beginStop() { apply(.stop) }
 }
 
-/// Renderers for one playback speed, built off the real-time thread and handed to a ``Player``.
+/// Renderers for one playback speed, built off the real-time thread and handed to a ``Player``:
+/// the patterns' haptic signals and their sounds (empty: none).
 public final class RendererSet: @unchecked Sendable {
   public let renderers: [Renderer]
+  public let sounds: [AudioRenderer?]
   public let speed: Double
 
-  public init(renderers: [Renderer], speed: Double) {
+  public init(renderers: [Renderer], sounds: [AudioRenderer?] = [], speed: Double) {
     self.renderers = renderers
+    self.sounds = sounds
     self.speed = speed
   }
 }

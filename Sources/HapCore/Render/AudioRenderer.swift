@@ -37,7 +37,9 @@ public final class AudioRenderer {
   private let tracks: [UnsafeMutableBufferPointer<ControlTrack.Breakpoint>]
   private let trackCounts: [Int]
   private let defaults: [Double]
-  private var cursors = [0, 0, 0, 0]
+  /// Each control's breakpoint cursor: storage of its own (an array literal is a shared, static
+  /// buffer in an optimised build, which the first write on the playback thread would copy).
+  private let cursors: UnsafeMutableBufferPointer<Int>
   private let controlGrid: UnsafeMutableBufferPointer<Double>
   /// One grid segment of a voice: its source (left, right) and its envelope level.
   private let sourceLeft: UnsafeMutablePointer<Float>
@@ -89,6 +91,8 @@ public final class AudioRenderer {
       return points
     }
     trackCounts = controls.map(\.breakpoints.count)
+    cursors = .allocate(capacity: 4)
+    cursors.initialize(repeating: 0)
     defaults = controls.map(\.defaultValue)
     controlGrid = .allocate(capacity: 4 * Renderer.gridCapacity)
     controlGrid.initialize(repeating: 0)
@@ -107,6 +111,7 @@ public final class AudioRenderer {
     entries.deallocate()
     envelopeChanges.deallocate()
     for track in tracks { track.deallocate() }
+    cursors.deallocate()
     controlGrid.deallocate()
     sourceLeft.deallocate()
     sourceRight.deallocate()
@@ -128,11 +133,53 @@ public final class AudioRenderer {
 
   /// Rewinds to the start (for looping). Allocates nothing.
   public func reset() {
-    position = 0
-    activeCount = 0
-    nextVoice = 0
-    cursors = [0, 0, 0, 0]
+    seek(to: 0)
     statistics = RenderStatistics()
+  }
+
+  /// Jumps to `frame` (a player's seek): the voices sounding there sound from where they would
+  /// be, their envelopes advanced to `frame`, a sound's read position (or the tone's phase) as
+  /// if its pitch had been the one in force at `frame` since it started, its filter from rest
+  /// (the caller ramps the output around the jump). Allocates nothing.
+  public func seek(to frame: Int) {
+    position = min(max(0, frame), frameCount)
+    activeCount = 0
+    for c in 0..<4 { cursors[c] = 0 }
+    var k = 0
+    while k < voiceCount && voices[k].start < position {
+      if voices[k].soundEnd > position { resume(k, at: position) }
+      k += 1
+    }
+    nextVoice = k
+    for c in 0..<4 { cursors[c] = 0 }
+  }
+
+  /// Admits voice `k` part way through, at `frame` (``seek(to:)``).
+  private func resume(_ k: Int, at frame: Int) {
+    admit(k)
+    let voice = voices[k]
+    if voice.usesEnvelope {
+      planner.advance(voice.envelope, &states[k].envelope, to: frame, live: LiveEnvelope())
+      if states[k].envelope.stage == .done {
+        activeCount -= 1
+        return
+      }
+    }
+    let pitch = Renderer.evaluate(
+      tracks[AudioRenderer.pitch], trackCounts[AudioRenderer.pitch], &cursors[AudioRenderer.pitch], Double(frame),
+      defaults[AudioRenderer.pitch])
+    var increment = AudioChoices.rateFactor(pitch: voice.pitch + pitch)
+    let elapsed = Double(frame - voice.start)
+    switch voice.source {
+    case .tone:
+      let cycles = elapsed * increment * AudioChoices.toneFrequency / rate
+      states[k].position = cycles - cycles.rounded(.down)
+    case .sound(let s):
+      increment *= entries[s].rate / rate
+      var read = elapsed * increment
+      if voice.loops && entries[s].frames > 0 { read = read.truncatingRemainder(dividingBy: Double(entries[s].frames)) }
+      states[k].position = read
+    }
   }
 
   /// Renders the next `min(buffer.count / 2, remaining)` frames into `buffer` (interleaved left,

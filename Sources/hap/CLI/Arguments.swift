@@ -326,6 +326,9 @@ struct Arguments {
     return flags.contains(option.spec.name) || values[option.spec.name] != nil
   }
 
+  /// Whether the command declares `option` (shared option sets some commands take).
+  func knows(_ option: some DeclaredOption) -> Bool { declared.contains(option.spec.name) }
+
   /// Every value given for a repeatable option, in order.
   func all<Value>(_ option: Option<Value>) -> [Value] {
     assert(declared.contains(option.spec.name), "'--\(option.spec.name)' is not in this command's option table")

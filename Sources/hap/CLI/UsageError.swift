@@ -51,6 +51,8 @@ enum UsageError: Error, Equatable {
   case notAChannel(String)
   /// `--channel K` beyond `--channels N`.
   case channelBeyond(Int, channels: Int)
+  /// `--channel ...audio=...` not given exactly two channels (left, right).
+  case audioNeedsTwoChannels(String)
   case refused(String)
 
   /// The sentence printed after `hap: `.
@@ -88,8 +90,10 @@ enum UsageError: Error, Equatable {
       "'\(Format.excerpt(word))' is not \(what)\(known.isEmpty ? "" : " (\(known.joined(separator: ", ")))")"
         + Self.hint(suggestion)
     case .notAChannel(let given):
-      "'--channel' must be a channel number from 1 to 64, a list of them (3,4), or 'all', not '\(Format.excerpt(given))'"
+      "'--channel' must be a channel number from 1 to 64, a list of them (3,4), 'all', routes (haptic=3/audio=1,2) or a layout's name (\(ChannelLayout.named.map(\.name).joined(separator: ", "))), not '\(Format.excerpt(given))'"
     case .channelBeyond(let k, let channels): "'--channel \(k)' is beyond '--channels \(channels)'"
+    case .audioNeedsTwoChannels(let given):
+      "'--channel \(Format.excerpt(given))': the sound takes two channels, left and right (audio=1,2)"
     case .refused(let sentence): sentence
     }
   }

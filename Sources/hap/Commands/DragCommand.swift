@@ -54,7 +54,7 @@ enum DragCommand: Command {
   static let renderOnly: [any DeclaredOption] = [Options.raw, Options.quiet, Options.force]
 
   static let options: [any DeclaredOption] =
-    [input, map, window, output, Options.soundPath] + renderOnly + DeviceOptions.all
+    [input, map, window, output, Options.soundPath] + renderOnly + DeviceOptions.all + DeviceOptions.sound
   static let examples = [
     ("hap drag patterns/texture.json", "Feel the bundled texture under your finger on the touchpad"),
     ("hap drag patterns/texture.json --input /dev/input/event5 -D hw:1,0", "A given input device and exciter"),
@@ -126,16 +126,25 @@ enum DragCommand: Command {
     } catch {
       return PatternLoading.status(error)
     }
+    let sounds: PatternSounds
+    do {
+      sounds = try PatternSounds.load([loaded], paths: [pattern], selection: device.audio)
+    } catch {
+      Console.error("hap: \(error.message)")
+      return ExitStatus.trouble
+    }
     let session: PlaybackSession
     do {
-      session = try PlaybackSession.open(device, profile: profile, commandStarted: started, live: true)
+      session = try PlaybackSession.open(
+        device, profile: profile, commandStarted: started, live: true, sound: sounds.hasAudio)
+      try session.prepareSounds(sounds)
     } catch {
       return PlaybackSession.fail(error)
     }
     var playback = PlaybackSession.Options()
     playback.loops = nil
     let control = controlSource(source, map: map, window: window)
-    return session.play(session.factory.renderers([loaded]), playback: playback, controls: [control])
+    return session.play(session.factory.set([loaded]), playback: playback, controls: [control])
   }
 
   /// The touchpad (or the recording) as a control source: its velocity, mapped as textured

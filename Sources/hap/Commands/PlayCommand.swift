@@ -23,6 +23,24 @@ enum PlayCommand: Command {
     else hap exits 2 naming it. Ctrl-C (or SIGTERM) fades the exciter to silence within 10 ms,
     drains and closes the device, and exits 130.
 
+    Sound: a pattern's audio events (AudioCustom files, AudioContinuous tones) play too, the
+    library's audio track as 'hap render --audio' writes it, frame for frame with the haptics;
+    a pattern lasts until its sound ends. With --channel routing 'audio=L,R' (or a named
+    layout: speakers+exciter, exciter+speakers) both play on the -D device; else the sound
+    plays on a second device, --audio-device NAME (default: 'default'; with -D sim, a second
+    simulated device), fed the same periods by the same real-time thread, so both start
+    together and stay aligned. A default sound device that does not open is one line and the
+    haptics play; one named with --audio-device is trouble (exit 2). --no-audio plays the
+    haptics only, --audio-only the sound only (on its device alone, unless --channel routes
+    it). Live controls: seek, pause and stop move both; a rate moves each sound's start with
+    its event but plays the sound itself at its own speed; intensity, sharpness and the
+    envelope controls shape the haptics only.
+
+    Captures (-D sim): the haptics go to the device's capture ($XDG_RUNTIME_DIR/hap/
+    sim-capture.wav, or sim:CAPTURE=FILE), the sound on a second simulated device beside it as
+    NAME-sound.wav (sim-capture-sound.wav; --audio-device sim:CAPTURE=FILE names another); with
+    --channel routing audio, into the same capture's channels. --verbose says where each went.
+
     --watch: plays, then waits; each time a pattern file is saved (any editor: a write in place
     or a new file renamed over it), it is validated and played again, on a device kept open. A
     save during a play stops it with the same short fade and plays the new version. A save
@@ -51,7 +69,7 @@ enum PlayCommand: Command {
     "watch", "Play again each time a pattern file is saved, until Ctrl-C (see above).")
 
   static let options: [any DeclaredOption] =
-    [loop, gap, control, ControlInput.mapOption, start, loopEnd, speed] + DeviceOptions.all + [
+    [loop, gap, control, ControlInput.mapOption, start, loopEnd, speed] + DeviceOptions.all + DeviceOptions.sound + [
       watch, Options.soundPath,
     ]
   static let examples = [
@@ -60,6 +78,8 @@ enum PlayCommand: Command {
     ("hap play --loop --gap 500 patterns/timerPulse.json", "Repeat until Ctrl-C, half a second apart"),
     ("hap play patterns/texture.json --loop --control - --map velocity", "Textured drag: velocities on stdin"),
     ("hap play --watch my.json", "Feel it on every save"),
+    ("hap play --audio-device hw:0 Ricochet/CollisionLarge.ahap", "Its sound on the speakers, in step"),
+    ("hap play -D hw:1 --channels 3 --channel speakers+exciter x.ahap", "Sound and exciter on one interface"),
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -82,19 +102,27 @@ enum PlayCommand: Command {
       return PatternLoading.status(error)
     }
     try settings.checkStart(of: loaded[0], named: patterns[0], profile: profile, rate: device.rate)
+    let sounds: PatternSounds
+    do {
+      sounds = try PatternSounds.load(loaded, paths: patterns, selection: device.audio)
+    } catch {
+      Console.error("hap: \(error.message)")
+      return ExitStatus.trouble
+    }
 
     let session: PlaybackSession
     do {
       session = try PlaybackSession.open(
-        device, profile: profile, commandStarted: started, live: settings.control != nil)
+        device, profile: profile, commandStarted: started, live: settings.control != nil, sound: sounds.hasAudio)
+      try session.prepareSounds(sounds)
     } catch {
       return PlaybackSession.fail(error)
     }
     // Compile every pattern at the rate the device took; all buffers are made here.
-    let renderers = session.factory.renderers(loaded, speed: settings.speed)
-    if settings.startAt > 0 { renderers[0].seek(to: session.frames(settings.startAt / settings.speed)) }
+    let renderers = session.factory.set(loaded, speed: settings.speed)
     let controls = settings.control.map { [controlSource($0, patterns: loaded, session: session)] } ?? []
     return session.play(renderers, playback: settings.engineOptions, controls: controls) { player in
+      if settings.startAt > 0 { player.start(at: session.frames(settings.startAt / settings.speed)) }
       if let loopEnd = settings.loopEnd { player.loopEnd = session.frames(loopEnd) }
     }
   }
@@ -169,7 +197,7 @@ enum PlayCommand: Command {
     return { queue in
       var control = input
       control.rateHandler = { speed in
-        let set = RendererSet(renderers: factory.renderers(patterns, speed: speed), speed: speed)
+        let set = factory.set(patterns, speed: speed)
         keeper.keep(set)
         queue.offer(set)
       }

@@ -21,8 +21,8 @@ struct DeviceOptions {
     "channels", "N", in: 1...64, default: ": the fewest it takes", "Open the device with N channels"
   ).grouped(.device)
   static let channel = Option<String?>.text(
-    "channel", "K[,L...]|all", .words(["all"]), default: ": all",
-    "Send the signal to channel K (1-based; K,L: several) and silence to\nthe others, or to all channels"
+    "channel", "K[,L...]|all", .words(["all"] + ChannelLayout.named.map(\.name)), default: ": all",
+    "Send the signal to channel K (1-based; K,L: several) and silence to\nthe others, or to all channels; with sound: routes, haptic=3/audio=1,2\n(audio: left, right), or a layout: \(ChannelLayout.named.map(\.name).joined(separator: ", "))"
   ).grouped(.device)
   static let reconnect = Option<Double>.number(
     "reconnect", "SECONDS", in: 0...600, unit: .seconds, default: 2,
@@ -32,6 +32,21 @@ struct DeviceOptions {
     "verbose", short: "v",
     "At the end, print the device, the negotiated format, scheduling,\nstart latency, underruns and frames played."
   ).grouped(.device)
+
+  static let audioDevice = Option<String?>.text(
+    "audio-device", "NAME", .none, default: ": 'default'; with -D sim, a second sim",
+    "ALSA device for the pattern's sound when --channel gives it no channels\non -D; one named here that does not open is trouble (exit 2), the\ndefault one that does not is a note, and the haptics play"
+  ).grouped(.device)
+  static let noAudio = Option<Bool>.flag(
+    "no-audio", "Play the haptics only: audio events are ignored (playsHapticsOnly)."
+  ).grouped(.device)
+  static let audioOnly = Option<Bool>.flag(
+    "audio-only", "Play the sound only: haptic events are ignored (playsAudioOnly)."
+  ).grouped(.device)
+
+  /// The sound's options (`--audio-device`, `--no-audio`, `--audio-only`), for the commands that
+  /// play a pattern's audio events.
+  static let sound: [any DeclaredOption] = [audioDevice, noAudio, audioOnly]
 
   /// `-D`, `--latency`, `--margin`, `--rate`, `--sample-format`, `--channels`, `--channel`,
   /// `--reconnect`, `--profile`, `--gain` and `--verbose`, as every command that plays takes them: declared
@@ -63,6 +78,10 @@ struct DeviceOptions {
   var reconnect: Double
   /// In dB.
   var gain: Double
+  /// `--audio-device`, when given (nil: the default, see ``AudioRouting``).
+  var audioDevice: String?
+  /// `--no-audio` / `--audio-only`.
+  var audio = AudioSelection.both
   /// `--profile`: a built-in name or a file; nil: the exciter.
   var profile: String?
   var verbose: Bool
@@ -84,18 +103,46 @@ struct DeviceOptions {
     layout = try Self.layout(arguments[Self.channel], channels: channels)
     profile = arguments[Options.profile]
     verbose = arguments[Self.verbose]
+    if arguments.knows(Self.noAudio) {
+      audioDevice = arguments[Self.audioDevice]
+      if arguments[Self.noAudio] && arguments[Self.audioOnly] { throw .conflict("--no-audio", "--audio-only") }
+      if arguments[Self.noAudio] && audioDevice != nil { throw .conflict("--no-audio", "--audio-device") }
+      audio = arguments[Self.noAudio] ? .hapticsOnly : arguments[Self.audioOnly] ? .audioOnly : .both
+    }
   }
 
-  /// `--channel K|K,L,...|all`, checked against `--channels`.
+  /// `--channel K|K,L,...|all`, routes (`haptic=K[,L...]/audio=L,R`) or a layout's name
+  /// (``ChannelLayout/named``), checked against `--channels`.
   static func layout(_ channel: String?, channels: Int?) throws(UsageError) -> ChannelLayout {
     guard let channel, channel != "all" else { return .hapticOnAll }
+    let text = ChannelLayout.named.first { $0.name == channel }?.routes ?? channel
+    guard text.contains("=") else { return .haptic(on: try channelList(text, whole: channel, channels: channels)) }
+    var routes: [ChannelLayout.Route] = []
+    for part in text.split(separator: "/", omittingEmptySubsequences: false) {
+      let sides = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      guard sides.count == 2 else { throw .notAChannel(channel) }
+      let list = try channelList(String(sides[1]), whole: channel, channels: channels)
+      switch sides[0] {
+      case "haptic": routes.append(.init(.haptic, to: .channels(list)))
+      case "audio":
+        guard list.count == 2 else { throw .audioNeedsTwoChannels(channel) }
+        routes.append(.init(.audioLeft, to: .channels([list[0]])))
+        routes.append(.init(.audioRight, to: .channels([list[1]])))
+      default: throw .notAChannel(channel)
+      }
+    }
+    return ChannelLayout(routes)
+  }
+
+  /// `K[,L...]` (1-based) as 0-based channels, each once, checked against `--channels`.
+  private static func channelList(_ text: String, whole: String, channels: Int?) throws(UsageError) -> [Int] {
     var list: [Int] = []
-    for item in channel.split(separator: ",", omittingEmptySubsequences: false) {
-      guard let k = Int(item), k >= 1, k <= 64 else { throw .notAChannel(channel) }
+    for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+      guard let k = Int(item), k >= 1, k <= 64 else { throw .notAChannel(whole) }
       if let channels, k > channels { throw .channelBeyond(k, channels: channels) }
       if !list.contains(k - 1) { list.append(k - 1) }
     }
-    return .haptic(on: list)
+    return list
   }
 
   /// What to ask the device for; `live`: the source takes live input, so the writer renders
@@ -114,4 +161,10 @@ struct DeviceOptions {
   func loadProfile() throws(PatternLoading.Failure) -> ActuatorProfile {
     try PatternLoading.profile(profile)
   }
+}
+
+/// Which halves of a pattern play (`--no-audio`, `--audio-only`: what Core Haptics'
+/// `playsHapticsOnly` and `playsAudioOnly` do).
+enum AudioSelection: Sendable, Equatable {
+  case both, hapticsOnly, audioOnly
 }

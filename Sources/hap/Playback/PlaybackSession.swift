@@ -20,6 +20,11 @@ final class PlaybackSession {
     case noChannel(device: String, channel: Int, channels: Int)
     /// A source of live control could not start (its reader says why).
     case control(String)
+    /// The sound's device (`--audio-device`) took another rate or period than the haptic one:
+    /// the two are fed the same periods, so they must match.
+    case soundMismatch(device: String, rate: Int, period: Int, hapticRate: Int, hapticPeriod: Int)
+    /// The patterns' sounds cannot be made ready for the device (loaded or resampled).
+    case sounds(String)
 
     var description: String {
       switch self {
@@ -28,6 +33,9 @@ final class PlaybackSession {
       case .noChannel(let device, let channel, let channels):
         "device '\(device)' has \(channels) channel(s); there is no channel \(channel + 1)"
       case .control(let message): message
+      case .soundMismatch(let device, let rate, let period, let hapticRate, let hapticPeriod):
+        "the sound's device '\(Format.excerpt(device))' took \(rate) Hz with periods of \(period) frames, the haptic device \(hapticRate) Hz and \(hapticPeriod): both are fed the same periods, so they must match (try --rate or --latency)"
+      case .sounds(let message): message
       }
     }
   }
@@ -51,8 +59,12 @@ final class PlaybackSession {
   let sink: ALSASink
   /// `--channel`, resolved for the device: for each device channel, the plane it plays.
   let planes: [Int]
+  /// The sound's own device, when it plays on a second one (``SoundDevice``), else nil.
+  let sound: SoundDevice?
+  /// Whether the patterns' sounds play (on `sink`'s audio channels or on `sound`).
+  let playsSound: Bool
   /// Compiles patterns at the rate the device took.
-  let factory: RendererFactory
+  var factory: RendererFactory
   /// Keeps renderer sets built while playing (live `rate`) alive until playback ends.
   let keeper = RendererKeeper()
   /// Monotonic time when the command started reading its command line (`--verbose`).
@@ -61,55 +73,54 @@ final class PlaybackSession {
   let capture: String?
 
   private init(
-    options: DeviceOptions, sink: ALSASink, planes: [Int], profile: ActuatorProfile, commandStarted: UInt64,
-    capture: String?
+    options: DeviceOptions, device: OpenDevice, sound: SoundDevice?, playsSound: Bool, profile: ActuatorProfile,
+    commandStarted: UInt64
   ) {
     self.options = options
-    self.sink = sink
-    self.planes = planes
+    sink = device.sink
+    planes = device.planes
+    self.sound = sound
+    self.playsSound = playsSound
     self.commandStarted = commandStarted
-    self.capture = capture
+    capture = device.capture
     factory = RendererFactory(
-      profile: profile, rate: Double(sink.configuration.rate), linearGain: options.linearGain)
+      profile: profile, rate: Double(sink.configuration.rate), linearGain: options.linearGain,
+      hapticEvents: options.audio != .audioOnly)
   }
 
   /// Loads libasound, opens and configures the device, and resolves `--channel` against the
   /// channels it took. Ctrl-C abandons waiting for a lost device. `live`: the source takes live
   /// input, so it renders just in time (`--margin`), not a full buffer ahead
-  /// (`DeviceOptions.request(live:)`).
-  static func open(_ options: DeviceOptions, profile: ActuatorProfile, commandStarted: UInt64, live: Bool)
-    throws(Failure) -> PlaybackSession
-  {
-    let sink: ALSASink
-    let simulated: SimulatedDevice?
-    do {
-      simulated = try SimulatedDevice.resolve(options.device)
-    } catch {
-      throw .simulated(error)
+  /// (`DeviceOptions.request(live:)`). `sound`: the patterns have audio events, so their sound
+  /// plays too unless `--no-audio` (``SoundRouting``): on the device's audio channels, or on a
+  /// second device opened here (or, when the default one does not open, not at all: one line
+  /// says so).
+  static func open(
+    _ options: DeviceOptions, profile: ActuatorProfile, commandStarted: UInt64, live: Bool, sound: Bool = false
+  ) throws(Failure) -> PlaybackSession {
+    let routing = SoundRouting(options, patternsHaveSound: sound)
+    var primary = options
+    if routing == .soundDeviceOnly {
+      primary.device = options.soundDeviceName
+      primary.layout = .audioStereo
+      primary.channels = 2
     }
-    do {
-      try ALSALibrary.load()
-      sink = try ALSASink(
-        device: simulated == nil ? options.device : SimulatedDevice.name,
-        request: options.request(live: live),
-        reconnectSeconds: options.reconnect, alsaConfiguration: simulated?.alsaConfiguration)
-    } catch {
-      throw .sink(error)
-    }
-    let planes: [Int]
-    do {
-      planes = try options.layout.map(deviceChannels: sink.configuration.channels)
-    } catch {
-      sink.close(success: false)
-      switch error {
-      case .beyondDevice(let channel, let channels):
-        throw .noChannel(device: options.device, channel: channel, channels: channels)
+    let device = try OpenDevice.open(primary, live: live, sound: routing == .soundDeviceOnly)
+    var second: SoundDevice?
+    if routing == .secondDevice {
+      do {
+        second = try SoundDevice.open(options, like: device, live: live)
+      } catch {
+        device.sink.close(success: false)
+        throw error
       }
     }
-    sink.abandonReconnect = { Interrupt.requested }
+    device.sink.abandonReconnect = { Interrupt.requested }
+    second?.sink.abandonReconnect = { Interrupt.requested }
     return PlaybackSession(
-      options: options, sink: sink, planes: planes, profile: profile, commandStarted: commandStarted,
-      capture: simulated?.capture)
+      options: primary, device: device, sound: second,
+      playsSound: routing == .layout || routing == .soundDeviceOnly || second != nil, profile: profile,
+      commandStarted: commandStarted)
   }
 
   /// Prints `failure` as one line; exit status 2.
@@ -129,7 +140,9 @@ final class PlaybackSession {
   func start<Source: PeriodSource>(_ source: Source, stop: StopRequest, thread: String = "hap playback")
     -> DeviceEngine<Source>
   {
-    let engine = DeviceEngine(sink: sink, source: source, planes: planes, stop: stop, name: thread)
+    let engine = DeviceEngine(
+      sink: sink, source: source, planes: planes, stop: stop, name: thread,
+      second: sound.map { (sink: $0.sink, planes: $0.planes) })
     engine.start()
     return engine
   }
@@ -139,17 +152,24 @@ final class PlaybackSession {
   func prepare() throws(SinkError) {
     sink.abandonReconnect = { Interrupt.requested }
     try sink.prepare()
+    if let sound {
+      sound.sink.abandonReconnect = { Interrupt.requested }
+      try sound.sink.prepare()
+    }
   }
 
-  /// Closes the device (after a failure, what is queued is dropped).
-  func close(success: Bool) { sink.close(success: success) }
+  /// Closes the device, and the sound's (after a failure, what is queued is dropped).
+  func close(success: Bool) {
+    sink.close(success: success)
+    sound?.sink.close(success: success)
+  }
 
   /// A player of `renderers` (built by ``factory``) with the command's `playback` options, one
   /// period's ramp for live controls.
-  func player(_ renderers: [Renderer], playback: Options) -> Player {
+  func player(_ set: RendererSet, playback: Options) -> Player {
     Player(
-      renderers: renderers, gapFrames: frames(playback.gap), loops: playback.loops,
-      rampFrames: configuration.periodFrames, speed: playback.speed)
+      renderers: set.renderers, sounds: playsSound ? set.sounds : [], gapFrames: frames(playback.gap),
+      loops: playback.loops, rampFrames: configuration.periodFrames, speed: playback.speed)
   }
 
   /// Plays `renderers` (built by ``factory``) with the command's `playback` options, with
@@ -157,7 +177,7 @@ final class PlaybackSession {
   /// device, prints the report and returns the exit status. `prepare` sets up the player (loop
   /// end, ...) before the engine starts.
   func play(
-    _ renderers: [Renderer], playback: Options, controls: [ControlSource], prepare: (Player) -> Void = { _ in }
+    _ renderers: RendererSet, playback: Options, controls: [ControlSource], prepare: (Player) -> Void = { _ in }
   ) -> Int32 {
     let player = player(renderers, playback: playback)
     if !controls.isEmpty {
@@ -224,6 +244,12 @@ final class PlaybackSession {
       let kind = capture.lowercased().hasSuffix(".raw") ? "raw, \(c.format.rawValue) little-endian, interleaved" : "WAV"
       Console.error("capture     \(capture) (\(kind); 'hap plot --signal' draws it)")
     }
+    if let sound {
+      let s = sound.sink.configuration
+      Console.error(
+        "sound       on '\(sound.name)', \(s.rate) Hz \(s.format.rawValue), \(s.channels) channels, fed the haptic device's periods\(sound.capture.map { "; capture \($0)" } ?? "")"
+      )
+    }
     Console.error(
       "frames      \(report.framesPlayed) (\(Format.seconds((Double(report.framesPlayed) / Double(c.rate) * 1000).rounded() / 1000)))"
     )
@@ -231,6 +257,18 @@ final class PlaybackSession {
 
   /// `--verbose`'s note of where the signal goes: nothing for all channels.
   static func layoutText(_ layout: ChannelLayout) -> String {
+    if layout.routesAudio {
+      let routes = layout.routes.map { route in
+        let list: String
+        if case .channels(let channels) = route.targets {
+          list = channels.map { String($0 + 1) }.joined(separator: ",")
+        } else {
+          list = "all"
+        }
+        return "\(route.channel) on \(list)"
+      }
+      return " (\(routes.joined(separator: ", ")))"
+    }
     guard let named = layout.namedChannels else { return "" }
     let list = named.map { String($0 + 1) }
     return list.count == 1
@@ -239,19 +277,41 @@ final class PlaybackSession {
 }
 
 /// Compiles patterns into renderers at the device's negotiated rate, with the session's
-/// profile and gain; all buffers are made here, never on the playback thread.
-struct RendererFactory: Sendable {
+/// profile and gain, and their sounds into ``AudioRenderer``s beside them; all buffers are made
+/// here, never on the playback thread.
+struct RendererFactory: @unchecked Sendable {
   let profile: ActuatorProfile
   let rate: Double
   let linearGain: Double
+  /// false (`--audio-only`): the haptic events are left out.
+  var hapticEvents = true
+  /// Each pattern's sounds at `rate` (``PatternSounds/resampled(to:)``), by index; empty: none.
+  var sounds: [[String: DecodedSound]] = []
 
   /// `patterns` played `speed` times faster (time-scaled, not the carrier).
   func renderers(_ patterns: [Pattern], speed: Double = 1) -> [Renderer] {
     patterns.map {
-      Renderer(
-        schedule: Schedule(
-          pattern: speed == 1 ? $0 : $0.timeScaled(by: 1 / speed), profile: profile, rate: rate, gain: linearGain))
+      var pattern = speed == 1 ? $0 : $0.timeScaled(by: 1 / speed)
+      if !hapticEvents { pattern.events.removeAll { !$0.type.isAudio } }
+      return Renderer(schedule: Schedule(pattern: pattern, profile: profile, rate: rate, gain: linearGain))
     }
+  }
+
+  /// The haptic renderers of `patterns` and the sounds of those that have audio events (with
+  /// the same `--gain`, as `hap render --audio` renders them), each sound as long as its haptic
+  /// signal or longer; a rate change moves each sound's start with
+  /// its event (the sound itself plays at its own speed).
+  func set(_ patterns: [Pattern], speed: Double = 1) -> RendererSet {
+    let haptic = renderers(patterns, speed: speed)
+    guard !sounds.isEmpty else { return RendererSet(renderers: haptic, speed: speed) }
+    let audio = patterns.enumerated().map { k, pattern -> AudioRenderer? in
+      guard pattern.events.contains(where: \.type.isAudio) else { return nil }
+      let scaled = speed == 1 ? pattern : pattern.timeScaled(by: 1 / speed)
+      let schedule = AudioSchedule(
+        pattern: scaled, sounds: k < sounds.count ? sounds[k] : [:], rate: rate, gain: linearGain)
+      return AudioRenderer(schedule: schedule, frameCount: haptic[k].frameCount)
+    }
+    return RendererSet(renderers: haptic, sounds: audio, speed: speed)
   }
 }
 

@@ -38,6 +38,32 @@ struct SimulatedDevice {
     return SimulatedDevice(plugin: plugin, capture: try capturePath(device, environment: environment))
   }
 
+  /// The simulated device that plays a pattern's sound (`--audio-device sim`, the default one
+  /// when `-D` is `sim`): plain `sim` records beside the haptic capture (`haptic`'s, else the
+  /// default one) with `-sound` before its extension; `sim:CAPTURE=FILE` records to FILE. nil
+  /// when `device` is another device.
+  static func resolveSound(
+    _ device: String, haptic: SimulatedDevice?, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws(Failure) -> SimulatedDevice? {
+    guard names(device) else { return nil }
+    guard device == name else { return try resolve(device, environment: environment) }
+    let plugin = try locatePlugin(environment: environment)
+    let base: String
+    if let capture = haptic?.capture {
+      base = capture
+    } else {
+      base = try capturePath(name, environment: environment)
+    }
+    return SimulatedDevice(plugin: plugin, capture: soundCapture(of: base))
+  }
+
+  /// `FOLDER/NAME.EXT` → `FOLDER/NAME-sound.EXT`: the capture of the sound beside a haptic one.
+  static func soundCapture(of capture: String) -> String {
+    let ext = (capture as NSString).pathExtension
+    guard !ext.isEmpty else { return capture + "-sound" }
+    return (capture as NSString).deletingPathExtension + "-sound." + ext
+  }
+
   /// `$HAP_SIM_PLUGIN` when set (it must exist), else `PREFIX/lib/hap/` beside an installed
   /// `PREFIX/bin/hap`, else the build tree's `.build/sim/` (`make sim`) above the binary.
   static func locatePlugin(

@@ -27,7 +27,9 @@ enum WatchPlayback {
     guard loop.start() else { return ExitStatus.trouble }
     let session: PlaybackSession
     do {
-      session = try PlaybackSession.open(device, profile: profile, commandStarted: started, live: false)
+      // The sound's device opens when the files have sound when the watch starts (or it is named).
+      let sound = device.audioDevice != nil || unique.contains { Self.hasAudio($0) }
+      session = try PlaybackSession.open(device, profile: profile, commandStarted: started, live: false, sound: sound)
     } catch {
       return PlaybackSession.fail(error)
     }
@@ -37,7 +39,7 @@ enum WatchPlayback {
       if !loaded.isEmpty {
         Console.error(
           "hap: \(WatchLoop.clock()) playing \(loaded.map { Format.excerpt($0.path) }.joined(separator: ", "))")
-        if let status = play(loaded.map(\.pattern), on: session, settings: settings, loop: loop) {
+        if let status = play(loaded, on: session, settings: settings, loop: loop) {
           session.close(success: status == ExitStatus.interrupted)
           return status
         }
@@ -52,6 +54,12 @@ enum WatchPlayback {
       Console.error(WatchLoop.separator(changed))
       round = changed
     }
+  }
+
+  /// Whether the pattern at `path` is valid and has audio events (read without printing).
+  private static func hasAudio(_ path: String) -> Bool {
+    guard case .valid(let pattern, _) = PatternLoading.check(path) else { return false }
+    return pattern.events.contains { $0.type.isAudio }
   }
 
   /// Reads and validates `paths`, printing the findings; the valid ones, in order.
@@ -78,17 +86,29 @@ enum WatchPlayback {
   /// the first time). Nil when the watch goes on (the play ended, or a save stopped it); else
   /// the exit status (Ctrl-C, or a device that failed).
   private static func play(
-    _ patterns: [Pattern], on session: PlaybackSession, settings: PlayCommand.Settings, loop: WatchLoop
+    _ loaded: [(path: String, pattern: Pattern)], on session: PlaybackSession, settings: PlayCommand.Settings,
+    loop: WatchLoop
   ) -> Int32? {
+    let patterns = loaded.map(\.pattern)
     do {
       try session.prepare()
     } catch {
       Console.error("hap: \(error)")
       return ExitStatus.trouble
     }
-    let renderers = session.factory.renderers(patterns, speed: settings.speed)
-    if settings.startAt > 0 { renderers[0].seek(to: session.frames(settings.startAt / settings.speed)) }
+    do {
+      let sounds = try PatternSounds.load(patterns, paths: loaded.map(\.path), selection: session.options.audio)
+      try session.prepareSounds(sounds)
+    } catch let failure as SoundSearch.LoadFailure {
+      Console.error("hap: \(failure.message)")
+      return nil
+    } catch {
+      Console.error("hap: \(error)")
+      return nil
+    }
+    let renderers = session.factory.set(patterns, speed: settings.speed)
     let player = session.player(renderers, playback: settings.engineOptions)
+    if settings.startAt > 0 { player.start(at: session.frames(settings.startAt / settings.speed)) }
     if let loopEnd = settings.loopEnd { player.loopEnd = session.frames(loopEnd) }
     let report = session.start(player, stop: loop.beginAction()).wait()
     loop.finished()
