@@ -88,65 +88,55 @@ public struct ProjectSettings: Sendable, Equatable {
     }
     guard document.node(document.root).kind == .object else { throw .notAnObject }
     var settings = ProjectSettings()
-    var failure: RuleSettingsError?
-    document.forEachMember(of: document.root) { keyIndex, value in
-      guard failure == nil else { return }
+    for (keyIndex, value) in members(document, document.root) {
       let key = document.string(keyIndex)
-      do throws(RuleSettingsError) {
-        switch key {
-        case "rules": try settings.readRules(document, value)
-        case "ignore": try settings.readIgnore(document, value)
-        default:
-          throw located(
-            document, keyIndex,
-            .unknownKey(Format.excerpt(key), suggestion: Suggestion.closest(to: key, among: keys)))
-        }
-      } catch {
-        failure = error
+      switch key {
+      case "rules": try settings.readRules(document, value)
+      case "ignore": try settings.readIgnore(document, value)
+      default:
+        throw located(
+          document, keyIndex, .unknownKey(Format.excerpt(key), suggestion: Suggestion.closest(to: key, among: keys)))
       }
     }
-    if let failure { throw failure }
     return settings
+  }
+
+  /// The (key, value) node indices of the object at `index`.
+  private static func members(_ document: JSONDocument, _ index: Int) -> [(Int, Int)] {
+    var found: [(Int, Int)] = []
+    document.forEachMember(of: index) { found.append(($0, $1)) }
+    return found
   }
 
   private mutating func readRules(_ document: JSONDocument, _ value: Int) throws(RuleSettingsError) {
     guard document.node(value).kind == .object else {
       throw Self.located(document, value, .rulesNotAnObject(JSONValue(document, value).excerpt))
     }
-    var failure: RuleSettingsError?
-    document.forEachMember(of: value) { keyIndex, level in
-      guard failure == nil else { return }
+    for (keyIndex, level) in Self.members(document, value) {
       let id = document.string(keyIndex)
+      guard case .string(let word) = JSONValue(document, level), let parsed = RuleLevel(rawValue: word) else {
+        throw Self.located(document, level, .badLevel(Format.excerpt(id), value: JSONValue(document, level).excerpt))
+      }
       do throws(RuleSettingsError) {
-        guard case .string(let word) = JSONValue(document, level), let parsed = RuleLevel(rawValue: word) else {
-          throw Self.located(document, level, .badLevel(Format.excerpt(id), value: JSONValue(document, level).excerpt))
-        }
-        do throws(RuleSettingsError) {
-          try rules.set(id, parsed)
-        } catch {
-          throw Self.located(document, keyIndex, error)
-        }
+        try rules.set(id, parsed)
       } catch {
-        failure = error
+        throw Self.located(document, keyIndex, error)
       }
     }
-    if let failure { throw failure }
   }
 
   private mutating func readIgnore(_ document: JSONDocument, _ value: Int) throws(RuleSettingsError) {
     guard document.node(value).kind == .array else {
       throw Self.located(document, value, .ignoreNotAList(JSONValue(document, value).excerpt))
     }
-    var failure: RuleSettingsError?
-    document.forEachElement(of: value) { _, element in
-      guard failure == nil else { return }
+    var elements: [Int] = []
+    document.forEachElement(of: value) { elements.append($1) }
+    for element in elements {
       guard case .string(let glob) = JSONValue(document, element), !glob.isEmpty, glob != "!" else {
-        failure = Self.located(document, element, .ignoreNotAGlob(JSONValue(document, element).excerpt))
-        return
+        throw Self.located(document, element, .ignoreNotAGlob(JSONValue(document, element).excerpt))
       }
       ignore.append(glob)
     }
-    if let failure { throw failure }
   }
 
   private static func located(_ document: JSONDocument, _ index: Int, _ error: RuleSettingsError) -> RuleSettingsError {
