@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import hap
+
 private let valid = #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#
 private let broken = #"{"Version": 1, "Pattern": [{"Event": {"Time": -1, "EventType": "HapticTransient"}}]}"#
 
@@ -104,5 +106,17 @@ struct ValidateProjectTests {
     // A near miss of "Pattern" is a pattern with a typo, and checked.
     try folder.write("app/typo.json", #"{"Version": 1, "Patern": []}"#)
     #expect(try Hap.run(["validate", folder.path("app")]).status == 1)
+  }
+}
+
+extension ValidateProjectTests {
+  @Test("help names the folders a walk leaves out, as WalkIgnores has them")
+  func helpNamesTheDefaults() throws {
+    let help = try Hap.run(["help", "validate"]).stdout.replacingOccurrences(of: "\n", with: " ")
+      .split(separator: " ").joined(separator: " ")
+    let listed =
+      WalkIgnores.defaultFolders.dropLast().joined(separator: ", ") + " and "
+      + WalkIgnores.defaultFolders.last!
+    #expect(help.contains(listed), "\(help)")
   }
 }

@@ -31,8 +31,9 @@ enum DiffCommand: Command {
     AudioContinuous tones) are rendered at the same rate and compared in the same terms.
 
     Exit status: 0 when the patterns are equal (structurally; with --signal, when the PSNR of
-    the haptic signals, and of the audio tracks, is at least --threshold-db), 1 when they differ, 2 for trouble (an unreadable file, or a pattern
-    with errors, whose diagnostics are shown). Called with git's seven arguments it works as
+    the haptic signals, and of the audio tracks, is at least --threshold-db), 1 when they
+    differ, 2 for trouble (an unreadable file, a pattern with errors, whose diagnostics are
+    shown, or a sound that cannot be read). Called with git's seven arguments it works as
     git's external diff driver (see the README) and exits 0 when the patterns differ, as git
     requires; when a side has errors it prints them and a line diff of the two texts, and
     still exits 0, so git goes on to the next file. Warnings are not shown, except values
@@ -50,7 +51,7 @@ enum DiffCommand: Command {
     "Events this close in time are the same event, moved")
   static let metadata = Option<Bool>.flag("metadata", "Also list changes to Metadata.")
   static let exact = Option<Bool>.flag(
-    "exact", "Compare as written: every difference in a number counts, curves point by point.")
+    "exact", "Compare as written: any difference counts, curves point by point.")
   static let color = Option<ColorChoice>.choice("color", "WHEN", default: .auto, "Colour")
   static let plot = Option<String?>.text(
     "plot", "FILE.svg", .files,

@@ -16,13 +16,14 @@ enum ValidateCommand: Command {
     PATH is a file, a directory (searched recursively for *.ahap, *.json and *.haptic; one
     without any is trouble, exit 2) or '-' for standard input. Files are checked in parallel.
     A folder walk, as eslint's, leaves out hidden entries (.git, .build, ...), the dependency
-    and build folders \(WalkIgnores.defaultFolders.joined(separator: ", ")), what
-    --ignore GLOB (repeatable) or the "ignore" list of .haprc.json names (gitignore's globs:
-    'legacy/**', '*.draft.json', 'out/'; '!GLOB' takes a path back in), and *.json files
-    whose top-level object has no "Pattern" key (package.json, tsconfig.json: not patterns;
-    a near miss such as "Patern" is still checked). Files named on the command line are
-    always checked. A file named vocabulary.json is a vocabulary manifest, not a
-    pattern: it is checked against the pattern files of its folder (docs/vocabulary.md).
+    and build folders node_modules, bower_components, jspm_packages, vendor, Pods, Carthage,
+    DerivedData, build, dist and coverage, what --ignore GLOB (repeatable) or the "ignore"
+    list of .haprc.json names (gitignore's globs: 'legacy/**', '*.draft.json', 'out/';
+    '!GLOB' takes a path back in), and *.json files whose top-level object has no "Pattern"
+    key (package.json, tsconfig.json: not patterns; a near miss such as "Patern" is still
+    checked). Files named on the command line are always checked. A file named
+    vocabulary.json is a vocabulary manifest, not a pattern: it is checked against the
+    pattern files of its folder (docs/vocabulary.md).
     Files above \(PatternFiles.formatBytes(PatternFiles.sizeLimit)) are refused as unreadable.
 
     After the totals, a summary per rule: how many findings each rule raised, errors first.
@@ -59,7 +60,7 @@ enum ValidateCommand: Command {
   static let error = Option<String?>.text(
     "error", "RULE", .rules, "Report RULE's findings as errors (repeatable; over .haprc.json).")
   static let ignore = Option<String?>.text(
-    "ignore", "GLOB", .none, "Leave out what a folder walk finds matching GLOB (repeatable; after .haprc.json's).")
+    "ignore", "GLOB", .none, "Leave out what a folder walk finds matching GLOB (repeatable).")
   static let config = Option<String?>.text(
     "config", "FILE", .files, "Read the project settings from FILE, not from the nearest .haprc.json.")
   static let noConfig = Option<Bool>.flag("no-config", "Read no .haprc.json: only the command line's settings.")
