@@ -17,9 +17,11 @@ enum DiffCommand: Command {
     ordered by time: events, dynamic parameters and curves added, removed or changed, a sound
     file changed under the same name, and the pattern's duration. Metadata changes are listed
     with --metadata. Numbers closer than Core Haptics resolves are equal (times within 10 us,
-    values within 0.00001), and the curves of one parameter are compared as the control signal
-    they make together, one change per stretch where it differs: the same ramp split at other
-    points or rounded otherwise is no change. --exact compares as written, point by point.
+    under half a frame at 48 kHz; values whose amplitude, intensity^1.5 for intensities,
+    differs by at most 1/65536, half a step of 16-bit samples), and the curves of one
+    parameter are compared as the control signal they make together, one change per stretch
+    where it differs: the same ramp split at other points or rounded otherwise is no change.
+    --exact compares as written, point by point.
     --plot FILE.svg also draws both patterns overlaid, as 'hap plot' draws one (exit 2 when
     the picture cannot be written; the report and the exit status are otherwise the same).
 
