@@ -85,6 +85,10 @@ struct DiffCommandTests {
 
     var fixture: DiffFixture { DiffFixture.edited(rawValue) }
 
+    /// Point-by-point curve reports are `--exact`'s (by default a curve is compared as the
+    /// control signal it makes: DiffResolutionTests).
+    var options: [String] { [.curvePointMoved, .curvePointValue].contains(self) ? ["--exact"] : [] }
+
     var expected: [String] {
       switch self {
       case .intensity: ["changed @0.1 HapticTransient HapticIntensity 0.6 -> 0.3"]
@@ -125,13 +129,13 @@ struct DiffCommandTests {
     let folder = try TemporaryFolder()
     let old = try folder.write("old.json", DiffFixture().text)
     let new = try folder.write("new.json", edit.fixture.text)
-    let json = try Hap.run(["diff", "--format", "json", "--rate", "8000", old, new])
+    let json = try Hap.run(["diff", "--format", "json", "--rate", "8000"] + edit.options + [old, new])
     #expect(json.status == 1, "\(json.stderr)")
     let report = try DiffReport(json.stdout)
     #expect(report.equal == false)
     #expect(report.summaries == edit.expected)
 
-    let text = try Hap.run(["diff", "--rate", "8000", old, new])
+    let text = try Hap.run(["diff", "--rate", "8000"] + edit.options + [old, new])
     #expect(text.status == 1)
     let lines = text.stdoutLines
     #expect(lines.filter { $0 == edit.line }.count == 1, "\(text.stdout)")

@@ -45,6 +45,51 @@ struct AudioToAHAPTests {
     #expect(r >= 0.9, "correlation \(r)")
   }
 
+  /// A 1 s 100 Hz sine at full scale, faded in and out over 0.4 s, as sox's
+  /// `synth 1 sine 100 fade q 0.4 1 0.4` (quarter sine) or `fade t 0.4 1 0.4` (linear) makes it.
+  static func fadedSine(linear: Bool, rate: Double = 48000) -> [Float] {
+    let count = Int(rate)
+    return (0..<count).map { k in
+      let t = Double(k) / rate
+      let edge = min(t, 1 - t) / 0.4
+      let gain = edge >= 1 ? 1 : (linear ? edge : sin(Double.pi / 2 * edge))
+      return Float(gain * sin(2 * Double.pi * 100 * t))
+    }
+  }
+
+  @Test(
+    "a swell (a sine faded in and out, quarter-sine or linear) has no transient, at sensitivity 0, 0.1, 0.5",
+    arguments: [false, true])
+  func noJoltAtASwell(linear: Bool) throws {
+    let x = Self.fadedSine(linear: linear)
+    for sensitivity in [0, 0.1, 0.5] {
+      var options = AudioConversionOptions()
+      options.sensitivity = sensitivity
+      let pattern = try Self.pattern(x, rate: 48000, options: options)
+      let transients = pattern.events.filter { $0.type == .hapticTransient }
+      #expect(
+        transients.isEmpty,
+        "sensitivity \(sensitivity), linear \(linear): transients at \(transients.map { ($0.time, $0.parameters.hapticIntensity) })"
+      )
+      #expect(pattern.events.contains { $0.type == .hapticContinuous })
+    }
+  }
+
+  @Test("the continuous events start with each click, never before it")
+  func continuousFollowsTheClicks() throws {
+    let clicks = [0.100021, 0.5, 0.9]
+    let x = SyntheticSound.clicks(at: clicks.map { ($0, 0.9) }, duration: 1.2, rate: 48000)
+    let pattern = try Self.pattern(x, rate: 48000)
+    let starts = pattern.events.filter { $0.type == .hapticContinuous }.map(\.time)
+    #expect(starts.count == clicks.count, "\(starts)")
+    for (start, click) in zip(starts, clicks) {
+      #expect(start >= click - 0.0005 && start <= click + 0.003, "continuous at \(start) for a click at \(click)")
+    }
+    let curveStarts = pattern.curves.filter { $0.id == .hapticIntensityControl }.map(\.start)
+    // A curve may start 1 ms before: the transient's intensity raise (no continuous event sounds yet).
+    #expect(curveStarts.allSatisfy { start in clicks.contains { start >= $0 - 0.0015 } }, "\(curveStarts)")
+  }
+
   @Test("a tone whose brightness rises: the sharpness control rises with it")
   func brightening() throws {
     let pattern = try Self.pattern(SyntheticSound.brightening(duration: 2, rate: Self.rate))

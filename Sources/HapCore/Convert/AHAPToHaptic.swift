@@ -120,7 +120,33 @@ public enum AHAPToHaptic {
       amplitude.append(point)
       frequency.append(HapticClip.FrequencyPoint(time: t, frequency: after.sharpness * after.sharpness))
     }
-    return HapticClip(amplitude: amplitude, frequency: frequency)
+    return HapticClip(
+      amplitude: onTheLine(amplitude, time: \.time, value: { $0.emphasis == nil ? $0.amplitude.squareRoot() : nil }),
+      frequency: onTheLine(frequency, time: \.time, value: { $0.frequency.squareRoot() }))
+  }
+
+  /// The breakpoints without those that lie on the line between their neighbours in the
+  /// forward mapping's terms (intensity = √amplitude, sharpness = √frequency: linear between
+  /// breakpoints once converted back): the envelopes are sampled at the times of both controls,
+  /// and a sharpness point in the amplitude envelope would come back from ``HapticToAHAP`` as
+  /// one more intensity point, doubling the curves of an AHAP → `.haptic` → AHAP round trip.
+  /// A point whose `value` is nil (an emphasis) and the ends of a step are kept.
+  static func onTheLine<Point>(_ points: [Point], time: (Point) -> Double, value: (Point) -> Double?) -> [Point] {
+    guard points.count > 2 else { return points }
+    var kept = [points[0]]
+    for k in 1..<points.count - 1 {
+      let p = kept[kept.count - 1]
+      let q = points[k + 1]
+      let (tp, t, tq) = (time(p), time(points[k]), time(q))
+      guard let v = value(points[k]), let vp = value(p), let vq = value(q), tp < t, t < tq else {
+        kept.append(points[k])
+        continue
+      }
+      let line = vp + (vq - vp) * (t - tp) / (tq - tp)
+      if abs(v - line) > 1e-9 { kept.append(points[k]) }
+    }
+    kept.append(points[points.count - 1])
+    return kept
   }
 
   static func overlaps(_ events: [Event]) -> Bool {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What changed between two patterns, in the terms a designer uses.
 ///
 /// Both patterns are compared as normalised models (events sorted, defaults explicit, curve
@@ -67,15 +69,52 @@ public struct PatternDiff: Sendable {
     public var timeTolerance: Double = 0.050
     /// Report Metadata changes too.
     public var metadata = false
+    /// Compare as written: every difference in a number counts, curves point by point.
+    public var exact = false
+    /// Times (seconds) closer than this are equal: under half a frame at 48 kHz, the rate of
+    /// the hardware Core Haptics and hap drive, so no rendered sample can tell them apart.
+    public var timeResolution = 0.00001
+    /// Parameter values closer than this are equal: under half a step (1/65536) of the 16-bit
+    /// samples the hardware takes, in the terms of the amplitude a value drives: intensities
+    /// (`HapticIntensity`, `HapticIntensityControl`) as intensity^1.5, the renderer's amplitude,
+    /// so 1e-5 near 1 and more at low intensity, where a `.haptic` clip's rounded squares
+    /// (amplitude = intensity²) come back a little off; other values as they are.
+    public var valueResolution = 0.000015
     public init() {}
+
+    /// Whether two times are the same, as these options compare.
+    func sameTime(_ a: Double, _ b: Double) -> Bool { exact ? a == b : abs(a - b) <= timeResolution }
+    /// Whether two values of a parameter (an intensity when `intensity`) are the same, as these
+    /// options compare.
+    func sameValue(_ a: Double, _ b: Double, intensity: Bool = false) -> Bool {
+      exact
+        ? a == b
+        : abs(Self.amplitude(a, intensity: intensity) - Self.amplitude(b, intensity: intensity)) <= valueResolution
+    }
+
+    /// What a value drives, in the terms ``valueResolution`` counts.
+    static func amplitude(_ value: Double, intensity: Bool) -> Double {
+      intensity ? pow(max(0, value), 1.5) : value
+    }
   }
 
-  public init(_ old: Pattern, _ new: Pattern, options: Options = Options()) {
+  /// `sounds`: the decoded sounds of each side's AudioCustom events (keyed by
+  /// `EventWaveformPath`), when the caller has them: a sound whose file changed under the same
+  /// path is a change too (``soundChanges(_:_:old:new:)``).
+  public init(
+    _ old: Pattern, _ new: Pattern, options: Options = Options(),
+    sounds: (old: [String: DecodedSound], new: [String: DecodedSound])? = nil
+  ) {
     var changes: [Change] = []
+    if let sounds { changes += PatternDiff.soundChanges(sounds.old, sounds.new, old: old, new: new) }
     PatternDiff.compareEvents(old.events, new.events, options, into: &changes)
     PatternDiff.compareParameters(old.parameters, new.parameters, options, into: &changes)
-    PatternDiff.compareCurves(old.curves, new.curves, options, into: &changes)
-    if old.duration != new.duration {
+    if options.exact {
+      PatternDiff.compareCurves(old.curves, new.curves, options, into: &changes)
+    } else {
+      ControlSignalDiff.compare(old.curves, new.curves, options, into: &changes)
+    }
+    if !options.sameTime(old.duration, new.duration) {
       changes.append(
         Change(
           kind: .changed, time: min(old.duration, new.duration), subject: .pattern, field: "duration",
@@ -101,7 +140,8 @@ public struct PatternDiff: Sendable {
   /// anchor the alignment), then the rest in time order when they start within the tolerance.
   /// Returns matched index pairs and the unmatched indices of each side.
   static func align<T: Equatable>(
-    _ old: [T], _ new: [T], time: (T) -> Double, sameKind: (T, T) -> Bool, tolerance: Double
+    _ old: [T], _ new: [T], time: (T) -> Double, sameKind: (T, T) -> Bool, tolerance: Double,
+    same: (T, T) -> Bool = { $0 == $1 }
   ) -> (pairs: [(Int, Int)], removed: [Int], added: [Int]) {
     var matchedOld = [Bool](repeating: false, count: old.count)
     var matchedNew = [Bool](repeating: false, count: new.count)
@@ -112,7 +152,7 @@ public struct PatternDiff: Sendable {
       while j0 < new.count && time(new[j0]) < time(old[i]) - tolerance { j0 += 1 }
       var j = j0
       while j < new.count && time(new[j]) <= time(old[i]) + tolerance {
-        if !matchedNew[j] && new[j] == old[i] {
+        if !matchedNew[j] && same(new[j], old[i]) {
           matchedOld[i] = true
           matchedNew[j] = true
           pairs.append((i, j))
@@ -161,7 +201,8 @@ public struct PatternDiff: Sendable {
 
   static func compareEvents(_ old: [Event], _ new: [Event], _ options: Options, into changes: inout [Change]) {
     let (pairs, removed, added) = align(
-      old, new, time: \.time, sameKind: { $0.type == $1.type }, tolerance: options.timeTolerance)
+      old, new, time: \.time, sameKind: { $0.type == $1.type }, tolerance: options.timeTolerance,
+      same: { differences($0, $1, options).isEmpty })
     for i in removed {
       changes.append(
         Change(
@@ -174,31 +215,78 @@ public struct PatternDiff: Sendable {
           kind: .added, time: new[j].time, subject: .event(new[j].type), field: nil, old: .none, new: .none,
           detail: describe(new[j])))
     }
-    for (i, j) in pairs where old[i] != new[j] {
-      let a = old[i]
-      let b = new[j]
-      func changed(_ field: String, _ x: Change.Value, _ y: Change.Value) {
-        changes.append(Change(kind: .changed, time: a.time, subject: .event(a.type), field: field, old: x, new: y))
-      }
-      if a.time != b.time { changed("Time", .number(a.time), .number(b.time)) }
-      if a.duration != b.duration { changed("EventDuration", .number(a.duration), .number(b.duration)) }
-      for id in EventParameterID.allCases where a.parameters[id] != b.parameters[id] {
-        changed(id.rawValue, .number(a.parameters[id]), .number(b.parameters[id]))
-      }
-      if a.waveformPath != b.waveformPath {
-        changed(
-          "EventWaveformPath", a.waveformPath.map(Change.Value.text) ?? .none,
-          b.waveformPath.map(Change.Value.text) ?? .none)
-      }
-      if a.waveformUsesVolumeEnvelope != b.waveformUsesVolumeEnvelope {
-        changed(
-          "EventWaveformUseVolumeEnvelope", .text(String(a.waveformUsesVolumeEnvelope)),
-          .text(String(b.waveformUsesVolumeEnvelope)))
-      }
-      if a.waveformLoops != b.waveformLoops {
-        changed("EventWaveformLoopEnabled", .text(String(a.waveformLoops)), .text(String(b.waveformLoops)))
+    for (i, j) in pairs {
+      for (field, x, y) in differences(old[i], new[j], options) {
+        changes.append(
+          Change(kind: .changed, time: old[i].time, subject: .event(old[i].type), field: field, old: x, new: y))
       }
     }
+  }
+
+  /// The fields of two events that differ, as `options` compare numbers: (field, old, new).
+  static func differences(_ a: Event, _ b: Event, _ options: Options) -> [(String, Change.Value, Change.Value)] {
+    var found: [(String, Change.Value, Change.Value)] = []
+    guard a != b else { return found }
+    if !options.sameTime(a.time, b.time) { found.append(("Time", .number(a.time), .number(b.time))) }
+    if !options.sameTime(a.duration, b.duration) {
+      found.append(("EventDuration", .number(a.duration), .number(b.duration)))
+    }
+    for id in EventParameterID.allCases
+    where !options.sameValue(a.parameters[id], b.parameters[id], intensity: id == .hapticIntensity) {
+      found.append((id.rawValue, .number(a.parameters[id]), .number(b.parameters[id])))
+    }
+    if a.waveformPath != b.waveformPath {
+      found.append(
+        (
+          "EventWaveformPath", a.waveformPath.map(Change.Value.text) ?? .none,
+          b.waveformPath.map(Change.Value.text) ?? .none
+        ))
+    }
+    if a.waveformUsesVolumeEnvelope != b.waveformUsesVolumeEnvelope {
+      found.append(
+        (
+          "EventWaveformUseVolumeEnvelope", .text(String(a.waveformUsesVolumeEnvelope)),
+          .text(String(b.waveformUsesVolumeEnvelope))
+        ))
+    }
+    if a.waveformLoops != b.waveformLoops {
+      found.append(("EventWaveformLoopEnabled", .text(String(a.waveformLoops)), .text(String(b.waveformLoops))))
+    }
+    return found
+  }
+
+  // MARK: Sounds
+
+  /// The sounds used under the same `EventWaveformPath` on both sides whose files differ (rate,
+  /// channels, length or samples), each placed at the first event that plays it: the pattern's
+  /// text is the same, what it plays is not.
+  public static func soundChanges(
+    _ oldSounds: [String: DecodedSound], _ newSounds: [String: DecodedSound], old: Pattern, new: Pattern
+  ) -> [Change] {
+    var changes: [Change] = []
+    var seen = Set<String>()
+    for event in old.events where event.type == .audioCustom {
+      guard let path = event.waveformPath, !seen.contains(path) else { continue }
+      seen.insert(path)
+      guard new.events.contains(where: { $0.waveformPath == path }), let a = oldSounds[path], let b = newSounds[path],
+        a != b
+      else { continue }
+      var after = describe(b)
+      if describe(a) == after {
+        let largest = zip(a.samples, b.samples).reduce(Float(0)) { max($0, abs($1.0 - $1.1)) }
+        after += ", other samples (largest difference \(Format.number((Double(largest) * 10000).rounded() / 10000)))"
+      }
+      changes.append(
+        Change(
+          kind: .changed, time: event.time, subject: .event(.audioCustom), field: "sound \"\(path)\"",
+          old: .text(describe(a)), new: .text(after)))
+    }
+    return changes
+  }
+
+  /// A sound's length, rate and channels, as a change shows them.
+  static func describe(_ sound: DecodedSound) -> String {
+    "\(Format.seconds(sound.duration)), \(Format.number(sound.rate)) Hz, \(sound.channels == 1 ? "mono" : "stereo")"
   }
 
   // MARK: Dynamic parameters
@@ -207,7 +295,11 @@ public struct PatternDiff: Sendable {
     _ old: [DynamicParameter], _ new: [DynamicParameter], _ options: Options, into changes: inout [Change]
   ) {
     let (pairs, removed, added) = align(
-      old, new, time: \.time, sameKind: { $0.id == $1.id }, tolerance: options.timeTolerance)
+      old, new, time: \.time, sameKind: { $0.id == $1.id }, tolerance: options.timeTolerance,
+      same: {
+        $0.id == $1.id && options.sameTime($0.time, $1.time)
+          && options.sameValue($0.value, $1.value, intensity: $0.id == .hapticIntensityControl)
+      })
     for i in removed {
       changes.append(
         Change(
@@ -223,13 +315,13 @@ public struct PatternDiff: Sendable {
     for (i, j) in pairs where old[i] != new[j] {
       let a = old[i]
       let b = new[j]
-      if a.time != b.time {
+      if !options.sameTime(a.time, b.time) {
         changes.append(
           Change(
             kind: .changed, time: a.time, subject: .parameter(a.id), field: "Time", old: .number(a.time),
             new: .number(b.time)))
       }
-      if a.value != b.value {
+      if !options.sameValue(a.value, b.value, intensity: a.id == .hapticIntensityControl) {
         changes.append(
           Change(
             kind: .changed, time: a.time, subject: .parameter(a.id), field: "ParameterValue", old: .number(a.value),

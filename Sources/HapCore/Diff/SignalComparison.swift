@@ -33,17 +33,33 @@ public struct SignalComparison: Sendable {
     let second = Renderer(schedule: Schedule(pattern: b, profile: profile, rate: rate))
     let total = max(first.frameCount, second.frameCount)
     let tally = SignalComparison.compare(first, second, total: total, columns: PatternSummary.clampColumns(columns))
-    let frames = Double(max(total, 1))
+    self.init(tally, frames: (first.frameCount, second.frameCount), rate: rate, channels: 1)
+  }
+
+  /// The audio tracks of two patterns (issue 21), compiled at the same rate, compared as the
+  /// haptic signals are: both rendered (``AudioRenderer``) in lockstep, the shorter padded with
+  /// silence, over every sample of both channels (PSNR over the same -1...1 range).
+  public init(audio a: AudioSchedule, _ b: AudioSchedule, columns: Int = 60) {
+    let first = AudioRenderer(schedule: a)
+    let second = AudioRenderer(schedule: b)
+    let total = max(first.frameCount, second.frameCount)
+    let tally = SignalComparison.compare(first, second, total: total, columns: PatternSummary.clampColumns(columns))
+    self.init(tally, frames: (first.frameCount, second.frameCount), rate: a.rate, channels: 2)
+  }
+
+  /// From the tally over `channels` samples a frame of signals `frames` long.
+  private init(_ tally: Tally, frames lengths: (Int, Int), rate: Double, channels: Int) {
+    let samples = Double(max(max(lengths.0, lengths.1) * channels, 1))
     // Each signal's RMS is over its own length; the difference is over the longer one.
     old = Levels(
-      peak: tally.peakA, rms: (tally.sumA / Double(max(first.frameCount, 1))).squareRoot(),
-      duration: Double(first.frameCount) / rate)
+      peak: tally.peakA, rms: (tally.sumA / Double(max(lengths.0 * channels, 1))).squareRoot(),
+      duration: Double(lengths.0) / rate)
     new = Levels(
-      peak: tally.peakB, rms: (tally.sumB / Double(max(second.frameCount, 1))).squareRoot(),
-      duration: Double(second.frameCount) / rate)
+      peak: tally.peakB, rms: (tally.sumB / Double(max(lengths.1 * channels, 1))).squareRoot(),
+      duration: Double(lengths.1) / rate)
     maximumDifference = tally.maxD
-    differenceRMS = (tally.sumD / frames).squareRoot()
-    let mse = tally.sumD / frames
+    differenceRMS = (tally.sumD / samples).squareRoot()
+    let mse = tally.sumD / samples
     psnr = mse == 0 ? SignalComparison.identicalPSNR : min(SignalComparison.identicalPSNR, 10 * log10(4 / mse))
     oldTimeline = tally.timelineA
     newTimeline = tally.timelineB
@@ -116,6 +132,30 @@ public struct SignalComparison: Sendable {
       for k in gotA..<count { x[k] = 0 }
       for k in gotB..<count { y[k] = 0 }
       tally.add(x, y, count: count, position: position, total: total)
+      position += count
+    }
+    return tally
+  }
+
+  /// Streams two audio tracks in lockstep over `total` frames, interleaved stereo (the
+  /// shorter padded with silence); the tally counts samples, its timeline spans the frames.
+  private static func compare(_ first: AudioRenderer, _ second: AudioRenderer, total: Int, columns: Int) -> Tally {
+    var tally = Tally(columns: columns)
+    let block = 4096
+    let x = UnsafeMutableBufferPointer<Float>.allocate(capacity: 2 * block)
+    let y = UnsafeMutableBufferPointer<Float>.allocate(capacity: 2 * block)
+    defer {
+      x.deallocate()
+      y.deallocate()
+    }
+    var position = 0
+    while position < total {
+      let count = min(block, total - position)
+      let gotA = first.render(into: UnsafeMutableBufferPointer(rebasing: x[0..<2 * count]))
+      let gotB = second.render(into: UnsafeMutableBufferPointer(rebasing: y[0..<2 * count]))
+      for k in 2 * gotA..<2 * count { x[k] = 0 }
+      for k in 2 * gotB..<2 * count { y[k] = 0 }
+      tally.add(x, y, count: 2 * count, position: 2 * position, total: 2 * total)
       position += count
     }
     return tally

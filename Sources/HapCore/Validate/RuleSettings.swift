@@ -59,10 +59,26 @@ public struct RuleSettings: Sendable, Equatable {
   /// A config file is small; a longer one is refused unread.
   public static let maxBytes = 65536
 
-  /// Reads a `.haprc.json` file: `{"rules": {"rule-id": "off"|"warning"|"error"}}`. Every key is
-  /// checked: an unknown key, rule id or level is an error (a typo must not silently pass CI).
+  /// Reads a `.haprc.json` file's rule levels (``ProjectSettings/parse(_:)`` reads the whole file).
   public static func parse(_ bytes: [UInt8]) throws(RuleSettingsError) -> RuleSettings {
-    guard bytes.count <= maxBytes else { throw .tooLarge(bytes.count) }
+    try ProjectSettings.parse(bytes).rules
+  }
+}
+
+/// A project's `.haprc.json`: `{"rules": {"rule-id": "off"|"warning"|"error"}, "ignore": ["GLOB",
+/// ...]}`. Every key is checked: an unknown key, rule id or level, or an ignore entry that is
+/// not a glob, is an error with its line and column (a typo must not silently pass CI).
+public struct ProjectSettings: Sendable, Equatable {
+  public var rules = RuleSettings()
+  /// Globs of files and folders a folder walk leaves out, relative to the file's folder.
+  public var ignore: [String] = []
+
+  public static let keys = ["rules", "ignore"]
+
+  public init() {}
+
+  public static func parse(_ bytes: [UInt8]) throws(RuleSettingsError) -> ProjectSettings {
+    guard bytes.count <= RuleSettings.maxBytes else { throw .tooLarge(bytes.count) }
     let source = SourceText(bytes)
     var findings = FindingCollector()
     let expectation = JSONParser.Expectation(noun: "a .haprc.json file", shape: "a JSON object")
@@ -70,21 +86,62 @@ public struct RuleSettings: Sendable, Equatable {
       let first = findings.diagnostics(in: source).first { $0.severity == .error }
       throw .syntax(line: first?.line ?? 1, column: first?.column ?? 1, first?.message ?? "it is not JSON")
     }
-    guard case .object(let members) = JSONValue(document, document.root) else { throw .notAnObject }
-    var settings = RuleSettings()
-    for (key, value) in members {
-      guard key == "rules" else {
-        throw .unknownKey(Format.excerpt(key), suggestion: Suggestion.closest(to: key, among: ["rules"]))
-      }
-      guard case .object(let rules) = value else { throw .rulesNotAnObject(value.excerpt) }
-      for (id, level) in rules {
-        guard case .string(let word) = level, let parsed = RuleLevel(rawValue: word) else {
-          throw .badLevel(Format.excerpt(id), value: level.excerpt)
-        }
-        try settings.set(id, parsed)
+    guard document.node(document.root).kind == .object else { throw .notAnObject }
+    var settings = ProjectSettings()
+    for (keyIndex, value) in members(document, document.root) {
+      let key = document.string(keyIndex)
+      switch key {
+      case "rules": try settings.readRules(document, value)
+      case "ignore": try settings.readIgnore(document, value)
+      default:
+        throw located(
+          document, keyIndex, .unknownKey(Format.excerpt(key), suggestion: Suggestion.closest(to: key, among: keys)))
       }
     }
     return settings
+  }
+
+  /// The (key, value) node indices of the object at `index`.
+  private static func members(_ document: JSONDocument, _ index: Int) -> [(Int, Int)] {
+    var found: [(Int, Int)] = []
+    document.forEachMember(of: index) { found.append(($0, $1)) }
+    return found
+  }
+
+  private mutating func readRules(_ document: JSONDocument, _ value: Int) throws(RuleSettingsError) {
+    guard document.node(value).kind == .object else {
+      throw Self.located(document, value, .rulesNotAnObject(JSONValue(document, value).excerpt))
+    }
+    for (keyIndex, level) in Self.members(document, value) {
+      let id = document.string(keyIndex)
+      guard case .string(let word) = JSONValue(document, level), let parsed = RuleLevel(rawValue: word) else {
+        throw Self.located(document, level, .badLevel(Format.excerpt(id), value: JSONValue(document, level).excerpt))
+      }
+      do throws(RuleSettingsError) {
+        try rules.set(id, parsed)
+      } catch {
+        throw Self.located(document, keyIndex, error)
+      }
+    }
+  }
+
+  private mutating func readIgnore(_ document: JSONDocument, _ value: Int) throws(RuleSettingsError) {
+    guard document.node(value).kind == .array else {
+      throw Self.located(document, value, .ignoreNotAList(JSONValue(document, value).excerpt))
+    }
+    var elements: [Int] = []
+    document.forEachElement(of: value) { elements.append($1) }
+    for element in elements {
+      guard case .string(let glob) = JSONValue(document, element), !glob.isEmpty, glob != "!" else {
+        throw Self.located(document, element, .ignoreNotAGlob(JSONValue(document, element).excerpt))
+      }
+      ignore.append(glob)
+    }
+  }
+
+  private static func located(_ document: JSONDocument, _ index: Int, _ error: RuleSettingsError) -> RuleSettingsError {
+    let (line, column) = LineIndex(document.source).location(of: Int(document.node(index).offset))
+    return .located(line: line, column: column, error)
   }
 }
 
@@ -98,6 +155,10 @@ public enum RuleSettingsError: Error, Equatable, Sendable {
   case unknownKey(String, suggestion: String?)
   case rulesNotAnObject(String)
   case badLevel(String, value: String)
+  case ignoreNotAList(String)
+  case ignoreNotAGlob(String)
+  /// Where in the file the cause is.
+  indirect case located(line: Int, column: Int, RuleSettingsError)
 
   public var message: String {
     switch self {
@@ -108,11 +169,17 @@ public enum RuleSettingsError: Error, Equatable, Sendable {
         + " of the file is read, so it always fails the file"
     case .tooLarge(let bytes): "it is \(bytes) bytes, more than a config file's \(RuleSettings.maxBytes)"
     case .syntax(let line, let column, let message): "line \(line), column \(column): \(message)"
-    case .notAnObject: "it must be a JSON object, like {\"rules\": {\"key-unknown\": \"off\"}}"
+    case .notAnObject:
+      "it must be a JSON object, like {\"rules\": {\"key-unknown\": \"off\"}, \"ignore\": [\"legacy/**\"]}"
     case .unknownKey(let key, let suggestion):
-      "unknown key \"\(key)\"" + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "; the only key is \"rules\"")
+      "unknown key \"\(key)\""
+        + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "; the keys are \"rules\" and \"ignore\"")
     case .rulesNotAnObject(let value): "\"rules\" is \(value), not an object of rule ids and levels"
     case .badLevel(let id, let value): "rule \"\(id)\" is \(value), not \"off\", \"warning\" or \"error\""
+    case .ignoreNotAList(let value):
+      "\"ignore\" is \(value), not a list of globs, like [\"legacy/**\", \"*.draft.ahap\"]"
+    case .ignoreNotAGlob(let value): "an entry of \"ignore\" is \(value), not a glob (a non-empty string)"
+    case .located(let line, let column, let cause): "line \(line), column \(column): \(cause.message)"
     }
   }
 }

@@ -14,19 +14,28 @@ enum DiffCommand: Command {
     commas, entry order, number spelling and explicitly written defaults make no difference.
     Events are aligned by type and time: an event moved by less than --time-tolerance
     (default 50 ms) is a changed event, not one removed and one added. Each change is one line,
-    ordered by time: events, dynamic parameters and curves (point by point) added, removed or
-    changed, and the pattern's duration. Metadata changes are listed with --metadata.
+    ordered by time: events, dynamic parameters and curves added, removed or changed, a sound
+    file changed under the same name, and the pattern's duration. Metadata changes are listed
+    with --metadata. Numbers closer than Core Haptics resolves are equal (times within 10 us,
+    under half a frame at 48 kHz; values whose amplitude, intensity^1.5 for intensities,
+    differs by at most 1/65536, half a step of 16-bit samples), and the curves of one
+    parameter are compared as the control signal they make together, one change per stretch
+    where it differs: the same ramp split at other points or rounded otherwise is no change.
+    --exact compares as written, point by point.
     --plot FILE.svg also draws both patterns overlaid, as 'hap plot' draws one (exit 2 when
     the picture cannot be written; the report and the exit status are otherwise the same).
 
     Then both are rendered with the same profile and rate and their signals compared: peak and
     RMS level of each and the change in dB, the duration change, the largest sample difference,
     the RMS of the difference and the PSNR over the full-scale range (identical signals: 100 dB),
-    with a side-by-side timeline of both levels and marks where they part.
+    with a side-by-side timeline of both levels and marks where they part. When a pattern has
+    audio events, their audio tracks (the sounds, found as 'hap info' lists them, and the
+    AudioContinuous tones) are rendered at the same rate and compared in the same terms.
 
-    Exit status: 0 when the patterns are equal (structurally; with --signal, when the PSNR is at
-    least --threshold-db), 1 when they differ, 2 for trouble (an unreadable file, or a pattern
-    with errors, whose diagnostics are shown). Called with git's seven arguments it works as
+    Exit status: 0 when the patterns are equal (structurally; with --signal, when the PSNR of
+    the haptic signals, and of the audio tracks, is at least --threshold-db), 1 when they
+    differ, 2 for trouble (an unreadable file, a pattern with errors, whose diagnostics are
+    shown, or a sound that cannot be read). Called with git's seven arguments it works as
     git's external diff driver (see the README) and exits 0 when the patterns differ, as git
     requires; when a side has errors it prints them and a line diff of the two texts, and
     still exits 0, so git goes on to the next file. Warnings are not shown, except values
@@ -43,12 +52,14 @@ enum DiffCommand: Command {
     "time-tolerance", "MS", in: 0...10_000, unit: .milliseconds, default: 50,
     "Events this close in time are the same event, moved")
   static let metadata = Option<Bool>.flag("metadata", "Also list changes to Metadata.")
+  static let exact = Option<Bool>.flag(
+    "exact", "Compare as written: any difference counts, curves point by point.")
   static let color = Option<ColorChoice>.choice("color", "WHEN", default: .auto, "Colour")
   static let plot = Option<String?>.text(
     "plot", "FILE.svg", .files,
     "Also draw both patterns overlaid (two colours, a legend) into FILE.svg,\nas 'hap plot' draws one.")
   static let options: [any DeclaredOption] = [
-    signal, thresholdDB, timeTolerance, metadata, Options.format, color, Options.profile, Options.rate,
+    signal, thresholdDB, timeTolerance, metadata, exact, Options.format, color, Options.profile, Options.rate,
     Options.timelineWidth, plot, Options.soundPath,
   ]
   static let examples = [
@@ -69,19 +80,13 @@ enum DiffCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let (git, (oldPath, oldLabel), (newPath, newLabel)) = try sides(arguments.positionals)
-    var options = PatternDiff.Options()
-    options.timeTolerance = arguments[timeTolerance] / 1000
-    options.metadata = arguments[metadata]
+    let options = diffOptions(arguments)
     let threshold = arguments[thresholdDB]
     let rate = arguments[Options.rate]
     let width = arguments[Options.timelineWidth]
     let json = arguments[Options.format] == .json
     let style = Style(enabled: !json && arguments[color].enabled(forTerminal: Console.stdoutIsTerminal))
-    let plot = arguments[Self.plot]
-    if let plot {
-      guard plot != "-" else { throw .refused("'--plot' takes a file name ('-' is where the report goes)") }
-      try PlotCommand.checkExtension(plot, option: "--plot")
-    }
+    let plot = try plotFile(arguments)
 
     let profile: ActuatorProfile
     do {
@@ -105,16 +110,22 @@ enum DiffCommand: Command {
       printLineDiff(old: (oldPath, oldLabel, a), new: (newPath, newLabel, b), style: style)
       return ExitStatus.ok
     }
-    let diff = PatternDiff(old, new, options: options)
+    guard
+      let audio = compareAudio(
+        old: (old, oldPath, oldLabel), new: (new, newPath, newLabel), rate: Double(rate), columns: width)
+    else { return git ? ExitStatus.ok : ExitStatus.trouble }
+    let diff = PatternDiff(old, new, options: options, sounds: audio.sounds)
     let signal = SignalComparison(old, new, profile: profile, rate: Double(rate), columns: width)
-    let equal = arguments[Self.signal] ? signal.psnr >= threshold : diff.isEqual
+    let equal =
+      arguments[Self.signal]
+      ? signal.psnr >= threshold && (audio.signal.map { $0.psnr >= threshold } ?? true) : diff.isEqual
 
     if json {
-      printJSON(diff, signal, equal: equal, old: oldLabel, new: newLabel)
+      printJSON(diff, signal, audio: audio.signal, equal: equal, old: oldLabel, new: newLabel)
     } else {
       printText(
-        diff, signal, equal: equal, old: oldLabel, new: newLabel, style: style, bySignal: arguments[Self.signal],
-        threshold: threshold)
+        diff, (signal, audio.signal), equal: equal, old: oldLabel, new: newLabel, style: style,
+        bySignal: arguments[Self.signal], threshold: threshold)
     }
     if let plot {
       let inputs: [PatternPlot.Input] = [.init(name: oldLabel, pattern: old), .init(name: newLabel, pattern: new)]
@@ -125,6 +136,37 @@ enum DiffCommand: Command {
     }
     if git { return ExitStatus.ok }
     return equal ? ExitStatus.ok : ExitStatus.failure
+  }
+
+  /// The sounds and audio tracks compared (``DiffAudio``); nil, said on standard error, when a
+  /// sound cannot be read.
+  static func compareAudio(
+    old: (pattern: Pattern, path: String, label: String), new: (pattern: Pattern, path: String, label: String),
+    rate: Double, columns: Int
+  ) -> DiffAudio.Compared? {
+    do {
+      return try DiffAudio.compare(old: old, new: new, rate: rate, columns: columns)
+    } catch {
+      Console.error("hap: \(error.message)")
+      return nil
+    }
+  }
+
+  /// `--plot FILE.svg`, checked: a file name (not `-`) ending in `.svg`.
+  static func plotFile(_ arguments: Arguments) throws(UsageError) -> String? {
+    guard let plot = arguments[Self.plot] else { return nil }
+    guard plot != "-" else { throw .refused("'--plot' takes a file name ('-' is where the report goes)") }
+    try PlotCommand.checkExtension(plot, option: "--plot")
+    return plot
+  }
+
+  /// The structural comparison's options from the command line.
+  static func diffOptions(_ arguments: Arguments) -> PatternDiff.Options {
+    var options = PatternDiff.Options()
+    options.timeTolerance = arguments[timeTolerance] / 1000
+    options.metadata = arguments[metadata]
+    options.exact = arguments[exact]
+    return options
   }
 
   /// Whether git called hap as its diff driver, and each side's path and label (git's
@@ -230,9 +272,8 @@ enum DiffCommand: Command {
   }
 
   static func printText(
-    _ diff: PatternDiff, _ signal: SignalComparison, equal: Bool, old: String, new: String, style: Style,
-    bySignal: Bool,
-    threshold: Double
+    _ diff: PatternDiff, _ signals: (haptic: SignalComparison, audio: SignalComparison?), equal: Bool, old: String,
+    new: String, style: Style, bySignal: Bool, threshold: Double
   ) {
     Console.line(style.bold("--- \(old)"))
     Console.line(style.bold("+++ \(new)"))
@@ -240,6 +281,24 @@ enum DiffCommand: Command {
       Console.line("no structural change: both files are the same pattern")
     }
     for change in diff.changes { Console.line(line(change, style: style)) }
+    printSignal(signals.haptic, name: "signal", style: style)
+    if let audio = signals.audio { printSignal(audio, name: "audio", style: style) }
+    let structural = "\(diff.changes.count) change\(diff.changes.count == 1 ? "" : "s")"
+    if bySignal {
+      var psnr = "PSNR \(Format.number((signals.haptic.psnr * 10).rounded() / 10)) dB"
+      if let audio = signals.audio { psnr += ", audio \(Format.number((audio.psnr * 10).rounded() / 10)) dB" }
+      Console.line(
+        equal
+          ? style.green("same feel: \(psnr) >= \(Format.number(threshold)) dB (\(structural))")
+          : style.red("different feel: \(psnr) < \(Format.number(threshold)) dB (\(structural))"))
+    } else {
+      Console.line(equal ? style.green("equal") : style.red("differ: \(structural)"))
+    }
+  }
+
+  /// One signal's comparison (`signal`: the haptic one, `audio`: the audio tracks): levels,
+  /// differences, and the side-by-side timeline with marks where they part.
+  static func printSignal(_ signal: SignalComparison, name: String, style: Style) {
     func db(_ level: Double) -> String {
       let value = SignalComparison.decibels(level)
       return value.isFinite ? Format.number((value * 10).rounded() / 10) : "-inf"
@@ -251,8 +310,9 @@ enum DiffCommand: Command {
       let d = ((y - x) * 10).rounded() / 10
       return " (\(d >= 0 ? "+" : "")\(Format.number(d)) dB)"
     }
+    let label = name + ":" + String(repeating: " ", count: max(0, 7 - name.count))
     Console.line(
-      "signal: peak \(db(signal.old.peak)) -> \(db(signal.new.peak)) dBFS\(change(signal.old.peak, signal.new.peak)), rms \(db(signal.old.rms)) -> \(db(signal.new.rms)) dBFS\(change(signal.old.rms, signal.new.rms)), duration \(Format.seconds(signal.old.duration)) -> \(Format.seconds(signal.new.duration))"
+      "\(label)peak \(db(signal.old.peak)) -> \(db(signal.new.peak)) dBFS\(change(signal.old.peak, signal.new.peak)), rms \(db(signal.old.rms)) -> \(db(signal.new.rms)) dBFS\(change(signal.old.rms, signal.new.rms)), duration \(Format.seconds(signal.old.duration)) -> \(Format.seconds(signal.new.duration))"
     )
     Console.line(
       "        largest difference \(Format.number((signal.maximumDifference * 10000).rounded() / 10000)), difference rms \(Format.number((signal.differenceRMS * 10000).rounded() / 10000)), PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB"
@@ -264,28 +324,18 @@ enum DiffCommand: Command {
       String(levels.map { $0 <= 0 ? " " : bars[min(8, max(1, Int(($0 / scale * 8).rounded(.up))))] })
     }
     let marks = String(zip(signal.oldTimeline, signal.newTimeline).map { abs($0 - $1) > 0.05 * scale ? "^" : " " })
-    Console.line("timeline old │\(style.cyan(row(signal.oldTimeline)))│")
+    let title = name == "signal" ? "timeline" : "   audio"
+    Console.line("\(title) old │\(style.cyan(row(signal.oldTimeline)))│")
     Console.line("         new │\(style.cyan(row(signal.newTimeline)))│")
     if marks.contains("^") {
       let trimmed = String(marks.reversed().drop { $0 == " " }.reversed())
       Console.line("              \(style.yellow(trimmed))")
     }
-    let structural = "\(diff.changes.count) change\(diff.changes.count == 1 ? "" : "s")"
-    if bySignal {
-      Console.line(
-        equal
-          ? style.green(
-            "same feel: PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB >= \(Format.number(threshold)) dB (\(structural))"
-          )
-          : style.red(
-            "different feel: PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB < \(Format.number(threshold)) dB (\(structural))"
-          ))
-    } else {
-      Console.line(equal ? style.green("equal") : style.red("differ: \(structural)"))
-    }
   }
 
-  static func printJSON(_ diff: PatternDiff, _ signal: SignalComparison, equal: Bool, old: String, new: String) {
+  static func printJSON(
+    _ diff: PatternDiff, _ signal: SignalComparison, audio: SignalComparison?, equal: Bool, old: String, new: String
+  ) {
     func value(_ v: PatternDiff.Change.Value) -> String {
       switch v {
       case .number(let n): JSONOutput.number(n)
@@ -311,21 +361,21 @@ enum DiffCommand: Command {
       let y = SignalComparison.decibels(b)
       return x.isFinite && y.isFinite ? JSONOutput.number(((y - x) * 100).rounded() / 100) : "null"
     }
-    Console.line(
+    func compared(_ signal: SignalComparison) -> String {
       JSONOutput.object([
-        ("old", JSONOutput.string(old)), ("new", JSONOutput.string(new)), ("equal", equal ? "true" : "false"),
-        ("changes", JSONOutput.array(changes)),
-        (
-          "signal",
-          JSONOutput.object([
-            ("old", levels(signal.old)), ("new", levels(signal.new)),
-            ("peakChangeDb", dbChange(signal.old.peak, signal.new.peak)),
-            ("rmsChangeDb", dbChange(signal.old.rms, signal.new.rms)),
-            ("durationChange", JSONOutput.number(signal.new.duration - signal.old.duration)),
-            ("maximumDifference", JSONOutput.number(signal.maximumDifference)),
-            ("differenceRms", JSONOutput.number(signal.differenceRMS)), ("psnr", JSONOutput.number(signal.psnr)),
-          ])
-        ),
-      ]))
+        ("old", levels(signal.old)), ("new", levels(signal.new)),
+        ("peakChangeDb", dbChange(signal.old.peak, signal.new.peak)),
+        ("rmsChangeDb", dbChange(signal.old.rms, signal.new.rms)),
+        ("durationChange", JSONOutput.number(signal.new.duration - signal.old.duration)),
+        ("maximumDifference", JSONOutput.number(signal.maximumDifference)),
+        ("differenceRms", JSONOutput.number(signal.differenceRMS)), ("psnr", JSONOutput.number(signal.psnr)),
+      ])
+    }
+    var members = [
+      ("old", JSONOutput.string(old)), ("new", JSONOutput.string(new)), ("equal", equal ? "true" : "false"),
+      ("changes", JSONOutput.array(changes)), ("signal", compared(signal)),
+    ]
+    if let audio { members.append(("audio", compared(audio))) }
+    Console.line(JSONOutput.object(members))
   }
 }

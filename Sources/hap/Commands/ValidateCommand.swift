@@ -13,10 +13,17 @@ enum ValidateCommand: Command {
     accept it, but it is probably not what you meant, or will not carry to other players)
     and notes. Each finding names its rule; 'hap rules' lists them all.
 
-    PATH is a file, a directory (searched recursively for *.ahap, *.json and *.haptic, skipping
-    hidden entries; one without any is trouble, exit 2) or '-' for standard input. Files are
-    checked in parallel. A file named vocabulary.json is a vocabulary manifest, not a
-    pattern: it is checked against the pattern files of its folder (docs/vocabulary.md).
+    PATH is a file, a directory (searched recursively for *.ahap, *.json and *.haptic; one
+    without any is trouble, exit 2) or '-' for standard input. Files are checked in parallel.
+    A folder walk, as eslint's, leaves out hidden entries (.git, .build, ...), the dependency
+    and build folders node_modules, bower_components, jspm_packages, vendor, Pods, Carthage,
+    DerivedData, build, dist and coverage, what --ignore GLOB (repeatable) or the "ignore"
+    list of .haprc.json names (gitignore's globs: 'legacy/**', '*.draft.json', 'out/';
+    '!GLOB' takes a path back in), and *.json files whose top-level object has no "Pattern"
+    key (package.json, tsconfig.json: not patterns; a near miss such as "Patern" is still
+    checked). Files named on the command line are always checked. A file named
+    vocabulary.json is a vocabulary manifest, not a pattern: it is checked against the
+    pattern files of its folder (docs/vocabulary.md).
     Files above \(PatternFiles.formatBytes(PatternFiles.sizeLimit)) are refused as unreadable.
 
     After the totals, a summary per rule: how many findings each rule raised, errors first.
@@ -24,7 +31,8 @@ enum ValidateCommand: Command {
     Rules can be configured for a project: --disable, --warning and --error RULE (each
     repeatable) turn a rule's findings off or change their severity, and so does the nearest
     .haprc.json found by walking up from each file's folder, {"rules": {"RULE": "off" |
-    "warning" | "error"}}; the command line wins over the file. An unknown rule id, a broken
+    "warning" | "error"}, "ignore": ["GLOB", ...]} (--config FILE: that file instead;
+    --no-config: none); the command line wins over the file. An unknown rule id, a broken
     .haprc.json (or one that is not a regular file, such as a FIFO, or a link to nothing)
     or turning json-syntax down is trouble (exit 2). The levels only change
     validate's verdict: render, play, info, plot and diff still refuse a file with errors.
@@ -51,16 +59,22 @@ enum ValidateCommand: Command {
     "warning", "RULE", .rules, "Report RULE's findings as warnings (repeatable; over .haprc.json).")
   static let error = Option<String?>.text(
     "error", "RULE", .rules, "Report RULE's findings as errors (repeatable; over .haprc.json).")
+  static let ignore = Option<String?>.text(
+    "ignore", "GLOB", .none, "Leave out what a folder walk finds matching GLOB (repeatable).")
+  static let config = Option<String?>.text(
+    "config", "FILE", .files, "Read the project settings from FILE, not from the nearest .haprc.json.")
+  static let noConfig = Option<Bool>.flag("no-config", "Read no .haprc.json: only the command line's settings.")
   static let watch = Option<Bool>.flag(
     "watch", "Check again each time a pattern file is saved, under a timestamped line, until Ctrl-C.")
   static let options: [any DeclaredOption] = [
-    strict, format, quiet, jobs, color, disable, warning, error, watch, Options.soundPath,
+    strict, format, quiet, jobs, color, disable, warning, error, ignore, config, noConfig, watch, Options.soundPath,
   ]
   static let examples = [
     ("hap validate patterns/", "Check every pattern in a folder"),
     ("hap validate --strict --format github patterns/", "In CI: fail on warnings too, annotate the pull request"),
     ("cat x.ahap | hap validate -", "Check a pattern from standard input"),
     ("hap validate --disable key-unknown --error curve-overlap patterns/", "Configure rules for this run"),
+    ("hap validate --ignore 'legacy/**' .", "Check a project, leaving out a folder"),
   ]
 
   /// What happened to one input.
@@ -71,6 +85,16 @@ enum ValidateCommand: Command {
     let unreadable: String?
     /// The file is a vocabulary manifest (`vocabulary.json`), not a pattern.
     var isManifest = false
+    /// A `*.json` file a folder walk found that is not a pattern (``PatternFiles/isNotAPattern``):
+    /// left out of the report.
+    var notAPattern = false
+  }
+
+  /// The project's settings as the command line gives them.
+  struct Project {
+    var levels = RuleSettings()
+    var source = RuleConfig.Source.nearest
+    var ignore: [String] = []
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -81,14 +105,20 @@ enum ValidateCommand: Command {
     let style = Style(enabled: format == .text && arguments[color].enabled(forTerminal: Console.stdoutIsTerminal))
     guard !arguments.positionals.isEmpty else { throw .noPatternFiles }
     if arguments.positionals.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
-    let levels = try ruleLevels(arguments)
+    var project = Project(levels: try ruleLevels(arguments), ignore: arguments.all(ignore).compactMap { $0 })
+    if let file = arguments[config] {
+      if arguments[noConfig] { throw .refused("'--config' and '--no-config' cannot be given together") }
+      project.source = .file(file)
+    } else if arguments[noConfig] {
+      project.source = .none
+    }
     guard arguments[watch] else {
       return validate(
-        arguments.positionals, levels: levels, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
+        arguments.positionals, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
     }
     if format == .json { throw .refused("'--watch' prints text or github reports, not one json document") }
     return try watch(arguments.positionals) { paths in
-      validate(paths, levels: levels, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
+      validate(paths, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
     }
   }
 
@@ -110,15 +140,21 @@ enum ValidateCommand: Command {
     return ExitStatus.interrupted
   }
 
-  /// Validates `paths` with the command line's rule `levels` (over each file's .haprc.json)
-  /// and prints the report; the exit status.
+  /// Validates `paths` with the command line's `project` settings (its rule levels over each
+  /// file's .haprc.json) and prints the report; the exit status.
   static func validate(
-    _ paths: [String], levels: RuleSettings, format: DiagnosticPrinter.Format, strict: Bool, quiet: Bool, jobs: Int,
+    _ paths: [String], project: Project, format: DiagnosticPrinter.Format, strict: Bool, quiet: Bool, jobs: Int,
     style: Style
   ) -> Int32 {
     var inputs: [PatternFiles.Input] = []
+    let ignores = WalkIgnores(
+      globs: project.ignore, config: RuleConfig(overrides: project.levels, source: project.source))
     for path in paths {
-      let found = PatternFiles.expand([path])
+      let found = PatternFiles.expand([path], ignores: ignores)
+      if let failure = ignores.failure {
+        Console.error("hap: '\(Format.excerpt(failure.path))' is not a usable rule configuration: \(failure.message)")
+        return ExitStatus.trouble
+      }
       // A folder without patterns is a mistake (a CI pointed at the wrong folder), not a pass.
       guard !found.isEmpty else {
         Console.error("hap: no pattern files in '\(Format.excerpt(path))' (searched for *.ahap, *.json and *.haptic)")
@@ -127,7 +163,7 @@ enum ValidateCommand: Command {
       inputs += found
     }
 
-    var config = RuleConfig(overrides: levels)
+    var config = ignores.ruleConfig
     var settings: [RuleSettings] = []
     do {
       for input in inputs { settings.append(try config.settings(for: input)) }
@@ -151,6 +187,12 @@ enum ValidateCommand: Command {
       start += batchSize
     }
     printer.end(summary)
+    if summary.files == 0 && summary.notPatterns > 0 {
+      Console.error(
+        "hap: no pattern files in '\(paths.map { Format.excerpt($0) }.joined(separator: "', '"))': only JSON files that are not patterns (no \"Pattern\" key)"
+      )
+      return ExitStatus.trouble
+    }
     if summary.unreadable > 0 { return ExitStatus.trouble }
     return summary.invalid > 0 ? ExitStatus.failure : ExitStatus.ok
   }
@@ -197,6 +239,9 @@ enum ValidateCommand: Command {
     if case .manifest(let path) = input { return checkManifest(path, settings: settings) }
     do {
       let bytes = try PatternFiles.read(input)
+      if case .found(let path) = input, PatternFiles.isNotAPattern(bytes, path: path) {
+        return Report(name: input.displayName, diagnostics: [], unreadable: nil, notAPattern: true)
+      }
       let result = PatternFiles.validate(bytes, input: input, context: PatternFiles.context(for: input))
       return Report(name: input.displayName, diagnostics: settings.apply(result.diagnostics), unreadable: nil)
     } catch {
@@ -221,6 +266,8 @@ enum ValidateCommand: Command {
 
   struct Summary {
     var files = 0
+    /// JSON files found in folders that are not patterns, left out.
+    var notPatterns = 0
     var manifests = 0
     var valid = 0
     var invalid = 0
@@ -252,6 +299,10 @@ enum ValidateCommand: Command {
     }
 
     mutating func add(_ report: Report, strict: Bool) {
+      if report.notAPattern {
+        notPatterns += 1
+        return
+      }
       files += 1
       if report.isManifest { manifests += 1 }
       if report.unreadable != nil {

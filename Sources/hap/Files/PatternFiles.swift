@@ -46,8 +46,9 @@ enum PatternFiles {
 
   /// Expands `paths`: files as given, directories recursively (`*.ahap`, `*.json`, sorted,
   /// skipping hidden entries and not following symbolic links to directories), `-` as
-  /// standard input. A file named ``manifestName`` is a `.manifest`.
-  static func expand(_ paths: [String]) -> [Input] {
+  /// standard input. A file named ``manifestName`` is a `.manifest`. What `ignores` leaves out
+  /// is not walked into or listed (paths given are always listed).
+  static func expand(_ paths: [String], ignores: WalkIgnores? = nil) -> [Input] {
     var inputs: [Input] = []
     for path in paths {
       if path == "-" {
@@ -60,7 +61,7 @@ enum PatternFiles {
         continue
       }
       if info.st_mode & S_IFMT == S_IFDIR {
-        walk(path, into: &inputs)
+        walk(path, root: path, ignores: ignores, into: &inputs)
       } else {
         inputs.append(isManifest(path) ? .manifest(path) : .file(path))
       }
@@ -68,7 +69,7 @@ enum PatternFiles {
     return inputs
   }
 
-  private static func walk(_ directory: String, into inputs: inout [Input]) {
+  private static func walk(_ directory: String, root: String, ignores: WalkIgnores?, into inputs: inout [Input]) {
     guard let stream = opendir(directory) else {
       inputs.append(.unreadable(directory, String(cString: strerror(errno))))
       return
@@ -94,13 +95,34 @@ enum PatternFiles {
         if kind == S_IFDIR { continue }
       }
       if kind == S_IFDIR {
-        walk(path, into: &inputs)
+        if ignores?.ignores(path, isFolder: true, root: root) == true { continue }
+        walk(path, root: root, ignores: ignores, into: &inputs)
       } else if kind == S_IFREG, let dot = name.lastIndex(of: "."),
-        patternExtensions.contains(name[name.index(after: dot)...].lowercased())
+        patternExtensions.contains(name[name.index(after: dot)...].lowercased()),
+        ignores?.ignores(path, isFolder: false, root: root) != true
       {
         inputs.append(name == manifestName ? .manifest(path) : .found(path))
       }
     }
+  }
+
+  /// Whether a `*.json` file a folder walk found is clearly not a pattern: its top level is an
+  /// object with no `Pattern` key and no near miss of one (`Patern`, `pattern`), as
+  /// package.json, tsconfig.json or a .vscode setting are. Core Haptics refuses such a file
+  /// (-4814), so it cannot be meant as one; a near miss, a top level that is not an object, or
+  /// broken JSON is still validated, as are `*.ahap` files and files named on the command line.
+  static func isNotAPattern(_ bytes: [UInt8], path: String) -> Bool {
+    guard path.lowercased().hasSuffix(".json") else { return false }
+    var findings = FindingCollector()
+    guard let document = JSONParser.parse(SourceText(bytes), findings: &findings),
+      document.node(document.root).kind == JSONNode.Kind.object
+    else { return false }
+    var patternLike = false
+    document.forEachMember(of: document.root) { key, _ in
+      let name = document.string(key)
+      if name == "Pattern" || Suggestion.closest(to: name, among: ["Pattern"]) != nil { patternLike = true }
+    }
+    return !patternLike
   }
 
   static func isManifest(_ path: String) -> Bool { (path as NSString).lastPathComponent == manifestName }

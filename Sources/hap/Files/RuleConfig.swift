@@ -1,11 +1,28 @@
 import Foundation
 import HapCore
 
-/// `hap validate`'s rule levels: the nearest `.haprc.json` (walking up from each file's folder;
-/// standard input from the current folder), with the command line's `--disable`, `--warning`
-/// and `--error` over it. docs/rules.md, "Configuring rules".
+/// `hap validate`'s project settings: the nearest `.haprc.json` (walking up from each file's
+/// folder; standard input from the current folder), or the one file of `--config`, or none
+/// (`--no-config`), with the command line's `--disable`, `--warning` and `--error` over its
+/// rule levels; its `ignore` list is read by ``WalkIgnores``. docs/rules.md, "Configuring rules".
 struct RuleConfig {
   static let fileName = ".haprc.json"
+
+  /// Where the project's settings come from.
+  enum Source: Equatable {
+    /// The nearest `.haprc.json` above each file.
+    case nearest
+    /// This file for every file (`--config FILE`).
+    case file(String)
+    /// None (`--no-config`).
+    case none
+  }
+
+  /// A config file's settings, with its folder (the base of its ignore globs).
+  struct Found {
+    let settings: ProjectSettings
+    let folder: String
+  }
 
   /// A config file that cannot be used (exit 2): which file and why, in one sentence.
   struct Failure: Error {
@@ -15,10 +32,16 @@ struct RuleConfig {
 
   /// The command line's levels, which win over every file's.
   let overrides: RuleSettings
+  let source: Source
   /// The settings found for each folder looked at (nil: no config file there or above).
-  private var cache: [String: RuleSettings?] = [:]
+  private var cache: [String: Found?] = [:]
+  /// `--config`'s file, read once.
+  private var named: Found??
 
-  init(overrides: RuleSettings) { self.overrides = overrides }
+  init(overrides: RuleSettings, source: Source = .nearest) {
+    self.overrides = overrides
+    self.source = source
+  }
 
   /// The levels for `input`.
   mutating func settings(for input: PatternFiles.Input) throws(Failure) -> RuleSettings {
@@ -29,20 +52,40 @@ struct RuleConfig {
     case .standardInput:
       folder = FileManager.default.currentDirectoryPath
     }
-    let found = try nearest(from: folder)
-    return (found ?? RuleSettings()).overridden(by: overrides)
+    let found = try settings(forFolder: folder)
+    return (found?.settings.rules ?? RuleSettings()).overridden(by: overrides)
+  }
+
+  /// The ignore globs that apply in `folder` (absolute), relative to their config file's folder.
+  mutating func ignoreGlobs(forFolder folder: String) throws(Failure) -> [IgnoreGlob] {
+    guard let found = try settings(forFolder: folder) else { return [] }
+    return found.settings.ignore.map { IgnoreGlob($0, base: found.folder) }
+  }
+
+  /// The config file that applies in `folder`, as ``source`` says.
+  private mutating func settings(forFolder folder: String) throws(Failure) -> Found? {
+    switch source {
+    case .none: return nil
+    case .nearest: return try nearest(from: folder)
+    case .file(let path):
+      if let named { return named }
+      let absolute = Self.absolute(path)
+      let found = Found(settings: try Self.read(path), folder: PathName.folder(of: absolute))
+      named = .some(found)
+      return found
+    }
   }
 
   /// The settings of the nearest config file in `folder` or above it.
-  private mutating func nearest(from folder: String) throws(Failure) -> RuleSettings? {
+  private mutating func nearest(from folder: String) throws(Failure) -> Found? {
     if let cached = cache[folder] { return cached }
     let candidate = (folder as NSString).appendingPathComponent(Self.fileName)
     // lstat: a name that is there counts, a dangling symbolic link too (it is trouble, as a
     // broken file is, not silently no config); a folder of that name does not.
     var entry = stat()
-    let result: RuleSettings?
+    let result: Found?
     if lstat(candidate, &entry) == 0, entry.st_mode & S_IFMT != S_IFDIR, !Self.isLinkToFolder(candidate, entry) {
-      result = try Self.read(candidate)
+      result = Found(settings: try Self.read(candidate), folder: folder)
     } else {
       let parent = PathName.folder(of: folder)
       result = parent.isEmpty || parent == folder ? nil : try nearest(from: parent)
@@ -58,7 +101,7 @@ struct RuleConfig {
 
   /// Reads and parses the config at `path`: only a regular file (a FIFO there is refused, never
   /// waited on: anyone who can create a file in a shared parent folder could hang hap).
-  static func read(_ path: String) throws(Failure) -> RuleSettings {
+  static func read(_ path: String) throws(Failure) -> ProjectSettings {
     let bytes: [UInt8]
     do throws(PatternFiles.ReadError) {
       bytes = try InputFile.read(path, for: .config)
@@ -70,7 +113,7 @@ struct RuleConfig {
       throw Failure(path: path, message: "it cannot be read: \(error.message)")
     }
     do {
-      return try RuleSettings.parse(bytes)
+      return try ProjectSettings.parse(bytes)
     } catch {
       throw Failure(path: path, message: error.message)
     }
@@ -84,7 +127,7 @@ struct RuleConfig {
     return Format.excerpt(String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
   }
 
-  private static func absolute(_ path: String) -> String {
+  static func absolute(_ path: String) -> String {
     let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     return (full as NSString).standardizingPath
   }

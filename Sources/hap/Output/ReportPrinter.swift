@@ -26,6 +26,7 @@ struct ReportPrinter {
   }
 
   mutating func print(_ report: ValidateCommand.Report) {
+    if report.notAPattern { return }
     switch format {
     case .text:
       if let reason = report.unreadable {
@@ -66,7 +67,7 @@ struct ReportPrinter {
     case .json:
       let object = JSONOutput.object([
         ("files", String(summary.files)), ("manifests", String(summary.manifests)), ("valid", String(summary.valid)),
-        ("invalid", String(summary.invalid)),
+        ("invalid", String(summary.invalid)), ("notPatterns", String(summary.notPatterns)),
         ("unreadable", String(summary.unreadable)), ("errors", String(summary.errors)),
         ("warnings", String(summary.warnings)),
         (
@@ -89,6 +90,9 @@ struct ReportPrinter {
       if summary.unreadable > 0 { line += ", \(summary.unreadable) unreadable" }
       line += "; \(plural(summary.errors, "error")), \(plural(summary.warnings, "warning"))"
       if strict { line += " (--strict: warnings fail)" }
+      if summary.notPatterns > 0 {
+        line += "; \(plural(summary.notPatterns, "JSON file")) without a \"Pattern\" key left out"
+      }
       let failed = summary.invalid + summary.unreadable > 0
       Console.line(failed ? style.red(line) : (summary.warnings > 0 ? line : style.green(line)))
       printRules(summary.rules)

@@ -189,9 +189,17 @@ extension DiffTests {
       #expect(PatternDiff(pattern, DiffFixture().pattern()).isEqual)
     }
 
+    /// Point-by-point curve changes are the exact comparison's; by default curves are compared
+    /// as the control signal they make (ResolutionTests).
+    static func options(_ edit: Edit) -> PatternDiff.Options {
+      var options = PatternDiff.Options()
+      options.exact = [.curvePointMoved, .curvePointValue, .curvePointAdded].contains(edit)
+      return options
+    }
+
     @Test("one edit, exactly its changes, with old and new values", arguments: Edit.allCases)
     func targeted(_ edit: Edit) {
-      let diff = PatternDiff(DiffFixture().pattern(), edit.fixture.pattern())
+      let diff = PatternDiff(DiffFixture().pattern(), edit.fixture.pattern(), options: Self.options(edit))
       #expect(!diff.isEqual)
       #expect(
         diff.changes == edit.expected, "got \(diff.changes.map(describe)), expected \(edit.expected.map(describe))")
@@ -199,7 +207,7 @@ extension DiffTests {
 
     @Test("the reverse edit reports the mirror image", arguments: Edit.allCases)
     func reverse(_ edit: Edit) {
-      let diff = PatternDiff(edit.fixture.pattern(), DiffFixture().pattern())
+      let diff = PatternDiff(edit.fixture.pattern(), DiffFixture().pattern(), options: Self.options(edit))
       #expect(diff.changes.count == edit.expected.count, "\(diff.changes.map(describe))")
       for change in diff.changes {
         switch change.kind {

@@ -47,6 +47,14 @@ public struct AudioAnalysis: Sendable {
   public static let silenceRelativeDB = -40.0
   /// Silent gaps shorter than this (seconds) do not split a sounding span.
   public static let mergeGap = 0.05
+  /// A swell is not an attack: an onset whose sound keeps rising for more than this (dB) after
+  /// its first ``attackWindow`` is the start of a fade-in or a swell, which the continuous
+  /// events follow, not a transient's jolt.
+  public static let swellRiseDB = 10.0
+  /// How long an attack takes to reach its level (seconds).
+  public static let attackWindow = 0.03
+  /// How far after an onset a swell's rise is followed (seconds).
+  public static let swellWindow = 0.3
   /// Spectral centroids mapped onto sharpness 0...1, logarithmically.
   public static let centroidLow = 150.0
   public static let centroidHigh = 6000.0
@@ -69,6 +77,9 @@ public struct AudioAnalysis: Sendable {
   public var silent: [Bool] = []
   /// The spans that sound, (first frame, last frame).
   public var spans: [ClosedRange<Int>] = []
+  /// Where each span's sound starts (seconds): its first sample above the silence floor, so
+  /// that the touch never leads the sound (the frames' RMS window and smoothing reach earlier).
+  public var spanStarts: [Double] = []
   public var duration: Double = 0
 
   public init(_ signal: AudioSignal, options: AudioConversionOptions) {
@@ -143,6 +154,19 @@ public struct AudioAnalysis: Sendable {
       spans.append(k...end)
       k = end + 1
     }
+    spanStarts = spans.map { Self.soundStart(signal, frame: $0.lowerBound, floor: floor, options: options) }
+  }
+
+  /// The first sample whose magnitude reaches `floor` from where frame `frame`'s smoothed RMS
+  /// window begins; the frame's time if none does.
+  static func soundStart(_ signal: AudioSignal, frame: Int, floor: Double, options: AudioConversionOptions) -> Double {
+    let time = Double(frame) * frameHop
+    let reach = rmsWindow / 2 + options.smoothing / 2 + frameHop
+    let from = max(0, Int(((time - reach) * signal.rate).rounded(.down)))
+    let to = min(signal.samples.count, Int(((time + reach) * signal.rate).rounded(.up)))
+    guard from < to else { return time }
+    for k in from..<to where Double(abs(signal.samples[k])) >= floor { return Double(k) / signal.rate }
+    return time
   }
 
   /// Sharpness per frame from the spectral centroid (Hann window of ``Spectrum/size`` samples
@@ -173,7 +197,7 @@ public struct AudioAnalysis: Sendable {
   /// scaled over ``onsetRangeDB`` onto 0...1) of the 10 ms window at hop n over the 10 ms
   /// window just before it. An onset is a local maximum (±15 ms) of d above the adaptive
   /// threshold (the mean of d over ±100 ms plus `0.05 + 0.25 × (1 − sensitivity)`), at least
-  /// ``minimumGap`` after the previous one. Its time is refined to the first sample whose
+  /// ``minimumGap`` after the previous one, and not the start of a swell (``isSwell``). Its time is refined to the first sample whose
   /// magnitude reaches a quarter of the way from the level before to the peak after.
   mutating func findOnsets(
     _ signal: AudioSignal, squares: [Double], spectrum: Spectrum, options: AudioConversionOptions
@@ -202,13 +226,32 @@ public struct AudioAnalysis: Sendable {
       let b = min(count, n + k + 1)
       guard d[n] > delta + (sums[b] - sums[a]) / Double(b - a) else { continue }
       guard (max(0, n - near)..<n).allSatisfy({ d[$0] < d[n] }),
-        (n + 1..<min(count, n + near + 1)).allSatisfy({ d[$0] <= d[n] }), n - last >= gap
+        (n + 1..<min(count, n + near + 1)).allSatisfy({ d[$0] <= d[n] }), n - last >= gap,
+        !Self.isSwell(db, at: n)
       else { continue }
       last = n
       let sample = Self.refine(x, from: max(0, (n - 1) * hop), to: min(x.count, (n + 2) * hop), before: (n - 2) * hop)
       let sharp = Self.sharpness(centroid: spectrum.centroid(x, from: sample))
       onsets.append(Onset(time: Double(sample) / signal.rate, strength: d[n], sharpness: sharp))
     }
+  }
+
+  /// Whether the level `db` (per ``onsetHop``) at an onset at `n` keeps rising after its first
+  /// ``attackWindow`` by more than ``swellRiseDB`` (followed while it stays within 3 dB of its
+  /// highest, for at most ``swellWindow``): a fade-in or a swell, where an attack (a click, a
+  /// hit) has reached its level and then holds or decays.
+  static func isSwell(_ db: [Double], at n: Int) -> Bool {
+    let attackEnd = min(db.count, n + Int((attackWindow / onsetHop).rounded()) + 1)
+    let limit = min(db.count, n + Int((swellWindow / onsetHop).rounded()) + 1)
+    guard attackEnd > n else { return false }
+    let reached = db[n..<attackEnd].max()!
+    var highest = reached
+    var m = attackEnd
+    while m < limit && db[m] >= highest - 3 {
+      highest = max(highest, db[m])
+      m += 1
+    }
+    return highest - reached > swellRiseDB
   }
 
   /// The first sample in `from..<to` whose magnitude reaches a quarter of the way from the

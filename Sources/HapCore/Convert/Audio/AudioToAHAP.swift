@@ -24,14 +24,17 @@ public enum AudioToAHAP {
     var sharpness: HapticToAHAP.Envelope = []
     if options.continuous {
       var frames = 0
-      for span in analysis.spans {
-        let start = analysis.frameTimes[span.lowerBound]
+      for (span, start) in zip(analysis.spans, analysis.spanStarts) {
         let end = min(analysis.duration, analysis.frameTimes[span.upperBound] + AudioAnalysis.frameHop)
         guard end > start else { continue }
-        let times = span.map { analysis.frameTimes[$0] } + [end]
-        intensity += simplify(zip(times, span.map { analysis.levels[$0] } + [analysis.levels[span.upperBound]]))
-        sharpness += simplify(zip(times, span.map { analysis.sharpness[$0] } + [analysis.sharpness[span.upperBound]]))
-        frames += span.count + 1
+        let later = span.filter { analysis.frameTimes[$0] > start && analysis.frameTimes[$0] < end }
+        let times = [start] + later.map { analysis.frameTimes[$0] } + [end]
+        func at(_ values: [Double]) -> [Double] {
+          [interpolated(values, at: start, analysis)] + later.map { values[$0] } + [values[span.upperBound]]
+        }
+        intensity += simplify(zip(times, at(analysis.levels)))
+        sharpness += simplify(zip(times, at(analysis.sharpness)))
+        frames += times.count
         events += continuousEvents(from: start, to: end)
       }
       if !events.isEmpty {
@@ -48,6 +51,15 @@ public enum AudioToAHAP {
       HapticToAHAP.split(intensity, .hapticIntensityControl) + HapticToAHAP.split(sharpness, .hapticSharpnessControl)
     return Result(
       pattern: Pattern(version: 1, events: events, curves: curves), analysis: analysis, approximations: notes)
+  }
+
+  /// The frame values `values` at `time`, linear between frames.
+  static func interpolated(_ values: [Double], at time: Double, _ analysis: AudioAnalysis) -> Double {
+    let position = max(0, time / AudioAnalysis.frameHop)
+    let k = min(values.count - 1, Int(position))
+    guard k + 1 < values.count else { return values[k] }
+    let f = position - Double(k)
+    return values[k] + (values[k + 1] - values[k]) * f
   }
 
   /// Continuous events from `start` to `end` as written (to the microsecond: none that would be
