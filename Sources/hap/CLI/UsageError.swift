@@ -51,6 +51,10 @@ enum UsageError: Error, Equatable {
   case notAChannel(String)
   /// `--channel K` beyond `--channels N`.
   case channelBeyond(Int, channels: Int)
+  /// `--layout` given neither a layout's name nor a channel map.
+  case notALayout(String)
+  /// `--layout NAME` (`needs` channels) with fewer `--channels`.
+  case layoutBeyond(layout: String, needs: Int, channels: Int)
   case refused(String)
 
   /// The sentence printed after `hap: `.
@@ -90,6 +94,10 @@ enum UsageError: Error, Equatable {
     case .notAChannel(let given):
       "'--channel' must be a channel number from 1 to 64, a list of them (3,4), or 'all', not '\(Format.excerpt(given))'"
     case .channelBeyond(let k, let channels): "'--channel \(k)' is beyond '--channels \(channels)'"
+    case .notALayout(let given):
+      "'--layout' must be \(DeviceLayout.builtIns.map { "'\($0.name)'" }.joined(separator: ", ")) or a channel map, one word per channel (\(SignalChannel.allCases.map(\.description).joined(separator: ", ")) or -: e.g. -,-,haptic,haptic), not '\(Format.excerpt(given))'"
+    case .layoutBeyond(let layout, let needs, let channels):
+      "'--layout \(Format.excerpt(layout))' takes \(needs) channels, more than '--channels \(channels)'"
     case .refused(let sentence): sentence
     }
   }

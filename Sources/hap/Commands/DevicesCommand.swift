@@ -10,6 +10,10 @@ enum DevicesCommand: Command {
     The capability check: lists the playback devices ALSA knows (name, description) and, for
     each, whether it opens and which rates, sample formats and channel counts it takes.
     With -D, checks just that device (any ALSA device string, e.g. hw:1,0 or plughw:1).
+    A DualSense connected over USB is found by itself (its USB id in /proc/asound/cardN/usbid,
+    else its card's name; $HAP_PROC_ASOUND names another folder) and listed first as
+    'dualsense' ('dualsense:2' for a second one): its raw device, probed with 4 channels at
+    48 kHz s16, haptics on channels 3-4, sound on 1-2.
     The list always ends with 'sim', hap's simulated exciter (no set-up: 'hap play -D sim'),
     which plays in real time and records what it plays to a file ('hap play --verbose' says
     where; -D sim:CAPTURE=FILE.wav names it).
@@ -33,7 +37,10 @@ enum DevicesCommand: Command {
       return ExitStatus.trouble
     }
     let named = arguments[device]
-    let devices = named.map { [probe($0)] } ?? (DeviceList.playbackDevices() + [probe(SimulatedDevice.name)])
+    let cards = DualSense.cards(in: DualSenseDevice.procFolder())
+    let dualSenses = cards.indices.map { dualSense(cards[$0], listedAs: DualSenseDevice.listedName($0)) }
+    let devices =
+      named.map { [probe($0)] } ?? (dualSenses + DeviceList.playbackDevices() + [probe(SimulatedDevice.name)])
     // The simulated exciter is no hardware: in the list it does not count, named it does.
     let usable = devices.filter { $0.isUsable && (named != nil || $0.name != SimulatedDevice.name) }
     if arguments[Options.format] == .json {
@@ -58,6 +65,13 @@ enum DevicesCommand: Command {
         ("opens", device.capabilities == nil ? "false" : "true"), ("usable", device.isUsable ? "true" : "false"),
         ("simulated", device.name == SimulatedDevice.name ? "true" : "false"),
       ]
+      if DualSenseDevice.names(device.name) {
+        members.append(
+          (
+            "layout",
+            JSONOutput.object([("haptic", "[3,4]"), ("sound", "[1,2]"), ("name", JSONOutput.string("dualsense"))])
+          ))
+      }
       if let caps = device.capabilities {
         members.append(
           (
@@ -103,9 +117,25 @@ enum DevicesCommand: Command {
     }
   }
 
+  /// A DualSense's card, listed as `name`, its raw device probed.
+  static func dualSense(_ card: SoundCard, listedAs name: String) -> PlaybackDevice {
+    var device = DeviceList.probe(card.rawDevice, description: DualSenseDevice.description(card))
+    device.name = name
+    return device
+  }
+
   /// Probes one device: `sim` (and `sim:CAPTURE=...`) from its configuration built in memory,
-  /// without a capture (so the last one is kept), anything else from ALSA's configuration.
+  /// without a capture (so the last one is kept), `dualsense` as its card's raw device, anything
+  /// else from ALSA's configuration.
   static func probe(_ name: String) -> PlaybackDevice {
+    if DualSenseDevice.names(name) {
+      do {
+        let card = try DualSenseDevice.resolve(name)!
+        return dualSense(card, listedAs: name)
+      } catch {
+        return PlaybackDevice(name: name, description: "Sony DualSense", capabilities: nil, error: error.message)
+      }
+    }
     guard SimulatedDevice.names(name) else { return DeviceList.probe(name) }
     do {
       let device = try SimulatedDevice.resolve(name, capturing: false)!

@@ -14,6 +14,8 @@ final class PlaybackSession {
   enum Failure: Error, CustomStringConvertible {
     /// `-D sim` cannot be used.
     case simulated(SimulatedDevice.Failure)
+    /// `-D dualsense` names no connected DualSense.
+    case dualSense(DualSenseDevice.Failure)
     /// libasound or the device refused (``SinkError``: busy, no such device, a setting, ...).
     case sink(SinkError)
     /// `--channel` names `channel` (0-based) on a device of `channels`.
@@ -24,6 +26,7 @@ final class PlaybackSession {
     var description: String {
       switch self {
       case .simulated(let failure): failure.message
+      case .dualSense(let failure): failure.message
       case .sink(let error): error.description
       case .noChannel(let device, let channel, let channels):
         "device '\(device)' has \(channels) channel(s); there is no channel \(channel + 1)"
@@ -59,16 +62,19 @@ final class PlaybackSession {
   let commandStarted: UInt64
   /// `-D sim`: the simulated exciter's capture file (`--verbose` says where it is).
   let capture: String?
+  /// The ALSA device opened, when `-D` named it otherwise (`dualsense` → `hw:CARD=...`).
+  let opened: String?
 
   private init(
     options: DeviceOptions, sink: ALSASink, planes: [Int], profile: ActuatorProfile, commandStarted: UInt64,
-    capture: String?
+    capture: String?, opened: String?
   ) {
     self.options = options
     self.sink = sink
     self.planes = planes
     self.commandStarted = commandStarted
     self.capture = capture
+    self.opened = opened
     factory = RendererFactory(
       profile: profile, rate: Double(sink.configuration.rate), linearGain: options.linearGain)
   }
@@ -82,15 +88,21 @@ final class PlaybackSession {
   {
     let sink: ALSASink
     let simulated: SimulatedDevice?
+    let dualSense: SoundCard?
     do {
       simulated = try SimulatedDevice.resolve(options.device)
     } catch {
       throw .simulated(error)
     }
     do {
+      dualSense = try DualSenseDevice.resolve(options.device)
+    } catch {
+      throw .dualSense(error)
+    }
+    do {
       try ALSALibrary.load()
       sink = try ALSASink(
-        device: simulated == nil ? options.device : SimulatedDevice.name,
+        device: simulated == nil ? dualSense?.rawDevice ?? options.device : SimulatedDevice.name,
         request: options.request(live: live),
         reconnectSeconds: options.reconnect, alsaConfiguration: simulated?.alsaConfiguration)
     } catch {
@@ -109,7 +121,7 @@ final class PlaybackSession {
     sink.abandonReconnect = { Interrupt.requested }
     return PlaybackSession(
       options: options, sink: sink, planes: planes, profile: profile, commandStarted: commandStarted,
-      capture: simulated?.capture)
+      capture: simulated?.capture, opened: dualSense?.rawDevice)
   }
 
   /// Prints `failure` as one line; exit status 2.
@@ -205,9 +217,9 @@ final class PlaybackSession {
     func ms(_ frames: Int) -> String {
       Format.number((Double(frames) / Double(c.rate) * 10000).rounded() / 10) + " ms"
     }
-    Console.error("device      \(options.device)")
+    Console.error("device      \(options.device)\(opened.map { " (\($0))" } ?? "")")
     Console.error(
-      "format      \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s")\(Self.layoutText(options.layout)), period \(c.periodFrames) frames (\(ms(c.periodFrames))), buffer \(c.bufferFrames) frames (\(ms(c.bufferFrames)))"
+      "format      \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s")\(Self.layoutText(options.layout, named: options.deviceLayout?.name)), period \(c.periodFrames) frames (\(ms(c.periodFrames))), buffer \(c.bufferFrames) frames (\(ms(c.bufferFrames)))"
     )
     Console.error("scheduling  \(report.scheduling); \(report.memory)")
     if let first = report.firstPeriodQueued {
@@ -229,12 +241,15 @@ final class PlaybackSession {
     )
   }
 
-  /// `--verbose`'s note of where the signal goes: nothing for all channels.
-  static func layoutText(_ layout: ChannelLayout) -> String {
+  /// `--verbose`'s note of where the signal goes (`named`: the `--layout`): nothing for all
+  /// channels.
+  static func layoutText(_ layout: ChannelLayout, named layoutName: String? = nil) -> String {
     guard let named = layout.namedChannels else { return "" }
     let list = named.map { String($0 + 1) }
+    let layoutNote = layoutName.map { "layout \($0): " } ?? ""
     return list.count == 1
-      ? " (signal on channel \(list[0]))" : " (signal on channels \(list.joined(separator: ", ")))"
+      ? " (\(layoutNote)signal on channel \(list[0]))"
+      : " (\(layoutNote)signal on channels \(list.joined(separator: ", ")))"
   }
 }
 
