@@ -1,5 +1,6 @@
 import HapALSA
 import HapCore
+import HapRumble
 
 /// `hap devices`: which playback devices there are and what they take.
 enum DevicesCommand: Command {
@@ -14,6 +15,10 @@ enum DevicesCommand: Command {
     else its card's name; $HAP_PROC_ASOUND names another folder) and listed first as
     'dualsense' ('dualsense:2' for a second one): its raw device, probed with 4 channels at
     48 kHz s16, haptics on channels 3-4, sound on 1-2.
+    Rumble motors: every input event device in /dev/input ($HAP_DEV_INPUT names another
+    folder) whose force-feedback bits include FF_RUMBLE or FF_PERIODIC is listed as
+    'evdev:/dev/input/eventN', with those bits and how many effects it holds ('hap play -D
+    evdev:...' plays on it); one that does not open is listed with the reason.
     The list always ends with 'sim', hap's simulated exciter (no set-up: 'hap play -D sim'),
     which plays in real time and records what it plays to a file ('hap play --verbose' says
     where; -D sim:CAPTURE=FILE.wav names it).
@@ -37,18 +42,27 @@ enum DevicesCommand: Command {
       return ExitStatus.trouble
     }
     let named = arguments[device]
+    let motors = try motorEntries(named)
     let cards = DualSense.cards(in: DualSenseDevice.procFolder())
     let dualSenses = cards.indices.map { dualSense(cards[$0], listedAs: DualSenseDevice.listedName($0)) }
     let devices =
-      named.map { [probe($0)] } ?? (dualSenses + DeviceList.playbackDevices() + [probe(SimulatedDevice.name)])
+      named.map { RumblePlayback.names($0) ? [] : [probe($0)] }
+      ?? (dualSenses + DeviceList.playbackDevices() + [probe(SimulatedDevice.name)])
     // The simulated exciter is no hardware: in the list it does not count, named it does.
-    let usable = devices.filter { $0.isUsable && (named != nil || $0.name != SimulatedDevice.name) }
+    let usable =
+      devices.filter { $0.isUsable && (named != nil || $0.name != SimulatedDevice.name) }.count
+      + motors.filter(\.usable).count
+    let (before, sim) = (
+      devices.filter { $0.name != SimulatedDevice.name }, devices.filter { $0.name == SimulatedDevice.name }
+    )
     if arguments[Options.format] == .json {
-      printJSON(devices, usable: usable.count)
+      printJSON(before, motors: motors, sim: sim, usable: usable)
     } else {
-      printText(devices)
+      printText(before)
+      for motor in motors { for line in motor.text { Console.line(line) } }
+      printText(sim)
     }
-    if usable.isEmpty {
+    if usable == 0 {
       Console.error(
         "hap: no usable playback device: \(devices.isEmpty ? "ALSA lists none" : "none of the \(devices.count) listed opens and plays") (no sound card, or no access to it: is your user in the 'audio' group?); 'hap play -D sim' plays on the simulated exciter."
       )
@@ -57,43 +71,57 @@ enum DevicesCommand: Command {
     return ExitStatus.ok
   }
 
+  /// The rumble motors to list: the one `-D evdev:PATH` names, else those of `$HAP_DEV_INPUT`
+  /// (none when -D names another device).
+  static func motorEntries(_ named: String?) throws(UsageError) -> [RumblePlayback.Listed] {
+    guard let named else { return RumblePlayback.listed(EventDevices.list(folder: RumblePlayback.folder())) }
+    guard RumblePlayback.names(named) else { return [] }
+    let path = try RumblePlayback.path(named)
+    return RumblePlayback.listed([EventDevices.Entry(path: path, capabilities: RumbleDevice.probe(path))])
+  }
+
   /// The devices as one JSON document, with the count of usable ones.
-  static func printJSON(_ devices: [PlaybackDevice], usable: Int) {
-    let items = devices.map { device -> String in
-      var members: [(String, String)] = [
-        ("name", JSONOutput.string(device.name)), ("description", JSONOutput.string(device.description)),
-        ("opens", device.capabilities == nil ? "false" : "true"), ("usable", device.isUsable ? "true" : "false"),
-        ("simulated", device.name == SimulatedDevice.name ? "true" : "false"),
-      ]
-      if DualSenseDevice.names(device.name) {
-        members.append(
-          (
-            "layout",
-            JSONOutput.object([("haptic", "[3,4]"), ("sound", "[1,2]"), ("name", JSONOutput.string("dualsense"))])
-          ))
-      }
-      if let caps = device.capabilities {
-        members.append(
-          (
-            "rates",
-            JSONOutput.object([
-              ("minimum", String(caps.rates.lowerBound)), ("maximum", String(caps.rates.upperBound)),
-            ])
-          ))
-        members.append(("standardRates", JSONOutput.array(caps.standardRates.map(String.init))))
-        members.append(("formats", JSONOutput.array(caps.formats.map { JSONOutput.string($0.rawValue) })))
-        members.append(
-          (
-            "channels",
-            JSONOutput.object([
-              ("minimum", String(caps.channels.lowerBound)), ("maximum", String(caps.channels.upperBound)),
-            ])
-          ))
-      }
-      if let error = device.error { members.append(("error", JSONOutput.string(error))) }
-      return JSONOutput.object(members)
-    }
+  static func printJSON(
+    _ devices: [PlaybackDevice], motors: [RumblePlayback.Listed], sim: [PlaybackDevice], usable: Int
+  ) {
+    let items = devices.map(json) + motors.map(\.json) + sim.map(json)
     Console.line(JSONOutput.object([("devices", JSONOutput.array(items)), ("usable", String(usable))]))
+  }
+
+  /// One ALSA device as a JSON object.
+  static func json(_ device: PlaybackDevice) -> String {
+    var members: [(String, String)] = [
+      ("name", JSONOutput.string(device.name)), ("description", JSONOutput.string(device.description)),
+      ("opens", device.capabilities == nil ? "false" : "true"), ("usable", device.isUsable ? "true" : "false"),
+      ("simulated", device.name == SimulatedDevice.name ? "true" : "false"),
+    ]
+    if DualSenseDevice.names(device.name) {
+      members.append(
+        (
+          "layout",
+          JSONOutput.object([("haptic", "[3,4]"), ("sound", "[1,2]"), ("name", JSONOutput.string("dualsense"))])
+        ))
+    }
+    if let caps = device.capabilities {
+      members.append(
+        (
+          "rates",
+          JSONOutput.object([
+            ("minimum", String(caps.rates.lowerBound)), ("maximum", String(caps.rates.upperBound)),
+          ])
+        ))
+      members.append(("standardRates", JSONOutput.array(caps.standardRates.map(String.init))))
+      members.append(("formats", JSONOutput.array(caps.formats.map { JSONOutput.string($0.rawValue) })))
+      members.append(
+        (
+          "channels",
+          JSONOutput.object([
+            ("minimum", String(caps.channels.lowerBound)), ("maximum", String(caps.channels.upperBound)),
+          ])
+        ))
+    }
+    if let error = device.error { members.append(("error", JSONOutput.string(error))) }
+    return JSONOutput.object(members)
   }
 
   /// The devices as text: each one's name, and what it takes or why it does not open.

@@ -7,7 +7,7 @@ import HapCore
 struct DeviceOptions {
   static let device = Option<String?>.text(
     "device", short: "D", "NAME", .none, default: ": $HAP_DEVICE, else 'default'",
-    "ALSA device; 'sim': the simulated exciter; 'dualsense' (or 'dualsense:N'):\na DualSense over USB, its raw device"
+    "ALSA device; 'sim': the simulated exciter; 'dualsense[:N]': a DualSense\nover USB (its raw device); 'evdev:/dev/input/eventN': a rumble motor"
   ).grouped(.device)
   static let latency = Option<Double>.number(
     "latency", "MS", in: 2...200, unit: .milliseconds, default: 10,
@@ -26,7 +26,7 @@ struct DeviceOptions {
   ).grouped(.device)
   static let layout = Option<String?>.text(
     "layout", "NAME|MAP", .words(DeviceLayout.builtIns.map(\.name)), default: ": dualsense on a DualSense, else none",
-    "What each device channel plays, and how many to open: dualsense (speaker 1-2\nsilent, actuators 3-4), mono, pair (exciters on 1-2), or a map of any size,\none word per channel: haptic or - (silence), e.g. -,-,haptic,haptic,-,-"
+    "What each device channel plays, and how many channels to open: dualsense\n(speaker 1-2 silent, actuators 3-4), mono, pair (exciters on 1-2), or a\nmap, a word per channel: haptic or - (silence), e.g. -,-,haptic,haptic\n{}."
   ).grouped(.device)
   static let actuator = Option<DeviceLayout.Actuator>.choice(
     "actuator", "WHICH", default: .both,

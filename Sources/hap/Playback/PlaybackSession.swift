@@ -22,6 +22,8 @@ final class PlaybackSession {
     case noChannel(device: String, channel: Int, channels: Int)
     /// A source of live control could not start (its reader says why).
     case control(String)
+    /// `-D evdev:PATH` where only `hap play` drives a rumble motor.
+    case motor(String)
 
     var description: String {
       switch self {
@@ -31,6 +33,8 @@ final class PlaybackSession {
       case .noChannel(let device, let channel, let channels):
         "device '\(device)' has \(channels) channel(s); there is no channel \(channel + 1)"
       case .control(let message): message
+      case .motor(let device):
+        "'\(Format.excerpt(device))' is a rumble motor: only 'hap play' drives one so far (not 'hap serve', 'hap drag' or 'play --watch')"
       }
     }
   }
@@ -89,6 +93,7 @@ final class PlaybackSession {
     let sink: ALSASink
     let simulated: SimulatedDevice?
     let dualSense: SoundCard?
+    guard !RumblePlayback.names(options.device) else { throw .motor(options.device) }
     do {
       simulated = try SimulatedDevice.resolve(options.device)
     } catch {
