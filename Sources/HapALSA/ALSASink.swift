@@ -173,6 +173,14 @@ public final class ALSASink: PCMSink {
     if status < 0 { try recover(from: status) }
   }
 
+  /// Looks at a stopped stream's device without waiting: one that was lost (unplugged) or
+  /// suspended meanwhile is recovered as ``write(_:)`` would, so an idle service notices.
+  public func checkDevice() throws(SinkError) {
+    guard let pcm else { return }
+    let status = hap_pcm_wait(pcm, 0)
+    if status < 0 { try recover(from: status) }
+  }
+
   private func recover(from error: Int32) throws(SinkError) {
     guard let pcm else { return }
     switch -error {
@@ -236,6 +244,16 @@ public final class ALSASink: PCMSink {
     guard let pcm else { throw .closed(device: device) }
     let status = hap_pcm_prepare(pcm)
     if status < 0 { try reconnectOrFail(status) }
+  }
+
+  /// Stops the stream at once, dropping what is queued, and makes it ready to start again with
+  /// the next write (which starts it, as the first did). The device stays open. A device lost
+  /// meanwhile is reopened as ``write(_:)`` would.
+  public func stopStream() throws(SinkError) {
+    guard let pcm else { throw .closed(device: device) }
+    let status = hap_pcm_drop(pcm)
+    if status < 0 { try reconnectOrFail(status) }
+    try prepare()
   }
 
   /// Plays out everything queued.

@@ -32,6 +32,8 @@ public struct EngineReport: Sendable {
   public var outcome: Outcome = .completed
   public var framesPlayed = 0
   public var underruns = 0
+  /// How often the stream was stopped while the source waited for input (just in time).
+  public var idleStops = 0
   public var suspends = 0
   public var reconnects = 0
   /// Monotonic time (ns) when the first period was queued, or nil.
@@ -88,6 +90,8 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   /// Periods written since the last that held sound, up to a buffer's worth: while below that,
   /// sound may still be queued, so an underrun is heard.
   private var periodsSinceSound = Int.max / 2
+  /// Silent periods after which an idle source's stream stops (``idleAfter``, at least a buffer).
+  private let idlePeriods: Int
 
   private let finished = DispatchSemaphore(value: 0)
   private let memoryChecked = DispatchSemaphore(value: 0)
@@ -116,6 +120,9 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
         rate: configuration.rate)
     }
     wakeLevel = sink.wakeFrames ?? 0
+    let period = max(1, configuration.periodFrames)
+    idlePeriods = max(
+      configuration.bufferFrames / period + 1, Int(Self.idleAfter * Double(configuration.rate)) / period)
     sink.abandonReconnect = { stop.isRequested }
   }
 
@@ -193,6 +200,7 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
         if rendered < frames.count { frames.silence(from: rendered) }
         if rendered > 0 || !finished { try writePeriod(audible: margin != nil && !frames.isSilent) }
         if finished { break }
+        if isIdle { try idle() }
       }
       hap_rt_probe_watch(0)
       try sink.drain()
@@ -204,6 +212,38 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
       report.outcome = .failed(error)
     }
   }
+
+  /// Just in time, whether the stream may stop: the source has nothing to play until live
+  /// input arrives, and what is queued on the device is silence (the periods written since the
+  /// last sound fill the buffer, and last at least ``idleAfter`` seconds).
+  private var isIdle: Bool {
+    guard margin != nil, periodsSinceSound >= idlePeriods else { return false }
+    return liveSource._withUnsafeGuaranteedRef { $0.isIdle }
+  }
+
+  /// Stops the device's stream (its queued silence dropped) and waits for the source's next
+  /// input (or the stop request, checked every ``idleCheck`` ms with the device: one lost
+  /// meanwhile is waited for as a write would), so that the next fire starts
+  /// the stream and plays at once, not behind the margin of silence kept queued for it; and
+  /// an idle service costs no CPU. The stream stops and restarts only in silence.
+  private func idle() throws(SinkError) {
+    try sink.stopStream()
+    report.idleStops += 1
+    while !stopRequest.isRequested && liveSource._withUnsafeGuaranteedRef({ $0.isIdle }) {
+      liveSource._withUnsafeGuaranteedRef { $0.waitForInput(milliseconds: Self.idleCheck) }
+      try sink.checkDevice()
+      publishCounters()
+    }
+    periodsSinceSound = 0
+  }
+
+  /// How long the silence written must last before the stream stops: short enough that
+  /// separate fires (a game's moments, a timer's pulses) each find it stopped and play at once,
+  /// long enough that a burst (fires under 20 ms apart) keeps it running, so a device that is
+  /// slow to start (USB) restarts once per burst.
+  public static var idleAfter: Double { 0.02 }
+  /// How often an idle engine looks at the stop request (ms).
+  static var idleCheck: Int32 { 50 }
 
   /// Just in time: sleeps until no more than `wakeLevel` frames are queued on the device.
   private func waitUntilDue() {

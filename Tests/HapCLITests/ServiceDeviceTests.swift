@@ -21,6 +21,11 @@ struct ServiceDeviceTests {
   @Test func aStopEndsAWaitForALostDevice() throws {
     let device = try SimulatedExciter("vanish_after_frames 4800")
     let service = try RunningService(["--keep-open", "--reconnect", "30"], device: device)
+    // An idle service stops the stream; a loop keeps frames flowing until the device vanishes.
+    let looper = try ServiceConnection(service.socket)
+    defer { looper.close() }
+    looper.send("fire texture\n")
+    #expect(looper.readLine() == "ok fired texture")
     try #require(Self.waitUntilVanished(device), "the device never vanished")
     usleep(50_000)  // the playback thread's next write finds it gone and starts waiting
     let signalled = Date()
@@ -34,6 +39,10 @@ struct ServiceDeviceTests {
   @Test func aMissingDeviceIsAnsweredNoDevice() throws {
     let device = try SimulatedExciter("vanish_after_frames 2400")
     let service = try RunningService(["--keep-open", "--reconnect", "0"], device: device)
+    let looper = try ServiceConnection(service.socket)
+    defer { looper.close() }
+    looper.send("fire texture\n")
+    #expect(looper.readLine() == "ok fired texture")
     try #require(Self.waitUntilVanished(device), "the device never vanished")
     let connection = try ServiceConnection(service.socket)
     defer { connection.close() }

@@ -38,6 +38,13 @@ private func bundledRender(_ name: String, in device: SimulatedExciter) throws -
   return floats([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
 }
 
+/// Whether the capture (f32) ends in at least 15 ms of silence: what an idle service writes
+/// after a fade, before it stops the stream (DeviceEngine.idleAfter, 20 ms).
+private func endsInSilence(_ device: SimulatedExciter) throws -> Bool {
+  let played = floats(try device.captured())
+  return played.count >= 720 && played[(played.count - 720)...].allSatisfy { $0 == 0 }
+}
+
 /// Polls `status` until `condition` holds (at most 20 s); false if it never did.
 private func waitFor(_ service: RunningService, _ condition: ([String: Any]) -> Bool) throws -> Bool {
   try Wait.until(20, every: 0.02) { condition(try service.status()) }
@@ -98,15 +105,55 @@ struct ServiceOwnershipTests {
     #expect(played[end...].allSatisfy { $0 == 0 })
   }
 
+  /// An idle service (`--keep-open`, nothing sounding, nothing queued) stops the device's
+  /// stream once its silence has been written, so a fire starts the stream again and plays
+  /// first, queued behind no silence: the fire's first frame is frame 0 of the restarted stream
+  /// (less its render's leading silence, which the service skips). Issue 19: a spawned `hap fire`
+  /// reaches the exciter before a spawned `hap play` does.
+  @Test func aFireIntoAnIdleServiceIsQueuedBehindNothing() throws {
+    let (device, timing) = try SimulatedExciterTimingTests.timedDevice()
+    let service = try RunningService(["--sample-format", "f32", "--keep-open"], device: device)
+    typealias Timing = SimulatedExciterTimingTests
+    func stopped() throws -> Bool {
+      guard FileManager.default.fileExists(atPath: timing) else { return false }
+      let lines = try Timing.lines(timing)
+      guard let last = lines.lastIndex(where: { if case .transfer = $0 { true } else { false } }) else { return false }
+      return lines[last...].contains { if case .prepare = $0 { true } else { false } }
+    }
+    #expect(try Wait.until(10) { try stopped() }, "the idle service never stopped its stream")
+    let before = try Timing.lines(timing).count
+    #expect(try service.hap(["fire", "correct"]).status == 0)
+    try service.waitUntilSilent()
+    #expect(try Wait.until(10) { try stopped() && Timing.lines(timing).count > before + 1 })
+    #expect(service.terminate() == 0)
+
+    let rendered = try bundledRender("correct", in: device)
+    let played = floats(try device.captured())
+    let r0 = try #require(rendered.firstIndex { $0 != 0 })
+    let c0 = try #require(played.firstIndex { $0 != 0 }, "the fire was not played")
+    let transfers = try Timing.lines(timing).compactMap { if case .transfer(let t) = $0 { t } else { nil } }
+    let carrying = try #require(transfers.last { Int($0.capture) <= c0 - r0 }, "no transfer holds the fire")
+    let streamFrame = Int(carrying.stream) + (c0 - r0 - Int(carrying.capture))
+    #expect(streamFrame == 0, "the fire was queued \(streamFrame) frames behind the restarted stream's start")
+    #expect(Array(played[(c0 - r0)..<(c0 - r0 + rendered.count)]) == rendered)
+  }
+
   /// The device vanishes and comes back while the service holds it open: the service goes on,
   /// `status` counts the recovery while the device is still open, and a later fire plays.
   @Test func aDeviceThatVanishesAndComesBackIsRecoveredAndALaterFirePlays() throws {
     let device = try SimulatedExciter("vanish_after_frames 9600 reappear_ms 300 capture_append true")
     let service = try RunningService(["--sample-format", "f32", "--keep-open"], device: device)
+    // An idle service stops the stream; a loop keeps frames flowing until the device vanishes.
+    let looper = try ServiceConnection(service.socket)
+    looper.send("fire texture\n")
+    #expect(looper.readLine() == "ok fired texture")
     #expect(
       try waitFor(service) { ($0["recoveries"] as? Int ?? 0) >= 1 },
       "status never counted the recovery while the device was open")
     #expect(try service.status()["device"] as? String == "open")
+    looper.close()
+    try service.waitUntilSilent()
+    let mark = try device.captured().count / 4
     let fired = try service.hap(["fire", "correct"])
     #expect(fired.status == 0, "\(fired.stderr)")
     try service.waitUntilSilent()
@@ -115,7 +162,7 @@ struct ServiceOwnershipTests {
     let rendered = try bundledRender("correct", in: device)
     let played = floats(try device.captured())
     let r0 = try #require(rendered.firstIndex { $0 != 0 })
-    let c0 = try #require(played.firstIndex { $0 != 0 }, "the later fire was not played")
+    let c0 = try #require(played[mark...].firstIndex { $0 != 0 }, "the later fire was not played")
     let start = c0 - r0
     try #require(start >= 0 && start + rendered.count <= played.count, "the fire is cut short")
     #expect(Array(played[start..<(start + rendered.count)]) == rendered)
@@ -136,7 +183,9 @@ struct ServiceOwnershipTests {
     #expect(try service.status()["playing"] as? Int == 1, "the looping event stopped by itself")
     client.close()
     #expect(try waitFor(service) { $0["playing"] as? Int == 0 }, "the loop went on after its client left")
-    #expect(device.waitForPlay(0.2, bytesPerFrame: 4))  // the fade and some silence reach the capture
+    // The fade and some silence reach the capture (an idle service stops the stream after
+    // 20 ms of silence, DeviceEngine.idleAfter).
+    #expect(try Wait.until(20) { try endsInSilence(device) })
     let afterLoop = try device.captured().count / 4
 
     // A 3 s continuous event whose client leaves at once is cut short.
@@ -145,7 +194,7 @@ struct ServiceOwnershipTests {
     #expect(bound.readLine() == "ok fired drone")
     bound.close()
     #expect(try waitFor(service) { $0["playing"] as? Int == 0 })
-    #expect(device.waitForPlay(0.2, bytesPerFrame: 4))
+    #expect(try Wait.until(20) { try endsInSilence(device) })
     let afterBound = try device.captured().count / 4
 
     // The same with detach plays all of it.
@@ -162,7 +211,7 @@ struct ServiceOwnershipTests {
     let sounding = { (range: Range<Int>) in range.clamped(to: 0..<played.count).filter { played[$0] != 0 }.count }
     #expect(sounding(0..<afterLoop) >= 48000 * 3 / 10, "the loop did not repeat")
     // What the capture holds after the loop's fade: silence.
-    #expect(played[(afterLoop - 4800)..<afterLoop].allSatisfy { $0 == 0 })
+    #expect(played[(afterLoop - 720)..<afterLoop].allSatisfy { $0 == 0 })
     #expect(sounding(afterLoop..<afterBound) < 48000, "the bound drone played on after its client left")
     #expect(sounding(afterBound..<played.count) >= 48000 * 29 / 10, "the detached drone was cut short")
   }

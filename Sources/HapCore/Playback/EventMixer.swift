@@ -126,6 +126,11 @@ public final class EventMixer: @unchecked Sendable {
   private let ring: SPSCRing<Command>
   /// The engine asked it to stop (``beginStop()``; playback thread).
   private var stopping = false
+  /// Voices sounding after the last period rendered (the playback thread's).
+  private var soundingNow = 0
+  /// Wakes the playback thread when a command is queued while it waits with nothing to play
+  /// (nil: no descriptor was left for it; the engine then keeps the device running).
+  private let input = InputSignal()
   public private(set) var isFinished = false
 
   /// Variant slots (``VariantCache``).
@@ -338,7 +343,9 @@ public final class EventMixer: @unchecked Sendable {
       variantCache.named(Int(variant), bySequence: ring.nextNumber)
     }
     // Room was checked, and only this thread pushes.
-    return ring.push(command)
+    guard ring.push(command) else { return false }
+    input?.notify()
+    return true
   }
 
   // MARK: Playback thread
@@ -367,6 +374,7 @@ public final class EventMixer: @unchecked Sendable {
       if voices[s].variant >= 0 { busy |= 1 << UInt64(voices[s].variant) }
     }
     soundingCount.store(sounding, ordering: .relaxed)
+    soundingNow = sounding
     if stopping && sounding == 0 { isFinished = true }
     // After this period's reads of the variants: the producer may reuse a slot not in `busy`
     // once every command naming it is counted in `applied`.
@@ -569,7 +577,15 @@ public final class EventMixer: @unchecked Sendable {
   }
 }
 
-extension EventMixer: PeriodSource {}
+extension EventMixer: PeriodSource {
+  /// Nothing sounds, no command is queued and no stop has begun (playback thread).
+  public var isIdle: Bool {
+    input != nil && !stopping && soundingNow == 0 && ring.room == ring.capacity
+  }
+
+  /// Waits for the producer's next command (playback thread).
+  public func waitForInput(milliseconds: Int32) { input?.wait(milliseconds: milliseconds) }
+}
 
 extension Renderer {
   /// Renders the pattern from its first sound on: the frames of leading silence are skipped

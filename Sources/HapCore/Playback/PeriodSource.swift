@@ -73,4 +73,19 @@ public protocol PeriodSource: AnyObject, SendableMetatype {
 
   /// Begins the stop: fade out over the ``StopFade`` and finish. Called once.
   func beginStop()
+
+  /// Whether nothing sounds and no live input is queued, so that until some arrives every
+  /// period would be silence: the engine may then stop the device's stream (its queued silence
+  /// dropped) and ``waitForInput(milliseconds:)``, so that the next input plays at once instead
+  /// of behind a margin of silence. Sources without live input are never idle.
+  var isIdle: Bool { get }
+
+  /// Blocks until live input arrives or `milliseconds` pass (returning at once when some
+  /// arrived since the last wait). Only called while ``isIdle``.
+  func waitForInput(milliseconds: Int32)
+}
+
+extension PeriodSource {
+  public var isIdle: Bool { false }
+  public func waitForInput(milliseconds: Int32) {}
 }
