@@ -38,30 +38,32 @@ int hap_ff_name(int fd, char *out, int size) {
   return 0;
 }
 
+// Uploads `effect` (its type and union already set) as `id` lasting `length_ms`; its id, or -errno.
+static int upload(int fd, struct ff_effect *effect, int id, unsigned length_ms) {
+  effect->id = (short)id;
+  effect->replay.length = (unsigned short)(length_ms > 0x7fff ? 0x7fff : length_ms);
+  effect->replay.delay = 0;
+  if (ioctl(fd, EVIOCSFF, effect) < 0) return -errno;
+  return effect->id;
+}
+
 int hap_ff_upload_rumble(int fd, int id, unsigned strong, unsigned weak, unsigned length_ms) {
   struct ff_effect effect;
   memset(&effect, 0, sizeof effect);
   effect.type = FF_RUMBLE;
-  effect.id = (short)id;
-  effect.replay.length = (unsigned short)(length_ms > 0x7fff ? 0x7fff : length_ms);
-  effect.replay.delay = 0;
   effect.u.rumble.strong_magnitude = (unsigned short)(strong > 0xffff ? 0xffff : strong);
   effect.u.rumble.weak_magnitude = (unsigned short)(weak > 0xffff ? 0xffff : weak);
-  if (ioctl(fd, EVIOCSFF, &effect) < 0) return -errno;
-  return effect.id;
+  return upload(fd, &effect, id, length_ms);
 }
 
 int hap_ff_upload_periodic(int fd, int id, unsigned magnitude, unsigned period_ms, unsigned length_ms) {
   struct ff_effect effect;
   memset(&effect, 0, sizeof effect);
   effect.type = FF_PERIODIC;
-  effect.id = (short)id;
-  effect.replay.length = (unsigned short)(length_ms > 0x7fff ? 0x7fff : length_ms);
   effect.u.periodic.waveform = FF_SINE;
   effect.u.periodic.period = (unsigned short)period_ms;
   effect.u.periodic.magnitude = (short)(magnitude > 0x7fff ? 0x7fff : magnitude);
-  if (ioctl(fd, EVIOCSFF, &effect) < 0) return -errno;
-  return effect.id;
+  return upload(fd, &effect, id, length_ms);
 }
 
 static int write_event(int fd, unsigned short code, int value) {

@@ -113,29 +113,20 @@ static int opened(const char *path, int fd) {
   return fd;
 }
 
-int open(const char *path, int flags, ...) {
-  resolve();
-  mode_t mode = 0;
-  if (flags & (O_CREAT | O_TMPFILE)) {
-    va_list args;
-    va_start(args, flags);
-    mode = va_arg(args, mode_t);
-    va_end(args);
-  }
+// open and open64 alike: the mode is read only when the flags create a file.
+#define OPEN_BODY(path, flags)                         \
+  resolve();                                           \
+  mode_t mode = 0;                                     \
+  if ((flags) & (O_CREAT | O_TMPFILE)) {               \
+    va_list args;                                      \
+    va_start(args, flags);                             \
+    mode = va_arg(args, mode_t);                       \
+    va_end(args);                                      \
+  }                                                    \
   return opened(path, real_open(path, flags, mode));
-}
 
-int open64(const char *path, int flags, ...) {
-  resolve();
-  mode_t mode = 0;
-  if (flags & (O_CREAT | O_TMPFILE)) {
-    va_list args;
-    va_start(args, flags);
-    mode = va_arg(args, mode_t);
-    va_end(args);
-  }
-  return opened(path, real_open(path, flags, mode));
-}
+int open(const char *path, int flags, ...) { OPEN_BODY(path, flags) }
+int open64(const char *path, int flags, ...) { OPEN_BODY(path, flags) }
 
 int __open_2(const char *path, int flags) { return open(path, flags); }
 int __open64_2(const char *path, int flags) { return open(path, flags); }

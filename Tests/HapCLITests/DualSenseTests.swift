@@ -208,6 +208,48 @@ struct DualSenseTests {
     #expect(try machine.channels()[3].contains { $0 != 0 })
   }
 
+  @Test(
+    "hap serve -D dualsense fires the vocabulary on the actuators: the event's dualsense render on 3 and 4, bit for bit"
+  )
+  func serveFiresOnTheActuators() throws {
+    let machine = try Machine()
+    let socket = machine.folder.path("hap.sock")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = [
+      "serve", "-D", "dualsense", "--keep-open", "--socket", socket, "--vocabulary",
+      Hap.root.appendingPathComponent("patterns").path,
+    ]
+    process.environment = ProcessInfo.processInfo.environment.merging(machine.environment) { $1 }
+      .filter { $0.key != "HAP_DEVICE" }
+    process.standardError = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    defer {
+      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+    #expect(Wait.until(60, every: 0.02) { !process.isRunning || ServiceConnection.canConnect(socket) })
+    let fired = try Hap.run(["fire", "correct", "--socket", socket], environment: machine.environment)
+    #expect(fired.status == 0, "\(fired.stderr)")
+    let expected = try Self.rendered(Self.correct, ["--profile", "dualsense"], in: machine.folder)
+    // The event has played: the service says nothing sounds, and the capture holds it.
+    let silent = Wait.until(30, every: 0.02) {
+      let status = try? Hap.run(["status", "--format", "json", "--socket", socket], environment: machine.environment)
+      return status.flatMap { try? decodeJSON($0.stdout)["playing"] as? Int } == 0
+        && Wait.fileSize(machine.capture) >= expected.count * 4 * 2
+    }
+    #expect(silent, "the event did not finish playing")
+    kill(process.processIdentifier, SIGTERM)
+    #expect(Wait.exit(of: process, within: 10) && process.terminationStatus == 0)
+    let planes = try machine.channels()
+    #expect(planes[0].allSatisfy { $0 == 0 } && planes[1].allSatisfy { $0 == 0 })
+    #expect(planes[2] == planes[3])
+    let lead = expected.firstIndex { $0 != 0 } ?? 0
+    let start = try #require(planes[2].firstIndex { $0 != 0 }, "nothing reached the actuators")
+    try #require(start >= lead && planes[2].count >= start - lead + expected.count)
+    #expect(Array(planes[2][(start - lead)..<(start - lead + expected.count)]) == expected)
+  }
+
   @Test("no DualSense connected: -D dualsense says so and exits 2; dualsense:N beyond those connected, and dualsense:x")
   func absent() throws {
     let none = try Machine(cards: [(0, "PCH", nil, "HDA Intel PCH")])

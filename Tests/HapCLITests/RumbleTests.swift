@@ -63,7 +63,7 @@ struct RumbleTests {
       try Hap.run(arguments, environment: environment)
     }
 
-    /// `hap play ARGUMENTS --verbose` with a fresh log, up to 3 times while hap itself reports
+    /// `hap play ARGUMENTS --verbose` with a fresh log, up to 5 times while hap itself reports
     /// that the machine held its thread back (a step skipped, or an update over 2 ms late: other
     /// real-time threads of a loaded test machine share its 2 cores); the last run is checked in
     /// full by the caller, so a hap that misses its schedule on its own still fails.
@@ -74,7 +74,7 @@ struct RumbleTests {
         attempt += 1
         try? FileManager.default.removeItem(atPath: log)
         result = try run(["play"] + arguments + ["--verbose"])
-      } while attempt < 3 && !Self.keptTime(result.stderr)
+      } while attempt < 5 && !Self.keptTime(result.stderr)
       return result
     }
 
@@ -164,7 +164,7 @@ struct RumbleTests {
   @Test("a bundled pattern's updates match the library's track and keep to the 5 ms schedule")
   func aBundledPattern() throws {
     let motors = try Motors()
-    let path = Hap.root.appendingPathComponent("patterns/winner.json").path
+    let path = Hap.root.appendingPathComponent("patterns/roundEnd.json").path
     let result = try motors.playOnSchedule(["-D", motors.device(), path])
     #expect(result.status == 0, "\(result.stderr)")
     let uploads = try motors.calls().filter { $0.kind == "upload" }
