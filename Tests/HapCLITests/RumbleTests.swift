@@ -224,6 +224,11 @@ struct RumbleTests {
     #expect(lines.contains("  force feedback: periodic; 4 effects"))
     #expect(!lines.contains { $0.contains("event1") }, "a device without force feedback is not listed")
     #expect(lines.last?.hasPrefix("  ") == true && lines.contains { $0.hasPrefix("sim: ") }, "sim stays last")
+    // One that does not open (no read permission here: root reads anything, so a folder stands in).
+    try FileManager.default.createDirectory(atPath: motors.input + "/event9", withIntermediateDirectories: true)
+    let closed = try motors.run(["devices"]).stdoutLines
+    #expect(closed.contains { $0.hasPrefix("evdev: 1 event device in \(motors.input) did not open") }, "\(closed)")
+    #expect(!closed.contains("evdev:\(motors.input)/event9"))
     result = try motors.run(["devices", "--format", "json", "-D", motors.device("event7")])
     #expect(result.status == 0, "\(result.stderr)")
     let devices = try #require(try decodeJSON(result.stdout)["devices"] as? [[String: Any]])

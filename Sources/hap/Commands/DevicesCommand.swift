@@ -59,7 +59,7 @@ enum DevicesCommand: Command {
       printJSON(before, motors: motors, sim: sim, usable: usable)
     } else {
       printText(before)
-      for motor in motors { for line in motor.text { Console.line(line) } }
+      printMotors(motors, listing: named == nil)
       printText(sim)
     }
     if usable == 0 {
@@ -69,6 +69,19 @@ enum DevicesCommand: Command {
       return ExitStatus.failure
     }
     return ExitStatus.ok
+  }
+
+  /// The motors as text; in a listing, the event devices that do not open (often every one,
+  /// for a user outside the `input` group) as one line.
+  static func printMotors(_ motors: [RumblePlayback.Listed], listing: Bool) {
+    let closed = listing ? motors.filter { !$0.opens } : []
+    for motor in motors where !closed.contains(where: { $0.json == motor.json }) {
+      for line in motor.text { Console.line(line) }
+    }
+    guard let first = closed.first else { return }
+    Console.line(
+      "evdev: \(closed.count) event device\(closed.count == 1 ? "" : "s") in \(RumblePlayback.folder()) did not open, so any motor among them is not listed; the first: \(first.text.last?.trimmingCharacters(in: .whitespaces) ?? "")"
+    )
   }
 
   /// The rumble motors to list: the one `-D evdev:PATH` names, else those of `$HAP_DEV_INPUT`

@@ -98,6 +98,8 @@ enum RumblePlayback {
     var text: [String]
     var json: String
     var usable: Bool
+    /// Whether it opened (else `text` ends with why not).
+    var opens = true
   }
 
   /// `hap devices`' entries: the event devices with a motor.
@@ -129,7 +131,7 @@ enum RumblePlayback {
           ("name", JSONOutput.string(name)), ("description", JSONOutput.string("event device")), ("opens", "false"),
           ("usable", "false"), ("simulated", "false"), ("error", JSONOutput.string(error.description)),
         ])
-        return Listed(text: [name, "  does not open: \(error)"], json: json, usable: false)
+        return Listed(text: [name, "  does not open: \(error)"], json: json, usable: false, opens: false)
       }
     }
   }
