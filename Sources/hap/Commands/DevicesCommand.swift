@@ -18,7 +18,8 @@ enum DevicesCommand: Command {
     Rumble motors: every input event device in /dev/input ($HAP_DEV_INPUT names another
     folder) whose force-feedback bits include FF_RUMBLE or FF_PERIODIC is listed as
     'evdev:/dev/input/eventN', with those bits and how many effects it holds ('hap play -D
-    evdev:...' plays on it); one that does not open is listed with the reason.
+    evdev:...' plays on it); those that do not open are counted in one line (-D evdev:PATH
+    says why that one does not).
     The list always ends with 'sim', hap's simulated exciter (no set-up: 'hap play -D sim'),
     which plays in real time and records what it plays to a file ('hap play --verbose' says
     where; -D sim:CAPTURE=FILE.wav names it).
