@@ -7,7 +7,7 @@ import HapCore
 struct DeviceOptions {
   static let device = Option<String?>.text(
     "device", short: "D", "NAME", .none, default: ": $HAP_DEVICE, else 'default'",
-    "ALSA device; 'sim': the simulated exciter; 'dualsense[:N]': a DualSense\nover USB (its raw device); 'evdev:/dev/input/eventN': a rumble motor"
+    "ALSA device; 'sim': the simulated exciter; 'dualsense[:N]': a DualSense\nover USB (its raw device); 'evdev:/dev/input/eventN': a rumble motor\n{}"
   ).grouped(.device)
   static let latency = Option<Double>.number(
     "latency", "MS", in: 2...200, unit: .milliseconds, default: 10,
