@@ -10,6 +10,8 @@ let package = Package(
     .library(name: "HapFuzzCheck", targets: ["HapFuzzCheck"]),
     // Tests only: LD_PRELOADed into `hap` to prove the real-time contract (never linked into it).
     .library(name: "HapRTProbe", type: .dynamic, targets: ["HapRTProbe"]),
+    // Tests only: LD_PRELOADed into `hap` to stand in for the kernel's force feedback.
+    .library(name: "HapFFProbe", type: .dynamic, targets: ["HapFFProbe"]),
   ],
   targets: [
     // Model, JSON parsing, decoding, validation and diagnostics.
@@ -32,10 +34,14 @@ let package = Package(
     // Resampler: a DecodedSound at another rate, through CSoxr (HapCore loads no library; the
     // CLI and hap-bench share this).
     .target(name: "HapResample", dependencies: ["HapCore", "CSoxr"]),
+    // Linux force feedback (rumble motors behind /dev/input/eventN): the ioctls and writes.
+    .target(name: "CEvdev"),
+    // The rumble motor: its device, the paced engine that updates one effect, the listing.
+    .target(name: "HapRumble", dependencies: ["HapCore", "CEvdev"]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.
     .target(name: "CHapSignals"),
     // The command-line front end: argument parsing, commands, output formatting.
-    .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA", "CHapSignals", "CSndFile", "HapResample"]),
+    .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA", "HapRumble", "CHapSignals", "CSndFile", "HapResample"]),
     // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
     .target(name: "HapFuzzCheck", dependencies: ["HapCore"]),
     // `make bench`: the render loop alone, without I/O.
@@ -43,6 +49,8 @@ let package = Package(
     // The real-time probe (tests only): counts allocations, retains and releases on the
     // playback thread and allocations in signal handlers; can freeze the wall clock.
     .target(name: "HapRTProbe", linkerSettings: [.linkedLibrary("dl")]),
+    // The force-feedback stand-in (tests only): fake event devices, every call recorded.
+    .target(name: "HapFFProbe", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
     // Helpers shared by both test targets (SwiftPM test targets cannot share sources).
     .target(name: "HapTestSupport", dependencies: ["HapCore"], path: "Tests/HapTestSupport"),
     .testTarget(name: "HapCoreTests", dependencies: ["HapCore", "HapTestSupport", "HapFuzzCheck"]),

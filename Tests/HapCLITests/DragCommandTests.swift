@@ -355,8 +355,8 @@ struct DragCommandTests {
     let play = try Self.optionTable("play")
     let drag = try Self.optionTable("drag")
     let device = [
-      "--device", "--latency", "--margin", "--rate", "--sample-format", "--channels", "--channel", "--reconnect",
-      "--profile", "--gain", "--verbose", "--audio-device", "--no-audio", "--audio-only",
+      "--device", "--latency", "--margin", "--rate", "--sample-format", "--channels", "--channel", "--layout",
+      "--actuator", "--reconnect", "--profile", "--gain", "--verbose", "--audio-device", "--no-audio", "--audio-only",
     ]
     for name in device {
       let inPlay = try #require(play[name], "hap play lacks \(name)")

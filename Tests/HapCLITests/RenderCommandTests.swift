@@ -363,7 +363,8 @@ struct RenderCommandTests {
     try expectRefused(["--profile", profile], message: "hap: profile '\(profile)' has errors", folder: folder)
     // A profile that is neither built in nor a file.
     try expectRefused(
-      ["--profile", "nosuchprofile"], message: "'nosuchprofile' is neither a built-in profile (exciter, lra)",
+      ["--profile", "nosuchprofile"],
+      message: "'nosuchprofile' is neither a built-in profile (exciter, lra, dualsense)",
       folder: folder)
   }
 

@@ -20,6 +20,15 @@ public enum SignalChannel: Int, CaseIterable, Sendable, CustomStringConvertible 
     case .audioRight: "audio right"
     }
   }
+
+  /// Its word in a channel map (`--layout left,right,haptic,haptic`).
+  public var mapWord: String {
+    switch self {
+    case .haptic: "haptic"
+    case .audioLeft: "left"
+    case .audioRight: "right"
+    }
+  }
 }
 
 /// One period of frames, one plane (a run of Floats) per ``SignalChannel``, made before the

@@ -45,7 +45,18 @@ public struct ActuatorProfile: Sendable, Equatable {
     name: "lra", description: "linear resonant actuator, narrow band around 170 Hz",
     minimumFrequency: 155, maximumFrequency: 185, intensityExponent: 1.3)
 
-  public static let builtIns: [ActuatorProfile] = [.exciter, .lra]
+  /// The Sony DualSense's two voice-coil actuators (Foster Electric voice coils, per Actronika's
+  /// teardown), driven through the controller's USB audio channels 3 and 4. Interhaptics'
+  /// audio-to-haptics settings give the DualSense a 20-500 Hz pass band (doc.wyvrn.com, "Audio
+  /// To Haptics Settings"); no published response curve or resonance was found, so the carrier
+  /// range is hap's choice inside that band: 40 Hz (sharpness 0: well above the 20 Hz edge, a
+  /// deep thud) to 320 Hz (sharpness 1: near the skin's most sensitive band, below the band's
+  /// top where a small coil loses force), three octaves as the exciter's two give.
+  public static let dualSense = ActuatorProfile(
+    name: "dualsense", description: "Sony DualSense voice-coil actuators (USB audio channels 3-4)",
+    minimumFrequency: 40, maximumFrequency: 320)
+
+  public static let builtIns: [ActuatorProfile] = [.exciter, .lra, .dualSense]
 
   public static func builtIn(named name: String) -> ActuatorProfile? {
     builtIns.first { $0.name == name }

@@ -53,6 +53,10 @@ enum UsageError: Error, Equatable {
   case channelBeyond(Int, channels: Int)
   /// `--channel ...audio=...` not given exactly two channels (left, right).
   case audioNeedsTwoChannels(String)
+  /// `--layout` given neither a layout's name nor a channel map.
+  case notALayout(String)
+  /// `--layout NAME` (`needs` channels) with fewer `--channels`.
+  case layoutBeyond(layout: String, needs: Int, channels: Int)
   case refused(String)
 
   /// The sentence printed after `hap: `.
@@ -94,6 +98,10 @@ enum UsageError: Error, Equatable {
     case .channelBeyond(let k, let channels): "'--channel \(k)' is beyond '--channels \(channels)'"
     case .audioNeedsTwoChannels(let given):
       "'--channel \(Format.excerpt(given))': the sound takes two channels, left and right (audio=1,2)"
+    case .notALayout(let given):
+      "'--layout' must be \(DeviceLayout.builtIns.map { "'\($0.name)'" }.joined(separator: ", ")) or a channel map, one word per channel (\(SignalChannel.allCases.map(\.mapWord).joined(separator: ", ")) or -: e.g. left,right,haptic,haptic), not '\(Format.excerpt(given))'"
+    case .layoutBeyond(let layout, let needs, let channels):
+      "'--layout \(Format.excerpt(layout))' takes \(needs) channels, more than '--channels \(channels)'"
     case .refused(let sentence): sentence
     }
   }

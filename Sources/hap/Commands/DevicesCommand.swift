@@ -1,5 +1,6 @@
 import HapALSA
 import HapCore
+import HapRumble
 
 /// `hap devices`: which playback devices there are and what they take.
 enum DevicesCommand: Command {
@@ -10,6 +11,15 @@ enum DevicesCommand: Command {
     The capability check: lists the playback devices ALSA knows (name, description) and, for
     each, whether it opens and which rates, sample formats and channel counts it takes.
     With -D, checks just that device (any ALSA device string, e.g. hw:1,0 or plughw:1).
+    A DualSense connected over USB is found by itself (its USB id in /proc/asound/cardN/usbid,
+    else its card's name; $HAP_PROC_ASOUND names another folder) and listed first as
+    'dualsense' ('dualsense:2' for a second one): its raw device, probed with 4 channels at
+    48 kHz s16, haptics on channels 3-4, sound on 1-2.
+    Rumble motors: every input event device in /dev/input ($HAP_DEV_INPUT names another
+    folder) whose force-feedback bits include FF_RUMBLE or FF_PERIODIC is listed as
+    'evdev:/dev/input/eventN', with those bits and how many effects it holds ('hap play -D
+    evdev:...' plays on it); those that do not open are counted in one line (-D evdev:PATH
+    says why that one does not).
     The list always ends with 'sim', hap's simulated exciter (no set-up: 'hap play -D sim'),
     which plays in real time and records what it plays to a file ('hap play --verbose' says
     where; -D sim:CAPTURE=FILE.wav names it).
@@ -33,15 +43,27 @@ enum DevicesCommand: Command {
       return ExitStatus.trouble
     }
     let named = arguments[device]
-    let devices = named.map { [probe($0)] } ?? (DeviceList.playbackDevices() + [probe(SimulatedDevice.name)])
+    let motors = try motorEntries(named)
+    let cards = DualSense.cards(in: DualSenseDevice.procFolder())
+    let dualSenses = cards.indices.map { dualSense(cards[$0], listedAs: DualSenseDevice.listedName($0)) }
+    let devices =
+      named.map { RumblePlayback.names($0) ? [] : [probe($0)] }
+      ?? (dualSenses + DeviceList.playbackDevices() + [probe(SimulatedDevice.name)])
     // The simulated exciter is no hardware: in the list it does not count, named it does.
-    let usable = devices.filter { $0.isUsable && (named != nil || $0.name != SimulatedDevice.name) }
+    let usable =
+      devices.filter { $0.isUsable && (named != nil || $0.name != SimulatedDevice.name) }.count
+      + motors.filter(\.usable).count
+    let (before, sim) = (
+      devices.filter { $0.name != SimulatedDevice.name }, devices.filter { $0.name == SimulatedDevice.name }
+    )
     if arguments[Options.format] == .json {
-      printJSON(devices, usable: usable.count)
+      printJSON(before, motors: motors, sim: sim, usable: usable)
     } else {
-      printText(devices)
+      printText(before)
+      printMotors(motors, listing: named == nil)
+      printText(sim)
     }
-    if usable.isEmpty {
+    if usable == 0 {
       Console.error(
         "hap: no usable playback device: \(devices.isEmpty ? "ALSA lists none" : "none of the \(devices.count) listed opens and plays") (no sound card, or no access to it: is your user in the 'audio' group?); 'hap play -D sim' plays on the simulated exciter."
       )
@@ -50,36 +72,70 @@ enum DevicesCommand: Command {
     return ExitStatus.ok
   }
 
-  /// The devices as one JSON document, with the count of usable ones.
-  static func printJSON(_ devices: [PlaybackDevice], usable: Int) {
-    let items = devices.map { device -> String in
-      var members: [(String, String)] = [
-        ("name", JSONOutput.string(device.name)), ("description", JSONOutput.string(device.description)),
-        ("opens", device.capabilities == nil ? "false" : "true"), ("usable", device.isUsable ? "true" : "false"),
-        ("simulated", device.name == SimulatedDevice.name ? "true" : "false"),
-      ]
-      if let caps = device.capabilities {
-        members.append(
-          (
-            "rates",
-            JSONOutput.object([
-              ("minimum", String(caps.rates.lowerBound)), ("maximum", String(caps.rates.upperBound)),
-            ])
-          ))
-        members.append(("standardRates", JSONOutput.array(caps.standardRates.map(String.init))))
-        members.append(("formats", JSONOutput.array(caps.formats.map { JSONOutput.string($0.rawValue) })))
-        members.append(
-          (
-            "channels",
-            JSONOutput.object([
-              ("minimum", String(caps.channels.lowerBound)), ("maximum", String(caps.channels.upperBound)),
-            ])
-          ))
-      }
-      if let error = device.error { members.append(("error", JSONOutput.string(error))) }
-      return JSONOutput.object(members)
+  /// The motors as text; in a listing, the event devices that do not open (often every one,
+  /// for a user outside the `input` group) as one line.
+  static func printMotors(_ motors: [RumblePlayback.Listed], listing: Bool) {
+    let closed = listing ? motors.filter { !$0.opens } : []
+    for motor in motors where !closed.contains(where: { $0.json == motor.json }) {
+      for line in motor.text { Console.line(line) }
     }
+    guard let first = closed.first else { return }
+    Console.line(
+      "evdev: \(closed.count) event device\(closed.count == 1 ? "" : "s") in \(RumblePlayback.folder()) did not open, so any motor among them is not listed; the first: \(first.text.last?.trimmingCharacters(in: .whitespaces) ?? "")"
+    )
+  }
+
+  /// The rumble motors to list: the one `-D evdev:PATH` names, else those of `$HAP_DEV_INPUT`
+  /// (none when -D names another device).
+  static func motorEntries(_ named: String?) throws(UsageError) -> [RumblePlayback.Listed] {
+    guard let named else { return RumblePlayback.listed(EventDevices.list(folder: RumblePlayback.folder())) }
+    guard RumblePlayback.names(named) else { return [] }
+    let path = try RumblePlayback.path(named)
+    return RumblePlayback.listed([EventDevices.Entry(path: path, capabilities: RumbleDevice.probe(path))])
+  }
+
+  /// The devices as one JSON document, with the count of usable ones.
+  static func printJSON(
+    _ devices: [PlaybackDevice], motors: [RumblePlayback.Listed], sim: [PlaybackDevice], usable: Int
+  ) {
+    let items = devices.map(json) + motors.map(\.json) + sim.map(json)
     Console.line(JSONOutput.object([("devices", JSONOutput.array(items)), ("usable", String(usable))]))
+  }
+
+  /// One ALSA device as a JSON object.
+  static func json(_ device: PlaybackDevice) -> String {
+    var members: [(String, String)] = [
+      ("name", JSONOutput.string(device.name)), ("description", JSONOutput.string(device.description)),
+      ("opens", device.capabilities == nil ? "false" : "true"), ("usable", device.isUsable ? "true" : "false"),
+      ("simulated", device.name == SimulatedDevice.name ? "true" : "false"),
+    ]
+    if DualSenseDevice.names(device.name) {
+      members.append(
+        (
+          "layout",
+          JSONOutput.object([("haptic", "[3,4]"), ("sound", "[1,2]"), ("name", JSONOutput.string("dualsense"))])
+        ))
+    }
+    if let caps = device.capabilities {
+      members.append(
+        (
+          "rates",
+          JSONOutput.object([
+            ("minimum", String(caps.rates.lowerBound)), ("maximum", String(caps.rates.upperBound)),
+          ])
+        ))
+      members.append(("standardRates", JSONOutput.array(caps.standardRates.map(String.init))))
+      members.append(("formats", JSONOutput.array(caps.formats.map { JSONOutput.string($0.rawValue) })))
+      members.append(
+        (
+          "channels",
+          JSONOutput.object([
+            ("minimum", String(caps.channels.lowerBound)), ("maximum", String(caps.channels.upperBound)),
+          ])
+        ))
+    }
+    if let error = device.error { members.append(("error", JSONOutput.string(error))) }
+    return JSONOutput.object(members)
   }
 
   /// The devices as text: each one's name, and what it takes or why it does not open.
@@ -103,9 +159,25 @@ enum DevicesCommand: Command {
     }
   }
 
+  /// A DualSense's card, listed as `name`, its raw device probed.
+  static func dualSense(_ card: SoundCard, listedAs name: String) -> PlaybackDevice {
+    var device = DeviceList.probe(card.rawDevice, description: DualSenseDevice.description(card))
+    device.name = name
+    return device
+  }
+
   /// Probes one device: `sim` (and `sim:CAPTURE=...`) from its configuration built in memory,
-  /// without a capture (so the last one is kept), anything else from ALSA's configuration.
+  /// without a capture (so the last one is kept), `dualsense` as its card's raw device, anything
+  /// else from ALSA's configuration.
   static func probe(_ name: String) -> PlaybackDevice {
+    if DualSenseDevice.names(name) {
+      do {
+        let card = try DualSenseDevice.resolve(name)!
+        return dualSense(card, listedAs: name)
+      } catch {
+        return PlaybackDevice(name: name, description: "Sony DualSense", capabilities: nil, error: error.message)
+      }
+    }
     guard SimulatedDevice.names(name) else { return DeviceList.probe(name) }
     do {
       let device = try SimulatedDevice.resolve(name, capturing: false)!

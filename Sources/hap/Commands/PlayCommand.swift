@@ -87,6 +87,7 @@ enum PlayCommand: Command {
     let patterns = try patternArguments(arguments)
     let device = try DeviceOptions(arguments)
     let settings = try Settings(arguments, patterns: patterns)
+    if RumblePlayback.names(device.device) { return try playOnMotor(patterns, device: device, arguments: arguments) }
     if arguments[watch] {
       return try WatchPlayback.run(patterns, device: device, settings: settings, started: started)
     }
@@ -125,6 +126,31 @@ enum PlayCommand: Command {
       if settings.startAt > 0 { player.start(at: session.frames(settings.startAt / settings.speed)) }
       if let loopEnd = settings.loopEnd { player.loopEnd = session.frames(loopEnd) }
     }
+  }
+
+  /// `-D evdev:PATH`: the patterns on a rumble motor (``RumblePlayback``); the options that
+  /// shape a signal it does not play are refused.
+  static func playOnMotor(_ patterns: [String], device: DeviceOptions, arguments: Arguments) throws(UsageError)
+    -> Int32
+  {
+    let path = try RumblePlayback.path(device.device)
+    try RumblePlayback.refuse(
+      arguments,
+      among: [
+        control, ControlInput.mapOption, start, loopEnd, watch, Options.profile, Options.rate, Options.sampleFormat,
+      ]
+        + DeviceOptions.deviceOnly.filter { $0.spec.name != "device" && $0.spec.name != "verbose" })
+    Interrupt.install()
+    var loaded: [Pattern] = []
+    do {
+      for path in patterns { loaded.append(try PatternLoading.load(path)) }
+    } catch {
+      return PatternLoading.status(error)
+    }
+    let settings = try Settings(arguments, patterns: patterns)
+    return RumblePlayback.play(
+      loaded, path: path, gap: settings.gap, loops: settings.loops, speed: settings.speed, gainDecibels: device.gain,
+      verbose: device.verbose)
   }
 
   /// The pattern arguments: at least one, and standard input at most once.

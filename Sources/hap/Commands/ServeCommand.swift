@@ -64,7 +64,7 @@ enum ServeCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
-    let options = try DeviceOptions(arguments, defaultLatency: defaultLatency)
+    let options = try RumblePlayback.refusingMotor(DeviceOptions(arguments, defaultLatency: defaultLatency))
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
     let idleClose = arguments[keepOpen] ? nil : arguments[Self.idleClose]
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])

@@ -7,7 +7,7 @@ import HapCore
 struct DeviceOptions {
   static let device = Option<String?>.text(
     "device", short: "D", "NAME", .none, default: ": $HAP_DEVICE, else 'default'",
-    "ALSA device; 'sim': the simulated exciter"
+    "ALSA device; 'sim': the simulated exciter; 'dualsense[:N]': a DualSense\nover USB (its raw device); 'evdev:/dev/input/eventN': a rumble motor\n{}"
   ).grouped(.device)
   static let latency = Option<Double>.number(
     "latency", "MS", in: 2...200, unit: .milliseconds, default: 10,
@@ -23,6 +23,14 @@ struct DeviceOptions {
   static let channel = Option<String?>.text(
     "channel", "K[,L...]|all", .words(["all"] + ChannelLayout.named.map(\.name)), default: ": all",
     "Send the signal to channel K (1-based; K,L: several) and silence to\nthe others, or to all channels; with sound: routes, haptic=3/audio=1,2\n(audio: left, right), or a layout: \(ChannelLayout.named.map(\.name).joined(separator: ", "))"
+  ).grouped(.device)
+  static let layout = Option<String?>.text(
+    "layout", "NAME|MAP", .words(DeviceLayout.builtIns.map(\.name)), default: ": dualsense on a DualSense, else none",
+    "What each device channel plays, and how many channels to open: dualsense\n(sound on the speaker, 1-2, actuators 3-4), mono, pair (exciters on 1-2),\nor a map, a word per channel: haptic, left or right (the sound), or -\n(silence), e.g. left,right,haptic,haptic\n{}."
+  ).grouped(.device)
+  static let actuator = Option<DeviceLayout.Actuator>.choice(
+    "actuator", "WHICH", default: .both,
+    "With a layout of a left and a right actuator (dualsense, pair): which of\nthem plays the haptic signal"
   ).grouped(.device)
   static let reconnect = Option<Double>.number(
     "reconnect", "SECONDS", in: 0...600, unit: .seconds, default: 2,
@@ -53,12 +61,16 @@ struct DeviceOptions {
   /// once, shown as one group in help.
   static let all: [any DeclaredOption] = [
     device, Options.gain.grouped(.device), Options.profile.grouped(.device), latency, margin,
-    Options.rate.grouped(.device), Options.sampleFormat.grouped(.device), channels, channel, reconnect, verbose,
+    Options.rate.grouped(.device), Options.sampleFormat.grouped(.device), channels, channel, layout, actuator,
+    reconnect,
+    verbose,
   ]
 
   /// The options of `all` that only make sense on a device (the others shape the signal itself,
   /// and a render takes them too).
-  static let deviceOnly: [any DeclaredOption] = [device, latency, margin, channels, channel, reconnect, verbose]
+  static let deviceOnly: [any DeclaredOption] = [
+    device, latency, margin, channels, channel, layout, actuator, reconnect, verbose,
+  ]
 
   /// `-D`, else `$HAP_DEVICE` (when not empty), else `default`.
   var device: String
@@ -68,12 +80,16 @@ struct DeviceOptions {
   var margin: Double
   /// The rate asked for; the device may take another (``PlaybackSession`` renders at that one).
   var rate: Int
-  /// nil: the best the device takes, float first.
-  var format: SampleFormat?
-  /// nil: the fewest the device takes.
-  var channels: Int?
+  /// `--sample-format`; nil: s16 on a DualSense, else the best the device takes, float first.
+  var givenFormat: SampleFormat?
+  /// `--channels`; nil: the layout's, else the fewest the device takes.
+  var givenChannels: Int?
   /// `--channel`: where the haptic signal goes on the device's channels.
-  var layout: ChannelLayout
+  var channelList: ChannelLayout?
+  /// `--layout`; nil: ``DeviceLayout/dualSense`` on a DualSense (``deviceLayout``).
+  var givenLayout: DeviceLayout?
+  /// `--actuator`.
+  var actuator: DeviceLayout.Actuator
   /// How long to wait for a lost device to come back, in seconds.
   var reconnect: Double
   /// In dB.
@@ -96,11 +112,17 @@ struct DeviceOptions {
     latency = (arguments.gave(Self.latency) ? arguments[Self.latency] : defaultLatency) / 1000
     margin = arguments[Self.margin] / 1000
     rate = arguments[Options.rate]
-    format = arguments[Options.sampleFormat]
+    givenFormat = arguments[Options.sampleFormat]
     gain = arguments[Options.gain]
     reconnect = arguments[Self.reconnect]
-    channels = arguments[Self.channels]
-    layout = try Self.layout(arguments[Self.channel], channels: channels)
+    let givenChannels = arguments[Self.channels]
+    self.givenChannels = givenChannels
+    channelList = nil
+    givenLayout = nil
+    if let channel = arguments[Self.channel] { channelList = try Self.layout(channel, channels: givenChannels) }
+    if let text = arguments[Self.layout] { givenLayout = try Self.deviceLayout(text) }
+    if channelList != nil && givenLayout != nil { throw .conflict("--channel", "--layout") }
+    actuator = arguments[Self.actuator]
     profile = arguments[Options.profile]
     verbose = arguments[Self.verbose]
     if arguments.knows(Self.noAudio) {
@@ -109,6 +131,59 @@ struct DeviceOptions {
       if arguments[Self.noAudio] && audioDevice != nil { throw .conflict("--no-audio", "--audio-device") }
       audio = arguments[Self.noAudio] ? .hapticsOnly : arguments[Self.audioOnly] ? .audioOnly : .both
     }
+    if let layout = deviceLayout, let given = givenChannels, given < layout.channels {
+      throw .layoutBeyond(layout: layout.name, needs: layout.channels, channels: given)
+    }
+    if actuator != .both {
+      guard let layout = deviceLayout, layout.actuatorPair != nil else {
+        throw .refused(
+          "'--actuator \(actuator.rawValue)' needs a layout with a left and a right actuator ('--layout dualsense' or 'pair', or -D dualsense)"
+        )
+      }
+    }
+  }
+
+  /// Whether `-D` names a DualSense (`dualsense`, `dualsense:N`).
+  var isDualSense: Bool { DualSenseDevice.names(device) }
+
+  /// `--layout`, else ``DeviceLayout/dualSense`` on a DualSense (without `--channel`), else none.
+  var deviceLayout: DeviceLayout? {
+    givenLayout ?? (isDualSense && channelList == nil ? .dualSense : nil)
+  }
+
+  /// Where the haptic signal goes on the device's channels: `--channel`, else the layout's (with
+  /// `--actuator`), else all of them.
+  var layout: ChannelLayout {
+    if let channelList { return channelList }
+    guard let deviceLayout else { return .hapticOnAll }
+    return (try? deviceLayout.layout(actuator: actuator)) ?? (try? deviceLayout.layout()) ?? .hapticOnAll
+  }
+
+  /// `--channels`, else the layout's count, else nil (the fewest the device takes).
+  var channels: Int? { givenChannels ?? deviceLayout?.channels }
+
+  /// `--sample-format`, else s16 on a DualSense (the only format it takes), else nil.
+  var format: SampleFormat? { givenFormat ?? (isDualSense ? .s16 : nil) }
+
+  /// `--layout MAP`'s words, one per channel: a ``SignalChannel``'s name or `-`.
+  static func deviceLayout(_ text: String) throws(UsageError) -> DeviceLayout {
+    if let named = DeviceLayout.builtIn(named: text) { return named }
+    let words = text.split(separator: ",", omittingEmptySubsequences: false)
+    guard words.count > 1 || SignalChannel.allCases.contains(where: { $0.mapWord == text }), words.count <= 64
+    else {
+      throw .notALayout(text)
+    }
+    var roles: [SignalChannel?] = []
+    for word in words {
+      if word == "-" {
+        roles.append(nil)
+      } else if let channel = SignalChannel.allCases.first(where: { $0.mapWord == word }) {
+        roles.append(channel)
+      } else {
+        throw .notALayout(text)
+      }
+    }
+    return .map(roles, written: text)
   }
 
   /// `--channel K|K,L,...|all`, routes (`haptic=K[,L...]/audio=L,R`) or a layout's name
@@ -157,9 +232,10 @@ struct DeviceOptions {
   /// `--gain` as a factor.
   var linearGain: Double { pow(10, gain / 20) }
 
-  /// `--profile`, loaded (a profile file with errors is printed and refused).
+  /// `--profile`, else the layout's (`dualsense` on a DualSense), loaded (a profile file with
+  /// errors is printed and refused).
   func loadProfile() throws(PatternLoading.Failure) -> ActuatorProfile {
-    try PatternLoading.profile(profile)
+    try PatternLoading.profile(profile ?? deviceLayout?.profile)
   }
 }
 

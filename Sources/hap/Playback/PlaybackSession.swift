@@ -14,6 +14,8 @@ final class PlaybackSession {
   enum Failure: Error, CustomStringConvertible {
     /// `-D sim` cannot be used.
     case simulated(SimulatedDevice.Failure)
+    /// `-D dualsense` names no connected DualSense.
+    case dualSense(DualSenseDevice.Failure)
     /// libasound or the device refused (``SinkError``: busy, no such device, a setting, ...).
     case sink(SinkError)
     /// `--channel` names `channel` (0-based) on a device of `channels`.
@@ -25,10 +27,13 @@ final class PlaybackSession {
     case soundMismatch(device: String, rate: Int, period: Int, hapticRate: Int, hapticPeriod: Int)
     /// The patterns' sounds cannot be made ready for the device (loaded or resampled).
     case sounds(String)
+    /// `-D evdev:PATH` where only `hap play` drives a rumble motor.
+    case motor(String)
 
     var description: String {
       switch self {
       case .simulated(let failure): failure.message
+      case .dualSense(let failure): failure.message
       case .sink(let error): error.description
       case .noChannel(let device, let channel, let channels):
         "device '\(device)' has \(channels) channel(s); there is no channel \(channel + 1)"
@@ -36,6 +41,8 @@ final class PlaybackSession {
       case .soundMismatch(let device, let rate, let period, let hapticRate, let hapticPeriod):
         "the sound's device '\(Format.excerpt(device))' took \(rate) Hz with periods of \(period) frames, the haptic device \(hapticRate) Hz and \(hapticPeriod): both are fed the same periods, so they must match (try --rate or --latency)"
       case .sounds(let message): message
+      case .motor(let device):
+        "'\(Format.excerpt(device))' is a rumble motor: only 'hap play' drives one so far (not 'hap serve', 'hap drag' or 'play --watch')"
       }
     }
   }
@@ -71,6 +78,8 @@ final class PlaybackSession {
   let commandStarted: UInt64
   /// `-D sim`: the simulated exciter's capture file (`--verbose` says where it is).
   let capture: String?
+  /// The ALSA device opened, when `-D` named it otherwise (`dualsense` → `hw:CARD=...`).
+  let opened: String?
 
   private init(
     options: DeviceOptions, device: OpenDevice, sound: SoundDevice?, playsSound: Bool, profile: ActuatorProfile,
@@ -83,6 +92,7 @@ final class PlaybackSession {
     self.playsSound = playsSound
     self.commandStarted = commandStarted
     capture = device.capture
+    opened = device.opened
     factory = RendererFactory(
       profile: profile, rate: Double(sink.configuration.rate), linearGain: options.linearGain,
       hapticEvents: options.audio != .audioOnly)
@@ -98,12 +108,14 @@ final class PlaybackSession {
   static func open(
     _ options: DeviceOptions, profile: ActuatorProfile, commandStarted: UInt64, live: Bool, sound: Bool = false
   ) throws(Failure) -> PlaybackSession {
+    guard !RumblePlayback.names(options.device) else { throw .motor(options.device) }
     let routing = SoundRouting(options, patternsHaveSound: sound)
     var primary = options
     if routing == .soundDeviceOnly {
       primary.device = options.soundDeviceName
-      primary.layout = .audioStereo
-      primary.channels = 2
+      primary.channelList = .audioStereo
+      primary.givenLayout = nil
+      primary.givenChannels = 2
     }
     let device = try OpenDevice.open(primary, live: live, sound: routing == .soundDeviceOnly)
     var second: SoundDevice?
@@ -225,9 +237,9 @@ final class PlaybackSession {
     func ms(_ frames: Int) -> String {
       Format.number((Double(frames) / Double(c.rate) * 10000).rounded() / 10) + " ms"
     }
-    Console.error("device      \(options.device)")
+    Console.error("device      \(options.device)\(opened.map { " (\($0))" } ?? "")")
     Console.error(
-      "format      \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s")\(Self.layoutText(options.layout)), period \(c.periodFrames) frames (\(ms(c.periodFrames))), buffer \(c.bufferFrames) frames (\(ms(c.bufferFrames)))"
+      "format      \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s")\(Self.layoutText(options.layout, named: options.deviceLayout?.name)), period \(c.periodFrames) frames (\(ms(c.periodFrames))), buffer \(c.bufferFrames) frames (\(ms(c.bufferFrames)))"
     )
     Console.error("scheduling  \(report.scheduling); \(report.memory)")
     if let first = report.firstPeriodQueued {
@@ -255,8 +267,10 @@ final class PlaybackSession {
     )
   }
 
-  /// `--verbose`'s note of where the signal goes: nothing for all channels.
-  static func layoutText(_ layout: ChannelLayout) -> String {
+  /// `--verbose`'s note of where the signal goes (`named`: the `--layout`): nothing for all
+  /// channels.
+  static func layoutText(_ layout: ChannelLayout, named layoutName: String? = nil) -> String {
+    let layoutNote = layoutName.map { "layout \($0): " } ?? ""
     if layout.routesAudio {
       let routes = layout.routes.map { route in
         let list: String
@@ -267,12 +281,13 @@ final class PlaybackSession {
         }
         return "\(route.channel) on \(list)"
       }
-      return " (\(routes.joined(separator: ", ")))"
+      return " (\(layoutNote)\(routes.joined(separator: ", ")))"
     }
     guard let named = layout.namedChannels else { return "" }
     let list = named.map { String($0 + 1) }
     return list.count == 1
-      ? " (signal on channel \(list[0]))" : " (signal on channels \(list.joined(separator: ", ")))"
+      ? " (\(layoutNote)signal on channel \(list[0]))"
+      : " (\(layoutNote)signal on channels \(list.joined(separator: ", ")))"
   }
 }
 

@@ -41,6 +41,8 @@ struct OpenDevice {
   /// A simulated device's capture file.
   let capture: String?
   let simulated: SimulatedDevice?
+  /// The ALSA device opened, when `-D` named it otherwise (`dualsense` → `hw:CARD=...`).
+  let opened: String?
 
   /// Opens `options.device` with `request` (else `options.request(live:)`) and resolves
   /// `options.layout`. `sound`: the device is the sound's, a simulated one captured beside
@@ -58,11 +60,17 @@ struct OpenDevice {
     } catch {
       throw .simulated(error)
     }
+    let dualSense: SoundCard?
+    do {
+      dualSense = try DualSenseDevice.resolve(options.device)
+    } catch {
+      throw .dualSense(error)
+    }
     let sink: ALSASink
     do {
       try ALSALibrary.load()
       sink = try ALSASink(
-        device: simulated == nil ? options.device : SimulatedDevice.name,
+        device: simulated == nil ? dualSense?.rawDevice ?? options.device : SimulatedDevice.name,
         request: request ?? options.request(live: live),
         reconnectSeconds: options.reconnect, alsaConfiguration: simulated?.alsaConfiguration)
     } catch {
@@ -70,7 +78,8 @@ struct OpenDevice {
     }
     do {
       let planes = try options.layout.map(deviceChannels: sink.configuration.channels)
-      return OpenDevice(sink: sink, planes: planes, capture: simulated?.capture, simulated: simulated)
+      return OpenDevice(
+        sink: sink, planes: planes, capture: simulated?.capture, simulated: simulated, opened: dualSense?.rawDevice)
     } catch {
       sink.close(success: false)
       switch error {
@@ -99,7 +108,8 @@ struct SoundDevice {
     let c = haptic.sink.configuration
     var sound = options
     sound.device = options.soundDeviceName
-    sound.layout = .audioStereo
+    sound.channelList = .audioStereo
+    sound.givenLayout = nil
     var request = options.request(live: live)
     request.rate = c.rate
     request.channels = 2

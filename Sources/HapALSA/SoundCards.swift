@@ -1,0 +1,93 @@
+import Foundation
+
+/// A sound card as the kernel describes it in `/proc/asound` (or a folder laid out the same way,
+/// `$HAP_PROC_ASOUND`, so tests can describe cards that are not there).
+public struct SoundCard: Sendable, Equatable {
+  /// N of `cardN`.
+  public var number: Int
+  /// `cardN/id`: the name ALSA's `hw:CARD=` takes (e.g. `Controller`).
+  public var id: String
+  /// The card's name in `cards` (snd-usb-audio: the USB product string).
+  public var name: String
+  /// `cardN/usbid` (`054c:0ce6`), lower case, for a USB card.
+  public var usbID: String?
+
+  public init(number: Int, id: String, name: String, usbID: String?) {
+    self.number = number
+    self.id = id
+    self.name = name
+    self.usbID = usbID
+  }
+
+  /// Its raw playback device, bypassing `default`, plugins and UCM: `hw:CARD=ID,DEV=0`, or
+  /// `hw:N,0` when it has no id.
+  public var rawDevice: String { id.isEmpty ? "hw:\(number),0" : "hw:CARD=\(id),DEV=0" }
+
+  /// The cards in `folder`: every `cardN` entry, with its id, usbid and its name from `cards`.
+  public static func read(folder: String) -> [SoundCard] {
+    let files = FileManager.default
+    let entries = (try? files.contentsOfDirectory(atPath: folder)) ?? []
+    let names = cardNames(Self.contents(folder + "/cards") ?? "")
+    var cards: [SoundCard] = []
+    for entry in entries where entry.hasPrefix("card") {
+      guard let number = Int(entry.dropFirst(4)), number >= 0 else { continue }
+      let base = folder + "/" + entry
+      cards.append(
+        SoundCard(
+          number: number, id: text(base + "/id") ?? "", name: names[number] ?? "",
+          usbID: text(base + "/usbid")?.lowercased()))
+    }
+    return cards.sorted { $0.number < $1.number }
+  }
+
+  /// The first 64 KiB of a small file (proc files report no size), or nil.
+  static func contents(_ path: String) -> String? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    guard let data = try? handle.read(upToCount: 65536) else { return nil }
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  /// The first line of a small file, trimmed, or nil.
+  static func text(_ path: String) -> String? {
+    guard let text = contents(path) else { return nil }
+    let line = text.split(separator: "\n").first ?? ""
+    let trimmed = line.trimmingCharacters(in: .whitespaces)
+    return trimmed.isEmpty ? nil : trimmed
+  }
+
+  /// Card number → name from `/proc/asound/cards`, whose lines read
+  /// ` 1 [Controller     ]: USB-Audio - Wireless Controller`.
+  static func cardNames(_ listing: String) -> [Int: String] {
+    var names: [Int: String] = [:]
+    for line in listing.split(separator: "\n") {
+      let trimmed = line.drop { $0 == " " }
+      guard let bracket = trimmed.firstIndex(of: "["),
+        let number = Int(trimmed[..<bracket].trimmingCharacters(in: .whitespaces)),
+        let dash = trimmed.range(of: " - ")
+      else { continue }
+      names[number] = String(trimmed[dash.upperBound...]).trimmingCharacters(in: .whitespaces)
+    }
+    return names
+  }
+}
+
+/// The Sony DualSense (PS5 controller) over USB: a 4-channel, 48 kHz, 16-bit USB audio device
+/// whose channels 3 and 4 drive its two voice-coil actuators and 1 and 2 its speaker.
+public enum DualSense {
+  /// USB vendor:product ids: the DualSense and the DualSense Edge.
+  public static let usbIDs = ["054c:0ce6", "054c:0df2"]
+  /// The USB product strings snd-usb-audio names the card by, for a card without a usbid.
+  public static let productNames = ["DualSense Wireless Controller", "Wireless Controller"]
+  public static let channels = 4
+  public static let rate = 48000
+
+  /// Whether `card` is a DualSense: by its USB id, else (no usbid) by its name.
+  public static func recognises(_ card: SoundCard) -> Bool {
+    if let id = card.usbID { return usbIDs.contains(id) }
+    return productNames.contains(card.name)
+  }
+
+  /// The DualSense cards in `folder` (a `/proc/asound`), in card order.
+  public static func cards(in folder: String) -> [SoundCard] { SoundCard.read(folder: folder).filter(recognises) }
+}

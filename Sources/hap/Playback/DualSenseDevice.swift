@@ -1,0 +1,67 @@
+import Foundation
+import HapALSA
+import HapCore
+
+/// `-D dualsense` (and `dualsense:2` for a second one): a DualSense connected over USB, found in
+/// `/proc/asound` (`$HAP_PROC_ASOUND` names another folder laid out the same way) and opened
+/// through its raw device (`hw:CARD=...`) with 4 channels at 48 kHz s16, bypassing `default`
+/// and UCM, which hide the actuator channels.
+enum DualSenseDevice {
+  /// Why `-D dualsense` cannot be used, with its cause.
+  enum Failure: Error, Equatable {
+    /// `dualsense:` followed by something that is not a number from 1.
+    case notANumber(String)
+    /// `ordinal` asked for, `found` connected; `folder` is where hap looked.
+    case notConnected(ordinal: Int, found: Int, folder: String)
+
+    var message: String {
+      switch self {
+      case .notANumber(let device):
+        "'\(Format.excerpt(device))' is not a DualSense: use 'dualsense', or 'dualsense:N' for the Nth one"
+      case .notConnected(_, 0, let folder):
+        "no DualSense is connected over USB (none of the sound cards in \(folder) is one); over Bluetooth it has no audio device"
+      case .notConnected(let ordinal, let found, _):
+        "'dualsense:\(ordinal)' asks for DualSense \(ordinal), but \(found) \(found == 1 ? "is" : "are") connected over USB"
+      }
+    }
+  }
+
+  static let name = "dualsense"
+
+  /// Whether `device` names a DualSense: `dualsense` or `dualsense:N`.
+  static func names(_ device: String) -> Bool { device == name || device.hasPrefix(name + ":") }
+
+  /// `$HAP_PROC_ASOUND`, else `/proc/asound`.
+  static func procFolder(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    environment["HAP_PROC_ASOUND"].flatMap { $0.isEmpty ? nil : $0 } ?? "/proc/asound"
+  }
+
+  /// Which one `device` asks for (1-based).
+  static func ordinal(_ device: String) throws(Failure) -> Int {
+    guard device != name else { return 1 }
+    guard let n = Int(device.dropFirst(name.count + 1)), n >= 1 else { throw .notANumber(device) }
+    return n
+  }
+
+  /// The card `device` names, or nil when `device` is another device.
+  static func resolve(_ device: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+    throws(Failure) -> SoundCard?
+  {
+    guard names(device) else { return nil }
+    let n = try ordinal(device)
+    let folder = procFolder(environment)
+    let cards = DualSense.cards(in: folder)
+    guard n <= cards.count else { throw .notConnected(ordinal: n, found: cards.count, folder: folder) }
+    return cards[n - 1]
+  }
+
+  /// The name `hap devices` lists the `index`th (0-based) DualSense under.
+  static func listedName(_ index: Int) -> String { index == 0 ? name : "\(name):\(index + 1)" }
+
+  /// `hap devices`' description of `card`.
+  static func description(_ card: SoundCard) -> String {
+    let id = card.usbID.map { "USB \($0)" } ?? "named '\(card.name)'"
+    return
+      "Sony DualSense (card \(card.number), \(id)); opens \(card.rawDevice) with 4 channels at 48 kHz s16: haptics on 3-4 (left, right), sound on 1-2"
+  }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import HapCore
+import HapRumble
+
+/// `-D evdev:/dev/input/eventN`: a rumble motor behind Linux force feedback. A pattern plays as
+/// its intensity over time (``RumbleTrack``: the same envelopes, curves and controls the
+/// renderer computes), one FF_RUMBLE effect updated every 5 ms (``RumbleEngine``), strong and
+/// weak motors weighted by sharpness, FF_GAIN from `--gain`; stopped and removed at the end, on
+/// Ctrl-C or an error.
+enum RumblePlayback {
+  static let prefix = "evdev:"
+
+  /// Whether `device` names an event device: `evdev:PATH`.
+  static func names(_ device: String) -> Bool { device.hasPrefix(prefix) }
+
+  /// The path `evdev:PATH` names (`evdev:` alone is refused).
+  static func path(_ device: String) throws(UsageError) -> String {
+    let path = String(device.dropFirst(prefix.count))
+    guard !path.isEmpty else {
+      throw .refused("'-D evdev:' needs the event device's path, e.g. -D evdev:/dev/input/event5 (see 'hap devices')")
+    }
+    return path
+  }
+
+  /// `$HAP_DEV_INPUT`, else `/dev/input`: where `hap devices` looks for event devices.
+  static func folder(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    environment["HAP_DEV_INPUT"].flatMap { $0.isEmpty ? nil : $0 } ?? "/dev/input"
+  }
+
+  /// The options that shape a signal a motor does not play, or a device it is not: refused.
+  static func refuse(_ arguments: Arguments, among options: [any DeclaredOption]) throws(UsageError) {
+    for option in options where arguments.gave(option) {
+      throw .refused(
+        "'--\(option.spec.name)' does not apply to a rumble motor (-D evdev:...): it plays each pattern's intensity over time only"
+      )
+    }
+  }
+
+  /// `options`, unless they name a motor, which only `hap play` drives so far (`hap serve`).
+  static func refusingMotor(_ options: DeviceOptions) throws(UsageError) -> DeviceOptions {
+    guard !names(options.device) else { throw .refused(PlaybackSession.Failure.motor(options.device).description) }
+    return options
+  }
+
+  /// What a motor cannot do, said once.
+  static func note(_ device: RumbleDevice) -> String {
+    "hap: '\(prefix)\(device.path)' (\(device.capabilities.name.isEmpty ? "a rumble motor" : device.capabilities.name)) plays intensity over time only: no carrier frequency, sharpness only as the balance of its strong and weak motors"
+  }
+
+  /// Plays `patterns` (`speed` times faster, `gap` seconds apart, `loops` times) on the motor
+  /// at `path`; returns the exit status.
+  static func play(
+    _ patterns: [Pattern], path: String, gap: Double, loops: Int?, speed: Double, gainDecibels: Double, verbose: Bool
+  ) -> Int32 {
+    let tracks = patterns.map { pattern in
+      RumbleTrack(
+        schedule: Schedule(pattern: speed == 1 ? pattern : pattern.timeScaled(by: 1 / speed), rate: 48000))
+    }
+    let sequence = RumbleSequence(
+      tracks: tracks, gapSteps: Int((gap / RumbleTrack.defaultStep).rounded()), loops: loops)
+    let device: RumbleDevice
+    do {
+      device = try RumbleDevice(path: path)
+    } catch {
+      Console.error("hap: \(error)")
+      return ExitStatus.trouble
+    }
+    Console.error(note(device))
+    let gain = pow(10, gainDecibels / 20)
+    if gain > 1 { Console.error("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB") }
+    let report = RumbleEngine.play(sequence, on: device, gain: min(gain, 1), stop: Interrupt.stop)
+    if verbose { printStatistics(report, device: device) }
+    switch report.outcome {
+    case .completed: return ExitStatus.ok
+    case .stopped: return ExitStatus.interrupted
+    case .failed(let error):
+      Console.error("hap: \(error)")
+      return Interrupt.requested ? ExitStatus.interrupted : ExitStatus.trouble
+    }
+  }
+
+  /// `--verbose`: the device, its force feedback, the updates and how late they were.
+  static func printStatistics(_ report: RumbleReport, device: RumbleDevice) {
+    let caps = device.capabilities
+    let bits = [caps.rumble ? "FF_RUMBLE" : nil, caps.periodic ? "FF_PERIODIC" : nil, caps.gain ? "FF_GAIN" : nil]
+    Console.error(
+      "device      \(prefix)\(device.path) (\(caps.name)): \(bits.compactMap { $0 }.joined(separator: " ")), \(caps.effects) effects"
+    )
+    Console.error("scheduling  \(report.scheduling)")
+    let late = Format.number((report.worstLateness * 10000).rounded() / 10)
+    Console.error(
+      "updates     \(report.updates), every \(Format.number(RumbleTrack.defaultStep * 1000)) ms; latest \(late) ms after its time; \(report.skipped) skipped"
+    )
+  }
+
+  /// An event device as `hap devices` lists it: its lines of text, its JSON, whether it counts.
+  struct Listed {
+    var text: [String]
+    var json: String
+    var usable: Bool
+    /// Whether it opened (else `text` ends with why not).
+    var opens = true
+  }
+
+  /// `hap devices`' entries: the event devices with a motor.
+  static func listed(_ entries: [EventDevices.Entry]) -> [Listed] {
+    entries.map { entry in
+      let name = prefix + entry.path
+      switch entry.capabilities {
+      case .success(let caps):
+        let bits = [caps.rumble ? "rumble" : nil, caps.periodic ? "periodic" : nil, caps.gain ? "gain" : nil]
+        let description = caps.name.isEmpty ? "event device" : caps.name
+        let json = JSONOutput.object([
+          ("name", JSONOutput.string(name)), ("description", JSONOutput.string(description)), ("opens", "true"),
+          ("usable", caps.playable ? "true" : "false"), ("simulated", "false"),
+          (
+            "forceFeedback",
+            JSONOutput.object([
+              ("rumble", String(caps.rumble)), ("periodic", String(caps.periodic)), ("gain", String(caps.gain)),
+              ("effects", String(caps.effects)),
+            ])
+          ),
+        ])
+        return Listed(
+          text: [
+            "\(name): \(description)",
+            "  force feedback: \(bits.compactMap { $0 }.joined(separator: ", ")); \(caps.effects) effects",
+          ], json: json, usable: caps.playable)
+      case .failure(let error):
+        let json = JSONOutput.object([
+          ("name", JSONOutput.string(name)), ("description", JSONOutput.string("event device")), ("opens", "false"),
+          ("usable", "false"), ("simulated", "false"), ("error", JSONOutput.string(error.description)),
+        ])
+        return Listed(text: [name, "  does not open: \(error)"], json: json, usable: false, opens: false)
+      }
+    }
+  }
+}
