@@ -252,7 +252,7 @@ enum DiffCommand: Command {
       return " (\(d >= 0 ? "+" : "")\(Format.number(d)) dB)"
     }
     Console.line(
-      "signal: peak \(db(signal.old.peak)) -> \(db(signal.new.peak)) dBFS\(change(signal.old.peak, signal.new.peak)), rms \(db(signal.old.rms)) -> \(db(signal.new.rms)) dBFS\(change(signal.old.rms, signal.new.rms)), duration \(Format.seconds(signal.old.duration)) -> \(Format.seconds(signal.new.duration))"
+      "signal: peak \(db(signal.old.peak)) -> \(db(signal.new.peak)) dBFS\(change(signal.old.peak, signal.new.peak)), rms \(db(signal.old.rms)) -> \(db(signal.new.rms)) dBFS\(change(signal.old.rms, signal.new.rms)), duration \(Format.length(signal.old.duration)) -> \(Format.length(signal.new.duration))"
     )
     Console.line(
       "        largest difference \(Format.number((signal.maximumDifference * 10000).rounded() / 10000)), difference rms \(Format.number((signal.differenceRMS * 10000).rounded() / 10000)), PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB"

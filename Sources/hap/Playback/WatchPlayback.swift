@@ -32,12 +32,15 @@ enum WatchPlayback {
       return PlaybackSession.fail(error)
     }
     var round = unique
+    var savedAt: UInt64? = nil
     while true {
       let loaded = load(round, settings: settings, profile: profile, rate: session.configuration.rate)
       if !loaded.isEmpty {
         Console.error(
           "hap: \(WatchLoop.clock()) playing \(loaded.map { Format.excerpt($0.path) }.joined(separator: ", "))")
-        if let status = play(loaded.map(\.pattern), on: session, settings: settings, loop: loop) {
+        if let status = play(
+          loaded.map(\.pattern), on: session, settings: settings, loop: loop, savedAt: savedAt)
+        {
           session.close(success: status == ExitStatus.interrupted)
           return status
         }
@@ -49,6 +52,7 @@ enum WatchPlayback {
         session.close(success: true)
         return ExitStatus.interrupted
       }
+      savedAt = DispatchTime.now().uptimeNanoseconds
       Console.error(WatchLoop.separator(changed))
       round = changed
     }
@@ -78,7 +82,8 @@ enum WatchPlayback {
   /// the first time). Nil when the watch goes on (the play ended, or a save stopped it); else
   /// the exit status (Ctrl-C, or a device that failed).
   private static func play(
-    _ patterns: [Pattern], on session: PlaybackSession, settings: PlayCommand.Settings, loop: WatchLoop
+    _ patterns: [Pattern], on session: PlaybackSession, settings: PlayCommand.Settings, loop: WatchLoop,
+    savedAt: UInt64?
   ) -> Int32? {
     do {
       try session.prepare()
@@ -92,7 +97,7 @@ enum WatchPlayback {
     if let loopEnd = settings.loopEnd { player.loopEnd = session.frames(loopEnd) }
     let report = session.start(player, stop: loop.beginAction()).wait()
     loop.finished()
-    let status = session.finish(report)
+    let status = session.finish(report, reloadedAt: savedAt)
     switch report.outcome {
     case .completed: return nil
     case .stopped: return Interrupt.requested ? ExitStatus.interrupted : nil
