@@ -7,7 +7,7 @@ enum DiffCommand: Command {
   static let summary = "Show what changed between two patterns, in structure and in feel."
   static let forms = [
     "OLD NEW",
-    "PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE   (as git's external diff driver)",
+    "PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE   (git's diff driver)",
   ]
   static let description = """
     Compares the two patterns as Core Haptics reads them, so formatting, key order, trailing
