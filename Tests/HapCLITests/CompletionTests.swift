@@ -205,6 +205,16 @@ struct CompletionTests {
     for line in try Self.helpFirstLines(of: "convert") {
       #expect(listing.contains(line), "zsh listing lacks '\(line)': \(listing)")
     }
+    // The values only hap knows: the devices, and the events of the vocabulary folder.
+    let devices = try zshListing("hap play -D ", functions: folder.url.path, zsh: zsh)
+    #expect(devices.contains("sim") && devices.contains("default"), "\(devices)")
+    let project = try TemporaryFolder()
+    try project.write("patterns/boom.json", "{}")
+    try project.write("patterns/bang.ahap", "{}")
+    let events = try zshListing(
+      "hap fire b", functions: folder.url.path, zsh: zsh, in: project.url,
+      environment: ["HAP_SOCKET": project.path("no-service.sock")])
+    #expect(events.contains("bang") && events.contains("boom"), "\(events)")
   }
 
   /// The description of an `_arguments` spec (`*--name=[text]:VALUE:action`), unescaped.
@@ -241,7 +251,9 @@ struct CompletionTests {
 
   /// What zsh's completion system lists for `line` and a TAB, typed into an interactive zsh in
   /// a pseudo-terminal (zpty), with the completion function in `functions`.
-  func zshListing(_ line: String, functions: String, zsh: String) throws -> String {
+  func zshListing(
+    _ line: String, functions: String, zsh: String, in directory: URL? = nil, environment: [String: String] = [:]
+  ) throws -> String {
     let driver = """
       zmodload zsh/zpty
       zpty z zsh -f -i
@@ -255,7 +267,8 @@ struct CompletionTests {
       local out
       while zpty -r -t z out; do print -rn -- "$out"; done
       """
-    let result = try Hap.run(["-f", "-c", driver], timeout: 30, executable: zsh)
+    let result = try Hap.run(
+      ["-f", "-c", driver], environment: environment, directory: directory, timeout: 30, executable: zsh)
     // Without the terminal's escapes and carriage returns.
     return result.stdout.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
       .replacingOccurrences(of: "\r", with: "")
