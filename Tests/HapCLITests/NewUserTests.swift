@@ -210,4 +210,37 @@ struct NewUserTests {
     let help = try Hap.run(["help", "play"]).stdout
     #expect(help.contains("$XDG_RUNTIME_DIR/hap/sim-capture.wav"), "\(help)")
   }
+
+  /// README, docs/format.md and `hap help validate` name the same pattern files a folder is
+  /// searched for: `*.ahap`, `*.json` and `*.haptic` (issue 23 found two of them without the last).
+  @Test func theDocsAgreeAboutFolders() throws {
+    let texts = [
+      ("README.md", try String(contentsOf: Hap.root.appendingPathComponent("README.md"), encoding: .utf8)),
+      ("docs/format.md", try String(contentsOf: Hap.root.appendingPathComponent("docs/format.md"), encoding: .utf8)),
+      ("hap help validate", try Hap.run(["help", "validate"]).stdout),
+    ]
+    for (name, text) in texts {
+      // Every place that names *.ahap and *.json together names *.haptic with them.
+      let flat = text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "`", with: "")
+      let characters = Array(flat)
+      var places = 0
+      var from = 0
+      while let found = Self.find("*.ahap", in: characters, from: from) {
+        let window = String(characters[max(0, found - 40)..<min(characters.count, found + 46)])
+        if window.contains("*.json") && (window.contains("search") || window.contains("picks up")) {
+          places += 1
+          #expect(window.contains("*.haptic"), "\(name): \(window)")
+        }
+        from = found + 1
+      }
+      #expect(places > 0, "\(name) does not say what a folder is searched for")
+    }
+  }
+
+  /// Where `needle` starts in `haystack` at or after `from`.
+  static func find(_ needle: String, in haystack: [Character], from: Int) -> Int? {
+    let pin = Array(needle)
+    guard haystack.count >= pin.count, from <= haystack.count - pin.count else { return nil }
+    return (from...(haystack.count - pin.count)).first { Array(haystack[$0..<($0 + pin.count)]) == pin }
+  }
 }
