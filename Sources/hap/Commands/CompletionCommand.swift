@@ -19,7 +19,7 @@ enum CompletionCommand: Command {
     one a line, nothing (and no message) when there are none.
     """
   static let list = Option<String?>.choice(
-    "list", "WHAT", ["devices", "events"], default: nil, "Print the devices or the events a script completes.")
+    "list", "WHAT", ["devices", "events"], default: nil, "Print the values a script completes for WHAT")
   static let options: [any DeclaredOption] = [list]
   static let examples = [
     ("source <(hap completion bash)", "Complete hap in this bash"),
