@@ -172,25 +172,7 @@ enum CompletionScripts {
       "  case $command in",
       "  help) _describe -t commands 'hap command' commands ;;",
     ]
-    for command in HapCommandLine.commands {
-      var specs: [String] = []
-      for option in HapCommandLine.allOptions(of: command) {
-        let help = zshText(option.help)
-        let value = option.takesValue ? ":\(option.valueName ?? "VALUE"):\(zshAction(option.completion))" : ""
-        let long =
-          option.takesValue ? (option.optionalValue ? "--\(option.name)=-" : "--\(option.name)=") : "--\(option.name)"
-        specs.append("'*\(long)[\(help)]\(option.optionalValue ? "" : value)'")
-        if let short = option.short {
-          specs.append("'*-\(short)\(option.takesValue ? "+" : "")[\(help)]\(value)'")
-        }
-      }
-      specs.append("'*:argument:\(zshAction(.forArguments(of: command)))'")
-      lines.append("  \(command.name))")
-      lines.append("    _arguments -s \\")
-      lines += specs.map { "      \($0) \\" }
-      lines[lines.count - 1].removeLast(2)
-      lines.append("    ;;")
-    }
+    for command in HapCommandLine.commands { lines += zshCase(for: command) }
     // Autoloaded from $fpath (#compdef), the file's body is the completion function's; sourced,
     // it registers the function.
     lines += [
@@ -198,6 +180,28 @@ enum CompletionScripts {
       "if [ \"$funcstack[1]\" = \"_hap\" ]; then _hap \"$@\"; else compdef _hap hap; fi", "",
     ]
     return lines.joined(separator: "\n")
+  }
+
+  /// The branch of `_hap` for one command: `_arguments` with a spec per option (its
+  /// description, its value's name and action) and the action of its arguments.
+  static func zshCase(for command: any Command.Type) -> [String] {
+    var specs: [String] = []
+    for option in HapCommandLine.allOptions(of: command) {
+      let help = zshText(option.help)
+      let value = option.takesValue ? ":\(option.valueName ?? "VALUE"):\(zshAction(option.completion))" : ""
+      let long =
+        option.takesValue ? (option.optionalValue ? "--\(option.name)=-" : "--\(option.name)=") : "--\(option.name)"
+      specs.append("'*\(long)[\(help)]\(option.optionalValue ? "" : value)'")
+      if let short = option.short {
+        specs.append("'*-\(short)\(option.takesValue ? "+" : "")[\(help)]\(value)'")
+      }
+    }
+    specs.append("'*:argument:\(zshAction(.forArguments(of: command)))'")
+    var lines = ["  \(command.name))", "    _arguments -s \\"]
+    lines += specs.map { "      \($0) \\" }
+    lines[lines.count - 1].removeLast(2)
+    lines.append("    ;;")
+    return lines
   }
 
   static func zshAction(_ values: CompletionValues) -> String {
