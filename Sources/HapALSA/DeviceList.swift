@@ -33,6 +33,12 @@ public struct PlaybackDevice: Sendable {
 public enum DeviceList {
   /// The playback devices in ALSA's hints (plus `default`, which is not always hinted), probed.
   public static func playbackDevices() -> [PlaybackDevice] {
+    hintedPlaybackDevices().map { name, description in probe(name, description: description) }
+  }
+
+  /// The names and descriptions of the playback devices in ALSA's hints (plus `default`, which
+  /// is not always hinted), without opening any.
+  public static func hintedPlaybackDevices() -> [(name: String, description: String)] {
     final class Collector {
       var entries: [(String, String)] = []
     }
@@ -49,7 +55,7 @@ public enum DeviceList {
     if !entries.contains(where: { $0.0 == "default" }) {
       entries.insert(("default", "the default device"), at: 0)
     }
-    return entries.map { name, description in probe(name, description: description) }
+    return entries.map { (name: $0.0, description: $0.1) }
   }
 
   /// Opens `name` (from ALSA's configuration, or from `alsaConfiguration` alone) and reads what

@@ -54,7 +54,9 @@ struct InstallTests {
     try #require(installed.status == 0, "\(installed.stderr)")
     let unit = prefix + "/lib/systemd/user/hap.service"
     #expect(try String(contentsOfFile: unit, encoding: .utf8).contains("ExecStart=\(prefix)/bin/hap serve"))
-    let verified = try Hap.run(["verify", unit], executable: analyze)
+    // Documentation=man:hap(1): systemd-analyze runs man, which finds the page where a user's
+    // MANPATH (or man's own PREFIX/share/man) does.
+    let verified = try Hap.run(["verify", unit], environment: ["MANPATH": prefix + "/share/man"], executable: analyze)
     #expect(verified.status == 0, "\(verified.stderr)")
   }
 }

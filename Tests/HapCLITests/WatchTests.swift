@@ -169,6 +169,47 @@ struct WatchTests {
     #expect(hap.interrupt() == 130)
   }
 
+  @Test("validate --watch DIR/ names the file saved in the folder, not the folder")
+  func validateNamesTheSavedFileOfAFolder() throws {
+    let folder = try TemporaryFolder()
+    _ = try folder.write("vocab/a.json", try Self.bundled("tick.json"))
+    let saved = try folder.write("vocab/b.json", try Self.bundled("tick.json"))
+    let dir = folder.path("vocab") + "/"
+    let hap = try RunningHap(["validate", "--watch", dir])
+    hap.poll { hap.stdout.contains("2 files checked") }
+    try Self.saveByRename(try Self.bundled("correct.json"), to: saved)
+    hap.poll { hap.stdout.components(separatedBy: "files checked").count == 3 }
+    #expect(hap.stdout.contains(" saved: \(dir)b.json ---"), "\(hap.stdout)")
+    #expect(!hap.stdout.contains(" saved: \(dir) ---"), "\(hap.stdout)")
+    #expect(hap.interrupt() == 130)
+  }
+
+  @Test("play --watch --verbose: the start latency of a replay is measured from the save, not from hap's start")
+  func playVerboseMeasuresFromTheSave() throws {
+    let device = try SimulatedExciter()
+    let pattern = try device.folder.write("pattern.json", try Self.bundled("tick.json"))
+    let hap = try RunningHap(
+      ["play", "--watch", "--verbose", "-D", "exciter", pattern], environment: device.environment)
+    let lines = { hap.stderr.split(separator: "\n").filter { $0.contains("first period queued") } }
+    hap.poll { lines().count == 1 }
+    #expect(lines().first?.contains("after hap started") == true, "\(hap.stderr)")
+    let saved = Date()
+    try Self.saveByRename(try Self.bundled("correct.json"), to: pattern)
+    hap.poll { lines().count == 2 }
+    let seen = Date().timeIntervalSince(saved) * 1000
+    let second = try #require(lines().count == 2 ? lines()[1] : nil, "\(hap.stderr)")
+    #expect(second.contains("after the save"), "\(second)")
+    let ms = try #require(Self.milliseconds(in: second))
+    #expect(ms <= seen, "\(ms) ms after the save, seen \(seen) ms after it")
+    #expect(hap.interrupt() == 130)
+  }
+
+  /// The number before " ms" in `line`.
+  static func milliseconds(in line: Substring?) -> Double? {
+    guard let line, let range = line.range(of: " ms") else { return nil }
+    return Double(line[..<range.lowerBound].split(separator: " ").last ?? "")
+  }
+
   @Test("plot --watch rewrites the SVG when the pattern is saved")
   func plotRedraws() throws {
     let folder = try TemporaryFolder()

@@ -15,7 +15,7 @@ extension AndroidEffect {
   public func kotlin(name: String) -> String {
     let object = AndroidEffect.identifier(name)
     let envelopeCalls = envelope.map {
-      "            .addControlPoint(\(float($0.intensity)), \(float($0.sharpness)), \($0.durationMs)L)"
+      "                .addControlPoint(\(float($0.intensity)), \(float($0.sharpness)), \($0.durationMs)L)"
     }.joined(separator: "\n")
     let primitiveBranch = primitives.isEmpty || hasContinuous ? "" : primitiveComposition
     return """

@@ -22,6 +22,13 @@ public enum Format {
     return parts.joined(separator: " ")
   }
 
+  /// A length of time (a render's, a pattern's, a sound's) to the millisecond, as players and
+  /// sox show one: `2999.967 s`, not the frame count's `2999.966667 s`; `0.5 s`, `3 s`.
+  public static func length(_ value: Double) -> String {
+    guard value.isFinite else { return seconds(value) }
+    return seconds((value * 1000).rounded() / 1000)
+  }
+
   /// `0.12 s`, `30 s`, `0.0005 s`.
   public static func seconds(_ value: Double) -> String { number(value) + " s" }
 

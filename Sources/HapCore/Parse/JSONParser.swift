@@ -77,6 +77,19 @@ public struct JSONParser {
     i < count ? JSONParser.describe(bytes[i]) : "end of the file"
   }
 
+  /// "unexpected X; expected `what`", or, at a `//` or `/*` comment (JSON has none, wherever it
+  /// is written), that.
+  private mutating func failUnexpected(expected what: String) {
+    if i + 1 < count, bytes[i] == UInt8(ascii: "/"),
+      bytes[i + 1] == UInt8(ascii: "/") || bytes[i + 1] == UInt8(ascii: "*")
+    {
+      let opener = bytes[i + 1] == UInt8(ascii: "/") ? "//" : "/*"
+      fail("JSON has no comments: remove this '\(opener)' comment (a note can go in a Metadata string)", at: i)
+    } else {
+      fail("unexpected \(describeHere()); expected \(what)", at: i)
+    }
+  }
+
   // MARK: Document
 
   private mutating func parseDocument() -> Bool {
@@ -156,11 +169,8 @@ public struct JSONParser {
     case UInt8(ascii: "'"):
       fail("strings must be in double quotes, not single quotes", at: i)
       return false
-    case UInt8(ascii: "/"):
-      fail("comments are not allowed in JSON", at: i)
-      return false
     default:
-      fail("unexpected \(describeHere()); expected a value", at: i)
+      failUnexpected(expected: "a value")
       return false
     }
   }
@@ -248,7 +258,7 @@ public struct JSONParser {
       if bytes[i] == UInt8(ascii: "'") {
         fail("keys must be in double quotes, not single quotes", at: i)
       } else {
-        fail("unexpected \(describeHere()); expected a key in double quotes", at: i)
+        failUnexpected(expected: "a key in double quotes")
       }
       return false
     }
@@ -256,7 +266,7 @@ public struct JSONParser {
     guard parseString() else { return false }
     skipWhitespace()
     guard i < count, bytes[i] == UInt8(ascii: ":") else {
-      fail("unexpected \(describeHere()); expected ':' after the key", at: i)
+      failUnexpected(expected: "':' after the key")
       return false
     }
     i += 1
@@ -332,9 +342,7 @@ public struct JSONParser {
       i += 1
       return .end
     }
-    fail(
-      "unexpected \(describeHere()); expected ',' or '\(object ? "}" : "]")' after the \(object ? "object member" : "array element")",
-      at: i)
+    failUnexpected(expected: "',' or '\(object ? "}" : "]")' after the \(object ? "object member" : "array element")")
     return .failed
   }
 

@@ -72,10 +72,17 @@ enum PlotLanes {
           ])
       }
       let label = mark.first == mark.last ? "\(mark.first)" : "\(mark.first)–\(mark.last)"
-      guard x0 >= free else { continue }
-      free = x0 + Double(label.count) * 5.5 + 3
+      let width = Double(label.count) * 5.5 + 3
+      // Where another label already stands (a transient at the same start), a continuous
+      // event's label moves right, along its own bar, if the bar has room for it there.
+      var at = x0
+      if at < free {
+        guard mark.continuous, free + width <= min(right, layout.x(mark.end)) else { continue }
+        at = free
+      }
+      free = at + width
       let y = min(frame.bottom - 2, max(frame.y + 9, frame.bottom - height - 2) + labelOffset)
-      svg.element("text", [("class", .text("index")), ("x", .number(x0 + 1)), ("y", .number(y))], content: label)
+      svg.element("text", [("class", .text("index")), ("x", .number(at + 1)), ("y", .number(y))], content: label)
     }
   }
 

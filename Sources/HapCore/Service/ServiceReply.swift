@@ -151,7 +151,7 @@ public enum ServiceReply: Equatable, Sendable {
     switch decision {
     case .play: .fired(name)
     case .coalesce: .coalesced(name)
-    case .refuse(.muted): .error(ServiceError(.muted, "the service is muted; `hap unmute` turns it back on."))
+    case .refuse(.muted): .error(ServiceError(.muted, "the service is muted; 'hap unmute' turns it back on."))
     case .refuse(.level(let level)): .filtered(name, level)
     }
   }

@@ -40,6 +40,16 @@ public struct ServiceError: Error, Equatable, Sendable {
         + (Suggestion.closest(to: name, among: events).map { "; did you mean \"\($0)\"?" } ?? "."))
   }
 
+  /// What follows an unknown word: the closest of `candidates` as a question, else the list
+  /// (` (did you mean "fire"?)` or `; expected one of fire, stop, ...`), one sentence either way.
+  static func choices(_ word: String, among candidates: [String]) -> String {
+    if let close = Suggestion.closest(to: word, among: candidates) { return "; did you mean \"\(close)\"?" }
+    let list =
+      candidates.count > 1
+      ? candidates.dropLast().joined(separator: ", ") + " or " + candidates[candidates.count - 1] : candidates.joined()
+    return "; expected \(candidates.count > 2 ? "one of " : "")\(list)."
+  }
+
   /// The reply line (without its newline), always one line (``ServiceReply/oneLine(_:)``).
   public var reply: String { ServiceReply.oneLine("error \(code.rawValue) \(message)") }
 }
@@ -103,7 +113,8 @@ public enum ServiceRequest: Equatable, Sendable {
         return .failure(
           ServiceError(
             .badRequest,
-            "unknown level \"\(Format.excerpt(word))\"\(Suggestion.hint(for: word, among: ServiceLevel.allCases.map(\.rawValue))); expected full, quiet or silent."
+            "unknown level \"\(Format.excerpt(word))\""
+              + ServiceError.choices(word, among: ServiceLevel.allCases.map(\.rawValue))
           ))
       }
       guard arguments.count == 1 else { return .failure(extra("level", arguments[1])) }
@@ -120,7 +131,7 @@ public enum ServiceRequest: Equatable, Sendable {
       return .failure(
         ServiceError(
           .badRequest,
-          "unknown request \"\(Format.excerpt(verb))\"\(Suggestion.hint(for: verb, among: verbs)); expected one of \(verbs.joined(separator: ", "))."
+          "unknown request \"\(Format.excerpt(verb))\"" + ServiceError.choices(verb, among: verbs)
         ))
     }
   }

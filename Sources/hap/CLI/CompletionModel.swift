@@ -8,7 +8,7 @@ enum CompletionValues: Equatable, Sendable {
   case none
   /// One of these words.
   case words([String])
-  /// Pattern files (*.json, *.ahap) and folders.
+  /// Pattern files (*.json, *.ahap, *.haptic) and folders.
   case patterns
   /// Any file or folder.
   case files
@@ -18,6 +18,12 @@ enum CompletionValues: Equatable, Sendable {
   case profiles
   /// A rule id.
   case rules
+  /// A playback device: `sim`, `default` and the devices ALSA lists (asked of hap itself when
+  /// completing: `hap completion --list devices`).
+  case devices
+  /// An event of the running service, else of the vocabulary folder `hap serve` would load
+  /// (`hap completion --list events`).
+  case events
 
   /// What to offer for `command`'s arguments, from its first form's first word.
   static func forArguments(of command: any Command.Type) -> CompletionValues {
@@ -26,7 +32,8 @@ enum CompletionValues: Equatable, Sendable {
     switch word {
     case "PATTERN", "PATH": return .patterns
     case "RULE-ID": return .rules
-    case "PROFILE-FILE": return .files
+    case "PROFILE-FILE", "OLD", "INPUT": return .files
+    case "NAME": return .events
     case "": return .none
     default:
       if word.contains("|") { return .words(word.split(separator: "|").map(String.init)) }

@@ -78,6 +78,10 @@ enum HapCommandLine {
         Console.out(ManPage.page())
         return ExitStatus.ok
       }
+      if arguments[1] == "help" {
+        Console.out(helpOfHelp)
+        return ExitStatus.ok
+      }
       guard let command = command(named: arguments[1]) else {
         return usageError(unknownCommand(arguments[1]), command: nil)
       }
@@ -107,6 +111,19 @@ enum HapCommandLine {
       return usageError(error, command: command)
     }
   }
+
+  /// `hap help help`, as `git help help` answers.
+  static let helpOfHelp = """
+    hap help: Show the help of hap or of a command.
+
+    usage: hap help [COMMAND]
+           hap help --man
+
+    Without a command, lists the commands; with one, prints its help (the same as
+    'hap COMMAND --help'); --man prints the manual page hap(1) as roff ('make install' puts it
+    in PREFIX/share/man/man1; 'man hap' shows it).
+
+    """
 
   /// Prints `error` as a sentence, with the usage of `command`; returns exit status 2.
   static func usageError(_ error: UsageError, command: (any Command.Type)?) -> Int32 {
@@ -144,29 +161,57 @@ enum HapCommandLine {
     text += """
 
       Run 'hap help COMMAND' or 'hap COMMAND --help' for a command's options.
-      Exit status: 0 ok, 1 invalid pattern (or patterns differ), 2 trouble (usage, I/O, device), 130 interrupted.
+      Exit status: 0 ok, 1 invalid pattern (or patterns differ), 2 trouble (usage, I/O, device),
+      130 interrupted.
 
       """
     return text
   }
 
   /// The usage lines of `command`, from its forms and its option table: the first form with
-  /// every option it does not already name (wrapped to `width` columns), then the other forms.
-  static func usage(for command: any Command.Type, width: Int = 100) -> [String] {
+  /// every option it does not already name (wrapped to `width` columns), then the other forms
+  /// (each wrapped so too). Help prints them after `usage: `, so its width is 100 less 7.
+  static func usage(for command: any Command.Type, width: Int = helpWidth - 7) -> [String] {
     let lead = "hap \(command.name) "
     let first = command.forms.first ?? ""
     let named = Set(first.split(separator: " ").map(String.init))
-    var lines = [lead + first]
+    let indent = String(repeating: " ", count: lead.count)
+    var lines = wrap(lead + first, width: width, indent: indent)
     for option in specs(of: command) {
       if named.contains("--\(option.name)") || option.short.map({ named.contains("-\($0)") }) == true { continue }
       let item = "[\(option.usage)]"
       if lines[lines.count - 1].count + 1 + item.count > width {
-        lines.append(String(repeating: " ", count: lead.count) + item)
+        lines.append(indent + item)
       } else {
         lines[lines.count - 1] += (lines[lines.count - 1].hasSuffix(" ") ? "" : " ") + item
       }
     }
-    return lines + command.forms.dropFirst().map { lead + $0 }
+    return lines + command.forms.dropFirst().flatMap { wrap(lead + $0, width: width, indent: indent) }
+  }
+
+  /// The widest line help prints (git's and sox's help fit 80; hap's tables need more).
+  static let helpWidth = 100
+
+  /// `line` broken at spaces into lines of at most `width` columns (a word longer than that
+  /// stands alone), the continuation lines after `indent`.
+  static func wrap(_ line: String, width: Int, indent: String = "") -> [String] {
+    guard line.count > width else { return [line] }
+    var lines: [String] = []
+    var current = ""
+    let leading = String(line.prefix { $0 == " " })
+    for word in line.dropFirst(leading.count).split(separator: " ", omittingEmptySubsequences: false) {
+      let start = lines.isEmpty ? leading : indent
+      if current.isEmpty {
+        current = start + word
+      } else if current.count + 1 + word.count <= width {
+        current += " " + word
+      } else {
+        lines.append(current)
+        current = indent + word
+      }
+    }
+    lines.append(current)
+    return lines
   }
 
   /// The options of `command`, its own first (with `--help`), then each group of shared ones
@@ -187,7 +232,10 @@ enum HapCommandLine {
     for (title, members) in sections {
       text += "\n\(title):\n"
       for option in members {
-        let lines = option.help.split(separator: "\n", omittingEmptySubsequences: false)
+        // Each line of the help within the 100 columns, after the synopsis's column.
+        let lines = option.help.split(separator: "\n", omittingEmptySubsequences: false).flatMap {
+          wrap(String($0), width: helpWidth - width - 4)
+        }
         text += "  \(option.synopsis.padding(toLength: width, withPad: " ", startingAt: 0))  \(lines[0])\n"
         for line in lines.dropFirst() {
           text += String(repeating: " ", count: width + 4) + line + "\n"
@@ -200,7 +248,10 @@ enum HapCommandLine {
   static func help(for command: any Command.Type) -> String {
     var text = "hap \(command.name): \(command.summary)\n\nusage: "
     text += usage(for: command).joined(separator: "\n       ") + "\n\n"
-    text += command.description + "\n"
+    text +=
+      command.description.split(separator: "\n", omittingEmptySubsequences: false).flatMap {
+        wrap(String($0), width: helpWidth)
+      }.joined(separator: "\n") + "\n"
     text += optionTable(for: command)
     if !command.examples.isEmpty {
       text += "\nexamples:\n"

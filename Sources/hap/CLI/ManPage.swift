@@ -36,6 +36,13 @@ enum ManPage {
     ("HAP_INPUT_DEVICES", "Where hap drag looks for input devices (default /dev/input)."),
     ("HAP_LIBASOUND", "The path of ALSA's library to load instead of libasound.so.2."),
     ("HAP_LIBSNDFILE", "The path of libsndfile to load instead of libsndfile.so.1 (hap convert of FLAC, Ogg, MP3)."),
+    ("HAP_LIBSOXR", "The path of libsoxr to load instead of libsoxr.so.0 (sounds at another rate than the output)."),
+    (
+      "HAP_SIM_PLUGIN",
+      "The simulated exciter's ALSA plugin (\\-D sim); else PREFIX/lib/hap/ beside the installed binary, else the build tree's .build/sim/."
+    ),
+    ("HAP_SOUND_PATH", "Folders (separated by ':') where AudioCustom sounds are looked for after \\-\\-sound\\-path."),
+    ("XDG_CACHE_HOME", "The simulated exciter's capture goes to $XDG_CACHE_HOME/hap/ when $XDG_RUNTIME_DIR is unset."),
     ("NO_COLOR", "When set, no colour is used."),
   ]
 
@@ -45,7 +52,18 @@ enum ManPage {
       "Rule levels for hap validate, {\"rules\": {\"RULE\": \"off\"|\"warning\"|\"error\"}}; the nearest one above each checked file applies."
     ),
     ("~/.config/hap/config.json", "The service's config file (level, muted, device, profile, gain)."),
-    ("PREFIX/share/hap/patterns", "The bundled vocabulary of patterns, with vocabulary.json."),
+    (
+      "PREFIX/share/hap/patterns",
+      "The bundled vocabulary of patterns, with vocabulary.json: hap serve loads it when there is no ./patterns and no --vocabulary is given."
+    ),
+    (
+      "PREFIX/lib/hap/libasound_module_pcm_hapsim.so",
+      "The simulated exciter's ALSA plugin, which -D sim plays on (installed when it was built: make sim)."
+    ),
+    (
+      "$XDG_RUNTIME_DIR/hap/sim-capture.wav",
+      "What -D sim played last (a WAV file; else ~/.cache/hap/sim-capture.wav); -D sim:CAPTURE=FILE names another."
+    ),
   ]
 
   static func page() -> String {

@@ -25,6 +25,11 @@ final class WatchLoop: @unchecked Sendable {
   let targets: [Target]
   private let lock = NSLock()
   private var pending: Set<Int> = []
+  /// The pattern files saved in each folder target since the last ``next()``.
+  private var savedInFolder: [Int: Set<String>] = [:]
+  /// What the last ``next()`` found saved: each file target's path, and for a folder target
+  /// the pattern files saved in it (`dir/a.json`), for the separator line.
+  private(set) var lastSaved: [String] = []
   private let wake = DispatchSemaphore(value: 0)
   /// The stop request of the action under way (a play), raised when a target changes.
   private var current: StopRequest?
@@ -80,6 +85,9 @@ final class WatchLoop: @unchecked Sendable {
         if names.contains(name) { hit.insert(index) }
       } else if names.contains(where: Self.isPatternName) {
         hit.insert(index)
+        lock.lock()
+        savedInFolder[index, default: []].formUnion(names.filter(Self.isPatternName))
+        lock.unlock()
       }
     }
     lock.lock()
@@ -109,7 +117,9 @@ final class WatchLoop: @unchecked Sendable {
       if ticks % 20 == 0 { watchLostFolders() }
       lock.lock()
       let changed = pending
+      let inFolders = savedInFolder
       pending.removeAll()
+      savedInFolder.removeAll()
       lock.unlock()
       // A file deleted (not replaced) is waited for: its folder's watch sees it come back.
       let present = changed.sorted().map { targets[$0].path }.filter { path in
@@ -119,7 +129,14 @@ final class WatchLoop: @unchecked Sendable {
         }
         return true
       }
-      if !present.isEmpty { return present }
+      if !present.isEmpty {
+        lastSaved = changed.sorted().flatMap { index -> [String] in
+          let target = targets[index]
+          guard target.name == nil, let names = inFolders[index], !names.isEmpty else { return [target.path] }
+          return names.sorted().map { SoundSearch.join(target.path, $0) }
+        }
+        return present
+      }
     }
     return nil
   }

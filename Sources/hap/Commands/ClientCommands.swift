@@ -15,6 +15,24 @@ enum ServiceClient {
     return exchange(line, fd, Format.excerpt(path))
   }
 
+  /// The running service's events, asked within about a second and without a word on
+  /// failure (for completion); nil when no service answers.
+  static func quietEvents() -> [String]? {
+    guard let path = try? ServiceSocket.path(nil), case .success(let fd) = ServiceSocket.connect(path, within: 0.5)
+    else { return nil }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 1, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    guard ServiceSocket.write(fd, "status\n") else { return nil }
+    var reply: String?
+    repeat { reply = readLine(fd) } while reply.map(isNotice) == true
+    guard let reply, case .ok(let text)? = ServiceResponse.parse(reply),
+      case .status(let status)? = ServiceReply(ok: text)
+    else { return nil }
+    return status.events
+  }
+
   /// Connects to the service at `path`; nil after saying why not.
   static func connect(_ path: String) -> Int32? {
     let shown = Format.excerpt(path)
@@ -260,17 +278,26 @@ enum UnmuteCommand: Command {
   }
 }
 
-/// `hap level full|quiet|silent`.
+/// `hap level [full|quiet|silent]`.
 enum LevelCommand: Command {
   static let name = "level"
-  static let summary = "Set the running hap service's level: full, quiet (essential events only) or silent."
-  static let forms = ["full|quiet|silent"]
-  static let description =
-    "Sets the level: full plays every event, quiet only those the manifest marks essential, silent none (fires are still answered ok)."
+  static let summary = "Show or set the running hap service's level: full, quiet or silent."
+  static let forms = ["[full|quiet|silent]"]
+  static let description = """
+    Sets the level: full plays every event, quiet only those the manifest marks essential,
+    silent none (fires are still answered ok). Without a level, prints the level in force (and
+    whether the service is muted), as amixer prints a control's value.
+    """
   static let options: [any DeclaredOption] = [ServiceClient.socket]
-  static let examples = [("hap level quiet", "Only the essential events")]
+  static let examples = [("hap level quiet", "Only the essential events"), ("hap level", "Which level is it?")]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    if arguments.positionals.isEmpty {
+      return try ServiceClient.run("status", socket: arguments[ServiceClient.socket]) { text in
+        guard case .status(let status)? = ServiceReply(ok: text) else { return nil }
+        return status.level.rawValue + (status.muted ? " (muted)" : "")
+      }
+    }
     guard arguments.positionals.count == 1 else { throw .refused("give one level: full, quiet or silent") }
     let word = arguments.positionals[0]
     guard ServiceLevel(rawValue: word) != nil else {

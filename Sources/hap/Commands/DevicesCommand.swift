@@ -27,7 +27,7 @@ enum DevicesCommand: Command {
     device discards sound and 'sim' is no hardware: neither counts; with -D, the device named
     is the one that counts, 'sim' too), 2 when ALSA's library is missing.
     """
-  static let device = Option<String?>.text("device", short: "D", "NAME", .none, "Check only this device.")
+  static let device = Option<String?>.text("device", short: "D", "NAME", .devices, "Check only this device.")
   static let options: [any DeclaredOption] = [Options.format, device]
   static let examples = [
     ("hap devices", "What can hap play on?"),
@@ -65,11 +65,25 @@ enum DevicesCommand: Command {
     }
     if usable == 0 {
       Console.error(
-        "hap: no usable playback device: \(devices.isEmpty ? "ALSA lists none" : "none of the \(devices.count) listed opens and plays") (no sound card, or no access to it: is your user in the 'audio' group?); 'hap play -D sim' plays on the simulated exciter."
+        "hap: no usable playback device: \(named == nil ? noneUsable(devices) : "'\(Format.excerpt(named!))' does not play"); no sound card, or no access to it (is your user in the 'audio' group?); 'hap play -D sim' plays on the simulated exciter."
       )
       return ExitStatus.failure
     }
     return ExitStatus.ok
+  }
+
+  /// Why none of the listed devices counts: what ALSA lists besides `null` (which discards
+  /// sound) and hap's own `sim` (no hardware), and that none of those opens.
+  static func noneUsable(_ devices: [PlaybackDevice]) -> String {
+    let hardware = devices.filter { !$0.discardsSound && $0.name != SimulatedDevice.name }
+    let null = devices.contains { $0.discardsSound }
+    switch hardware.count {
+    case 0: return null ? "ALSA lists only 'null', which discards sound" : "ALSA lists none"
+    case 1: return "'\(hardware[0].name)' does not open and play\(null ? ", and 'null' discards sound" : "")"
+    default:
+      return
+        "none of the \(hardware.count) devices ALSA lists opens and plays\(null ? ", and 'null' discards sound" : "")"
+    }
   }
 
   /// The motors as text; in a listing, the event devices that do not open (often every one,

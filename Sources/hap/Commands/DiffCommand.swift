@@ -7,7 +7,7 @@ enum DiffCommand: Command {
   static let summary = "Show what changed between two patterns, in structure and in feel."
   static let forms = [
     "OLD NEW",
-    "PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE   (as git's external diff driver)",
+    "PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE   (git's diff driver)",
   ]
   static let description = """
     Compares the two patterns as Core Haptics reads them, so formatting, key order, trailing
@@ -312,7 +312,7 @@ enum DiffCommand: Command {
     }
     let label = name + ":" + String(repeating: " ", count: max(0, 7 - name.count))
     Console.line(
-      "\(label)peak \(db(signal.old.peak)) -> \(db(signal.new.peak)) dBFS\(change(signal.old.peak, signal.new.peak)), rms \(db(signal.old.rms)) -> \(db(signal.new.rms)) dBFS\(change(signal.old.rms, signal.new.rms)), duration \(Format.seconds(signal.old.duration)) -> \(Format.seconds(signal.new.duration))"
+      "\(label)peak \(db(signal.old.peak)) -> \(db(signal.new.peak)) dBFS\(change(signal.old.peak, signal.new.peak)), rms \(db(signal.old.rms)) -> \(db(signal.new.rms)) dBFS\(change(signal.old.rms, signal.new.rms)), duration \(Format.length(signal.old.duration)) -> \(Format.length(signal.new.duration))"
     )
     Console.line(
       "        largest difference \(Format.number((signal.maximumDifference * 10000).rounded() / 10000)), difference rms \(Format.number((signal.differenceRMS * 10000).rounded() / 10000)), PSNR \(Format.number((signal.psnr * 10).rounded() / 10)) dB"

@@ -118,9 +118,9 @@ enum InfoCommand: Command {
       Console.line(style.bold(label.padding(toLength: 13, withPad: " ", startingAt: 0)) + value)
     }
     row("pattern", name)
-    row("duration", Format.seconds(summary.duration) + (summary.end.map { ", where \($0.description) ends" } ?? ""))
+    row("duration", Format.length(summary.duration) + (summary.end.map { ", where \($0.description) ends" } ?? ""))
     if summary.writtenDuration > summary.duration + 0.5 / Double(rate) {
-      row("", "the written timeline runs on to \(Format.seconds(summary.writtenDuration)), silent there (not rendered)")
+      row("", "the written timeline runs on to \(Format.length(summary.writtenDuration)), silent there (not rendered)")
     }
     row("events", list(summary.eventCounts.map { "\($0.count) \($0.type.rawValue)" }))
     row("parameters", list(summary.parameterCounts.map { "\($0.count) \($0.id.rawValue)" }))
@@ -144,7 +144,7 @@ enum InfoCommand: Command {
     }
     let bars = summary.timelineBars(fullScale: max(profile.maximumAmplitude, Double(stats.peak)))
     row("timeline", "│" + style.cyan(bars) + "│")
-    let axisEnd = Format.seconds(summary.duration)
+    let axisEnd = Format.length(summary.duration)
     row("", "0 s" + String(repeating: " ", count: max(1, width + 2 - 3 - axisEnd.count)) + axisEnd)
   }
 

@@ -38,7 +38,7 @@ enum InfoSounds {
     case .found(let path, let place, .success(let format)):
       let channels = format.channels == 1 ? "mono" : "stereo"
       return
-        "\(row.waveform): \(path) (\(place.description)), \(format.container) \(Format.number(format.rate)) Hz \(channels), \(format.frames) frames (\(Format.seconds(format.duration))), \(format.decodedBytes) bytes decoded"
+        "\(row.waveform): \(path) (\(place.description)), \(format.container) \(Format.number(format.rate)) Hz \(channels), \(format.frames) frames (\(Format.length(format.duration))), \(format.decodedBytes) bytes decoded"
     }
   }
 

@@ -18,6 +18,11 @@ enum PlayCommand: Command {
     refused with its diagnostics before the device is opened (exit 1); warnings are printed
     and it plays.
 
+    Without hardware: -D sim plays on hap's simulated exciter, in real time, and records what
+    it played to $XDG_RUNTIME_DIR/hap/sim-capture.wav (else ~/.cache/hap/sim-capture.wav; each
+    play replaces it; -D sim:CAPTURE=FILE.wav names another, FILE.raw for raw frames);
+    --verbose says where, and 'hap plot --signal' draws it.
+
     Faults: an underrun is recovered and counted; a suspended device is resumed; a device that
     disappears is reopened for up to --reconnect seconds and playback resumes where it was,
     else hap exits 2 naming it. Ctrl-C (or SIGTERM) fades the exciter to silence within 10 ms,
@@ -199,7 +204,7 @@ enum PlayCommand: Command {
       guard startAt < length else {
         let name = path == "-" ? "<stdin>" : Format.excerpt(path)
         throw .refused(
-          "'--start \(Format.number(startAt))' is past the end of '\(name)', which lasts \(Format.seconds(length))")
+          "'--start \(Format.number(startAt))' is past the end of '\(name)', which lasts \(Format.length(length))")
       }
     }
 

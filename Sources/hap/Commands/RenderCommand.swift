@@ -287,7 +287,7 @@ enum RenderCommand: Command {
     // could state is refused (the length limits keep real renders far below it).
     guard WAVHeader.dataBytes(format: settings.format, channels: 1, frames: frameCount) != nil else {
       Console.error(
-        "hap: '\(name)' would render \(Format.seconds(Double(frameCount) / rate)), more than a file can hold")
+        "hap: '\(name)' would render \(Format.length(Double(frameCount) / rate)), more than a file can hold")
       return nil
     }
     return Output(
@@ -370,7 +370,7 @@ enum RenderCommand: Command {
   static func summary(_ job: Output, settings: Settings) -> String {
     let rf64 = WAVHeader.needsRF64(format: settings.format, channels: 1, frames: job.frameCount)
     let stats = job.controlled?.renderers.first?.statistics ?? job.renderer.statistics
-    let seconds = Format.seconds(Double(job.frameCount) / Double(settings.rate))
+    let seconds = Format.length(Double(job.frameCount) / Double(settings.rate))
     let kind = job.raw ? " raw" : rf64 ? " RF64" : ""
     var line =
       "\(job.name) -> \(job.path): \(seconds), \(settings.rate) Hz \(settings.format.rawValue)\(kind), peak \(decibels(stats.peak))"

@@ -49,9 +49,24 @@ enum RulesCommand: Command {
       for (index, rule) in rules.enumerated() {
         if index > 0 { Console.line("") }
         Console.line("\(rule.id) (\(rule.severity.rawValue))\n")
-        Console.line(rule.documentation)
+        Console.line(Console.stdoutIsTerminal ? forTerminal(rule.documentation) : rule.documentation)
       }
     }
     return ExitStatus.ok
+  }
+
+  /// A rule's Markdown as a terminal shows it (as man shows code): each fenced block without
+  /// its fences, indented by four spaces. Piped or redirected, the Markdown is printed as it is.
+  static func forTerminal(_ markdown: String) -> String {
+    var inFence = false
+    var lines: [String] = []
+    for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+      if line.trimmingPrefix(while: { $0 == " " }).hasPrefix("```") {
+        inFence.toggle()
+        continue
+      }
+      lines.append(inFence ? "    " + line : String(line))
+    }
+    return lines.joined(separator: "\n")
   }
 }

@@ -32,7 +32,9 @@ enum ServeCommand: Command {
     a connection over a limit is told why ('error busy ...') before it is closed.
     """
   static let vocabulary = Option<String?>.text(
-    "vocabulary", "DIR", .folders, default: "patterns", "The vocabulary folder")
+    "vocabulary", "DIR", .folders,
+    default: ": ./patterns, else the bundled\nPREFIX/share/hap/patterns beside PREFIX/bin/hap",
+    "The vocabulary folder")
   static let idleClose = Option<Double>.number(
     "idle-close", "S", in: 0...86_400, unit: .seconds, default: 5, "Close the device after S seconds of silence")
   static let keepOpen = Option<Bool>.flag("keep-open", "Keep the device open (the lowest latency).")
@@ -68,17 +70,12 @@ enum ServeCommand: Command {
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
     let idleClose = arguments[keepOpen] ? nil : arguments[Self.idleClose]
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
-    let folder = arguments[vocabulary] ?? "patterns"
-    if arguments.gave(Options.profile) {
-      do {
-        _ = try options.loadProfile()
-      } catch {
-        return PatternLoading.status(error)
-      }
-    }
+    let vocabularyFolder = VocabularyFolder.resolve(arguments[vocabulary])
+    if arguments.gave(Options.profile), let status = unusableProfile(options) { return status }
     // The config file: the off switch, and the defaults of the device options.
     let reloader = ServiceReloader(
-      config: ConfigFile.path(arguments[config]).map(ConfigFile.init(path:)), folder: folder,
+      config: ConfigFile.path(arguments[config]).map(ConfigFile.init(path:)),
+      folder: vocabularyFolder.path,
       commandLine: .init(
         device: options, gaveDevice: arguments.gave(DeviceOptions.device),
         gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)))
@@ -89,6 +86,7 @@ enum ServeCommand: Command {
     signal(SIGPIPE, SIG_IGN)
     let log = ServiceLog()
     log.start()
+    Console.error(vocabularyFolder.logLine)
     // Trouble before serving: the last log lines are written before the exit.
     let trouble = {
       log.drain(within: 1)
@@ -98,7 +96,7 @@ enum ServeCommand: Command {
     // The socket first: a live service is refused before any work, and clients that connect
     // while the events render wait in the backlog.
     guard let (listener, socket) = listen(socketPath) else { return trouble() }
-    guard let vocabulary = loadVocabulary(folder) else {
+    guard let vocabulary = loadVocabulary(vocabularyFolder) else {
       socket.remove()
       return trouble()
     }
@@ -121,6 +119,16 @@ enum ServeCommand: Command {
     startSignalThread(signals, service: service, socket: socket, log: log)
     let timeout = arguments[clientTimeout] > 0 ? arguments[clientTimeout] : nil
     acceptLoop(listener, service: service, connections: connections, timeout: timeout)
+  }
+
+  /// The exit status when `--profile` cannot be loaded (after saying why), else nil.
+  private static func unusableProfile(_ options: DeviceOptions) -> Int32? {
+    do {
+      _ = try options.loadProfile()
+      return nil
+    } catch {
+      return PatternLoading.status(error)
+    }
   }
 
   /// SIGINT or SIGTERM: fades out, closes the device, removes the socket, writes the last log
@@ -239,10 +247,10 @@ enum ServeCommand: Command {
 
   /// Reads and validates the vocabulary folder; prints each pattern left out. Nil (after a
   /// message) when the folder cannot be read.
-  static func loadVocabulary(_ folder: String) -> Vocabulary? {
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-      Console.error("hap: the vocabulary folder '\(Format.excerpt(folder))' does not exist or is not a folder")
+  static func loadVocabulary(_ vocabularyFolder: VocabularyFolder) -> Vocabulary? {
+    let folder = vocabularyFolder.path
+    guard VocabularyFolder.isFolder(folder) else {
+      Console.error("hap: \(vocabularyFolder.missing)")
       return nil
     }
     let files = PatternFiles.vocabularyFiles(in: folder)
@@ -275,6 +283,11 @@ enum ServeCommand: Command {
           "hap: \(Format.excerpt(fileName)) left out: \(first.map { "\($0.message) [\($0.rule)]" } ?? "it has errors")")
       default: break
       }
+    }
+    if let events = result.vocabulary?.events, events.isEmpty {
+      Console.error(
+        "hap: warning: the vocabulary '\(Format.excerpt(folder))' has no events (no valid *.ahap or *.json file in it); every fire is refused until one is added"
+      )
     }
     return result.vocabulary
   }

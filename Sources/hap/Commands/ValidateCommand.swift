@@ -54,11 +54,11 @@ enum ValidateCommand: Command {
     "jobs", short: "j", "N", in: 1...1024, default: ": the number of CPU cores", "Check N files at a time")
   static let color = Option<ColorChoice>.choice("color", "WHEN", default: .auto, "Colour the text output")
   static let disable = Option<String?>.text(
-    "disable", "RULE", .rules, "Leave out RULE's findings (repeatable; over .haprc.json).")
+    "disable", "RULE[,RULE...]", .rules, "Leave out RULE's findings (repeatable; over .haprc.json).")
   static let warning = Option<String?>.text(
-    "warning", "RULE", .rules, "Report RULE's findings as warnings (repeatable; over .haprc.json).")
+    "warning", "RULE[,RULE...]", .rules, "Report RULE's findings as warnings (repeatable; over .haprc.json).")
   static let error = Option<String?>.text(
-    "error", "RULE", .rules, "Report RULE's findings as errors (repeatable; over .haprc.json).")
+    "error", "RULE[,RULE...]", .rules, "Report RULE's findings as errors (repeatable; over .haprc.json).")
   static let ignore = Option<String?>.text(
     "ignore", "GLOB", .none, "Leave out what a folder walk finds matching GLOB (repeatable).")
   static let config = Option<String?>.text(
@@ -133,7 +133,7 @@ enum ValidateCommand: Command {
     Console.flush()
     while let changed = loop.next() {
       Console.line("")
-      Console.line(WatchLoop.separator(changed))
+      Console.line(WatchLoop.separator(loop.lastSaved))
       _ = validate(changed)
       Console.flush()
     }
@@ -204,7 +204,9 @@ enum ValidateCommand: Command {
     var given: [String: String] = [:]
     for (declared, level) in [(disable, RuleLevel.off), (warning, .warning), (error, .error)] {
       let option = declared.spec.name
-      for case let id? in arguments.all(declared) {
+      // `--disable a,b` as well as `--disable a --disable b` (as eslint's and sox's lists).
+      let ids = arguments.all(declared).compactMap { $0 }.flatMap { $0.split(separator: ",").map(String.init) }
+      for id in ids {
         if let earlier = given[id], earlier != option {
           throw .refused("rule '\(Format.excerpt(id))' is given to both --\(earlier) and --\(option)")
         }

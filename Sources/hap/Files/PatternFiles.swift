@@ -127,10 +127,9 @@ enum PatternFiles {
 
   static func isManifest(_ path: String) -> Bool { (path as NSString).lastPathComponent == manifestName }
 
-  /// The pattern files of a vocabulary folder (not recursive: `*.ahap` and `*.json` directly
-  /// in it, sorted, hidden entries and the manifest skipped), each read or with why not.
-  static func vocabularyFiles(in folder: String) -> [VocabularyFile] {
-    var found: [Input] = []
+  /// The paths of a vocabulary folder's pattern files, sorted, without reading them (what
+  /// ``vocabularyFiles(in:)`` reads; `hap completion --list events` names their stems).
+  static func vocabularyPaths(in folder: String) -> [String] {
     guard let stream = opendir(folder.isEmpty ? "." : folder) else { return [] }
     var names: [String] = []
     while let entry = readdir(stream) {
@@ -141,6 +140,7 @@ enum PatternFiles {
       names.append(name)
     }
     closedir(stream)
+    var found: [String] = []
     for name in names.sorted() {
       guard let dot = name.lastIndex(of: "."),
         vocabularyExtensions.contains(name[name.index(after: dot)...].lowercased())
@@ -148,8 +148,15 @@ enum PatternFiles {
       let path = folder.isEmpty ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
       var info = stat()
       guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-      found.append(.found(path))
+      found.append(path)
     }
+    return found
+  }
+
+  /// The pattern files of a vocabulary folder (not recursive: `*.ahap` and `*.json` directly
+  /// in it, sorted, hidden entries and the manifest skipped), each read or with why not.
+  static func vocabularyFiles(in folder: String) -> [VocabularyFile] {
+    let found = vocabularyPaths(in: folder).map(Input.found)
     return found.map { input -> VocabularyFile in
       let name = (input.displayName as NSString).lastPathComponent
       do throws(ReadError) {

@@ -6,7 +6,7 @@ import HapCore
 /// the commands include in theirs, parsed once into this value.
 struct DeviceOptions {
   static let device = Option<String?>.text(
-    "device", short: "D", "NAME", .none, default: ": $HAP_DEVICE, else 'default'",
+    "device", short: "D", "NAME", .devices, default: ": $HAP_DEVICE, else 'default'",
     "ALSA device; 'sim': the simulated exciter; 'dualsense[:N]': a DualSense\nover USB (its raw device); 'evdev:/dev/input/eventN': a rumble motor\n{}"
   ).grouped(.device)
   static let latency = Option<Double>.number(
@@ -55,6 +55,16 @@ struct DeviceOptions {
   /// The sound's options (`--audio-device`, `--no-audio`, `--audio-only`), for the commands that
   /// play a pattern's audio events.
   static let sound: [any DeclaredOption] = [audioDevice, noAudio, audioOnly]
+
+  /// `sim`, `default` and the devices in ALSA's hints, none opened (only `sim` and `default`
+  /// when libasound is missing): what `-D` completes and a misspelt name is compared with.
+  static func knownDeviceNames() -> [String] {
+    var names = [SimulatedDevice.name, "default"]
+    if (try? ALSALibrary.load()) != nil {
+      for (name, _) in DeviceList.hintedPlaybackDevices() where !names.contains(name) { names.append(name) }
+    }
+    return names
+  }
 
   /// `-D`, `--latency`, `--margin`, `--rate`, `--sample-format`, `--channels`, `--channel`,
   /// `--reconnect`, `--profile`, `--gain` and `--verbose`, as every command that plays takes them: declared

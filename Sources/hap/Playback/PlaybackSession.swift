@@ -34,6 +34,12 @@ final class PlaybackSession {
       switch self {
       case .simulated(let failure): failure.message
       case .dualSense(let failure): failure.message
+      case .sink(.noSuchDevice(let device)):
+        // hap's own advice: a name close to one that exists, and the simulated exciter.
+        "cannot open device '\(device)': no such device"
+          + (Suggestion.closest(to: device, among: DeviceOptions.knownDeviceNames()).map { " (did you mean '\($0)'?)" }
+            ?? "")
+          + "; 'hap devices' lists the playback devices, and '-D sim' plays on hap's simulated exciter"
       case .sink(let error): error.description
       case .noChannel(let device, let channel, let channels):
         "device '\(device)' has \(channels) channel(s); there is no channel \(channel + 1)"
@@ -211,10 +217,12 @@ final class PlaybackSession {
   }
 
   /// Prints the report (`--verbose`: the statistics; else any underruns and reconnects) and
-  /// returns the exit status of `report`'s outcome.
-  func finish(_ report: EngineReport) -> Int32 {
+  /// returns the exit status of `report`'s outcome. `reloadedAt` (monotonic nanoseconds): when
+  /// the save that started this play was seen (`play --watch`), from which the start latency is
+  /// measured instead of hap's start.
+  func finish(_ report: EngineReport, reloadedAt: UInt64? = nil) -> Int32 {
     if options.verbose {
-      printStatistics(report)
+      printStatistics(report, reloadedAt: reloadedAt)
     } else if report.underruns > 0 || report.reconnects > 0 {
       var line = "hap: \(report.underruns) underrun\(report.underruns == 1 ? "" : "s") recovered"
       if report.reconnects > 0 {
@@ -232,7 +240,7 @@ final class PlaybackSession {
   }
 
   /// `--verbose`: device, format, scheduling, start latency, underruns and frames played.
-  private func printStatistics(_ report: EngineReport) {
+  private func printStatistics(_ report: EngineReport, reloadedAt: UInt64?) {
     let c = configuration
     func ms(_ frames: Int) -> String {
       Format.number((Double(frames) / Double(c.rate) * 10000).rounded() / 10) + " ms"
@@ -242,7 +250,10 @@ final class PlaybackSession {
       "format      \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s")\(Self.layoutText(options.layout, named: options.deviceLayout?.name)), period \(c.periodFrames) frames (\(ms(c.periodFrames))), buffer \(c.bufferFrames) frames (\(ms(c.bufferFrames)))"
     )
     Console.error("scheduling  \(report.scheduling); \(report.memory)")
-    if let first = report.firstPeriodQueued {
+    if let first = report.firstPeriodQueued, let reloadedAt {
+      let since = Double(first &- reloadedAt) / 1e6
+      Console.error("start       first period queued \(Format.number((since * 10).rounded() / 10)) ms after the save")
+    } else if let first = report.firstPeriodQueued {
       let since = Double(first &- HapCommandLine.startedAt) / 1e6
       let sinceCommand = Double(first &- commandStarted) / 1e6
       Console.error(

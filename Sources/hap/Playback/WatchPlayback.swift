@@ -34,12 +34,13 @@ enum WatchPlayback {
       return PlaybackSession.fail(error)
     }
     var round = unique
+    var savedAt: UInt64? = nil
     while true {
       let loaded = load(round, settings: settings, profile: profile, rate: session.configuration.rate)
       if !loaded.isEmpty {
         Console.error(
           "hap: \(WatchLoop.clock()) playing \(loaded.map { Format.excerpt($0.path) }.joined(separator: ", "))")
-        if let status = play(loaded, on: session, settings: settings, loop: loop) {
+        if let status = play(loaded, on: session, settings: settings, loop: loop, savedAt: savedAt) {
           session.close(success: status == ExitStatus.interrupted)
           return status
         }
@@ -51,6 +52,7 @@ enum WatchPlayback {
         session.close(success: true)
         return ExitStatus.interrupted
       }
+      savedAt = DispatchTime.now().uptimeNanoseconds
       Console.error(WatchLoop.separator(changed))
       round = changed
     }
@@ -87,7 +89,7 @@ enum WatchPlayback {
   /// the exit status (Ctrl-C, or a device that failed).
   private static func play(
     _ loaded: [(path: String, pattern: Pattern)], on session: PlaybackSession, settings: PlayCommand.Settings,
-    loop: WatchLoop
+    loop: WatchLoop, savedAt: UInt64?
   ) -> Int32? {
     let patterns = loaded.map(\.pattern)
     do {
@@ -112,7 +114,7 @@ enum WatchPlayback {
     if let loopEnd = settings.loopEnd { player.loopEnd = session.frames(loopEnd) }
     let report = session.start(player, stop: loop.beginAction()).wait()
     loop.finished()
-    let status = session.finish(report)
+    let status = session.finish(report, reloadedAt: savedAt)
     switch report.outcome {
     case .completed: return nil
     case .stopped: return Interrupt.requested ? ExitStatus.interrupted : nil

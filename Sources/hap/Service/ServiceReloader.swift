@@ -121,7 +121,7 @@ final class ServiceReloader: @unchecked Sendable {
   /// Loads the vocabulary folder again and swaps it in; a folder that is gone keeps the old one.
   func reloadVocabulary(_ reason: String) {
     guard let service else { return }
-    guard let vocabulary = ServeCommand.loadVocabulary(folder) else {
+    guard let vocabulary = ServeCommand.loadVocabulary(VocabularyFolder(path: folder, source: .named)) else {
       Console.error("hap: keeping the vocabulary loaded before")
       return
     }

@@ -82,6 +82,17 @@ struct PatternPlotTests {
     #expect(lane.find("text", class: "index").map(\.text) == ["0", "1", "2"])
   }
 
+  @Test("a continuous event that starts with a transient keeps its label, along its bar")
+  func aContinuousEventStartingWithATransientIsLabelled() throws {
+    let svg = try Self.plot(Pattern(events: [Self.transient(0.2), Self.continuous(0.2, 0.5)]))
+    let lane = try #require(svg.element(id: "lane-events"))
+    let labels = lane.find("text", class: "index")
+    #expect(labels.map(\.text) == ["0", "1"])
+    let (x, width, _, _) = try Self.frame(svg, "events")
+    let xs = labels.compactMap { $0.number("x") }
+    #expect(xs.count == 2 && xs[1] > xs[0] && xs[1] < x + 0.7 * width, "\(xs)")
+  }
+
   @Test("the waveform's extent is the rendered signal's, scaled back from the drawing")
   func waveformExtent() throws {
     let svg = try Self.plot(Self.pattern)

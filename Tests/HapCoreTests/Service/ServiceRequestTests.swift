@@ -131,6 +131,25 @@ struct ServiceRequestTests {
 
 @Suite("ServiceReply")
 struct ServiceReplyTests {
+  /// The service's sentences read as one: a did-you-mean or the list, never both glued together
+  /// (issue 23: `did you mean "fire"?; expected one of ...`), and single quotes around a command.
+  @Test func unknownWordsGetOneSentence() {
+    func message(_ line: String) -> String {
+      if case .failure(let error) = ServiceRequest.parse(line) { return error.message }
+      return ""
+    }
+    #expect(message("fre") == "unknown request \"fre\"; did you mean \"fire\"?")
+    #expect(
+      message("xyzzy") == "unknown request \"xyzzy\"; expected one of fire, stop, status, mute, unmute, level or ping.")
+    #expect(message("level ful") == "unknown level \"ful\"; did you mean \"full\"?")
+    #expect(message("level xyzzy") == "unknown level \"xyzzy\"; expected one of full, quiet or silent.")
+    guard case .error(let muted) = ServiceReply.fire("a", .refuse(.muted)) else {
+      Issue.record("a muted fire is not an error")
+      return
+    }
+    #expect(muted.message == "the service is muted; 'hap unmute' turns it back on.")
+  }
+
   @Test func repliesAreOneLineEach() {
     let status = ServiceStatus(
       events: ["correct", "pass"], level: .quiet, muted: false, device: "open", counters: FireCounters(), underruns: 2,

@@ -1,0 +1,69 @@
+import Foundation
+import HapCore
+
+/// The folder `hap serve` loads its vocabulary from: `--vocabulary DIR` when given, else
+/// `./patterns` when there is one (hap's source folder, a project's own), else the bundled
+/// vocabulary `make install` put in `PREFIX/share/hap/patterns`, beside `PREFIX/bin/hap`. The
+/// service says which in its first log line; `hap completion --list events` reads the same one.
+struct VocabularyFolder: Equatable {
+  /// Why this folder was taken.
+  enum Source: Equatable {
+    /// `--vocabulary`.
+    case named
+    /// `./patterns`.
+    case current
+    /// `PREFIX/share/hap/patterns` (there is no `./patterns`).
+    case bundled
+  }
+
+  static let defaultName = "patterns"
+
+  let path: String
+  let source: Source
+  /// The bundled folder looked for when there is no `./patterns` (nil: hap runs from no
+  /// `bin/` folder with a `share/hap/patterns` beside it).
+  var bundled: String? = nil
+
+  /// The folder for `option` (`--vocabulary`), looking for the bundled one beside `executable`.
+  static func resolve(
+    _ option: String?, executable: String = Bundle.main.executablePath ?? CommandLine.arguments[0]
+  ) -> VocabularyFolder {
+    if let option { return VocabularyFolder(path: option, source: .named) }
+    let bundled = bundledFolder(executable: executable)
+    if isFolder(defaultName) || bundled.map(isFolder) != true {
+      return VocabularyFolder(path: defaultName, source: .current, bundled: bundled)
+    }
+    return VocabularyFolder(path: bundled!, source: .bundled, bundled: bundled)
+  }
+
+  /// `PREFIX/share/hap/patterns` for an executable `PREFIX/bin/hap` (symbolic links resolved).
+  static func bundledFolder(executable: String) -> String? {
+    let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+    let prefix = binary.deletingLastPathComponent().deletingLastPathComponent()
+    return prefix.appendingPathComponent("share/hap/patterns").path
+  }
+
+  static func isFolder(_ path: String) -> Bool {
+    var isFolder: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+  }
+
+  /// The service's first log line: which folder, and why that one.
+  var logLine: String {
+    let shown = Format.excerpt(path)
+    switch source {
+    case .named: return "hap: vocabulary '\(shown)' (--vocabulary)"
+    case .current: return "hap: vocabulary '\(shown)' (./\(Self.defaultName) in the current folder)"
+    case .bundled: return "hap: vocabulary '\(shown)' (the bundled one: there is no ./\(Self.defaultName) here)"
+    }
+  }
+
+  /// Why the folder cannot be loaded: it does not exist (nor does the bundled one).
+  var missing: String {
+    var text = "the vocabulary folder '\(Format.excerpt(path))' does not exist or is not a folder"
+    if source == .current, let bundled {
+      text += " (nor does the bundled '\(Format.excerpt(bundled))'); name one with --vocabulary DIR"
+    }
+    return text
+  }
+}
