@@ -66,14 +66,15 @@ enum ConvertCommand: Command {
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    let inputs = arguments.positionals
-    guard !inputs.isEmpty else { throw .noInput }
+    guard !arguments.positionals.isEmpty else { throw .noInput }
+    let named = try PatternFolders(arguments.positionals)
+    let inputs = named.paths
     guard let output = arguments[Self.output] else {
       throw .noOutput(forms: "-o FILE.ahap, -o FILE.haptic or -o FOLDER/")
     }
     if inputs.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
     let from = try format(arguments[Self.from], option: "--from")
-    let target = try self.target(arguments, output: output, inputs: inputs)
+    let target = try self.target(arguments, output: output, inputs: inputs, folder: named.hasFolder)
     let portable = arguments[Self.portable]
     if portable && target != .ahap { throw .refused("--portable writes AHAP: name the output .ahap or use --to ahap") }
     let audio = try audioOptions(arguments)
@@ -81,10 +82,10 @@ enum ConvertCommand: Command {
       let source = try inputFormat(input, given: from)
       if let refusal = Converter.check(from: source, to: target) { throw .refused(refusal) }
     }
-    let (jobs, missingFolder) = try RenderCommand.jobs(
-      inputs, output: output, suffix: "." + target.fileExtension,
+    let (jobs, folders) = try RenderCommand.jobs(
+      named, output: output, suffix: "." + target.fileExtension,
       fileExtensions: Set(["ahap", "json", "haptic"] + audioExtensions))
-    guard RenderCommand.prepareOutputs(jobs, missingFolder: missingFolder, inputs: inputs, what: "input") else {
+    guard RenderCommand.prepareOutputs(jobs, folders: folders, inputs: inputs, what: "input") else {
       return ExitStatus.trouble
     }
     var status = ExitStatus.ok
@@ -119,9 +120,11 @@ enum ConvertCommand: Command {
   }
 
   /// `--to`, or the output's extension; for a folder, the other side of the inputs' format.
-  static func target(_ arguments: Arguments, output: String, inputs: [String]) throws(UsageError) -> ConversionFormat {
+  static func target(_ arguments: Arguments, output: String, inputs: [String], folder named: Bool = false)
+    throws(UsageError) -> ConversionFormat
+  {
     if let given = try format(arguments[to], option: "--to") { return given }
-    let folder = inputs.count > 1 || output.hasSuffix("/") || RenderCommand.isDirectory(output)
+    let folder = named || inputs.count > 1 || output.hasSuffix("/") || RenderCommand.isDirectory(output)
     if !folder, output != "-", let format = ConversionFormat(fileName: output) { return format }
     if folder, let first = inputs.first, let source = ConversionFormat(fileName: first) {
       return source == .ahap ? .haptic : .ahap

@@ -31,9 +31,9 @@ enum InfoCommand: Command {
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    let paths = arguments.positionals
-    guard !paths.isEmpty else { throw .noPattern }
-    if paths.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
+    guard !arguments.positionals.isEmpty else { throw .noPattern }
+    if arguments.positionals.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
+    let paths = try PatternFolders(arguments.positionals).paths
     let rate = arguments[Options.rate]
     let width = arguments[Options.timelineWidth]
     let json = arguments[Options.format] == .json

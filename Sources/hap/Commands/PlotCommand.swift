@@ -85,15 +85,16 @@ enum PlotCommand: Command {
     for option in rawSignalOptions where arguments.gave(option) {
       throw .refused("'--\(option.spec.name)' describes a raw '--signal FILE'; give it with --signal")
     }
-    let patterns = arguments.positionals
+    guard !arguments.positionals.isEmpty else { throw .noPattern }
+    let named = try PatternFolders(arguments.positionals)
+    let patterns = named.paths
     let quiet = arguments[Options.quiet]
-    guard !patterns.isEmpty else { throw .noPattern }
     guard let output = arguments[Self.output] else {
       throw .noOutput(forms: "-o FILE.svg (or -o - for standard output)")
     }
     if patterns.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
-    let (jobs, missingFolder) = try RenderCommand.jobs(
-      patterns, output: output, suffix: ".svg", fileExtensions: svgExtensions)
+    let (jobs, folders) = try RenderCommand.jobs(
+      named, output: output, suffix: ".svg", fileExtensions: svgExtensions)
     if jobs.count == 1 && jobs[0].output == output { try checkExtension(output) }
     let profile: ActuatorProfile
     do {
@@ -101,7 +102,7 @@ enum PlotCommand: Command {
     } catch {
       return ExitStatus.trouble
     }
-    guard RenderCommand.prepareOutputs(jobs, missingFolder: missingFolder, inputs: patterns) else {
+    guard RenderCommand.prepareOutputs(jobs, folders: folders, inputs: patterns) else {
       return ExitStatus.trouble
     }
     guard arguments[watch] else { return plot(jobs, profile: profile, options: options, quiet: quiet) }
