@@ -7,7 +7,7 @@ import HapCore
 enum ConvertCommand: Command {
   static let name = "convert"
   static let summary = "Convert between AHAP and Meta/Lofelt .haptic clips, or a sound to AHAP."
-  static let forms = ["INPUT -o OUTPUT [options]", "INPUT... -o FOLDER/ [options]"]
+  static let forms = ["INPUT -o OUTPUT [options]", "INPUT...|FOLDER... -o FOLDER/ [options]"]
   static let description = """
     Converts a Meta Haptics Studio / Lofelt Studio clip (.haptic) to AHAP, or an AHAP pattern
     to a .haptic clip, or a sound (.wav; .flac, .ogg, .mp3 through libsndfile) to AHAP: its
@@ -21,9 +21,12 @@ enum ConvertCommand: Command {
     The output is checked with hap's own rules before it is written: an AHAP output passes
     'hap validate --strict'. Files are written atomically (a temporary file, then renamed), so
     a failed conversion never leaves a partial or destroyed file; '-o -' writes to standard
-    output. With several inputs, or an OUTPUT ending in '/', OUTPUT is a folder (created if
-    missing) and each input becomes NAME.ahap (or NAME.haptic) in it. --verbose says what was
-    approximated and by how much.
+    output. With several inputs, a folder of patterns and clips (searched as 'hap validate'
+    searches it), or an OUTPUT ending in '/', OUTPUT is a folder (created if missing) and each
+    input becomes NAME.ahap (or NAME.haptic) in it, a subfolder's in the same subfolder.
+    --verbose says what was approximated and by how much. Audio events: --portable keeps them
+    (sounds, switches, audio controls; the sound files stay where they are, so write the output
+    beside them or copy them); a .haptic clip or Android effect leaves them out (--verbose says so).
 
     Exit status: 0 converted; 1 an input has errors (its findings are printed), or a sound is
     silent, longer than an hour (the longest pattern) or not a sound hap reads, whatever its

@@ -5,7 +5,7 @@ import HapCore
 enum InfoCommand: Command {
   static let name = "info"
   static let summary = "Describe a pattern: duration, contents, levels, and a timeline of its intensity."
-  static let forms = ["PATTERN..."]
+  static let forms = ["PATTERN...|FOLDER..."]
   static let description = """
     Renders the pattern (as 'hap render' would, without writing anything) and reports its
     duration: where its last sound ends (a tap, a release tail, a decay to silence, or an audio
@@ -16,7 +16,7 @@ enum InfoCommand: Command {
     file, where it was found, its format and the bytes it decodes to, against iOS's budget),
     and a compact timeline of its level.
 
-    Several patterns give one report each, in order, separated by a blank line and each headed
+    Several patterns (or folders of them, searched as 'hap validate' searches them) give one report each, in order, separated by a blank line and each headed
     by its 'pattern' row; with --format json, an array of objects (a file that has errors or
     cannot be read is {"file", "error"} there, its findings on standard error). Exit status:
     the worst of the files (0 ok, 1 a pattern has errors, 2 a file cannot be read).

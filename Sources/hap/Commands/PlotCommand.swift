@@ -13,15 +13,19 @@ enum PlotCommand: Command {
     control and the envelope, from the same schedule the renderer plays, with the control
     dashed and its points marked), sharpness (with the carrier frequency of the profile on the
     right; sharpness control points are marked under the lane) and waveform (the rendered
-    signal, lowest and highest sample per pixel column, full scale at the lane's edges).
+    signal, lowest and highest sample per pixel column, full scale at the lane's edges). A
+    pattern with audio events gets a fifth lane, audio: its audio track as 'hap render --audio'
+    writes it (sounds found beside the pattern, then in --sound-path and $HAP_SOUND_PATH),
+    the left channel above the middle line and the right below, each full scale in its half.
 
     The SVG is self-contained (no scripts, no external references) and readable: one element
     per line, numbers rounded to 0.1 px. --theme auto adds a prefers-color-scheme media query,
     so one file suits light and dark pages. Its size is bounded by --width, not by the
     pattern: events whose starts fall in the same pixel column are merged into one mark.
 
-    '-o -' writes to standard output. With several patterns, or an OUT ending in '/', OUT is a
-    folder (created if missing) and each pattern becomes NAME.svg in it. Files are written
+    '-o -' writes to standard output. With several patterns, a folder of them (searched as
+    'hap validate' searches it), or an OUT ending in '/', OUT is a folder (created if missing)
+    and each pattern becomes NAME.svg in it (a subfolder's pattern in the same subfolder). Files are written
     atomically, as 'hap render' writes them. A pattern with errors is refused with its
     diagnostics (exit 1); an unreadable pattern or an unwritable output is exit 2.
 
@@ -133,7 +137,9 @@ enum PlotCommand: Command {
         if result == ExitStatus.trouble || status == ExitStatus.ok { status = result }
         continue
       }
-      let svg = PatternPlot.svg([.init(name: name, pattern: pattern)], profile: profile, options: options)
+      let audio = audioTrack(pattern, named: name, path: job.pattern, rate: options.rate, quiet: quiet)
+      let svg = PatternPlot.svg(
+        [.init(name: name, pattern: pattern, audio: audio)], profile: profile, options: options)
       guard write(svg, to: job.output) else {
         status = ExitStatus.trouble
         continue
@@ -141,6 +147,21 @@ enum PlotCommand: Command {
       if !quiet && job.output != "-" { Console.error("\(name) -> \(job.output)") }
     }
     return status
+  }
+
+  /// The audio track of a pattern with audio events, for its lane: its sounds found as `hap
+  /// render --audio` finds them. Nil without audio events, or (with a note) when a sound cannot
+  /// be had (a pattern from standard input whose sounds are in no sound folder).
+  static func audioTrack(_ pattern: Pattern, named name: String, path: String, rate: Double, quiet: Bool)
+    -> AudioSchedule?
+  {
+    guard pattern.events.contains(where: \.type.isAudio) else { return nil }
+    do throws(RenderAudio.Failure) {
+      return try RenderAudio.schedule(pattern, patternPath: path, rate: rate, gain: 1)
+    } catch {
+      if !quiet { Console.error("\(name): note: no audio lane: \(error.message)") }
+      return nil
+    }
   }
 
   /// Writes `text` to `output` ('-': standard output) atomically, as `hap render` writes its

@@ -5,7 +5,7 @@ import HapCore
 enum RenderCommand: Command {
   static let name = "render"
   static let summary = "Render patterns to WAV (or raw) files: exactly what the exciter would play."
-  static let forms = ["PATTERN -o OUT.wav", "PATTERN... -o FOLDER/ [options]"]
+  static let forms = ["PATTERN -o OUT.wav [--audio SOUND.wav]", "PATTERN...|FOLDER... -o FOLDER/ [options]"]
   static let description = """
     Renders each pattern with the same renderer 'hap play' uses, so what you preview is what
     the exciter plays. Output is mono: a standard WAV file (sox, Python's wave module and
@@ -13,14 +13,25 @@ enum RenderCommand: Command {
     other extension is refused unless --raw is given. '-o -' writes to standard output:
     hap render x.json -o - | aplay (not to a terminal, unless --force).
 
-    With several patterns, or an OUT ending in '/', OUT is a folder (created if missing) and
-    each pattern becomes NAME.wav in it. Files are written atomically (a temporary file, then
+    With several patterns, a folder of them (searched as 'hap validate' searches it: *.ahap,
+    *.json, *.haptic), or an OUT ending in '/', OUT is a folder (created if missing, as mkdir -p)
+    and each pattern becomes NAME.wav in it, a subfolder's pattern in the same subfolder; a
+    folder with '-o FILE.wav' is refused. Files are written atomically (a temporary file, then
     renamed, then the folder synced), so an interrupted or failed render never leaves a partial
     file; a FIFO, a device such as /dev/null, or /dev/fd/N is written directly, never replaced.
     The summary line is printed only once the output is complete. A pattern with errors is
     refused with its diagnostics (exit 1); an unwritable output, a failed write, close or
-    rename, a bad rate or format is exit 2. Audio events (AudioCustom, AudioContinuous) are not
-    part of the haptic signal and are skipped (a note says so).
+    rename, a bad rate or format is exit 2.
+
+    Audio events (AudioCustom sounds, AudioContinuous tones) are not part of the haptic signal:
+    --audio FILE writes them, the pattern's audio track, as a stereo WAV (raw for .raw/.pcm or
+    --raw) at the same rate and sample format, and both files are as long, covering the last
+    sound (sounds are found beside the pattern, then in --sound-path and $HAP_SOUND_PATH, and
+    resampled to --rate). Frame k of one is the same instant as frame k of the other. Both are
+    written block by block together (so two FIFOs can be read at once), atomically; '--audio -'
+    is standard output. With a folder of patterns --audio names a folder too. A sound that
+    cannot be found or decoded refuses the pattern (exit 1). Without --audio one note says the
+    audio track was not written.
 
     A pattern is at most an hour long (pattern-too-long): --max-duration raises that limit for
     one render. A WAV file whose data passes 4 GiB is written as RF64 (sox and ffmpeg read it).
@@ -46,6 +57,8 @@ enum RenderCommand: Command {
     ("hap render patterns/correct.json -o correct.wav", "Preview a pattern"),
     ("hap render patterns/*.json -o previews/", "Render the whole vocabulary into a folder"),
     ("hap render patterns/winner.json -o - | aplay", "Listen through the speakers"),
+    ("hap render Spawn.ahap -o spawn.wav --audio spawn-sound.wav", "The haptic signal and its sound, aligned"),
+    ("hap render patterns/ -o previews/", "A folder: one WAV per pattern, names kept"),
     ("hap render x.ahap -o x.raw --sample-format f32 --rate 8000", "Raw float samples at 8 kHz"),
     (
       "hap render patterns/texture.json --control examples/drag-trace.txt --map velocity -o drag.wav",
