@@ -204,6 +204,40 @@ struct RenderAudioTests {
     #expect(!FileManager.default.fileExists(atPath: folder.path("h.wav")))
   }
 
+  @Test("two FIFOs, read at once by one reader (as sox -M would): both written in place, in lockstep")
+  func twoFIFOs() throws {
+    let folder = try TemporaryFolder()
+    _ = try Self.panned(0, in: folder)  // writes tone.wav
+    // Long enough that neither signal fits in a pipe's buffer: written one after the other, the
+    // reader below (which takes a block of each in turn) and hap would wait on each other.
+    let long = try folder.write(
+      "long.json",
+      #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 2}}, {"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "tone.wav"}}]}"#
+    )
+    let haptic = folder.path("haptic.fifo")
+    let audio = folder.path("audio.fifo")
+    #expect(mkfifo(haptic, 0o600) == 0 && mkfifo(audio, 0o600) == 0)
+    let reader = Process()
+    reader.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    reader.arguments = [
+      "-c",
+      "import sys\nh=open(sys.argv[1],'rb'); a=open(sys.argv[2],'rb'); n=[0,0]\nwhile True:\n x=h.read(4096); y=a.read(8192)\n n[0]+=len(x); n[1]+=len(y)\n if not x and not y: break\nopen(sys.argv[3],'w').write('%d %d' % tuple(n))",
+      haptic, audio, folder.path("counts"),
+    ]
+    try reader.run()
+    defer {
+      if reader.isRunning { kill(reader.processIdentifier, SIGKILL) }
+      reader.waitUntilExit()
+    }
+    let result = try Hap.run(["render", long, "-o", haptic, "--audio", audio], timeout: 30)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(Wait.exit(of: reader, within: 20), "the reader never saw both ends")
+    let counts = try String(contentsOfFile: folder.path("counts"), encoding: .utf8).split(separator: " ")
+    let bytes = counts.compactMap { Int($0) }
+    // 2 s of s16 at 48 kHz (and its release), mono and stereo, each with a 44-byte header.
+    #expect(bytes.count == 2 && bytes[0] > 192_000 && bytes[1] == 2 * (bytes[0] - 44) + 44, "\(counts)")
+  }
+
   @Test("outputs: '--audio -' on standard output, an unwritable track leaves no haptic file, refusals")
   func outputs() throws {
     let folder = try TemporaryFolder()

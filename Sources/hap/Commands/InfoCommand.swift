@@ -16,10 +16,11 @@ enum InfoCommand: Command {
     file, where it was found, its format and the bytes it decodes to, against iOS's budget),
     and a compact timeline of its level.
 
-    Several patterns (or folders of them, searched as 'hap validate' searches them) give one report each, in order, separated by a blank line and each headed
-    by its 'pattern' row; with --format json, an array of objects (a file that has errors or
-    cannot be read is {"file", "error"} there, its findings on standard error). Exit status:
-    the worst of the files (0 ok, 1 a pattern has errors, 2 a file cannot be read).
+    Several patterns (or folders of them, searched as 'hap validate' searches them) give one
+    report each, in order, separated by a blank line and each headed by its 'pattern' row; with
+    --format json, an array of objects (a file that has errors or cannot be read is {"file",
+    "error"} there, its findings on standard error). Exit status: the worst of the files (0 ok,
+    1 a pattern has errors, 2 a file cannot be read).
     """
   static let options: [any DeclaredOption] = [
     Options.format, Options.profile, Options.rate, Options.timelineWidth, Options.soundPath,

@@ -5,7 +5,7 @@ import HapCore
 enum RenderCommand: Command {
   static let name = "render"
   static let summary = "Render patterns to WAV (or raw) files: exactly what the exciter would play."
-  static let forms = ["PATTERN -o OUT.wav [--audio SOUND.wav]", "PATTERN...|FOLDER... -o FOLDER/ [options]"]
+  static let forms = ["PATTERN -o OUT.wav", "PATTERN...|FOLDER... -o FOLDER/ [options]"]
   static let description = """
     Renders each pattern with the same renderer 'hap play' uses, so what you preview is what
     the exciter plays. Output is mono: a standard WAV file (sox, Python's wave module and
