@@ -5,7 +5,9 @@ import HapCore
 enum PlotCommand: Command {
   static let name = "plot"
   static let summary = "Draw patterns as SVG pictures: events, intensity, sharpness and the rendered signal."
-  static let forms = ["PATTERN -o OUT.svg", "PATTERN... -o FOLDER/ [options]", "--signal FILE [PATTERN] -o OUT.svg"]
+  static let forms = [
+    "PATTERN -o OUT.svg", "PATTERN...|FOLDER... -o FOLDER/ [options]", "--signal FILE [PATTERN] -o OUT.svg",
+  ]
   static let description = """
     Draws each pattern on one time axis (seconds) in four lanes: events (transients as ticks,
     continuous events as bars over their duration, height by intensity, labelled with their
