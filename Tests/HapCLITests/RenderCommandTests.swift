@@ -446,7 +446,7 @@ struct RenderCommandTests {
     #expect(!FileManager.default.fileExists(atPath: output))
   }
 
-  @Test func audioEventsAreSkippedWithANote() throws {
+  @Test func audioTrackNotWrittenIsNoted() throws {
     let folder = try TemporaryFolder()
     let pattern = try folder.write(
       "mixed.json",
@@ -462,7 +462,7 @@ struct RenderCommandTests {
     let result = try Hap.run(["render", pattern, "-o", output])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(
-      result.stderr.contains("note: 2 audio events are not part of the haptic signal and were skipped"),
+      result.stderr.contains("note: the audio track (2 audio events) was not written; add --audio FILE.wav"),
       "\(result.stderr)")
     let wav = try RenderedWAV(path: output)
     #expect(wav.samples().contains { $0 != 0 })
@@ -474,7 +474,7 @@ struct RenderCommandTests {
     let one = try Hap.run(["render", single, "-o", folder.path("single.wav")])
     #expect(one.status == 0)
     #expect(
-      one.stderr.contains("note: 1 audio event is not part of the haptic signal and was skipped"), "\(one.stderr)")
+      one.stderr.contains("note: the audio track (1 audio event) was not written"), "\(one.stderr)")
     // --quiet silences it.
     let quiet = try Hap.run(["render", single, "-o", folder.path("quiet.wav"), "--quiet"])
     #expect(quiet.status == 0)
@@ -482,12 +482,13 @@ struct RenderCommandTests {
   }
 
   /// Patterns with nothing haptic in them, and their length in frames at 8 kHz: an audio event
-  /// sounds (on the speaker) for 0.5 s; a lone parameter makes nothing sound, so no frames.
+  /// sounds (on the speaker) for 0.5 s and its release (5 ms at ReleaseTime 0: both signals cover
+  /// the audio track, issue 21); a lone parameter makes nothing sound, so no frames.
   static let patternsWithoutHapticEvents = [
     #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "AudioContinuous", "EventDuration": 0.5}}]}"#,
     #"{"Version": 1, "Pattern": [{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": 0.5, "ParameterValue": 0.5}}]}"#,
   ]
-  static let framesWithoutHapticEvents = [4000, 0]
+  static let framesWithoutHapticEvents = [4040, 0]
 
   // Regression test: Renderer.init allocated `voices` with capacity max(1, schedule.voices.count)
   // and renderChunk looped `while nextVoice < voices.count` (the buffer's count, 1), so a

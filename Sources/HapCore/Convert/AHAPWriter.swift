@@ -39,8 +39,16 @@ public enum AHAPWriter {
 
   static func eventText(_ event: Event) -> String {
     var fields = ["\"Time\": \(number(event.time))", "\"EventType\": \"\(event.type.rawValue)\""]
-    if event.type.isContinuous { fields.append("\"EventDuration\": \(number(event.duration))") }
+    // A looping sound plays for its duration; any other AudioCustom plays its whole file (iOS
+    // ignores its duration there), so only a loop's is written.
+    let looping = event.type == .audioCustom && event.waveformLoops
+    if event.type.isContinuous || looping { fields.append("\"EventDuration\": \(number(event.duration))") }
     if let path = event.waveformPath { fields.append("\"EventWaveformPath\": \(string(path))") }
+    if event.type == .audioCustom {
+      // The switches, where they differ from their defaults (envelope on, no loop).
+      if !event.waveformUsesVolumeEnvelope { fields.append("\"EventWaveformUseVolumeEnvelope\": false") }
+      if looping { fields.append("\"EventWaveformLoopEnabled\": true") }
+    }
     let defaults = EventParameters(defaultsFor: event.type)
     var parameters: [String] = []
     for id in EventParameterID.allCases {

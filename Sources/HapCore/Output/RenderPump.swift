@@ -51,6 +51,68 @@ public struct RenderPump {
   }
 }
 
+extension RenderPump {
+  /// Renders `renderer` into `sink`, then silence up to `frames` in all (the length of both
+  /// signals when the audio track runs on past the haptic signal's end).
+  public func run(_ renderer: Renderer, frames: Int, into sink: any PCMSink, shouldStop: () -> Bool = { false })
+    throws(SinkError) -> Bool
+  {
+    var left = frames
+    return try run(into: sink, shouldStop: shouldStop) { buffer in
+      let n = RenderPump.haptic(
+        renderer, into: UnsafeMutableBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
+      left -= n
+      return n
+    }
+  }
+
+  /// Renders a pattern's two signals in lockstep, block by block: the haptic signal (mono,
+  /// silence past its end) into `sink` and the audio track (stereo) into `audioSink`, each
+  /// `audio.frameCount` frames long, so a reader consuming both at once (a mixer reading two
+  /// FIFOs) is fed both as they go. Memory is two blocks; returns false when `shouldStop` ended it.
+  public func run(
+    _ renderer: Renderer, audio: AudioRenderer, into sink: any PCMSink, audioSink: any PCMSink,
+    shouldStop: () -> Bool = { false }
+  ) throws(SinkError) -> Bool {
+    let mono = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
+    let stereo = UnsafeMutableBufferPointer<Float>.allocate(capacity: 2 * blockFrames)
+    let bytes = UnsafeMutableRawBufferPointer.allocate(
+      byteCount: 2 * blockFrames * format.bytesPerSample, alignment: 16)
+    defer {
+      mono.deallocate()
+      stereo.deallocate()
+      bytes.deallocate()
+    }
+    while audio.remaining > 0 {
+      if shouldStop() { return false }
+      let frames = audio.render(into: stereo)
+      let haptic = UnsafeMutableBufferPointer(rebasing: mono[0..<frames])
+      _ = RenderPump.haptic(renderer, into: haptic)
+      try write(UnsafeBufferPointer(haptic), to: sink, through: bytes)
+      try write(UnsafeBufferPointer(rebasing: stereo[0..<2 * frames]), to: audioSink, through: bytes)
+    }
+    return true
+  }
+
+  /// `samples` encoded in `bytes`, then written to `sink`.
+  private func write(
+    _ samples: UnsafeBufferPointer<Float>, to sink: any PCMSink, through bytes: UnsafeMutableRawBufferPointer
+  ) throws(SinkError) {
+    format.encode(samples, into: bytes.baseAddress!)
+    try sink.write(UnsafeRawBufferPointer(rebasing: bytes[0..<samples.count * format.bytesPerSample]))
+  }
+
+  /// Fills `buffer` from `renderer`, then with silence once it has ended; returns its count.
+  static func haptic(_ renderer: Renderer, into buffer: UnsafeMutableBufferPointer<Float>) -> Int {
+    var done = 0
+    while done < buffer.count && renderer.remaining > 0 {
+      done += renderer.render(into: UnsafeMutableBufferPointer(rebasing: buffer[done...]))
+    }
+    if done < buffer.count { UnsafeMutableBufferPointer(rebasing: buffer[done...]).update(repeating: 0) }
+    return buffer.count
+  }
+}
+
 /// A sink that keeps nothing: for measuring (`hap info`) and benchmarks.
 public final class DiscardingSink: PCMSink {
   public private(set) var bytesWritten = 0

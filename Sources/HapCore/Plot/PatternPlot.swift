@@ -37,13 +37,16 @@ public struct PlotOptions: Sendable, Equatable {
 /// intensity, sharpness and waveform. Pure: the same input gives the same text. The picture's
 /// size is bounded by the width: every lane holds at most a few elements per pixel column.
 public enum PatternPlot {
-  /// One pattern to draw and the name shown for it (its file name).
+  /// One pattern to draw and the name shown for it (its file name), and its audio track
+  /// compiled with its sounds (the caller finds them; nil: no audio lane).
   public struct Input: Sendable {
     public var name: String
     public var pattern: Pattern
-    public init(name: String, pattern: Pattern) {
+    public var audio: AudioSchedule?
+    public init(name: String, pattern: Pattern, audio: AudioSchedule? = nil) {
       self.name = name
       self.pattern = pattern
+      self.audio = audio
     }
   }
 
@@ -53,6 +56,9 @@ public enum PatternPlot {
   ]
   /// The lane of a recorded signal (`hap plot --signal`), below the pattern's lanes if any.
   static let signalLane = (name: "signal", height: 90.0)
+  /// The lane of the audio track (left channel above the middle, right below), below the
+  /// waveform, for a pattern with audio events.
+  static let audioLane = (name: "audio", height: 90.0)
 
   /// The window the options ask for: `from` to `to`, or to the end of the longest input or
   /// `atLeast` seconds (a recorded signal's length), at least 0.1 s past `from`.
@@ -64,7 +70,7 @@ public enum PatternPlot {
     var end = atLeast
     for input in inputs {
       let schedule = Schedule(pattern: input.pattern, profile: profile, rate: options.rate)
-      end = max(end, input.pattern.duration, schedule.duration)
+      end = max(end, input.pattern.duration, schedule.duration, input.audio?.duration ?? 0)
     }
     return PlotWindow(from: options.from, to: max(end, options.from + 0.1), columns: columns)
   }
@@ -77,7 +83,9 @@ public enum PatternPlot {
   ) -> String {
     let window = signal?.window ?? window(inputs, profile: profile, options: options)
     let series = inputs.map { PlotSeries(pattern: $0.pattern, profile: profile, window: window, rate: options.rate) }
-    let lanes = (inputs.isEmpty ? [] : Self.lanes) + (signal == nil ? [] : [signalLane])
+    let audio = inputs.map { input in input.audio.map { AudioSeries($0, window: window) } }
+    let audioLanes = audio.contains { $0 != nil } ? [audioLane] : []
+    let lanes = (inputs.isEmpty ? [] : Self.lanes + audioLanes) + (signal == nil ? [] : [signalLane])
     let layout = Layout(window: window, width: Double(options.width), legend: inputs.count > 1, lanes: lanes)
     var svg = SVGText()
     let title = (inputs.map(\.name) + (signal.map { [$0.name] } ?? [])).map { Format.excerpt($0) }.joined(
@@ -101,33 +109,46 @@ public enum PatternPlot {
     svg.element("text", [("class", .text("heading")), ("x", .number(12)), ("y", .number(22))], content: title)
     if inputs.count > 1 { legend(inputs, layout: layout, into: &svg) }
     layout.drawGrid(into: &svg)
-    for (index, lane) in layout.lanes.enumerated() {
-      let frame = layout.lane(index)
-      svg.open("g", [("id", .text("lane-\(lane.name)")), ("class", .text("lane"))])
-      svg.element(
-        "rect",
-        [
-          ("class", .text("frame")), ("x", .number(frame.x)), ("y", .number(frame.y)),
-          ("width", .number(frame.width)), ("height", .number(frame.height)),
-        ])
-      svg.element(
-        "text", [("class", .text("label")), ("x", .number(frame.x)), ("y", .number(frame.y - 4))], content: lane.name)
-      PlotLanes.axis(lane.name, frame: frame, profile: profile, into: &svg)
-      if lane.name == signalLane.name, let signal {
-        PlotLanes.strokes(signal.columns, frame: frame, layout: layout, into: &svg)
-        svg.close("g")
-        continue
-      }
-      for (k, one) in series.enumerated() {
-        svg.open("g", [("class", .text("series series-\(k == 0 ? "a" : "b")"))])
-        PlotLanes.draw(lane.name, one, frame: frame, layout: layout, labelOffset: Double(k) * 10, into: &svg)
-        svg.close("g")
-      }
-      svg.close("g")
+    for index in layout.lanes.indices {
+      drawLane(index, layout: layout, series: series, audio: audio, signal: signal, profile: profile, into: &svg)
     }
     layout.drawTimeAxis(into: &svg)
     svg.close("svg")
     return svg.text
+  }
+
+  /// Lane `index` of `layout`: its frame, label and axis, and each series drawn in it.
+  static func drawLane(
+    _ index: Int, layout: Layout, series: [PlotSeries], audio: [AudioSeries?], signal: SignalSeries?,
+    profile: ActuatorProfile, into svg: inout SVGText
+  ) {
+    let lane = layout.lanes[index]
+    let frame = layout.lane(index)
+    svg.open("g", [("id", .text("lane-\(lane.name)")), ("class", .text("lane"))])
+    svg.element(
+      "rect",
+      [
+        ("class", .text("frame")), ("x", .number(frame.x)), ("y", .number(frame.y)),
+        ("width", .number(frame.width)), ("height", .number(frame.height)),
+      ])
+    svg.element(
+      "text", [("class", .text("label")), ("x", .number(frame.x)), ("y", .number(frame.y - 4))], content: lane.name)
+    PlotLanes.axis(lane.name, frame: frame, profile: profile, into: &svg)
+    if lane.name == signalLane.name, let signal {
+      PlotLanes.strokes(signal.columns, frame: frame, layout: layout, into: &svg)
+      svg.close("g")
+      return
+    }
+    for (k, one) in series.enumerated() {
+      svg.open("g", [("class", .text("series series-\(k == 0 ? "a" : "b")"))])
+      if lane.name == audioLane.name {
+        if let track = audio[k] { PlotLanes.audio(track, frame: frame, layout: layout, into: &svg) }
+      } else {
+        PlotLanes.draw(lane.name, one, frame: frame, layout: layout, labelOffset: Double(k) * 10, into: &svg)
+      }
+      svg.close("g")
+    }
+    svg.close("g")
   }
 
   static func legend(_ inputs: [Input], layout: Layout, into svg: inout SVGText) {

@@ -34,6 +34,16 @@ enum PlotLanes {
           ("class", .text("zero")), ("x1", .number(frame.x)), ("y1", .number(frame.y + frame.height / 2)),
           ("x2", .number(frame.x + frame.width)), ("y2", .number(frame.y + frame.height / 2)),
         ])
+    case "audio":
+      // Each channel in its half: left above the middle line, right below it.
+      label("L", y: frame.y + frame.height / 4)
+      label("R", y: frame.y + 3 * frame.height / 4)
+      svg.element(
+        "line",
+        [
+          ("class", .text("zero")), ("x1", .number(frame.x)), ("y1", .number(frame.y + frame.height / 2)),
+          ("x2", .number(frame.x + frame.width)), ("y2", .number(frame.y + frame.height / 2)),
+        ])
     case "sharpness":
       label("1", y: frame.y)
       label("0", y: frame.bottom)
@@ -141,6 +151,18 @@ enum PlotLanes {
   /// full scale (±1) at the lane's edges.
   static func waveform(_ series: PlotSeries, frame: Frame, layout: Layout, into svg: inout SVGText) {
     strokes(series.waveform, frame: frame, layout: layout, into: &svg)
+  }
+
+  /// The audio track: each channel's strokes (min/max per column, full scale at the half's
+  /// edges) in its half of the lane, left above, right below.
+  static func audio(_ track: AudioSeries, frame: Frame, layout: Layout, into svg: inout SVGText) {
+    let half = frame.height / 2
+    for (channel, columns) in [("left", track.left), ("right", track.right)] {
+      let y = channel == "left" ? frame.y : frame.y + half
+      svg.open("g", [("class", .text("audio-\(channel)"))])
+      strokes(columns, frame: Frame(x: frame.x, y: y, width: frame.width, height: half), layout: layout, into: &svg)
+      svg.close("g")
+    }
   }
 
   /// A vertical stroke per column from its lowest to its highest sample (the rendered signal, or

@@ -247,6 +247,12 @@ public final class AudioRenderer {
     let gridFirst = first / grid
     let gridLast = (last - 1) / grid + 1
     for c in 0..<4 {
+      if trackCounts[c] == 0 {
+        // A control the pattern never sets: its default everywhere (what evaluate returns).
+        (controlGrid.baseAddress! + c * Renderer.gridCapacity).update(
+          repeating: defaults[c], count: gridLast - gridFirst + 1)
+        continue
+      }
       for k in gridFirst...gridLast {
         controlGrid[c * Renderer.gridCapacity + k - gridFirst] = Renderer.evaluate(
           tracks[c], trackCounts[c], &cursors[c], Double(k * grid), defaults[c])
@@ -314,10 +320,17 @@ public final class AudioRenderer {
   ) {
     let count = envelopeLevels(voice, &state, from: from, to: to)
     guard count > 0 else { return }
-    fillSource(voice, &state, from: from, count: count, segmentStart: segmentStart, a.increment, b.increment)
-    // A mono source (a mono sound, the tone) is only in `sourceLeft`.
+    // A mono source (a mono sound, the tone) is only in its left buffer; a mono sound read
+    // as it is, unfiltered, straight from the bank.
     let mono = isMono(voice)
-    let right = mono ? sourceLeft : sourceRight
+    var left = sourceLeft
+    if let direct = directSource(voice, state, count: count, a.increment, b.increment) {
+      left = direct
+      state.position += Double(count)
+    } else {
+      fillSource(voice, &state, from: from, count: count, segmentStart: segmentStart, a.increment, b.increment)
+    }
+    let right = mono ? left : sourceRight
     if voice.filtered {
       if mono {
         for k in 0..<count { filterOne(&state.filter, &sourceLeft[k], a.coefficient) }
@@ -329,12 +342,36 @@ public final class AudioRenderer {
     let t0 = Float(from - segmentStart) * scale
     let dl = b.left - a.left
     let dr = b.right - a.right
+    if dl == 0 && dr == 0 {
+      // Gains constant over the segment (the usual case): the same products, a + 0 × t being a.
+      for k in 0..<count {
+        let e = levels[k]
+        out[2 * k] += a.left * e * left[k]
+        out[2 * k + 1] += a.right * e * right[k]
+      }
+      return
+    }
     for k in 0..<count {
       let t = t0 + Float(k) * scale
       let e = levels[k]
-      out[2 * k] += (a.left + dl * t) * e * sourceLeft[k]
+      out[2 * k] += (a.left + dl * t) * e * left[k]
       out[2 * k + 1] += (a.right + dr * t) * e * right[k]
     }
+  }
+
+  /// Where a mono sound's next `count` frames already are in the bank, when the voice reads
+  /// them as they are (rate 1 from a whole position, no loop, no filter, all within the file):
+  /// the copy ``fillSource`` would make, without making it. Nil otherwise.
+  @inline(__always)
+  private func directSource(
+    _ voice: AudioSchedule.Voice, _ state: State, count: Int, _ a: Double, _ b: Double
+  ) -> UnsafeMutablePointer<Float>? {
+    guard a == 1 && b == 1, !voice.loops, !voice.filtered, case .sound(let s) = voice.source else { return nil }
+    let entry = entries[s]
+    guard entry.channels == 1, state.position.rounded(.down) == state.position else { return nil }
+    let i = Int(state.position)
+    guard i >= 0 && i + count <= entry.frames else { return nil }
+    return samples.baseAddress! + entry.offset + i
   }
 
   /// The envelope's level at frames `from..<to` into `levels`; returns how many frames sound
@@ -357,7 +394,12 @@ public final class AudioRenderer {
         let anchor = max(piece.start, n - n % grid)
         let base = Float(piece.level + piece.rate * Double(anchor - piece.start))
         let slope = Float(piece.rate)
-        for m in n..<end { levels[m - from] = base + slope * Float(m - anchor) }
+        if slope == 0 {
+          // A held level (base + 0 × k is base).
+          (levels + (n - from)).update(repeating: base, count: end - n)
+        } else {
+          for m in n..<end { levels[m - from] = base + slope * Float(m - anchor) }
+        }
       }
       n = end
     }

@@ -126,6 +126,9 @@ public struct AudioSchedule: Sendable {
     frameCount = self.voices.map(\.soundEnd).max() ?? 0
   }
 
+  /// Length in seconds, to where the last sound ends.
+  public var duration: Double { Double(frameCount) / rate }
+
 }
 
 /// Compiles audio events to voices, with the controls that decide their timing.

@@ -29,6 +29,8 @@ enum UsageError: Error, Equatable {
   case noPattern
   /// `hap validate` without files.
   case noPatternFiles
+  /// A folder named as input that holds no pattern files.
+  case noPatternsInFolder(String)
   /// `hap convert` without an input.
   case noInput
   /// No `-o`; `forms`: what to write, e.g. `-o FILE.wav (or -o - for standard output)`.
@@ -82,6 +84,8 @@ enum UsageError: Error, Equatable {
       "'--\(option)' takes a count of \(minimum) or more, not '\(Format.excerpt(given))'"
     case .noPattern: "no pattern given"
     case .noPatternFiles: "no pattern files given; name files, folders, or '-' for standard input"
+    case .noPatternsInFolder(let folder):
+      "no pattern files in '\(Format.excerpt(folder))' (searched for *.ahap, *.json and *.haptic)"
     case .noInput: "no input given"
     case .noOutput(let forms): "no output given; use \(forms)"
     case .standardInputTwice: "'-' (standard input) can be given only once"

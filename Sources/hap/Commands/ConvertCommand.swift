@@ -7,7 +7,7 @@ import HapCore
 enum ConvertCommand: Command {
   static let name = "convert"
   static let summary = "Convert between AHAP and Meta/Lofelt .haptic clips, or a sound to AHAP."
-  static let forms = ["INPUT -o OUTPUT [options]", "INPUT... -o FOLDER/ [options]"]
+  static let forms = ["INPUT -o OUTPUT [options]", "INPUT...|FOLDER... -o FOLDER/ [options]"]
   static let description = """
     Converts a Meta Haptics Studio / Lofelt Studio clip (.haptic) to AHAP, or an AHAP pattern
     to a .haptic clip, or a sound (.wav; .flac, .ogg, .mp3 through libsndfile) to AHAP: its
@@ -21,9 +21,12 @@ enum ConvertCommand: Command {
     The output is checked with hap's own rules before it is written: an AHAP output passes
     'hap validate --strict'. Files are written atomically (a temporary file, then renamed), so
     a failed conversion never leaves a partial or destroyed file; '-o -' writes to standard
-    output. With several inputs, or an OUTPUT ending in '/', OUTPUT is a folder (created if
-    missing) and each input becomes NAME.ahap (or NAME.haptic) in it. --verbose says what was
-    approximated and by how much.
+    output. With several inputs, a folder of patterns and clips (searched as 'hap validate'
+    searches it), or an OUTPUT ending in '/', OUTPUT is a folder (created if missing) and each
+    input becomes NAME.ahap (or NAME.haptic) in it, a subfolder's in the same subfolder.
+    --verbose says what was approximated and by how much. Audio events: --portable keeps them
+    (sounds, switches, audio controls; the sound files stay where they are, so write the output
+    beside them or copy them); a .haptic clip or Android effect leaves them out (--verbose says so).
 
     Exit status: 0 converted; 1 an input has errors (its findings are printed), or a sound is
     silent, longer than an hour (the longest pattern) or not a sound hap reads, whatever its
@@ -66,14 +69,15 @@ enum ConvertCommand: Command {
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    let inputs = arguments.positionals
-    guard !inputs.isEmpty else { throw .noInput }
+    guard !arguments.positionals.isEmpty else { throw .noInput }
+    let named = try PatternFolders(arguments.positionals)
+    let inputs = named.paths
     guard let output = arguments[Self.output] else {
       throw .noOutput(forms: "-o FILE.ahap, -o FILE.haptic or -o FOLDER/")
     }
     if inputs.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
     let from = try format(arguments[Self.from], option: "--from")
-    let target = try self.target(arguments, output: output, inputs: inputs)
+    let target = try self.target(arguments, output: output, inputs: inputs, folder: named.hasFolder)
     let portable = arguments[Self.portable]
     if portable && target != .ahap { throw .refused("--portable writes AHAP: name the output .ahap or use --to ahap") }
     let audio = try audioOptions(arguments)
@@ -81,10 +85,10 @@ enum ConvertCommand: Command {
       let source = try inputFormat(input, given: from)
       if let refusal = Converter.check(from: source, to: target) { throw .refused(refusal) }
     }
-    let (jobs, missingFolder) = try RenderCommand.jobs(
-      inputs, output: output, suffix: "." + target.fileExtension,
+    let (jobs, folders) = try RenderCommand.jobs(
+      named, output: output, suffix: "." + target.fileExtension,
       fileExtensions: Set(["ahap", "json", "haptic"] + audioExtensions))
-    guard RenderCommand.prepareOutputs(jobs, missingFolder: missingFolder, inputs: inputs, what: "input") else {
+    guard RenderCommand.prepareOutputs(jobs, folders: folders, inputs: inputs, what: "input") else {
       return ExitStatus.trouble
     }
     var status = ExitStatus.ok
@@ -119,9 +123,11 @@ enum ConvertCommand: Command {
   }
 
   /// `--to`, or the output's extension; for a folder, the other side of the inputs' format.
-  static func target(_ arguments: Arguments, output: String, inputs: [String]) throws(UsageError) -> ConversionFormat {
+  static func target(_ arguments: Arguments, output: String, inputs: [String], folder named: Bool = false)
+    throws(UsageError) -> ConversionFormat
+  {
     if let given = try format(arguments[to], option: "--to") { return given }
-    let folder = inputs.count > 1 || output.hasSuffix("/") || RenderCommand.isDirectory(output)
+    let folder = named || inputs.count > 1 || output.hasSuffix("/") || RenderCommand.isDirectory(output)
     if !folder, output != "-", let format = ConversionFormat(fileName: output) { return format }
     if folder, let first = inputs.first, let source = ConversionFormat(fileName: first) {
       return source == .ahap ? .haptic : .ahap

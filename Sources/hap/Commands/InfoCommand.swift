@@ -5,7 +5,7 @@ import HapCore
 enum InfoCommand: Command {
   static let name = "info"
   static let summary = "Describe a pattern: duration, contents, levels, and a timeline of its intensity."
-  static let forms = ["PATTERN..."]
+  static let forms = ["PATTERN...|FOLDER..."]
   static let description = """
     Renders the pattern (as 'hap render' would, without writing anything) and reports its
     duration: where its last sound ends (a tap, a release tail, a decay to silence, or an audio
@@ -16,10 +16,11 @@ enum InfoCommand: Command {
     file, where it was found, its format and the bytes it decodes to, against iOS's budget),
     and a compact timeline of its level.
 
-    Several patterns give one report each, in order, separated by a blank line and each headed
-    by its 'pattern' row; with --format json, an array of objects (a file that has errors or
-    cannot be read is {"file", "error"} there, its findings on standard error). Exit status:
-    the worst of the files (0 ok, 1 a pattern has errors, 2 a file cannot be read).
+    Several patterns (or folders of them, searched as 'hap validate' searches them) give one
+    report each, in order, separated by a blank line and each headed by its 'pattern' row; with
+    --format json, an array of objects (a file that has errors or cannot be read is {"file",
+    "error"} there, its findings on standard error). Exit status: the worst of the files (0 ok,
+    1 a pattern has errors, 2 a file cannot be read).
     """
   static let options: [any DeclaredOption] = [
     Options.format, Options.profile, Options.rate, Options.timelineWidth, Options.soundPath,
@@ -31,9 +32,9 @@ enum InfoCommand: Command {
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    let paths = arguments.positionals
-    guard !paths.isEmpty else { throw .noPattern }
-    if paths.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
+    guard !arguments.positionals.isEmpty else { throw .noPattern }
+    if arguments.positionals.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
+    let paths = try PatternFolders(arguments.positionals).paths
     let rate = arguments[Options.rate]
     let width = arguments[Options.timelineWidth]
     let json = arguments[Options.format] == .json

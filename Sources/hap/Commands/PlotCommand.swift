@@ -5,7 +5,9 @@ import HapCore
 enum PlotCommand: Command {
   static let name = "plot"
   static let summary = "Draw patterns as SVG pictures: events, intensity, sharpness and the rendered signal."
-  static let forms = ["PATTERN -o OUT.svg", "PATTERN... -o FOLDER/ [options]", "--signal FILE [PATTERN] -o OUT.svg"]
+  static let forms = [
+    "PATTERN -o OUT.svg", "PATTERN...|FOLDER... -o FOLDER/ [options]", "--signal FILE [PATTERN] -o OUT.svg",
+  ]
   static let description = """
     Draws each pattern on one time axis (seconds) in four lanes: events (transients as ticks,
     continuous events as bars over their duration, height by intensity, labelled with their
@@ -13,15 +15,19 @@ enum PlotCommand: Command {
     control and the envelope, from the same schedule the renderer plays, with the control
     dashed and its points marked), sharpness (with the carrier frequency of the profile on the
     right; sharpness control points are marked under the lane) and waveform (the rendered
-    signal, lowest and highest sample per pixel column, full scale at the lane's edges).
+    signal, lowest and highest sample per pixel column, full scale at the lane's edges). A
+    pattern with audio events gets a fifth lane, audio: its audio track as 'hap render --audio'
+    writes it (sounds found beside the pattern, then in --sound-path and $HAP_SOUND_PATH),
+    the left channel above the middle line and the right below, each full scale in its half.
 
     The SVG is self-contained (no scripts, no external references) and readable: one element
     per line, numbers rounded to 0.1 px. --theme auto adds a prefers-color-scheme media query,
     so one file suits light and dark pages. Its size is bounded by --width, not by the
     pattern: events whose starts fall in the same pixel column are merged into one mark.
 
-    '-o -' writes to standard output. With several patterns, or an OUT ending in '/', OUT is a
-    folder (created if missing) and each pattern becomes NAME.svg in it. Files are written
+    '-o -' writes to standard output. With several patterns, a folder of them (searched as
+    'hap validate' searches it), or an OUT ending in '/', OUT is a folder (created if missing)
+    and each pattern becomes NAME.svg in it (a subfolder's pattern in the same subfolder). Files are written
     atomically, as 'hap render' writes them. A pattern with errors is refused with its
     diagnostics (exit 1); an unreadable pattern or an unwritable output is exit 2.
 
@@ -85,15 +91,16 @@ enum PlotCommand: Command {
     for option in rawSignalOptions where arguments.gave(option) {
       throw .refused("'--\(option.spec.name)' describes a raw '--signal FILE'; give it with --signal")
     }
-    let patterns = arguments.positionals
+    guard !arguments.positionals.isEmpty else { throw .noPattern }
+    let named = try PatternFolders(arguments.positionals)
+    let patterns = named.paths
     let quiet = arguments[Options.quiet]
-    guard !patterns.isEmpty else { throw .noPattern }
     guard let output = arguments[Self.output] else {
       throw .noOutput(forms: "-o FILE.svg (or -o - for standard output)")
     }
     if patterns.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
-    let (jobs, missingFolder) = try RenderCommand.jobs(
-      patterns, output: output, suffix: ".svg", fileExtensions: svgExtensions)
+    let (jobs, folders) = try RenderCommand.jobs(
+      named, output: output, suffix: ".svg", fileExtensions: svgExtensions)
     if jobs.count == 1 && jobs[0].output == output { try checkExtension(output) }
     let profile: ActuatorProfile
     do {
@@ -101,7 +108,7 @@ enum PlotCommand: Command {
     } catch {
       return ExitStatus.trouble
     }
-    guard RenderCommand.prepareOutputs(jobs, missingFolder: missingFolder, inputs: patterns) else {
+    guard RenderCommand.prepareOutputs(jobs, folders: folders, inputs: patterns) else {
       return ExitStatus.trouble
     }
     guard arguments[watch] else { return plot(jobs, profile: profile, options: options, quiet: quiet) }
@@ -132,7 +139,9 @@ enum PlotCommand: Command {
         if result == ExitStatus.trouble || status == ExitStatus.ok { status = result }
         continue
       }
-      let svg = PatternPlot.svg([.init(name: name, pattern: pattern)], profile: profile, options: options)
+      let audio = audioTrack(pattern, named: name, path: job.pattern, rate: options.rate, quiet: quiet)
+      let svg = PatternPlot.svg(
+        [.init(name: name, pattern: pattern, audio: audio)], profile: profile, options: options)
       guard write(svg, to: job.output) else {
         status = ExitStatus.trouble
         continue
@@ -140,6 +149,21 @@ enum PlotCommand: Command {
       if !quiet && job.output != "-" { Console.error("\(name) -> \(job.output)") }
     }
     return status
+  }
+
+  /// The audio track of a pattern with audio events, for its lane: its sounds found as `hap
+  /// render --audio` finds them. Nil without audio events, or (with a note) when a sound cannot
+  /// be had (a pattern from standard input whose sounds are in no sound folder).
+  static func audioTrack(_ pattern: Pattern, named name: String, path: String, rate: Double, quiet: Bool)
+    -> AudioSchedule?
+  {
+    guard pattern.events.contains(where: \.type.isAudio) else { return nil }
+    do throws(RenderAudio.Failure) {
+      return try RenderAudio.schedule(pattern, patternPath: path, rate: rate, gain: 1)
+    } catch {
+      if !quiet { Console.error("\(name): note: no audio lane: \(error.message)") }
+      return nil
+    }
   }
 
   /// Writes `text` to `output` ('-': standard output) atomically, as `hap render` writes its

@@ -5,7 +5,7 @@ import HapCore
 enum RenderCommand: Command {
   static let name = "render"
   static let summary = "Render patterns to WAV (or raw) files: exactly what the exciter would play."
-  static let forms = ["PATTERN -o OUT.wav", "PATTERN... -o FOLDER/ [options]"]
+  static let forms = ["PATTERN -o OUT.wav", "PATTERN...|FOLDER... -o FOLDER/ [options]"]
   static let description = """
     Renders each pattern with the same renderer 'hap play' uses, so what you preview is what
     the exciter plays. Output is mono: a standard WAV file (sox, Python's wave module and
@@ -13,14 +13,25 @@ enum RenderCommand: Command {
     other extension is refused unless --raw is given. '-o -' writes to standard output:
     hap render x.json -o - | aplay (not to a terminal, unless --force).
 
-    With several patterns, or an OUT ending in '/', OUT is a folder (created if missing) and
-    each pattern becomes NAME.wav in it. Files are written atomically (a temporary file, then
+    With several patterns, a folder of them (searched as 'hap validate' searches it: *.ahap,
+    *.json, *.haptic), or an OUT ending in '/', OUT is a folder (created if missing, as mkdir -p)
+    and each pattern becomes NAME.wav in it, a subfolder's pattern in the same subfolder; a
+    folder with '-o FILE.wav' is refused. Files are written atomically (a temporary file, then
     renamed, then the folder synced), so an interrupted or failed render never leaves a partial
     file; a FIFO, a device such as /dev/null, or /dev/fd/N is written directly, never replaced.
     The summary line is printed only once the output is complete. A pattern with errors is
     refused with its diagnostics (exit 1); an unwritable output, a failed write, close or
-    rename, a bad rate or format is exit 2. Audio events (AudioCustom, AudioContinuous) are not
-    part of the haptic signal and are skipped (a note says so).
+    rename, a bad rate or format is exit 2.
+
+    Audio events (AudioCustom sounds, AudioContinuous tones) are not part of the haptic signal:
+    --audio FILE writes them, the pattern's audio track, as a stereo WAV (raw for .raw/.pcm or
+    --raw) at the same rate and sample format, and both files are as long, covering the last
+    sound (sounds are found beside the pattern, then in --sound-path and $HAP_SOUND_PATH, and
+    resampled to --rate). Frame k of one is the same instant as frame k of the other. Both are
+    written block by block together (so two FIFOs can be read at once), atomically; '--audio -'
+    is standard output. With a folder of patterns --audio names a folder too. A sound that
+    cannot be found or decoded refuses the pattern (exit 1). Without --audio one note says the
+    audio track was not written.
 
     A pattern is at most an hour long (pattern-too-long): --max-duration raises that limit for
     one render. A WAV file whose data passes 4 GiB is written as RF64 (sox and ffmpeg read it).
@@ -40,12 +51,14 @@ enum RenderCommand: Command {
 
   static let options: [any DeclaredOption] = [
     output, Options.rate, Options.sampleFormat, Options.profile, Options.gain, Options.raw, Options.force, maxDuration,
-    control, ControlInput.mapOption, Options.quiet, Options.soundPath,
+    control, ControlInput.mapOption, Options.quiet, Options.soundPath, RenderAudio.option,
   ]
   static let examples = [
     ("hap render patterns/correct.json -o correct.wav", "Preview a pattern"),
     ("hap render patterns/*.json -o previews/", "Render the whole vocabulary into a folder"),
     ("hap render patterns/winner.json -o - | aplay", "Listen through the speakers"),
+    ("hap render Spawn.ahap -o spawn.wav --audio spawn-sound.wav", "The haptic signal and its sound, aligned"),
+    ("hap render patterns/ -o previews/", "A folder: one WAV per pattern, names kept"),
     ("hap render x.ahap -o x.raw --sample-format f32 --rate 8000", "Raw float samples at 8 kHz"),
     (
       "hap render patterns/texture.json --control examples/drag-trace.txt --map velocity -o drag.wav",
@@ -80,35 +93,68 @@ enum RenderCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     var settings = try settings(arguments)
-    let patterns = arguments.positionals
-    guard !patterns.isEmpty else { throw .noPattern }
+    guard !arguments.positionals.isEmpty else { throw .noPattern }
     guard let output = arguments[Self.output] else {
       throw .noOutput(forms: "-o FILE.wav (or -o - for standard output)")
     }
-    if patterns.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
-    if settings.control != nil && patterns.count > 1 { throw .refused("'--control' takes a single pattern") }
-    if settings.control?.name == "-" && patterns.contains("-") { throw .bothFromStandardInput }
+    if arguments.positionals.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
+    let inputs = try PatternFolders(arguments.positionals)
+    if settings.control != nil && (inputs.paths.count > 1 || inputs.hasFolder) {
+      throw .refused("'--control' takes a single pattern")
+    }
+    if settings.control?.name == "-" && inputs.paths.contains("-") { throw .bothFromStandardInput }
     do {
       settings.profile = try PatternLoading.profile(arguments[Options.profile])
     } catch {
       return ExitStatus.trouble
     }
-
-    if output == "-" && isatty(STDOUT_FILENO) != 0 && !settings.force {
+    if (output == "-" || arguments[RenderAudio.option] == "-") && isatty(STDOUT_FILENO) != 0 && !settings.force {
       throw .refused(terminalRefusal)
     }
-    let (jobs, missingFolder) = try self.jobs(patterns, output: output, raw: settings.raw)
-    guard prepareOutputs(jobs, missingFolder: missingFolder, inputs: patterns) else { return ExitStatus.trouble }
-    if jobs.count == 1 && jobs[0].output == output { try checkExtension(output, raw: settings.raw) }
-
+    guard let jobs = try plan(inputs, output: output, audio: arguments[RenderAudio.option], settings: settings) else {
+      return ExitStatus.trouble
+    }
     Interrupt.install()
     var status = ExitStatus.ok
     for job in jobs {
-      let result = render(job.pattern, to: job.output, settings: settings)
+      let result = render(job.pattern, to: job.output, audio: job.audio, settings: settings)
       if result == ExitStatus.interrupted { return result }
       if result == ExitStatus.trouble || (result == ExitStatus.failure && status == ExitStatus.ok) { status = result }
     }
+    if !settings.quiet, let note = RenderAudio.unwrittenNote { Console.error(note) }
     return status
+  }
+
+  /// One render: a pattern, its output and its audio track's (`--audio`).
+  struct Job {
+    var pattern: String
+    var output: String
+    var audio: String?
+  }
+
+  /// The renders to make, their folders created; nil after a message when they cannot be.
+  static func plan(_ inputs: PatternFolders, output: String, audio: String?, settings: Settings) throws(UsageError)
+    -> [Job]?
+  {
+    let (jobs, folders) = try self.jobs(inputs, output: output, raw: settings.raw)
+    var plan = jobs.map { Job(pattern: $0.pattern, output: $0.output) }
+    var all = folders
+    var outputs = jobs
+    if let audio {
+      try RenderAudio.check(audio, output: output, settings: settings)
+      let (tracks, trackFolders) = try self.jobs(inputs, output: audio, raw: settings.raw)
+      for (job, track) in zip(jobs, tracks) where job.output == track.output {
+        throw .refused("--audio and -o would both write '\(track.output)': give the audio tracks their own folder")
+      }
+      for k in plan.indices { plan[k].audio = tracks[k].output }
+      all += trackFolders
+      outputs += tracks
+    }
+    guard prepareOutputs(outputs, folders: all, inputs: inputs.paths) else { return nil }
+    for (path, given) in [(jobs[0].output, output), (plan[0].audio, audio)] where jobs.count == 1 && path == given {
+      if let path { try checkExtension(path, raw: settings.raw) }
+    }
+    return plan
   }
 
   static let terminalRefusal =
@@ -138,61 +184,79 @@ enum RenderCommand: Command {
   struct OutputFolderError: Error { let message: String }
 
   /// Where each pattern goes: `output` itself for one pattern, or FOLDER/NAME.wav for several
-  /// (or when `output` ends in '/' or is a folder), and the folder to create first if missing.
-  static func jobs(_ patterns: [String], output: String, raw: Bool) throws(UsageError) -> (
-    [(pattern: String, output: String)], missingFolder: String?
+  /// (or a folder of them, or when `output` ends in '/' or is a folder), and the folders to
+  /// create first (`mkdir -p`) if missing.
+  static func jobs(_ inputs: PatternFolders, output: String, raw: Bool) throws(UsageError) -> (
+    [(pattern: String, output: String)], folders: [String]
   ) {
-    try jobs(
-      patterns, output: output, suffix: raw ? ".raw" : ".wav", fileExtensions: wavExtensions.union(rawExtensions))
+    try jobs(inputs, output: output, suffix: raw ? ".raw" : ".wav", fileExtensions: wavExtensions.union(rawExtensions))
   }
 
   /// The same for any kind of output file (`hap plot`: NAME.svg): `fileExtensions` are the
-  /// extensions that make a missing `output` look like a file rather than a folder.
-  static func jobs(_ patterns: [String], output: String, suffix: String, fileExtensions: Set<String>)
-    throws(UsageError) -> ([(pattern: String, output: String)], missingFolder: String?)
+  /// extensions that make a missing `output` look like a file rather than a folder. A pattern
+  /// found in a subfolder of a folder named as input goes into the same subfolder of `output`.
+  static func jobs(_ inputs: PatternFolders, output: String, suffix: String, fileExtensions: Set<String>)
+    throws(UsageError) -> ([(pattern: String, output: String)], folders: [String])
   {
-    let folderMode = patterns.count > 1 || output.hasSuffix("/") || isDirectory(output)
-    guard folderMode else { return ([(patterns[0], output)], nil) }
-    var missingFolder: String?
-    guard output != "-" else { throw .refused("'-o -' takes a single pattern") }
+    let patterns = inputs.paths
+    let folderMode = patterns.count > 1 || inputs.hasFolder || output.hasSuffix("/") || isDirectory(output)
+    guard folderMode else { return ([(patterns[0], output)], []) }
+    var folders: [String] = []
+    if output == "-" {
+      throw .refused(
+        inputs.hasFolder ? "'-o -' takes a single pattern, not a folder of them" : "'-o -' takes a single pattern")
+    }
     if !isDirectory(output) {
-      var info = stat()
-      if lstat(output, &info) == 0 {
-        throw .refused("with several patterns, -o must name a folder ('\(output)' is not one)")
-      }
-      let ext = (output as NSString).pathExtension.lowercased()
-      if !output.hasSuffix("/") && fileExtensions.contains(ext) {
-        throw .refused(
-          "with several patterns, -o names a folder, and '\(output)' looks like a file name; write '\(output)/' to make a folder of that name"
-        )
-      }
-      missingFolder = output
+      try checkFolderName(output, inputs: inputs, fileExtensions: fileExtensions)
+      folders.append(output)
     }
     var seen: Set<String> = []
     var jobs: [(pattern: String, output: String)] = []
-    for pattern in patterns {
-      let base =
-        pattern == "-" ? "stdin" : ((pattern as NSString).lastPathComponent as NSString).deletingPathExtension
-      let target = (output as NSString).appendingPathComponent(base + suffix)
+    for (pattern, name) in zip(patterns, inputs.names) {
+      let target = (output as NSString).appendingPathComponent(name + suffix)
       guard seen.insert(target).inserted else {
         throw .refused("two patterns would both be written to '\(target)'")
       }
+      let parent = (target as NSString).deletingLastPathComponent
+      if name.contains("/") && folders.last != parent { folders.append(parent) }
       jobs.append((pattern, target))
     }
-    return (jobs, missingFolder)
+    return (jobs, folders)
   }
 
-  /// Makes the outputs of `jobs` ready to write: creates `missingFolder` (`mkdir -p`) and
-  /// refuses an output that is one of the `inputs` (render, plot and convert never write over
-  /// what they read; `what` names an input in the message). Says why on standard error and
+  /// Refuses an `output` that must be a folder (several patterns, or a folder of them) but is
+  /// a file, or looks like a file's name; the message names the fix.
+  static func checkFolderName(_ output: String, inputs: PatternFolders, fileExtensions: Set<String>)
+    throws(UsageError)
+  {
+    let why = inputs.hasFolder ? "with a folder of patterns" : "with several patterns"
+    let stem = (output as NSString).deletingPathExtension
+    let folder = "'" + (stem == output ? "FOLDER" : stem) + "/'"
+    var info = stat()
+    if lstat(output, &info) == 0 {
+      throw .refused(
+        "\(why), -o must name a folder ('\(output)' is not one): name the folder for one output per pattern, e.g. -o \(folder)"
+      )
+    }
+    let ext = (output as NSString).pathExtension.lowercased()
+    if !output.hasSuffix("/") && fileExtensions.contains(ext) {
+      throw .refused(
+        "\(why), -o names a folder, and '\(output)' looks like a file name: write -o \(folder), or '\(output)/' to make a folder of that name"
+      )
+    }
+  }
+
+  /// Makes the outputs of `jobs` ready to write: creates `folders` (`mkdir -p`) and refuses
+  /// an output that is one of the `inputs` (render, plot and convert never write over what
+  /// they read; `what` names an input in the message). Says why on standard error and
   /// returns false when it cannot.
   static func prepareOutputs(
-    _ jobs: [(pattern: String, output: String)], missingFolder: String?, inputs: [String],
+    _ jobs: [(pattern: String, output: String)], folders: [String], inputs: [String],
     what: String = "input pattern"
   ) -> Bool {
-    if let missingFolder {
+    for folder in folders {
       do {
-        try createFolder(missingFolder)
+        try createFolder(folder)
       } catch {
         Console.error("hap: \(error.message)")
         return false
@@ -223,7 +287,8 @@ enum RenderCommand: Command {
   }
 
   /// What one render writes: the pattern's renderer, or the Player that applies its control
-  /// messages, and how many frames.
+  /// messages, its audio track's renderer (with `--audio`), and how many frames (both signals
+  /// as long, covering the last sound).
   struct Output {
     /// The pattern's name in messages (`<stdin>` for '-').
     let name: String
@@ -232,14 +297,18 @@ enum RenderCommand: Command {
     let renderer: Renderer
     let controlled: Player?
     var frameCount: Int
+    /// The audio track and where it goes (`--audio`), raw or WAV.
+    var audio: (renderer: AudioRenderer, path: String, raw: Bool)?
   }
 
-  /// Renders one pattern to one output; returns its exit status. Control messages come from
-  /// `settings.control`, or are given (`hap drag -o` passes a recorded gesture's).
+  /// Renders one pattern to one output (and its audio track to `audio`); returns its exit
+  /// status. Control messages come from `settings.control`, or are given (`hap drag -o`
+  /// passes a recorded gesture's).
   static func render(
-    _ patternPath: String, to output: String, settings: Settings, messages given: [ControlMessage]? = nil
+    _ patternPath: String, to output: String, audio: String? = nil, settings: Settings,
+    messages given: [ControlMessage]? = nil
   ) -> Int32 {
-    if output == "-" && isatty(STDOUT_FILENO) != 0 && !settings.force {
+    for path in [output, audio] where path == "-" && isatty(STDOUT_FILENO) != 0 && !settings.force {
       Console.error("hap: \(terminalRefusal)")
       return ExitStatus.trouble
     }
@@ -250,28 +319,39 @@ enum RenderCommand: Command {
     } catch {
       return PatternLoading.status(error)
     }
-    guard var job = prepare(pattern, named: patternPath, to: output, settings: settings, given: given) else {
+    let name = patternPath == "-" ? "<stdin>" : patternPath
+    let schedule = Schedule(
+      pattern: pattern, profile: settings.profile, rate: Double(settings.rate), gain: pow(10, settings.gain / 20))
+    let track: AudioRenderer?
+    switch RenderAudio.renderer(
+      pattern, named: name, patternPath: patternPath, schedule: schedule, written: audio != nil)
+    {
+    case .success(let renderer): track = renderer
+    case .failure(let failure): return failure.status
+    }
+    if audio == nil && schedule.skippedAudioEvents > 0 {
+      RenderAudio.unwritten.patterns += 1
+      RenderAudio.unwritten.events += schedule.skippedAudioEvents
+    }
+    guard var job = prepare(pattern, schedule, named: name, to: output, settings: settings, given: given) else {
       // Ctrl-C while waiting for a --control FIFO's writer
       return Interrupt.requested ? ExitStatus.interrupted : ExitStatus.trouble
+    }
+    if let track, given == nil && settings.control == nil {
+      job.frameCount = track.frameCount
+      if let audio { job.audio = (track, audio, isRaw(audio, flag: settings.raw)) }
     }
     return write(&job, settings: settings)
   }
 
-  /// The schedule of `pattern` and what renders it (a Player when there are control
-  /// messages), its length checked against what a file can hold; nil after a message.
+  /// What renders `schedule` (a Player when there are control messages), its length checked
+  /// against what a file can hold; nil after a message.
   static func prepare(
-    _ pattern: Pattern, named patternPath: String, to output: String, settings: Settings, given: [ControlMessage]?
+    _ pattern: Pattern, _ schedule: Schedule, named name: String, to output: String, settings: Settings,
+    given: [ControlMessage]?
   ) -> Output? {
-    let rate = Double(settings.rate)
-    let schedule = Schedule(pattern: pattern, profile: settings.profile, rate: rate, gain: pow(10, settings.gain / 20))
+    let rate = schedule.rate
     let raw = isRaw(output, flag: settings.raw)
-    let name = patternPath == "-" ? "<stdin>" : patternPath
-    let skipped = schedule.skippedAudioEvents
-    if skipped > 0 && !settings.quiet {
-      Console.error(
-        "\(name): note: \(skipped) audio event\(skipped == 1 ? " is" : "s are") not part of the haptic signal and \(skipped == 1 ? "was" : "were") skipped"
-      )
-    }
     // With a control file, a Player applies the messages.
     var controlled: Player?
     var frameCount = schedule.frameCount
@@ -295,63 +375,83 @@ enum RenderCommand: Command {
       frameCount: frameCount)
   }
 
-  /// Writes `job` to its output (atomically for a file) and prints the summary line; the exit
-  /// status.
+  /// The sink of `output`: a file (atomic unless direct), or standard output for '-'.
+  static func sink(_ output: String, settings: Settings) throws(SinkError) -> (any PCMSink, FileSink?) {
+    let file = output == "-" ? nil : try FileSink(path: output, allowTerminal: settings.force) { Interrupt.requested }
+    return (file ?? StandardOutputSink(), file)
+  }
+
+  /// Writes `job` to its output (and its audio track to its own), atomically for files, and
+  /// prints the summary line; the exit status.
   static func write(_ job: inout Output, settings: Settings) -> Int32 {
-    let output = job.path
-    let sink: any PCMSink
-    let file: FileSink?
-    do {
-      file = output == "-" ? nil : try FileSink(path: output, allowTerminal: settings.force) { Interrupt.requested }
-      sink = file ?? StandardOutputSink()
-    } catch {
-      if Interrupt.requested {
-        Console.error("hap: interrupted; nothing was written to '\(output)'")
-        return ExitStatus.interrupted
+    var sinks: [(sink: any PCMSink, file: FileSink?, path: String)] = []
+    defer { for opened in sinks { opened.sink.close(success: false) } }
+    for path in [job.path] + (job.audio.map { [$0.path] } ?? []) {
+      do {
+        let (sink, file) = try sink(path, settings: settings)
+        sinks.append((sink, file, path))
+      } catch {
+        if Interrupt.requested {
+          Console.error("hap: interrupted; nothing was written to '\(path)'")
+          return ExitStatus.interrupted
+        }
+        Console.error("hap: \(error.message)")
+        return ExitStatus.trouble
       }
-      Console.error("hap: \(error.message)")
-      return ExitStatus.trouble
     }
-    defer { sink.close(success: false) }
     do {
-      guard try pump(&job, into: sink, settings: settings) else {
-        if file?.isDirect ?? true {
-          Console.error("hap: interrupted; what was written to '\(output)' is incomplete")
-        } else {
-          Console.error("hap: interrupted; nothing was written to '\(output)'")
+      guard try pump(&job, into: sinks[0].sink, audioSink: sinks.count > 1 ? sinks[1].sink : nil, settings: settings)
+      else {
+        for opened in sinks {
+          let what =
+            opened.file?.isDirect ?? true
+            ? "what was written to '\(opened.path)' is incomplete" : "nothing was written to '\(opened.path)'"
+          Console.error("hap: interrupted; \(what)")
         }
         return ExitStatus.interrupted
       }
-      try sink.drain()
-      // Only a complete, renamed (and folder-synced) file earns the summary line below.
-      try file?.commit()
+      for opened in sinks { try opened.sink.drain() }
+      // Only complete, renamed (and folder-synced) files earn the summary line below.
+      for opened in sinks { try opened.file?.commit() }
     } catch {
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
     }
-    if !settings.quiet && output != "-" { Console.error(summary(job, settings: settings)) }
+    if !settings.quiet && job.path != "-" { Console.error(summary(job, settings: settings)) }
     return ExitStatus.ok
   }
 
-  /// The header (unless raw) and the samples of `job`, into `sink`, with a progress line on a
-  /// terminal; false when interrupted.
-  static func pump(_ job: inout Output, into sink: any PCMSink, settings: Settings) throws(SinkError) -> Bool {
-    if !job.raw {
-      let header = WAVHeader.bytes(format: settings.format, rate: settings.rate, channels: 1, frames: job.frameCount)
+  /// The headers (unless raw) and the samples of `job`, into `sink` (and its audio track into
+  /// `audioSink`), with a progress line on a terminal; false when interrupted.
+  static func pump(_ job: inout Output, into sink: any PCMSink, audioSink: (any PCMSink)?, settings: Settings)
+    throws(SinkError) -> Bool
+  {
+    func header(_ channels: Int, into sink: any PCMSink) throws(SinkError) {
+      let header = WAVHeader.bytes(
+        format: settings.format, rate: settings.rate, channels: channels, frames: job.frameCount)
       try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
     }
+    if !job.raw { try header(1, into: sink) }
     var progress = Progress(label: job.name, total: job.frameCount)
     defer { progress.finish() }
+    let pump = RenderPump(format: settings.format)
+    if let track = job.audio, let audioSink {
+      if !track.raw { try header(2, into: audioSink) }
+      return try pump.run(job.renderer, audio: track.renderer, into: sink, audioSink: audioSink) {
+        progress.update(track.renderer.position)
+        return Interrupt.requested
+      }
+    }
     guard let controlled = job.controlled else {
       let renderer = job.renderer
-      return try RenderPump(format: settings.format).run(renderer, into: sink) {
+      return try pump.run(renderer, frames: job.frameCount, into: sink) {
         progress.update(renderer.position)
         return Interrupt.requested
       }
     }
     var left = job.frameCount
     let total = job.frameCount
-    let completed = try RenderPump(format: settings.format).run(
+    let completed = try pump.run(
       into: sink,
       shouldStop: {
         progress.update(total - left)
@@ -375,6 +475,14 @@ enum RenderCommand: Command {
     var line =
       "\(job.name) -> \(job.path): \(seconds), \(settings.rate) Hz \(settings.format.rawValue)\(kind), peak \(decibels(stats.peak))"
     if stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
+    if let track = job.audio {
+      let audio = track.renderer.statistics
+      let kind =
+        track.raw
+        ? " raw" : WAVHeader.needsRF64(format: settings.format, channels: 2, frames: job.frameCount) ? " RF64" : ""
+      line += "; audio track -> \(track.path): stereo\(kind), peak \(decibels(audio.peak))"
+      if audio.limiterActed { line += " (limiter acted)" }
+    }
     return line
   }
 

@@ -1,0 +1,100 @@
+import Foundation
+import HapCore
+import HapResample
+
+/// `hap render --audio`: a pattern's audio track (its AudioCustom sounds and AudioContinuous
+/// tones, HapCore's ``AudioRenderer``) beside its haptic signal, and the length both share.
+enum RenderAudio {
+  static let option = Option<String?>.text(
+    "audio", "FILE", .files,
+    "Also write the audio track (sounds, tones) as stereo WAV (or raw): same rate, format\nand length as OUT; a folder with several patterns."
+  )
+
+  /// Why a pattern's audio track cannot be rendered; a sentence only in ``message``.
+  enum Failure: Error {
+    case sound(SoundSearch.LoadFailure)
+    case resample(String, Resampler.Failure)
+
+    var message: String {
+      switch self {
+      case .sound(let failure): failure.message
+      case .resample(let waveform, let failure): "sound \"\(Format.excerpt(waveform))\": \(failure.message)"
+      }
+    }
+
+    /// A sound that cannot be found or decoded makes the pattern invalid (as the validator
+    /// says, exit 1); a missing resampler is trouble (exit 2).
+    var status: Int32 {
+      if case .sound = self { return ExitStatus.failure }
+      return ExitStatus.trouble
+    }
+  }
+
+  /// The audio track of `pattern` at `rate`: its sounds found and decoded as the validator
+  /// found them, resampled to `rate` (silent for a pattern without audio events).
+  static func schedule(_ pattern: Pattern, patternPath: String, rate: Double, gain: Double) throws(Failure)
+    -> AudioSchedule
+  {
+    let decoded: [String: DecodedSound]
+    do {
+      decoded = try SoundSearch.loadSounds(of: pattern, patternPath: patternPath == "-" ? nil : patternPath)
+    } catch {
+      throw .sound(error)
+    }
+    var sounds: [String: DecodedSound] = [:]
+    for (waveform, sound) in decoded {
+      do {
+        sounds[waveform] = try Resampler.resample(sound, to: rate)
+      } catch {
+        throw .resample(waveform, error)
+      }
+    }
+    return AudioSchedule(pattern: pattern, sounds: sounds, rate: rate, gain: gain)
+  }
+
+  /// The audio track's renderer for a render that writes it (`written`; silent for a pattern
+  /// without audio events), or that only needs its length so the haptic signal covers the
+  /// last sound; nil when there is nothing to render (or, for a track not written, its sounds
+  /// cannot be had: the haptic signal keeps its own length). Prints why and returns
+  /// `.failure` when a written track cannot be made.
+  static func renderer(
+    _ pattern: Pattern, named name: String, patternPath: String, schedule: Schedule, written: Bool
+  ) -> Result<AudioRenderer?, Failure> {
+    guard written || pattern.events.contains(where: \.type.isAudio) else { return .success(nil) }
+    do throws(Failure) {
+      let audio = try Self.schedule(pattern, patternPath: patternPath, rate: schedule.rate, gain: schedule.gain)
+      return .success(AudioRenderer(schedule: audio, frameCount: schedule.frameCount))
+    } catch {
+      guard written else { return .success(nil) }
+      Console.error("hap: \(name): \(error.message); the audio track cannot be rendered")
+      return .failure(error)
+    }
+  }
+
+  /// Patterns rendered with an audio track that was not written (no `--audio`), and their
+  /// audio events: said once, at the end of the run.
+  nonisolated(unsafe) static var unwritten = (patterns: 0, events: 0)
+
+  /// The one note about audio tracks not written, or nil.
+  static var unwrittenNote: String? {
+    let (patterns, events) = unwritten
+    guard patterns > 0 else { return nil }
+    let what = events == 1 ? "1 audio event" : "\(events) audio events"
+    return patterns == 1
+      ? "hap: note: the audio track (\(what)) was not written; add --audio FILE.wav to write it beside the haptic signal"
+      : "hap: note: the audio tracks of \(patterns) patterns (\(what)) were not written; add --audio FOLDER/ to write them"
+  }
+
+  /// Refuses `--audio` where it cannot go: with `--control` (the audio track does not follow
+  /// control messages), onto the haptic output, or both on standard output.
+  static func check(_ audio: String, output: String, settings: RenderCommand.Settings) throws(UsageError) {
+    if settings.control != nil {
+      throw .refused("'--audio' does not take '--control' (the audio track does not follow control messages)")
+    }
+    if audio == "-" && output == "-" { throw .refused("-o and --audio cannot both be '-' (standard output)") }
+    if audio == output || (audio != "-" && RenderCommand.sameFile(audio, output)) {
+      throw .refused(
+        "--audio and -o name the same file ('\(Format.excerpt(audio))'): give the audio track its own name")
+    }
+  }
+}
