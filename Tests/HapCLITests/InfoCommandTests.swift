@@ -70,7 +70,8 @@ struct InfoCommandTests {
 
   static let documentedKeys: Set<String> = [
     "file", "duration", "rate", "profile", "events", "parameters", "curves", "frequency", "peak", "rms",
-    "peakBeforeLimiter", "limiterActed", "skippedAudioEvents", "sounds", "timeline", "end", "writtenDuration",
+    "peakBeforeLimiter", "limiterActed", "skippedAudioEvents", "renderedDuration", "sounds", "timeline", "end",
+    "writtenDuration",
   ]
 
   @Test func jsonOutputHasTheDocumentedKeys() throws {

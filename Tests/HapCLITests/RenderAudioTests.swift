@@ -262,3 +262,24 @@ struct RenderAudioTests {
     }
   }
 }
+
+extension RenderAudioTests {
+  @Test("hap info says how long render writes a pattern whose sound outlasts its tap")
+  func infoRenderedDuration() throws {
+    let path = Self.ricochet.appendingPathComponent("CollisionSmall.ahap").path
+    guard FileManager.default.fileExists(atPath: path) else {
+      corpusMissing("CollisionSmall.ahap", at: Self.ricochet)
+      return
+    }
+    let folder = try TemporaryFolder()
+    let render = try Hap.run(["render", path, "-o", folder.path("h.wav")])
+    #expect(render.status == 0, "\(render.stderr)")
+    let frames = try RenderedWAV(path: folder.path("h.wav")).frames
+    let json = try Hap.run(["info", "--format", "json", path])
+    #expect(json.status == 0, "\(json.stderr)")
+    let rendered = try #require(try decodeJSON(json.stdout)["renderedDuration"] as? Double)
+    #expect(abs(rendered * Self.rate - Double(frames)) < 1, "info \(rendered) s, render \(frames) frames")
+    let text = try Hap.run(["info", path])
+    #expect(text.stdout.contains("'hap render' writes both signals that long"), "\(text.stdout)")
+  }
+}

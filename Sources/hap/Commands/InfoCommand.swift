@@ -60,11 +60,12 @@ enum InfoCommand: Command {
       }
       let summary = PatternSummary(pattern: pattern, profile: profile, rate: Double(rate), columns: width)
       let sounds = InfoSounds.rows(of: pattern, path: path)
+      let track = audioTrackDuration(pattern, path: path, rate: Double(rate), profile: profile)
       if json {
-        objects.append(jsonReport(summary, name: name, rate: rate, profile: profile, sounds: sounds))
+        objects.append(jsonReport(summary, name: name, rate: rate, profile: profile, sounds: sounds, track: track))
       } else {
         if index > 0 { Console.line("") }
-        printText(summary, name: name, rate: rate, profile: profile, width: width, sounds: sounds)
+        printText(summary, name: name, rate: rate, profile: profile, width: width, sounds: sounds, track: track)
       }
     }
     // One pattern: one object (as before); several: an array with one object per file, in order.
@@ -76,9 +77,20 @@ enum InfoCommand: Command {
     return worst
   }
 
+  /// How long `hap render` writes a pattern with audio events (its haptic signal padded to its
+  /// audio track, issue 21), seconds; nil without audio events or when a sound cannot be had.
+  static func audioTrackDuration(_ pattern: Pattern, path: String, rate: Double, profile: ActuatorProfile) -> Double? {
+    guard pattern.events.contains(where: \.type.isAudio) else { return nil }
+    let schedule = Schedule(pattern: pattern, profile: profile, rate: rate)
+    let made = RenderAudio.renderer(pattern, named: path, patternPath: path, schedule: schedule, written: false)
+    guard case .success(let renderer?) = made else { return nil }
+    return Double(renderer.frameCount) / rate
+  }
+
   /// One pattern's report as a JSON object.
   static func jsonReport(
-    _ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile, sounds: [InfoSounds.Row] = []
+    _ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile, sounds: [InfoSounds.Row] = [],
+    track: Double? = nil
   ) -> String {
     let stats = summary.statistics
     let frequencies =
@@ -103,6 +115,7 @@ enum InfoCommand: Command {
       ("peakBeforeLimiter", JSONOutput.number(Double(stats.peakBeforeLimiter))),
       ("limiterActed", stats.limiterActed ? "true" : "false"),
       ("skippedAudioEvents", String(summary.skippedAudioEvents)),
+      ("renderedDuration", track.map { JSONOutput.number(max($0, summary.duration)) } ?? "null"),
       ("sounds", InfoSounds.json(sounds)),
       ("timeline", JSONOutput.array(summary.timeline.map { JSONOutput.number(($0 * 1000).rounded() / 1000) })),
     ])
@@ -111,7 +124,7 @@ enum InfoCommand: Command {
   /// One pattern's report as text, headed by its `pattern` row (the file's name).
   static func printText(
     _ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile, width: Int,
-    sounds: [InfoSounds.Row] = []
+    sounds: [InfoSounds.Row] = [], track: Double? = nil
   ) {
     let stats = summary.statistics
     let style = Style(enabled: ColorChoice.auto.enabled(forTerminal: Console.stdoutIsTerminal))
@@ -139,6 +152,9 @@ enum InfoCommand: Command {
         : "did not act (peak before it \(RenderCommand.decibels(stats.peakBeforeLimiter)))")
     if summary.skippedAudioEvents > 0 {
       row("audio", "\(summary.skippedAudioEvents) audio events not part of the haptic signal")
+    }
+    if let track, track > summary.duration {
+      row("", "their audio track runs to \(Format.seconds(track)): 'hap render' writes both signals that long")
     }
     if !sounds.isEmpty {
       for (index, line) in InfoSounds.textRows(sounds).enumerated() { row(index == 0 ? "sounds" : "", line) }
