@@ -83,7 +83,7 @@ struct DualSenseTests {
   }
 
   @Test(
-    "-D dualsense opens the card's raw device, 4 channels at 48 kHz s16: 3 and 4 are the dualsense render bit for bit, 1 and 2 silent"
+    "-D dualsense opens the card's raw device, 4 channels at 48 kHz s16: 3 and 4 are the dualsense render bit for bit, 1 and 2 silent (no sound)"
   )
   func playsOnTheActuators() throws {
     let machine = try Machine()
@@ -91,7 +91,9 @@ struct DualSenseTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.contains("dualsense (hw:CARD=Controller,DEV=0)"), "\(result.stderr)")
     #expect(
-      result.stderr.contains("48000 Hz s16, 4 channels (layout dualsense: signal on channels 3, 4)"), "\(result.stderr)"
+      result.stderr.contains(
+        "48000 Hz s16, 4 channels (layout dualsense: haptic on 3,4, audio left on 1, audio right on 2)"),
+      "\(result.stderr)"
     )
     let planes = try machine.channels()
     let expected = try Self.rendered(Self.correct, ["--profile", "dualsense"], in: machine.folder)
@@ -102,6 +104,42 @@ struct DualSenseTests {
     // The exciter's render differs: the dualsense profile was picked by default.
     let exciter = try Self.rendered(Self.correct, [], in: machine.folder)
     #expect(exciter != expected)
+  }
+
+  /// A pattern with sound on the controller: the speaker (1-2) gets the audio track, the
+  /// actuators (3-4) the haptic signal, each bit for bit what `hap render --audio` writes.
+  @Test("-D dualsense with a pattern's sound: 1 and 2 are the audio track, 3 and 4 the haptic render, bit for bit")
+  func playsTheSoundOnTheSpeaker() throws {
+    let machine = try Machine()
+    let tone = (0..<4800).map { k in Float(0.4 * sin(2 * Double.pi * 440 * Double(k) / 48000)) }
+    _ = try machine.folder.write("tone.wav", Data(SyntheticSound.wav([tone], rate: 48000)))
+    let pattern = try machine.folder.write(
+      "withSound.ahap",
+      """
+      {"Version": 1.0, "Pattern": [
+        {"Event": {"Time": 0.0, "EventType": "HapticTransient",
+          "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.9}]}},
+        {"Event": {"Time": 0.02, "EventType": "AudioCustom", "EventWaveformPath": "tone.wav",
+          "EventParameters": [{"ParameterID": "AudioVolume", "ParameterValue": 0.75},
+                              {"ParameterID": "AudioPan", "ParameterValue": -0.5}]}}]}
+      """)
+    let result = try machine.run(["play", "-D", "dualsense", "--verbose", pattern])
+    #expect(result.status == 0, "\(result.stderr)")
+    let planes = try machine.channels()
+    let haptic = machine.folder.path("haptic.raw")
+    let audio = machine.folder.path("audio.raw")
+    let render = try Hap.run([
+      "render", pattern, "-o", haptic, "--audio", audio, "--sample-format", "s16", "--profile", "dualsense", "--quiet",
+    ])
+    try #require(render.status == 0, "\(render.stderr)")
+    let hapticTrack = Machine.split([UInt8](try Data(contentsOf: URL(fileURLWithPath: haptic))), channels: 1)[0]
+    let sound = Machine.split([UInt8](try Data(contentsOf: URL(fileURLWithPath: audio))), channels: 2)
+    #expect(sound[0].contains { $0 != 0 } && sound[1].contains { $0 != 0 })
+    #expect(sound[0] != sound[1], "the pan placed nothing")
+    #expect(Self.holds(planes[0], sound[0]), "channel 1 is not the audio track's left")
+    #expect(Self.holds(planes[1], sound[1]), "channel 2 is not the audio track's right")
+    #expect(Self.holds(planes[2], hapticTrack))
+    #expect(Self.holds(planes[3], hapticTrack))
   }
 
   @Test("--actuator left and right drive one actuator; --profile still wins over the device's")

@@ -28,6 +28,11 @@ enum CompletionValues: Equatable, Sendable {
   /// What to offer for `command`'s arguments, from its first form's first word.
   static func forArguments(of command: any Command.Type) -> CompletionValues {
     let first = command.forms.first?.split(separator: " ").first.map(String.init) ?? ""
+    // `PATTERN...|FOLDER...` (render, info, plot, convert): pattern files and folders.
+    let alternatives = first.split(separator: "|").map { String($0).trimming(["[", "]", "."]) }
+    if alternatives.count > 1 && alternatives.allSatisfy({ ["PATTERN", "FOLDER", "PATH"].contains($0) }) {
+      return .patterns
+    }
     let word = first.trimming(["[", "]", "."])
     switch word {
     case "PATTERN", "PATH": return .patterns
