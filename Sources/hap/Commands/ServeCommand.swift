@@ -30,6 +30,13 @@ enum ServeCommand: Command {
     that does not is left out, with one line); at most 128 connections, 16 from one process,
     and a connection idle for --client-timeout seconds is closed (one holding a loop is not);
     a connection over a limit is told why ('error busy ...') before it is closed.
+
+    On a rumble motor (-D evdev:/dev/input/eventN) each event plays as its intensity over time
+    (the track 'hap play -D evdev:' plays, computed once at start), updated every 5 ms; events
+    sounding together take each motor's largest magnitude; --gain is the device's FF_GAIN. The
+    effect is stopped and removed before the device closes (idle, SIGINT, SIGTERM). The options
+    of a sound device or a signal (--rate, --profile, --channel, --latency, ...) are refused;
+    the vocabulary is not reloaded there (SIGHUP and folder changes are ignored).
     """
   static let vocabulary = Option<String?>.text(
     "vocabulary", "DIR", .folders,
@@ -53,6 +60,7 @@ enum ServeCommand: Command {
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
     ("hap serve --vocabulary my-app/haptics --socket /tmp/game.sock --keep-open", "A vocabulary of its own"),
+    ("hap serve -D evdev:/dev/input/event5", "The vocabulary on a gamepad's rumble motors"),
   ]
 
   /// `--latency` of `hap serve`: a smaller buffer than `hap play`'s, because a fire's first
