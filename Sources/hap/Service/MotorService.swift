@@ -20,6 +20,40 @@ extension HapticService: ServedVocabulary {
   var eventCount: Int { vocabulary.events.count }
 }
 
+/// What both services answer alike.
+enum ServedRequests {
+  /// The reply line (without its newline) to one framed request line; `handle` answers a parsed
+  /// request (the names are checked there, under the service's lock).
+  static func reply(to frame: ServiceLineFramer.Frame, _ handle: (ServiceRequest) -> ServiceReply) -> String {
+    switch frame {
+    case .tooLong:
+      ServiceReply.error(
+        ServiceError(.tooLong, "the request line is longer than \(ServiceRequest.maxLineBytes) bytes.")
+      )
+      .line
+    case .line(let bytes):
+      switch ServiceRequest.parse(bytes: bytes) {
+      case .failure(let error): ServiceReply.error(error).line
+      case .success(let request): handle(request).line
+      }
+    }
+  }
+
+  /// `reply`, or `not-saved` when saving the switch into the config file failed.
+  static func saved(_ reply: ServiceReply, _ failure: String?, _ effect: String) -> ServiceReply {
+    guard let failure else { return reply }
+    return .error(ServiceError(.notSaved, "\(effect), but it was not saved: \(failure)."))
+  }
+
+  /// A fire with `detach` of an event whose manifest says it loops.
+  static func loopsCannotDetach(_ name: String) -> ServiceError {
+    ServiceError(
+      .badRequest,
+      "\"\(Format.excerpt(name))\" loops until stopped (its manifest says so), so it cannot be fired with detach; fire it with loop and keep the connection open (hap fire --loop)."
+    )
+  }
+}
+
 /// `hap serve -D evdev:PATH`: the vocabulary fired on a rumble motor (docs/service.md, "On a
 /// rumble motor"). Each event's ``RumbleTrack`` is computed once at start; fires reach the
 /// motor's thread (``MotorEngine``) through the ``MotorMixer``'s command ring, under one lock
@@ -174,17 +208,7 @@ final class MotorService: ServedVocabulary, @unchecked Sendable {
 extension MotorService {
   /// The reply line (without its newline) to one framed request line.
   func reply(to frame: ServiceLineFramer.Frame, owner: Int32) -> String {
-    switch frame {
-    case .tooLong:
-      return ServiceReply.error(
-        ServiceError(.tooLong, "the request line is longer than \(ServiceRequest.maxLineBytes) bytes.")
-      ).line
-    case .line(let bytes):
-      switch ServiceRequest.parse(bytes: bytes) {
-      case .failure(let error): return ServiceReply.error(error).line
-      case .success(let request): return handle(request, owner: owner).line
-      }
-    }
+    ServedRequests.reply(to: frame) { handle($0, owner: owner) }
   }
 
   /// One request, under the lock.
@@ -201,20 +225,16 @@ extension MotorService {
     case .mute:
       policy.muted = true
       stopEverything()
-      return saved(.muted, saveSwitch?(nil, true), "the mute lasts until the service stops")
+      return ServedRequests.saved(.muted, saveSwitch?(nil, true), "the mute lasts until the service stops")
     case .unmute:
       policy.muted = false
-      return saved(.unmuted, saveSwitch?(nil, false), "the service is unmuted until it stops")
+      return ServedRequests.saved(.unmuted, saveSwitch?(nil, false), "the service is unmuted until it stops")
     case .level(let level):
       policy.level = level
-      return saved(.level(level), saveSwitch?(level, nil), "the level \(level.rawValue) lasts until the service stops")
+      return ServedRequests.saved(
+        .level(level), saveSwitch?(level, nil), "the level \(level.rawValue) lasts until the service stops")
     case .ping: return .pong
     }
-  }
-
-  private func saved(_ reply: ServiceReply, _ failure: String?, _ effect: String) -> ServiceReply {
-    guard let failure else { return reply }
-    return .error(ServiceError(.notSaved, "\(effect), but it was not saved: \(failure)."))
   }
 
   /// One fire (lock held).
@@ -223,11 +243,7 @@ extension MotorService {
       return .error(.unknownEvent(name, among: names))
     }
     guard let binding = VoiceOwners.binding(event, loop: loop, detach: detach) else {
-      return .error(
-        ServiceError(
-          .badRequest,
-          "\"\(Format.excerpt(name))\" loops until stopped (its manifest says so), so it cannot be fired with detach; fire it with loop and keep the connection open (hap fire --loop)."
-        ))
+      return .error(ServedRequests.loopsCannotDetach(name))
     }
     let now = HapticService.now()
     guard policy.preview(name, settings: event.settings, at: now) == .play else {
