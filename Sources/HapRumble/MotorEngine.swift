@@ -1,3 +1,4 @@
+import CEvdev
 import Foundation
 import HapCore
 
@@ -32,6 +33,9 @@ public enum MotorEngine {
     let start = RumbleEngine.now()
     var k: UInt64 = 0
     var moving = false
+    // The real-time probe (tests) watches the loop from its first update on.
+    hap_ff_probe_resolve()
+    defer { hap_ff_probe_watch(0) }
     while !stop.isRequested {
       let due = start + k * step
       RumbleEngine.sleep(until: due)
@@ -48,7 +52,10 @@ public enum MotorEngine {
         continue
       }
       try device.update(level.scaled(by: scale), milliseconds: RumbleEngine.watchdogMilliseconds)
-      if report.updates == 0 { mlockall(MCL_CURRENT | MCL_ONFAULT) }
+      if report.updates == 0 {
+        mlockall(MCL_CURRENT | MCL_ONFAULT)
+        hap_ff_probe_watch(1)
+      }
       moving = true
       report.updates += 1
       report.worstLateness = max(report.worstLateness, Double(late) / 1e9)

@@ -12,10 +12,13 @@ struct MotorServiceTests {
     let motors: RumbleTests.Motors
     let socket: String
     let process = Process()
+    let probe: RealTimeProbe?
     var environment: [String: String] { motors.environment.merging(["HAP_SOCKET": socket]) { $1 } }
 
-    init(_ arguments: [String] = []) throws {
+    /// `hap serve -D evdev: ARGUMENTS`; `probe` (the real-time probe) preloaded too.
+    init(_ arguments: [String] = [], probe: ((TemporaryFolder) throws -> RealTimeProbe)? = nil) throws {
       motors = try RumbleTests.Motors()
+      self.probe = try probe?(motors.folder)
       try motors.folder.write("vocabulary/dullSharp.json", RumbleTests.dullThenSharp)
       socket = motors.folder.path("hap.sock")
       process.executableURL = URL(fileURLWithPath: Hap.binary)
@@ -24,7 +27,13 @@ struct MotorServiceTests {
           "serve", "-D", motors.device(), "--vocabulary", motors.folder.path("vocabulary"), "--config",
           motors.folder.path("config.json"), "--verbose",
         ] + arguments
-      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+      var both = environment
+      if let probe = self.probe {
+        both.merge(probe.environment) { $1 }
+        both["LD_PRELOAD"] = [motors.environment["LD_PRELOAD"], probe.environment["LD_PRELOAD"]].compactMap { $0 }
+          .joined(separator: ":")
+      }
+      process.environment = ProcessInfo.processInfo.environment.merging(both) { $1 }
       process.standardError = FileHandle.nullDevice
       process.standardOutput = FileHandle.nullDevice
       try process.run()
@@ -117,8 +126,13 @@ struct MotorServiceTests {
     connection.close()
     #expect(service.wait(Self.paused), "the loop did not stop when its connection closed")
     let uploads = service.calls().filter { $0.kind == "upload" }
-    for (k, upload) in uploads.enumerated() {
+    // Each upload is its step of the track, the step from its time (a step the loaded machine
+    // made the thread skip leaves a gap, not a shift).
+    let first = try #require(uploads.first)
+    for upload in uploads {
+      let k = Int((Double(upload.time - first.time) / 5e6).rounded())
       #expect(upload.fields["strong"] == Int(expected[k % expected.count].strong), "step \(k)")
+      #expect(upload.fields["weak"] == Int(expected[k % expected.count].weak), "step \(k)")
     }
     // Idle-close: the effect stopped and removed, then the device closed.
     #expect(service.wait { $0.last?.kind == "close" })
@@ -169,5 +183,34 @@ struct MotorServiceTests {
       #expect(result.status == 2, "\(option): \(result.stderr)")
       #expect(result.stderr.contains("'\(option[0])' does not apply to a rumble motor"), "\(option): \(result.stderr)")
     }
+  }
+
+  @Test(
+    "the motor's thread keeps the real-time contract: nothing allocated or freed after its first update, through fires, loops, steals and stops"
+  )
+  func theMotorThreadKeepsTheContract() throws {
+    let service = try MotorServe(["--keep-open"]) { try RealTimeProbe(in: $0) }
+    let connection = try ServiceConnection(service.socket)
+    connection.send("fire dullSharp\n")
+    #expect(connection.readLine() == "ok fired dullSharp")
+    #expect(service.wait { $0.filter { $0.kind == "upload" }.count >= 5 })
+    // The stimulus: more voices than the mixer holds (steals), loops, a closed connection's stop.
+    let leaving = try ServiceConnection(service.socket)
+    for k in 0..<20 {
+      leaving.send("fire dullSharp \(k % 2 == 0 ? "loop" : "detach") intensity=0.\(k % 10)\n")
+      _ = leaving.readLine()
+      usleep(60_000)  // past the event's debounce, so each plays
+    }
+    leaving.close()
+    connection.send("stop\n")
+    #expect(connection.readLine() == "ok stopped all")
+    #expect(service.wait(Self.paused))
+    connection.close()
+    #expect(service.terminate() == 0)
+    let counts = try #require(service.probe).counts()
+    #expect(counts["watched"] == 1, "the motor's thread never marked itself: \(counts)")
+    #expect(counts["allocs"] == 0, "allocations on the motor's thread: \(counts)")
+    #expect(counts["frees"] == 0, "frees on the motor's thread: \(counts)")
+    if RealTimeProbe.optimised { #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)") }
   }
 }

@@ -148,7 +148,10 @@ public final class MotorMixer: @unchecked Sendable {
     var victim = -1
     for v in 0..<Self.maxVoices {
       if voices[v].event < 0 { return v }
-      if victim < 0 || (voices[v].priority, voices[v].age) < (voices[victim].priority, voices[victim].age) {
+      // Compared field by field: a tuple's `<` instantiates its metadata (an allocation) at first use.
+      if victim < 0 || voices[v].priority < voices[victim].priority
+        || (voices[v].priority == voices[victim].priority && voices[v].age < voices[victim].age)
+      {
         victim = v
       }
     }
