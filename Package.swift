@@ -35,7 +35,7 @@ let package = Package(
     // CLI and hap-bench share this).
     .target(name: "HapResample", dependencies: ["HapCore", "CSoxr"]),
     // Linux force feedback (rumble motors behind /dev/input/eventN): the ioctls and writes.
-    .target(name: "CEvdev"),
+    .target(name: "CEvdev", linkerSettings: [.linkedLibrary("dl")]),
     // The rumble motor: its device, the paced engine that updates one effect, the listing.
     .target(name: "HapRumble", dependencies: ["HapCore", "CEvdev"]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.

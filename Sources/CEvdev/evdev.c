@@ -1,5 +1,6 @@
 #include "CEvdev.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/input.h>
@@ -84,3 +85,11 @@ int hap_ff_set_gain(int fd, unsigned gain) {
 }
 
 int hap_ff_remove(int fd, int id) { return ioctl(fd, EVIOCRMFF, id) < 0 ? -errno : 0; }
+
+static void (*probe_watch)(int);
+
+void hap_ff_probe_resolve(void) { probe_watch = (void (*)(int))dlsym(RTLD_DEFAULT, "hap_probe_watch"); }
+
+void hap_ff_probe_watch(int on) {
+  if (probe_watch) probe_watch(on);
+}

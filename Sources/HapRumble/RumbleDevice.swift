@@ -117,6 +117,13 @@ public final class RumbleDevice {
     guard status == 0 else { throw .effect(path: path, operation: "play", errno: -status) }
   }
 
+  /// Stops the effect without removing it (the service's motor, silent between fires).
+  public func pause() throws(RumbleError) {
+    guard let effect else { return }
+    let status = hap_ff_play(fd, effect, 0)
+    guard status == 0 else { throw .effect(path: path, operation: "stop", errno: -status) }
+  }
+
   /// A periodic-only device's sine period: 20 ms (50 Hz, where a small motor moves).
   static let periodMilliseconds: UInt32 = 20
 

@@ -21,6 +21,8 @@ public struct RumbleReport: Sendable {
   public var worstLateness = 0.0
   /// "SCHED_FIFO priority N" or why it ran without.
   public var scheduling = ""
+
+  public init() {}
 }
 
 /// Plays a ``RumbleSequence`` on a ``RumbleDevice``: every step (5 ms by default, so at least

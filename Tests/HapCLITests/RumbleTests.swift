@@ -276,9 +276,6 @@ struct RumbleTests {
       (["-D", "evdev:" + plain], 2, "is not an input event device with force feedback"),
       (["-D", "evdev:" + motors.folder.path("missing")], 2, "No such file or directory"),
     ]
-    // Not built yet for the service: it says so rather than handing the name to ALSA.
-    let serve = try motors.run(["serve", "-D", motors.device(), "--socket", motors.folder.path("s")])
-    #expect(serve.status == 2 && serve.stderr.contains("is a rumble motor: only 'hap play' drives one so far"))
     for (arguments, status, message) in cases {
       let result = try motors.run(["play"] + arguments + [pattern])
       #expect(result.status == status, "\(arguments): \(result.stderr)")

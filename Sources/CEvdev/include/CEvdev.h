@@ -33,4 +33,10 @@ int hap_ff_set_gain(int fd, unsigned gain);
 // Removes effect `id` (EVIOCRMFF).
 int hap_ff_remove(int fd, int id);
 
+// The real-time probe (tests only): looks up `hap_probe_watch`, which exists only when the
+// probe library is preloaded; call before the loop (dlsym may allocate).
+void hap_ff_probe_resolve(void);
+// Marks the calling thread as watched (1) or not (0) by the probe; nothing without it.
+void hap_ff_probe_watch(int on);
+
 #endif

@@ -30,6 +30,13 @@ enum ServeCommand: Command {
     that does not is left out, with one line); at most 128 connections, 16 from one process,
     and a connection idle for --client-timeout seconds is closed (one holding a loop is not);
     a connection over a limit is told why ('error busy ...') before it is closed.
+
+    On a rumble motor (-D evdev:/dev/input/eventN) each event plays as its intensity over time
+    (the track 'hap play -D evdev:' plays, computed once at start), updated every 5 ms; events
+    sounding together take each motor's largest magnitude; --gain is the device's FF_GAIN. The
+    effect is stopped and removed before the device closes (idle, SIGINT, SIGTERM). The options
+    of a sound device or a signal (--rate, --profile, --channel, --latency, ...) are refused;
+    the vocabulary is not reloaded there (SIGHUP and folder changes are ignored).
     """
   static let vocabulary = Option<String?>.text(
     "vocabulary", "DIR", .folders,
@@ -53,6 +60,7 @@ enum ServeCommand: Command {
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
     ("hap serve --vocabulary my-app/haptics --socket /tmp/game.sock --keep-open", "A vocabulary of its own"),
+    ("hap serve -D evdev:/dev/input/event5", "The vocabulary on a gamepad's rumble motors"),
   ]
 
   /// `--latency` of `hap serve`: a smaller buffer than `hap play`'s, because a fire's first
@@ -66,7 +74,8 @@ enum ServeCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
-    let options = try RumblePlayback.refusingMotor(DeviceOptions(arguments, defaultLatency: defaultLatency))
+    let options = try DeviceOptions(arguments, defaultLatency: defaultLatency)
+    let motor = try motorPath(options, arguments)
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
     let idleClose = arguments[keepOpen] ? nil : arguments[Self.idleClose]
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
@@ -100,6 +109,20 @@ enum ServeCommand: Command {
       socket.remove()
       return trouble()
     }
+    if let motor {
+      let service = MotorService(
+        vocabulary: vocabulary,
+        settings: .init(path: motor, gain: min(device.linearGain, 1), idleClose: idleClose, verbose: device.verbose))
+      service.saveSwitch = { level, muted in reloader.save(level: level, muted: muted) }
+      let (level, muted) = reloader.initialSwitch
+      service.setSwitch(level: level, muted: muted)
+      Console.error("hap: \(service.checkDevice())")
+      if device.linearGain > 1 {
+        Console.error("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB")
+      }
+      Console.error("hap: on a motor the vocabulary is not reloaded (SIGHUP and changes to its folder are ignored)")
+      serve(service, connections: ServiceConnections(), arguments, socketPath, socket, listener, signals, log)
+    }
     let service = HapticService(
       vocabulary: vocabulary,
       settings: .init(
@@ -110,15 +133,35 @@ enum ServeCommand: Command {
     let (level, muted) = reloader.initialSwitch
     service.setSwitch(level: level, muted: muted)
     Console.error("hap: \(service.checkDevice())")
-    Console.error(
-      "hap: serving \(vocabulary.events.count) event\(vocabulary.events.count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'"
-    )
+    reloader.run(service)
+    serve(service, connections: connections, arguments, socketPath, socket, listener, signals, log)
+  }
+
+  /// Says where it serves, starts the idle closer and the signal thread, and accepts
+  /// connections for ever.
+  private static func serve(
+    _ service: any ServedVocabulary, connections: ServiceConnections, _ arguments: Arguments, _ socketPath: String,
+    _ socket: OwnedSocket, _ listener: Int32, _ signals: sigset_t, _ log: ServiceLog
+  ) -> Never {
+    let count = service.eventCount
+    Console.error("hap: serving \(count) event\(count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'")
     Console.flush()
     startThread("hap idle closer") { service.runIdleCloser() }
-    reloader.run(service)
     startSignalThread(signals, service: service, socket: socket, log: log)
     let timeout = arguments[clientTimeout] > 0 ? arguments[clientTimeout] : nil
     acceptLoop(listener, service: service, connections: connections, timeout: timeout)
+  }
+
+  /// `-D evdev:PATH`: the motor's path, after refusing the options of a sound device or of
+  /// the signal, which a motor does not play; nil for any other device.
+  private static func motorPath(_ options: DeviceOptions, _ arguments: Arguments) throws(UsageError) -> String? {
+    guard RumblePlayback.names(options.device) else { return nil }
+    let path = try RumblePlayback.path(options.device)
+    try RumblePlayback.refuse(
+      arguments,
+      among: [Options.profile, Options.rate, Options.sampleFormat, Options.soundPath, memoryBudget]
+        + DeviceOptions.deviceOnly.filter { $0.spec.name != "device" && $0.spec.name != "verbose" })
+    return path
   }
 
   /// The exit status when `--profile` cannot be loaded (after saying why), else nil.
@@ -134,7 +177,7 @@ enum ServeCommand: Command {
   /// SIGINT or SIGTERM: fades out, closes the device, removes the socket, writes the last log
   /// lines and exits 0.
   private static func startSignalThread(
-    _ signals: sigset_t, service: HapticService, socket: OwnedSocket, log: ServiceLog
+    _ signals: sigset_t, service: any ServedVocabulary, socket: OwnedSocket, log: ServiceLog
   ) {
     startThread("hap signals") {
       var caught: Int32 = 0
@@ -182,7 +225,7 @@ enum ServeCommand: Command {
   /// Accepts connections for ever, each served by a thread of its own, within the limits of
   /// ``ServiceConnections`` (one over a limit is told `error busy ...` and closed).
   private static func acceptLoop(
-    _ listener: Int32, service: HapticService, connections: ServiceConnections, timeout: Double?
+    _ listener: Int32, service: any ServedVocabulary, connections: ServiceConnections, timeout: Double?
   ) -> Never {
     while true {
       let fd = accept(listener, nil, nil)
@@ -209,7 +252,7 @@ enum ServeCommand: Command {
   /// idle for `timeout` seconds without holding a loop (told `error busy ...` first); then
   /// what it started bound to it (loops, continuous events) stops.
   private static func serve(
-    _ client: ServiceConnections.Client, owner: Int32, service: HapticService, timeout: Double?
+    _ client: ServiceConnections.Client, owner: Int32, service: any ServedVocabulary, timeout: Double?
   ) {
     var framer = ServiceLineFramer()
     var buffer = [UInt8](repeating: 0, count: 16384)

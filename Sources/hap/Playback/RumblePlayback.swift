@@ -36,12 +36,6 @@ enum RumblePlayback {
     }
   }
 
-  /// `options`, unless they name a motor, which only `hap play` drives so far (`hap serve`).
-  static func refusingMotor(_ options: DeviceOptions) throws(UsageError) -> DeviceOptions {
-    guard !names(options.device) else { throw .refused(PlaybackSession.Failure.motor(options.device).description) }
-    return options
-  }
-
   /// What a motor cannot do, said once.
   static func note(_ device: RumbleDevice) -> String {
     "hap: '\(prefix)\(device.path)' (\(device.capabilities.name.isEmpty ? "a rumble motor" : device.capabilities.name)) plays intensity over time only: no carrier frequency, sharpness only as the balance of its strong and weak motors"

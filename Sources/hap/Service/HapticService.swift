@@ -245,19 +245,8 @@ final class HapticService: @unchecked Sendable {
 
   /// The reply line (without its newline) to one framed request line.
   func reply(to frame: ServiceLineFramer.Frame, owner: Int32 = 0) -> String {
-    let request: Result<ServiceRequest, ServiceError>
-    switch frame {
-    case .tooLong:
-      request = .failure(
-        ServiceError(.tooLong, "the request line is longer than \(ServiceRequest.maxLineBytes) bytes."))
-    case .line(let bytes):
-      // The names are checked in handle, under the lock, against the vocabulary it uses.
-      request = ServiceRequest.parse(bytes: bytes)
-    }
-    switch request {
-    case .failure(let error): return ServiceReply.error(error).line
-    case .success(let request): return handle(request, owner: owner).line
-    }
+    // The names are checked in handle, under the lock, against the vocabulary it uses.
+    ServedRequests.reply(to: frame) { handle($0, owner: owner) }
   }
 
   /// One request, under the lock: every name is looked up in the vocabulary, names and index
@@ -276,21 +265,16 @@ final class HapticService: @unchecked Sendable {
       policy.muted = true
       if engine != nil { send(.stopAll) }
       stopped(nil)
-      return saved(.muted, saveSwitch?(nil, true), "the mute lasts until the service stops")
+      return ServedRequests.saved(.muted, saveSwitch?(nil, true), "the mute lasts until the service stops")
     case .unmute:
       policy.muted = false
-      return saved(.unmuted, saveSwitch?(nil, false), "the service is unmuted until it stops")
+      return ServedRequests.saved(.unmuted, saveSwitch?(nil, false), "the service is unmuted until it stops")
     case .level(let level):
       policy.level = level
-      return saved(.level(level), saveSwitch?(level, nil), "the level \(level.rawValue) lasts until the service stops")
+      return ServedRequests.saved(
+        .level(level), saveSwitch?(level, nil), "the level \(level.rawValue) lasts until the service stops")
     case .ping: return .pong
     }
-  }
-
-  /// `reply`, or `not-saved` when saving the switch into the config file failed.
-  private func saved(_ reply: ServiceReply, _ failure: String?, _ effect: String) -> ServiceReply {
-    guard let failure else { return reply }
-    return .error(ServiceError(.notSaved, "\(effect), but it was not saved: \(failure)."))
   }
 
   /// `stop [NAME]` (lock held).
@@ -328,11 +312,7 @@ final class HapticService: @unchecked Sendable {
       return .error(.unknownEvent(name, among: names))
     }
     guard let binding = VoiceOwners.binding(event, loop: loop, detach: detach) else {
-      return .error(
-        ServiceError(
-          .badRequest,
-          "\"\(Format.excerpt(name))\" loops until stopped (its manifest says so), so it cannot be fired with detach; fire it with loop and keep the connection open (hap fire --loop)."
-        ))
+      return .error(ServedRequests.loopsCannotDetach(name))
     }
     if let refusal = overBudget(event, k, sharpness: sharpness) { return .error(refusal) }
     let now = Self.now()

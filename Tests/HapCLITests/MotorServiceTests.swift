@@ -1,0 +1,216 @@
+import Foundation
+import HapCore
+import HapTestSupport
+import Testing
+
+/// `hap serve -D evdev:PATH`: the vocabulary fired on a rumble motor, the kernel played by the
+/// force-feedback stand-in (Sources/HapFFProbe) as in ``RumbleTests``.
+@Suite("The service on a rumble motor: hap serve -D evdev:", .serialized)
+struct MotorServiceTests {
+  /// A `hap serve -D evdev:` on a fake motor, its vocabulary one pattern, `dullSharp`.
+  final class MotorServe {
+    let motors: RumbleTests.Motors
+    let socket: String
+    let process = Process()
+    let probe: RealTimeProbe?
+    var environment: [String: String] { motors.environment.merging(["HAP_SOCKET": socket]) { $1 } }
+
+    /// `hap serve -D evdev: ARGUMENTS`; `probe` (the real-time probe) preloaded too.
+    init(_ arguments: [String] = [], probe: ((TemporaryFolder) throws -> RealTimeProbe)? = nil) throws {
+      motors = try RumbleTests.Motors()
+      self.probe = try probe?(motors.folder)
+      try motors.folder.write("vocabulary/dullSharp.json", RumbleTests.dullThenSharp)
+      socket = motors.folder.path("hap.sock")
+      process.executableURL = URL(fileURLWithPath: Hap.binary)
+      process.arguments =
+        [
+          "serve", "-D", motors.device(), "--vocabulary", motors.folder.path("vocabulary"), "--config",
+          motors.folder.path("config.json"), "--verbose",
+        ] + arguments
+      var both = environment
+      if let probe = self.probe {
+        both.merge(probe.environment) { $1 }
+        both["LD_PRELOAD"] = [motors.environment["LD_PRELOAD"], probe.environment["LD_PRELOAD"]].compactMap { $0 }
+          .joined(separator: ":")
+      }
+      process.environment = ProcessInfo.processInfo.environment.merging(both) { $1 }
+      process.standardError = FileHandle.nullDevice
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      _ = Wait.until(60, every: 0.02) { [socket, process] in !process.isRunning || ServiceConnection.canConnect(socket)
+      }
+      #expect(ServiceConnection.canConnect(socket), "hap serve did not answer on its socket")
+    }
+
+    func hap(_ arguments: [String]) throws -> Hap.Result { try Hap.run(arguments, environment: environment) }
+
+    func status() throws -> [String: Any] {
+      let result = try hap(["status", "--format", "json"])
+      #expect(result.status == 0, "\(result.stderr)")
+      return try decodeJSON(result.stdout)
+    }
+
+    /// The recorded calls from the `from`th on.
+    func calls(from: Int = 0) -> [RumbleTests.Call] { Array(((try? motors.calls()) ?? []).dropFirst(from)) }
+
+    /// Waits until the calls from `from` on satisfy `condition`.
+    @discardableResult
+    func wait(from: Int = 0, _ condition: @escaping ([RumbleTests.Call]) -> Bool) -> Bool {
+      Wait.until(30, every: 0.01) { [self] in condition(calls(from: from)) }
+    }
+
+    func terminate() -> Int32 {
+      if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+      process.waitUntilExit()
+      return process.terminationStatus
+    }
+
+    deinit {
+      if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+      }
+    }
+  }
+
+  /// Whether the motor was stopped once the last voice ended: a `play value=0` after an upload.
+  static func paused(_ calls: [RumbleTests.Call]) -> Bool {
+    guard let last = calls.lastIndex(where: { $0.kind == "upload" }) else { return false }
+    return calls[last...].contains { $0.kind == "play" && $0.fields["value"] == 0 }
+  }
+
+  /// The worst distance, in ms, of an update from its 5 ms schedule from the first.
+  static func worstLateness(_ uploads: [RumbleTests.Call]) -> Double {
+    guard let first = uploads.first else { return .infinity }
+    return uploads.enumerated().map { k, upload in abs(Double(upload.time) - Double(first.time) - Double(k) * 5e6) / 1e6
+    }
+    .max() ?? 0
+  }
+
+  @Test("a fired event's uploaded magnitudes are its RumbleTrack step by step, each within 2 ms of its schedule")
+  func aFireIsItsTrack() throws {
+    let service = try MotorServe(["--keep-open"])
+    let expected = try RumbleTests.track(RumbleTests.dullThenSharp)
+    // Up to 5 fires while the loaded test machine holds the motor's thread back (a step
+    // skipped, or an update over 2 ms late); the last one is checked in full.
+    var uploads: [RumbleTests.Call] = []
+    for _ in 0..<5 {
+      let start = service.calls().count
+      let result = try service.hap(["fire", "dullSharp"])
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(service.wait(from: start, Self.paused), "the motor was not stopped after the event")
+      uploads = service.calls(from: start).filter { $0.kind == "upload" }
+      if uploads.count == expected.levels.count && Self.worstLateness(uploads) <= 2 { break }
+    }
+    #expect(uploads.map { $0.fields["strong"] ?? -1 } == expected.levels.map { Int($0.strong) })
+    #expect(uploads.map { $0.fields["weak"] ?? -1 } == expected.levels.map { Int($0.weak) })
+    #expect(uploads.allSatisfy { $0.fields["length"] == 100 })
+    #expect(
+      Self.worstLateness(uploads) <= 2, "the latest update was \(Self.worstLateness(uploads)) ms off its schedule")
+    #expect(service.terminate() == 0)
+  }
+
+  @Test(
+    "a loop repeats its track while its connection is open, hap status shows it, and it stops when the connection closes; idle-close stops, removes and closes"
+  )
+  func aLoopEndsWithItsConnection() throws {
+    let service = try MotorServe(["--idle-close", "0.3"])
+    let expected = try RumbleTests.track(RumbleTests.dullThenSharp).levels
+    let connection = try ServiceConnection(service.socket)
+    connection.send("fire dullSharp loop\n")
+    #expect(connection.readLine() == "ok fired dullSharp")
+    #expect(service.wait { $0.filter { $0.kind == "upload" }.count >= expected.count * 2 + 10 })
+    let status = try service.status()
+    #expect(status["device"] as? String == "open" && status["playing"] as? Int == 1, "\(status)")
+    #expect(status["events"] as? [String] == ["dullSharp"])
+    connection.close()
+    #expect(service.wait(Self.paused), "the loop did not stop when its connection closed")
+    let uploads = service.calls().filter { $0.kind == "upload" }
+    // Each upload is its step of the track, the step from its time (a step the loaded machine
+    // made the thread skip leaves a gap, not a shift).
+    let first = try #require(uploads.first)
+    for upload in uploads {
+      let k = Int((Double(upload.time - first.time) / 5e6).rounded())
+      #expect(upload.fields["strong"] == Int(expected[k % expected.count].strong), "step \(k)")
+      #expect(upload.fields["weak"] == Int(expected[k % expected.count].weak), "step \(k)")
+    }
+    // Idle-close: the effect stopped and removed, then the device closed.
+    #expect(service.wait { $0.last?.kind == "close" })
+    #expect(service.calls().suffix(3).map(\.kind) == ["play", "remove", "close"])
+    #expect(try service.status()["device"] as? String == "closed")
+    #expect(service.terminate() == 0)
+  }
+
+  @Test("SIGTERM during a loop stops and removes the effect, closes the device, and exits 0")
+  func sigtermStopsTheMotor() throws {
+    let service = try MotorServe()
+    let connection = try ServiceConnection(service.socket)
+    connection.send("fire dullSharp loop\n")
+    #expect(connection.readLine() == "ok fired dullSharp")
+    #expect(service.wait { $0.filter { $0.kind == "upload" }.count >= 50 })
+    #expect(service.terminate() == 0)
+    let ending = service.calls().suffix(3)
+    #expect(ending.map(\.kind) == ["play", "remove", "close"], "\(ending.map(\.kind))")
+    #expect(ending.first?.fields["value"] == 0)
+    connection.close()
+  }
+
+  @Test("stop, mute and the level reach the motor; options that do not apply to a motor are refused")
+  func stopMuteAndRefusals() throws {
+    let service = try MotorServe(["--keep-open"])
+    let connection = try ServiceConnection(service.socket)
+    connection.send("fire dullSharp loop\n")
+    #expect(connection.readLine() == "ok fired dullSharp")
+    #expect(service.wait { $0.filter { $0.kind == "upload" }.count >= 10 })
+    connection.send("stop dullSharp\n")
+    #expect(connection.readLine() == "ok stopped dullSharp")
+    #expect(service.wait(Self.paused))
+    connection.send("mute\n")
+    #expect(connection.readLine() == "ok muted")
+    connection.send("fire dullSharp\n")
+    #expect(connection.readLine().hasPrefix("error muted"))
+    connection.send("unmute\n")
+    #expect(connection.readLine() == "ok unmuted")
+    connection.send("level silent\n")
+    #expect(connection.readLine() == "ok level silent")
+    connection.send("fire dullSharp\n")
+    #expect(connection.readLine() == "ok filtered dullSharp level=silent")
+    connection.close()
+    #expect(service.terminate() == 0)
+    let motors = service.motors
+    for option in [["--rate", "48000"], ["--profile", "lra"], ["--channel", "2"], ["--latency", "10"]] {
+      let result = try motors.run(["serve", "-D", motors.device(), "--socket", motors.folder.path("s")] + option)
+      #expect(result.status == 2, "\(option): \(result.stderr)")
+      #expect(result.stderr.contains("'\(option[0])' does not apply to a rumble motor"), "\(option): \(result.stderr)")
+    }
+  }
+
+  @Test(
+    "the motor's thread keeps the real-time contract: nothing allocated or freed after its first update, through fires, loops, steals and stops"
+  )
+  func theMotorThreadKeepsTheContract() throws {
+    let service = try MotorServe(["--keep-open"]) { try RealTimeProbe(in: $0) }
+    let connection = try ServiceConnection(service.socket)
+    connection.send("fire dullSharp\n")
+    #expect(connection.readLine() == "ok fired dullSharp")
+    #expect(service.wait { $0.filter { $0.kind == "upload" }.count >= 5 })
+    // The stimulus: more voices than the mixer holds (steals), loops, a closed connection's stop.
+    let leaving = try ServiceConnection(service.socket)
+    for k in 0..<20 {
+      leaving.send("fire dullSharp \(k % 2 == 0 ? "loop" : "detach") intensity=0.\(k % 10)\n")
+      _ = leaving.readLine()
+      usleep(60_000)  // past the event's debounce, so each plays
+    }
+    leaving.close()
+    connection.send("stop\n")
+    #expect(connection.readLine() == "ok stopped all")
+    #expect(service.wait(Self.paused))
+    connection.close()
+    #expect(service.terminate() == 0)
+    let counts = try #require(service.probe).counts()
+    #expect(counts["watched"] == 1, "the motor's thread never marked itself: \(counts)")
+    #expect(counts["allocs"] == 0, "allocations on the motor's thread: \(counts)")
+    #expect(counts["frees"] == 0, "frees on the motor's thread: \(counts)")
+    if RealTimeProbe.optimised { #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)") }
+  }
+}
