@@ -112,6 +112,52 @@ struct ServiceSoundTests {
     #expect(lines.count == 1, "\(Self.log(service))")
   }
 
+  @Test("the memory budget counts the decoded sounds and the audio track; a sound file edited reloads")
+  func theBudgetCountsTheSoundAndASoundFileReloads() throws {
+    let folder = try TemporaryFolder()
+    try folder.write(
+      "long.ahap",
+      """
+      {"Pattern": [
+        {"Event": {"Time": 0, "EventType": "HapticTransient", "EventParameters": [
+          {"ParameterID": "HapticIntensity", "ParameterValue": 1}]}},
+        {"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "long.wav"}}
+      ]}
+      """)
+    // 3 s at 48 kHz: 576 kB decoded and a 1.15 MB track, past a 1 MiB budget; the tap alone fits.
+    let tone = (0..<144_000).map { Float(sin(Double($0) * 0.05) * 0.5) }
+    try folder.write("long.wav", Data(SyntheticSound.wav([tone], rate: 48000)))
+    let device = try SimulatedExciter(speaker: "")
+    let arguments = ["--vocabulary", folder.url.path, "--memory-budget", "1", "--audio-device", "speaker"]
+    let over = try RunningService(arguments + ["--keep-open"], device: device)
+    let refused = try over.hap(["fire", "long"])
+    #expect(refused.status != 0 && refused.stderr.contains("memory"), "\(refused.stderr)")
+    #expect(over.terminate() == 0)
+    let log = Self.log(over)
+    #expect(log.contains("long left out") || log.contains("\"long\" left out"), "\(log)")
+    let quiet = try RunningService(
+      ["--vocabulary", folder.url.path, "--memory-budget", "1", "--no-audio"], device: device)
+    #expect(try quiet.hap(["fire", "long"]).status == 0)
+    #expect(quiet.terminate() == 0)
+    // A shorter sound written into the folder reloads the vocabulary: now it fits.
+    let service = try RunningService(arguments + ["--keep-open"], device: device)
+    // Once the vocabulary is loaded (the socket answers from before: status waits for it).
+    #expect(try service.status()["loads"] as? Int == 1)
+    let before = try service.hap(["fire", "long"])
+    #expect(before.status != 0, "the long sound fitted the budget")
+    // Written whole (renamed into place), so the service reads it once, complete.
+    try Data(SyntheticSound.wav([Array(tone.prefix(4800))], rate: 48000)).write(
+      to: folder.url.appendingPathComponent("long.wav"), options: .atomic)
+    let reloaded = try Wait.until(10, every: 0.05) { try service.status()["loads"] as? Int ?? 0 >= 2 }
+    #expect(reloaded, "editing the sound did not reload the vocabulary")
+    let fired = try service.hap(["fire", "long"])
+    #expect(fired.status == 0, "\(fired.stderr)")
+    try service.waitUntilSilent()
+    #expect(service.terminate() == 0)
+    let sound = try PCM.floats(contentsOf: device.speakerCapture, format: .f32)
+    #expect(sound.contains { $0 != 0 }, "the reloaded sound did not play")
+  }
+
   @Test("--audio-only is refused with a reason")
   func audioOnlyIsRefused() throws {
     let result = try Hap.run(["serve", "--audio-only"])
