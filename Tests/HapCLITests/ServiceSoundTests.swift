@@ -187,12 +187,6 @@ struct ServiceSoundTests {
     _ = connection.readLine()
     try service.waitUntilSilent()
     #expect(service.terminate() == 0)
-    let counts = try probe.counts()
-    #expect(counts["watched"] == 1, "the service's playback thread never marked itself: \(counts)")
-    #expect(counts["allocs"] == 0, "allocations on the service's playback thread: \(counts)")
-    #expect(counts["frees"] == 0, "frees on the service's playback thread: \(counts)")
-    if RealTimeProbe.optimised {
-      #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)")
-    }
+    try probe.expectTheServiceKeptTheContract()
   }
 }

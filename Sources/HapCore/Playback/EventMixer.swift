@@ -237,15 +237,10 @@ public final class EventMixer: @unchecked Sendable {
       offset += event.count
     }
     samples = storage
-    let n = max(1, events.count)
-    audioOffsets = .allocate(capacity: n)
-    audioOffsets.initialize(repeating: 0, count: n)
-    audioLengths = .allocate(capacity: n)
-    audioLengths.initialize(repeating: 0, count: n)
-    audioLeads = .allocate(capacity: n)
-    audioLeads.initialize(repeating: 0, count: n)
-    audioEnds = .allocate(capacity: n)
-    audioEnds.initialize(repeating: 0, count: n)
+    audioOffsets = Self.zeros(events.count)
+    audioLengths = Self.zeros(events.count)
+    audioLeads = Self.zeros(events.count)
+    audioEnds = Self.zeros(events.count)
     let kept = Array(sounds.prefix(events.count))
     hasSound = kept.contains { $0 != nil }
     audioSamples = Self.storeSounds(
@@ -262,6 +257,13 @@ public final class EventMixer: @unchecked Sendable {
     counts = .allocate(capacity: EventMixer.blockFrames)
     counts.initialize(repeating: 0, count: EventMixer.blockFrames)
     ring = SPSCRing(capacity: queueCapacity, filler: .stopAll)
+  }
+
+  /// `count` zeros (at least one), for a table by event.
+  private static func zeros(_ count: Int) -> UnsafeMutablePointer<Int> {
+    let table = UnsafeMutablePointer<Int>.allocate(capacity: max(1, count))
+    table.initialize(repeating: 0, count: max(1, count))
+    return table
   }
 
   /// Copies `sounds` into one buffer and fills their offsets, frames, leads and ends.
