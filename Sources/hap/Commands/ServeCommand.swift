@@ -32,7 +32,8 @@ enum ServeCommand: Command {
     ducking, stop and loop. The sound goes to the layout's audio channels (--channel
     'audio=L,R'), else to a second device opened and closed with the first: --audio-device
     NAME (default: 'default'; with -D sim, a second simulated device). A default one that does
-    not open is one log line, and the haptics play; --no-audio leaves the sound out.
+    not open is one log line, and the haptics play; --no-audio leaves the sound out, and
+    --audio-only is refused (a fire plays its touch).
 
     Limits: the rendered events (their sounds too) and their sharpness variants fit in --memory-budget (an event
     that does not is left out, with one line); at most 128 connections, 16 from one process,
