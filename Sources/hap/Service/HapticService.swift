@@ -245,7 +245,8 @@ final class HapticService: @unchecked Sendable {
     deviceState = "open"
     if settings.verbose {
       Console.error(
-        "hap: device '\(settings.device.device)' opened\(opened.capture.map { ", recording to \($0)" } ?? "")")
+        "hap: device '\(settings.device.device)' opened\(opened.capture.map { ", recording to \($0)" } ?? "")\(opened.sound?.capture.map { ", its sound to \($0)" } ?? "")"
+      )
     }
     lock.broadcast()
     return nil
