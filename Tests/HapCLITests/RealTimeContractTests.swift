@@ -28,6 +28,18 @@ struct RealTimeProbe {
     environment = ["LD_PRELOAD": library, "HAP_PROBE_OUT": output].merging(extra) { $1 }
   }
 
+  /// The service's playback thread marked itself, allocated and freed nothing, and (in an
+  /// optimised build) retained and released nothing.
+  func expectTheServiceKeptTheContract() throws {
+    let counts = try counts()
+    #expect(counts["watched"] == 1, "the service's playback thread never marked itself: \(counts)")
+    #expect(counts["allocs"] == 0, "allocations on the service's playback thread: \(counts)")
+    #expect(counts["frees"] == 0, "frees on the service's playback thread: \(counts)")
+    if RealTimeProbe.optimised {
+      #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)")
+    }
+  }
+
   func counts() throws -> [String: Int] {
     let text = try String(contentsOfFile: output, encoding: .utf8)
     var values: [String: Int] = [:]
@@ -141,13 +153,7 @@ struct RealTimeContractTests {
     _ = connection.readLine()
     try service.waitUntilSilent()
     #expect(service.terminate() == 0)
-    let counts = try probe.counts()
-    #expect(counts["watched"] == 1, "the service's playback thread never marked itself: \(counts)")
-    #expect(counts["allocs"] == 0, "allocations on the service's playback thread: \(counts)")
-    #expect(counts["frees"] == 0, "frees on the service's playback thread: \(counts)")
-    if RealTimeProbe.optimised {
-      #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)")
-    }
+    try probe.expectTheServiceKeptTheContract()
   }
 
   @Test func thePlaybackThreadAllocatesNothingAfterItsFirstPeriod() throws {

@@ -36,7 +36,15 @@ import Synchronization
 /// ring (``SPSCRing``, as ``ControlQueue``'s) and return false when it is full. ``render(into:)``
 /// is the playback thread's; it applies every queued command at its start.
 ///
-/// As the device engine's ``PeriodSource`` it renders the `haptic` channel and never finishes
+/// **Sound.** An event may also hold its audio track (``Sound``: interleaved stereo at the same
+/// rate, frame k of its timeline the same instant as the haptic render's frame k). A voice then
+/// reads both, with the one gain, duck and fade; the sounds are summed like the haptic signal
+/// (``SoftLimiter`` on frames where more than one voice sounds), so a single fire's sound is
+/// exactly the event's own audio track. A voice lasts until the later of its two ends (a loop
+/// starts again there).
+///
+/// As the device engine's ``PeriodSource`` it renders the `haptic` channel (and the `audioLeft`
+/// and `audioRight` channels when any event has a sound) and never finishes
 /// on its own: ``beginStop()`` (the engine's stop) fades every voice out, as ``stopAll()``
 /// does, and it has finished once none sounds.
 public final class EventMixer: @unchecked Sendable {
@@ -73,11 +81,27 @@ public final class EventMixer: @unchecked Sendable {
     public var sounding = 0
   }
 
+  /// An event's audio track as the mixer stores it: from its first sounding frame (`lead`
+  /// frames after the event's start), interleaved left, right; `length`: the frames of the whole
+  /// track (its end, trailing silence included), so that a voice lasts as long as the track.
+  public struct Sound: Sendable {
+    public var lead: Int
+    public var samples: [Float]
+    public var length: Int
+
+    public init(lead: Int, samples: [Float], length: Int) {
+      self.lead = max(0, lead)
+      self.samples = samples
+      self.length = max(length, self.lead + samples.count / 2)
+    }
+  }
+
   struct Voice {
     /// The event played, or -1 when the slot is free.
     var event: Int32 = -1
     /// The variant slot it reads, or -1 for the event's own render.
     var variant: Int32 = -1
+    /// Frames since the voice's start (its event's timeline).
     var position = 0
     var gain: Float = 1
     var priority: Int32 = 0
@@ -120,6 +144,18 @@ public final class EventMixer: @unchecked Sendable {
   private let slots: Int
   private let mix: UnsafeMutablePointer<Float>
   private let counts: UnsafeMutablePointer<UInt8>
+  /// Each event's audio track (``Sound``): interleaved samples, offsets and lengths in frames,
+  /// leads, and the track's whole length (0: no sound).
+  private let audioSamples: UnsafeMutablePointer<Float>
+  private let audioOffsets: UnsafeMutablePointer<Int>
+  private let audioLengths: UnsafeMutablePointer<Int>
+  private let audioLeads: UnsafeMutablePointer<Int>
+  private let audioEnds: UnsafeMutablePointer<Int>
+  /// Whether any event has a sound: the audio planes are rendered.
+  public let hasSound: Bool
+  /// The audio mix (interleaved) and the voices sounding on each of its frames.
+  private let audioMix: UnsafeMutablePointer<Float>
+  private let audioCounts: UnsafeMutablePointer<UInt8>
   private let duckStep: Float
   private var nextOrder: UInt64 = 0
 
@@ -164,8 +200,8 @@ public final class EventMixer: @unchecked Sendable {
   /// event's samples, played without being stored (a pattern whose first event is an hour in
   /// holds only what sounds).
   public init(
-    events: [[Float]], leads: [Int] = [], rate: Double, capacity: Int = 16, queueCapacity: Int = 256,
-    variants: Int = EventMixer.defaultVariants
+    events: [[Float]], leads: [Int] = [], sounds: [Sound?] = [], rate: Double, capacity: Int = 16,
+    queueCapacity: Int = 256, variants: Int = EventMixer.defaultVariants
   ) {
     precondition(capacity > 0 && capacity <= 64, "between 1 and 64 voices")
     variantCapacity = variants
@@ -201,6 +237,18 @@ public final class EventMixer: @unchecked Sendable {
       offset += event.count
     }
     samples = storage
+    audioOffsets = Self.zeros(events.count)
+    audioLengths = Self.zeros(events.count)
+    audioLeads = Self.zeros(events.count)
+    audioEnds = Self.zeros(events.count)
+    let kept = Array(sounds.prefix(events.count))
+    hasSound = kept.contains { $0 != nil }
+    audioSamples = Self.storeSounds(
+      kept, offsets: audioOffsets, lengths: audioLengths, leads: audioLeads, ends: audioEnds)
+    audioMix = .allocate(capacity: 2 * EventMixer.blockFrames)
+    audioMix.initialize(repeating: 0, count: 2 * EventMixer.blockFrames)
+    audioCounts = .allocate(capacity: EventMixer.blockFrames)
+    audioCounts.initialize(repeating: 0, count: EventMixer.blockFrames)
     slots = 2 * capacity
     voices = .allocate(capacity: slots)
     voices.initialize(repeating: Voice(), count: slots)
@@ -211,7 +259,44 @@ public final class EventMixer: @unchecked Sendable {
     ring = SPSCRing(capacity: queueCapacity, filler: .stopAll)
   }
 
+  /// `count` zeros (at least one), for a table by event.
+  private static func zeros(_ count: Int) -> UnsafeMutablePointer<Int> {
+    let table = UnsafeMutablePointer<Int>.allocate(capacity: max(1, count))
+    table.initialize(repeating: 0, count: max(1, count))
+    return table
+  }
+
+  /// Copies `sounds` into one buffer and fills their offsets, frames, leads and ends.
+  private static func storeSounds(
+    _ sounds: [Sound?], offsets: UnsafeMutablePointer<Int>, lengths: UnsafeMutablePointer<Int>,
+    leads: UnsafeMutablePointer<Int>, ends: UnsafeMutablePointer<Int>
+  ) -> UnsafeMutablePointer<Float> {
+    let total = sounds.reduce(0) { $0 + ($1?.samples.count ?? 0) / 2 * 2 }
+    let storage = UnsafeMutablePointer<Float>.allocate(capacity: max(1, total))
+    var offset = 0
+    for (k, sound) in sounds.enumerated() {
+      guard let sound else { continue }
+      let frames = sound.samples.count / 2
+      offsets[k] = offset
+      lengths[k] = frames
+      leads[k] = sound.lead
+      ends[k] = sound.length
+      sound.samples.withUnsafeBufferPointer { source in
+        if let base = source.baseAddress { (storage + 2 * offset).initialize(from: base, count: 2 * frames) }
+      }
+      offset += frames
+    }
+    return storage
+  }
+
   deinit {
+    audioSamples.deallocate()
+    audioOffsets.deallocate()
+    audioLengths.deallocate()
+    audioLeads.deallocate()
+    audioEnds.deallocate()
+    audioMix.deallocate()
+    audioCounts.deallocate()
     samples.deallocate()
     offsets.deallocate()
     lengths.deallocate()
@@ -235,6 +320,17 @@ public final class EventMixer: @unchecked Sendable {
 
   /// Frames of event `event`'s leading silence (not stored).
   public func lead(ofEvent event: Int) -> Int { leads[event] }
+
+  /// Frames a voice of event `event` lasts: to the later of its render's end and its sound's.
+  public func duration(ofEvent event: Int) -> Int { max(leads[event] + lengths[event], audioEnds[event]) }
+
+  /// Frames a voice of variant slot `variant` of event `event` lasts (its sound is the event's).
+  public func duration(ofVariant variant: Int, event: Int) -> Int {
+    max(variantLeads[variant] + variantLengths[variant], audioEnds[event])
+  }
+
+  /// Frames of event `event`'s sound as stored (0: it has none).
+  public func soundFrames(ofEvent event: Int) -> Int { audioLengths[event] }
 
   public var counters: Counters {
     Counters(
@@ -359,12 +455,22 @@ public final class EventMixer: @unchecked Sendable {
   /// and the commands arrive through a preallocated ring of plain values. Its cost is
   /// proportional to the frames asked for times the voices sounding.
   public func render(into buffer: UnsafeMutableBufferPointer<Float>) {
+    render(haptic: buffer, left: nil, right: nil)
+  }
+
+  /// As ``render(into:)-(UnsafeMutableBufferPointer<Float>)``, the sound into `left` and
+  /// `right` (as long as `haptic`; nil, or no event has a sound: not written).
+  public func render(
+    haptic buffer: UnsafeMutableBufferPointer<Float>, left: UnsafeMutablePointer<Float>?,
+    right: UnsafeMutablePointer<Float>?
+  ) {
     let applied = applyCommands()
     guard let base = buffer.baseAddress else { return }
     var done = 0
     while done < buffer.count {
       let count = min(EventMixer.blockFrames, buffer.count - done)
       renderBlock(base + done, count: count)
+      if hasSound, let left, let right { writeSound(left + done, right + done, count: count) }
       done += count
     }
     var sounding = 0
@@ -452,11 +558,10 @@ public final class EventMixer: @unchecked Sendable {
       // Every spare slot holds a fading voice: cut the oldest.
       for s in 0..<slots where voices[s].stopping && (free < 0 || voices[s].order < voices[free].order) { free = s }
     }
+    let stored = (variant >= 0 ? variantLengths[Int(variant)] : lengths[Int(event)]) + audioLengths[Int(event)]
     voices[free] = Voice(
-      event: event, variant: variant, position: -(variant >= 0 ? variantLeads[Int(variant)] : leads[Int(event)]),
-      gain: gain, priority: priority, ducking: ducking, order: nextOrder,
-      owner: owner, loops: loops && (variant >= 0 ? variantLengths[Int(variant)] : lengths[Int(event)]) > 0,
-      bound: bound)
+      event: event, variant: variant, position: 0, gain: gain, priority: priority, ducking: ducking,
+      order: nextOrder, owner: owner, loops: loops && stored > 0, bound: bound)
     nextOrder &+= 1
     // A voice starting under a louder one starts ducked.
     voices[free].duckTarget = duckTarget(free)
@@ -486,38 +591,79 @@ public final class EventMixer: @unchecked Sendable {
     for s in 0..<slots where voices[s].event >= 0 { voices[s].duckTarget = duckTarget(s) }
     mix.update(repeating: 0, count: count)
     counts.update(repeating: 0, count: count)
+    if hasSound {
+      audioMix.update(repeating: 0, count: 2 * count)
+      audioCounts.update(repeating: 0, count: count)
+    }
     for s in 0..<slots where voices[s].event >= 0 { renderVoice(s, count: count) }
     for n in 0..<count {
       out[n] = counts[n] > 1 ? SoftLimiter.limit(mix[n]) : mix[n]
     }
   }
 
-  /// Adds voice `slot`'s next frames to the mix, ramping its duck and fade sample by sample.
-  /// A looping voice starts its event again at its end.
-  private func renderVoice(_ slot: Int, count: Int) {
-    var voice = voices[slot]
+  /// The block's sound, limited where more than one voice sounds, into the two planes.
+  private func writeSound(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
+    for n in 0..<count {
+      let l = audioMix[2 * n]
+      let r = audioMix[2 * n + 1]
+      let limited = audioCounts[n] > 1
+      left[n] = limited ? SoftLimiter.limit(l) : l
+      right[n] = limited ? SoftLimiter.limit(r) : r
+    }
+  }
+
+  /// What a voice reads: its haptic render (the event's or a variant's) and its event's sound,
+  /// each from its lead on, and the frame where the voice ends.
+  private struct Reading {
+    var haptic: UnsafeMutablePointer<Float>
+    var hapticLead: Int
+    var hapticEnd: Int
+    var sound: UnsafeMutablePointer<Float>
+    var soundLead: Int
+    var soundEnd: Int
+    /// The first frame either stores (the voice's end when neither stores any).
+    var first: Int
+    var end: Int
+  }
+
+  /// What voice `slot` reads; nil for a variant slot never stored.
+  private func reading(_ voice: Voice) -> Reading? {
     let event = Int(voice.event)
     let variant = Int(voice.variant)
-    let base = variant >= 0 ? variantSamples[variant] : samples + offsets[event]
-    let length = variant >= 0 ? variantLengths[variant] : lengths[event]
-    let lead = variant >= 0 ? variantLeads[variant] : leads[event]
-    guard let source = base else {
+    guard let haptic = variant >= 0 ? variantSamples[variant] : samples + offsets[event] else { return nil }
+    let hapticLead = variant >= 0 ? variantLeads[variant] : leads[event]
+    let hapticEnd = hapticLead + (variant >= 0 ? variantLengths[variant] : lengths[event])
+    let soundLead = audioLeads[event]
+    let soundEnd = soundLead + audioLengths[event]
+    var first = max(hapticEnd, audioEnds[event])
+    if hapticEnd > hapticLead { first = hapticLead }
+    if soundEnd > soundLead { first = min(first, soundLead) }
+    return Reading(
+      haptic: haptic, hapticLead: hapticLead, hapticEnd: hapticEnd, sound: audioSamples + 2 * audioOffsets[event],
+      soundLead: soundLead, soundEnd: soundEnd, first: first, end: max(hapticEnd, audioEnds[event]))
+  }
+
+  /// Adds voice `slot`'s next frames to the mix (and its sound to the sound's), ramping its duck
+  /// and fade sample by sample. A looping voice starts its event again at its end.
+  private func renderVoice(_ slot: Int, count: Int) {
+    var voice = voices[slot]
+    guard let r = reading(voice) else {
       voices[slot].event = -1
       return
     }
     var ended = false
     var n = 0
     while n < count {
-      if voice.position >= length {
+      if voice.position >= r.end {
         guard voice.loops else {
           ended = true
           break
         }
-        voice.position = -lead
+        voice.position = 0
       }
-      if voice.position < 0 {
+      if voice.position < r.first {
         // The leading silence: nothing to add, only time (and a stop's fade) passes.
-        let silent = min(-voice.position, count - n)
+        let silent = min(r.first - voice.position, count - n)
         voice.position += silent
         n += silent
         if voice.stopping {
@@ -531,8 +677,18 @@ public final class EventMixer: @unchecked Sendable {
         voice.duck = voice.duckTarget
         continue
       }
-      mix[n] += source[voice.position] * (voice.gain * voice.duck * voice.fade)
-      counts[n] &+= 1
+      let scale = voice.gain * voice.duck * voice.fade
+      let t = voice.position
+      if t >= r.hapticLead && t < r.hapticEnd {
+        mix[n] += r.haptic[t - r.hapticLead] * scale
+        counts[n] &+= 1
+      }
+      if t >= r.soundLead && t < r.soundEnd {
+        let a = 2 * (t - r.soundLead)
+        audioMix[2 * n] += r.sound[a] * scale
+        audioMix[2 * n + 1] += r.sound[a + 1] * scale
+        audioCounts[n] &+= 1
+      }
       voice.position += 1
       n += 1
       if voice.duck != voice.duckTarget {
@@ -556,10 +712,11 @@ public final class EventMixer: @unchecked Sendable {
   // MARK: The device engine's source
 
   /// Playback thread: applies the queued commands and mixes the next period into the `haptic`
-  /// plane (``render(into:)-(UnsafeMutableBufferPointer<Float>)``); always a whole period.
+  /// plane (``render(into:)-(UnsafeMutableBufferPointer<Float>)``), and the sounds into the
+  /// `audioLeft` and `audioRight` planes; always a whole period.
   @inline(__always)
   public func render(into frames: PeriodFrames) -> Int {
-    render(into: frames[.haptic])
+    render(haptic: frames[.haptic], left: frames[.audioLeft].baseAddress, right: frames[.audioRight].baseAddress)
     return frames.count
   }
 
@@ -597,5 +754,21 @@ extension Renderer {
     var samples = [Float](repeating: 0, count: remaining)
     samples.withUnsafeMutableBufferPointer { _ = render(into: $0) }
     return (lead, samples)
+  }
+}
+
+extension AudioRenderer {
+  /// Renders the whole track and keeps it as the service stores an event's sound
+  /// (``EventMixer/Sound``): from its first sounding frame to its last, the silence around it
+  /// counted in frames (bit for bit what rendering it gives: zeros).
+  public func renderForMixer() -> EventMixer.Sound {
+    reset()
+    var track = [Float](repeating: 0, count: 2 * frameCount)
+    track.withUnsafeMutableBufferPointer { _ = render(into: $0) }
+    var first = 0
+    while first < frameCount && track[2 * first] == 0 && track[2 * first + 1] == 0 { first += 1 }
+    var last = frameCount
+    while last > first && track[2 * last - 2] == 0 && track[2 * last - 1] == 0 { last -= 1 }
+    return EventMixer.Sound(lead: first, samples: Array(track[(2 * first)..<(2 * last)]), length: frameCount)
   }
 }

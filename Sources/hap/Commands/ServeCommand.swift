@@ -26,7 +26,16 @@ enum ServeCommand: Command {
     vocabulary folder, loads the vocabulary again without stopping the service; a loop of an
     unchanged event keeps looping.
 
-    Limits: the rendered events and their sharpness variants fit in --memory-budget (an event
+    Sound: an event's audio events (AudioCustom files, found beside its pattern, then in
+    --sound-path; AudioContinuous tones) are rendered once too, the audio track 'hap render
+    --audio' writes, and a fire plays both, frame for frame, with the same gain, priority,
+    ducking, stop and loop. The sound goes to the layout's audio channels (--channel
+    'audio=L,R'), else to a second device opened and closed with the first: --audio-device
+    NAME (default: 'default'; with -D sim, a second simulated device). A default one that does
+    not open is one log line, and the haptics play; --no-audio leaves the sound out, and
+    --audio-only is refused (a fire plays its touch).
+
+    Limits: the rendered events (their sounds too) and their sharpness variants fit in --memory-budget (an event
     that does not is left out, with one line); at most 128 connections, 16 from one process,
     and a connection idle for --client-timeout seconds is closed (one holding a loop is not);
     a connection over a limit is told why ('error busy ...') before it is closed.
@@ -56,7 +65,7 @@ enum ServeCommand: Command {
     "Close a connection idle for S seconds, {}; 0: never\n(a connection holding a loop is not idle).")
   static let options: [any DeclaredOption] =
     [vocabulary, ServiceClient.socket, idleClose, keepOpen, config, memoryBudget, clientTimeout, Options.soundPath]
-    + DeviceOptions.all.map { $0.spec.name == latency.spec.name ? latency : $0 }
+    + DeviceOptions.all.map { $0.spec.name == latency.spec.name ? latency : $0 } + DeviceOptions.sound
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
     ("hap serve --vocabulary my-app/haptics --socket /tmp/game.sock --keep-open", "A vocabulary of its own"),
@@ -77,6 +86,11 @@ enum ServeCommand: Command {
     let options = try DeviceOptions(arguments, defaultLatency: defaultLatency)
     let motor = try motorPath(options, arguments)
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
+    if arguments[DeviceOptions.audioOnly] {
+      throw .refused(
+        "'hap serve' does not take '--audio-only': its events are haptic signals first (a fire without them would answer 'fired' and play no touch); 'hap play --audio-only PATTERN' plays a sound alone"
+      )
+    }
     let idleClose = arguments[keepOpen] ? nil : arguments[Self.idleClose]
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
     let vocabularyFolder = VocabularyFolder.resolve(arguments[vocabulary])
@@ -127,7 +141,7 @@ enum ServeCommand: Command {
       vocabulary: vocabulary,
       settings: .init(
         device: device, profile: profile, idleClose: idleClose, verbose: device.verbose,
-        memoryBudget: arguments[memoryBudget] << 20))
+        memoryBudget: arguments[memoryBudget] << 20, folder: vocabularyFolder.path))
     let connections = ServiceConnections()
     service.notify = { connections.tell($0, $1) }
     let (level, muted) = reloader.initialSwitch

@@ -1,6 +1,7 @@
 import Foundation
 import HapALSA
 import HapCore
+import HapResample
 
 /// The running service of `hap serve`: the vocabulary rendered into an ``EventMixer``, the
 /// ``FirePolicy``, and a ``PlaybackSession`` playing the mixer on the device engine, opened at
@@ -15,6 +16,8 @@ final class HapticService: @unchecked Sendable {
     var verbose: Bool
     /// Bytes the renders may hold (the events and their sharpness variants); `--memory-budget`.
     var memoryBudget = HapticService.defaultMemoryBudget
+    /// The vocabulary folder, where each pattern's sounds are looked for first.
+    var folder = "."
   }
 
   /// `--memory-budget`'s default: 256 MiB.
@@ -45,6 +48,8 @@ final class HapticService: @unchecked Sendable {
   private var session: PlaybackSession?
   private var engine: DeviceEngine<EventMixer>?
   private var deviceState = "closed"
+  /// The default sound device did not open (said once): later opens play the haptics alone.
+  private var soundUnavailable = false
   private var underruns = 0
   private var recoveries = 0
   /// Monotonic seconds until which something may still sound.
@@ -73,20 +78,33 @@ final class HapticService: @unchecked Sendable {
   /// (the leading silence is a count of frames, not samples), as far as the memory budget
   /// goes: the events are taken smallest first, and one whose render does not fit in what is
   /// left is not rendered (an empty buffer) and returned in `refused` with its bytes.
+  /// An event with audio events also gets its audio track rendered once (its sounds found
+  /// from the vocabulary folder and `--sound-path`, resampled to `rate`), counted in the budget
+  /// with its decoded sounds.
   private static func mixer(_ vocabulary: Vocabulary, _ settings: Settings, rate: Int) -> (EventMixer, [String: Int]) {
     let renderers = vocabulary.events.map { event in
       Renderer(
         schedule: Schedule(
           pattern: event.pattern, profile: settings.profile, rate: Double(rate), gain: settings.device.linearGain))
     }
+    let tracks = vocabulary.events.enumerated().map { k, event in
+      soundTrack(event, settings, rate: rate, frameCount: renderers[k].frameCount)
+    }
     var left = settings.memoryBudget
     var refused: [String: Int] = [:]
-    let stored = renderers.map { $0.frameCount - $0.silentFrames }
+    // Only what follows the leading silence is stored; a sound is counted whole.
+    let stored = renderers.indices.map { k in
+      let haptic = (renderers[k].frameCount - renderers[k].silentFrames).multipliedReportingOverflow(
+        by: MemoryLayout<Float>.size)
+      let sound = tracks[k].map { $0.bytes }
+      guard !haptic.overflow else { return Int.max }
+      return sound.map { haptic.partialValue.addingReportingOverflow($0).overflow ? Int.max : haptic.partialValue + $0 }
+        ?? haptic.partialValue
+    }
     let order = renderers.indices.sorted { (stored[$0], $0) < (stored[$1], $1) }
     var fits = Set<Int>()
     for k in order {
-      // Only what follows the leading silence is stored.
-      let (bytes, overflow) = stored[k].multipliedReportingOverflow(by: MemoryLayout<Float>.size)
+      let (bytes, overflow) = (stored[k], stored[k] == Int.max)
       if !overflow && bytes <= left {
         left -= bytes
         fits.insert(k)
@@ -97,9 +115,48 @@ final class HapticService: @unchecked Sendable {
     let renders = renderers.enumerated().map { k, renderer in
       fits.contains(k) ? renderer.renderAfterLeadingSilence() : (lead: 0, samples: [])
     }
+    let sounds = tracks.enumerated().map { k, track in fits.contains(k) ? track?.renderer.renderForMixer() : nil }
     let mixer = EventMixer(
-      events: renders.map(\.samples), leads: renders.map(\.lead), rate: Double(rate), queueCapacity: queueCapacity)
+      events: renders.map(\.samples), leads: renders.map(\.lead), sounds: sounds, rate: Double(rate),
+      queueCapacity: queueCapacity)
     return (mixer, refused)
+  }
+
+  /// The audio track of `event` at `rate` (as `hap render --audio` renders it, as long as its
+  /// haptic signal or longer) and the bytes it costs (its decoded sounds and the track, 8
+  /// bytes a frame); nil when it has no audio events, `--no-audio`, or its sounds cannot be had
+  /// (one line: the event plays its haptics).
+  private static func soundTrack(_ event: VocabularyEvent, _ settings: Settings, rate: Int, frameCount: Int)
+    -> (renderer: AudioRenderer, bytes: Int)?
+  {
+    guard settings.device.audio != .hapticsOnly, event.pattern.events.contains(where: \.type.isAudio) else {
+      return nil
+    }
+    var sounds: [String: DecodedSound] = [:]
+    do {
+      let path = SoundSearch.join(settings.folder, event.fileName)
+      for (name, sound) in try SoundSearch.loadSounds(of: event.pattern, patternPath: path) {
+        sounds[name] = try Resampler.resample(sound, to: Double(rate))
+      }
+    } catch {
+      Console.error(
+        "hap: \(ServiceReply.oneLine(Format.excerpt(event.name))): its sound is left out (\(soundFailure(error))); its haptics play"
+      )
+      return nil
+    }
+    let schedule = AudioSchedule(
+      pattern: event.pattern, sounds: sounds, rate: Double(rate), gain: settings.device.linearGain)
+    let renderer = AudioRenderer(schedule: schedule, frameCount: frameCount)
+    let decoded = sounds.values.reduce(0) { $0 + 4 * $1.frames * $1.channels }
+    let (track, overflow) = renderer.frameCount.multipliedReportingOverflow(by: 2 * MemoryLayout<Float>.size)
+    return (renderer, overflow ? Int.max : decoded + track)
+  }
+
+  /// Why an event's sounds cannot be had, as a phrase.
+  private static func soundFailure(_ error: any Error) -> String {
+    if let failure = error as? SoundSearch.LoadFailure { return failure.message }
+    if let failure = error as? Resampler.Failure { return failure.message }
+    return "\(error)"
   }
 
   /// One line per event left out by the memory budget.
@@ -119,7 +176,9 @@ final class HapticService: @unchecked Sendable {
   /// The bytes a sharpness variant may hold: an equal share, per variant slot, of what the
   /// budget leaves after the events.
   private var variantBudget: Int {
-    let events = (0..<mixer.eventCount).reduce(0) { $0 + mixer.frames(ofEvent: $1) * MemoryLayout<Float>.size }
+    let events = (0..<mixer.eventCount).reduce(0) {
+      $0 + (mixer.frames(ofEvent: $1) + 2 * mixer.soundFrames(ofEvent: $1)) * MemoryLayout<Float>.size
+    }
     return max(0, settings.memoryBudget - events) / max(1, mixer.variantCapacity)
   }
 
@@ -149,8 +208,13 @@ final class HapticService: @unchecked Sendable {
       return "device '\(settings.device.device)' not available (\(failure)); fires will try again"
     }
     let c = session!.configuration
-    let line =
+    var line =
       "device '\(settings.device.device)': \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s"), period \(c.periodFrames) frames"
+    if let sound = session!.sound {
+      line += "; sound on '\(sound.name)'"
+    } else if session!.playsSound {
+      line += "; sound on its audio channels"
+    }
     if settings.idleClose != nil { closeDevice() }
     return line
   }
@@ -163,11 +227,15 @@ final class HapticService: @unchecked Sendable {
     if engine != nil { return nil }
     let opened: PlaybackSession
     do {
-      opened = try PlaybackSession.open(settings.device, profile: settings.profile, commandStarted: 0, live: true)
+      opened = try PlaybackSession.open(
+        settings.device, profile: settings.profile, commandStarted: 0, live: true,
+        sound: mixer.hasSound && !soundUnavailable)
     } catch {
       deviceState = "missing"
       return error
     }
+    // The default sound device did not open: said once (by the session); the haptics play.
+    if mixer.hasSound && !opened.playsSound { soundUnavailable = true }
     if Double(opened.configuration.rate) != mixer.rate {
       (mixer, refused) = Self.mixer(vocabulary, settings, rate: opened.configuration.rate)
     }
@@ -177,7 +245,8 @@ final class HapticService: @unchecked Sendable {
     deviceState = "open"
     if settings.verbose {
       Console.error(
-        "hap: device '\(settings.device.device)' opened\(opened.capture.map { ", recording to \($0)" } ?? "")")
+        "hap: device '\(settings.device.device)' opened\(opened.capture.map { ", recording to \($0)" } ?? "")\(opened.sound?.capture.map { ", its sound to \($0)" } ?? "")"
+      )
     }
     lock.broadcast()
     return nil
@@ -364,7 +433,7 @@ final class HapticService: @unchecked Sendable {
     var command = EventMixer.Command.start(
       event: Int32(k), gain: voice.gain, priority: priority, ducking: ducking, owner: voice.owner,
       loops: binding.loops, bound: binding.bound)
-    var frames = mixer.lead(ofEvent: k) + mixer.frames(ofEvent: k)
+    var frames = mixer.duration(ofEvent: k)
     if voice.sharpness != 0 && SharpnessVariant.reaches(voice.event.pattern) {
       switch variant(of: k, sharpness: voice.sharpness) {
       case .failure(let error): return .failure(error)
@@ -372,7 +441,7 @@ final class HapticService: @unchecked Sendable {
         command = .startVariant(
           event: Int32(k), variant: Int32(slot), gain: voice.gain, priority: priority, ducking: ducking,
           owner: voice.owner, loops: binding.loops, bound: binding.bound)
-        frames = mixer.lead(ofVariant: slot) + mixer.frames(ofVariant: slot)
+        frames = mixer.duration(ofVariant: slot, event: k)
       }
     }
     // A fire that cannot be queued is answered busy and counted, never lost silently.

@@ -191,8 +191,13 @@ final class ServiceReloader: @unchecked Sendable {
   static func isVocabularyFile(_ name: String) -> Bool {
     if name == FolderWatcher.anything || name == PatternFiles.manifestName { return true }
     guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { return false }
-    return PatternFiles.vocabularyExtensions.contains(name[name.index(after: dot)...].lowercased())
+    let suffix = name[name.index(after: dot)...].lowercased()
+    // A sound of a pattern (found beside it) reloads it like the pattern.
+    return PatternFiles.vocabularyExtensions.contains(suffix) || soundExtensions.contains(suffix)
   }
+
+  /// The sound files a pattern of the folder may name (WAV, and what libsndfile reads).
+  static let soundExtensions: Set<String> = ["wav", "wave", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "mp3"]
 
   private func locked(_ body: () -> Void) {
     lock.lock()
