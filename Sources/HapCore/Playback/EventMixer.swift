@@ -664,49 +664,68 @@ public final class EventMixer: @unchecked Sendable {
       if voice.position < r.first {
         // The leading silence: nothing to add, only time (and a stop's fade) passes.
         let silent = min(r.first - voice.position, count - n)
-        voice.position += silent
         n += silent
-        if voice.stopping {
-          voice.fadeLeft -= silent
-          voice.fade = stopFade.gain(left: max(voice.fadeLeft, 0))
-          if voice.fadeLeft <= 0 {
-            ended = true
-            break
-          }
-        }
-        voice.duck = voice.duckTarget
-        continue
-      }
-      let scale = voice.gain * voice.duck * voice.fade
-      let t = voice.position
-      if t >= r.hapticLead && t < r.hapticEnd {
-        mix[n] += r.haptic[t - r.hapticLead] * scale
-        counts[n] &+= 1
-      }
-      if t >= r.soundLead && t < r.soundEnd {
-        let a = 2 * (t - r.soundLead)
-        audioMix[2 * n] += r.sound[a] * scale
-        audioMix[2 * n + 1] += r.sound[a + 1] * scale
-        audioCounts[n] &+= 1
-      }
-      voice.position += 1
-      n += 1
-      if voice.duck != voice.duckTarget {
-        voice.duck =
-          voice.duck < voice.duckTarget
-          ? min(voice.duck + duckStep, voice.duckTarget) : max(voice.duck - duckStep, voice.duckTarget)
-      }
-      if voice.stopping {
-        voice.fadeLeft -= 1
-        voice.fade = stopFade.gain(left: voice.fadeLeft)
-        if voice.fadeLeft <= 0 {
+        if passSilence(&voice, silent) {
           ended = true
           break
         }
+        continue
+      }
+      let t = voice.position
+      addFrame(r, at: t, into: n, scale: voice.gain * voice.duck * voice.fade)
+      voice.position += 1
+      n += 1
+      if advanceRamps(&voice) {
+        ended = true
+        break
       }
     }
     if ended { voice.event = -1 }
     voices[slot] = voice
+  }
+
+  /// `frames` of a voice's leading silence pass: its duck reaches its target, a stop's fade
+  /// runs on; whether the fade has ended it.
+  @inline(__always)
+  private func passSilence(_ voice: inout Voice, _ frames: Int) -> Bool {
+    voice.position += frames
+    if voice.stopping {
+      voice.fadeLeft -= frames
+      voice.fade = stopFade.gain(left: max(voice.fadeLeft, 0))
+      if voice.fadeLeft <= 0 { return true }
+    }
+    voice.duck = voice.duckTarget
+    return false
+  }
+
+  /// Adds frame `t` of reading `r` (its haptic sample and its sound's two), scaled, to mix frame
+  /// `n`, counting the voices each signal sums there.
+  @inline(__always)
+  private func addFrame(_ r: Reading, at t: Int, into n: Int, scale: Float) {
+    if t >= r.hapticLead && t < r.hapticEnd {
+      mix[n] += r.haptic[t - r.hapticLead] * scale
+      counts[n] &+= 1
+    }
+    if t >= r.soundLead && t < r.soundEnd {
+      let a = 2 * (t - r.soundLead)
+      audioMix[2 * n] += r.sound[a] * scale
+      audioMix[2 * n + 1] += r.sound[a + 1] * scale
+      audioCounts[n] &+= 1
+    }
+  }
+
+  /// One frame's step of a voice's duck ramp and stop fade; whether the fade has ended it.
+  @inline(__always)
+  private func advanceRamps(_ voice: inout Voice) -> Bool {
+    if voice.duck != voice.duckTarget {
+      voice.duck =
+        voice.duck < voice.duckTarget
+        ? min(voice.duck + duckStep, voice.duckTarget) : max(voice.duck - duckStep, voice.duckTarget)
+    }
+    guard voice.stopping else { return false }
+    voice.fadeLeft -= 1
+    voice.fade = stopFade.gain(left: voice.fadeLeft)
+    return voice.fadeLeft <= 0
   }
 
   // MARK: The device engine's source

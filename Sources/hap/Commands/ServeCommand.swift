@@ -86,11 +86,7 @@ enum ServeCommand: Command {
     let options = try DeviceOptions(arguments, defaultLatency: defaultLatency)
     let motor = try motorPath(options, arguments)
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
-    if arguments[DeviceOptions.audioOnly] {
-      throw .refused(
-        "'hap serve' does not take '--audio-only': its events are haptic signals first (a fire without them would answer 'fired' and play no touch); 'hap play --audio-only PATTERN' plays a sound alone"
-      )
-    }
+    try refuseAudioOnly(arguments)
     let idleClose = arguments[keepOpen] ? nil : arguments[Self.idleClose]
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
     let vocabularyFolder = VocabularyFolder.resolve(arguments[vocabulary])
@@ -124,17 +120,7 @@ enum ServeCommand: Command {
       return trouble()
     }
     if let motor {
-      let service = MotorService(
-        vocabulary: vocabulary,
-        settings: .init(path: motor, gain: min(device.linearGain, 1), idleClose: idleClose, verbose: device.verbose))
-      service.saveSwitch = { level, muted in reloader.save(level: level, muted: muted) }
-      let (level, muted) = reloader.initialSwitch
-      service.setSwitch(level: level, muted: muted)
-      Console.error("hap: \(service.checkDevice())")
-      if device.linearGain > 1 {
-        Console.error("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB")
-      }
-      Console.error("hap: on a motor the vocabulary is not reloaded (SIGHUP and changes to its folder are ignored)")
+      let service = motorService(motor, vocabulary, device: device, idleClose: idleClose, reloader: reloader)
       serve(service, connections: ServiceConnections(), arguments, socketPath, socket, listener, signals, log)
     }
     let service = HapticService(
@@ -149,6 +135,33 @@ enum ServeCommand: Command {
     Console.error("hap: \(service.checkDevice())")
     reloader.run(service)
     serve(service, connections: connections, arguments, socketPath, socket, listener, signals, log)
+  }
+
+  /// `--audio-only`: a service's events are haptic signals first.
+  private static func refuseAudioOnly(_ arguments: Arguments) throws(UsageError) {
+    guard arguments[DeviceOptions.audioOnly] else { return }
+    throw .refused(
+      "'hap serve' does not take '--audio-only': its events are haptic signals first (a fire without them would answer 'fired' and play no touch); 'hap play --audio-only PATTERN' plays a sound alone"
+    )
+  }
+
+  /// The service of a rumble motor (`-D evdev:PATH`), its switch from the config file, and
+  /// what it says before serving.
+  private static func motorService(
+    _ path: String, _ vocabulary: Vocabulary, device: DeviceOptions, idleClose: Double?, reloader: ServiceReloader
+  ) -> MotorService {
+    let service = MotorService(
+      vocabulary: vocabulary,
+      settings: .init(path: path, gain: min(device.linearGain, 1), idleClose: idleClose, verbose: device.verbose))
+    service.saveSwitch = { level, muted in reloader.save(level: level, muted: muted) }
+    let (level, muted) = reloader.initialSwitch
+    service.setSwitch(level: level, muted: muted)
+    Console.error("hap: \(service.checkDevice())")
+    if device.linearGain > 1 {
+      Console.error("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB")
+    }
+    Console.error("hap: on a motor the vocabulary is not reloaded (SIGHUP and changes to its folder are ignored)")
+    return service
   }
 
   /// Says where it serves, starts the idle closer and the signal thread, and accepts
