@@ -178,13 +178,16 @@ static int configure_format(snd_pcm_t *pcm, snd_pcm_hw_params_t *hw, hap_pcm_con
   return -EINVAL;
 }
 
-// Channels (the fewest it takes, when none is asked for) and the rate: the nearest the device
+// Channels (the fewest it takes, and at least channels_at_least, when none is asked for) and the rate: the nearest the device
 // takes, without alsa-lib resampling behind hap's back where possible.
 static int configure_channels_and_rate(snd_pcm_t *pcm, snd_pcm_hw_params_t *hw, hap_pcm_config *config,
                                        char *refused, size_t size) {
   int err;
   unsigned channels = config->channels;
-  if (channels == 0) p_snd_pcm_hw_params_get_channels_min(hw, &channels);
+  if (channels == 0) {
+    p_snd_pcm_hw_params_get_channels_min(hw, &channels);
+    if (channels < config->channels_at_least) channels = config->channels_at_least;
+  }
   if ((err = p_snd_pcm_hw_params_set_channels_near(pcm, hw, &channels)) < 0) {
     snprintf(refused, size, "%u channels", config->channels);
     return err;

@@ -21,8 +21,11 @@ public final class ALSASink: PCMSink {
     public var rate: Int
     /// nil: the best the device takes, float first.
     public var format: SampleFormat?
-    /// nil: the fewest channels the device takes.
+    /// nil: the fewest channels the device takes, and at least ``fewestChannels``.
     public var channels: Int?
+    /// With `channels` nil: the fewest channels to ask for (the highest channel a layout names),
+    /// the device's nearest when it takes fewer.
+    public var fewestChannels = 1
     public var latency: Double
     public var periods: Int
     /// How far ahead the writer renders (``RenderAhead``): the whole buffer, or just in time.
@@ -108,7 +111,8 @@ public final class ALSASink: PCMSink {
       rate: UInt32(request.rate), format: request.format?.alsaCode ?? -1, channels: UInt32(request.channels ?? 0),
       buffer_us: UInt(request.latency * 1_000_000), periods: UInt32(request.periods), period_frames: 0,
       buffer_frames: 0,
-      wake_frames: UInt(((request.wakeAt ?? 0) * Double(request.rate)).rounded())
+      wake_frames: UInt(((request.wakeAt ?? 0) * Double(request.rate)).rounded()),
+      channels_at_least: UInt32(max(1, request.fewestChannels))
     )
     var refused = [CChar](repeating: 0, count: 256)
     let status = hap_pcm_configure(handle, &config, &refused, refused.count)

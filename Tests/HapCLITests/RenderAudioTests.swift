@@ -255,7 +255,6 @@ struct RenderAudioTests {
       (["-o", "-", "--audio", "-"], "cannot both be '-'"),
       (["-o", folder.path("x.wav"), "--audio", folder.path("x.wav")], "same file"),
       (["-o", folder.path("x.wav"), "--audio", folder.path("x.png")], "not a format hap writes"),
-      (["-o", folder.path("x.wav"), "--audio", folder.path("a.wav"), "--control", pattern], "'--control'"),
     ] {
       let result = try Hap.run(["render", pattern] + arguments)
       #expect(result.status == 2 && result.stderr.contains(words), "\(arguments): \(result.stderr)")

@@ -55,6 +55,8 @@ typedef struct {
                                 // frames (rounded down to whole periods, at least one) are
                                 // queued: start the device a period beyond that (0: start when
                                 // the buffer is full)
+  unsigned channels_at_least;   // in: with channels 0, at least this many (the highest channel
+                                // a layout names), where the device takes them
 } hap_pcm_config;
 
 /// Negotiates hardware and software parameters. Returns 0, or a negative errno with what the

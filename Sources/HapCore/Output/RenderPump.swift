@@ -121,3 +121,59 @@ public final class DiscardingSink: PCMSink {
   public func drain() throws(SinkError) {}
   public func close(success: Bool) {}
 }
+
+extension RenderPump {
+  /// One file of ``run(planes:frames:shouldStop:source:)``: its sink and, for each of its
+  /// channels, the ``SignalChannel`` raw value it plays or -1 for silence
+  /// (``ChannelLayout/map(deviceChannels:)``'s answer).
+  public struct PlanesOutput {
+    public let sink: any PCMSink
+    public let planes: [Int]
+
+    public init(sink: any PCMSink, planes: [Int]) {
+      self.sink = sink
+      self.planes = planes
+    }
+  }
+
+  /// Pulls blocks of named channels (``PeriodFrames``, `blockFrames` each) from `source`, which
+  /// fills them and returns how many frames it rendered (fewer only at its end), and writes
+  /// each output its channels, interleaved, encoded, block by block in lockstep: a multichannel
+  /// file whose channels are a layout's (the haptic signal on some, the sound on others), and
+  /// the same period's other files. Stops after `frames` frames, or where `source` ended; returns
+  /// the frames written, or nil when `shouldStop` ended it. Memory: a block of planes and one of
+  /// each output's frames.
+  public func run(
+    planes outputs: [PlanesOutput], frames total: Int, shouldStop: () -> Bool = { false },
+    source: (PeriodFrames) -> Int
+  ) throws(SinkError) -> Int? {
+    let period = PeriodFrames(allocating: blockFrames)
+    let maps = outputs.map { ChannelMap(planes: $0.planes) }
+    let widest = max(1, outputs.map(\.planes.count).max() ?? 1)
+    let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * widest)
+    let bytes = UnsafeMutableRawBufferPointer.allocate(
+      byteCount: blockFrames * widest * format.bytesPerSample, alignment: 16)
+    defer {
+      period.deallocate()
+      for map in maps { map.deallocate() }
+      interleaved.deallocate()
+      bytes.deallocate()
+    }
+    var written = 0
+    while written < total {
+      if shouldStop() { return nil }
+      let rendered = source(period)
+      if rendered < period.count { period.silence(from: rendered) }
+      let frames = min(rendered, total - written)
+      if frames == 0 { break }
+      for (output, map) in zip(outputs, maps) {
+        map.interleave(period, frames: frames, into: interleaved)
+        let samples = UnsafeBufferPointer(start: interleaved, count: frames * map.deviceChannels)
+        try write(samples, to: output.sink, through: bytes)
+      }
+      written += frames
+      if rendered < period.count { break }
+    }
+    return written
+  }
+}

@@ -46,7 +46,7 @@ public final class Player {
   public private(set) var loops: Int?
   /// Builds the renderers again for a playback speed (time-scaled patterns), or nil where that is
   /// not allowed (the real-time thread).
-  private let rebuild: ((Double) -> [Renderer])?
+  private let rebuild: ((Double) -> RendererSet)?
 
   /// Frame (at speed 1) where each pass ends and the next begins (`--loop-end`), or nil for the
   /// pattern's end.
@@ -98,7 +98,7 @@ public final class Player {
   /// or none.
   public init(
     renderers: [Renderer], sounds: [AudioRenderer?] = [], gapFrames: Int = 0, loops: Int? = 1, rampFrames: Int,
-    timedCapacity: Int = 4096, speed: Double = 1, rebuild: ((Double) -> [Renderer])? = nil
+    timedCapacity: Int = 4096, speed: Double = 1, rebuild: ((Double) -> RendererSet)? = nil
   ) {
     self.speed = speed
     self.renderers = renderers
@@ -256,9 +256,11 @@ public final class Player {
       let patternSeconds = Double(position(item)) / sampleRate * speed
       if let rebuild {
         let fresh = rebuild(value)
-        if fresh.count == renderers.count {
-          renderers = fresh
-          sounds = Array(repeating: nil, count: fresh.count)
+        if fresh.renderers.count == renderers.count {
+          renderers = fresh.renderers
+          sounds =
+            fresh.sounds.count == fresh.renderers.count
+            ? fresh.sounds : Array(repeating: nil, count: fresh.renderers.count)
           bind()
           speed = value
           seekItem(item, to: Frames.from(seconds: patternSeconds / speed, rate: sampleRate))

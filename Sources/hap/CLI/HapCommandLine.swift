@@ -232,10 +232,9 @@ enum HapCommandLine {
     for (title, members) in sections {
       text += "\n\(title):\n"
       for option in members {
-        // Each line of the help within the 100 columns, after the synopsis's column.
-        let lines = option.help.split(separator: "\n", omittingEmptySubsequences: false).flatMap {
-          wrap(String($0), width: helpWidth - width - 4)
-        }
+        // The help within the 100 columns, after the synopsis's column: its line breaks are
+        // where it was written to wrap, so it is wrapped again as one paragraph.
+        let lines = wrap(option.help.replacingOccurrences(of: "\n", with: " "), width: helpWidth - width - 4)
         text += "  \(option.synopsis.padding(toLength: width, withPad: " ", startingAt: 0))  \(lines[0])\n"
         for line in lines.dropFirst() {
           text += String(repeating: " ", count: width + 4) + line + "\n"

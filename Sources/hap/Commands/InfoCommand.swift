@@ -83,8 +83,8 @@ enum InfoCommand: Command {
     guard pattern.events.contains(where: \.type.isAudio) else { return nil }
     let schedule = Schedule(pattern: pattern, profile: profile, rate: rate)
     let made = RenderAudio.renderer(pattern, named: path, patternPath: path, schedule: schedule, written: false)
-    guard case .success(let renderer?) = made else { return nil }
-    return Double(renderer.frameCount) / rate
+    guard case .success(let track?) = made else { return nil }
+    return Double(track.renderer.frameCount) / rate
   }
 
   /// One pattern's report as a JSON object.

@@ -30,11 +30,9 @@ enum RenderAudio {
     }
   }
 
-  /// The audio track of `pattern` at `rate`: its sounds found and decoded as the validator
-  /// found them, resampled to `rate` (silent for a pattern without audio events).
-  static func schedule(_ pattern: Pattern, patternPath: String, rate: Double, gain: Double) throws(Failure)
-    -> AudioSchedule
-  {
+  /// The sounds of `pattern`, found and decoded as the validator found them, resampled to
+  /// `rate`, keyed as the pattern writes them (empty for a pattern without AudioCustom events).
+  static func sounds(_ pattern: Pattern, patternPath: String, rate: Double) throws(Failure) -> [String: DecodedSound] {
     let decoded: [String: DecodedSound]
     do {
       decoded = try SoundSearch.loadSounds(of: pattern, patternPath: patternPath == "-" ? nil : patternPath)
@@ -49,7 +47,22 @@ enum RenderAudio {
         throw .resample(waveform, error)
       }
     }
-    return AudioSchedule(pattern: pattern, sounds: sounds, rate: rate, gain: gain)
+    return sounds
+  }
+
+  /// The audio track of `pattern` at `rate` (silent for a pattern without audio events).
+  static func schedule(_ pattern: Pattern, patternPath: String, rate: Double, gain: Double) throws(Failure)
+    -> AudioSchedule
+  {
+    AudioSchedule(
+      pattern: pattern, sounds: try sounds(pattern, patternPath: patternPath, rate: rate), rate: rate, gain: gain)
+  }
+
+  /// A pattern's audio track ready to render: its renderer, and its sounds at the output rate
+  /// (for a ``Player`` that renders the track again, as `--control` and layouts do).
+  struct Track {
+    let renderer: AudioRenderer
+    let sounds: [String: DecodedSound]
   }
 
   /// The audio track's renderer for a render that writes it (`written`; silent for a pattern
@@ -59,11 +72,12 @@ enum RenderAudio {
   /// `.failure` when a written track cannot be made.
   static func renderer(
     _ pattern: Pattern, named name: String, patternPath: String, schedule: Schedule, written: Bool
-  ) -> Result<AudioRenderer?, Failure> {
+  ) -> Result<Track?, Failure> {
     guard written || pattern.events.contains(where: \.type.isAudio) else { return .success(nil) }
     do throws(Failure) {
-      let audio = try Self.schedule(pattern, patternPath: patternPath, rate: schedule.rate, gain: schedule.gain)
-      return .success(AudioRenderer(schedule: audio, frameCount: schedule.frameCount))
+      let sounds = try Self.sounds(pattern, patternPath: patternPath, rate: schedule.rate)
+      let audio = AudioSchedule(pattern: pattern, sounds: sounds, rate: schedule.rate, gain: schedule.gain)
+      return .success(Track(renderer: AudioRenderer(schedule: audio, frameCount: schedule.frameCount), sounds: sounds))
     } catch {
       guard written else { return .success(nil) }
       Console.error("hap: \(name): \(error.message); the audio track cannot be rendered")
@@ -85,11 +99,16 @@ enum RenderAudio {
       : "hap: note: the audio tracks of \(patterns) patterns (\(what)) were not written; add --audio FOLDER/ to write them"
   }
 
-  /// Refuses `--audio` where it cannot go: with `--control` (the audio track does not follow
-  /// control messages), onto the haptic output, or both on standard output.
+  /// Refuses `--audio` where it cannot go: onto the haptic output, both on standard output, or
+  /// beside a layout that already writes the sound into the output's channels.
   static func check(_ audio: String, output: String, settings: RenderCommand.Settings) throws(UsageError) {
-    if settings.control != nil {
-      throw .refused("'--audio' does not take '--control' (the audio track does not follow control messages)")
+    if let layout = settings.layout, layout.routesAudio {
+      let channels = layout.planes.indices.filter {
+        layout.planes[$0] >= 0 && layout.planes[$0] != SignalChannel.haptic.rawValue
+      }
+      throw .refused(
+        "'--audio' writes the sound to a file of its own, and the layout already writes it into -o's channels \(channels.map { "\($0 + 1)" }.joined(separator: ",")): give one of them"
+      )
     }
     if audio == "-" && output == "-" { throw .refused("-o and --audio cannot both be '-' (standard output)") }
     if audio == output || (audio != "-" && RenderCommand.sameFile(audio, output)) {

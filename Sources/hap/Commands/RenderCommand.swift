@@ -8,8 +8,8 @@ enum RenderCommand: Command {
   static let forms = ["PATTERN -o OUT.wav", "PATTERN...|FOLDER... -o FOLDER/ [options]"]
   static let description = """
     Renders each pattern with the same renderer 'hap play' uses, so what you preview is what
-    the exciter plays. Output is mono: a standard WAV file (sox, Python's wave module and
-    Audacity read it), or headerless samples with --raw or an OUT ending in .raw or .pcm; any
+    the exciter plays. Output is mono (unless a layout gives it channels, below): a standard WAV
+    file (sox, Python's wave module and Audacity read it), or headerless samples with --raw or an OUT ending in .raw or .pcm; any
     other extension is refused unless --raw is given. '-o -' writes to standard output:
     hap render x.json -o - | aplay (not to a terminal, unless --force).
 
@@ -31,7 +31,15 @@ enum RenderCommand: Command {
     written block by block together (so two FIFOs can be read at once), atomically; '--audio -'
     is standard output. With a folder of patterns --audio names a folder too. A sound that
     cannot be found or decoded refuses the pattern (exit 1). Without --audio one note says the
-    audio track was not written.
+    audio track was not written. With --control, the sound follows the transport (pause, seek,
+    stop, loops, rate), as 'hap play --control' plays it.
+
+    --channels, --channel and --layout write one file of several channels, each what 'hap play'
+    would send to that channel of a device with the same options: the haptic signal, the sound's
+    left or right channel, or silence. '--layout dualsense' writes the DualSense's four (the sound
+    on 1-2, the actuators on 3-4, with its profile unless --profile); '--channel
+    haptic=3/audio=1,2' three; '--channels 2' the haptic signal twice. A layout that carries the
+    sound writes the audio track into its channels, so --audio is then refused.
 
     A pattern is at most an hour long (pattern-too-long): --max-duration raises that limit for
     one render. A WAV file whose data passes 4 GiB is written as RF64 (sox and ffmpeg read it).
@@ -49,15 +57,18 @@ enum RenderCommand: Command {
     "Apply a file of timestamped control lines ('@1.25 intensity 0.8', 'seek 2',\n'pause', ...; see 'hap help play'), deterministically."
   )
 
-  static let options: [any DeclaredOption] = [
-    output, Options.rate, Options.sampleFormat, Options.profile, Options.gain, Options.raw, Options.force, maxDuration,
-    control, ControlInput.mapOption, Options.quiet, Options.soundPath, RenderAudio.option,
-  ]
+  static let options: [any DeclaredOption] =
+    [
+      output, Options.rate, Options.sampleFormat, Options.profile, Options.gain, Options.raw, Options.force,
+      maxDuration,
+      control, ControlInput.mapOption, Options.quiet, Options.soundPath, RenderAudio.option,
+    ] + RenderLayout.options
   static let examples = [
     ("hap render patterns/correct.json -o correct.wav", "Preview a pattern"),
     ("hap render patterns/*.json -o previews/", "Render the whole vocabulary into a folder"),
     ("hap render patterns/winner.json -o - | aplay", "Listen through the speakers"),
     ("hap render Spawn.ahap -o spawn.wav --audio spawn-sound.wav", "The haptic signal and its sound, aligned"),
+    ("hap render Spawn.ahap -o spawn-dualsense.wav --layout dualsense", "One 4-channel file: sound on 1-2, actuators 3-4"),
     ("hap render patterns/ -o previews/", "A folder: one WAV per pattern, names kept"),
     ("hap render x.ahap -o x.raw --sample-format f32 --rate 8000", "Raw float samples at 8 kHz"),
     (
@@ -76,6 +87,8 @@ enum RenderCommand: Command {
     var force = false
     var control: ControlInput?
     var maxDuration = ValidationContext.defaultLongestPattern
+    /// `--channels`, `--channel`, `--layout`: a file of several channels; nil: mono.
+    var layout: RenderLayout?
   }
 
   static func settings(_ arguments: Arguments) throws(UsageError) -> Settings {
@@ -88,6 +101,7 @@ enum RenderCommand: Command {
     if map != nil && control == nil { throw .needs("--map", "'--control FILE'") }
     settings.control = control.map { ControlInput(name: $0, map: map) }
     settings.maxDuration = arguments[maxDuration]
+    settings.layout = try RenderLayout.parse(arguments)
     return settings
   }
 
@@ -104,7 +118,8 @@ enum RenderCommand: Command {
     }
     if settings.control?.name == "-" && inputs.paths.contains("-") { throw .bothFromStandardInput }
     do {
-      settings.profile = try PatternLoading.profile(arguments[Options.profile])
+      settings.profile = try PatternLoading.profile(
+        arguments[Options.profile] ?? settings.layout?.deviceLayout?.profile)
     } catch {
       return ExitStatus.trouble
     }
@@ -286,19 +301,27 @@ enum RenderCommand: Command {
     }
   }
 
-  /// What one render writes: the pattern's renderer, or the Player that applies its control
-  /// messages, its audio track's renderer (with `--audio`), and how many frames (both signals
-  /// as long, covering the last sound).
+  /// What one render writes: the pattern's renderer, and its audio track's beside it (`--audio`);
+  /// or a Player that applies its control messages or renders a layout's channels (the sound
+  /// among them, or into `--audio`'s file); and how many frames (both signals as long, covering
+  /// the last sound).
   struct Output {
     /// The pattern's name in messages (`<stdin>` for '-').
     let name: String
     let path: String
     let raw: Bool
     let renderer: Renderer
-    let controlled: Player?
+    var player: Player?
     var frameCount: Int
-    /// The audio track and where it goes (`--audio`), raw or WAV.
+    /// The audio track and where it goes (`--audio`), raw or WAV, rendered beside `renderer`.
     var audio: (renderer: AudioRenderer, path: String, raw: Bool)?
+    /// With a `player`: what each channel of the file plays (``RenderLayout/planes``).
+    var planes = [SignalChannel.haptic.rawValue]
+    /// With a `player`: the audio track's own file (`--audio`), raw or WAV.
+    var soundFile: (path: String, raw: Bool)?
+    /// With a `player` and no control messages: silence after its end, up to `frameCount`
+    /// (the haptic signal as long as the sound, as without a layout).
+    var pads = false
   }
 
   /// Renders one pattern to one output (and its audio track to `audio`); returns its exit
@@ -322,57 +345,74 @@ enum RenderCommand: Command {
     let name = patternPath == "-" ? "<stdin>" : patternPath
     let schedule = Schedule(
       pattern: pattern, profile: settings.profile, rate: Double(settings.rate), gain: pow(10, settings.gain / 20))
-    let track: AudioRenderer?
+    let writesTrack = audio != nil || settings.layout?.routesAudio == true
+    let track: RenderAudio.Track?
     switch RenderAudio.renderer(
-      pattern, named: name, patternPath: patternPath, schedule: schedule, written: audio != nil)
+      pattern, named: name, patternPath: patternPath, schedule: schedule, written: writesTrack)
     {
-    case .success(let renderer): track = renderer
+    case .success(let made): track = made
     case .failure(let failure): return failure.status
     }
-    if audio == nil && schedule.skippedAudioEvents > 0 {
+    if !writesTrack && schedule.skippedAudioEvents > 0 {
       RenderAudio.unwritten.patterns += 1
       RenderAudio.unwritten.events += schedule.skippedAudioEvents
     }
-    guard var job = prepare(pattern, schedule, named: name, to: output, settings: settings, given: given) else {
+    let sound = Sound(track: track, written: writesTrack, file: audio.map { ($0, isRaw($0, flag: settings.raw)) })
+    guard var job = prepare(pattern, schedule, named: name, to: output, settings: settings, given: given, sound: sound)
+    else {
       // Ctrl-C while waiting for a --control FIFO's writer
       return Interrupt.requested ? ExitStatus.interrupted : ExitStatus.trouble
-    }
-    if let track, given == nil && settings.control == nil {
-      job.frameCount = track.frameCount
-      if let audio { job.audio = (track, audio, isRaw(audio, flag: settings.raw)) }
     }
     return write(&job, settings: settings)
   }
 
-  /// What renders `schedule` (a Player when there are control messages), its length checked
-  /// against what a file can hold; nil after a message.
+  /// A render's audio track: its renderer and sounds (nil: the pattern has none, or they
+  /// cannot be had and the track is not written), whether it is written (`--audio`, or a
+  /// layout's channels), and `--audio`'s file.
+  struct Sound {
+    var track: RenderAudio.Track?
+    var written: Bool
+    var file: (path: String, raw: Bool)?
+  }
+
+  /// What renders `schedule`: its renderer (and its audio track's beside it), or a Player when
+  /// there are control messages or a layout; its length checked against what a file can hold;
+  /// nil after a message.
   static func prepare(
     _ pattern: Pattern, _ schedule: Schedule, named name: String, to output: String, settings: Settings,
-    given: [ControlMessage]?
+    given: [ControlMessage]?, sound: Sound
   ) -> Output? {
     let rate = schedule.rate
-    let raw = isRaw(output, flag: settings.raw)
-    // With a control file, a Player applies the messages.
-    var controlled: Player?
-    var frameCount = schedule.frameCount
+    var job = Output(
+      name: name, path: output, raw: isRaw(output, flag: settings.raw), renderer: Renderer(schedule: schedule),
+      player: nil, frameCount: sound.track?.renderer.frameCount ?? schedule.frameCount)
+    let sounds = sound.written ? sound.track?.sounds : nil
     if settings.control != nil || given != nil {
       guard
         let (player, frames) = controlledPlayer(
-          pattern: pattern, schedule: schedule, settings: settings, given: given, raw: raw)
+          pattern: pattern, schedule: schedule, settings: settings, given: given, raw: job.raw, sounds: sounds,
+          length: sounds == nil ? schedule.frameCount : job.frameCount)
       else { return nil }
-      controlled = player
-      frameCount = frames
+      job.player = player
+      job.frameCount = frames
+    } else if let layout = settings.layout {
+      job.player = player(pattern: pattern, schedule: schedule, settings: settings, messages: [], sounds: sounds)
+      job.planes = layout.planes
+      job.pads = true
+    } else if let track = sound.track, let file = sound.file {
+      job.audio = (track.renderer, file.path, file.raw)
     }
+    if let layout = settings.layout { job.planes = layout.planes }
+    if job.player != nil { job.soundFile = sound.file }
     // Sizes are checked before anything is written: RF64 past 4 GiB, and a length no header
     // could state is refused (the length limits keep real renders far below it).
-    guard WAVHeader.dataBytes(format: settings.format, channels: 1, frames: frameCount) != nil else {
+    let widest = max(job.planes.count, job.audio != nil || job.soundFile != nil ? 2 : 1)
+    guard WAVHeader.dataBytes(format: settings.format, channels: widest, frames: job.frameCount) != nil else {
       Console.error(
-        "hap: '\(name)' would render \(Format.length(Double(frameCount) / rate)), more than a file can hold")
+        "hap: '\(name)' would render \(Format.length(Double(job.frameCount) / rate)), more than a file can hold")
       return nil
     }
-    return Output(
-      name: name, path: output, raw: raw, renderer: Renderer(schedule: schedule), controlled: controlled,
-      frameCount: frameCount)
+    return job
   }
 
   /// The sink of `output`: a file (atomic unless direct), or standard output for '-'.
@@ -386,7 +426,7 @@ enum RenderCommand: Command {
   static func write(_ job: inout Output, settings: Settings) -> Int32 {
     var sinks: [(sink: any PCMSink, file: FileSink?, path: String)] = []
     defer { for opened in sinks { opened.sink.close(success: false) } }
-    for path in [job.path] + (job.audio.map { [$0.path] } ?? []) {
+    for path in [job.path] + [job.audio?.path ?? job.soundFile?.path].compactMap({ $0 }) {
       do {
         let (sink, file) = try sink(path, settings: settings)
         sinks.append((sink, file, path))
@@ -431,7 +471,7 @@ enum RenderCommand: Command {
         format: settings.format, rate: settings.rate, channels: channels, frames: job.frameCount)
       try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
     }
-    if !job.raw { try header(1, into: sink) }
+    if !job.raw { try header(job.planes.count, into: sink) }
     var progress = Progress(label: job.name, total: job.frameCount)
     defer { progress.finish() }
     let pump = RenderPump(format: settings.format)
@@ -442,59 +482,74 @@ enum RenderCommand: Command {
         return Interrupt.requested
       }
     }
-    guard let controlled = job.controlled else {
+    guard let player = job.player else {
       let renderer = job.renderer
       return try pump.run(renderer, frames: job.frameCount, into: sink) {
         progress.update(renderer.position)
         return Interrupt.requested
       }
     }
-    var left = job.frameCount
-    let total = job.frameCount
-    let completed = try pump.run(
-      into: sink,
+    var outputs = [RenderPump.PlanesOutput(sink: sink, planes: job.planes)]
+    if let file = job.soundFile, let audioSink {
+      if !file.raw { try header(2, into: audioSink) }
+      outputs.append(
+        .init(sink: audioSink, planes: [SignalChannel.audioLeft.rawValue, SignalChannel.audioRight.rawValue]))
+    }
+    var done = 0
+    let pads = job.pads
+    let written = try pump.run(
+      planes: outputs, frames: job.frameCount,
       shouldStop: {
-        progress.update(total - left)
+        progress.update(done)
         return Interrupt.requested
       }
-    ) { buffer in
-      let n = controlled.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
-      left -= n
-      return n
+    ) { frames in
+      let n = player.render(into: frames)
+      done += n
+      guard pads && n < frames.count else { return n }
+      frames.silence(from: n)  // past the player's end, silence up to the track's length
+      return frames.count
     }
-    job.frameCount -= left  // raw output ends where the player did
-    return completed
+    guard let written else { return false }
+    job.frameCount = written  // raw output ends where the player did
+    return true
   }
 
-  /// `NAME -> OUT: 1.2 s, 48000 Hz s16, peak -3 dBFS`, and whether the limiter acted.
+  /// `NAME -> OUT: 1.2 s, 48000 Hz s16, peak -3 dBFS`, and whether the limiter acted; a
+  /// layout's channels, and the audio track's file or peak.
   static func summary(_ job: Output, settings: Settings) -> String {
-    let rf64 = WAVHeader.needsRF64(format: settings.format, channels: 1, frames: job.frameCount)
-    let stats = job.controlled?.renderers.first?.statistics ?? job.renderer.statistics
+    let channels = job.planes.count
+    let rf64 = WAVHeader.needsRF64(format: settings.format, channels: channels, frames: job.frameCount)
+    let stats = job.player?.renderers.first?.statistics ?? job.renderer.statistics
     let seconds = Format.length(Double(job.frameCount) / Double(settings.rate))
     let kind = job.raw ? " raw" : rf64 ? " RF64" : ""
+    let layout = settings.layout.map { ", " + $0.summary } ?? ""
     var line =
-      "\(job.name) -> \(job.path): \(seconds), \(settings.rate) Hz \(settings.format.rawValue)\(kind), peak \(decibels(stats.peak))"
+      "\(job.name) -> \(job.path): \(seconds), \(settings.rate) Hz \(settings.format.rawValue)\(kind)\(layout), peak \(decibels(stats.peak))"
     if stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
-    if let track = job.audio {
-      let audio = track.renderer.statistics
+    let sound = job.audio.map { ($0.renderer.statistics, $0.path, $0.raw) }
+    let played = (job.player?.sounds.first ?? nil)?.statistics
+    if let (audio, path, raw) = sound ?? job.soundFile.flatMap({ file in played.map { ($0, file.path, file.raw) } }) {
       let kind =
-        track.raw
-        ? " raw" : WAVHeader.needsRF64(format: settings.format, channels: 2, frames: job.frameCount) ? " RF64" : ""
-      line += "; audio track -> \(track.path): stereo\(kind), peak \(decibels(audio.peak))"
+        raw ? " raw" : WAVHeader.needsRF64(format: settings.format, channels: 2, frames: job.frameCount) ? " RF64" : ""
+      line += "; audio track -> \(path): stereo\(kind), peak \(decibels(audio.peak))"
       if audio.limiterActed { line += " (limiter acted)" }
+    } else if settings.layout?.routesAudio == true, let played {
+      line += "; sound peak \(decibels(played.peak))" + (played.limiterActed ? " (limiter acted)" : "")
     }
     return line
   }
 
   /// The Player that applies the control messages (read from `settings.control`, or `given`),
-  /// and the number of frames to render: for WAV, found with a dry run (the header states the
+  /// and the number of frames to render (`length`: one pass of the pattern, its sounds'
+  /// included when they play): for WAV, found with a dry run (the header states the
   /// length first). Nil, after a message, when the messages cannot be read or run past the
   /// longest render.
   static func controlledPlayer(
-    pattern: Pattern, schedule: Schedule, settings: Settings, given: [ControlMessage]?, raw: Bool
+    pattern: Pattern, schedule: Schedule, settings: Settings, given: [ControlMessage]?, raw: Bool,
+    sounds: [String: DecodedSound]?, length: Int
   ) -> (Player, Int)? {
     let rate = schedule.rate
-    let gain = schedule.gain
     var messages = given ?? []
     if given == nil, let control = settings.control {
       do {
@@ -507,18 +562,7 @@ enum RenderCommand: Command {
       }
     }
     func makePlayer() -> Player {
-      let player = Player(
-        renderers: [Renderer(schedule: schedule)], rampFrames: Int((Player.offlineRamp * rate).rounded()),
-        timedCapacity: messages.count + 1
-      ) { speed in
-        [
-          Renderer(
-            schedule: Schedule(
-              pattern: pattern.timeScaled(by: 1 / speed), profile: settings.profile, rate: rate, gain: gain))
-        ]
-      }
-      for message in messages { player.receive(message) }
-      return player
+      player(pattern: pattern, schedule: schedule, settings: settings, messages: messages, sounds: sounds)
     }
     // A loop without a stop ends one pattern length after the last control message, which
     // is at most the longest pattern (so the length is bounded like the pattern's).
@@ -530,7 +574,7 @@ enum RenderCommand: Command {
       )
       return nil
     }
-    let limit = Frames.from(seconds: last, rate: rate) + schedule.frameCount + 1
+    let limit = Frames.from(seconds: last, rate: rate) + length + 1
     guard !raw else { return (makePlayer(), limit) }
     // A WAV header states the length up front: find it with a dry run (deterministic).
     let dry = makePlayer()
@@ -543,6 +587,25 @@ enum RenderCommand: Command {
       frameCount += n
     }
     return (makePlayer(), frameCount)
+  }
+
+  /// A Player of `pattern` (and its sounds, when given: the sound's planes rendered too) that
+  /// takes `messages`, built as `hap play` builds its own (``RendererFactory``), so what a
+  /// render writes is what play sends; a `rate` message builds both signals again.
+  static func player(
+    pattern: Pattern, schedule: Schedule, settings: Settings, messages: [ControlMessage],
+    sounds: [String: DecodedSound]?
+  ) -> Player {
+    let rate = schedule.rate
+    let factory = RendererFactory(
+      profile: settings.profile, rate: rate, linearGain: schedule.gain, sounds: sounds.map { [$0] } ?? [])
+    let first = factory.set([pattern])
+    let player = Player(
+      renderers: first.renderers, sounds: first.sounds, rampFrames: Int((Player.offlineRamp * rate).rounded()),
+      timedCapacity: messages.count + 1
+    ) { speed in factory.set([pattern], speed: speed) }
+    for message in messages { player.receive(message) }
+    return player
   }
 
   static func decibels(_ level: Float) -> String {

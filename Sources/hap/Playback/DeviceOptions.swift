@@ -18,7 +18,8 @@ struct DeviceOptions {
     "With live input (--control, drag, serve's fires): render just in time,\nwith MS queued, {}; whole periods, at least one; a period more\nafter each underrun; the buffer less a period or more keeps it full."
   ).grouped(.device)
   static let channels = Option<Int?>.integer(
-    "channels", "N", in: 1...64, default: ": the fewest it takes", "Open the device with N channels"
+    "channels", "N", in: 1...64, default: ": the fewest it takes that hold the channels --channel names",
+    "Open the device with N channels"
   ).grouped(.device)
   static let channel = Option<String?>.text(
     "channel", "K[,L...]|all", .words(["all"] + ChannelLayout.named.map(\.name)), default: ": all",
@@ -234,9 +235,11 @@ struct DeviceOptions {
   /// just in time with `--margin` queued (`hap play --control`, `hap drag`, the service), else
   /// it keeps the whole buffer (`--latency`) full.
   func request(live: Bool) -> ALSASink.Request {
-    ALSASink.Request(
+    var request = ALSASink.Request(
       rate: rate, format: format, channels: channels, latency: latency, periods: 4,
       renderAhead: live ? .justInTime(margin: margin) : .full)
+    request.fewestChannels = (layout.namedChannels?.max()).map { $0 + 1 } ?? 1
+    return request
   }
 
   /// `--gain` as a factor.

@@ -1,0 +1,86 @@
+import HapCore
+
+/// `hap render --channels/--channel/--layout/--actuator`: one file of several channels, each
+/// the haptic signal, the sound's left or right channel, or silence, as `hap play` would send
+/// them to a device with the same options (a DualSense's four channels: its speaker's sound on
+/// 1-2, its actuators on 3-4). Without these options a render is mono, as it always was.
+struct RenderLayout: Equatable {
+  static let channels = Option<Int?>.integer(
+    "channels", "N", in: 1...64, default: ": the fewest the layout takes; without one, mono",
+    "Write N channels: the haptic signal on each, or as --channel and\n--layout place it"
+  )
+  static let channel = Option<String?>.text(
+    "channel", "K[,L...]|all", .words(["all"] + ChannelLayout.named.map(\.name)), default: ": all",
+    "Write the haptic signal on channel K (1-based; K,L: several) and silence\non the others, or routes with the sound, haptic=3/audio=1,2 (left,\nright), or a layout: \(ChannelLayout.named.map(\.name).joined(separator: ", "))"
+  )
+  static let layout = Option<String?>.text(
+    "layout", "NAME|MAP", .words(DeviceLayout.builtIns.map(\.name)), default: ": mono",
+    "Write what each device channel plays, as 'hap play --layout': dualsense\n(the sound on 1-2, actuators 3-4, and the dualsense profile unless --profile\nnames one), mono, pair, or a map of haptic, left, right or - per channel"
+  )
+  static let actuator = Option<DeviceLayout.Actuator>.choice(
+    "actuator", "WHICH", default: .both,
+    "With a layout of a left and a right actuator (dualsense, pair): which of\nthem gets the haptic signal (silence on the other)"
+  )
+
+  static let options: [any DeclaredOption] = [channels, channel, layout, actuator]
+
+  /// For each channel of the file, the ``SignalChannel`` raw value it plays, or -1 for silence.
+  let planes: [Int]
+  /// `--layout`, when given: its profile is the render's unless `--profile` names one.
+  let deviceLayout: DeviceLayout?
+
+  /// How many channels the file has.
+  var channelCount: Int { planes.count }
+
+  /// Whether a channel carries the sound, so the audio track is written into the file.
+  var routesAudio: Bool { planes.contains { $0 >= 0 && $0 != SignalChannel.haptic.rawValue } }
+
+  /// `4 channels (left, right, haptic, haptic)`: each channel in `--layout MAP`'s words.
+  var summary: String {
+    let words = planes.map { SignalChannel(rawValue: $0)?.mapWord ?? "-" }
+    return "\(planes.count) channels (\(words.joined(separator: ", ")))"
+  }
+
+  /// The channel options of `arguments`, or nil when none was given (a mono render).
+  static func parse(_ arguments: Arguments) throws(UsageError) -> RenderLayout? {
+    let given = arguments[channels]
+    let actuator = arguments[Self.actuator]
+    let channelText = arguments[channel]
+    let layoutText = arguments[layout]
+    if channelText != nil && layoutText != nil { throw .conflict("--channel", "--layout") }
+    if let layoutText {
+      let device = try DeviceOptions.deviceLayout(layoutText)
+      if let given, given < device.channels {
+        throw .layoutBeyond(layout: device.name, needs: device.channels, channels: given)
+      }
+      let routes: ChannelLayout
+      do {
+        routes = try device.layout(actuator: actuator)
+      } catch {
+        throw .refused(actuatorRefusal(actuator))
+      }
+      return try RenderLayout(routes, channels: given ?? device.channels, deviceLayout: device)
+    }
+    if actuator != .both { throw .refused(actuatorRefusal(actuator)) }
+    if let channelText {
+      let routes = try DeviceOptions.layout(channelText, channels: given)
+      return try RenderLayout(routes, channels: given ?? (routes.namedChannels?.max()).map { $0 + 1 } ?? 1)
+    }
+    return try given.map { n throws(UsageError) in try RenderLayout(.hapticOnAll, channels: n) }
+  }
+
+  private init(_ routes: ChannelLayout, channels: Int, deviceLayout: DeviceLayout? = nil) throws(UsageError) {
+    do {
+      planes = try routes.map(deviceChannels: channels)
+    } catch {
+      switch error {
+      case .beyondDevice(let channel, let count): throw .channelBeyond(channel + 1, channels: count)
+      }
+    }
+    self.deviceLayout = deviceLayout
+  }
+
+  private static func actuatorRefusal(_ actuator: DeviceLayout.Actuator) -> String {
+    "'--actuator \(actuator.rawValue)' needs a layout with a left and a right actuator ('--layout dualsense' or 'pair')"
+  }
+}
