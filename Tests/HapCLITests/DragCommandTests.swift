@@ -141,6 +141,42 @@ struct DragCommandTests {
     #expect(resting < slow, "resting \(resting) vs slow \(slow)")
   }
 
+  @Test("-o with a layout: the recording rendered into each channel the layout gives it, the sound on its own")
+  func recordingThroughALayout() throws {
+    let folder = try TemporaryFolder()
+    let recording = try folder.write("drag.ev", Self.recording(Self.gesture.events))
+    let mono = folder.path("mono.wav")
+    #expect(try Hap.run(["drag", Self.texture, "--input", recording, "-o", mono, "-f", "f32", "--quiet"]).status == 0)
+    let haptic = try RenderedWAV(path: mono).samples()
+    for (options, channels) in [(["--layout", "pair"], [0, 1]), (["--channels", "3", "--channel", "2"], [1])] {
+      let out = folder.path("layout.wav")
+      let drag = try Hap.run(["drag", Self.texture, "--input", recording, "-o", out, "-f", "f32"] + options)
+      #expect(drag.status == 0, "\(options): \(drag.stderr)")
+      let wav = try RenderedWAV(path: out)
+      let samples = wav.samples()
+      for c in 0..<wav.channels {
+        let channel = stride(from: c, to: samples.count, by: wav.channels).map { samples[$0] }
+        let want = channels.contains(c) ? haptic : [Float](repeating: 0, count: haptic.count)
+        #expect(channel == want, "\(options): channel \(c + 1)")
+      }
+    }
+    // A pattern with a sound: the note names the layout that writes it (drag has no --audio),
+    // and such a layout writes it.
+    let spawn = SharedCorpus.ahapAudio.appendingPathComponent("apple__unityplugins/Spawn.ahap").path
+    guard FileManager.default.fileExists(atPath: spawn) else {
+      corpusMissing("Spawn.ahap", at: SharedCorpus.ahapAudio)
+      return
+    }
+    let noted = try Hap.run(["drag", spawn, "--input", recording, "-o", folder.path("s.wav")])
+    #expect(noted.status == 0 && noted.stderr.contains("a layout with audio channels"), "\(noted.stderr)")
+    let both = try Hap.run(["drag", spawn, "--input", recording, "-o", folder.path("ds.wav"), "--layout", "dualsense"])
+    #expect(both.status == 0 && !both.stderr.contains("not written"), "\(both.stderr)")
+    let ds = try RenderedWAV(path: folder.path("ds.wav"))
+    let samples = ds.samples()
+    let left = stride(from: 0, to: samples.count, by: 4).map { samples[$0] }
+    #expect(ds.channels == 4 && left.contains { $0 != 0 }, "the sound on channel 1")
+  }
+
   @Test("--map velocity:full=N and --window change the render as they change the trace")
   func mapAndWindow() throws {
     let folder = try TemporaryFolder()

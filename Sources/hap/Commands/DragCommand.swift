@@ -35,7 +35,9 @@ enum DragCommand: Command {
     last event.
 
     Playing, it takes exactly the device options of 'hap play'. Rendering (-o), only --rate,
-    --sample-format, --gain and --profile apply, as in 'hap render' (48000 Hz, s16 by default).
+    --sample-format, --gain, --profile and the channel options (--channels, --channel, --layout,
+    --actuator: one file of several channels, the sound on a layout's audio channels) apply, as
+    in 'hap render' (48000 Hz, s16, mono by default).
     """
   static let input = Option<String?>.text(
     "input", "DEVICE|FILE", .files, default: ": the first touchpad, else mouse, found",
@@ -70,7 +72,9 @@ enum DragCommand: Command {
     let map = try ControlInput.map(arguments, Self.map) ?? VelocityMap()
     let window = arguments[Self.window] / 1000
     if arguments[Self.output] != nil {
-      for option in DeviceOptions.deviceOnly where arguments.gave(option) {
+      let channelOptions = Set(RenderLayout.options.map(\.spec.name))
+      for option in DeviceOptions.deviceOnly where arguments.gave(option) && !channelOptions.contains(option.spec.name)
+      {
         throw .refused("'--\(option.spec.name)' is for playing; with -o, hap drag renders the recording to a file")
       }
     }
@@ -203,6 +207,7 @@ enum DragCommand: Command {
     var settings = RenderCommand.Settings(
       rate: device.rate, format: device.format ?? .s16, profile: .exciter, gain: device.gain,
       raw: arguments[Options.raw], quiet: arguments[Options.quiet], force: arguments[Options.force])
+    settings.layout = try RenderLayout.parse(arguments)
     do {
       settings.profile = try device.loadProfile()
     } catch {
@@ -235,7 +240,11 @@ enum DragCommand: Command {
         "-o renders a recording, and '\(input)' is a live device; record it first: cat \(input) > drag.ev")
     }
     Interrupt.install()
-    return RenderCommand.render(
+    let status = RenderCommand.render(
       pattern, to: output, settings: settings, messages: messages(events, map: map, window: window))
+    if !settings.quiet, status != ExitStatus.interrupted, let note = RenderAudio.unwrittenNote(fix: .layout) {
+      Console.error(note)
+    }
+    return status
   }
 }

@@ -89,14 +89,26 @@ enum RenderAudio {
   /// audio events: said once, at the end of the run.
   nonisolated(unsafe) static var unwritten = (patterns: 0, events: 0)
 
+  /// What the note about audio tracks not written suggests: `--audio` (`hap render`), or a
+  /// layout with audio channels (`hap drag -o`, which has no `--audio`).
+  enum Fix {
+    case audioOption, layout
+  }
+
   /// The one note about audio tracks not written, or nil.
-  static var unwrittenNote: String? {
+  static func unwrittenNote(fix: Fix) -> String? {
     let (patterns, events) = unwritten
     guard patterns > 0 else { return nil }
     let what = events == 1 ? "1 audio event" : "\(events) audio events"
-    return patterns == 1
-      ? "hap: note: the audio track (\(what)) was not written; add --audio FILE.wav to write it beside the haptic signal"
-      : "hap: note: the audio tracks of \(patterns) patterns (\(what)) were not written; add --audio FOLDER/ to write them"
+    switch fix {
+    case .layout:
+      return
+        "hap: note: the audio track (\(what)) was not written; a layout with audio channels (--layout dualsense, --channel haptic=1/audio=2,3) writes it into the file"
+    case .audioOption:
+      return patterns == 1
+        ? "hap: note: the audio track (\(what)) was not written; add --audio FILE.wav to write it beside the haptic signal"
+        : "hap: note: the audio tracks of \(patterns) patterns (\(what)) were not written; add --audio FOLDER/ to write them"
+    }
   }
 
   /// Refuses `--audio` where it cannot go: onto the haptic output, both on standard output, or

@@ -68,7 +68,10 @@ enum RenderCommand: Command {
     ("hap render patterns/*.json -o previews/", "Render the whole vocabulary into a folder"),
     ("hap render patterns/winner.json -o - | aplay", "Listen through the speakers"),
     ("hap render Spawn.ahap -o spawn.wav --audio spawn-sound.wav", "The haptic signal and its sound, aligned"),
-    ("hap render Spawn.ahap -o spawn-dualsense.wav --layout dualsense", "One 4-channel file: sound on 1-2, actuators 3-4"),
+    (
+      "hap render Spawn.ahap -o spawn-dualsense.wav --layout dualsense",
+      "One 4-channel file: sound on 1-2, actuators 3-4"
+    ),
     ("hap render patterns/ -o previews/", "A folder: one WAV per pattern, names kept"),
     ("hap render x.ahap -o x.raw --sample-format f32 --rate 8000", "Raw float samples at 8 kHz"),
     (
@@ -136,7 +139,7 @@ enum RenderCommand: Command {
       if result == ExitStatus.interrupted { return result }
       if result == ExitStatus.trouble || (result == ExitStatus.failure && status == ExitStatus.ok) { status = result }
     }
-    if !settings.quiet, let note = RenderAudio.unwrittenNote { Console.error(note) }
+    if !settings.quiet, let note = RenderAudio.unwrittenNote(fix: .audioOption) { Console.error(note) }
     return status
   }
 
