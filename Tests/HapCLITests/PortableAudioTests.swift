@@ -24,6 +24,35 @@ struct PortableAudioTests {
     ]}
     """#
 
+  @Test("written into another folder, each sound not beside it gets one note with the copy that makes it valid")
+  func soundsLeftBehindAreNamed() throws {
+    let folder = try TemporaryFolder()
+    let sine = (0..<2400).map { Float(0.4 * sin(2 * Double.pi * 330 * Double($0) / 48000)) }
+    try folder.write("sounds/tone.wav", Data(SyntheticSound.wav([sine], rate: 48000, format: .f32)))
+    let input = try folder.write(
+      "in/p.ahap", Self.pattern.replacingOccurrences(of: "\"tone.wav\"", with: "\"../sounds/tone.wav\""))
+    // Beside the input (the relative path still reaches the sound): no note.
+    let same = try Hap.run(["convert", input, "-o", folder.path("in/p.ios.ahap"), "--portable"])
+    #expect(same.status == 0 && !same.stderr.contains("note:"), "\(same.stderr)")
+    // Elsewhere: one note for the one sound (named twice in the pattern), with the copy.
+    let output = folder.path("out/deep/p.ios.ahap")
+    try FileManager.default.createDirectory(atPath: folder.path("out/deep"), withIntermediateDirectories: true)
+    let moved = try Hap.run(["convert", input, "-o", output, "--portable"])
+    #expect(moved.status == 0, "\(moved.stderr)")
+    let notes = moved.stderr.split(separator: "\n").filter { $0.contains("note:") }
+    #expect(notes.count == 1, "\(moved.stderr)")
+    #expect(try Hap.run(["validate", output]).status == 1, "the sound is not there yet")
+    let command = try #require(notes.first?.components(separatedBy: "without it: ").last)
+    #expect(command.contains("mkdir -p") && command.contains("cp "), "\(command)")
+    let shell = try Hap.run(["-c", command], executable: "/bin/sh")
+    #expect(shell.status == 0, "\(command): \(shell.stderr)")
+    let valid = try Hap.run(["validate", output])
+    #expect(valid.status == 0, "after the note's copy: \(valid.stdout)")
+    // --quiet says nothing.
+    let quiet = try Hap.run(["convert", input, "-o", folder.path("out/q.ahap"), "--portable", "--quiet"])
+    #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+  }
+
   @Test("audio events, their switches and controls are kept: strict-clean, the audio track bit-identical")
   func keepsAudio() throws {
     let folder = try TemporaryFolder()

@@ -25,8 +25,8 @@ enum ConvertCommand: Command {
     searches it), or an OUTPUT ending in '/', OUTPUT is a folder (created if missing) and each
     input becomes NAME.ahap (or NAME.haptic) in it, a subfolder's in the same subfolder.
     --verbose says what was approximated and by how much. Audio events: --portable keeps them
-    (sounds, switches, audio controls; the sound files stay where they are, so write the output
-    beside them or copy them); a .haptic clip or Android effect leaves them out (--verbose says so).
+    (sounds, switches, audio controls; the sound files stay where they are: a sound the output's
+    folder does not reach gets a note with the mkdir and cp that put it there); a .haptic clip or Android effect leaves them out (--verbose says so).
 
     Exit status: 0 converted; 1 an input has errors (its findings are printed), or a sound is
     silent, longer than an hour (the longest pattern) or not a sound hap reads, whatever its
@@ -180,7 +180,54 @@ enum ConvertCommand: Command {
     } catch {
       return report(error, name: name, output: output, quiet: quiet)
     }
-    return write(converted, name: name, to: output, verbose: verbose, quiet: quiet, portable: portable)
+    let status = write(converted, name: name, to: output, verbose: verbose, quiet: quiet, portable: portable)
+    if status == ExitStatus.ok && !quiet && target == .ahap && input != "-" && output != "-" {
+      for note in soundNotes(converted.bytes, input: input, output: output) { Console.error(note) }
+    }
+    return status
+  }
+
+  /// `path` (without control characters) as one single-quoted shell word (`'\\''` for a quote).
+  static func shellWord(_ path: String) -> String {
+    "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+
+  /// The most sounds ``soundNotes(_:input:output:)`` names one by one.
+  static let soundNotesShown = 5
+
+  /// A note for each sound of the written pattern (`bytes`) that is found from `input`'s
+  /// folder but not from `output`'s (nor in a sound path), so that the file written would be
+  /// refused (waveform-not-found, as iOS refuses it) until the sound is copied beside it: the
+  /// `cp` that puts it there. hap writes only the pattern.
+  static func soundNotes(_ bytes: [UInt8], input: String, output: String) -> [String] {
+    guard let pattern = Validator.validate(bytes).pattern else { return [] }
+    let from = (input as NSString).deletingLastPathComponent
+    let to = (output as NSString).deletingLastPathComponent
+    var seen: Set<String> = []
+    var notes: [String] = []
+    for event in pattern.events where event.type == .audioCustom {
+      guard let waveform = event.waveformPath, seen.insert(waveform).inserted,
+        SoundSearch.find(waveform, patternFolder: to) == nil,
+        let found = SoundSearch.find(waveform, patternFolder: from)
+      else { continue }
+      let target = SoundSearch.join(to, waveform)
+      let folder = (target as NSString).deletingLastPathComponent
+      let printable = [found.path, target].allSatisfy {
+        !$0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }
+      }
+      let copy =
+        !printable
+        ? "copy it there"
+        : (waveform.contains("/") ? "mkdir -p \(shellWord(folder)) && " : "")
+          + "cp \(shellWord(found.path)) \(shellWord(target))"
+      notes.append(
+        "hap: note: '\(Format.excerpt(output))' plays the sound \"\(Format.excerpt(waveform))\", which is not beside it; iOS refuses the pattern without it: \(copy)"
+      )
+    }
+    guard notes.count > soundNotesShown else { return notes }
+    return Array(notes.prefix(soundNotesShown)) + [
+      "hap: note: and \(notes.count - soundNotesShown) more sounds not beside '\(Format.excerpt(output))'"
+    ]
   }
 
   /// A sound that is not WAV, decoded by libsndfile, to AHAP.
