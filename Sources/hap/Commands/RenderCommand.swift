@@ -9,9 +9,10 @@ enum RenderCommand: Command {
   static let description = """
     Renders each pattern with the same renderer 'hap play' uses, so what you preview is what
     the exciter plays. Output is mono (unless a layout gives it channels, below): a standard WAV
-    file (sox, Python's wave module and Audacity read it), or headerless samples with --raw or an OUT ending in .raw or .pcm; any
-    other extension is refused unless --raw is given. '-o -' writes to standard output:
-    hap render x.json -o - | aplay (not to a terminal, unless --force).
+    file (sox, Python's wave module and Audacity read it), or headerless samples with --raw or
+    an OUT ending in .raw or .pcm; any other extension is refused unless --raw is given. '-o -'
+    writes to standard output: hap render x.json -o - | aplay (not to a terminal, unless
+    --force).
 
     With several patterns, a folder of them (searched as 'hap validate' searches it: *.ahap,
     *.json, *.haptic), or an OUT ending in '/', OUT is a folder (created if missing, as mkdir -p)
