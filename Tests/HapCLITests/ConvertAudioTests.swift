@@ -171,6 +171,36 @@ struct ConvertAudioTests {
     #expect(!FileManager.default.fileExists(atPath: output))
   }
 
+  /// A sparse 16-bit WAV at 48 kHz of `minutes`: a header and zeros (no disk space), larger
+  /// than the 128 MiB hap reads whole.
+  static func largeWAV(minutes: Int, channels: Int, in folder: URL) throws -> String {
+    let frames = minutes * 60 * 48000
+    let header = WAVHeader.bytes(format: .s16, rate: 48000, channels: channels, frames: frames)
+    let path = try Self.file(header, "large-\(minutes)-\(channels).wav", in: folder)
+    #expect(truncate(path, off_t(header.count + 2 * channels * frames)) == 0)
+    return path
+  }
+
+  @Test(
+    "a 48 kHz WAV over an hour (335 MiB): the over-an-hour sentence and exit 1, as the same sound through libsndfile (case 15)"
+  )
+  func largeWAVLongerThanAnHour() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let output = folder.appendingPathComponent("out.ahap").path
+    let long = try Hap.run(["convert", try Self.largeWAV(minutes: 61, channels: 1, in: folder), "-o", output])
+    #expect(long.status == 1, "\(long.stderr)")
+    #expect(long.stderr.split(separator: "\n").count == 1, "\(long.stderr)")
+    #expect(long.stderr.contains("1 h 1 min") && long.stderr.contains("an hour"), "\(long.stderr)")
+    // Under an hour but too large to read whole: a sound's limit, not a pattern file's.
+    let large = try Hap.run(["convert", try Self.largeWAV(minutes: 30, channels: 2, in: folder), "-o", output])
+    #expect(large.status == 2, "\(large.stderr)")
+    #expect(large.stderr.split(separator: "\n").count == 1, "\(large.stderr)")
+    #expect(!large.stderr.contains("pattern") && !large.stderr.contains("AHAP"), "\(large.stderr)")
+    #expect(large.stderr.contains("128 MiB") && large.stderr.contains("WAV"), "\(large.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+
   @Test("a clip 1 ns long: one finding about the clip, not a bug of hap's, exit 1 (case 17)")
   func nanosecondClip() throws {
     let folder = try temporaryFolder()

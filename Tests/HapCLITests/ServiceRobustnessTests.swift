@@ -293,6 +293,21 @@ struct ServiceRobustnessTests {
     #expect(service.terminate() == 0)
   }
 
+  /// Item 5 (and 14's escapes): `hap status` prints the names the service sent escaped in its
+  /// JSON: decoded raw, `esc<ESC>[2J` would clear the terminal and `zap<newline>zap` split the line.
+  @Test func hapStatusShowsControlCharactersInNamesEscaped() throws {
+    let device = try SimulatedExciter()
+    try device.folder.write("vocabulary/zap\nzap.json", try text(Self.correct))
+    try device.folder.write("vocabulary/esc\u{1B}[2J.json", try text(Self.correct))
+    let service = try RunningService(["--vocabulary", device.folder.path("vocabulary")], device: device).ready()
+    let status = try service.hap(["status"])
+    #expect(status.status == 0, "\(status.stderr)")
+    #expect(!status.stdout.unicodeScalars.contains { $0.value == 0x1B }, "\(status.stdout)")
+    let events = status.stdout.split(separator: "\n").first ?? ""
+    #expect(events.contains(#"esc\x1B[2J, zap\x0Azap"#), "\(status.stdout)")
+    #expect(service.terminate() == 0)
+  }
+
   /// Item 6: a README edited in the vocabulary folder does not reload it; a reload keeps an
   /// unchanged event's loop and tells the client of a changed one.
   @Test func reloadsKeepUnchangedLoopsAndTellTheOthers() throws {

@@ -234,10 +234,12 @@ enum StatusCommand: Command {
     }
   }
 
+  /// The state for a terminal: the events' names (file stems, anyone's who writes the folder)
+  /// with their control characters escaped, never written raw.
   static func describe(_ s: ServiceStatus) -> String {
     let c = s.counters
     return """
-      events      \(s.events.count): \(s.events.joined(separator: ", "))
+      events      \(s.events.count): \(s.events.map(Format.visibleControls).joined(separator: ", "))
       loaded      \(s.loaded ?? "?")\(s.loads.map { $0 > 1 ? " (\($0) loads)" : "" } ?? "")
       level       \(s.level.rawValue)\(s.muted ? ", muted" : "")
       device      \(s.device), \(s.playing) playing

@@ -167,6 +167,9 @@ enum ConvertCommand: Command {
     do {
       bytes = try PatternFiles.read(file)
     } catch {
+      if from == .audio, case .tooLarge(let size?) = error, case .file(let path) = file {
+        return refuseLargeWAV(path, size: size)
+      }
       Console.error("hap: cannot read '\(Format.excerpt(name))': \(error.message)")
       return ExitStatus.trouble
     }
@@ -228,6 +231,31 @@ enum ConvertCommand: Command {
     return Array(notes.prefix(soundNotesShown)) + [
       "hap: note: and \(notes.count - soundNotesShown) more sounds not beside '\(Format.excerpt(output))'"
     ]
+  }
+
+  /// A WAV too large to read whole (``PatternFiles/sizeLimit``): over an hour by its header,
+  /// the sentence of any sound over an hour (exit 1, as through libsndfile); else the size limit
+  /// in a sound's words (exit 2).
+  static func refuseLargeWAV(_ path: String, size: Int) -> Int32 {
+    if let seconds = wavSeconds(path), seconds > Converter.Failure.longestSound {
+      Console.error("hap: \(Format.excerpt(path)): \(Converter.Failure.tooLongSentence(seconds: seconds))")
+      return ExitStatus.failure
+    }
+    Console.error(
+      "hap: cannot read '\(Format.excerpt(path))': it is \(PatternFiles.formatBytes(size)), and hap reads WAV files up to \(PatternFiles.formatBytes(PatternFiles.sizeLimit)); cut it into shorter parts first, e.g. 'sox IN.wav PART.wav trim 0 10:00 : newfile : restart'"
+    )
+    return ExitStatus.trouble
+  }
+
+  /// How long the WAV file at `path` lasts by the header in its first 64 KiB; nil when they do
+  /// not say.
+  static func wavSeconds(_ path: String) -> Double? {
+    guard let file = try? InputFile.open(path, for: .seekable) else { return nil }
+    defer { close(file.fd) }
+    var head = [UInt8](repeating: 0, count: 65536)
+    let count = head.withUnsafeMutableBytes { Glibc.read(file.fd, $0.baseAddress, $0.count) }
+    guard count > 0, let layout = try? SignalSeries.wavLayout(Array(head.prefix(count))) else { return nil }
+    return layout.duration(bytes: layout.dataBytes ?? UInt64(max(0, (file.size ?? 0) - layout.dataOffset)))
   }
 
   /// A sound that is not WAV, decoded by libsndfile, to AHAP.

@@ -35,10 +35,11 @@ enum ServeCommand: Command {
     not open is one log line, and the haptics play; --no-audio leaves the sound out, and
     --audio-only is refused (a fire plays its touch).
 
-    Limits: the rendered events (their sounds too) and their sharpness variants fit in --memory-budget (an event
-    that does not is left out, with one line); at most 128 connections, 16 from one process,
-    and a connection idle for --client-timeout seconds is closed (one holding a loop is not);
-    a connection over a limit is told why ('error busy ...') before it is closed.
+    Limits: the rendered events (their sounds too) and their sharpness variants fit in
+    --memory-budget (an event that does not is left out, with one line); at most 128
+    connections, 16 from one process, and a connection idle for --client-timeout seconds is
+    closed (one holding a loop is not); a connection over a limit is told why
+    ('error busy ...') before it is closed.
 
     On a rumble motor (-D evdev:/dev/input/eventN) each event plays as its intensity over time
     (the track 'hap play -D evdev:' plays, computed once at start), updated every 5 ms; events
