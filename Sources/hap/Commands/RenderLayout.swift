@@ -38,7 +38,7 @@ struct RenderLayout: Equatable {
   /// `4 channels (left, right, haptic, haptic)`: each channel in `--layout MAP`'s words.
   var summary: String {
     let words = planes.map { SignalChannel(rawValue: $0)?.mapWord ?? "-" }
-    return "\(planes.count) channels (\(words.joined(separator: ", ")))"
+    return "\(planes.count) channel\(planes.count == 1 ? "" : "s") (\(words.joined(separator: ", ")))"
   }
 
   /// The channel options of `arguments`, or nil when none was given (a mono render).
