@@ -189,6 +189,10 @@ struct RenderLayoutTests {
       ),
       (["--layout", "haptic,sound"], "'--layout' must be"),
       (["--channel", "audio=1"], "the sound takes two channels"),
+      // A channel named twice would silently lose one of the two signals (issue 21 review).
+      (["--channel", "haptic=1/audio=1,2"], "'--channel haptic=1/audio=1,2' names channel 1 twice"),
+      (["--channel", "1,1"], "'--channel 1,1' names channel 1 twice"),
+      (["--channel", "audio=2,2/haptic=1"], "'--channel audio=2,2/haptic=1' names channel 2 twice"),
     ])
   func refusals(options: [String], message: String) throws {
     let folder = try TemporaryFolder()

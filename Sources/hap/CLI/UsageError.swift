@@ -53,6 +53,8 @@ enum UsageError: Error, Equatable {
   case notAChannel(String)
   /// `--channel K` beyond `--channels N`.
   case channelBeyond(Int, channels: Int)
+  /// `--channel` naming channel K (1-based) twice (`1,1`, `haptic=1/audio=1,2`).
+  case channelTwice(String, channel: Int)
   /// `--channel ...audio=...` not given exactly two channels (left, right).
   case audioNeedsTwoChannels(String)
   /// `--layout` given neither a layout's name nor a channel map.
@@ -100,6 +102,8 @@ enum UsageError: Error, Equatable {
     case .notAChannel(let given):
       "'--channel' must be a channel number from 1 to 64, a list of them (3,4), 'all', routes (haptic=3/audio=1,2) or a layout's name (\(ChannelLayout.named.map(\.name).joined(separator: ", "))), not '\(Format.excerpt(given))'"
     case .channelBeyond(let k, let channels): "'--channel \(k)' is beyond '--channels \(channels)'"
+    case .channelTwice(let given, let k):
+      "'--channel \(Format.excerpt(given))' names channel \(k) twice: each channel plays one signal"
     case .audioNeedsTwoChannels(let given):
       "'--channel \(Format.excerpt(given))': the sound takes two channels, left and right (audio=1,2)"
     case .notALayout(let given):
