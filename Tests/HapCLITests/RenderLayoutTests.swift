@@ -203,4 +203,23 @@ struct RenderLayoutTests {
     #expect(!FileManager.default.fileExists(atPath: folder.path("x.wav")), "nothing written")
     #expect(!FileManager.default.fileExists(atPath: folder.path("s.wav")), "nothing written")
   }
+
+  @Test("a layout without the haptic signal: the summary gives no haptic peak, only what the file holds")
+  func summaryWithoutHaptic() throws {
+    let path = Self.ricochet.appendingPathComponent("Spawn.ahap").path
+    guard FileManager.default.fileExists(atPath: path) else {
+      corpusMissing("Spawn.ahap", at: Self.ricochet)
+      return
+    }
+    let folder = try TemporaryFolder()
+    let left = try Hap.run(["render", path, "-o", folder.path("left.wav"), "--layout", "left"])
+    #expect(left.status == 0, "\(left.stderr)")
+    #expect(left.stderr.contains("1 channel (left), sound peak "), "\(left.stderr)")
+    #expect(!left.stderr.contains("), peak "), "no haptic peak: \(left.stderr)")
+    let correct = Hap.root.appendingPathComponent("patterns/correct.json").path
+    let silent = try Hap.run(["render", correct, "-o", folder.path("silent.wav"), "--layout", "-,-"])
+    #expect(silent.status == 0, "\(silent.stderr)")
+    #expect(silent.stderr.contains("2 channels (-, -), silent"), "\(silent.stderr)")
+    #expect(try RenderedWAV(path: folder.path("silent.wav")).samples().allSatisfy { $0 == 0 })
+  }
 }
