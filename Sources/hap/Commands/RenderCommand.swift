@@ -38,9 +38,10 @@ enum RenderCommand: Command {
     --channels, --channel and --layout write one file of several channels, each what 'hap play'
     would send to that channel of a device with the same options: the haptic signal, the sound's
     left or right channel, or silence. '--layout dualsense' writes the DualSense's four (the sound
-    on 1-2, the actuators on 3-4, with its profile unless --profile); '--channel
-    haptic=3/audio=1,2' three; '--channels 2' the haptic signal twice. A layout that carries the
-    sound writes the audio track into its channels, so --audio is then refused.
+    on 1-2, the actuators on 3-4, with its profile unless --profile);
+    '--channel haptic=3/audio=1,2' three; '--channels 2' the haptic signal twice; a channel named
+    twice is refused. A layout that carries the sound writes the audio track into its channels,
+    so --audio is then refused.
 
     A pattern is at most an hour long (pattern-too-long): --max-duration raises that limit for
     one render. A WAV file whose data passes 4 GiB is written as RF64 (sox and ffmpeg read it).
