@@ -184,6 +184,12 @@ struct RenderLayoutTests {
         "'--actuator right' needs a layout with a left and a right actuator"
       ),
       (["--channel", "3", "--channels", "2"], "'--channel 3' is beyond '--channels 2'"),
+      // Routes and named layouts: the channel is named with what was written.
+      (
+        ["--channel", "speakers+exciter", "--channels", "2"],
+        "'--channel speakers+exciter' names channel 3, beyond '--channels 2'"
+      ),
+      (["--channel", "haptic=2", "--channels", "1"], "'--channel haptic=2' names channel 2, beyond '--channels 1'"),
       (
         ["--layout", "dualsense", "--channels", "2"], "'--layout dualsense' takes 4 channels, more than '--channels 2'"
       ),

@@ -228,7 +228,7 @@ struct DeviceOptions {
     var list: [Int] = []
     for item in text.split(separator: ",", omittingEmptySubsequences: false) {
       guard let k = Int(item), k >= 1, k <= 64 else { throw .notAChannel(whole) }
-      if let channels, k > channels { throw .channelBeyond(k, channels: channels) }
+      if let channels, k > channels { throw .channelBeyond(k, channels: channels, written: whole) }
       if list.contains(k - 1) { throw .channelTwice(whole, channel: k) }
       list.append(k - 1)
     }
