@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import hap
+
 /// Bad input never crashes, hangs or eats memory: each gets a finding or a clear error and the
 /// right exit status.
 @Suite("hap validate on hostile input")
@@ -98,6 +100,14 @@ struct BadInputTests {
     let result = try Hap.run(["validate", path], timeout: 30)
     #expect(result.status == 2)
     #expect(result.stderr.contains("cannot read '\(path)': it is 1 GiB; hap reads pattern files up to 128 MiB"))
+  }
+
+  @Test("a stream past the limit (--control /dev/zero, a FIFO) is told so in one sentence")
+  func endlessStreamIsOneSentence() {
+    // It was "it is larger than that; hap reads pattern files up to 128 MiB": larger than what?
+    #expect(
+      PatternFiles.ReadError.tooLarge(size: nil).message
+        == "it goes on past 128 MiB, the most hap reads of one file (real AHAP files are a few kilobytes)")
   }
 
   @Test func folderWithTenThousandFiles() throws {

@@ -123,6 +123,8 @@ struct PlayCommandTests {
       (["play", tick, "--channels", "2", "--channel", "3"], "beyond"),
       // A channel above the 64 hap opens names the bound (100 is "a channel number from 1").
       (["play", tick, "--channel", "2,100"], "'--channel' must be a channel number from 1 to 64"),
+      // Two signals on one channel: the later would silently replace the earlier.
+      (["play", tick, "--channel", "haptic=1/audio=1,2"], "'--channel haptic=1/audio=1,2' names channel 1 twice"),
     ] {
       let result = try Hap.run(arguments)
       #expect(result.status == 2, "\(arguments)")

@@ -76,6 +76,24 @@ struct PortableTests {
     #expect(quiet.status == 0 && quiet.stderr.isEmpty)
   }
 
+  @Test("--portable writes AHAP where OUT does not name a format: a folder of patterns, '-', a bare name")
+  func portableImpliesAHAP() throws {
+    let folder = try TemporaryFolder()
+    let input = try folder.write("in/troubled.ahap", troubledPattern)
+    // A folder of AHAP patterns used to become .haptic clips, so --portable was refused.
+    let folderOutput = try Hap.run(["convert", folder.path("in"), "-o", folder.path("ios") + "/", "--portable"])
+    #expect(folderOutput.status == 0, "\(folderOutput.stderr)")
+    let strict = try Hap.run(["validate", "--strict", folder.path("ios/troubled.ahap")])
+    #expect(strict.status == 0, "\(strict.stderr)")
+    let standardOutput = try Hap.run(["convert", input, "-o", "-", "--portable", "--quiet"])
+    #expect(standardOutput.status == 0 && standardOutput.stdout.contains("\"Pattern\""), "\(standardOutput.stderr)")
+    let bare = try Hap.run(["convert", input, "-o", folder.path("troubled-ios"), "--portable", "--quiet"])
+    #expect(bare.status == 0, "\(bare.stderr)")
+    // A name for another format is still refused.
+    let clip = try Hap.run(["convert", input, "-o", folder.path("x.haptic"), "--portable"])
+    #expect(clip.status == 2 && clip.stderr.contains("--portable writes AHAP"), "\(clip.stderr)")
+  }
+
   @Test("every valid AHAP of the corpus converts --portable to a strict-clean file, PSNR > 40 dB")
   func corpus() throws {
     guard Corpus.isPresent else { return corpusMissing("AHAP corpus", at: Corpus.expectations) }

@@ -184,11 +184,21 @@ struct RenderLayoutTests {
         "'--actuator right' needs a layout with a left and a right actuator"
       ),
       (["--channel", "3", "--channels", "2"], "'--channel 3' is beyond '--channels 2'"),
+      // Routes and named layouts: the channel is named with what was written.
+      (
+        ["--channel", "speakers+exciter", "--channels", "2"],
+        "'--channel speakers+exciter' names channel 3, beyond '--channels 2'"
+      ),
+      (["--channel", "haptic=2", "--channels", "1"], "'--channel haptic=2' names channel 2, beyond '--channels 1'"),
       (
         ["--layout", "dualsense", "--channels", "2"], "'--layout dualsense' takes 4 channels, more than '--channels 2'"
       ),
       (["--layout", "haptic,sound"], "'--layout' must be"),
       (["--channel", "audio=1"], "the sound takes two channels"),
+      // A channel named twice would silently lose one of the two signals (issue 21 review).
+      (["--channel", "haptic=1/audio=1,2"], "'--channel haptic=1/audio=1,2' names channel 1 twice"),
+      (["--channel", "1,1"], "'--channel 1,1' names channel 1 twice"),
+      (["--channel", "audio=2,2/haptic=1"], "'--channel audio=2,2/haptic=1' names channel 2 twice"),
     ])
   func refusals(options: [String], message: String) throws {
     let folder = try TemporaryFolder()
@@ -198,5 +208,24 @@ struct RenderLayoutTests {
     #expect(result.stderr.contains(message), "\(options): \(result.stderr)")
     #expect(!FileManager.default.fileExists(atPath: folder.path("x.wav")), "nothing written")
     #expect(!FileManager.default.fileExists(atPath: folder.path("s.wav")), "nothing written")
+  }
+
+  @Test("a layout without the haptic signal: the summary gives no haptic peak, only what the file holds")
+  func summaryWithoutHaptic() throws {
+    let path = Self.ricochet.appendingPathComponent("Spawn.ahap").path
+    guard FileManager.default.fileExists(atPath: path) else {
+      corpusMissing("Spawn.ahap", at: Self.ricochet)
+      return
+    }
+    let folder = try TemporaryFolder()
+    let left = try Hap.run(["render", path, "-o", folder.path("left.wav"), "--layout", "left"])
+    #expect(left.status == 0, "\(left.stderr)")
+    #expect(left.stderr.contains("1 channel (left), sound peak "), "\(left.stderr)")
+    #expect(!left.stderr.contains("), peak "), "no haptic peak: \(left.stderr)")
+    let correct = Hap.root.appendingPathComponent("patterns/correct.json").path
+    let silent = try Hap.run(["render", correct, "-o", folder.path("silent.wav"), "--layout", "-,-"])
+    #expect(silent.status == 0, "\(silent.stderr)")
+    #expect(silent.stderr.contains("2 channels (-, -), silent"), "\(silent.stderr)")
+    #expect(try RenderedWAV(path: folder.path("silent.wav")).samples().allSatisfy { $0 == 0 })
   }
 }

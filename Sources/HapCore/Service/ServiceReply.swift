@@ -206,7 +206,9 @@ public struct ServiceLineFramer: Sendable {
     var frames: [Frame] = []
     for byte in bytes {
       if byte == UInt8(ascii: "\n") {
-        frames.append(discarding ? .tooLong : .line(pending))
+        // A copy of its own size: `pending` itself would hand the line its whole
+        // `limit`-byte buffer (4 KB a line, however short).
+        frames.append(discarding ? .tooLong : .line(pending.withUnsafeBufferPointer { Array($0) }))
         pending.removeAll(keepingCapacity: true)
         discarding = false
       } else if !discarding {
@@ -228,6 +230,6 @@ public struct ServiceLineFramer: Sendable {
       discarding = false
     }
     if discarding { return .tooLong }
-    return pending.isEmpty ? nil : .line(pending)
+    return pending.isEmpty ? nil : .line(pending.withUnsafeBufferPointer { Array($0) })
   }
 }

@@ -80,18 +80,28 @@ struct ControlInput {
   func readAll() throws(PatternFiles.ReadError) -> [ControlMessage] {
     let bytes = try PatternFiles.read(name == "-" ? .standardInput : .file(name))
     var framer = ServiceLineFramer(limit: Self.maxLineBytes)
-    var frames = framer.feed(bytes)
-    if let last = framer.finish() { frames.append(last) }
     var result: [ControlMessage] = []
-    for (index, frame) in frames.enumerated() {
-      for message in messages(frame, number: index + 1) {
-        if message.time == nil {
-          warn(index + 1, "offline, every control line needs a time (@SECONDS ...) (line ignored)")
-          break
+    var number = 0
+    // Framed a block at a time, so only the messages are kept, not every line of the file.
+    func take(_ frames: [ServiceLineFramer.Frame]) {
+      for frame in frames {
+        number += 1
+        for message in messages(frame, number: number) {
+          if message.time == nil {
+            warn(number, "offline, every control line needs a time (@SECONDS ...) (line ignored)")
+            break
+          }
+          result.append(message)
         }
-        result.append(message)
       }
     }
+    var start = bytes.startIndex
+    while start < bytes.endIndex {
+      let end = bytes.index(start, offsetBy: 65536, limitedBy: bytes.endIndex) ?? bytes.endIndex
+      take(framer.feed(bytes[start..<end]))
+      start = end
+    }
+    take(framer.finish().map { [$0] } ?? [])
     return result
   }
 

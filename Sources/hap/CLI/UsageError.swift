@@ -51,8 +51,11 @@ enum UsageError: Error, Equatable {
   /// A refusal only one command makes, said where it is found (the value it names is in it).
   /// `--channel` given something that is not a channel number, a list of them or `all`.
   case notAChannel(String)
-  /// `--channel K` beyond `--channels N`.
-  case channelBeyond(Int, channels: Int)
+  /// `--channel K` beyond `--channels N`; `written`: the whole value when it is more than K
+  /// (`2,5`, `haptic=3`, a layout's name).
+  case channelBeyond(Int, channels: Int, written: String? = nil)
+  /// `--channel` naming channel K (1-based) twice (`1,1`, `haptic=1/audio=1,2`).
+  case channelTwice(String, channel: Int)
   /// `--channel ...audio=...` not given exactly two channels (left, right).
   case audioNeedsTwoChannels(String)
   /// `--layout` given neither a layout's name nor a channel map.
@@ -99,7 +102,11 @@ enum UsageError: Error, Equatable {
         + Self.hint(suggestion)
     case .notAChannel(let given):
       "'--channel' must be a channel number from 1 to 64, a list of them (3,4), 'all', routes (haptic=3/audio=1,2) or a layout's name (\(ChannelLayout.named.map(\.name).joined(separator: ", "))), not '\(Format.excerpt(given))'"
-    case .channelBeyond(let k, let channels): "'--channel \(k)' is beyond '--channels \(channels)'"
+    case .channelBeyond(let k, let channels, let written?) where written != String(k):
+      "'--channel \(Format.excerpt(written))' names channel \(k), beyond '--channels \(channels)'"
+    case .channelBeyond(let k, let channels, _): "'--channel \(k)' is beyond '--channels \(channels)'"
+    case .channelTwice(let given, let k):
+      "'--channel \(Format.excerpt(given))' names channel \(k) twice: each channel plays one signal"
     case .audioNeedsTwoChannels(let given):
       "'--channel \(Format.excerpt(given))': the sound takes two channels, left and right (audio=1,2)"
     case .notALayout(let given):

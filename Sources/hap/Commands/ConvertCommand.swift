@@ -122,13 +122,16 @@ enum ConvertCommand: Command {
     return format
   }
 
-  /// `--to`, or the output's extension; for a folder, the other side of the inputs' format.
+  /// `--to`, or the output's extension; else AHAP with `--portable`, or for a folder the other
+  /// side of the inputs' format.
   static func target(_ arguments: Arguments, output: String, inputs: [String], folder named: Bool = false)
     throws(UsageError) -> ConversionFormat
   {
     if let given = try format(arguments[to], option: "--to") { return given }
     let folder = named || inputs.count > 1 || output.hasSuffix("/") || RenderCommand.isDirectory(output)
     if !folder, output != "-", let format = ConversionFormat(fileName: output) { return format }
+    // --portable writes AHAP: a folder, '-' or a name without a format's extension gets it.
+    if arguments[portable] { return .ahap }
     if folder, let first = inputs.first, let source = ConversionFormat(fileName: first) {
       return source == .ahap ? .haptic : .ahap
     }

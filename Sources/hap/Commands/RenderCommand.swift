@@ -38,9 +38,10 @@ enum RenderCommand: Command {
     --channels, --channel and --layout write one file of several channels, each what 'hap play'
     would send to that channel of a device with the same options: the haptic signal, the sound's
     left or right channel, or silence. '--layout dualsense' writes the DualSense's four (the sound
-    on 1-2, the actuators on 3-4, with its profile unless --profile); '--channel
-    haptic=3/audio=1,2' three; '--channels 2' the haptic signal twice. A layout that carries the
-    sound writes the audio track into its channels, so --audio is then refused.
+    on 1-2, the actuators on 3-4, with its profile unless --profile);
+    '--channel haptic=3/audio=1,2' three; '--channels 2' the haptic signal twice; a channel named
+    twice is refused. A layout that carries the sound writes the audio track into its channels,
+    so --audio is then refused.
 
     A pattern is at most an hour long (pattern-too-long): --max-duration raises that limit for
     one render. A WAV file whose data passes 4 GiB is written as RF64 (sox and ffmpeg read it).
@@ -528,9 +529,16 @@ enum RenderCommand: Command {
     let seconds = Format.length(Double(job.frameCount) / Double(settings.rate))
     let kind = job.raw ? " raw" : rf64 ? " RF64" : ""
     let layout = settings.layout.map { ", " + $0.summary } ?? ""
-    var line =
-      "\(job.name) -> \(job.path): \(seconds), \(settings.rate) Hz \(settings.format.rawValue)\(kind)\(layout), peak \(decibels(stats.peak))"
-    if stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
+    var line = "\(job.name) -> \(job.path): \(seconds), \(settings.rate) Hz \(settings.format.rawValue)\(kind)\(layout)"
+    // A layout without the haptic signal (`--layout left`, `-,-`) gives no haptic peak: the
+    // file holds only the sound, or silence.
+    let haptic = job.planes.contains(SignalChannel.haptic.rawValue)
+    if haptic {
+      line += ", peak \(decibels(stats.peak))"
+    } else if settings.layout?.routesAudio != true {
+      line += ", silent"
+    }
+    if haptic && stats.limiterActed { line += " (limiter acted; peak before it \(decibels(stats.peakBeforeLimiter)))" }
     let sound = job.audio.map { ($0.renderer.statistics, $0.path, $0.raw) }
     let played = (job.player?.sounds.first ?? nil)?.statistics
     if let (audio, path, raw) = sound ?? job.soundFile.flatMap({ file in played.map { ($0, file.path, file.raw) } }) {
@@ -539,7 +547,10 @@ enum RenderCommand: Command {
       line += "; audio track -> \(path): stereo\(kind), peak \(decibels(audio.peak))"
       if audio.limiterActed { line += " (limiter acted)" }
     } else if settings.layout?.routesAudio == true, let played {
-      line += "; sound peak \(decibels(played.peak))" + (played.limiterActed ? " (limiter acted)" : "")
+      line +=
+        (haptic ? "; " : ", ") + "sound peak \(decibels(played.peak))" + (played.limiterActed ? " (limiter acted)" : "")
+    } else if !haptic && settings.layout?.routesAudio == true {
+      line += ", silent"  // the sound's channels, and the pattern has no sound
     }
     return line
   }

@@ -187,8 +187,10 @@ enum PatternFiles {
       case .isDirectory: "is a directory"
       case .wrongKind(let kind, let purpose) where purpose.takesStreams: "it is \(kind.phrase); \(purpose.rule)"
       case .wrongKind(let kind, let purpose): "it is \(kind.phrase), not a regular file; \(purpose.rule)"
-      case .tooLarge(let size):
-        "\(size.map { "it is \(PatternFiles.formatBytes($0))" } ?? "it is larger than that"); hap reads pattern files up to \(PatternFiles.formatBytes(PatternFiles.sizeLimit)) (real AHAP files are a few kilobytes)"
+      case .tooLarge(let size?):
+        "it is \(PatternFiles.formatBytes(size)); hap reads pattern files up to \(PatternFiles.formatBytes(PatternFiles.sizeLimit)) (real AHAP files are a few kilobytes)"
+      case .tooLarge(nil):
+        "it goes on past \(PatternFiles.formatBytes(PatternFiles.sizeLimit)), the most hap reads of one file (real AHAP files are a few kilobytes)"
       case .unlisted(let reason): reason
       case .interrupted: "interrupted while waiting for its writer"
       }

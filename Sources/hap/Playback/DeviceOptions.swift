@@ -204,10 +204,13 @@ struct DeviceOptions {
     let text = ChannelLayout.named.first { $0.name == channel }?.routes ?? channel
     guard text.contains("=") else { return .haptic(on: try channelList(text, whole: channel, channels: channels)) }
     var routes: [ChannelLayout.Route] = []
+    var named: Set<Int> = []
     for part in text.split(separator: "/", omittingEmptySubsequences: false) {
       let sides = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       guard sides.count == 2 else { throw .notAChannel(channel) }
       let list = try channelList(String(sides[1]), whole: channel, channels: channels)
+      // A channel plays one signal: a second route onto it would silently replace the first.
+      for k in list where !named.insert(k).inserted { throw .channelTwice(channel, channel: k + 1) }
       switch sides[0] {
       case "haptic": routes.append(.init(.haptic, to: .channels(list)))
       case "audio":
@@ -220,13 +223,14 @@ struct DeviceOptions {
     return ChannelLayout(routes)
   }
 
-  /// `K[,L...]` (1-based) as 0-based channels, each once, checked against `--channels`.
+  /// `K[,L...]` (1-based) as 0-based channels, each named once, checked against `--channels`.
   private static func channelList(_ text: String, whole: String, channels: Int?) throws(UsageError) -> [Int] {
     var list: [Int] = []
     for item in text.split(separator: ",", omittingEmptySubsequences: false) {
       guard let k = Int(item), k >= 1, k <= 64 else { throw .notAChannel(whole) }
-      if let channels, k > channels { throw .channelBeyond(k, channels: channels) }
-      if !list.contains(k - 1) { list.append(k - 1) }
+      if let channels, k > channels { throw .channelBeyond(k, channels: channels, written: whole) }
+      if list.contains(k - 1) { throw .channelTwice(whole, channel: k) }
+      list.append(k - 1)
     }
     return list
   }

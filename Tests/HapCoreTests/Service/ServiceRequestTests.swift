@@ -251,6 +251,19 @@ struct ServiceLineFramerTests {
     #expect(framer.feed(exact + [0x62, 0x0A]) == [.tooLong])
   }
 
+  @Test("a line keeps only its own bytes, not the framer's whole line buffer")
+  func aLineHoldsItsBytesOnly() {
+    // Each line used to share the framer's buffer (reserved for a whole 4096-byte line): a
+    // 7.7 MB control file of 300,000 lines took 1.2 GB to read (issue 21 review).
+    var framer = ServiceLineFramer()
+    let frames = framer.feed(Array("@0.1 pause\n# a comment\n".utf8))
+    #expect(frames == [.line(Array("@0.1 pause".utf8)), .line(Array("# a comment".utf8))])
+    for frame in frames {
+      guard case .line(let bytes) = frame else { continue }
+      #expect(bytes.capacity < 64, "a \(bytes.count)-byte line holds \(bytes.capacity) bytes")
+    }
+  }
+
   @Test func theLastLineWithoutANewlineCounts() {
     var framer = ServiceLineFramer()
     #expect(framer.feed(Array("ping\nsta".utf8)) == [.line(Array("ping".utf8))])
