@@ -152,28 +152,20 @@ struct DragCommandTests {
       let out = folder.path("layout.wav")
       let drag = try Hap.run(["drag", Self.texture, "--input", recording, "-o", out, "-f", "f32"] + options)
       #expect(drag.status == 0, "\(options): \(drag.stderr)")
-      let wav = try RenderedWAV(path: out)
-      let samples = wav.samples()
-      for c in 0..<wav.channels {
-        let channel = stride(from: c, to: samples.count, by: wav.channels).map { samples[$0] }
+      for (c, channel) in try RenderedWAV(path: out).channelSamples().enumerated() {
         let want = channels.contains(c) ? haptic : [Float](repeating: 0, count: haptic.count)
         #expect(channel == want, "\(options): channel \(c + 1)")
       }
     }
     // A pattern with a sound: the note names the layout that writes it (drag has no --audio),
     // and such a layout writes it.
-    let spawn = SharedCorpus.ahapAudio.appendingPathComponent("apple__unityplugins/Spawn.ahap").path
-    guard FileManager.default.fileExists(atPath: spawn) else {
-      corpusMissing("Spawn.ahap", at: SharedCorpus.ahapAudio)
-      return
-    }
+    guard let spawn = RenderLayoutTests.ricochetPattern("Spawn.ahap") else { return }
     let noted = try Hap.run(["drag", spawn, "--input", recording, "-o", folder.path("s.wav")])
     #expect(noted.status == 0 && noted.stderr.contains("a layout with audio channels"), "\(noted.stderr)")
     let both = try Hap.run(["drag", spawn, "--input", recording, "-o", folder.path("ds.wav"), "--layout", "dualsense"])
     #expect(both.status == 0 && !both.stderr.contains("not written"), "\(both.stderr)")
     let ds = try RenderedWAV(path: folder.path("ds.wav"))
-    let samples = ds.samples()
-    let left = stride(from: 0, to: samples.count, by: 4).map { samples[$0] }
+    let left = ds.channelSamples().first ?? []
     #expect(ds.channels == 4 && left.contains { $0 != 0 }, "the sound on channel 1")
   }
 

@@ -15,10 +15,14 @@ struct RenderLayoutTests {
     return names.filter { $0.hasSuffix(".ahap") }.sorted().map { ricochet.appendingPathComponent($0).path }
   }
 
-  /// The channels of a WAV file, each its own array.
-  static func channels(_ wav: RenderedWAV) -> [[Float]] {
-    let samples = wav.samples()
-    return (0..<wav.channels).map { c in stride(from: c, to: samples.count, by: wav.channels).map { samples[$0] } }
+  /// The path of Ricochet pattern `name`, or nil after saying the corpus lacks it.
+  static func ricochetPattern(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+    let path = ricochet.appendingPathComponent(name).path
+    guard FileManager.default.fileExists(atPath: path) else {
+      corpusMissing(name, at: ricochet, sourceLocation: sourceLocation)
+      return nil
+    }
+    return path
   }
 
   /// `hap render ARGUMENTS --sample-format f32`, expected to succeed: its stderr.
@@ -35,7 +39,7 @@ struct RenderLayoutTests {
   ) {
     try render([path, "-o", folder.path("haptic.wav"), "--audio", folder.path("audio.wav"), "--quiet"] + extra)
     let haptic = try RenderedWAV(path: folder.path("haptic.wav")).samples()
-    let audio = channels(try RenderedWAV(path: folder.path("audio.wav")))
+    let audio = try RenderedWAV(path: folder.path("audio.wav")).channelSamples()
     return (haptic, audio[0], audio[1])
   }
 
@@ -72,7 +76,7 @@ struct RenderLayoutTests {
         let stderr = try Self.render([path, "-o", out] + options)
         let wav = try RenderedWAV(path: out)
         #expect(wav.channels == expected.count && wav.rate == 48000, "\(path) \(options)")
-        let channels = Self.channels(wav)
+        let channels = wav.channelSamples()
         for (k, want) in expected.enumerated() where k < channels.count {
           let same = channels[k] == (want ?? [Float](repeating: 0, count: haptic?.count ?? 0))
           #expect(same, "\(path) \(options): channel \(k + 1)")
@@ -89,11 +93,7 @@ struct RenderLayoutTests {
 
   @Test("what render writes through a layout is what play sends through it to the simulated device")
   func renderIsWhatPlaySends() throws {
-    let path = Self.ricochet.appendingPathComponent("CollisionSmall.ahap").path
-    guard FileManager.default.fileExists(atPath: path) else {
-      corpusMissing("CollisionSmall.ahap", at: Self.ricochet)
-      return
-    }
+    guard let path = Self.ricochetPattern("CollisionSmall.ahap") else { return }
     for layout in [
       ["--layout", "dualsense"], ["--channel", "haptic=1/audio=2,3"], ["--layout", "pair", "--actuator", "right"],
     ] {
@@ -119,11 +119,7 @@ struct RenderLayoutTests {
 
   @Test("--control moves the sound with the transport: --audio and a layout's channels alike")
   func controlMovesTheSound() throws {
-    let path = Self.ricochet.appendingPathComponent("Spawn.ahap").path
-    guard FileManager.default.fileExists(atPath: path) else {
-      corpusMissing("Spawn.ahap", at: Self.ricochet)
-      return
-    }
+    guard let path = Self.ricochetPattern("Spawn.ahap") else { return }
     let folder = try TemporaryFolder()
     try folder.write("pause.txt", "@0.1 pause\n@0.3 resume\n")
     let plain = try Self.apart(path, in: folder)
@@ -141,7 +137,7 @@ struct RenderLayoutTests {
       path, "-o", folder.path("layout.wav"), "--channel", "haptic=3/audio=1,2", "--control", folder.path("pause.txt"),
       "--quiet",
     ])
-    let channels = Self.channels(try RenderedWAV(path: folder.path("layout.wav")))
+    let channels = try RenderedWAV(path: folder.path("layout.wav")).channelSamples()
     #expect(channels[0] == paused.left && channels[1] == paused.right && channels[2] == paused.haptic)
     // A rate change builds the sound again at the new speed instead of dropping it.
     try folder.write("rate.txt", "@0.05 rate 2\n")
@@ -167,7 +163,7 @@ struct RenderLayoutTests {
     ])
     for name in ["correct", "pass"] {
       let each = try RenderedWAV(path: folder.path("out/\(name).wav"))
-      let channels = Self.channels(each)
+      let channels = each.channelSamples()
       #expect(each.channels == 2 && channels[0] == channels[1] && channels[0].contains { $0 != 0 }, "\(name)")
     }
   }
@@ -212,11 +208,7 @@ struct RenderLayoutTests {
 
   @Test("a layout without the haptic signal: the summary gives no haptic peak, only what the file holds")
   func summaryWithoutHaptic() throws {
-    let path = Self.ricochet.appendingPathComponent("Spawn.ahap").path
-    guard FileManager.default.fileExists(atPath: path) else {
-      corpusMissing("Spawn.ahap", at: Self.ricochet)
-      return
-    }
+    guard let path = Self.ricochetPattern("Spawn.ahap") else { return }
     let folder = try TemporaryFolder()
     let left = try Hap.run(["render", path, "-o", folder.path("left.wav"), "--layout", "left"])
     #expect(left.status == 0, "\(left.stderr)")

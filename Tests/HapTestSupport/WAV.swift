@@ -95,4 +95,10 @@ public struct RenderedWAV {
 
   /// The samples as Float (`PCM.floats` of the data chunk; none for a format hap does not write).
   public func samples() -> [Float] { format.map { PCM.floats(payload, format: $0) } ?? [] }
+
+  /// The samples of each channel, deinterleaved: `channelSamples()[c][n]` is frame n of channel c.
+  public func channelSamples() -> [[Float]] {
+    let samples = samples()
+    return (0..<channels).map { c in stride(from: c, to: samples.count, by: channels).map { samples[$0] } }
+  }
 }

@@ -75,6 +75,9 @@ public struct ChannelLayout: Sendable, Equatable {
     return named.sorted()
   }
 
+  /// The fewest device channels that hold every channel the layout names (1 when it takes all).
+  public var fewestChannels: Int { (namedChannels?.max()).map { $0 + 1 } ?? 1 }
+
   /// For each device channel, the ``SignalChannel`` raw value it plays, or -1 for silence.
   public func map(deviceChannels: Int) throws(Failure) -> [Int] {
     var planes = [Int](repeating: -1, count: deviceChannels)

@@ -60,6 +60,9 @@ enum UsageError: Error, Equatable {
   case audioNeedsTwoChannels(String)
   /// `--layout` given neither a layout's name nor a channel map.
   case notALayout(String)
+  /// `--actuator left|right` without a layout of a left and a right actuator; `onDevice`: the
+  /// command plays, so `-D dualsense` gives one too.
+  case actuatorWithoutPair(String, onDevice: Bool)
   /// `--layout NAME` (`needs` channels) with fewer `--channels`.
   case layoutBeyond(layout: String, needs: Int, channels: Int)
   case refused(String)
@@ -111,6 +114,8 @@ enum UsageError: Error, Equatable {
       "'--channel \(Format.excerpt(given))': the sound takes two channels, left and right (audio=1,2)"
     case .notALayout(let given):
       "'--layout' must be \(DeviceLayout.builtIns.map { "'\($0.name)'" }.joined(separator: ", ")) or a channel map, one word per channel (\(SignalChannel.allCases.map(\.mapWord).joined(separator: ", ")) or -: e.g. left,right,haptic,haptic), not '\(Format.excerpt(given))'"
+    case .actuatorWithoutPair(let actuator, let onDevice):
+      "'--actuator \(actuator)' needs a layout with a left and a right actuator ('--layout dualsense' or 'pair'\(onDevice ? ", or -D dualsense" : ""))"
     case .layoutBeyond(let layout, let needs, let channels):
       "'--layout \(Format.excerpt(layout))' takes \(needs) channels, more than '--channels \(channels)'"
     case .refused(let sentence): sentence

@@ -400,9 +400,8 @@ enum RenderCommand: Command {
       else { return nil }
       job.player = player
       job.frameCount = frames
-    } else if let layout = settings.layout {
+    } else if settings.layout != nil {
       job.player = player(pattern: pattern, schedule: schedule, settings: settings, messages: [], sounds: sounds)
-      job.planes = layout.planes
       job.pads = true
     } else if let track = sound.track, let file = sound.file {
       job.audio = (track.renderer, file.path, file.raw)
@@ -591,17 +590,23 @@ enum RenderCommand: Command {
     }
     let limit = Frames.from(seconds: last, rate: rate) + length + 1
     guard !raw else { return (makePlayer(), limit) }
-    // A WAV header states the length up front: find it with a dry run (deterministic).
-    let dry = makePlayer()
+    // A WAV header states the length up front: find it with a dry run (deterministic), whose
+    // player (and its copy of the sounds) is gone before the one that writes is made.
+    let frameCount = dryRunLength(of: makePlayer(), limit: limit)
+    return (makePlayer(), frameCount)
+  }
+
+  /// How many frames `player` renders before it ends, at most `limit`: a dry run.
+  static func dryRunLength(of player: Player, limit: Int) -> Int {
     let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
     defer { scratch.deallocate() }
     var frameCount = 0
     while frameCount < limit {
-      let n = dry.render(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(4096, limit - frameCount)]))
+      let n = player.render(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(4096, limit - frameCount)]))
       if n == 0 { break }
       frameCount += n
     }
-    return (makePlayer(), frameCount)
+    return frameCount
   }
 
   /// A Player of `pattern` (and its sounds, when given: the sound's planes rendered too) that

@@ -57,14 +57,14 @@ struct RenderLayout: Equatable {
       do {
         routes = try device.layout(actuator: actuator)
       } catch {
-        throw .refused(actuatorRefusal(actuator))
+        throw .actuatorWithoutPair(actuator.rawValue, onDevice: false)
       }
       return try RenderLayout(routes, channels: given ?? device.channels, deviceLayout: device)
     }
-    if actuator != .both { throw .refused(actuatorRefusal(actuator)) }
+    if actuator != .both { throw .actuatorWithoutPair(actuator.rawValue, onDevice: false) }
     if let channelText {
       let routes = try DeviceOptions.layout(channelText, channels: given)
-      return try RenderLayout(routes, channels: given ?? (routes.namedChannels?.max()).map { $0 + 1 } ?? 1)
+      return try RenderLayout(routes, channels: given ?? routes.fewestChannels)
     }
     return try given.map { n throws(UsageError) in try RenderLayout(.hapticOnAll, channels: n) }
   }
@@ -78,9 +78,5 @@ struct RenderLayout: Equatable {
       }
     }
     self.deviceLayout = deviceLayout
-  }
-
-  private static func actuatorRefusal(_ actuator: DeviceLayout.Actuator) -> String {
-    "'--actuator \(actuator.rawValue)' needs a layout with a left and a right actuator ('--layout dualsense' or 'pair')"
   }
 }

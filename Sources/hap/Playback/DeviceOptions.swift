@@ -147,9 +147,7 @@ struct DeviceOptions {
     }
     if actuator != .both {
       guard let layout = deviceLayout, layout.actuatorPair != nil else {
-        throw .refused(
-          "'--actuator \(actuator.rawValue)' needs a layout with a left and a right actuator ('--layout dualsense' or 'pair', or -D dualsense)"
-        )
+        throw .actuatorWithoutPair(actuator.rawValue, onDevice: true)
       }
     }
   }
@@ -242,7 +240,7 @@ struct DeviceOptions {
     var request = ALSASink.Request(
       rate: rate, format: format, channels: channels, latency: latency, periods: 4,
       renderAhead: live ? .justInTime(margin: margin) : .full)
-    request.fewestChannels = (layout.namedChannels?.max()).map { $0 + 1 } ?? 1
+    request.fewestChannels = layout.fewestChannels
     return request
   }
 
