@@ -6,6 +6,8 @@ let package = Package(
   products: [
     .executable(name: "hap", targets: ["hap"]),
     .library(name: "HapCore", targets: ["HapCore"]),
+    // Core Haptics' API on Linux, and hap's runtime (devices, the engine) as a library.
+    .library(name: "HapKit", targets: ["HapKit"]),
     // What every input must survive: the fuzzer's check, also replayed over fuzz/regressions/.
     .library(name: "HapFuzzCheck", targets: ["HapFuzzCheck"]),
     // Tests only: LD_PRELOADed into `hap` to prove the real-time contract (never linked into it).
@@ -38,10 +40,16 @@ let package = Package(
     .target(name: "CEvdev", linkerSettings: [.linkedLibrary("dl")]),
     // The rumble motor: its device, the paced engine that updates one effect, the listing.
     .target(name: "HapRumble", dependencies: ["HapCore", "CEvdev"]),
+    // Everything that plays, as a library: the typed device address, opening it, the engine
+    // that mixes many players on one device, sounds, and Core Haptics' API over them
+    // (docs/hapkit.md). Prints nothing; no global mutable state.
+    .target(name: "HapKit", dependencies: ["HapCore", "HapALSA", "HapResample"]),
+    // `make bench`'s in-process figures for HapKit (start to first sample, sendParameters).
+    .executableTarget(name: "hapkit-bench", dependencies: ["HapKit"]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.
     .target(name: "CHapSignals"),
     // The command-line front end: argument parsing, commands, output formatting.
-    .executableTarget(name: "hap", dependencies: ["HapCore", "HapALSA", "HapRumble", "CHapSignals", "CSndFile", "HapResample"]),
+    .executableTarget(name: "hap", dependencies: ["HapCore", "HapKit", "HapALSA", "HapRumble", "CHapSignals", "CSndFile", "HapResample"]),
     // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
     .target(name: "HapFuzzCheck", dependencies: ["HapCore"]),
     // `make bench`: the render loop alone, without I/O.
@@ -54,6 +62,8 @@ let package = Package(
     // Helpers shared by both test targets (SwiftPM test targets cannot share sources).
     .target(name: "HapTestSupport", dependencies: ["HapCore"], path: "Tests/HapTestSupport"),
     .testTarget(name: "HapCoreTests", dependencies: ["HapCore", "HapTestSupport", "HapFuzzCheck"]),
+    // HapKit in process: Core Haptics' API on the simulated exciter, against `hap render`.
+    .testTarget(name: "HapKitTests", dependencies: ["HapKit", "HapCore", "HapTestSupport", "hap"]),
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
     .testTarget(
       name: "HapCLITests", dependencies: ["HapCore", "HapTestSupport", "hap", "HapResample"],

@@ -202,6 +202,7 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   /// The real-time loop. See the contract on the type.
   @_specialize(exported:true,where Source == Player)
   @_specialize(exported:true,where Source == EventMixer)
+  @_specialize(exported:true,where Source == PlayerMixer)
   private func loop() {
     var stopping = false
     do throws(SinkError) {

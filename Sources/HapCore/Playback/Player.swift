@@ -89,6 +89,15 @@ public final class Player {
   /// Stop (and Ctrl-C) fades out over the ``StopFade`` (10 ms), whatever the period.
   private let stopFrames: Int
 
+  /// Where each message acted, when someone keeps a record (``record(into:)``): reached without
+  /// reference counting; its owner keeps it alive.
+  private var trace: Unmanaged<ControlTrace>?
+
+  /// Records every message as it acts, with the output frame where it acts, into `trace`
+  /// (HapKit's `HAP_TRACE`: what played, re-rendered by `hap render --control`). Before playback
+  /// starts; the caller keeps `trace` alive while this player plays.
+  public func record(into trace: ControlTrace) { self.trace = Unmanaged.passUnretained(trace) }
+
   /// Live control (``attach(_:)``): owned here, reached on the playback thread through
   /// `liveControls`, the same queue without reference counting.
   private var controls: ControlQueue?
@@ -186,6 +195,7 @@ public final class Player {
 
   /// Acts on a message now (at the next frame rendered).
   public func apply(_ action: ControlMessage.Action) {
+    trace?._withUnsafeGuaranteedRef { $0.record(frame: outputFrame, action) }
     switch action {
     case .parameter(let id, let value):
       for k in 0..<table.count { withRenderer(k) { $0.setControl(id, to: value, rampFrames: rampFrames) } }
@@ -220,6 +230,7 @@ public final class Player {
       return
     }
     offered = set
+    trace?._withUnsafeGuaranteedRef { $0.record(frame: outputFrame, .rate(set.speed)) }
     fadeOut(then: .swap)
   }
 
@@ -457,12 +468,18 @@ extension Player: PeriodSource {
   /// The device engine's period: the attached queue's messages first, then the `haptic` plane
   /// and the sound's two.
   @inline(__always)
-  public func render(into frames: PeriodFrames) -> Int {
+  public func render(into frames: PeriodFrames) -> Int { render(into: frames, from: 0) }
+
+  /// The period from frame `offset` on (a player that starts mid-period, ``PlayerMixer``): the
+  /// attached queue's messages first, then frames `offset..<frames.count` of each plane; returns
+  /// how many frames it rendered from `offset`.
+  @inline(__always)
+  public func render(into frames: PeriodFrames, from offset: Int) -> Int {
     liveControls?._withUnsafeGuaranteedRef { $0.deliver(to: self) }
-    hapticOut = frames[.haptic].baseAddress
-    leftOut = frames[.audioLeft].baseAddress
-    rightOut = frames[.audioRight].baseAddress
-    return renderPlanes(count: frames.count)
+    hapticOut = frames[.haptic].baseAddress! + offset
+    leftOut = frames[.audioLeft].baseAddress! + offset
+    rightOut = frames[.audioRight].baseAddress! + offset
+    return renderPlanes(count: frames.count - offset)
   }
 
   /// The engine's stop (Ctrl-C, a save under `--watch`): the `stop` message.

@@ -63,6 +63,10 @@ public struct SPSCRing<Element>: ~Copyable {
     return element
   }
 
+  /// Consumer: whether nothing is queued now.
+  @inline(__always)
+  public var isEmpty: Bool { head.load(ordering: .relaxed) >= tail.load(ordering: .acquiring) }
+
   /// Consumer: how many elements have been taken in all.
   @inline(__always)
   public var popped: Int { head.load(ordering: .relaxed) }

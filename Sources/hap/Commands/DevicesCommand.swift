@@ -1,5 +1,6 @@
 import HapALSA
 import HapCore
+import HapKit
 import HapRumble
 
 /// `hap devices`: which playback devices there are and what they take.

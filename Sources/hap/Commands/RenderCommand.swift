@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// `hap render`: the drive signal of a pattern as a WAV (or raw) file.
 enum RenderCommand: Command {

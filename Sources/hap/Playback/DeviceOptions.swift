@@ -1,6 +1,7 @@
 import Foundation
 import HapALSA
 import HapCore
+import HapKit
 
 /// The device options of every command that plays (`hap play`, `hap drag`): one option table
 /// the commands include in theirs, parsed once into this value.

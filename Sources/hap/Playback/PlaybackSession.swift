@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HapALSA
 import HapCore
+import HapKit
 
 /// The one playback session every command that plays shares (`hap play`, `play --watch`,
 /// `hap drag`, `hap serve`): open the device (device options → sink) → its negotiated
@@ -299,57 +300,5 @@ final class PlaybackSession {
     return list.count == 1
       ? " (\(layoutNote)signal on channel \(list[0]))"
       : " (\(layoutNote)signal on channels \(list.joined(separator: ", ")))"
-  }
-}
-
-/// Compiles patterns into renderers at the device's negotiated rate, with the session's
-/// profile and gain, and their sounds into ``AudioRenderer``s beside them; all buffers are made
-/// here, never on the playback thread.
-struct RendererFactory: @unchecked Sendable {
-  let profile: ActuatorProfile
-  let rate: Double
-  let linearGain: Double
-  /// false (`--audio-only`): the haptic events are left out.
-  var hapticEvents = true
-  /// Each pattern's sounds at `rate` (``PatternSounds/resampled(to:)``), by index; empty: none.
-  var sounds: [[String: DecodedSound]] = []
-
-  /// `patterns` played `speed` times faster (time-scaled, not the carrier).
-  func renderers(_ patterns: [Pattern], speed: Double = 1) -> [Renderer] {
-    patterns.map {
-      var pattern = speed == 1 ? $0 : $0.timeScaled(by: 1 / speed)
-      if !hapticEvents { pattern.events.removeAll { !$0.type.isAudio } }
-      return Renderer(schedule: Schedule(pattern: pattern, profile: profile, rate: rate, gain: linearGain))
-    }
-  }
-
-  /// The haptic renderers of `patterns` and the sounds of those that have audio events (with
-  /// the same `--gain`, as `hap render --audio` renders them), each sound as long as its haptic
-  /// signal or longer; a rate change moves each sound's start with
-  /// its event (the sound itself plays at its own speed).
-  func set(_ patterns: [Pattern], speed: Double = 1) -> RendererSet {
-    let haptic = renderers(patterns, speed: speed)
-    guard !sounds.isEmpty else { return RendererSet(renderers: haptic, speed: speed) }
-    let audio = patterns.enumerated().map { k, pattern -> AudioRenderer? in
-      guard pattern.events.contains(where: \.type.isAudio) else { return nil }
-      let scaled = speed == 1 ? pattern : pattern.timeScaled(by: 1 / speed)
-      let schedule = AudioSchedule(
-        pattern: scaled, sounds: k < sounds.count ? sounds[k] : [:], rate: rate, gain: linearGain)
-      return AudioRenderer(schedule: schedule, frameCount: haptic[k].frameCount)
-    }
-    return RendererSet(renderers: haptic, sounds: audio, speed: speed)
-  }
-}
-
-/// Keeps renderer sets built for live `rate` changes alive until playback ends, so the playback
-/// thread never frees one.
-final class RendererKeeper: @unchecked Sendable {
-  private var sets: [RendererSet] = []
-  private let lock = NSLock()
-
-  func keep(_ set: RendererSet) {
-    lock.lock()
-    sets.append(set)
-    lock.unlock()
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 import HapRumble
 
 /// `-D evdev:/dev/input/eventN`: a rumble motor behind Linux force feedback. A pattern plays as
@@ -11,7 +12,7 @@ enum RumblePlayback {
   static let prefix = "evdev:"
 
   /// Whether `device` names an event device: `evdev:PATH`.
-  static func names(_ device: String) -> Bool { device.hasPrefix(prefix) }
+  static func names(_ device: String) -> Bool { DeviceAddress.Word.of(device) == .motor }
 
   /// The path `evdev:PATH` names (`evdev:` alone is refused).
   static func path(_ device: String) throws(UsageError) -> String {

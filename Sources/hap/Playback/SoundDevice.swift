@@ -1,6 +1,7 @@
 import Foundation
 import HapALSA
 import HapCore
+import HapKit
 import HapResample
 
 /// Where a pattern's sound plays (issue 21), decided from the device options before anything

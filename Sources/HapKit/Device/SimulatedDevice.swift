@@ -8,28 +8,29 @@ import HapCore
 /// time and records every frame it plays to its capture: `-D sim` records to the default
 /// capture (``defaultCapture(environment:)``), `-D sim:CAPTURE=FILE` to FILE (a WAV file, or raw
 /// frames in the negotiated format when FILE ends in `.raw`).
-struct SimulatedDevice {
+public struct SimulatedDevice: Sendable {
   /// Why `-D sim` cannot be used: one sentence.
-  struct Failure: Error {
-    let message: String
+  public struct Failure: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
   }
 
-  static let name = "sim"
-  static let pluginFile = "libasound_module_pcm_hapsim.so"
-  static let description = "hap's simulated exciter: paced in real time, records what it plays to a file"
+  public static let name = "sim"
+  public static let pluginFile = "libasound_module_pcm_hapsim.so"
+  public static let description = "hap's simulated exciter: paced in real time, records what it plays to a file"
 
   /// The plugin's path.
-  let plugin: String
+  public let plugin: String
   /// The capture file (absolute), or nil: record nothing (`hap devices` probes it so, and must
   /// not truncate the last capture).
-  let capture: String?
+  public let capture: String?
 
   /// Whether `device` names the simulated exciter: `sim` or `sim:CAPTURE=FILE`.
-  static func names(_ device: String) -> Bool { device == name || device.hasPrefix(name + ":") }
+  public static func names(_ device: String) -> Bool { DeviceAddress.Word.of(device) == .simulated }
 
   /// The simulated exciter `device` names, with its capture (created folder and all), or nil when
   /// `device` is another device. `capturing` false: without a capture (a probe).
-  static func resolve(
+  public static func resolve(
     _ device: String, capturing: Bool = true, environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws(Failure) -> SimulatedDevice? {
     guard names(device) else { return nil }
@@ -42,7 +43,7 @@ struct SimulatedDevice {
   /// when `-D` is `sim`): plain `sim` records beside the haptic capture (`haptic`'s, else the
   /// default one) with `-sound` before its extension; `sim:CAPTURE=FILE` records to FILE. nil
   /// when `device` is another device.
-  static func resolveSound(
+  public static func resolveSound(
     _ device: String, haptic: SimulatedDevice?, environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws(Failure) -> SimulatedDevice? {
     guard names(device) else { return nil }
@@ -58,7 +59,7 @@ struct SimulatedDevice {
   }
 
   /// `FOLDER/NAME.EXT` → `FOLDER/NAME-sound.EXT`: the capture of the sound beside a haptic one.
-  static func soundCapture(of capture: String) -> String {
+  public static func soundCapture(of capture: String) -> String {
     let ext = (capture as NSString).pathExtension
     guard !ext.isEmpty else { return capture + "-sound" }
     return (capture as NSString).deletingPathExtension + "-sound." + ext
@@ -66,7 +67,7 @@ struct SimulatedDevice {
 
   /// `$HAP_SIM_PLUGIN` when set (it must exist), else `PREFIX/lib/hap/` beside an installed
   /// `PREFIX/bin/hap`, else the build tree's `.build/sim/` (`make sim`) above the binary.
-  static func locatePlugin(
+  public static func locatePlugin(
     environment: [String: String], executable: String = Bundle.main.executablePath ?? CommandLine.arguments[0]
   ) throws(Failure) -> String {
     let files = FileManager.default
@@ -99,11 +100,11 @@ struct SimulatedDevice {
 
   /// `sim:CAPTURE=FILE`'s FILE (its folder must exist), else the default capture (its folder
   /// created).
-  static func capturePath(_ device: String, environment: [String: String]) throws(Failure) -> String {
+  public static func capturePath(_ device: String, environment: [String: String]) throws(Failure) -> String {
     let files = FileManager.default
     guard device != name else {
       let path = try defaultCapture(environment: environment)
-      let folder = PathName.folder(of: path)
+      let folder = (path as NSString).deletingLastPathComponent
       do {
         try files.createDirectory(
           atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -121,7 +122,7 @@ struct SimulatedDevice {
     let given = String(argument.dropFirst("CAPTURE=".count))
     let path = URL(fileURLWithPath: given).standardizedFileURL.path
     var isFolder: ObjCBool = false
-    let folder = PathName.folder(of: path)
+    let folder = (path as NSString).deletingLastPathComponent
     guard files.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
       throw Failure(
         message: "the simulated exciter cannot record to '\(Format.excerpt(given))': its folder does not exist")
@@ -134,7 +135,7 @@ struct SimulatedDevice {
 
   /// `$XDG_RUNTIME_DIR/hap/sim-capture.wav`, else `$XDG_CACHE_HOME/hap/sim-capture.wav`, else
   /// `$HOME/.cache/hap/sim-capture.wav`.
-  static func defaultCapture(environment: [String: String]) throws(Failure) -> String {
+  public static func defaultCapture(environment: [String: String]) throws(Failure) -> String {
     for (variable, suffix) in [("XDG_RUNTIME_DIR", "hap"), ("XDG_CACHE_HOME", "hap"), ("HOME", ".cache/hap")] {
       if let base = environment[variable], base.hasPrefix("/") {
         return URL(fileURLWithPath: base).appendingPathComponent("\(suffix)/sim-capture.wav").path
@@ -147,10 +148,10 @@ struct SimulatedDevice {
   }
 
   /// Raw frames when the capture ends in `.raw`, else WAV.
-  var captureIsRaw: Bool { capture.map { ($0 as NSString).pathExtension.lowercased() == "raw" } ?? false }
+  public var captureIsRaw: Bool { capture.map { ($0 as NSString).pathExtension.lowercased() == "raw" } ?? false }
 
   /// The ALSA configuration that defines the device `sim`, read alone (no asoundrc).
-  var alsaConfiguration: String {
+  public var alsaConfiguration: String {
     var settings = ""
     if let capture {
       settings = "capture \(Self.quoted(capture))\(captureIsRaw ? "" : " capture_format wav") "
@@ -163,7 +164,7 @@ struct SimulatedDevice {
 
   /// A string in ALSA's configuration syntax: double quotes, with `\`, `"` and control
   /// characters escaped (octal).
-  static func quoted(_ text: String) -> String {
+  public static func quoted(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
       switch scalar {

@@ -6,15 +6,17 @@ import HapCore
 /// `/proc/asound` (`$HAP_PROC_ASOUND` names another folder laid out the same way) and opened
 /// through its raw device (`hw:CARD=...`) with 4 channels at 48 kHz s16, bypassing `default`
 /// and UCM, which hide the actuator channels.
-enum DualSenseDevice {
+public enum DualSenseDevice {
   /// Why `-D dualsense` cannot be used, with its cause.
-  enum Failure: Error, Equatable {
+  public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
     /// `dualsense:` followed by something that is not a number from 1.
     case notANumber(String)
     /// `ordinal` asked for, `found` connected; `folder` is where hap looked.
     case notConnected(ordinal: Int, found: Int, folder: String)
 
-    var message: String {
+    public var description: String { message }
+
+    public var message: String {
       switch self {
       case .notANumber(let device):
         "'\(Format.excerpt(device))' is not a DualSense: use 'dualsense', or 'dualsense:N' for the Nth one"
@@ -26,25 +28,25 @@ enum DualSenseDevice {
     }
   }
 
-  static let name = "dualsense"
+  public static let name = "dualsense"
 
   /// Whether `device` names a DualSense: `dualsense` or `dualsense:N`.
-  static func names(_ device: String) -> Bool { device == name || device.hasPrefix(name + ":") }
+  public static func names(_ device: String) -> Bool { DeviceAddress.Word.of(device) == .dualSense }
 
   /// `$HAP_PROC_ASOUND`, else `/proc/asound`.
-  static func procFolder(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+  public static func procFolder(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
     environment["HAP_PROC_ASOUND"].flatMap { $0.isEmpty ? nil : $0 } ?? "/proc/asound"
   }
 
   /// Which one `device` asks for (1-based).
-  static func ordinal(_ device: String) throws(Failure) -> Int {
+  public static func ordinal(_ device: String) throws(Failure) -> Int {
     guard device != name else { return 1 }
     guard let n = Int(device.dropFirst(name.count + 1)), n >= 1 else { throw .notANumber(device) }
     return n
   }
 
   /// The card `device` names, or nil when `device` is another device.
-  static func resolve(_ device: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+  public static func resolve(_ device: String, environment: [String: String] = ProcessInfo.processInfo.environment)
     throws(Failure) -> SoundCard?
   {
     guard names(device) else { return nil }
@@ -56,10 +58,10 @@ enum DualSenseDevice {
   }
 
   /// The name `hap devices` lists the `index`th (0-based) DualSense under.
-  static func listedName(_ index: Int) -> String { index == 0 ? name : "\(name):\(index + 1)" }
+  public static func listedName(_ index: Int) -> String { index == 0 ? name : "\(name):\(index + 1)" }
 
   /// `hap devices`' description of `card`.
-  static func description(_ card: SoundCard) -> String {
+  public static func description(_ card: SoundCard) -> String {
     let id = card.usbID.map { "USB \($0)" } ?? "named '\(card.name)'"
     return
       "Sony DualSense (card \(card.number), \(id)); opens \(card.rawDevice) with 4 channels at 48 kHz s16: haptics on 3-4 (left, right), sound on 1-2"

@@ -1,0 +1,140 @@
+import Foundation
+import HapCore
+
+/// Core Haptics' error: a code of Apple's `CHHapticErrors.h` (domain `com.apple.CoreHaptics`,
+/// the same raw values) and, on Linux, the cause: what hap found (a pattern's findings with
+/// their positions, the device's refusal), so a program can say why.
+///
+/// Matches as on iOS: `catch CHHapticError.engineNotRunning`, `error.code == .invalidEventTime`.
+public struct CHHapticError: Error, Sendable, CustomStringConvertible, CustomNSError {
+  /// The codes of `CHHapticErrors.h`, with Apple's raw values.
+  public enum Code: Int, Sendable, CaseIterable {
+    case engineNotRunning = -4805
+    case operationNotPermitted = -4806
+    case engineStartTimeout = -4808
+    case notSupported = -4809
+    case serverInitFailed = -4810
+    case serverInterrupted = -4811
+    case invalidPatternPlayer = -4812
+    case invalidPatternData = -4813
+    case invalidPatternDictionary = -4814
+    case invalidAudioSession = -4815
+    case invalidEngineParameter = -4816
+    case invalidParameterType = -4820
+    case invalidEventType = -4821
+    case invalidEventTime = -4822
+    case invalidEventDuration = -4823
+    case invalidAudioResource = -4824
+    case resourceNotAvailable = -4825
+    case badEventEntry = -4830
+    case badParameterEntry = -4831
+    case invalidTime = -4840
+    case fileNotFound = -4851
+    case insufficientPower = -4897
+    case unknownError = -4898
+    case memoryError = -4899
+  }
+
+  /// Why, on Linux: the cause behind the code.
+  public enum Cause: Sendable {
+    /// The pattern's findings (errors first), each with its rule and position.
+    case pattern([Diagnostic])
+    /// The device refused or went away.
+    case device(SinkError)
+    /// `-D`'s words (`HAP_DEVICE`, `CHHapticEngine(device:)`) name nothing.
+    case address(DeviceAddress.Failure)
+    /// The simulated exciter cannot be used.
+    case simulated(SimulatedDevice.Failure)
+    /// No DualSense as asked.
+    case dualSense(DualSenseDevice.Failure)
+    /// Anything else, said in a sentence.
+    case other(String)
+  }
+
+  public let code: Code
+  public let cause: Cause?
+
+  public init(_ code: Code, _ cause: Cause? = nil) {
+    self.code = code
+    self.cause = cause
+  }
+
+  public static var errorDomain: String { "com.apple.CoreHaptics" }
+  public var errorCode: Int { code.rawValue }
+  public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: description] }
+
+  public var description: String {
+    let what = "\(code) (\(code.rawValue))"
+    guard let cause else { return "Core Haptics error \(what)" }
+    switch cause {
+    case .pattern(let findings):
+      let first = findings.first { $0.severity == .error } ?? findings.first
+      let more = findings.filter { $0.severity == .error }.count - 1
+      return "\(what): "
+        + (first.map { "\($0.message) (\($0.rule), line \($0.line), column \($0.column))" } ?? "invalid pattern")
+        + (more > 0 ? "; \(more) more error\(more == 1 ? "" : "s")" : "")
+    case .device(let error): return "\(what): \(error)"
+    case .address(let failure): return "\(what): \(failure)"
+    case .simulated(let failure): return "\(what): \(failure)"
+    case .dualSense(let failure): return "\(what): \(failure)"
+    case .other(let sentence): return "\(what): \(sentence)"
+    }
+  }
+
+  public static var engineNotRunning: Code { .engineNotRunning }
+  public static var operationNotPermitted: Code { .operationNotPermitted }
+  public static var engineStartTimeout: Code { .engineStartTimeout }
+  public static var notSupported: Code { .notSupported }
+  public static var serverInitFailed: Code { .serverInitFailed }
+  public static var serverInterrupted: Code { .serverInterrupted }
+  public static var invalidPatternPlayer: Code { .invalidPatternPlayer }
+  public static var invalidPatternData: Code { .invalidPatternData }
+  public static var invalidPatternDictionary: Code { .invalidPatternDictionary }
+  public static var invalidAudioSession: Code { .invalidAudioSession }
+  public static var invalidEngineParameter: Code { .invalidEngineParameter }
+  public static var invalidParameterType: Code { .invalidParameterType }
+  public static var invalidEventType: Code { .invalidEventType }
+  public static var invalidEventTime: Code { .invalidEventTime }
+  public static var invalidEventDuration: Code { .invalidEventDuration }
+  public static var invalidAudioResource: Code { .invalidAudioResource }
+  public static var resourceNotAvailable: Code { .resourceNotAvailable }
+  public static var badEventEntry: Code { .badEventEntry }
+  public static var badParameterEntry: Code { .badParameterEntry }
+  public static var invalidTime: Code { .invalidTime }
+  public static var fileNotFound: Code { .fileNotFound }
+  public static var insufficientPower: Code { .insufficientPower }
+  public static var unknownError: Code { .unknownError }
+  public static var memoryError: Code { .memoryError }
+}
+
+extension CHHapticError.Code {
+  /// `catch CHHapticError.invalidEventTime`.
+  public static func ~= (code: Self, error: any Error) -> Bool {
+    (error as? CHHapticError)?.code == code
+  }
+}
+
+extension CHHapticError {
+  /// The code iOS gives a pattern refused for `findings` (the first error's rule decides): the
+  /// loader's codes as the reverse-engineered iOS 26.1 loader raises them
+  /// (`../shared/notes/core-haptics-loader.md`).
+  static func pattern(_ findings: [Diagnostic]) -> CHHapticError {
+    let rule = findings.first { $0.severity == .error }?.rule ?? ""
+    let code: Code =
+      switch rule {
+      case "json-syntax", "json-byte-order-mark": .invalidPatternData
+      case "pattern-missing", "pattern-empty", "entry-kind": .invalidPatternDictionary
+      case "version-unsupported": .notSupported
+      case "event-type-unknown": .invalidEventType
+      case "time-negative": .invalidEventTime
+      case "duration-negative", "duration-missing", "waveform-loop-duration-missing": .invalidEventDuration
+      case "waveform-not-found", "waveform-missing", "waveform-path-null": .badEventEntry
+      case "waveform-undecodable": .invalidAudioResource
+      case "waveform-budget-exceeded": .resourceNotAvailable
+      case "parameter-wrong-event-type", "parameter-not-applicable", "curve-parameter-unsupported": .invalidParameterType
+      case "key-missing": .badEventEntry
+      default: rule.hasPrefix("curve-") || rule.hasPrefix("parameter-") ? .badParameterEntry : .invalidPatternData
+      }
+    return CHHapticError(code, .pattern(findings))
+  }
+}
