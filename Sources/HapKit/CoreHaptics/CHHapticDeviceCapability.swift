@@ -1,0 +1,75 @@
+import Foundation
+import HapALSA
+import HapCore
+
+/// A parameter's range and default (Core Haptics' `CHHapticParameterAttributes`).
+public protocol CHHapticParameterAttributes {
+  var minValue: Float { get }
+  var maxValue: Float { get }
+  var defaultValue: Float { get }
+}
+
+/// What a device can play (Core Haptics' `CHHapticDeviceCapability`).
+public protocol CHHapticDeviceCapability {
+  var supportsHaptics: Bool { get }
+  var supportsAudio: Bool { get }
+  func attributes(forEventParameter inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType)
+    throws -> any CHHapticParameterAttributes
+  func attributes(forDynamicParameter inParameter: CHHapticDynamicParameter.ID) throws
+    -> any CHHapticParameterAttributes
+}
+
+struct ParameterAttributes: CHHapticParameterAttributes {
+  let minValue: Float
+  let maxValue: Float
+  let defaultValue: Float
+}
+
+/// The default device's capability (`HAP_DEVICE`, else ALSA's `default`): it supports haptics
+/// when it can be opened (the simulated exciter when its plugin is built), audio when its layout
+/// has channels for the sound (a DualSense's speaker). Ranges and defaults are Core Haptics'
+/// own (HapCore's ``EventParameterID`` and ``DynamicParameterID``).
+struct HapKitCapability: CHHapticDeviceCapability {
+  let supportsHaptics: Bool
+  let supportsAudio: Bool
+
+  init(environment: [String: String]) {
+    guard let address = try? DeviceAddress.fromEnvironment(environment),
+      let device = try? EngineDevice.open(address, environment: Self.probing(environment))
+    else {
+      supportsHaptics = false
+      supportsAudio = false
+      return
+    }
+    supportsHaptics = true
+    supportsAudio = device.playsSound
+    device.sink.close(success: false)
+  }
+
+  /// A probe must not truncate the simulated exciter's last capture: it records nowhere.
+  private static func probing(_ environment: [String: String]) -> [String: String] { environment }
+
+  func attributes(forEventParameter inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType)
+    throws -> any CHHapticParameterAttributes
+  {
+    guard let id = EventParameterID(rawValue: inParameter.rawValue),
+      let eventType = EventType(rawValue: type.rawValue)
+    else {
+      throw CHHapticError(.invalidParameterType, .other("'\(Format.excerpt(inParameter.rawValue))' is not an event parameter"))
+    }
+    return ParameterAttributes(
+      minValue: Float(id.range.lowerBound), maxValue: Float(id.range.upperBound),
+      defaultValue: Float(id.defaultValue(for: eventType)))
+  }
+
+  func attributes(forDynamicParameter inParameter: CHHapticDynamicParameter.ID) throws
+    -> any CHHapticParameterAttributes
+  {
+    guard let id = inParameter.model else {
+      throw CHHapticError(.invalidParameterType, .other("'\(Format.excerpt(inParameter.rawValue))' is not a dynamic parameter"))
+    }
+    let neutral: Float = id.combination == .multiplies ? 1 : 0
+    return ParameterAttributes(
+      minValue: Float(id.range.lowerBound), maxValue: Float(id.range.upperBound), defaultValue: neutral)
+  }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import HapCore
+import HapResample
+
+extension CHHapticEngine {
+  /// Starts `player` at engine time `time` (immediate: the next period), again from its
+  /// beginning when it already sounds. With the engine's lock held.
+  func startPlayer(_ player: HapticPatternPlayer, at time: TimeInterval) throws {
+    if run == nil {
+      guard _isAutoShutdownEnabled else { throw CHHapticError(.engineNotRunning) }
+      try startLocked()
+    }
+    guard let run else { throw CHHapticError(.engineNotRunning) }
+    if let previous = player.current {
+      _ = run.mixer.send(.remove(slot: previous.slot))
+      player.current = nil
+    }
+    guard let slot = freeSlot() else {
+      throw CHHapticError(.resourceNotAvailable, .other("\(PlayerMixer.capacity) players already sound on this engine"))
+    }
+    let settings = player.settings
+    let set = try rendererSet(for: player, run: run, speed: settings.rate, checked: true)
+    let hapticPlayer = Player(
+      renderers: set.renderers, sounds: set.sounds, loops: settings.loops ? nil : 1, rampFrames: run.rampFrames,
+      speed: settings.rate)
+    if settings.loopEnd > 0 { hapticPlayer.loopEnd = Frames.from(seconds: settings.loopEnd, rate: run.rate) }
+    let queue = ControlQueue(capacity: 1024)
+    hapticPlayer.attach(queue)
+    let record = trace.map { _ in ControlTrace() }
+    if let record { hapticPlayer.record(into: record) }
+    let frame = time == CHHapticTimeImmediate ? nil : Frames.from(seconds: time, rate: run.rate)
+    let started = PlayerRun(
+      player: hapticPlayer, queue: queue, slot: slot, set: set, requestedFrame: frame, trace: record, owner: player)
+    started.traceRun = trace?.begin(json: player.pattern.json)
+    run.mixer.setMuted(settings.muted, slot: slot)
+    runs[slot] = started
+    player.current = started
+    guard run.mixer.send(.start(slot: slot, player: Unmanaged.passUnretained(hapticPlayer), frame: frame)) else {
+      runs[slot] = nil
+      player.current = nil
+      throw CHHapticError(.resourceNotAvailable, .other("the engine's command queue is full"))
+    }
+  }
+
+
+  /// The lowest slot no player holds.
+  private func freeSlot() -> Int? {
+    (0..<PlayerMixer.capacity).first { runs[$0] == nil }
+  }
+
+  /// `player`'s pattern compiled at the engine's rate for `speed`, with its sounds when the
+  /// device plays them. `checked`: a sound that cannot be found or read throws.
+  func rendererSet(for player: HapticPatternPlayer, run: EngineRun, speed: Double, checked: Bool = false) throws
+    -> RendererSet
+  {
+    var factory = run.factory
+    let pattern = player.pattern
+    if run.device.playsSound, !_playsHapticsOnly, pattern.model.events.contains(where: \.type.isAudio) {
+      factory.sounds = [try sounds(of: pattern, rate: run.rate)]
+    }
+    return factory.set([pattern.model], speed: speed)
+  }
+
+  func rendererSet(for player: HapticPatternPlayer, run: EngineRun, speed: Double) -> RendererSet {
+    (try? rendererSet(for: player, run: run, speed: speed, checked: true))
+      ?? run.factory.set([player.pattern.model], speed: speed)
+  }
+
+
+  /// The pattern's sounds at `rate`, keyed by `EventWaveformPath` as written.
+  private func sounds(of pattern: CHHapticPattern, rate: Double) throws -> [String: DecodedSound] {
+    var found: [String: DecodedSound] = [:]
+    for event in pattern.model.events where event.type == .audioCustom {
+      guard let path = event.waveformPath, found[path] == nil else { continue }
+      let sound: DecodedSound
+      if let id = CHHapticAudioResources.id(of: path) {
+        guard let registered = resources[id] else {
+          throw CHHapticError(.invalidAudioResource, .other("audio resource \(id) is not registered with this engine"))
+        }
+        sound = registered
+      } else {
+        let full = path.hasPrefix("/") ? path : ((pattern.folder ?? ".") as NSString).appendingPathComponent(path)
+        sound = try Self.decode(URL(fileURLWithPath: full))
+      }
+      do {
+        found[path] = try Resampler.resample(sound, to: rate)
+      } catch {
+        throw CHHapticError(.invalidAudioResource, .other(error.message))
+      }
+    }
+    return found
+  }
+
+  /// A sound file, decoded (WAV: hap's own reader).
+  static func decode(_ url: URL) throws -> DecodedSound {
+    guard let data = try? Data(contentsOf: url) else {
+      throw CHHapticError(.fileNotFound, .other("cannot read the sound '\(Format.excerpt(url.path))'"))
+    }
+    do {
+      return try DecodedSound.wav([UInt8](data), maxSamples: 92_160_000 / 4)
+    } catch {
+      throw CHHapticError(
+        .invalidAudioResource,
+        .other("'\(Format.excerpt(url.path))' is not a WAV file HapKit reads (\(error)); 'hap convert' and 'hap play' read FLAC, Ogg and MP3 too"))
+    }
+  }
+
+  // MARK: Audio resources
+
+  /// Decodes the sound at `resourceURL` (WAV) for `init(audioResourceID:...)` events.
+  public func registerAudioResource(_ resourceURL: URL, options: [AnyHashable: Any] = [:]) throws
+    -> CHHapticAudioResourceID
+  {
+    let sound = try Self.decode(resourceURL)
+    return locked {
+      let id = nextResourceID()
+      resources[id] = sound
+      return id
+    }
+  }
+
+  public func unregisterAudioResource(_ resourceID: CHHapticAudioResourceID) throws {
+    try locked {
+      guard resources.removeValue(forKey: resourceID) != nil else {
+        throw CHHapticError(.invalidAudioResource, .other("audio resource \(resourceID) is not registered"))
+      }
+    }
+  }
+
+  private func nextResourceID() -> CHHapticAudioResourceID {
+    defer { nextResource += 1 }
+    return nextResource
+  }
+}
+
+/// `CHHapticAudioResourceKey`: the options of ``CHHapticEngine/registerAudioResource(_:options:)``.
+public enum CHHapticAudioResourceKey {
+  public static let useVolumeEnvelope = "UseVolumeEnvelope"
+  public static let loopEnabled = "LoopEnabled"
+}

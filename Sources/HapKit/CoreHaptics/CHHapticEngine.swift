@@ -1,0 +1,362 @@
+import Foundation
+import HapALSA
+import HapCore
+
+/// Core Haptics' engine on Linux: one device (what `hap play -D` names), one real-time thread
+/// that mixes every player started on it, Apple's names and semantics. Where Linux differs
+/// (docs/hapkit.md): the device is named (``init(device:)``, `HAP_DEVICE`), there is no audio
+/// session, and a device can vanish: ``stoppedHandler`` is told, and ``resetHandler`` when it
+/// is back.
+///
+/// Thread-safe: every method may be called from any thread; handlers run on the engine's own
+/// serial queue, never on the real-time thread and never with the engine's lock held.
+public final class CHHapticEngine: @unchecked Sendable {
+  /// Why the engine stopped (Apple's raw values).
+  public enum StoppedReason: Int, Sendable {
+    case audioSessionInterrupt = 1
+    case applicationSuspended = 2
+    case idleTimeout = 3
+    case notifyWhenFinished = 4
+    case engineDestroyed = 5
+    case gameControllerDisconnect = 6
+    case systemError = -1
+  }
+
+  /// What `notifyWhenPlayersFinished`' handler asks for (Apple's raw values).
+  public enum FinishedAction: Int, Sendable {
+    case stopEngine = 1
+    case leaveEngineRunning = 2
+  }
+
+  public typealias StoppedHandler = (StoppedReason) -> Void
+  public typealias ResetHandler = () -> Void
+  public typealias FinishedHandler = ((any Error)?) -> FinishedAction
+  public typealias CompletionHandler = ((any Error)?) -> Void
+
+  /// The device this engine plays on.
+  public let device: DeviceAddress
+  let environment: [String: String]
+  let lock = NSLock()
+  /// Housekeeping and every handler run here.
+  let queue = DispatchQueue(label: "hapkit.engine")
+  var run: EngineRun?
+  /// Players sounding (or about to), by mixer slot.
+  var runs: [Int: PlayerRun] = [:]
+  private var finishedHandler: FinishedHandler?
+  private var housekeeping: DispatchSourceTimer?
+  private var stopping = false
+  private var waitingForDevice = false
+  var resources: [CHHapticAudioResourceID: DecodedSound] = [:]
+  var nextResource = 1
+  let trace: EngineTrace?
+
+  private var _stoppedHandler: StoppedHandler = { _ in }
+  private var _resetHandler: ResetHandler = {}
+  var _playsHapticsOnly = false
+  var _playsAudioOnly = false
+  var _isMutedForHaptics = false
+  var _isMutedForAudio = false
+  var _isAutoShutdownEnabled = false
+
+  /// The device `HAP_DEVICE` names, else ALSA's `default` (as `hap play` chooses).
+  public convenience init() throws {
+    try self.init(environment: ProcessInfo.processInfo.environment)
+  }
+
+  /// Linux: the device `words` name, as `-D` takes them (`sim`, `dualsense`, `hw:1,0`, ...).
+  public convenience init(device words: String) throws {
+    do {
+      try self.init(address: DeviceAddress(parsing: words))
+    } catch let failure as DeviceAddress.Failure {
+      throw CHHapticError(.invalidEngineParameter, .address(failure))
+    }
+  }
+
+  convenience init(environment: [String: String]) throws {
+    do {
+      try self.init(address: DeviceAddress.fromEnvironment(environment), environment: environment)
+    } catch let failure as DeviceAddress.Failure {
+      throw CHHapticError(.invalidEngineParameter, .address(failure))
+    }
+  }
+
+  /// Linux: the device `address` names.
+  public init(address: DeviceAddress, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    device = address
+    self.environment = environment
+    trace = EngineTrace(environment: environment)
+  }
+
+  deinit {
+    housekeeping?.cancel()
+    if let run { _ = run.finish() }
+  }
+
+  @inline(__always)
+  func locked<T>(_ body: () throws -> T) rethrows -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body()
+  }
+
+  // MARK: Properties
+
+  /// Called when the engine stops for a reason of its own (the device went away: `.gameControllerDisconnect`
+  /// for a DualSense, `.audioSessionInterrupt` for another device; `.notifyWhenFinished`).
+  public var stoppedHandler: StoppedHandler {
+    get { locked { _stoppedHandler } }
+    set { locked { _stoppedHandler = newValue } }
+  }
+
+  /// Called when a device that went away can be opened again: start the engine again there.
+  public var resetHandler: ResetHandler {
+    get { locked { _resetHandler } }
+    set { locked { _resetHandler = newValue } }
+  }
+
+  /// Audio events are left out of patterns (read when a player is made).
+  public var playsHapticsOnly: Bool {
+    get { locked { _playsHapticsOnly } }
+    set { locked { _playsHapticsOnly = newValue } }
+  }
+
+  /// Haptic events are left out of patterns (read when the engine starts).
+  public var playsAudioOnly: Bool {
+    get { locked { _playsAudioOnly } }
+    set { locked { _playsAudioOnly = newValue } }
+  }
+
+  public var isMutedForHaptics: Bool {
+    get { locked { _isMutedForHaptics } }
+    set { locked { _isMutedForHaptics = newValue; applyMutes() } }
+  }
+
+  public var isMutedForAudio: Bool {
+    get { locked { _isMutedForAudio } }
+    set { locked { _isMutedForAudio = newValue; applyMutes() } }
+  }
+
+  /// Starting a player on a stopped engine starts it (else that is `engineNotRunning`). An idle
+  /// engine stops its device's stream in any case (no CPU, no wake-ups) and restarts it at the
+  /// next player's first period.
+  public var isAutoShutdownEnabled: Bool {
+    get { locked { _isAutoShutdownEnabled } }
+    set { locked { _isAutoShutdownEnabled = newValue } }
+  }
+
+  private func applyMutes() {
+    run?.mixer.setMuted(haptics: _isMutedForHaptics, audio: _isMutedForAudio)
+  }
+
+  /// The engine's clock, in seconds: since its device started (0 when not running). Times given
+  /// to players are on this clock; one already past plays as soon as possible.
+  public var currentTime: TimeInterval { locked { run?.mixer.clockSeconds ?? 0 } }
+
+  /// What the device can do (``capabilitiesForHardware()`` for the default device).
+  public static func capabilitiesForHardware() -> any CHHapticDeviceCapability {
+    HapKitCapability(environment: ProcessInfo.processInfo.environment)
+  }
+
+  // MARK: Start and stop
+
+  /// Opens the device and starts the real-time thread; nothing when already running.
+  public func start() throws {
+    try startNow()
+  }
+
+  private func startNow() throws {
+    try locked { try startLocked() }
+  }
+
+  public func start(completionHandler: CompletionHandler? = nil) {
+    var failure: (any Error)?
+    do {
+      try startNow()
+    } catch {
+      failure = error
+    }
+    guard let completionHandler else { return }
+    let call = Unchecked({ completionHandler(failure) })
+    queue.async { call.value() }
+  }
+
+  public func start() async throws {
+    try startNow()
+  }
+
+  func startLocked() throws {
+    guard run == nil else { return }
+    let device = try EngineDevice.open(self.device, environment: environment)
+    let fresh = EngineRun(device: device, playsHapticsOnly: _playsHapticsOnly, playsAudioOnly: _playsAudioOnly)
+    fresh.mixer.setMuted(haptics: _isMutedForHaptics, audio: _isMutedForAudio)
+    fresh.start()
+    run = fresh
+    stopping = false
+    waitingForDevice = false
+    startHousekeeping()
+  }
+
+  /// Fades every player out and closes the device; `completionHandler` once it is closed.
+  public func stop(completionHandler: CompletionHandler? = nil) {
+    let ended: EngineRun? = locked {
+      let current = run
+      run = nil
+      stopping = current != nil
+      return current
+    }
+    let handler = Unchecked(completionHandler)
+    queue.async { [self] in
+      let completionHandler = handler.value
+      _ = ended?.finish()
+      let over = locked { () -> [PlayerRun] in
+        stopping = false
+        let all = Array(runs.values)
+        runs.removeAll()
+        return all
+      }
+      finishRuns(over)
+      completionHandler?(nil)
+    }
+  }
+
+  public func stop() async throws {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      stop { _ in done.resume() }
+    }
+  }
+
+  /// `finishedHandler` once no player sounds (at once when none does); `.stopEngine` stops it.
+  public func notifyWhenPlayersFinished(finishedHandler: @escaping FinishedHandler) {
+    locked { self.finishedHandler = finishedHandler }
+    queue.async { [self] in tidy() }
+  }
+
+  // MARK: Players
+
+  public func makePlayer(with pattern: CHHapticPattern) throws -> any CHHapticPatternPlayer {
+    HapticPatternPlayer(engine: self, pattern: pattern, advanced: false)
+  }
+
+  public func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> any CHHapticAdvancedPatternPlayer {
+    HapticPatternPlayer(engine: self, pattern: pattern, advanced: true)
+  }
+
+  /// Plays an AHAP file at once (its sounds found from its folder).
+  public func playPattern(from url: URL) throws {
+    try makePlayer(with: CHHapticPattern(contentsOf: url)).start(atTime: CHHapticTimeImmediate)
+  }
+
+  /// Plays AHAP JSON at once.
+  public func playPattern(from data: Data) throws {
+    try makePlayer(with: CHHapticPattern(json: [UInt8](data), folder: nil)).start(atTime: CHHapticTimeImmediate)
+  }
+
+  // MARK: Housekeeping (the engine's queue)
+
+  private func startHousekeeping() {
+    guard housekeeping == nil else { return }
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(deadline: .now() + .milliseconds(5), repeating: .milliseconds(5), leeway: .milliseconds(1))
+    timer.setEventHandler { [weak self] in self?.tidy() }
+    timer.resume()
+    housekeeping = timer
+  }
+
+  /// Hands finished players back (their completion handlers), writes the trace, tells
+  /// `notifyWhenPlayersFinished`, and notices a device that went away.
+  private func tidy() {
+    let (over, current) = locked { () -> ([PlayerRun], EngineRun?) in
+      guard let current = run else { return ([], nil) }
+      let bits = current.mixer.takeFinished()
+      var over: [PlayerRun] = []
+      for slot in 0..<PlayerMixer.capacity where bits & (UInt64(1) << UInt64(slot)) != 0 {
+        if let ended = runs.removeValue(forKey: slot) { over.append(ended) }
+        current.mixer.forget(slot: slot)
+      }
+      return (over, current)
+    }
+    if let current { writeTrace(current, over: over) }
+    finishRuns(over)
+    tellFinished()
+    if let current, current.engine.hasEnded { deviceEnded(current) }
+    if locked({ waitingForDevice }) { lookForDevice() }
+  }
+
+  /// Each ended player's completion handler (advanced players), its trace closed.
+  func finishRuns(_ over: [PlayerRun]) {
+    for ended in over {
+      if let number = ended.traceRun { trace?.end(number) }
+      let handler = ended.owner.flatMap { $0.ended(ended) }
+      handler?(nil)
+    }
+  }
+
+  private func writeTrace(_ current: EngineRun, over: [PlayerRun]) {
+    guard let trace else { return }
+    let sounding = locked { Array(runs.values) } + over
+    let c = current.device.sink.configuration
+    for player in sounding {
+      guard let number = player.traceRun, let record = player.trace else { continue }
+      if !player.startTraced, let frame = current.mixer.startFrame(slot: player.slot) ?? (over.contains { $0 === player } ? player.requestedFrame : nil) {
+        trace.started(number, frame: frame, rate: c.rate, format: c.format, channels: c.channels)
+        player.startTraced = true
+      }
+      trace.drain(record, run: number, rate: current.rate)
+    }
+  }
+
+  private func tellFinished() {
+    let handler: FinishedHandler? = locked {
+      guard let handler = finishedHandler, runs.isEmpty else { return nil }
+      finishedHandler = nil
+      return handler
+    }
+    guard let handler else { return }
+    if handler(nil) == .stopEngine {
+      let stopped = locked { _stoppedHandler }
+      stop { _ in stopped(.notifyWhenFinished) }
+    }
+  }
+
+  /// The real-time thread ended on its own: the device failed for good (or went away).
+  private func deviceEnded(_ ended: EngineRun) {
+    let handler: StoppedHandler? = locked {
+      guard run === ended else { return nil }
+      run = nil
+      waitingForDevice = true
+      return _stoppedHandler
+    }
+    guard let handler else { return }
+    _ = ended.finish()
+    let over = locked { () -> [PlayerRun] in
+      let all = Array(runs.values)
+      runs.removeAll()
+      return all
+    }
+    finishRuns(over)
+    if case .dualSense = device { handler(.gameControllerDisconnect) } else { handler(.audioSessionInterrupt) }
+  }
+
+  /// After a loss, every 0.5 s: whether the device opens again; then ``resetHandler``.
+  private func lookForDevice() {
+    let now = DispatchTime.now().uptimeNanoseconds
+    guard now >= nextLook else { return }
+    nextLook = now + 500_000_000
+    guard let opened = try? EngineDevice.open(device, environment: environment) else { return }
+    opened.sink.close(success: false)
+    let handler = locked { () -> ResetHandler in
+      waitingForDevice = false
+      return _resetHandler
+    }
+    handler()
+  }
+
+  private var nextLook: UInt64 = 0
+}
+
+/// A value handed to the engine's queue that Swift cannot prove Sendable (a user's handler,
+/// called there as Core Haptics calls it on its own queue).
+struct Unchecked<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import HapALSA
+import HapCore
+
+/// An engine while it runs: the device, the mixer every player sounds in, the real-time engine
+/// that plays the mixer on the device, and the compiled-patterns factory at the device's rate.
+final class EngineRun: @unchecked Sendable {
+  let device: EngineDevice
+  let mixer: PlayerMixer
+  let engine: DeviceEngine<PlayerMixer>
+  let stop = StopRequest()
+  let factory: RendererFactory
+  /// Parameter ramps: 2.5 ms, as `hap render --control` (so a trace renders bit for bit).
+  let rampFrames: Int
+
+  init(device: EngineDevice, playsHapticsOnly: Bool, playsAudioOnly: Bool) {
+    self.device = device
+    let configuration = device.sink.configuration
+    let rate = Double(configuration.rate)
+    mixer = PlayerMixer(rate: rate, periodFrames: configuration.periodFrames)
+    engine = DeviceEngine(sink: device.sink, source: mixer, planes: device.planes, stop: stop, name: "hapkit engine")
+    factory = RendererFactory(
+      profile: device.profile, rate: rate, linearGain: 1, hapticEvents: !playsAudioOnly)
+    rampFrames = Int((Player.offlineRamp * rate).rounded())
+    _ = playsHapticsOnly
+  }
+
+  var rate: Double { mixer.rate }
+
+  func start() { engine.start() }
+
+  /// Fades every player out, ends the thread and closes the device; the engine's report.
+  func finish() -> EngineReport {
+    stop.request()
+    mixer.wake()
+    let report = engine.wait()
+    device.sink.close(success: report.outcome != .completed ? false : true)
+    return report
+  }
+}
+
+/// One start of a pattern player: what the playback thread reaches while it sounds, kept alive
+/// here until the mixer hands its slot back.
+final class PlayerRun: @unchecked Sendable {
+  let player: Player
+  let queue: ControlQueue
+  let slot: Int
+  /// Renderer sets it plays (the first, then those made for a new playback rate).
+  var sets: [RendererSet]
+  /// The engine frame asked for, nil for as soon as possible.
+  let requestedFrame: Int?
+  let trace: ControlTrace?
+  /// Its number in `HAP_TRACE`'s files, and whether its start was written there.
+  var traceRun: Int?
+  var startTraced = false
+  weak var owner: HapticPatternPlayer?
+
+  init(
+    player: Player, queue: ControlQueue, slot: Int, set: RendererSet, requestedFrame: Int?, trace: ControlTrace?,
+    owner: HapticPatternPlayer
+  ) {
+    self.player = player
+    self.queue = queue
+    self.slot = slot
+    sets = [set]
+    self.requestedFrame = requestedFrame
+    self.trace = trace
+    self.owner = owner
+  }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import HapCore
+
+/// `HAP_TRACE=FOLDER` (a Linux addition): what an engine played, written so that `hap render`
+/// gives it again, frame for frame. For each player started, `N.ahap` (its pattern, as it
+/// played) and `N.control` (every control message, at the output frame where it acted, as
+/// `hap render --control` reads them), and a line of `players.tsv`: `N`, the engine frame where
+/// it started, the rate, the device's sample format and channel count.
+///
+/// Written by the engine's housekeeping (never the playback thread, which only records into
+/// each player's ``ControlTrace``). A folder that cannot be written is given up silently (HapKit
+/// prints nothing); ``failure`` says why.
+final class EngineTrace: @unchecked Sendable {
+  let folder: String
+  private var next = 0
+  private var controls: [Int: FileHandle] = [:]
+  private(set) var failure: String?
+
+  init?(environment: [String: String]) {
+    guard let folder = environment["HAP_TRACE"], !folder.isEmpty else { return nil }
+    self.folder = folder
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      failure = "cannot create \(folder)"
+    }
+  }
+
+  /// A number for a player about to start, with its pattern written.
+  func begin(json: [UInt8]) -> Int {
+    let run = next
+    next += 1
+    let base = (folder as NSString).appendingPathComponent("\(run)")
+    FileManager.default.createFile(atPath: base + ".ahap", contents: Data(json))
+    FileManager.default.createFile(atPath: base + ".control", contents: Data("# hap render --control\n".utf8))
+    controls[run] = FileHandle(forWritingAtPath: base + ".control")
+    controls[run]?.seekToEndOfFile()
+    return run
+  }
+
+  /// Where player `run` started (engine frame), at the device's `configuration`.
+  func started(_ run: Int, frame: Int, rate: Int, format: SampleFormat, channels: Int) {
+    let line = "\(run)\t\(frame)\t\(rate)\t\(format.rawValue)\t\(channels)\n"
+    append(Data(line.utf8), to: (folder as NSString).appendingPathComponent("players.tsv"))
+  }
+
+  /// The messages `trace` recorded for `run` since the last call.
+  func drain(_ trace: ControlTrace, run: Int, rate: Double) {
+    var text = ""
+    trace.take { text += ControlTrace.line($0, rate: rate) + "\n" }
+    guard !text.isEmpty else { return }
+    controls[run]?.write(Data(text.utf8))
+  }
+
+  /// Player `run` is over: its control file is complete.
+  func end(_ run: Int) {
+    try? controls[run]?.close()
+    controls[run] = nil
+  }
+
+  private func append(_ data: Data, to path: String) {
+    if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+    guard let handle = FileHandle(forWritingAtPath: path) else {
+      failure = "cannot write \(path)"
+      return
+    }
+    handle.seekToEndOfFile()
+    handle.write(data)
+    try? handle.close()
+  }
+}
