@@ -35,7 +35,7 @@ struct HapKitCapability: CHHapticDeviceCapability {
 
   init(environment: [String: String]) {
     guard let address = try? DeviceAddress.fromEnvironment(environment),
-      let device = try? EngineDevice.open(address, environment: Self.probing(environment))
+      let device = try? EngineDevice.open(address, environment: environment, capturing: false)
     else {
       supportsHaptics = false
       supportsAudio = false
@@ -45,9 +45,6 @@ struct HapKitCapability: CHHapticDeviceCapability {
     supportsAudio = device.playsSound
     device.sink.close(success: false)
   }
-
-  /// A probe must not truncate the simulated exciter's last capture: it records nowhere.
-  private static func probing(_ environment: [String: String]) -> [String: String] { environment }
 
   func attributes(forEventParameter inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType)
     throws -> any CHHapticParameterAttributes

@@ -31,7 +31,7 @@ extension CHHapticEngine {
     let frame = time == CHHapticTimeImmediate ? nil : Frames.from(seconds: time, rate: run.rate)
     let started = PlayerRun(
       player: hapticPlayer, queue: queue, slot: slot, set: set, requestedFrame: frame, trace: record, owner: player)
-    started.traceRun = trace?.begin(json: player.pattern.json)
+    started.traceRun = trace?.begin(json: player.pattern.json, looping: settings.loops)
     run.mixer.setMuted(settings.muted, slot: slot)
     runs[slot] = started
     player.current = started

@@ -29,14 +29,18 @@ public struct SimulatedDevice: Sendable {
   public static func names(_ device: String) -> Bool { DeviceAddress.Word.of(device) == .simulated }
 
   /// The simulated exciter `device` names, with its capture (created folder and all), or nil when
-  /// `device` is another device. `capturing` false: without a capture (a probe).
+  /// `device` is another device. `capturing` false: without a capture (a probe). `checkout`:
+  /// the plugin may be the HapKit checkout's (``locatePlugin(environment:executable:checkout:sourceFile:)``).
   public static func resolve(
-    _ device: String, capturing: Bool = true, environment: [String: String] = ProcessInfo.processInfo.environment
+    _ device: String, capturing: Bool = true, environment: [String: String] = ProcessInfo.processInfo.environment,
+    checkout: Bool = false
   ) throws(Failure) -> SimulatedDevice? {
     guard names(device) else { return nil }
-    let plugin = try locatePlugin(environment: environment)
+    let plugin = try locatePlugin(environment: environment, checkout: checkout)
     guard capturing else { return SimulatedDevice(plugin: plugin, capture: nil) }
-    return SimulatedDevice(plugin: plugin, capture: try capturePath(device, environment: environment))
+    var simulated = SimulatedDevice(plugin: plugin, capture: try capturePath(device, environment: environment))
+    simulated.appends = environment["HAP_SIM_APPEND"] == "1" && simulated.captureIsRaw
+    return simulated
   }
 
   /// The simulated device that plays a pattern's sound (`--audio-device sim`, the default one
@@ -68,7 +72,8 @@ public struct SimulatedDevice: Sendable {
   /// `$HAP_SIM_PLUGIN` when set (it must exist), else `PREFIX/lib/hap/` beside an installed
   /// `PREFIX/bin/hap`, else the build tree's `.build/sim/` (`make sim`) above the binary.
   public static func locatePlugin(
-    environment: [String: String], executable: String = Bundle.main.executablePath ?? CommandLine.arguments[0]
+    environment: [String: String], executable: String = Bundle.main.executablePath ?? CommandLine.arguments[0],
+    checkout: Bool = false, sourceFile: String = #filePath
   ) throws(Failure) -> String {
     let files = FileManager.default
     if let path = environment["HAP_SIM_PLUGIN"], !path.isEmpty {
@@ -90,6 +95,13 @@ public struct SimulatedDevice: Sendable {
         break
       }
       up = up.deletingLastPathComponent()
+    }
+    // `checkout`: a program built against HapKit from a checkout (a package that depends on it
+    // by path) also finds the checkout's own `make sim` (hap itself never looks there).
+    if checkout {
+      candidates.append(
+      URL(fileURLWithPath: sourceFile).deletingLastPathComponent().appendingPathComponent("../../../.build/sim/\(pluginFile)")
+          .standardized.path)
     }
     if let found = candidates.first(where: { files.fileExists(atPath: $0) }) { return found }
     throw Failure(
@@ -147,6 +159,10 @@ public struct SimulatedDevice: Sendable {
     )
   }
 
+  /// `HAP_SIM_APPEND=1` with a raw capture: each opening appends to it instead of truncating it
+  /// (a program that opens the device several times, a test that checks all it played).
+  public var appends = false
+
   /// Raw frames when the capture ends in `.raw`, else WAV.
   public var captureIsRaw: Bool { capture.map { ($0 as NSString).pathExtension.lowercased() == "raw" } ?? false }
 
@@ -154,7 +170,7 @@ public struct SimulatedDevice: Sendable {
   public var alsaConfiguration: String {
     var settings = ""
     if let capture {
-      settings = "capture \(Self.quoted(capture))\(captureIsRaw ? "" : " capture_format wav") "
+      settings = "capture \(Self.quoted(capture))\(captureIsRaw ? "" : " capture_format wav")\(appends ? " capture_append true" : "") "
     }
     return """
       pcm_type.hapsim { lib \(Self.quoted(plugin)) }

@@ -21,7 +21,11 @@ struct EngineDevice {
   }
 
   /// Opens `address`; a rumble motor is refused (HapKit's engine drives ALSA devices).
-  static func open(_ address: DeviceAddress, environment: [String: String]) throws(CHHapticError) -> EngineDevice {
+  /// `capturing` false: the simulated exciter records nothing (a capability probe must not
+  /// truncate the last capture).
+  static func open(_ address: DeviceAddress, environment: [String: String], capturing: Bool = true)
+    throws(CHHapticError) -> EngineDevice
+  {
     var request = request()
     var device: String
     var configuration: String?
@@ -34,7 +38,8 @@ struct EngineDevice {
     case .simulated:
       let simulated: SimulatedDevice?
       do {
-        simulated = try SimulatedDevice.resolve(address.description, environment: environment)
+        simulated = try SimulatedDevice.resolve(
+          address.description, capturing: capturing, environment: environment, checkout: true)
       } catch {
         throw CHHapticError(.serverInitFailed, .simulated(error))
       }

@@ -26,16 +26,31 @@ final class EngineTrace: @unchecked Sendable {
     }
   }
 
-  /// A number for a player about to start, with its pattern written.
-  func begin(json: [UInt8]) -> Int {
-    let run = next
-    next += 1
+  /// A number for a player about to start, with its pattern written; `looping`: it starts with
+  /// its loop on (`@0 loop on` heads its control file).
+  func begin(json: [UInt8], looping: Bool) -> Int {
+    // The first number free in the folder: engines of one process (or of several runs) share it.
+    var run = next
+    while !Self.createNew((folder as NSString).appendingPathComponent("\(run).ahap"), Data(json)) {
+      run += 1
+      if run > next + 1_000_000 { break }
+    }
+    next = run + 1
     let base = (folder as NSString).appendingPathComponent("\(run)")
-    FileManager.default.createFile(atPath: base + ".ahap", contents: Data(json))
-    FileManager.default.createFile(atPath: base + ".control", contents: Data("# hap render --control\n".utf8))
+    let head = "# hap render \(run).ahap --control \(run).control\n" + (looping ? "@0.000000000 loop on\n" : "")
+    _ = FileManager.default.createFile(atPath: base + ".control", contents: Data(head.utf8))
     controls[run] = FileHandle(forWritingAtPath: base + ".control")
     controls[run]?.seekToEndOfFile()
     return run
+  }
+
+  /// Creates `path` holding `data`, only when nothing is there yet.
+  private static func createNew(_ path: String, _ data: Data) -> Bool {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { return errno != EEXIST }
+    defer { close(fd) }
+    _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    return true
   }
 
   /// Where player `run` started (engine frame), at the device's `configuration`.
@@ -59,7 +74,7 @@ final class EngineTrace: @unchecked Sendable {
   }
 
   private func append(_ data: Data, to path: String) {
-    if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+    if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
     guard let handle = FileHandle(forWritingAtPath: path) else {
       failure = "cannot write \(path)"
       return
