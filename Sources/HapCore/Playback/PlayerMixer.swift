@@ -234,7 +234,8 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
   @inline(__always)
   private func add(from: Int, count: Int, into frames: PeriodFrames) -> Bool {
     var overlapped = false
-    for channel in SignalChannel.allCases {
+    for plane in 0..<SignalChannel.count {
+      let channel = SignalChannel(rawValue: plane).unsafelyUnwrapped
       let source = scratch[channel]
       let target = frames[channel]
       for n in from..<(from + count) {
@@ -250,8 +251,8 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
 
   @inline(__always)
   private func limitOverlaps(_ frames: PeriodFrames) {
-    for channel in SignalChannel.allCases {
-      let plane = frames[channel]
+    for index in 0..<SignalChannel.count {
+      let plane = frames[SignalChannel(rawValue: index).unsafelyUnwrapped]
       for n in 0..<frames.count where counts[n] > 1 { plane[n] = SoftLimiter.limit(plane[n]) }
     }
   }

@@ -27,14 +27,53 @@ final class EngineRun: @unchecked Sendable {
 
   var rate: Double { mixer.rate }
 
-  func start() { engine.start() }
+  func start() {
+    warmUp()
+    engine.start()
+  }
+
+  /// Runs, once on this thread, every path a player's first period takes on the playback thread
+  /// (its control queue's ring, timed messages, a trace, rendering from an offset), so that the
+  /// Swift runtime's first-use work (generic metadata, made and cached on first use: an
+  /// allocation) is not done there when the first player starts.
+  private func warmUp() {
+    let pattern = Pattern(events: [Event(time: 0, type: .hapticTransient)])
+    let periodFrames = device.sink.configuration.periodFrames
+    let mixer = PlayerMixer(rate: rate, periodFrames: periodFrames, commandCapacity: 8)
+    let frames = PeriodFrames(allocating: periodFrames)
+    defer { frames.deallocate() }
+    var players: [Player] = []
+    for slot in 0..<2 {
+      let set = factory.set([pattern])
+      let player = Player(renderers: set.renderers, sounds: set.sounds, rampFrames: rampFrames)
+      let queue = ControlQueue(capacity: 4)
+      let record = ControlTrace(capacity: 4)
+      player.attach(queue)
+      player.record(into: record)
+      queue.push(ControlMessage(action: .parameter(.hapticIntensityControl, 0.5)))
+      queue.push(ControlMessage(time: 0.001, action: .parameter(.hapticSharpnessControl, 0.1)))
+      players.append(player)
+      _ = mixer.send(.start(slot: slot, player: Unmanaged.passUnretained(player), frame: periodFrames / 2))
+      mixer.setMuted(slot == 1, slot: slot)
+      _ = withExtendedLifetime(queue) { withExtendedLifetime(record) { mixer.render(into: frames) } }
+      record.take { _ in }
+    }
+    mixer.setMuted(haptics: true, audio: true)
+    _ = mixer.render(into: frames)
+    _ = mixer.send(.remove(slot: 0))
+    _ = mixer.send(.remove(slot: 1))
+    _ = mixer.render(into: frames)
+    _ = mixer.takeFinished()
+    _ = mixer.isIdle
+    withExtendedLifetime(players) {}
+  }
 
   /// Fades every player out, ends the thread and closes the device; the engine's report.
   func finish() -> EngineReport {
     stop.request()
     mixer.wake()
     let report = engine.wait()
-    device.sink.close(success: report.outcome != .completed ? false : true)
+    device.sink.close(success: report.outcome == .completed || report.outcome == .stopped)
     return report
   }
 }
