@@ -63,7 +63,7 @@ let package = Package(
     .target(name: "HapTestSupport", dependencies: ["HapCore"], path: "Tests/HapTestSupport"),
     .testTarget(name: "HapCoreTests", dependencies: ["HapCore", "HapTestSupport", "HapFuzzCheck"]),
     // HapKit in process: Core Haptics' API on the simulated exciter, against `hap render`.
-    .testTarget(name: "HapKitTests", dependencies: ["HapKit", "HapCore", "HapTestSupport", "hap"]),
+    .testTarget(name: "HapKitTests", dependencies: ["HapKit", "HapCore", "HapTestSupport"]),
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
     .testTarget(
       name: "HapCLITests", dependencies: ["HapCore", "HapTestSupport", "hap", "HapResample"],

@@ -1,0 +1,278 @@
+import Foundation
+import HapCore
+import HapKit
+import HapTestSupport
+import Testing
+
+/// An engine on the simulated exciter, recording raw float frames to a capture of its own.
+struct SimEngine {
+  static let plugin: String? = {
+    let candidates = [
+      ProcessInfo.processInfo.environment["HAP_SIM_PLUGIN"] ?? "",
+      Repository.url(".build/sim/libasound_module_pcm_hapsim.so").path,
+    ]
+    return candidates.first { !$0.isEmpty && FileManager.default.fileExists(atPath: $0) }
+  }()
+
+  let folder: URL
+  let capture: String
+  let engine: CHHapticEngine
+
+  init(environment extra: [String: String] = [:]) throws {
+    let plugin = try #require(Self.plugin, "the simulated exciter is not built: run 'make sim'")
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent("hapkit-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    capture = folder.appendingPathComponent("capture.raw").path
+    engine = try CHHapticEngine(
+      address: .simulated(capture: capture), environment: ["HAP_SIM_PLUGIN": plugin].merging(extra) { $1 })
+  }
+
+  /// Stops the engine and waits until its device is closed (the capture complete).
+  func stop() {
+    let done = DispatchSemaphore(value: 0)
+    engine.stop { _ in done.signal() }
+    done.wait()
+  }
+
+  /// Waits until no player sounds.
+  func waitForPlayers(within seconds: Double = 10) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    engine.notifyWhenPlayersFinished { _ in
+      done.signal()
+      return .leaveEngineRunning
+    }
+    return done.wait(timeout: .now() + seconds) == .success
+  }
+
+  func captured() throws -> [Float] { try PCM.floats(contentsOf: capture, format: .f32) }
+
+  /// A pattern as hap's loader reads its AHAP.
+  static func model(_ pattern: CHHapticPattern) throws -> Pattern {
+    try #require(Validator.validate([UInt8](pattern.ahapData)).pattern)
+  }
+
+  static func render(_ pattern: CHHapticPattern) throws -> [Float] {
+    PatternRender.samples(try model(pattern), rate: 48000)
+  }
+}
+
+func transient(_ intensity: Float, _ sharpness: Float, at time: Double = 0) -> CHHapticEvent {
+  CHHapticEvent(
+    eventType: .hapticTransient,
+    parameters: [
+      CHHapticEventParameter(parameterID: .hapticIntensity, value: intensity),
+      CHHapticEventParameter(parameterID: .hapticSharpness, value: sharpness),
+    ], relativeTime: time)
+}
+
+func continuous(_ intensity: Float, _ sharpness: Float, at time: Double = 0, for duration: Double) -> CHHapticEvent {
+  CHHapticEvent(
+    eventType: .hapticContinuous,
+    parameters: [
+      CHHapticEventParameter(parameterID: .hapticIntensity, value: intensity),
+      CHHapticEventParameter(parameterID: .hapticSharpness, value: sharpness),
+    ], relativeTime: time, duration: duration)
+}
+
+/// Where `expected` begins in `capture`: aligned on their first non-zero samples.
+func locate(_ expected: [Float], in capture: [Float], from: Int = 0) -> Int? {
+  guard let lead = expected.firstIndex(where: { $0 != 0 }),
+    let found = capture[from...].firstIndex(where: { $0 != 0 })
+  else { return nil }
+  return found - lead
+}
+
+@Suite("HapKit's engine on the simulated exciter", .serialized)
+struct EngineTests {
+  @Test("one player: the capture is the pattern's render, bit for bit, and nothing else")
+  func onePlayerIsItsRender() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(
+      events: [transient(0.9, 0.7), continuous(0.6, 0.3, at: 0.03, for: 0.15)], parameters: [])
+    try sim.engine.start()
+    try sim.engine.makePlayer(with: pattern).start(atTime: sim.engine.currentTime + 0.02)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+    let capture = try sim.captured()
+    let expected = try SimEngine.render(pattern)
+    let at = try #require(locate(expected, in: capture))
+    #expect(at >= 0)
+    #expect(Array(capture[at..<(at + expected.count)]) == expected)
+    #expect(capture[(at + expected.count)...].allSatisfy { $0 == 0 })
+  }
+
+  @Test("two players that overlap: each alone where it sounds alone, their sum limited where both do")
+  func twoPlayersMix() throws {
+    let sim = try SimEngine()
+    let a = try CHHapticPattern(events: [continuous(1, 0.2, for: 0.2)], parameters: [])
+    let b = try CHHapticPattern(events: [continuous(1, 0.9, for: 0.2)], parameters: [])
+    try sim.engine.start()
+    let t = sim.engine.currentTime + 0.05
+    try sim.engine.makePlayer(with: a).start(atTime: t)
+    try sim.engine.makePlayer(with: b).start(atTime: t + 0.1)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+    let capture = try sim.captured()
+    let ra = try SimEngine.render(a)
+    let rb = try SimEngine.render(b)
+    let offset = Frames.from(seconds: t + 0.1, rate: 48000) - Frames.from(seconds: t, rate: 48000)
+    var expected = [Float](repeating: 0, count: max(ra.count, offset + rb.count))
+    for k in expected.indices {
+      let inA = k < ra.count
+      let inB = k >= offset && k - offset < rb.count
+      let sum = (inA ? ra[k] : 0) + (inB ? rb[k - offset] : 0)
+      expected[k] = inA && inB ? SoftLimiter.limit(sum) : sum
+    }
+    let at = try #require(locate(ra, in: capture))
+    #expect(Array(capture[at..<(at + expected.count)]) == expected)
+    #expect(expected.contains { abs($0) > SoftLimiter.threshold }, "the two never overlapped loudly")
+  }
+
+  @Test("sendParameters at a time: the change acts at that frame, as hap render --control renders it")
+  func timedParametersActAtTheirFrame() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(events: [continuous(0.8, 0.5, for: 0.5)], parameters: [])
+    try sim.engine.start()
+    let player = try sim.engine.makeAdvancedPlayer(with: pattern)
+    let t = sim.engine.currentTime + 0.05
+    try player.start(atTime: t)
+    try player.sendParameters(
+      [
+        CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.3, relativeTime: 0),
+        CHHapticDynamicParameter(parameterID: .hapticSharpnessControl, value: 0.4, relativeTime: 0.1),
+      ], atTime: t + 0.2)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+    // The reference: a Player with the same changes timed, the 2.5 ms ramp of hap render --control.
+    let model = try SimEngine.model(pattern)
+    let reference = Player(
+      renderers: [Renderer(schedule: Schedule(pattern: model, profile: .exciter, rate: 48000))], rampFrames: 120)
+    reference.receive(ControlMessage(time: 0.2, action: .parameter(.hapticIntensityControl, Double(Float(0.3)))))
+    reference.receive(ControlMessage(time: 0.3, action: .parameter(.hapticSharpnessControl, Double(Float(0.4)))))
+    var expected = [Float](repeating: 0, count: 48000)
+    let count = expected.withUnsafeMutableBufferPointer { reference.render(into: $0) }
+    expected.removeLast(expected.count - count)
+    let capture = try sim.captured()
+    let at = try #require(locate(expected, in: capture))
+    #expect(Array(capture[at..<(at + expected.count)]) == expected)
+  }
+
+  @Test("the engine's haptic mute silences every player; unmuted, they are heard again")
+  func engineMute() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(events: [continuous(0.7, 0.5, for: 0.1)], parameters: [])
+    try sim.engine.start()
+    sim.engine.isMutedForHaptics = true
+    try sim.engine.makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
+    #expect(sim.waitForPlayers())
+    sim.engine.isMutedForHaptics = false
+    try sim.engine.makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+    let expected = try SimEngine.render(pattern)
+    let capture = try sim.captured()
+    let at = try #require(locate(expected, in: capture))
+    #expect(Array(capture[at..<(at + expected.count)]) == expected)
+    #expect(capture.filter { $0 != 0 }.count == expected.filter { $0 != 0 }.count, "the muted play was heard")
+  }
+
+  @Test("cancel silences at once; a muted player is not heard")
+  func cancelAndMute() throws {
+    let sim = try SimEngine()
+    let long = try CHHapticPattern(events: [continuous(0.7, 0.5, for: 2)], parameters: [])
+    try sim.engine.start()
+    let muted = try sim.engine.makePlayer(with: long)
+    muted.isMuted = true
+    try muted.start(atTime: CHHapticTimeImmediate)
+    let cancelled = try sim.engine.makePlayer(with: long)
+    try cancelled.start(atTime: CHHapticTimeImmediate)
+    Thread.sleep(forTimeInterval: 0.1)
+    try cancelled.cancel()
+    try muted.cancel()
+    #expect(sim.waitForPlayers(within: 1), "cancel did not end the players")
+    sim.stop()
+    let capture = try sim.captured()
+    let sounding = capture.filter { $0 != 0 }.count
+    // About 0.1 s of one player (4800 frames, give or take the wake-ups), never 2 s.
+    #expect(sounding > 1000 && sounding < 30000, "\(sounding) frames sounded")
+  }
+
+  @Test("a player needs a running engine; times must be 0 or more; a stopped engine can start again")
+  func refusals() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(events: [transient(1, 1)], parameters: [])
+    let player = try sim.engine.makePlayer(with: pattern)
+    #expect(throws: CHHapticError.self) { try player.start(atTime: CHHapticTimeImmediate) }
+    do {
+      try player.start(atTime: 0)
+    } catch CHHapticError.engineNotRunning {
+    } catch {
+      Issue.record("expected engineNotRunning, got \(error)")
+    }
+    try sim.engine.start()
+    #expect((try? player.start(atTime: -1)) == nil)
+    #expect((try? player.start(atTime: .nan)) == nil)
+    try player.start(atTime: CHHapticTimeImmediate)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+    try sim.engine.start()
+    try player.start(atTime: CHHapticTimeImmediate)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+  }
+
+  @Test("a looping advanced player plays until stopped, then its completion handler runs once")
+  func loopAndCompletion() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(events: [transient(1, 0.5), transient(0.5, 0.5, at: 0.05)], parameters: [])
+    try sim.engine.start()
+    let player = try sim.engine.makeAdvancedPlayer(with: pattern)
+    let calls = Counter()
+    player.completionHandler = { error in
+      #expect(error == nil)
+      calls.add()
+    }
+    player.loopEnabled = true
+    try player.start(atTime: CHHapticTimeImmediate)
+    Thread.sleep(forTimeInterval: 0.4)
+    #expect(calls.value == 0, "a looping player completed on its own")
+    try player.stop(atTime: CHHapticTimeImmediate)
+    #expect(sim.waitForPlayers())
+    Thread.sleep(forTimeInterval: 0.05)
+    #expect(calls.value == 1)
+    sim.stop()
+    let model = try SimEngine.model(pattern)
+    let once = PatternRender.samples(model, rate: 48000)
+    let capture = try sim.captured()
+    let at = try #require(locate(once, in: capture))
+    // Passes follow each other with no gap: the second starts where the first ended.
+    #expect(Array(capture[at..<(at + once.count)]) == once)
+    #expect(Array(capture[(at + once.count)..<(at + 2 * once.count)]) == once)
+  }
+
+  @Test("notifyWhenPlayersFinished with .stopEngine stops it and tells the stopped handler why")
+  func finishedHandlerStopsTheEngine() throws {
+    let sim = try SimEngine()
+    let reasons = Counter()
+    sim.engine.stoppedHandler = { reason in if reason == .notifyWhenFinished { reasons.add() } }
+    try sim.engine.start()
+    try sim.engine.playPattern(from: Data(#"{"Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#.utf8))
+    let done = DispatchSemaphore(value: 0)
+    sim.engine.notifyWhenPlayersFinished { error in
+      #expect(error == nil)
+      done.signal()
+      return .stopEngine
+    }
+    #expect(done.wait(timeout: .now() + 5) == .success)
+    Thread.sleep(forTimeInterval: 0.2)
+    #expect(reasons.value == 1)
+    #expect(sim.engine.currentTime == 0, "the engine still runs")
+  }
+}
+
+final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+  func add() { lock.withLock { count += 1 } }
+  var value: Int { lock.withLock { count } }
+}
