@@ -93,6 +93,7 @@ test: deps sim
 	$(SWIFT) test
 	@# No reference counting per period is a property of the optimised build: prove it there too.
 	$(SWIFT) build -c release --product hap
+	$(SWIFT) build -c release --product hapkit-bench
 	HAP_BIN=$(abspath $(DYNAMIC_HAP)) $(SWIFT) test --skip-build --filter RealTimeContractTests
 
 bench: build bench-deps sim

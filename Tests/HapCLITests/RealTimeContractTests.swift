@@ -304,4 +304,30 @@ struct RealTimeContractTests {
     #expect(result.status == 2)
     #expect(result.stderr.contains("device 'exciter' was lost"))
   }
+
+  /// HapKit's engine (Core Haptics' API, in process): 8 looping players on one device while
+  /// another thread sends each of them intensity and sharpness at 1 kHz (`hapkit-bench load`,
+  /// built beside the `hap` under test). Nothing allocated or freed on the engine's thread; in
+  /// an optimised build, nothing retained or released.
+  @Test func aHapKitEngineWithEightPlayersUnderParametersAt1kHzKeepsTheContract() throws {
+    let bench = URL(fileURLWithPath: Hap.binary).deletingLastPathComponent().appendingPathComponent("hapkit-bench").path
+    try #require(FileManager.default.isExecutableFile(atPath: bench), "hapkit-bench is not built beside \(Hap.binary)")
+    let device = try SimulatedExciter()
+    let probe = try RealTimeProbe(in: device.folder)
+    let result = try Hap.run(
+      ["load", "1.5", texture],
+      environment: probe.environment.merging(device.environment) { $1 }.merging(["HAP_DEVICE": "exciter"]) { $1 },
+      timeout: 60, executable: bench)
+    #expect(result.status == 0, "\(result.stderr)")
+    let sent = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    #expect(sent > 500, "the sender thread sent \(sent) rounds in 1.5 s")
+    let counts = try probe.counts()
+    #expect(counts["watched"] == 1, "the engine's thread never marked itself: \(counts)")
+    #expect(counts["allocs"] == 0 && counts["frees"] == 0, "\(counts)")
+    if RealTimeProbe.optimised {
+      #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)")
+    }
+    let played = (try? PCM.floats(contentsOf: device.capture, format: .f32)) ?? []
+    #expect(played.contains { $0 != 0 }, "nothing played")
+  }
 }
