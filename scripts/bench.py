@@ -714,11 +714,157 @@ def audio_track_bench():
         print("  " + line.strip())
 
 
+def hapkit_bench():
+    """HapKit in process (Core Haptics' API, `hapkit-bench`): start(atTime: CHHapticTimeImmediate)
+    to the first sample at the simulated exciter, with the engine running and from
+    engine.start(), beside spawning `hap play`; sendParameters to the change in the signal."""
+    bench = os.path.join(root, ".build/release/hapkit-bench")
+    sim = os.path.join(out, "sim")
+    os.makedirs(sim, exist_ok=True)
+    tick = os.path.join(root, "patterns/tick.json")
+    texture = os.path.join(root, "patterns/texture.json")
+    runs = int(os.environ.get("BENCH_FIRES", "200"))
+    spawns = int(os.environ.get("BENCH_SPAWNS", "30"))
+    print(f"\n== HapKit in process on the simulated exciter: 'tick', f32 48 kHz (hapkit-bench, release) ==")
+    print("  from just before the call (CLOCK_MONOTONIC, in the program) to the event's first sample")
+    print("  'played' by the device's pacing clock (the timing file), as in the fire section")
+    reference = os.path.join(sim, "hapkit-reference.raw")
+    subprocess.run([hap, "render", tick, "-o", reference, "-f", "f32", "--raw", "--quiet"], check=True)
+    onset = first_nonzero(f32_samples(reference))
+
+    def measured(mode, count, pattern, extra="", spawn=False):
+        capture = os.path.join(sim, f"hapkit-{mode}.raw")
+        stats = os.path.join(sim, f"hapkit-{mode}-stats.txt")
+        timing = os.path.join(sim, f"hapkit-{mode}-timing.txt")
+        for path in (capture, timing):
+            if os.path.exists(path):
+                os.remove(path)
+        env = sim_config(os.path.join(sim, f"hapkit-{mode}-config"), capture, stats, f'timing "{timing}" {extra}')
+        env["HAP_DEVICE"] = "exciter"
+        if spawn:
+            # One engine per process (as an app starts one), each run found in its own capture.
+            times, found = [], []
+            for _ in range(count):
+                result = subprocess.run([bench, mode, "1", pattern], env=env, capture_output=True, text=True)
+                if result.returncode != 0:
+                    print(f"  hapkit-bench {mode} failed: {result.stderr.strip()}")
+                    return None
+                t0 = int(result.stdout.split()[0])
+                p = played(f32_samples(capture), Timeline(timing, int(read_stats(stats)["rate"])), t0)
+                if p is not None:
+                    found.append(p)
+                    times.append(t0)
+            return times, found, read_stats(stats)
+        result = subprocess.run([bench, mode, str(count), pattern], env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            print(f"  hapkit-bench {mode} failed: {result.stderr.strip()}")
+            return None
+        times = [int(line) for line in result.stdout.split()]
+        timeline = Timeline(timing, int(read_stats(stats)["rate"]))
+        samples = f32_samples(capture)
+        if mode == "params":
+            return times, samples, timeline, read_stats(stats)
+        found = [played(samples, timeline, t0) for t0 in times]
+        return [t for t, p in zip(times, found) if p is not None], [p for p in found if p is not None], read_stats(stats)
+
+    def played(samples, timeline, t0):
+        start = timeline.first_written_after(t0)
+        found = None if start is None else first_nonzero(samples, start)
+        if found is None:
+            return None
+        return timeline.play_ns(found - onset)
+
+    def report(label, got, target, asked):
+        if got is None:
+            return
+        times, plays, device = got
+        found = [(p - t0) / 1e6 for t0, p in zip(times, plays)]
+        print(f"  {label}: {len(found)} of {asked} found, {device.get('xruns', '?')} underruns")
+        if found:
+            print(f"    played: {summary(found)}   (target: {target})")
+        return found
+
+    running = report("start(atTime: CHHapticTimeImmediate), engine running, 60 ms apart",
+                     measured("start", runs, tick), "median < 1 ms", runs)
+    cold = report("engine.start() then start(atTime: CHHapticTimeImmediate), one engine per process, "
+                  "started as soon as it is made (as the seeds do)",
+                  measured("cold", spawns, tick, spawn=True), "median < 3 ms", spawns)
+    os.environ["HAPKIT_BENCH_SETTLE_MS"] = "100"
+    report("the same, the engine made 100 ms before it starts (made at launch, started when needed)",
+           measured("cold", spawns, tick, spawn=True), "median < 3 ms", spawns)
+    del os.environ["HAPKIT_BENCH_SETTLE_MS"]
+    spawned = []
+    capture = os.path.join(sim, "hapkit-spawn.raw")
+    stats = os.path.join(sim, "hapkit-spawn-stats.txt")
+    timing = os.path.join(sim, "hapkit-spawn-timing.txt")
+    env = sim_config(os.path.join(sim, "hapkit-spawn-config"), capture, stats, f'timing "{timing}"')
+    for _ in range(spawns):
+        t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        subprocess.run([hap, "play", "-D", "exciter", "-f", "f32", tick], env=env, check=True)
+        p = played(f32_samples(capture), Timeline(timing, int(read_stats(stats)["rate"])), t0)
+        if p is not None:
+            spawned.append((p - t0) / 1e6)
+    print(f"  reference: spawning hap play -D exciter tick.json (static build), {len(spawned)} of {spawns} runs found")
+    if spawned:
+        print(f"    played: {summary(spawned)}")
+    if running and cold and spawned:
+        print(f"    medians: in process {statistics.median(running):.2f} ms (engine running), "
+              f"{statistics.median(cold):.2f} ms (from engine.start()), spawned hap play {statistics.median(spawned):.2f} ms")
+
+    trace = os.path.join(sim, "hapkit-trace")
+    shutil.rmtree(trace, ignore_errors=True)
+    os.environ["HAP_TRACE"] = trace
+    got = measured("params", runs, texture)
+    del os.environ["HAP_TRACE"]
+    if got is None:
+        return
+    times, samples, timeline, device = got
+    period_ms = int(device["period_size"]) * 1000 / timeline.rate
+    def latencies(level):
+        found = []
+        for t0 in times:
+            frame = timeline.first_written_after(t0)
+            while frame is not None and frame < len(samples) and abs(samples[frame]) < level:
+                frame += 1
+            p = None if frame is None or frame >= len(samples) else timeline.play_ns(frame)
+            if p is not None:
+                found.append((p - t0) / 1e6)
+        return sorted(found)
+    # texture.json at sharpness 0.4 + 0.6: a crest every 4 ms. Intensity 0.2 → 1.0: onset where the
+    # level clearly leaves its resting value, half-way where it is halfway to the new one.
+    onset_l, half = latencies(0.15), latencies(0.43)
+    print(f"  sendParameters(intensity 0.2 → 1.0, CHHapticTimeImmediate) to the change at the device, "
+          f"{len(onset_l)} changes, period {period_ms:.2f} ms, {device.get('xruns', '?')} underruns "
+          f"(targets: median < a period + 2 ms = {period_ms + 2:.1f} ms, worst < 10 ms):")
+    # Exactly where each change acted: the engine's trace gives the player's frame of every
+    # message (HAP_TRACE), the capture where the player's frame 0 is (its first sound, aligned
+    # on texture.json's render), the timing file when that frame played. No carrier phase in it.
+    acted = []
+    loop_render = os.path.join(sim, "hapkit-texture.raw")
+    subprocess.run([hap, "render", texture, "-o", loop_render, "-f", "f32", "--raw", "--quiet"], check=True)
+    lead = first_nonzero(f32_samples(loop_render))
+    start = first_nonzero(samples)
+    frames = [int(round(float(line.split()[0][1:]) * timeline.rate))
+              for line in open(os.path.join(trace, "0.control")) if line.startswith("@") and "HapticIntensityControl 1.0" in line]
+    for t0, frame in zip(times, frames):
+        p = timeline.play_ns(start - lead + frame)
+        if p is not None:
+            acted.append((p - t0) / 1e6)
+    acted.sort()
+    if acted:
+        print(f"    the change's first frame played (from the trace): median {statistics.median(acted):.2f} ms, "
+              f"worst {acted[-1]:.1f} ms, {len(acted)} changes")
+    if onset_l:
+        print(f"    onset of the change: median {statistics.median(onset_l):.2f} ms, worst {onset_l[-1]:.1f} ms")
+        print(f"    half-way to the new level: median {statistics.median(half):.2f} ms, worst {half[-1]:.1f} ms")
+
+
 if __name__ == "__main__":
     # BENCH_ONLY=fire,stall (names below) runs some sections; all of them by default.
     sections = [("validate", main), ("render", render_bench), ("play", play_bench), ("control", control_bench),
                 ("fire", fire_bench), ("stall", stall_bench), ("convert", convert_audio_bench),
-                ("sounds", real_sound_effects_bench), ("resample", resample_bench), ("audio", audio_track_bench)]
+                ("sounds", real_sound_effects_bench), ("resample", resample_bench), ("audio", audio_track_bench),
+                ("hapkit", hapkit_bench)]
     only = [name for name in os.environ.get("BENCH_ONLY", "").split(",") if name]
     unknown = [name for name in only if name not in dict(sections)]
     if unknown:

@@ -3,7 +3,8 @@
 // before each call measured, for scripts/bench.py to find in the simulated exciter's timing.
 //
 //   hapkit-bench start N PATTERN    engine running; N × start(atTime: CHHapticTimeImmediate), 60 ms apart
-//   hapkit-bench cold N PATTERN     N × (engine.start(), then start(atTime: immediate)), engine stopped between
+//   hapkit-bench cold N PATTERN     N × (a new engine; engine.start(), then start(atTime: immediate)),
+//                                   HAPKIT_BENCH_SETTLE_MS after making it (default 0)
 //   hapkit-bench params N PATTERN   one looping player; N × sendParameters(intensity 0.2, then 1.0), 60 ms apart
 //   hapkit-bench load SECONDS PATTERN  8 looping players, another thread sending parameters at 1 kHz
 import Foundation
@@ -33,6 +34,9 @@ do {
   fail("\(error)")
 }
 
+/// `HAPKIT_BENCH_SETTLE_MS`: cold mode's pause between making the engine and starting it.
+let settle = Double(ProcessInfo.processInfo.environment["HAPKIT_BENCH_SETTLE_MS"] ?? "") ?? 0
+
 func intensity(_ value: Float) -> [CHHapticDynamicParameter] {
   [CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: value, relativeTime: 0)]
 }
@@ -56,10 +60,16 @@ do {
     for _ in 0..<Int(count) {
       let engine = try CHHapticEngine()
       let player = try engine.makePlayer(with: pattern)
+      // `settle` ms between making the engine (at launch) and starting it (when needed).
+      sleep(ms: settle)
       let t0 = now()
       try engine.start()
+      let t1 = now()
       try player.start(atTime: CHHapticTimeImmediate)
       print(t0)
+      if ProcessInfo.processInfo.environment["HAPKIT_BENCH_VERBOSE"] != nil {
+        FileHandle.standardError.write(Data("engine.start() \(Double(t1 - t0) / 1e6) ms, player.start \(Double(now() - t1) / 1e6) ms\n".utf8))
+      }
       sleep(ms: 60)
       let done = DispatchSemaphore(value: 0)
       engine.stop { _ in done.signal() }

@@ -19,7 +19,15 @@ extension CHHapticEngine {
       throw CHHapticError(.resourceNotAvailable, .other("\(PlayerMixer.capacity) players already sound on this engine"))
     }
     let settings = player.settings
-    let set = try rendererSet(for: player, run: run, speed: settings.rate, checked: true)
+    let set: RendererSet
+    if let compiled = player.compiled, settings.rate == 1, compiled.renderers.first?.schedule.rate == run.rate,
+      compiled.speed == 1, !(run.device.playsSound && player.pattern.model.events.contains(where: \.type.isAudio))
+    {
+      set = compiled
+    } else {
+      set = try rendererSet(for: player, run: run, speed: settings.rate, checked: true)
+    }
+    player.compiled = nil
     let hapticPlayer = Player(
       renderers: set.renderers, sounds: set.sounds, loops: settings.loops ? nil : 1, rampFrames: run.rampFrames,
       speed: settings.rate)
@@ -42,6 +50,16 @@ extension CHHapticEngine {
     }
   }
 
+
+  /// `pattern`'s haptic signal compiled at the rate engines ask for, with the profile of this
+  /// engine's kind of device; nil when its device's profile is not known before it opens.
+  func precompiled(_ pattern: CHHapticPattern) -> RendererSet? {
+    if case .dualSense = device { return nil }
+    let factory = RendererFactory(
+      profile: .exciter, rate: Double(EngineDevice.request().rate), linearGain: 1,
+      hapticEvents: !locked { _playsAudioOnly })
+    return factory.set([pattern.model])
+  }
 
   /// The lowest slot no player holds.
   private func freeSlot() -> Int? {

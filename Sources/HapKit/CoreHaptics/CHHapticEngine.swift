@@ -85,7 +85,18 @@ public final class CHHapticEngine: @unchecked Sendable {
     device = address
     self.environment = environment
     trace = EngineTrace(environment: environment)
+    // What every start needs, done now on another thread so that start() only opens the
+    // device: libasound loaded, and the playback thread's first-use paths run once.
+    prepared.enter()
+    DispatchQueue.global(qos: .userInitiated).async { [prepared] in
+      try? ALSALibrary.load()
+      EngineRun.warmUp(rate: Double(EngineDevice.request().rate), periodFrames: 120)
+      prepared.leave()
+    }
   }
+
+  /// Left once libasound is loaded and the warm-up has run (``EngineRun/warmUp(rate:periodFrames:)``).
+  private let prepared = DispatchGroup()
 
   deinit {
     housekeeping?.cancel()
@@ -186,6 +197,7 @@ public final class CHHapticEngine: @unchecked Sendable {
 
   func startLocked() throws {
     guard run == nil else { return }
+    prepared.wait()
     let device = try EngineDevice.open(self.device, environment: environment)
     let fresh = EngineRun(device: device, playsHapticsOnly: _playsHapticsOnly, playsAudioOnly: _playsAudioOnly)
     fresh.mixer.setMuted(haptics: _isMutedForHaptics, audio: _isMutedForAudio)

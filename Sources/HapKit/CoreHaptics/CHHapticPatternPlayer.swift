@@ -41,6 +41,9 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
   let advanced: Bool
   /// The start sounding now (guarded by the engine's lock).
   var current: PlayerRun?
+  /// The pattern compiled for its first start, at the rate engines ask for (made with the
+  /// player, so that start only queues it); nil once used.
+  var compiled: RendererSet?
   private var _loopEnabled = false
   private var _loopEnd: TimeInterval = 0
   private var _playbackRate: Float = 1
@@ -51,6 +54,7 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
     self.engine = engine
     self.pattern = pattern
     self.advanced = advanced
+    compiled = engine.precompiled(pattern)
   }
 
   var loopEnabled: Bool {

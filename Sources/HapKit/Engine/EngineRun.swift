@@ -27,18 +27,17 @@ final class EngineRun: @unchecked Sendable {
 
   var rate: Double { mixer.rate }
 
-  func start() {
-    warmUp()
-    engine.start()
-  }
+  func start() { engine.start() }
 
-  /// Runs, once on this thread, every path a player's first period takes on the playback thread
+  /// Runs, once on the calling thread (an engine does at its init), every path a player's
+  /// first period takes on the playback thread
   /// (its control queue's ring, timed messages, a trace, rendering from an offset), so that the
   /// Swift runtime's first-use work (generic metadata, made and cached on first use: an
   /// allocation) is not done there when the first player starts.
-  private func warmUp() {
+  static func warmUp(rate: Double, periodFrames: Int) {
     let pattern = Pattern(events: [Event(time: 0, type: .hapticTransient)])
-    let periodFrames = device.sink.configuration.periodFrames
+    let factory = RendererFactory(profile: .exciter, rate: rate, linearGain: 1)
+    let rampFrames = periodFrames
     let mixer = PlayerMixer(rate: rate, periodFrames: periodFrames, commandCapacity: 8)
     let frames = PeriodFrames(allocating: periodFrames)
     defer { frames.deallocate() }
