@@ -40,8 +40,7 @@ public enum DualSenseDevice {
 
   /// Which one `device` asks for (1-based).
   public static func ordinal(_ device: String) throws(Failure) -> Int {
-    guard device != name else { return 1 }
-    guard let n = Int(device.dropFirst(name.count + 1)), n >= 1 else { throw .notANumber(device) }
+    guard case .dualSense(let n)? = try? DeviceAddress(parsing: device) else { throw .notANumber(device) }
     return n
   }
 

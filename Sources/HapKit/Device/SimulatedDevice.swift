@@ -125,13 +125,10 @@ public struct SimulatedDevice: Sendable {
       }
       return path
     }
-    let argument = device.dropFirst(name.count + 1)
-    guard argument.hasPrefix("CAPTURE="), argument.count > "CAPTURE=".count else {
-      throw Failure(
-        message:
-          "'\(Format.excerpt(device))' is not a simulated exciter: use 'sim' or 'sim:CAPTURE=FILE.wav' (or FILE.raw)")
+    guard case .simulated(let capture?)? = try? DeviceAddress(parsing: device) else {
+      throw Failure(message: DeviceAddress.Failure.simulatedArgument(device).description)
     }
-    let given = String(argument.dropFirst("CAPTURE=".count))
+    let given = capture
     let path = URL(fileURLWithPath: given).standardizedFileURL.path
     var isFolder: ObjCBool = false
     let folder = (path as NSString).deletingLastPathComponent

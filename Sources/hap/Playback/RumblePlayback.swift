@@ -9,15 +9,12 @@ import HapRumble
 /// weak motors weighted by sharpness, FF_GAIN from `--gain`; stopped and removed at the end, on
 /// Ctrl-C or an error.
 enum RumblePlayback {
-  static let prefix = "evdev:"
-
   /// Whether `device` names an event device: `evdev:PATH`.
   static func names(_ device: String) -> Bool { DeviceAddress.Word.of(device) == .motor }
 
   /// The path `evdev:PATH` names (`evdev:` alone is refused).
   static func path(_ device: String) throws(UsageError) -> String {
-    let path = String(device.dropFirst(prefix.count))
-    guard !path.isEmpty else {
+    guard case .motor(let path)? = try? DeviceAddress(parsing: device) else {
       throw .refused("'-D evdev:' needs the event device's path, e.g. -D evdev:/dev/input/event5 (see 'hap devices')")
     }
     return path
@@ -39,7 +36,7 @@ enum RumblePlayback {
 
   /// What a motor cannot do, said once.
   static func note(_ device: RumbleDevice) -> String {
-    "hap: '\(prefix)\(device.path)' (\(device.capabilities.name.isEmpty ? "a rumble motor" : device.capabilities.name)) plays intensity over time only: no carrier frequency, sharpness only as the balance of its strong and weak motors"
+    "hap: '\(DeviceAddress.motor(path: device.path))' (\(device.capabilities.name.isEmpty ? "a rumble motor" : device.capabilities.name)) plays intensity over time only: no carrier frequency, sharpness only as the balance of its strong and weak motors"
   }
 
   /// Plays `patterns` (`speed` times faster, `gap` seconds apart, `loops` times) on the motor
@@ -79,7 +76,7 @@ enum RumblePlayback {
     let caps = device.capabilities
     let bits = [caps.rumble ? "FF_RUMBLE" : nil, caps.periodic ? "FF_PERIODIC" : nil, caps.gain ? "FF_GAIN" : nil]
     Console.error(
-      "device      \(prefix)\(device.path) (\(caps.name)): \(bits.compactMap { $0 }.joined(separator: " ")), \(caps.effects) effects"
+      "device      \(DeviceAddress.motor(path: device.path)) (\(caps.name)): \(bits.compactMap { $0 }.joined(separator: " ")), \(caps.effects) effects"
     )
     Console.error("scheduling  \(report.scheduling)")
     let late = Format.number((report.worstLateness * 10000).rounded() / 10)
@@ -100,7 +97,7 @@ enum RumblePlayback {
   /// `hap devices`' entries: the event devices with a motor.
   static func listed(_ entries: [EventDevices.Entry]) -> [Listed] {
     entries.map { entry in
-      let name = prefix + entry.path
+      let name = DeviceAddress.motor(path: entry.path).description
       switch entry.capabilities {
       case .success(let caps):
         let bits = [caps.rumble ? "rumble" : nil, caps.periodic ? "periodic" : nil, caps.gain ? "gain" : nil]
