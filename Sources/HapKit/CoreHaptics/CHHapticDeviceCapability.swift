@@ -35,15 +35,15 @@ struct HapKitCapability: CHHapticDeviceCapability {
 
   init(environment: [String: String]) {
     guard let address = try? DeviceAddress.fromEnvironment(environment),
-      let device = try? EngineDevice.open(address, environment: environment, capturing: false)
+      let session = try? EngineDevice.open(address, environment: environment, capturing: false)
     else {
       supportsHaptics = false
       supportsAudio = false
       return
     }
     supportsHaptics = true
-    supportsAudio = device.playsSound
-    device.sink.close(success: false)
+    supportsAudio = session.playsSound
+    session.close(success: false)
   }
 
   func attributes(forEventParameter inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType)

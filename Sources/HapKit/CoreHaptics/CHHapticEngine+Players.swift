@@ -21,7 +21,7 @@ extension CHHapticEngine {
     let settings = player.settings
     let set: RendererSet
     if let compiled = player.compiled, settings.rate == 1, compiled.renderers.first?.schedule.rate == run.rate,
-      compiled.speed == 1, !(run.device.playsSound && player.pattern.model.events.contains(where: \.type.isAudio))
+      compiled.speed == 1, !(run.playsSound && player.pattern.model.events.contains(where: \.type.isAudio))
     {
       set = compiled
     } else {
@@ -56,7 +56,7 @@ extension CHHapticEngine {
   func precompiled(_ pattern: CHHapticPattern) -> RendererSet? {
     if case .dualSense = device { return nil }
     let factory = RendererFactory(
-      profile: .exciter, rate: Double(EngineDevice.request().rate), linearGain: 1,
+      profile: .exciter, rate: Double(EngineDevice.rate), linearGain: 1,
       hapticEvents: !locked { _playsAudioOnly })
     return factory.set([pattern.model])
   }
@@ -73,7 +73,7 @@ extension CHHapticEngine {
   {
     var factory = run.factory
     let pattern = player.pattern
-    if run.device.playsSound, !_playsHapticsOnly, pattern.model.events.contains(where: \.type.isAudio) {
+    if run.playsSound, !_playsHapticsOnly, pattern.model.events.contains(where: \.type.isAudio) {
       factory.sounds = [try sounds(of: pattern, rate: run.rate)]
     }
     return factory.set([pattern.model], speed: speed)

@@ -90,7 +90,7 @@ public final class CHHapticEngine: @unchecked Sendable {
     prepared.enter()
     DispatchQueue.global(qos: .userInitiated).async { [prepared] in
       try? ALSALibrary.load()
-      EngineRun.warmUp(rate: Double(EngineDevice.request().rate), periodFrames: 120)
+      EngineRun.warmUp(rate: Double(EngineDevice.rate), periodFrames: 120)
       prepared.leave()
     }
   }
@@ -198,10 +198,12 @@ public final class CHHapticEngine: @unchecked Sendable {
   func startLocked() throws {
     guard run == nil else { return }
     prepared.wait()
-    let device = try EngineDevice.open(self.device, environment: environment)
-    let fresh = EngineRun(device: device, playsHapticsOnly: _playsHapticsOnly, playsAudioOnly: _playsAudioOnly)
+    let stop = StopRequest()
+    let session = try EngineDevice.open(
+      device, environment: environment, sound: !_playsHapticsOnly, abandon: { stop.isRequested })
+    session.factory.hapticEvents = !_playsAudioOnly
+    let fresh = EngineRun(session: session, stop: stop)
     fresh.mixer.setMuted(haptics: _isMutedForHaptics, audio: _isMutedForAudio)
-    fresh.start()
     run = fresh
     stopping = false
     waitingForDevice = false
@@ -306,7 +308,7 @@ public final class CHHapticEngine: @unchecked Sendable {
   private func writeTrace(_ current: EngineRun, over: [PlayerRun]) {
     guard let trace else { return }
     let sounding = locked { Array(runs.values) } + over
-    let c = current.device.sink.configuration
+    let c = current.session.configuration
     for player in sounding {
       guard let number = player.traceRun, let record = player.trace else { continue }
       if !player.startTraced, let frame = current.mixer.startFrame(slot: player.slot) ?? (over.contains { $0 === player } ? player.requestedFrame : nil) {
@@ -354,8 +356,9 @@ public final class CHHapticEngine: @unchecked Sendable {
     let now = DispatchTime.now().uptimeNanoseconds
     guard now >= nextLook else { return }
     nextLook = now + 500_000_000
-    guard let opened = try? EngineDevice.open(device, environment: environment) else { return }
-    opened.sink.close(success: false)
+    guard let opened = try? EngineDevice.open(device, environment: environment, capturing: false, sound: false)
+    else { return }
+    opened.close(success: false)
     let handler = locked { () -> ResetHandler in
       waitingForDevice = false
       return _resetHandler

@@ -52,14 +52,23 @@ public struct SimulatedDevice: Sendable {
   ) throws(Failure) -> SimulatedDevice? {
     guard names(device) else { return nil }
     guard device == name else { return try resolve(device, environment: environment) }
-    let plugin = try locatePlugin(environment: environment)
+    let plugin: String
+    if let found = haptic?.plugin {
+      plugin = found
+    } else {
+      plugin = try locatePlugin(environment: environment)
+    }
+    // The haptic device records nothing (a probe): neither does the sound's.
+    if let haptic, haptic.capture == nil { return SimulatedDevice(plugin: plugin, capture: nil) }
     let base: String
     if let capture = haptic?.capture {
       base = capture
     } else {
       base = try capturePath(name, environment: environment)
     }
-    return SimulatedDevice(plugin: plugin, capture: soundCapture(of: base))
+    var sound = SimulatedDevice(plugin: plugin, capture: soundCapture(of: base))
+    sound.appends = haptic?.appends ?? false
+    return sound
   }
 
   /// `FOLDER/NAME.EXT` → `FOLDER/NAME-sound.EXT`: the capture of the sound beside a haptic one.

@@ -5,29 +5,30 @@ import HapCore
 /// An engine while it runs: the device, the mixer every player sounds in, the real-time engine
 /// that plays the mixer on the device, and the compiled-patterns factory at the device's rate.
 final class EngineRun: @unchecked Sendable {
-  let device: EngineDevice
+  let session: PlaybackSession
   let mixer: PlayerMixer
   let engine: DeviceEngine<PlayerMixer>
-  let stop = StopRequest()
+  let stop: StopRequest
   let factory: RendererFactory
   /// Parameter ramps: 2.5 ms, as `hap render --control` (so a trace renders bit for bit).
   let rampFrames: Int
 
-  init(device: EngineDevice, playsHapticsOnly: Bool, playsAudioOnly: Bool) {
-    self.device = device
-    let configuration = device.sink.configuration
+  /// Plays a new mixer on `session`'s devices (its thread starts now); `stop` ends it.
+  init(session: PlaybackSession, stop: StopRequest) {
+    self.session = session
+    self.stop = stop
+    let configuration = session.configuration
     let rate = Double(configuration.rate)
     mixer = PlayerMixer(rate: rate, periodFrames: configuration.periodFrames)
-    engine = DeviceEngine(sink: device.sink, source: mixer, planes: device.planes, stop: stop, name: "hapkit engine")
-    factory = RendererFactory(
-      profile: device.profile, rate: rate, linearGain: 1, hapticEvents: !playsAudioOnly)
+    factory = session.factory
     rampFrames = Int((Player.offlineRamp * rate).rounded())
-    _ = playsHapticsOnly
+    engine = session.start(mixer, stop: stop, thread: "hapkit engine")
   }
 
-  var rate: Double { mixer.rate }
+  /// Whether the session plays the patterns' sound (on the layout's channels or a second device).
+  var playsSound: Bool { session.playsSound }
 
-  func start() { engine.start() }
+  var rate: Double { mixer.rate }
 
   /// Runs, once on the calling thread (an engine does at its init), every path a player's
   /// first period takes on the playback thread
@@ -67,12 +68,12 @@ final class EngineRun: @unchecked Sendable {
     withExtendedLifetime(players) {}
   }
 
-  /// Fades every player out, ends the thread and closes the device; the engine's report.
+  /// Fades every player out, ends the thread and closes the devices; the engine's report.
   func finish() -> EngineReport {
     stop.request()
     mixer.wake()
     let report = engine.wait()
-    device.sink.close(success: report.outcome == .completed || report.outcome == .stopped)
+    session.close(success: report.outcome == .completed || report.outcome == .stopped)
     return report
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// `hap completion SHELL`: a completion script for bash, zsh or fish, from the option tables.
 enum CompletionCommand: Command {

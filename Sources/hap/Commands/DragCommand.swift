@@ -1,6 +1,7 @@
 import Foundation
 import HapALSA
 import HapCore
+import HapKit
 
 /// `hap drag`: feel a texture under your finger. The touchpad's (or mouse's) velocity drives a
 /// pattern live, through the same mapping as `--map velocity`; or a recorded gesture renders
@@ -139,7 +140,7 @@ enum DragCommand: Command {
     }
     let session: PlaybackSession
     do {
-      session = try PlaybackSession.open(
+      session = try PlaybackSession.openForCommand(
         device, profile: profile, commandStarted: started, live: true, sound: sounds.hasAudio)
       try session.prepareSounds(sounds)
     } catch {

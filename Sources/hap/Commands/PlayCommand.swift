@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HapALSA
 import HapCore
+import HapKit
 
 /// `hap play`: feel patterns on the exciter, now.
 enum PlayCommand: Command {
@@ -118,7 +119,7 @@ enum PlayCommand: Command {
 
     let session: PlaybackSession
     do {
-      session = try PlaybackSession.open(
+      session = try PlaybackSession.openForCommand(
         device, profile: profile, commandStarted: started, live: settings.control != nil, sound: sounds.hasAudio)
       try session.prepareSounds(sounds)
     } catch {

@@ -1,6 +1,7 @@
 import Foundation
 import HapALSA
 import HapCore
+import HapKit
 
 /// `hap serve`: the vocabulary as a running service on a Unix socket (docs/service.md).
 enum ServeCommand: Command {

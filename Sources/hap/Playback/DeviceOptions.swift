@@ -4,8 +4,12 @@ import HapCore
 import HapKit
 
 /// The device options of every command that plays (`hap play`, `hap drag`): one option table
-/// the commands include in theirs, parsed once into this value.
+/// the commands include in theirs, parsed once into HapKit's ``DeviceSettings`` (``settings``),
+/// whose values it gives under the same names.
 struct DeviceOptions {
+  /// What the options say, as HapKit's session takes it.
+  var settings = DeviceSettings()
+
   static let device = Option<String?>.text(
     "device", short: "D", "NAME", .devices, default: ": $HAP_DEVICE, else 'default'",
     "ALSA device; 'sim': the simulated exciter; 'dualsense[:N]': a DualSense\nover USB (its raw device); 'evdev:/dev/input/eventN': a rumble motor\n{}"
@@ -58,16 +62,6 @@ struct DeviceOptions {
   /// play a pattern's audio events.
   static let sound: [any DeclaredOption] = [audioDevice, noAudio, audioOnly]
 
-  /// `sim`, `default` and the devices in ALSA's hints, none opened (only `sim` and `default`
-  /// when libasound is missing): what `-D` completes and a misspelt name is compared with.
-  static func knownDeviceNames() -> [String] {
-    var names = [SimulatedDevice.name, "default"]
-    if (try? ALSALibrary.load()) != nil {
-      for (name, _) in DeviceList.hintedPlaybackDevices() where !names.contains(name) { names.append(name) }
-    }
-    return names
-  }
-
   /// `-D`, `--latency`, `--margin`, `--rate`, `--sample-format`, `--channels`, `--channel`,
   /// `--reconnect`, `--profile`, `--gain` and `--verbose`, as every command that plays takes them: declared
   /// once, shown as one group in help.
@@ -85,95 +79,88 @@ struct DeviceOptions {
   ]
 
   /// `-D`, else `$HAP_DEVICE` (when not empty), else `default`.
-  var device: String
-  /// The device buffer, in seconds.
-  var latency: Double
-  /// `--margin`: what is left queued when a just-in-time writer wakes, in seconds.
-  var margin: Double
-  /// The rate asked for; the device may take another (``PlaybackSession`` renders at that one).
-  var rate: Int
-  /// `--sample-format`; nil: s16 on a DualSense, else the best the device takes, float first.
-  var givenFormat: SampleFormat?
-  /// `--channels`; nil: the layout's, else the fewest the device takes.
-  var givenChannels: Int?
-  /// `--channel`: where the haptic signal goes on the device's channels.
-  var channelList: ChannelLayout?
-  /// `--layout`; nil: ``DeviceLayout/dualSense`` on a DualSense (``deviceLayout``).
-  var givenLayout: DeviceLayout?
-  /// `--actuator`.
-  var actuator: DeviceLayout.Actuator
-  /// How long to wait for a lost device to come back, in seconds.
-  var reconnect: Double
-  /// In dB.
-  var gain: Double
-  /// `--audio-device`, when given (nil: the default, see ``AudioRouting``).
-  var audioDevice: String?
-  /// `--no-audio` / `--audio-only`.
-  var audio = AudioSelection.both
-  /// `--profile`: a built-in name or a file; nil: the exciter.
-  var profile: String?
-  var verbose: Bool
-
   /// Parses and checks the device options of `arguments`; `--latency` is `defaultLatency`
   /// milliseconds when not given (`hap serve` asks for less than `hap play`).
   init(
     _ arguments: Arguments, defaultLatency: Double = 10,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws(UsageError) {
-    device = arguments[Self.device] ?? environment["HAP_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
-    latency = (arguments.gave(Self.latency) ? arguments[Self.latency] : defaultLatency) / 1000
-    margin = arguments[Self.margin] / 1000
-    rate = arguments[Options.rate]
-    givenFormat = arguments[Options.sampleFormat]
-    gain = arguments[Options.gain]
-    reconnect = arguments[Self.reconnect]
+    settings.device = arguments[Self.device] ?? environment["HAP_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+    settings.latency = (arguments.gave(Self.latency) ? arguments[Self.latency] : defaultLatency) / 1000
+    settings.margin = arguments[Self.margin] / 1000
+    settings.rate = arguments[Options.rate]
+    settings.givenFormat = arguments[Options.sampleFormat]
+    settings.gain = arguments[Options.gain]
+    settings.reconnect = arguments[Self.reconnect]
     let givenChannels = arguments[Self.channels]
-    self.givenChannels = givenChannels
-    channelList = nil
-    givenLayout = nil
-    if let channel = arguments[Self.channel] { channelList = try Self.layout(channel, channels: givenChannels) }
-    if let text = arguments[Self.layout] { givenLayout = try Self.deviceLayout(text) }
-    if channelList != nil && givenLayout != nil { throw .conflict("--channel", "--layout") }
-    actuator = arguments[Self.actuator]
-    profile = arguments[Options.profile]
-    verbose = arguments[Self.verbose]
+    settings.givenChannels = givenChannels
+    settings.channelList = nil
+    settings.givenLayout = nil
+    if let channel = arguments[Self.channel] { settings.channelList = try Self.layout(channel, channels: givenChannels) }
+    if let text = arguments[Self.layout] { settings.givenLayout = try Self.deviceLayout(text) }
+    if settings.channelList != nil && settings.givenLayout != nil { throw .conflict("--channel", "--layout") }
+    settings.actuator = arguments[Self.actuator]
+    settings.profile = arguments[Options.profile]
+    settings.verbose = arguments[Self.verbose]
     if arguments.knows(Self.noAudio) {
-      audioDevice = arguments[Self.audioDevice]
+      settings.audioDevice = arguments[Self.audioDevice]
       if arguments[Self.noAudio] && arguments[Self.audioOnly] { throw .conflict("--no-audio", "--audio-only") }
-      if arguments[Self.noAudio] && audioDevice != nil { throw .conflict("--no-audio", "--audio-device") }
-      audio = arguments[Self.noAudio] ? .hapticsOnly : arguments[Self.audioOnly] ? .audioOnly : .both
+      if arguments[Self.noAudio] && settings.audioDevice != nil { throw .conflict("--no-audio", "--audio-device") }
+      settings.audio = arguments[Self.noAudio] ? .hapticsOnly : arguments[Self.audioOnly] ? .audioOnly : .both
     }
-    if let layout = deviceLayout, let given = givenChannels, given < layout.channels {
+    if let layout = settings.deviceLayout, let given = givenChannels, given < layout.channels {
       throw .layoutBeyond(layout: layout.name, needs: layout.channels, channels: given)
     }
-    if actuator != .both {
-      guard let layout = deviceLayout, layout.actuatorPair != nil else {
-        throw .actuatorWithoutPair(actuator.rawValue, onDevice: true)
+    if settings.actuator != .both {
+      guard let layout = settings.deviceLayout, layout.actuatorPair != nil else {
+        throw .actuatorWithoutPair(settings.actuator.rawValue, onDevice: true)
       }
     }
   }
 
-  /// Whether `-D` names a DualSense (`dualsense`, `dualsense:N`).
-  var isDualSense: Bool { DualSenseDevice.names(device) }
-
-  /// `--layout`, else ``DeviceLayout/dualSense`` on a DualSense (without `--channel`), else none.
-  var deviceLayout: DeviceLayout? {
-    givenLayout ?? (isDualSense && channelList == nil ? .dualSense : nil)
+  // The settings under their own names.
+  var device: String {
+    get { settings.device }
+    set { settings.device = newValue }
   }
-
-  /// Where the haptic signal goes on the device's channels: `--channel`, else the layout's (with
-  /// `--actuator`), else all of them.
-  var layout: ChannelLayout {
-    if let channelList { return channelList }
-    guard let deviceLayout else { return .hapticOnAll }
-    return (try? deviceLayout.layout(actuator: actuator)) ?? (try? deviceLayout.layout()) ?? .hapticOnAll
+  var latency: Double { settings.latency }
+  var margin: Double { settings.margin }
+  var rate: Int { settings.rate }
+  var givenFormat: SampleFormat? { settings.givenFormat }
+  var givenChannels: Int? {
+    get { settings.givenChannels }
+    set { settings.givenChannels = newValue }
   }
-
-  /// `--channels`, else the layout's count, else nil (the fewest the device takes).
-  var channels: Int? { givenChannels ?? deviceLayout?.channels }
-
-  /// `--sample-format`, else s16 on a DualSense (the only format it takes), else nil.
-  var format: SampleFormat? { givenFormat ?? (isDualSense ? .s16 : nil) }
+  var channelList: ChannelLayout? {
+    get { settings.channelList }
+    set { settings.channelList = newValue }
+  }
+  var givenLayout: DeviceLayout? {
+    get { settings.givenLayout }
+    set { settings.givenLayout = newValue }
+  }
+  var actuator: DeviceLayout.Actuator { settings.actuator }
+  var reconnect: Double { settings.reconnect }
+  var gain: Double {
+    get { settings.gain }
+    set { settings.gain = newValue }
+  }
+  var audioDevice: String? { settings.audioDevice }
+  var audio: AudioSelection { settings.audio }
+  var profile: String? {
+    get { settings.profile }
+    set { settings.profile = newValue }
+  }
+  var verbose: Bool { settings.verbose }
+  var isDualSense: Bool { settings.isDualSense }
+  var deviceLayout: DeviceLayout? { settings.deviceLayout }
+  var layout: ChannelLayout { settings.layout }
+  var channels: Int? { settings.channels }
+  var format: SampleFormat? { settings.format }
+  var linearGain: Double { settings.linearGain }
+  var soundDeviceName: String { settings.soundDeviceName }
+  func request(live: Bool) -> ALSASink.Request { settings.request(live: live) }
+  static func knownDeviceNames() -> [String] { DeviceSettings.knownDeviceNames() }
 
   /// `--layout MAP`'s words, one per channel: a ``SignalChannel``'s name or `-`.
   static func deviceLayout(_ text: String) throws(UsageError) -> DeviceLayout {
@@ -234,20 +221,6 @@ struct DeviceOptions {
     return list
   }
 
-  /// What to ask the device for; `live`: the source takes live input, so the writer renders
-  /// just in time with `--margin` queued (`hap play --control`, `hap drag`, the service), else
-  /// it keeps the whole buffer (`--latency`) full.
-  func request(live: Bool) -> ALSASink.Request {
-    var request = ALSASink.Request(
-      rate: rate, format: format, channels: channels, latency: latency, periods: 4,
-      renderAhead: live ? .justInTime(margin: margin) : .full)
-    request.fewestChannels = layout.fewestChannels
-    return request
-  }
-
-  /// `--gain` as a factor.
-  var linearGain: Double { pow(10, gain / 20) }
-
   /// `--profile`, else the layout's (`dualsense` on a DualSense), loaded (a profile file with
   /// errors is printed and refused).
   func loadProfile() throws(PatternLoading.Failure) -> ActuatorProfile {
@@ -255,8 +228,3 @@ struct DeviceOptions {
   }
 }
 
-/// Which halves of a pattern play (`--no-audio`, `--audio-only`: what Core Haptics'
-/// `playsHapticsOnly` and `playsAudioOnly` do).
-enum AudioSelection: Sendable, Equatable {
-  case both, hapticsOnly, audioOnly
-}

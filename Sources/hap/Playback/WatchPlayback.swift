@@ -1,6 +1,7 @@
 import Foundation
 import HapALSA
 import HapCore
+import HapKit
 
 /// `hap play --watch`: plays the patterns, then plays each one again every time it is saved,
 /// on a device that stays open between plays (prepared again before each play, so a replay
@@ -29,7 +30,7 @@ enum WatchPlayback {
     do {
       // The sound's device opens when the files have sound when the watch starts (or it is named).
       let sound = device.audioDevice != nil || unique.contains { Self.hasAudio($0) }
-      session = try PlaybackSession.open(device, profile: profile, commandStarted: started, live: false, sound: sound)
+      session = try PlaybackSession.openForCommand(device, profile: profile, commandStarted: started, live: false, sound: sound)
     } catch {
       return PlaybackSession.fail(error)
     }
@@ -93,7 +94,7 @@ enum WatchPlayback {
   ) -> Int32? {
     let patterns = loaded.map(\.pattern)
     do {
-      try session.prepare()
+      try session.prepare(abandon: { Interrupt.requested })
     } catch {
       Console.error("hap: \(error)")
       return ExitStatus.trouble

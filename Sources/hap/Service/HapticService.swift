@@ -1,6 +1,7 @@
 import Foundation
 import HapALSA
 import HapCore
+import HapKit
 import HapResample
 
 /// The running service of `hap serve`: the vocabulary rendered into an ``EventMixer``, the
@@ -227,7 +228,7 @@ final class HapticService: @unchecked Sendable {
     if engine != nil { return nil }
     let opened: PlaybackSession
     do {
-      opened = try PlaybackSession.open(
+      opened = try PlaybackSession.openForCommand(
         settings.device, profile: settings.profile, commandStarted: 0, live: true,
         sound: mixer.hasSound && !soundUnavailable)
     } catch {

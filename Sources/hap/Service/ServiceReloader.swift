@@ -1,6 +1,7 @@
 import Foundation
 import HapALSA
 import HapCore
+import HapKit
 
 /// Keeps a running `hap serve` in step with its files (docs/service.md): the config file, read
 /// at start and whenever it changes, and the vocabulary folder, loaded again on SIGHUP and
