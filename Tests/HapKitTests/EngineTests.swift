@@ -270,6 +270,44 @@ struct EngineTests {
   }
 }
 
+
+@Suite("HapKit's sound on the simulated exciter", .serialized)
+struct EngineSoundTests {
+  @Test("a registered sound plays on the sound's device (a second simulated one) as the audio track renders it")
+  func registeredSoundPlays() throws {
+    let sim = try SimEngine()
+    let tone = (0..<9600).map { Float(0.5 * sin(2 * Double.pi * 330 * Double($0) / 48000)) }
+    let file = sim.folder.appendingPathComponent("tone.wav")
+    try Data(SyntheticSound.wav([tone, tone], rate: 48000, format: .f32)).write(to: file)
+    try sim.engine.start()
+    let id = try sim.engine.registerAudioResource(file)
+    let pattern = try CHHapticPattern(
+      events: [
+        CHHapticEvent(
+          audioResourceID: id, parameters: [CHHapticEventParameter(parameterID: .audioVolume, value: 0.8)],
+          relativeTime: 0.02),
+        transient(1, 0.5),
+      ], parameters: [])
+    try sim.engine.makePlayer(with: pattern).start(atTime: sim.engine.currentTime + 0.02)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+    let model = try SimEngine.model(pattern)
+    let sound = try #require(DecodedSound.wav([UInt8](Data(contentsOf: file))) as DecodedSound?)
+    let path = try #require(model.events.first { $0.type == .audioCustom }?.waveformPath)
+    let haptic = PatternRender.samples(model, rate: 48000)
+    let expected = PatternRender.audio(model, sounds: [path: sound], rate: 48000, frames: haptic.count)
+    let played = try PCM.floats(contentsOf: sim.folder.appendingPathComponent("capture-sound.raw").path, format: .f32)
+    let hapticPlayed = try sim.captured()
+    // Both devices are fed the same periods: the sound starts where the haptic signal does.
+    let at = try #require(locate(haptic, in: hapticPlayed))
+    #expect(Array(hapticPlayed[at..<(at + haptic.count)]) == haptic)
+    #expect(played.count >= 2 * (at + expected.count / 2))
+    #expect(Array(played[(2 * at)..<(2 * at + expected.count)]) == expected)
+    try sim.engine.unregisterAudioResource(id)
+    #expect(throws: CHHapticError.self) { try sim.engine.unregisterAudioResource(id) }
+  }
+}
+
 final class Counter: @unchecked Sendable {
   private let lock = NSLock()
   private var count = 0
