@@ -282,4 +282,24 @@ struct RumbleTests {
       #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
     }
   }
+  @Test("play --watch on a motor: each save plays, a save stops the play under way, Ctrl-C ends it with 130")
+  func watchOnAMotor() throws {
+    let motors = try Motors()
+    let long = Data(
+      #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 30}}]}"#.utf8)
+    let short = try WatchTests.bundled("correct.json")
+    let pattern = try motors.folder.write("pattern.json", long)
+    let hap = try RunningHap(["play", "--watch", "-D", motors.device(), pattern], environment: motors.environment)
+    func count(_ kind: String) -> Int { ((try? motors.calls()) ?? []).filter { $0.kind == kind }.count }
+    #expect(hap.poll { count("upload") > 0 }, "the first version never played: \(hap.stderr)")
+    #expect(count("remove") == 0, "the 30 s event ended early")
+    try WatchTests.saveByRename(short, to: pattern)
+    // The long play stops (its effect removed, the device closed), the new version plays and ends.
+    #expect(hap.poll { count("remove") >= 2 && count("close") >= 2 }, "the save did not replay: \(hap.stderr)")
+    #expect(hap.stderr.contains("saved: "), "\(hap.stderr)")
+    #expect(hap.stderr.components(separatedBy: "plays intensity over time only").count == 2, "the note, once")
+    #expect(hap.interrupt() == 130)
+    let opens = (try? motors.calls())?.filter { $0.kind == "open" }.count ?? 0
+    #expect(opens >= 2, "one opening per play")
+  }
 }

@@ -271,6 +271,114 @@ struct EngineTests {
 }
 
 
+@Suite("HapKit's engine at its edges (a review's findings)", .serialized)
+struct EngineEdgeTests {
+  @Test("stop, then start at once: the new run's players play and complete", .timeLimit(.minutes(1)))
+  func stopThenStart() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(events: [continuous(0.6, 0.4, for: 0.1)], parameters: [])
+    try sim.engine.start()
+    try sim.engine.makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
+    sim.engine.stop()
+    try sim.engine.start()
+    let player = try sim.engine.makeAdvancedPlayer(with: pattern)
+    let completed = Counter()
+    player.completionHandler = { _ in completed.add() }
+    try player.start(atTime: CHHapticTimeImmediate)
+    Thread.sleep(forTimeInterval: 0.05)
+    #expect(completed.value == 0, "the earlier stop finished the new run's player")
+    #expect(sim.waitForPlayers())
+    Thread.sleep(forTimeInterval: 0.05)
+    #expect(completed.value == 1)
+    sim.stop()
+    let expected = try SimEngine.render(pattern)
+    let capture = try sim.captured()
+    let at = try #require(locate(expected, in: capture, from: max(0, capture.count - 48000)))
+    #expect(Array(capture[at..<min(capture.count, at + expected.count)]) == expected)
+  }
+
+  @Test("stop ends at once though a player is due in 30 s", .timeLimit(.minutes(1)))
+  func stopWithAFuturePlayer() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(events: [transient(1, 1)], parameters: [])
+    try sim.engine.start()
+    try sim.engine.makePlayer(with: pattern).start(atTime: sim.engine.currentTime + 30)
+    let started = Date()
+    sim.stop()
+    #expect(Date().timeIntervalSince(started) < 5)
+    #expect(try sim.captured().allSatisfy { $0 == 0 }, "the future player sounded")
+  }
+
+  @Test("a full queue refuses a message instead of blocking the caller", .timeLimit(.minutes(1)))
+  func fullQueueRefuses() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(events: [continuous(0.5, 0.5, for: 1)], parameters: [])
+    try sim.engine.start()
+    let player = try sim.engine.makeAdvancedPlayer(with: pattern)
+    let t = sim.engine.currentTime + 10
+    try player.start(atTime: t)
+    var refused: CHHapticError.Code?
+    for k in 0..<1100 where refused == nil {
+      do {
+        try player.sendParameters(
+          [CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.5, relativeTime: 0)],
+          atTime: t + Double(k) * 0.001)
+      } catch let error as CHHapticError {
+        refused = error.code
+      }
+    }
+    #expect(refused == .resourceNotAvailable)
+    // A curve with a point 1e300 s away is taken (in at most 512 steps) by a player with room.
+    let other = try sim.engine.makeAdvancedPlayer(with: pattern)
+    try other.start(atTime: CHHapticTimeImmediate)
+    try other.scheduleParameterCurve(
+      CHHapticParameterCurve(
+        parameterID: .hapticSharpnessControl,
+        controlPoints: [.init(relativeTime: 0, value: 0), .init(relativeTime: 1e300, value: 1)], relativeTime: 0),
+      atTime: CHHapticTimeImmediate)
+    sim.stop()
+  }
+
+  @Test("a time set right after an immediate start counts from where it started, though the engine idled")
+  func immediateStartThenTimedChange() throws {
+    let trace = FileManager.default.temporaryDirectory.appendingPathComponent("hapkit-trace-\(UUID().uuidString)")
+    let sim = try SimEngine(environment: ["HAP_TRACE": trace.path])
+    let pattern = try CHHapticPattern(events: [continuous(0.8, 0.5, for: 0.5)], parameters: [])
+    try sim.engine.start()
+    Thread.sleep(forTimeInterval: 0.3)  // the stream stops while idle
+    let player = try sim.engine.makeAdvancedPlayer(with: pattern)
+    try player.start(atTime: CHHapticTimeImmediate)
+    try player.sendParameters(
+      [CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.3, relativeTime: 0)],
+      atTime: sim.engine.currentTime + 0.2)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+    let control = try String(contentsOf: trace.appendingPathComponent("0.control"), encoding: .utf8)
+    let line = try #require(control.split(separator: "\n").first { $0.contains("HapticIntensityControl") })
+    let time = try #require(Double(line.split(separator: " ")[0].dropFirst()))
+    #expect(abs(time - 0.2) < 0.01, "acted at \(time) s into the pattern")
+  }
+
+  @Test("starting a sounding advanced player again restarts it without calling its completion handler")
+  func restartIsNotCompletion() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(events: [continuous(0.6, 0.4, for: 0.3)], parameters: [])
+    try sim.engine.start()
+    let player = try sim.engine.makeAdvancedPlayer(with: pattern)
+    let completed = Counter()
+    player.completionHandler = { _ in completed.add() }
+    try player.start(atTime: CHHapticTimeImmediate)
+    Thread.sleep(forTimeInterval: 0.1)
+    try player.start(atTime: CHHapticTimeImmediate)
+    Thread.sleep(forTimeInterval: 0.1)
+    #expect(completed.value == 0)
+    #expect(sim.waitForPlayers())
+    Thread.sleep(forTimeInterval: 0.05)
+    #expect(completed.value == 1)
+    sim.stop()
+  }
+}
+
 @Suite("HapKit's sound on the simulated exciter", .serialized)
 struct EngineSoundTests {
   @Test("a registered sound plays on the sound's device (a second simulated one) as the audio track renders it")

@@ -96,6 +96,20 @@ public final class ControlQueue: @unchecked Sendable {
     }
   }
 
+  /// Producer: queues a message without waiting: false (nothing queued) when the ring is full
+  /// and the message is not a parameter on arrival (those go to their mailbox, newest winning).
+  public func tryPush(_ message: ControlMessage) -> Bool {
+    if ring.room > 0 {
+      push(message)
+      return true
+    }
+    if message.time == nil, case .parameter(let id, _) = message.action, ControlQueue.mailbox(id) != nil {
+      push(message)
+      return true
+    }
+    return false
+  }
+
   /// Consumer: takes the next queued message, if any, skipping a parameter value older than one
   /// already handed out. Timed messages count as not yet due.
   @inline(__always)

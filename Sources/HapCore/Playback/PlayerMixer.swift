@@ -6,9 +6,10 @@ import Synchronization
 /// engine's clock, is mixed into the period from that frame on, and leaves when it finishes or
 /// is removed.
 ///
-/// - Frame `f` of the engine's clock is `f / rate` seconds after the first period was rendered
-///   (`clockOrigin`); when the stream was stopped while idle, the next period starts at the
-///   clock's frame for "now", so the clock stays that of the wall (CLOCK_MONOTONIC).
+/// - The engine's clock counts frames: each period publishes its first frame and when it was
+///   rendered (the anchor), and "now" is the anchor plus the time since; so the clock follows the
+///   device's. When the stream was stopped while idle, the next period starts at the clock's
+///   frame for "now" (it ran on with CLOCK_MONOTONIC meanwhile).
 /// - One player sounding: its samples pass bit for bit (what `hap render` writes of its
 ///   pattern); where more than one sounds, their sum goes through the ``SoftLimiter``, as the
 ///   service's ``EventMixer`` does.
@@ -33,8 +34,9 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
   }
 
   public let rate: Double
-  /// Monotonic nanoseconds of engine frame 0 (set when the first period is rendered).
-  private let origin = Atomic<UInt64>(0)
+  /// The clock's anchor, published each period: (the period's first engine frame, the
+  /// monotonic nanoseconds when it was rendered); (0, 0) before the first period.
+  private let anchor = Atomic<WordPair>(WordPair(first: 0, second: 0))
   private var commands: SPSCRing<Command>
   private let slots: UnsafeMutableBufferPointer<Unmanaged<Player>?>
   private let starts: UnsafeMutableBufferPointer<Int>
@@ -122,11 +124,13 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
     audioMuted.store(audio, ordering: .relaxed)
   }
 
-  /// The engine's clock now, in frames: since the first period was rendered (0 before that).
+  /// The engine's clock now, in frames: the last period rendered, and the time since (0 before
+  /// the first period). Anchored anew each period, so it follows the device's clock, not the
+  /// wall's; while the stream is stopped (idle) it runs on with the wall.
   public var clockFrame: Int {
-    let start = origin.load(ordering: .acquiring)
-    guard start != 0 else { return 0 }
-    return Int(Double(Self.monotonic() &- start) * rate / 1e9)
+    let pair = anchor.load(ordering: .acquiring)
+    guard pair.second != 0 else { return 0 }
+    return Int(pair.first) + Int(Double(Self.monotonic() &- UInt64(pair.second)) * rate / 1e9)
   }
 
   /// The engine frame the next period rendered starts at: the earliest a player can start.
@@ -160,19 +164,17 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
     return frames.count
   }
 
-  /// The engine frame this period starts at: the clock's origin set at the first period, and
-  /// after an idle stop, the clock's frame for now.
+  /// The engine frame this period starts at (after an idle stop, the clock's frame for now),
+  /// published with the time as the clock's anchor.
   @inline(__always)
   private func beginPeriod() -> Int {
-    if origin.load(ordering: .relaxed) == 0 {
-      origin.store(Self.monotonic(), ordering: .releasing)
-      return 0
-    }
+    var start = frameCursor
     if wasIdle {
       wasIdle = false
-      return max(frameCursor, clockFrame)
+      start = max(frameCursor, clockFrame)
     }
-    return frameCursor
+    anchor.store(WordPair(first: UInt(start), second: UInt(Self.monotonic())), ordering: .releasing)
+    return start
   }
 
   @inline(__always)
@@ -184,6 +186,8 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
         starts[slot] = max(frame ?? periodStart, periodStart)
         publishedStarts[slot].store(starts[slot], ordering: .releasing)
         active |= UInt64(1) << UInt64(slot)
+        // Stopping: a player that has not sounded yet never will.
+        if stopping { release(slot) }
       case .remove(let slot):
         release(slot)
       case .none:
@@ -266,7 +270,11 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
     while remaining != 0 {
       let slot = remaining.trailingZeroBitCount
       remaining &= remaining - 1
-      slots[slot]?._withUnsafeGuaranteedRef { $0.beginStop() }
+      if starts[slot] >= frameCursor {
+        release(slot)  // not sounding yet: nothing to fade
+      } else {
+        slots[slot]?._withUnsafeGuaranteedRef { $0.beginStop() }
+      }
     }
     if active == 0 { stopped = true }
   }

@@ -30,28 +30,29 @@ struct ParameterAttributes: CHHapticParameterAttributes {
 /// has channels for the sound (a DualSense's speaker). Ranges and defaults are Core Haptics'
 /// own (HapCore's ``EventParameterID`` and ``DynamicParameterID``).
 struct HapKitCapability: CHHapticDeviceCapability {
-  let supportsHaptics: Bool
-  let supportsAudio: Bool
+  private(set) var supportsHaptics = false
+  private(set) var supportsAudio = false
 
   init(environment: [String: String]) {
-    guard let address = try? DeviceAddress.fromEnvironment(environment),
-      let session = try? EngineDevice.open(address, environment: environment, capturing: false)
-    else {
-      supportsHaptics = false
-      supportsAudio = false
-      return
+    guard let address = try? DeviceAddress.fromEnvironment(environment) else { return }
+    do {
+      let session = try EngineDevice.open(address, environment: environment, capturing: false)
+      supportsHaptics = true
+      supportsAudio = session.playsSound
+      session.close(success: false)
+    } catch {
+      // A device another program (or this one's engine) holds is there: it supports haptics.
+      if let failure = error as? CHHapticError, case .device(.busy)? = failure.cause { supportsHaptics = true }
     }
-    supportsHaptics = true
-    supportsAudio = session.playsSound
-    session.close(success: false)
   }
 
   func attributes(forEventParameter inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType)
     throws -> any CHHapticParameterAttributes
   {
-    guard let id = EventParameterID(rawValue: inParameter.rawValue),
-      let eventType = EventType(rawValue: type.rawValue)
-    else {
+    guard let eventType = EventType(rawValue: type.rawValue) else {
+      throw CHHapticError(.invalidEventType, .other("'\(Format.excerpt(type.rawValue))' is not an event type"))
+    }
+    guard let id = EventParameterID(rawValue: inParameter.rawValue) else {
       throw CHHapticError(.invalidParameterType, .other("'\(Format.excerpt(inParameter.rawValue))' is not an event parameter"))
     }
     return ParameterAttributes(

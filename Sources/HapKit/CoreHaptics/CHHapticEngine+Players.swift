@@ -12,58 +12,75 @@ extension CHHapticEngine {
     }
     guard let run else { throw CHHapticError(.engineNotRunning) }
     if let previous = player.current {
+      previous.owner = nil  // replaced, not finished: no completion handler
       _ = run.mixer.send(.remove(slot: previous.slot))
       player.current = nil
     }
-    guard let slot = freeSlot() else {
+    guard let slot = freeSlot(in: run) else {
       throw CHHapticError(.resourceNotAvailable, .other("\(PlayerMixer.capacity) players already sound on this engine"))
     }
     let settings = player.settings
-    let set: RendererSet
-    if let compiled = player.compiled, settings.rate == 1, compiled.renderers.first?.schedule.rate == run.rate,
-      compiled.speed == 1, !(run.playsSound && player.pattern.model.events.contains(where: \.type.isAudio))
-    {
-      set = compiled
-    } else {
-      set = try rendererSet(for: player, run: run, speed: settings.rate, checked: true)
-    }
-    player.compiled = nil
+    let set = try compiled(player, run: run, speed: settings.rate)
     let hapticPlayer = Player(
       renderers: set.renderers, sounds: set.sounds, loops: settings.loops ? nil : 1, rampFrames: run.rampFrames,
       speed: settings.rate)
-    if settings.loopEnd > 0 { hapticPlayer.loopEnd = Frames.from(seconds: settings.loopEnd, rate: run.rate) }
+    if settings.loops && settings.loopEnd > 0 {
+      hapticPlayer.loopEnd = Frames.from(seconds: settings.loopEnd, rate: run.rate)
+    }
     let queue = ControlQueue(capacity: 1024)
     hapticPlayer.attach(queue)
     let record = trace.map { _ in ControlTrace() }
     if let record { hapticPlayer.record(into: record) }
-    let frame = time == CHHapticTimeImmediate ? nil : Frames.from(seconds: time, rate: run.rate)
+    // An immediate start is the engine's frame for now (or the next period rendered, if later),
+    // so that times given for it right after (sendParameters, stop) count from there.
+    let frame =
+      time == CHHapticTimeImmediate
+      ? max(run.mixer.renderedFrame, run.mixer.clockFrame) : Frames.from(seconds: time, rate: run.rate)
     let started = PlayerRun(
       player: hapticPlayer, queue: queue, slot: slot, set: set, requestedFrame: frame, trace: record, owner: player)
-    started.traceRun = trace?.begin(json: player.pattern.json, looping: settings.loops)
     run.mixer.setMuted(settings.muted, slot: slot)
-    runs[slot] = started
-    player.current = started
     guard run.mixer.send(.start(slot: slot, player: Unmanaged.passUnretained(hapticPlayer), frame: frame)) else {
-      runs[slot] = nil
-      player.current = nil
       throw CHHapticError(.resourceNotAvailable, .other("the engine's command queue is full"))
     }
+    started.traceRun = trace?.begin(json: player.pattern.json, looping: settings.loops)
+    run.players[slot] = started
+    player.current = started
+    housekeep(fast: true)
   }
 
+  /// The renderers `player` starts with: those compiled when it was made when they suit the
+  /// run (its rate, profile, speed 1, no sound to add), else compiled now. Their sounds array
+  /// is the set's own (one nil per pattern when none), so that a live rate change, which swaps
+  /// it on the playback thread, never frees one there.
+  private func compiled(_ player: HapticPatternPlayer, run: EngineRun, speed: Double) throws -> RendererSet {
+    defer { player.compiled = nil }
+    if let compiled = player.compiled, speed == 1, compiled.renderers.first?.schedule.rate == run.rate,
+      run.factory.profile.name == ActuatorProfile.exciter.name, run.factory.hapticEvents,
+      !(run.playsSound && player.pattern.model.events.contains(where: \.type.isAudio))
+    {
+      return compiled
+    }
+    return try rendererSet(for: player, run: run, speed: speed, checked: true)
+  }
 
   /// `pattern`'s haptic signal compiled at the rate engines ask for, with the profile of this
   /// engine's kind of device; nil when its device's profile is not known before it opens.
   func precompiled(_ pattern: CHHapticPattern) -> RendererSet? {
     if case .dualSense = device { return nil }
-    let factory = RendererFactory(
-      profile: .exciter, rate: Double(EngineDevice.rate), linearGain: 1,
-      hapticEvents: !locked { _playsAudioOnly })
-    return factory.set([pattern.model])
+    let factory = RendererFactory(profile: .exciter, rate: Double(EngineDevice.rate), linearGain: 1)
+    return Self.owningSounds(factory.set([pattern.model]))
   }
 
-  /// The lowest slot no player holds.
-  private func freeSlot() -> Int? {
-    (0..<PlayerMixer.capacity).first { runs[$0] == nil }
+  /// The lowest slot no player of `run` holds.
+  private func freeSlot(in run: EngineRun) -> Int? {
+    (0..<PlayerMixer.capacity).first { run.players[$0] == nil }
+  }
+
+  /// `set` with a sounds array of its own (one nil per pattern when it has none).
+  static func owningSounds(_ set: RendererSet) -> RendererSet {
+    guard set.sounds.count != set.renderers.count else { return set }
+    return RendererSet(
+      renderers: set.renderers, sounds: Array(repeating: nil, count: set.renderers.count), speed: set.speed)
   }
 
   /// `player`'s pattern compiled at the engine's rate for `speed`, with its sounds when the
@@ -76,12 +93,12 @@ extension CHHapticEngine {
     if run.playsSound, !_playsHapticsOnly, pattern.model.events.contains(where: \.type.isAudio) {
       factory.sounds = [try sounds(of: pattern, rate: run.rate)]
     }
-    return factory.set([pattern.model], speed: speed)
+    return Self.owningSounds(factory.set([pattern.model], speed: speed))
   }
 
   func rendererSet(for player: HapticPatternPlayer, run: EngineRun, speed: Double) -> RendererSet {
     (try? rendererSet(for: player, run: run, speed: speed, checked: true))
-      ?? run.factory.set([player.pattern.model], speed: speed)
+      ?? Self.owningSounds(run.factory.set([player.pattern.model], speed: speed))
   }
 
 

@@ -40,11 +40,12 @@ public final class CHHapticEngine: @unchecked Sendable {
   /// Housekeeping and every handler run here.
   let queue = DispatchQueue(label: "hapkit.engine")
   var run: EngineRun?
-  /// Players sounding (or about to), by mixer slot.
-  var runs: [Int: PlayerRun] = [:]
   private var finishedHandler: FinishedHandler?
   private var housekeeping: DispatchSourceTimer?
-  private var stopping = false
+  /// Whether housekeeping runs every 5 ms (players sound) rather than every 100 ms.
+  private var housekeepingIsFast = false
+  /// Entered while a stopped run fades out and closes its devices: a start waits for it.
+  private let closing = DispatchGroup()
   private var waitingForDevice = false
   var resources: [CHHapticAudioResourceID: DecodedSound] = [:]
   var nextResource = 1
@@ -198,6 +199,7 @@ public final class CHHapticEngine: @unchecked Sendable {
   func startLocked() throws {
     guard run == nil else { return }
     prepared.wait()
+    closing.wait()  // a stopped run's devices are closed (never waits on the engine's queue)
     let stop = StopRequest()
     let session = try EngineDevice.open(
       device, environment: environment, sound: !_playsHapticsOnly, abandon: { stop.isRequested })
@@ -205,32 +207,38 @@ public final class CHHapticEngine: @unchecked Sendable {
     let fresh = EngineRun(session: session, stop: stop)
     fresh.mixer.setMuted(haptics: _isMutedForHaptics, audio: _isMutedForAudio)
     run = fresh
-    stopping = false
     waitingForDevice = false
     startHousekeeping()
   }
 
-  /// Fades every player out and closes the device; `completionHandler` once it is closed.
+  /// Fades every player out and closes the device; `completionHandler` once it is closed (with
+  /// the device's error when it failed meanwhile).
   public func stop(completionHandler: CompletionHandler? = nil) {
     let ended: EngineRun? = locked {
       let current = run
       run = nil
-      stopping = current != nil
+      waitingForDevice = false
+      current?.forgetPlayers()
+      if current != nil { closing.enter() }
       return current
     }
     let handler = Unchecked(completionHandler)
-    queue.async { [self] in
-      let completionHandler = handler.value
-      _ = ended?.finish()
-      let over = locked { () -> [PlayerRun] in
-        stopping = false
-        let all = Array(runs.values)
-        runs.removeAll()
-        return all
+    // The fade and the drain on a queue of their own, so a start from a handler on the
+    // engine's queue can wait for them.
+    DispatchQueue.global(qos: .userInitiated).async { [self] in
+      let report = ended?.finish()
+      if ended != nil { closing.leave() }
+      queue.async { [self] in
+        if let ended { close(ended) }
+        handler.value?(report?.failure.map { CHHapticError(.serverInterrupted, .device($0)) })
       }
-      finishRuns(over)
-      completionHandler?(nil)
     }
+  }
+
+  /// A finished run's players: their traces completed, their completion handlers called.
+  private func close(_ ended: EngineRun) {
+    let over = locked { ended.takeAllPlayers() }
+    finishRuns(over, run: ended)
   }
 
   public func stop() async throws {
@@ -267,53 +275,72 @@ public final class CHHapticEngine: @unchecked Sendable {
 
   // MARK: Housekeeping (the engine's queue)
 
+  /// Starts housekeeping, every 5 ms while players sound, else every 100 ms.
   private func startHousekeeping() {
     guard housekeeping == nil else { return }
     let timer = DispatchSource.makeTimerSource(queue: queue)
-    timer.schedule(deadline: .now() + .milliseconds(5), repeating: .milliseconds(5), leeway: .milliseconds(1))
     timer.setEventHandler { [weak self] in self?.tidy() }
-    timer.resume()
     housekeeping = timer
+    housekeepingIsFast = true
+    timer.schedule(deadline: .now() + .milliseconds(5), repeating: .milliseconds(5), leeway: .milliseconds(1))
+    timer.resume()
+  }
+
+  /// Every 5 ms when `fast` (players sound: their completion handlers are called that soon),
+  /// else every 100 ms. With the lock held.
+  func housekeep(fast: Bool) {
+    guard let housekeeping, housekeepingIsFast != fast else { return }
+    housekeepingIsFast = fast
+    let period = fast ? 5 : 100
+    housekeeping.schedule(
+      deadline: .now() + .milliseconds(period), repeating: .milliseconds(period), leeway: .milliseconds(fast ? 1 : 20))
   }
 
   /// Hands finished players back (their completion handlers), writes the trace, tells
   /// `notifyWhenPlayersFinished`, and notices a device that went away.
   private func tidy() {
     let (over, current) = locked { () -> ([PlayerRun], EngineRun?) in
-      guard let current = run else { return ([], nil) }
-      let bits = current.mixer.takeFinished()
-      var over: [PlayerRun] = []
-      for slot in 0..<PlayerMixer.capacity where bits & (UInt64(1) << UInt64(slot)) != 0 {
-        if let ended = runs.removeValue(forKey: slot) { over.append(ended) }
-        current.mixer.forget(slot: slot)
+      guard let current = run else {
+        housekeep(fast: false)
+        return ([], nil)
       }
+      let over = current.takeFinished()
+      housekeep(fast: !current.players.isEmpty || finishedHandler != nil)
       return (over, current)
     }
-    if let current { writeTrace(current, over: over) }
-    finishRuns(over)
+    if let current {
+      writeTrace(current)
+      finishRuns(over, run: current)
+    }
     tellFinished()
     if let current, current.engine.hasEnded { deviceEnded(current) }
     if locked({ waitingForDevice }) { lookForDevice() }
   }
 
-  /// Each ended player's completion handler (advanced players), its trace closed.
-  func finishRuns(_ over: [PlayerRun]) {
-    for ended in over {
-      if let number = ended.traceRun { trace?.end(number) }
-      let handler = ended.owner.flatMap { $0.ended(ended) }
-      handler?(nil)
+  /// Each ended player's trace completed and its completion handler called (advanced players).
+  func finishRuns(_ over: [PlayerRun], run ended: EngineRun) {
+    let c = ended.session.configuration
+    for player in over {
+      if let trace, let number = player.traceRun {
+        if let frame = player.takeStartToTrace() {
+          trace.started(number, frame: frame, rate: c.rate, format: c.format, channels: c.channels)
+        }
+        if let record = player.trace { trace.drain(record, run: number, rate: ended.rate) }
+        trace.end(number)
+      }
+      player.completion?(nil)
     }
   }
 
-  private func writeTrace(_ current: EngineRun, over: [PlayerRun]) {
+  /// The trace's start lines and the messages recorded since the last look.
+  private func writeTrace(_ current: EngineRun) {
     guard let trace else { return }
-    let sounding = locked { Array(runs.values) } + over
     let c = current.session.configuration
-    for player in sounding {
+    let sounding = locked { current.traced().map { ($0, $0.takeStartToTrace()) } }
+    for (player, start) in sounding {
       guard let number = player.traceRun, let record = player.trace else { continue }
-      if !player.startTraced, let frame = current.mixer.startFrame(slot: player.slot) ?? (over.contains { $0 === player } ? player.requestedFrame : nil) {
+      if let frame = start {
         trace.started(number, frame: frame, rate: c.rate, format: c.format, channels: c.channels)
-        player.startTraced = true
       }
       trace.drain(record, run: number, rate: current.rate)
     }
@@ -321,7 +348,7 @@ public final class CHHapticEngine: @unchecked Sendable {
 
   private func tellFinished() {
     let handler: FinishedHandler? = locked {
-      guard let handler = finishedHandler, runs.isEmpty else { return nil }
+      guard let handler = finishedHandler, run?.players.isEmpty ?? true else { return nil }
       finishedHandler = nil
       return handler
     }
@@ -338,16 +365,12 @@ public final class CHHapticEngine: @unchecked Sendable {
       guard run === ended else { return nil }
       run = nil
       waitingForDevice = true
+      ended.forgetPlayers()
       return _stoppedHandler
     }
     guard let handler else { return }
     _ = ended.finish()
-    let over = locked { () -> [PlayerRun] in
-      let all = Array(runs.values)
-      runs.removeAll()
-      return all
-    }
-    finishRuns(over)
+    close(ended)
     if case .dualSense = device { handler(.gameControllerDisconnect) } else { handler(.audioSessionInterrupt) }
   }
 
@@ -359,11 +382,12 @@ public final class CHHapticEngine: @unchecked Sendable {
     guard let opened = try? EngineDevice.open(device, environment: environment, capturing: false, sound: false)
     else { return }
     opened.close(success: false)
-    let handler = locked { () -> ResetHandler in
+    let handler = locked { () -> ResetHandler? in
+      guard waitingForDevice else { return nil }
       waitingForDevice = false
       return _resetHandler
     }
-    handler()
+    handler?()
   }
 
   private var nextLook: UInt64 = 0

@@ -44,11 +44,26 @@ public final class CHHapticPattern: @unchecked Sendable {
   public var duration: TimeInterval { model.duration }
 
   public convenience init(events: [CHHapticEvent], parameters: [CHHapticDynamicParameter]) throws {
+    try Self.check(events)
     try self.init(entries: events.map(\.entry) + parameters.map(\.entry))
   }
 
   public convenience init(events: [CHHapticEvent], parameterCurves: [CHHapticParameterCurve]) throws {
+    try Self.check(events)
     try self.init(entries: events.map(\.entry) + parameterCurves.map(\.entry))
+  }
+
+  /// What JSON cannot carry, refused with iOS's codes before it is written: a time or a
+  /// duration that is not a number.
+  private static func check(_ events: [CHHapticEvent]) throws {
+    for event in events {
+      guard event.relativeTime.isFinite else {
+        throw CHHapticError(.invalidEventTime, .other("an event's time, \(event.relativeTime), is not a number"))
+      }
+      guard event.duration.isFinite else {
+        throw CHHapticError(.invalidEventDuration, .other("an event's duration, \(event.duration), is not a number"))
+      }
+    }
   }
 
   private convenience init(entries: [[String: Any]]) throws {

@@ -62,7 +62,7 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
     set {
       engine.locked {
         _loopEnabled = newValue
-        send(.loop(newValue), at: nil)
+        try? send(.loop(newValue), at: nil)
       }
     }
   }
@@ -72,9 +72,14 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
     set { engine.locked { _loopEnd = max(0, newValue) } }
   }
 
+  /// Out of 0.25 ... 4, the nearest end (a property cannot throw); not a number: unchanged.
   var playbackRate: Float {
     get { engine.locked { _playbackRate } }
-    set { try? engine.locked { try changeRate(newValue) } }
+    set {
+      guard newValue.isFinite else { return }
+      let rate = min(max(newValue, Float(ControlMessage.rateRange.lowerBound)), Float(ControlMessage.rateRange.upperBound))
+      engine.locked { changeRate(rate) }
+    }
   }
 
   var isMuted: Bool {
@@ -92,6 +97,9 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
     set { engine.locked { _completionHandler = newValue } }
   }
 
+  /// The completion handler, read with the engine's lock held.
+  var completionHandlerLocked: CHHapticAdvancedPatternPlayer.CompletionHandler { _completionHandler }
+
   // MARK: Transport
 
   func start(atTime time: TimeInterval) throws {
@@ -99,12 +107,27 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
     try engine.locked { try engine.startPlayer(self, at: time) }
   }
 
+  /// A stop timed before the player's start takes it out before it sounds.
   func stop(atTime time: TimeInterval) throws {
     try checkTime(time)
     try engine.locked {
       try requireRunning()
-      send(.stop, at: time)
+      if let current, let run = engine.run, time != CHHapticTimeImmediate,
+        playerTime(current, run: run, time: time, offset: 0) == nil, !hasStarted(current, run: run)
+      {
+        current.owner = nil
+        self.current = nil
+        _ = run.mixer.send(.remove(slot: current.slot))
+        return
+      }
+      try send(.stop, at: time)
     }
+  }
+
+  /// Whether the playback thread has rendered `current`'s first frame.
+  private func hasStarted(_ current: PlayerRun, run: EngineRun) -> Bool {
+    guard let start = run.mixer.startFrame(slot: current.slot) else { return false }
+    return start < run.mixer.renderedFrame
   }
 
   func cancel() throws {
@@ -118,7 +141,7 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
     try checkTime(time)
     try engine.locked {
       try requireRunning()
-      send(.pause, at: time)
+      try send(.pause, at: time)
     }
   }
 
@@ -126,7 +149,7 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
     try checkTime(time)
     try engine.locked {
       try requireRunning()
-      send(.resume, at: time)
+      try send(.resume, at: time)
     }
   }
 
@@ -134,7 +157,7 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
     try checkTime(offsetTime)
     try engine.locked {
       try requireRunning()
-      send(.seek(offsetTime), at: nil)
+      try send(.seek(offsetTime), at: nil)
     }
   }
 
@@ -144,41 +167,54 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
     try checkTime(time)
     var messages: [(ControlMessage.Action, Double)] = []
     for parameter in parameters {
-      guard let id = parameter.parameterID.model, parameter.value.isFinite, parameter.relativeTime >= 0 else {
-        throw CHHapticError(.invalidParameterType, .other("'\(Format.excerpt(parameter.parameterID.rawValue))' with value \(parameter.value) at \(parameter.relativeTime) s is not a dynamic parameter Core Haptics takes"))
+      guard let id = parameter.parameterID.model else {
+        throw CHHapticError(
+          .invalidParameterType,
+          .other("'\(Format.excerpt(parameter.parameterID.rawValue))' is not a dynamic parameter Core Haptics takes"))
       }
+      guard parameter.value.isFinite else {
+        throw CHHapticError(.invalidParameterType, .other("\(id.rawValue)'s value \(parameter.value) is not a number"))
+      }
+      try checkTime(parameter.relativeTime, what: "\(id.rawValue)'s relative time")
       messages.append((.parameter(id, Double(parameter.value)), parameter.relativeTime))
     }
     try engine.locked {
       try requireRunning()
-      for (action, offset) in messages { send(action, at: time, after: offset) }
+      for (action, offset) in messages { try send(action, at: time, after: offset) }
     }
   }
 
   /// The curve as the values it passes through: a change at each control point, ramped from the
-  /// previous one over the time between them (linear, as a pattern's curve).
+  /// previous one, and between two points values on the line joining them (at most
+  /// ``CurveSteps/most`` in all, at least 2.5 ms apart).
   func scheduleParameterCurve(_ parameterCurve: CHHapticParameterCurve, atTime time: TimeInterval) throws {
     try checkTime(time)
     guard let id = parameterCurve.parameterID.model else {
-      throw CHHapticError(.invalidParameterType, .other("'\(Format.excerpt(parameterCurve.parameterID.rawValue))' is not a dynamic parameter"))
+      throw CHHapticError(
+        .invalidParameterType,
+        .other("'\(Format.excerpt(parameterCurve.parameterID.rawValue))' is not a dynamic parameter"))
     }
+    try checkTime(parameterCurve.relativeTime, what: "the curve's relative time")
     let points = parameterCurve.controlPoints.map { ($0.relativeTime, Double($0.value)) }
     guard points.allSatisfy({ $0.0 >= 0 && $0.0.isFinite && $0.1.isFinite }) else {
-      throw CHHapticError(.badParameterEntry, .other("a control point's time or value is not a number of 0 or more"))
+      throw CHHapticError(
+        .badParameterEntry, .other("a control point's time is not a number of 0 or more, or its value not a number"))
     }
     try engine.locked {
       try requireRunning()
       for (offset, value) in CurveSteps.steps(points, every: 0.0025) {
-        send(.parameter(id, value), at: time, after: parameterCurve.relativeTime + offset)
+        try send(.parameter(id, value), at: time, after: parameterCurve.relativeTime + offset)
       }
     }
   }
 
   // MARK: With the engine's lock held
 
-  private func checkTime(_ time: TimeInterval) throws {
-    guard time.isFinite, time >= 0 else {
-      throw CHHapticError(.invalidTime, .other("\(time) is not a time of 0 or more seconds"))
+  private func checkTime(_ time: TimeInterval, what: String = "the time") throws {
+    guard time.isFinite, time >= 0, time <= ControlMessage.latestTime else {
+      throw CHHapticError(
+        .invalidTime,
+        .other("\(what), \(time), is not a time from 0 to \(Format.seconds(ControlMessage.latestTime))"))
     }
   }
 
@@ -188,9 +224,14 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
 
   /// Queues `action` for the start sounding now, at engine time `time` + `offset` (immediate:
   /// on arrival, or `offset` after the next period rendered); nothing when it does not sound.
-  func send(_ action: ControlMessage.Action, at time: TimeInterval?, after offset: Double = 0) {
+  func send(_ action: ControlMessage.Action, at time: TimeInterval?, after offset: Double = 0) throws {
     guard let current, let run = engine.run else { return }
-    current.queue.push(ControlMessage(time: playerTime(current, run: run, time: time, offset: offset), action: action))
+    let message = ControlMessage(time: playerTime(current, run: run, time: time, offset: offset), action: action)
+    guard current.queue.tryPush(message) else {
+      throw CHHapticError(
+        .resourceNotAvailable,
+        .other("the player's queue holds \(current.queue.capacity) messages not yet played; send fewer, or closer to their time"))
+    }
     run.mixer.wake()
   }
 
@@ -206,24 +247,13 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
     return seconds > 0 ? seconds : nil
   }
 
-  private func changeRate(_ value: Float) throws {
-    guard value.isFinite, ControlMessage.rateRange.contains(Double(value)) else {
-      throw CHHapticError(.invalidEngineParameter, .other("a playback rate of \(value) is outside 0.25 ... 4"))
-    }
+  private func changeRate(_ value: Float) {
     _playbackRate = value
     guard let current, let run = engine.run else { return }
     let set = engine.rendererSet(for: self, run: run, speed: Double(value))
     current.sets.append(set)
     current.queue.offer(set)
     run.mixer.wake()
-  }
-
-  /// The start `run` ended: forgets it; the completion handler to call (advanced players).
-  func ended(_ run: PlayerRun) -> CHHapticAdvancedPatternPlayer.CompletionHandler? {
-    engine.locked {
-      if current === run { current = nil }
-      return advanced ? _completionHandler : nil
-    }
   }
 
   /// What a start needs of the player's settings (with the engine's lock held).
@@ -236,13 +266,18 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
 /// seconds on the line joining them (each step ramped over the player's 2.5 ms, so the result
 /// follows the line).
 enum CurveSteps {
-  static func steps(_ points: [(Double, Double)], every step: Double) -> [(Double, Double)] {
-    let sorted = points.sorted { $0.0 < $1.0 }
-    guard var last = sorted.first else { return [] }
+  /// The most steps a curve becomes (its points included): a player's queue holds 1024.
+  static let most = 512
+
+  static func steps(_ points: [(Double, Double)], every shortest: Double) -> [(Double, Double)] {
+    let sorted = Array(points.sorted { $0.0 < $1.0 }.prefix(most))
+    guard var last = sorted.first, let end = sorted.last else { return [] }
+    // Steps between points at least `shortest` apart, and no more than `most` in all.
+    let step = max(shortest, (end.0 - last.0) / Double(most - sorted.count + 1))
     var out = [last]
     for point in sorted.dropFirst() {
       let span = point.0 - last.0
-      let count = min(10_000, Int((span / step).rounded(.down)))
+      let count = Int(min(Double(most), (span / step).rounded(.down)))
       if count > 1 {
         for k in 1..<count {
           let f = Double(k) / Double(count)

@@ -28,6 +28,54 @@ final class EngineRun: @unchecked Sendable {
   /// Whether the session plays the patterns' sound (on the layout's channels or a second device).
   var playsSound: Bool { session.playsSound }
 
+  /// Players sounding (or about to), by mixer slot; guarded by the engine's lock.
+  var players: [Int: PlayerRun] = [:]
+
+  /// The players the mixer handed back since the last call, their slots free again: each
+  /// forgotten by its pattern player, its start kept for the trace, its completion handler
+  /// taken. With the engine's lock held.
+  func takeFinished() -> [PlayerRun] {
+    let bits = mixer.takeFinished()
+    var over: [PlayerRun] = []
+    for slot in 0..<PlayerMixer.capacity where bits & (UInt64(1) << UInt64(slot)) != 0 {
+      if let ended = players.removeValue(forKey: slot) {
+        noteStart(ended)
+        ended.detach()
+        over.append(ended)
+      }
+      mixer.forget(slot: slot)
+    }
+    return over
+  }
+
+  /// The run stops: every player forgotten by its pattern player (a restart starts afresh).
+  /// With the engine's lock held.
+  func forgetPlayers() {
+    for player in players.values {
+      noteStart(player)
+      player.detach()
+    }
+  }
+
+  /// Every player, the run being over. With the engine's lock held.
+  func takeAllPlayers() -> [PlayerRun] {
+    let all = Array(players.values)
+    players.removeAll()
+    return all
+  }
+
+  /// The players sounding, their starts noted once known (for the trace). With the lock held.
+  func traced() -> [PlayerRun] {
+    for player in players.values { noteStart(player) }
+    return Array(players.values)
+  }
+
+  /// Keeps `player`'s start frame for the trace, once the playback thread has published it.
+  private func noteStart(_ player: PlayerRun) {
+    guard player.traceRun != nil, !player.startTraced else { return }
+    if let frame = mixer.startFrame(slot: player.slot) { player.noteStart(frame) }
+  }
+
   var rate: Double { mixer.rate }
 
   /// Runs, once on the calling thread (an engine does at its init), every path a player's
@@ -89,10 +137,32 @@ final class PlayerRun: @unchecked Sendable {
   /// The engine frame asked for, nil for as soon as possible.
   let requestedFrame: Int?
   let trace: ControlTrace?
-  /// Its number in `HAP_TRACE`'s files, and whether its start was written there.
+  /// Its number in `HAP_TRACE`'s files; its start frame, known and not yet written there.
   var traceRun: Int?
   var startTraced = false
+  private var pendingStart: Int?
+  /// Its start frame became known (once).
+  func noteStart(_ frame: Int) {
+    pendingStart = frame
+    startTraced = true
+  }
+  /// Takes the start frame to write (once).
+  func takeStartToTrace() -> Int? {
+    defer { pendingStart = nil }
+    return pendingStart
+  }
   weak var owner: HapticPatternPlayer?
+  /// Its owner's completion handler, taken when it ended (advanced players only).
+  var completion: CHHapticAdvancedPatternPlayer.CompletionHandler?
+
+  /// It ended: its pattern player no longer points at it; the completion handler to call taken
+  /// (none when a restart replaced it). With the engine's lock held.
+  func detach() {
+    guard let owner else { return }
+    if owner.current === self { owner.current = nil }
+    completion = owner.advanced ? owner.completionHandlerLocked : nil
+    self.owner = nil
+  }
 
   init(
     player: Player, queue: ControlQueue, slot: Int, set: RendererSet, requestedFrame: Int?, trace: ControlTrace?,

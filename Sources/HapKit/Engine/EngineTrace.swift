@@ -12,6 +12,8 @@ import HapCore
 /// prints nothing); ``failure`` says why.
 final class EngineTrace: @unchecked Sendable {
   let folder: String
+  /// `begin` runs on a caller's thread, the rest on the engine's queue.
+  private let lock = NSLock()
   private var next = 0
   private var controls: [Int: FileHandle] = [:]
   private(set) var failure: String?
@@ -29,6 +31,8 @@ final class EngineTrace: @unchecked Sendable {
   /// A number for a player about to start, with its pattern written; `looping`: it starts with
   /// its loop on (`@0 loop on` heads its control file).
   func begin(json: [UInt8], looping: Bool) -> Int {
+    lock.lock()
+    defer { lock.unlock() }
     // The first number free in the folder: engines of one process (or of several runs) share it.
     var run = next
     while !Self.createNew((folder as NSString).appendingPathComponent("\(run).ahap"), Data(json)) {
@@ -55,6 +59,8 @@ final class EngineTrace: @unchecked Sendable {
 
   /// Where player `run` started (engine frame), at the device's `configuration`.
   func started(_ run: Int, frame: Int, rate: Int, format: SampleFormat, channels: Int) {
+    lock.lock()
+    defer { lock.unlock() }
     let line = "\(run)\t\(frame)\t\(rate)\t\(format.rawValue)\t\(channels)\n"
     append(Data(line.utf8), to: (folder as NSString).appendingPathComponent("players.tsv"))
   }
@@ -64,11 +70,15 @@ final class EngineTrace: @unchecked Sendable {
     var text = ""
     trace.take { text += ControlTrace.line($0, rate: rate) + "\n" }
     guard !text.isEmpty else { return }
+    lock.lock()
+    defer { lock.unlock() }
     controls[run]?.write(Data(text.utf8))
   }
 
   /// Player `run` is over: its control file is complete.
   func end(_ run: Int) {
+    lock.lock()
+    defer { lock.unlock() }
     try? controls[run]?.close()
     controls[run] = nil
   }

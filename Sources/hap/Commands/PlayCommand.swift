@@ -143,17 +143,18 @@ enum PlayCommand: Command {
     try RumblePlayback.refuse(
       arguments,
       among: [
-        control, ControlInput.mapOption, start, loopEnd, watch, Options.profile, Options.rate, Options.sampleFormat,
+        control, ControlInput.mapOption, start, loopEnd, Options.profile, Options.rate, Options.sampleFormat,
       ]
         + DeviceOptions.deviceOnly.filter { $0.spec.name != "device" && $0.spec.name != "verbose" })
     Interrupt.install()
+    let settings = try Settings(arguments, patterns: patterns)
+    if arguments[watch] { return try MotorWatch.run(patterns, path: path, settings: settings, device: device) }
     var loaded: [Pattern] = []
     do {
       for path in patterns { loaded.append(try PatternLoading.load(path)) }
     } catch {
       return PatternLoading.status(error)
     }
-    let settings = try Settings(arguments, patterns: patterns)
     return RumblePlayback.play(
       loaded, path: path, gap: settings.gap, loops: settings.loops, speed: settings.speed, gainDecibels: device.gain,
       verbose: device.verbose)

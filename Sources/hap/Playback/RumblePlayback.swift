@@ -41,8 +41,10 @@ enum RumblePlayback {
 
   /// Plays `patterns` (`speed` times faster, `gap` seconds apart, `loops` times) on the motor
   /// at `path`; returns the exit status.
+  /// `stop`: Ctrl-C (a save, under `--watch`); `noted`: the motor's note was said already.
   static func play(
-    _ patterns: [Pattern], path: String, gap: Double, loops: Int?, speed: Double, gainDecibels: Double, verbose: Bool
+    _ patterns: [Pattern], path: String, gap: Double, loops: Int?, speed: Double, gainDecibels: Double, verbose: Bool,
+    stop: StopRequest = Interrupt.stop, noted: Bool = false
   ) -> Int32 {
     let tracks = patterns.map { pattern in
       RumbleTrack(
@@ -57,10 +59,12 @@ enum RumblePlayback {
       Console.error("hap: \(error)")
       return ExitStatus.trouble
     }
-    Console.error(note(device))
     let gain = pow(10, gainDecibels / 20)
-    if gain > 1 { Console.error("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB") }
-    let report = RumbleEngine.play(sequence, on: device, gain: min(gain, 1), stop: Interrupt.stop)
+    if !noted {
+      Console.error(note(device))
+      if gain > 1 { Console.error("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB") }
+    }
+    let report = RumbleEngine.play(sequence, on: device, gain: min(gain, 1), stop: stop)
     if verbose { printStatistics(report, device: device) }
     switch report.outcome {
     case .completed: return ExitStatus.ok
