@@ -141,6 +141,26 @@ struct MotorServiceTests {
     #expect(service.terminate() == 0)
   }
 
+  @Test("a motor's service reloads: an event added to the vocabulary folder plays, SIGHUP loads it again")
+  func aMotorServiceReloads() throws {
+    let service = try MotorServe()
+    #expect(try service.hap(["fire", "tick"]).status != 0, "tick is not in the vocabulary yet")
+    try service.motors.folder.write(
+      "vocabulary/tick.json", try String(contentsOf: Hap.root.appendingPathComponent("patterns/tick.json"), encoding: .utf8))
+    var fired: Hap.Result?
+    #expect(Wait.until(30, every: 0.1) { fired = try? service.hap(["fire", "tick"]); return fired?.status == 0 },
+      "the new event never became firable: \(fired?.stdout ?? "")\(fired?.stderr ?? "")")
+    // SIGHUP: loaded again; both events fire, and the motor plays them.
+    kill(service.process.processIdentifier, SIGHUP)
+    Thread.sleep(forTimeInterval: 0.3)
+    #expect(service.process.isRunning)
+    let before = service.calls().count
+    #expect(try service.hap(["fire", "dullSharp"]).status == 0)
+    #expect(service.wait(from: before) { $0.contains { $0.kind == "upload" } }, "the motor played nothing after the reload")
+    #expect(try service.hap(["fire", "tick"]).status == 0)
+    #expect(service.terminate() == 0)
+  }
+
   @Test("SIGTERM during a loop stops and removes the effect, closes the device, and exits 0")
   func sigtermStopsTheMotor() throws {
     let service = try MotorServe()

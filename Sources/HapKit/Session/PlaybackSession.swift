@@ -48,7 +48,7 @@ public final class PlaybackSession: @unchecked Sendable {
         "the sound's device '\(Format.excerpt(device))' took \(rate) Hz with periods of \(period) frames, the haptic device \(hapticRate) Hz and \(hapticPeriod): both are fed the same periods, so they must match (try --rate or --latency)"
       case .sounds(let message): message
       case .motor(let device):
-        "'\(Format.excerpt(device))' is a rumble motor: only 'hap play' and 'hap serve' drive one so far (not 'hap drag' or 'play --watch')"
+        "'\(Format.excerpt(device))' is a rumble motor: 'hap play' (with --watch too) and 'hap serve' drive one, not 'hap drag' so far"
       }
     }
   }

@@ -46,8 +46,8 @@ enum ServeCommand: Command {
     (the track 'hap play -D evdev:' plays, computed once at start), updated every 5 ms; events
     sounding together take each motor's largest magnitude; --gain is the device's FF_GAIN. The
     effect is stopped and removed before the device closes (idle, SIGINT, SIGTERM). The options
-    of a sound device or a signal (--rate, --profile, --channel, --latency, ...) are refused;
-    the vocabulary is not reloaded there (SIGHUP and folder changes are ignored).
+    of a sound device or a signal (--rate, --profile, --channel, --latency, ...) are refused.
+    SIGHUP and changes to the folder reload it as on an exciter (every loop ends then).
     """
   static let vocabulary = Option<String?>.text(
     "vocabulary", "DIR", .folders,
@@ -155,14 +155,13 @@ enum ServeCommand: Command {
     let service = MotorService(
       vocabulary: vocabulary,
       settings: .init(path: path, gain: min(device.linearGain, 1), idleClose: idleClose, verbose: device.verbose))
-    service.saveSwitch = { level, muted in reloader.save(level: level, muted: muted) }
     let (level, muted) = reloader.initialSwitch
     service.setSwitch(level: level, muted: muted)
     Console.error("hap: \(service.checkDevice())")
     if device.linearGain > 1 {
       Console.error("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB")
     }
-    Console.error("hap: on a motor the vocabulary is not reloaded (SIGHUP and changes to its folder are ignored)")
+    reloader.run(service)
     return service
   }
 

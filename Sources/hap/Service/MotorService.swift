@@ -82,12 +82,12 @@ final class MotorService: ServedVocabulary, @unchecked Sendable {
     var device: RumbleDevice?
   }
 
-  private let vocabulary: Vocabulary
+  private var vocabulary: Vocabulary
   var eventCount: Int { vocabulary.events.count }
-  private let names: [String]
-  private let index: [String: Int]
-  private let settings: Settings
-  private let mixer: MotorMixer
+  private var names: [String]
+  private var index: [String: Int]
+  private var settings: Settings
+  private var mixer: MotorMixer
   private var policy = FirePolicy()
   private var owners = VoiceOwners()
   /// The loops sounding: their owners and events.
@@ -105,8 +105,17 @@ final class MotorService: ServedVocabulary, @unchecked Sendable {
     self.vocabulary = vocabulary
     self.settings = settings
     names = vocabulary.events.map(\.name)
-    index = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-    mixer = MotorMixer(
+    index = Self.index(of: names)
+    mixer = Self.mixer(of: vocabulary)
+  }
+
+  private static func index(of names: [String]) -> [String: Int] {
+    Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// Every event's rumble track, in one mixer.
+  private static func mixer(of vocabulary: Vocabulary) -> MotorMixer {
+    MotorMixer(
       tracks: vocabulary.events.map { RumbleTrack(schedule: Schedule(pattern: $0.pattern, rate: 48000)) },
       capacity: HapticService.queueCapacity)
   }
@@ -334,5 +343,38 @@ extension MotorService {
     ServiceStatus(
       events: names, level: policy.level, muted: policy.muted, device: deviceState, counters: policy.counters,
       underruns: 0, recoveries: 0, playing: run == nil ? 0 : mixer.sounding, loaded: loaded, loads: 1)
+  }
+}
+
+// MARK: Reloads
+
+extension MotorService: ReloadableService {
+  /// A vocabulary loaded again (its folder changed, SIGHUP): the motor's thread stops (what
+  /// sounds ends, the effect removed), the events' tracks are computed again, and the motor
+  /// opens again at once (with `--keep-open`) or at the next fire.
+  func reload(vocabulary newVocabulary: Vocabulary) {
+    let mixer = Self.mixer(of: newVocabulary)
+    lock.lock()
+    defer { lock.unlock() }
+    let wasOpen = run != nil
+    closeDevice()
+    vocabulary = newVocabulary
+    names = newVocabulary.events.map(\.name)
+    index = Self.index(of: names)
+    self.mixer = mixer
+    owners = VoiceOwners()
+    if wasOpen && settings.idleClose == nil { _ = openDevice() }
+  }
+
+  /// The config file's gain (a motor takes no profile; a device named there is read at start).
+  func reload(device: DeviceOptions, profile: ActuatorProfile) {
+    lock.lock()
+    defer { lock.unlock() }
+    let gain = min(device.linearGain, 1)
+    guard gain != settings.gain else { return }
+    let wasOpen = run != nil
+    closeDevice()
+    settings.gain = gain
+    if wasOpen && settings.idleClose == nil { _ = openDevice() }
   }
 }

@@ -7,6 +7,28 @@ import HapKit
 /// at start and whenever it changes, and the vocabulary folder, loaded again on SIGHUP and
 /// whenever one of its files changes. Both folders are watched with inotify by one thread that
 /// sleeps until something changes; SIGHUP is taken by a thread of its own with `sigwait`.
+/// A service the reloader keeps in step: the sound service and the motor service alike.
+protocol ReloadableService: AnyObject {
+  /// Saves a request's change of the off switch; returns why it was not saved.
+  var saveSwitch: (@Sendable (ServiceLevel?, Bool?) -> String?)? { get set }
+  func setSwitch(level: ServiceLevel, muted: Bool)
+  /// Swaps in a vocabulary loaded again.
+  func reload(vocabulary: Vocabulary)
+  /// The config file's device, profile or gain changed (under the command line's).
+  func reload(device: DeviceOptions, profile: ActuatorProfile)
+}
+
+extension HapticService: ReloadableService {
+  func reload(vocabulary: Vocabulary) { reload(vocabulary, settings: currentSettings) }
+
+  func reload(device: DeviceOptions, profile: ActuatorProfile) {
+    var settings = currentSettings
+    settings.device = device
+    settings.profile = profile
+    reload(nil, settings: settings)
+  }
+}
+
 final class ServiceReloader: @unchecked Sendable {
   /// The device options as the command line gave them, and which of them it gave (those win
   /// over the config file).
@@ -20,7 +42,7 @@ final class ServiceReloader: @unchecked Sendable {
   let config: ConfigFile?
   let folder: String
   let commandLine: CommandLine
-  private var service: HapticService?
+  private var service: (any ReloadableService)?
   private var watcher: FolderWatcher?
   private var lastGood = ServiceConfig()
   /// Serialises reloads (the watcher's thread and the SIGHUP thread).
@@ -89,10 +111,7 @@ final class ServiceReloader: @unchecked Sendable {
         Console.error("hap: the config file's profile cannot be loaded; keeping the last good device settings")
         return
       }
-      var settings = service.currentSettings
-      settings.device = device
-      settings.profile = profile
-      service.reload(nil, settings: settings)
+      service.reload(device: device, profile: profile)
     }
     lastGood = next
     Console.error("hap: the config file '\(config.shown)' was read again")
@@ -126,7 +145,7 @@ final class ServiceReloader: @unchecked Sendable {
       Console.error("hap: keeping the vocabulary loaded before")
       return
     }
-    service.reload(vocabulary, settings: service.currentSettings)
+    service.reload(vocabulary: vocabulary)
     let count = vocabulary.events.count
     Console.error("hap: \(reason): \(count) event\(count == 1 ? "" : "s") loaded")
     Console.flush()
@@ -135,7 +154,7 @@ final class ServiceReloader: @unchecked Sendable {
   // MARK: Running
 
   /// Starts the watcher's thread and the SIGHUP thread (SIGHUP must be blocked in every thread).
-  func run(_ service: HapticService) {
+  func run(_ service: any ReloadableService) {
     self.service = service
     service.saveSwitch = { [self] level, muted in save(level: level, muted: muted) }
     startThread("hap reload") { [self] in
