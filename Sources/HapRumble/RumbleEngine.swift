@@ -42,13 +42,22 @@ public enum RumbleEngine {
   public static func play(
     _ sequence: RumbleSequence, on device: RumbleDevice, gain: Double, stop: StopRequest
   ) -> RumbleReport {
+    var walk = RumbleWalk(sequence)
+    return play(&walk, on: device, gain: gain, stop: stop)
+  }
+
+  /// Runs `source` on the calling thread until it ends, `stop` is requested or the device
+  /// fails; closes `device`.
+  public static func play<Source: RumbleSource>(
+    _ source: inout Source, on device: RumbleDevice, gain: Double, stop: StopRequest
+  ) -> RumbleReport {
     var report = RumbleReport()
     report.scheduling = realTimeScheduling()
     do {
       try device.setGain(gain)
       // Without FF_GAIN, the gain scales the magnitudes instead.
       let scale = device.capabilities.gain ? 1 : gain
-      try walk(sequence, on: device, scale: scale, stop: stop, report: &report)
+      try walk(&source, on: device, scale: scale, stop: stop, report: &report)
     } catch {
       report.outcome = .failed(error)
     }
@@ -58,15 +67,14 @@ public enum RumbleEngine {
   }
 
   /// Updates the effect at each step's time until the end or a stop.
-  static func walk(
-    _ sequence: RumbleSequence, on device: RumbleDevice, scale: Double, stop: StopRequest,
+  static func walk<Source: RumbleSource>(
+    _ source: inout Source, on device: RumbleDevice, scale: Double, stop: StopRequest,
     report: inout RumbleReport
   ) throws(RumbleError) {
-    let step = UInt64((sequence.tracks[0].step * 1e9).rounded())
-    var position = RumbleSequence.Position()
+    let step = UInt64((source.step * 1e9).rounded())
     let start = now()
     var k: UInt64 = 0
-    while let level = sequence.next(&position) {
+    while let level = source.nextLevel() {
       if stop.isRequested {
         report.outcome = .stopped
         return

@@ -302,4 +302,25 @@ struct RumbleTests {
     let opens = (try? motors.calls())?.filter { $0.kind == "open" }.count ?? 0
     #expect(opens >= 2, "one opening per play")
   }
+  @Test("hap drag on a motor: a recorded drag sets its magnitudes live (slow: soft, the swipe: strong), then ends")
+  func dragOnAMotor() throws {
+    let motors = try Motors()
+    let recording = try motors.folder.write("drag.ev", DragCommandTests.recording(DragCommandTests.gesture.events))
+    let texture = Hap.root.appendingPathComponent("patterns/texture.json").path
+    let started = Date()
+    let result = try motors.run(["drag", texture, "--input", recording, "-D", motors.device()])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(Date().timeIntervalSince(started) >= 2.2, "the replay keeps the recording's time")
+    let calls = try motors.calls()
+    let uploads = calls.filter { $0.kind == "upload" }
+    #expect(uploads.count > 200, "\(uploads.count) updates")
+    func strength(_ call: Call) -> Int { max(call.fields["strong"] ?? 0, call.fields["weak"] ?? 0) }
+    let first = uploads.first { strength($0) > 0 }.map(strength) ?? 0
+    let strongest = uploads.map(strength).max() ?? 0
+    #expect(first > 0 && strongest > 2 * first, "opening \(first), strongest \(strongest)")
+    #expect(calls.suffix(2).map(\.kind) == ["remove", "close"], "\(calls.suffix(3).map(\.kind))")
+    // What a motor does not play is refused.
+    let refused = try motors.run(["drag", texture, "--input", recording, "-D", motors.device(), "--channel", "2"])
+    #expect(refused.status == 2 && refused.stderr.contains("does not apply to a rumble motor"), "\(refused.stderr)")
+  }
 }

@@ -142,6 +142,14 @@ public final class ControlQueue: @unchecked Sendable {
     }
   }
 
+  /// Consumer: the newest overflowed value of a haptic control, if one waits (after the ring
+  /// is drained); nil for the other parameters, which have no mailbox.
+  @inline(__always)
+  public func latest(_ id: DynamicParameterID) -> Double? {
+    guard let box = ControlQueue.mailbox(id) else { return nil }
+    return takeMailbox(box)
+  }
+
   @inline(__always)
   private func takeMailbox(_ box: Int) -> Double? {
     let pair = mailboxes[box].exchange(ControlQueue.emptyMailbox, ordering: .acquiring)

@@ -42,7 +42,7 @@ struct HapKitCapability: CHHapticDeviceCapability {
       session.close(success: false)
     } catch {
       // A device another program (or this one's engine) holds is there: it supports haptics.
-      if let failure = error as? CHHapticError, case .device(.busy)? = failure.cause { supportsHaptics = true }
+      if case .device(.busy)? = error.cause { supportsHaptics = true }
     }
   }
 

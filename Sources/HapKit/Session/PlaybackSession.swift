@@ -48,7 +48,7 @@ public final class PlaybackSession: @unchecked Sendable {
         "the sound's device '\(Format.excerpt(device))' took \(rate) Hz with periods of \(period) frames, the haptic device \(hapticRate) Hz and \(hapticPeriod): both are fed the same periods, so they must match (try --rate or --latency)"
       case .sounds(let message): message
       case .motor(let device):
-        "'\(Format.excerpt(device))' is a rumble motor: 'hap play' (with --watch too) and 'hap serve' drive one, not 'hap drag' so far"
+        "'\(Format.excerpt(device))' is a rumble motor: 'hap play', 'play --watch', 'hap drag' and 'hap serve' drive one, through the motor's own path"
       }
     }
   }

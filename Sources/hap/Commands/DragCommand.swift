@@ -1,6 +1,7 @@
 import Foundation
 import HapALSA
 import HapCore
+import HapRumble
 import HapKit
 
 /// `hap drag`: feel a texture under your finger. The touchpad's (or mouse's) velocity drives a
@@ -89,8 +90,10 @@ enum DragCommand: Command {
       throw .refused("'--\(option.spec.name)' goes with -o OUT (rendering a recording)")
     }
 
+    let motor = try motorPath(device, arguments)
     // The input first: a missing or unreadable device is reported before the sound device opens.
     guard let source = openInput(arguments[input]) else { return ExitStatus.trouble }
+    if let motor { return dragOnMotor(pattern, path: motor, device: device, source: source, map: map, window: window) }
     let started = DispatchTime.now().uptimeNanoseconds
     return play(pattern, device: device, source: source, map: map, window: window, started: started)
   }
@@ -150,6 +153,53 @@ enum DragCommand: Command {
     playback.loops = nil
     let control = controlSource(source, map: map, window: window)
     return session.play(session.factory.set([loaded]), playback: playback, controls: [control])
+  }
+
+  /// `-D evdev:PATH`: the motor's path, after refusing what a motor does not play; nil for
+  /// any other device.
+  static func motorPath(_ device: DeviceOptions, _ arguments: Arguments) throws(UsageError) -> String? {
+    guard RumblePlayback.names(device.device) else { return nil }
+    let path = try RumblePlayback.path(device.device)
+    try RumblePlayback.refuse(
+      arguments,
+      among: [Options.profile, Options.rate, Options.sampleFormat]
+        + DeviceOptions.deviceOnly.filter { $0.spec.name != "device" && $0.spec.name != "verbose" })
+    return path
+  }
+
+  /// Loops `pattern` on the motor, its intensity and sharpness following `source` (the controls
+  /// applied to its rumble track each 5 ms step), until Ctrl-C (or the recording's end).
+  static func dragOnMotor(
+    _ pattern: String, path: String, device: DeviceOptions, source: Evdev.Source, map: VelocityMap, window: Double
+  ) -> Int32 {
+    Interrupt.install()
+    let loaded: Pattern
+    do {
+      loaded = try PatternLoading.load(pattern)
+    } catch {
+      return PatternLoading.status(error)
+    }
+    let motor: RumbleDevice
+    do {
+      motor = try RumbleDevice(path: path)
+    } catch {
+      Console.error("hap: \(error)")
+      return ExitStatus.trouble
+    }
+    Console.error(RumblePlayback.note(motor))
+    let queue = ControlQueue(capacity: 1024)
+    _ = controlSource(source, map: map, window: window)(queue)
+    var live = LiveRumble(schedule: Schedule(pattern: loaded, rate: 48000), queue: queue)
+    let gain = pow(10, device.gain / 20)
+    let report = RumbleEngine.play(&live, on: motor, gain: min(gain, 1), stop: Interrupt.stop)
+    if device.verbose { RumblePlayback.printStatistics(report, device: motor) }
+    switch report.outcome {
+    case .completed: return ExitStatus.ok
+    case .stopped: return ExitStatus.interrupted
+    case .failed(let error):
+      Console.error("hap: \(error)")
+      return Interrupt.requested ? ExitStatus.interrupted : ExitStatus.trouble
+    }
   }
 
   /// The touchpad (or the recording) as a control source: its velocity, mapped as textured
