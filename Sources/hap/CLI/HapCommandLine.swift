@@ -22,8 +22,9 @@ protocol Command {
 
 enum HapCommandLine {
   static let version = "0.1.0"
-  /// Monotonic time when hap started running (for `hap play --verbose`'s start latency).
-  nonisolated(unsafe) static var startedAt: UInt64 = 0
+  /// Monotonic time when hap started running (for `hap play --verbose`'s start latency): made
+  /// at its first reading, the first thing ``run(_:)`` does.
+  static let startedAt: UInt64 = DispatchTime.now().uptimeNanoseconds
 
   nonisolated(unsafe) static let commands: [any Command.Type] = [
     ValidateCommand.self,
@@ -51,7 +52,7 @@ enum HapCommandLine {
   }
 
   static func run(_ arguments: [String]) -> Int32 {
-    startedAt = DispatchTime.now().uptimeNanoseconds
+    _ = startedAt
     let status = dispatch(arguments)
     Console.flush()
     return status
