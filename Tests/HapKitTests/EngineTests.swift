@@ -414,6 +414,53 @@ struct EngineSoundTests {
     try sim.engine.unregisterAudioResource(id)
     #expect(throws: CHHapticError.self) { try sim.engine.unregisterAudioResource(id) }
   }
+
+  @Test("an AIFF resource (read through libsndfile) plays as the same samples in a WAV do")
+  func aiffThroughLibsndfile() throws {
+    let sim = try SimEngine()
+    let tone = (0..<4800).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
+    let aiff = sim.folder.appendingPathComponent("tone.aiff")
+    let wav = sim.folder.appendingPathComponent("tone.wav")
+    try Data(SyntheticSound.aiff([tone], rate: 48000)).write(to: aiff)
+    try Data(SyntheticSound.wav([tone], rate: 48000)).write(to: wav)
+    try sim.engine.start()
+    let id: CHHapticAudioResourceID
+    do {
+      id = try sim.engine.registerAudioResource(aiff)
+    } catch let error as CHHapticError {
+      if case .other(let why)? = error.cause, why.contains("install libsndfile1") {
+        cannotCheck("libsndfile is not installed: \(why)")
+        return
+      }
+      throw error
+    }
+    let pattern = try CHHapticPattern(
+      events: [CHHapticEvent(audioResourceID: id, parameters: [], relativeTime: 0), transient(1, 0.5)], parameters: [])
+    try sim.engine.makePlayer(with: pattern).start(atTime: sim.engine.currentTime + 0.02)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+    let model = try SimEngine.model(pattern)
+    let path = try #require(model.events.first { $0.type == .audioCustom }?.waveformPath)
+    let sound = try DecodedSound.wav([UInt8](Data(contentsOf: wav)))
+    let haptic = PatternRender.samples(model, rate: 48000)
+    let expected = PatternRender.audio(model, sounds: [path: sound], rate: 48000, frames: haptic.count)
+    let played = try PCM.floats(contentsOf: sim.folder.appendingPathComponent("capture-sound.raw").path, format: .f32)
+    let at = try #require(locate(haptic, in: try sim.captured()))
+    // The same 16-bit samples, scaled to floats by libsndfile and by hap's WAV reader: equal
+    // within one step of 16 bits (the two round and scale differently).
+    let heard = Array(played[(2 * at)..<(2 * at + expected.count)])
+    let worst = zip(heard, expected).map { abs($0 - $1) }.max() ?? 1
+    #expect(worst < 1.0 / 16384, "the AIFF's sound differs from the WAV's by up to \(worst)")
+    #expect(heard.contains { abs($0) > 0.1 }, "no sound played")
+    // Not a sound at all: refused with Apple's code.
+    let text = sim.folder.appendingPathComponent("notes.ogg")
+    try Data("not a sound".utf8).write(to: text)
+    do {
+      _ = try sim.engine.registerAudioResource(text)
+      Issue.record("a text file was taken as a sound")
+    } catch CHHapticError.invalidAudioResource {
+    }
+  }
 }
 
 final class Counter: @unchecked Sendable {

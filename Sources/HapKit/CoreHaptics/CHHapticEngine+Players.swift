@@ -115,7 +115,7 @@ extension CHHapticEngine {
         sound = registered
       } else {
         let full = path.hasPrefix("/") ? path : ((pattern.folder ?? ".") as NSString).appendingPathComponent(path)
-        sound = try Self.decode(URL(fileURLWithPath: full))
+        sound = try decode(URL(fileURLWithPath: full))
       }
       do {
         found[path] = try Resampler.resample(sound, to: rate)
@@ -126,27 +126,19 @@ extension CHHapticEngine {
     return found
   }
 
-  /// A sound file, decoded (WAV: hap's own reader).
-  static func decode(_ url: URL) throws -> DecodedSound {
-    guard let data = try? Data(contentsOf: url) else {
-      throw CHHapticError(.fileNotFound, .other("cannot read the sound '\(Format.excerpt(url.path))'"))
-    }
-    do {
-      return try DecodedSound.wav([UInt8](data), maxSamples: 92_160_000 / 4)
-    } catch {
-      throw CHHapticError(
-        .invalidAudioResource,
-        .other("'\(Format.excerpt(url.path))' is not a WAV file HapKit reads (\(error)); 'hap convert' and 'hap play' read FLAC, Ogg and MP3 too"))
-    }
+  /// A sound file, decoded (``SoundReader``: WAV, and what libsndfile reads).
+  func decode(_ url: URL) throws -> DecodedSound {
+    try SoundReader.decode(url, environment: environment)
   }
 
   // MARK: Audio resources
 
-  /// Decodes the sound at `resourceURL` (WAV) for `init(audioResourceID:...)` events.
+  /// Decodes the sound at `resourceURL` (WAV, FLAC, Ogg, MP3, AIFF, ...) for
+  /// `init(audioResourceID:...)` events.
   public func registerAudioResource(_ resourceURL: URL, options: [AnyHashable: Any] = [:]) throws
     -> CHHapticAudioResourceID
   {
-    let sound = try Self.decode(resourceURL)
+    let sound = try decode(resourceURL)
     return locked {
       let id = nextResourceID()
       resources[id] = sound
