@@ -179,27 +179,10 @@ enum DragCommand: Command {
     } catch {
       return PatternLoading.status(error)
     }
-    let motor: RumbleDevice
-    do {
-      motor = try RumbleDevice(path: path)
-    } catch {
-      Console.error("hap: \(error)")
-      return ExitStatus.trouble
-    }
-    Console.error(RumblePlayback.note(motor))
     let queue = ControlQueue(capacity: 1024)
     _ = controlSource(source, map: map, window: window)(queue)
     var live = LiveRumble(schedule: Schedule(pattern: loaded, rate: 48000), queue: queue)
-    let gain = pow(10, device.gain / 20)
-    let report = RumbleEngine.play(&live, on: motor, gain: min(gain, 1), stop: Interrupt.stop)
-    if device.verbose { RumblePlayback.printStatistics(report, device: motor) }
-    switch report.outcome {
-    case .completed: return ExitStatus.ok
-    case .stopped: return ExitStatus.interrupted
-    case .failed(let error):
-      Console.error("hap: \(error)")
-      return Interrupt.requested ? ExitStatus.interrupted : ExitStatus.trouble
-    }
+    return RumblePlayback.run(&live, path: path, gainDecibels: device.gain, verbose: device.verbose)
   }
 
   /// The touchpad (or the recording) as a control source: its velocity, mapped as textured

@@ -50,8 +50,17 @@ enum RumblePlayback {
       RumbleTrack(
         schedule: Schedule(pattern: speed == 1 ? pattern : pattern.timeScaled(by: 1 / speed), rate: 48000))
     }
-    let sequence = RumbleSequence(
-      tracks: tracks, gapSteps: Int((gap / RumbleTrack.defaultStep).rounded()), loops: loops)
+    var walk = RumbleWalk(
+      RumbleSequence(tracks: tracks, gapSteps: Int((gap / RumbleTrack.defaultStep).rounded()), loops: loops))
+    return run(&walk, path: path, gainDecibels: gainDecibels, verbose: verbose, stop: stop, noted: noted)
+  }
+
+  /// Opens the motor at `path`, says what it cannot do (unless `noted`), plays `source` on it
+  /// until its end, `stop` or a failure, and returns the exit status (`play`, `drag`).
+  static func run<Source: RumbleSource>(
+    _ source: inout Source, path: String, gainDecibels: Double, verbose: Bool, stop: StopRequest = Interrupt.stop,
+    noted: Bool = false
+  ) -> Int32 {
     let device: RumbleDevice
     do {
       device = try RumbleDevice(path: path)
@@ -64,7 +73,7 @@ enum RumblePlayback {
       Console.error(note(device))
       if gain > 1 { Console.error("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB") }
     }
-    let report = RumbleEngine.play(sequence, on: device, gain: min(gain, 1), stop: stop)
+    let report = RumbleEngine.play(&source, on: device, gain: min(gain, 1), stop: stop)
     if verbose { printStatistics(report, device: device) }
     switch report.outcome {
     case .completed: return ExitStatus.ok
