@@ -274,9 +274,11 @@ enum DragCommand: Command {
         "-o renders a recording, and '\(input)' is a live device; record it first: cat \(input) > drag.ev")
     }
     Interrupt.install()
+    var unwritten = RenderAudio.Unwritten()
     let status = RenderCommand.render(
-      pattern, to: output, settings: settings, messages: messages(events, map: map, window: window))
-    if !settings.quiet, status != ExitStatus.interrupted, let note = RenderAudio.unwrittenNote(fix: .layout) {
+      pattern, to: output, settings: settings, messages: messages(events, map: map, window: window),
+      unwritten: &unwritten)
+    if !settings.quiet, status != ExitStatus.interrupted, let note = unwritten.note(fix: .layout) {
       Console.error(note)
     }
     return status

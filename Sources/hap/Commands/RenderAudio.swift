@@ -86,8 +86,14 @@ enum RenderAudio {
   }
 
   /// Patterns rendered with an audio track that was not written (no `--audio`), and their
-  /// audio events: said once, at the end of the run.
-  nonisolated(unsafe) static var unwritten = (patterns: 0, events: 0)
+  /// audio events, counted over a run: said once, at its end (``note(fix:)``).
+  struct Unwritten {
+    var patterns = 0
+    var events = 0
+
+    /// The one note about audio tracks not written, or nil.
+    func note(fix: Fix) -> String? { RenderAudio.unwrittenNote(patterns: patterns, events: events, fix: fix) }
+  }
 
   /// What the note about audio tracks not written suggests: `--audio` (`hap render`), or a
   /// layout with audio channels (`hap drag -o`, which has no `--audio`).
@@ -95,9 +101,8 @@ enum RenderAudio {
     case audioOption, layout
   }
 
-  /// The one note about audio tracks not written, or nil.
-  static func unwrittenNote(fix: Fix) -> String? {
-    let (patterns, events) = unwritten
+  /// The one note about `patterns` audio tracks of `events` audio events not written, or nil.
+  static func unwrittenNote(patterns: Int, events: Int, fix: Fix) -> String? {
     guard patterns > 0 else { return nil }
     let what = events == 1 ? "1 audio event" : "\(events) audio events"
     switch fix {

@@ -137,12 +137,13 @@ enum RenderCommand: Command {
     }
     Interrupt.install()
     var status = ExitStatus.ok
+    var unwritten = RenderAudio.Unwritten()
     for job in jobs {
-      let result = render(job.pattern, to: job.output, audio: job.audio, settings: settings)
+      let result = render(job.pattern, to: job.output, audio: job.audio, settings: settings, unwritten: &unwritten)
       if result == ExitStatus.interrupted { return result }
       if result == ExitStatus.trouble || (result == ExitStatus.failure && status == ExitStatus.ok) { status = result }
     }
-    if !settings.quiet, let note = RenderAudio.unwrittenNote(fix: .audioOption) { Console.error(note) }
+    if !settings.quiet, let note = unwritten.note(fix: .audioOption) { Console.error(note) }
     return status
   }
 
@@ -333,9 +334,10 @@ enum RenderCommand: Command {
   /// Renders one pattern to one output (and its audio track to `audio`); returns its exit
   /// status. Control messages come from `settings.control`, or are given (`hap drag -o`
   /// passes a recorded gesture's).
+  /// `unwritten`: counts an audio track left unwritten (said once at the end of the run).
   static func render(
     _ patternPath: String, to output: String, audio: String? = nil, settings: Settings,
-    messages given: [ControlMessage]? = nil
+    messages given: [ControlMessage]? = nil, unwritten: inout RenderAudio.Unwritten
   ) -> Int32 {
     for path in [output, audio] where path == "-" && isatty(STDOUT_FILENO) != 0 && !settings.force {
       Console.error("hap: \(terminalRefusal)")
@@ -360,8 +362,8 @@ enum RenderCommand: Command {
     case .failure(let failure): return failure.status
     }
     if !writesTrack && schedule.skippedAudioEvents > 0 {
-      RenderAudio.unwritten.patterns += 1
-      RenderAudio.unwritten.events += schedule.skippedAudioEvents
+      unwritten.patterns += 1
+      unwritten.events += schedule.skippedAudioEvents
     }
     let sound = Sound(track: track, written: writesTrack, file: audio.map { ($0, isRaw($0, flag: settings.raw)) })
     guard var job = prepare(pattern, schedule, named: name, to: output, settings: settings, given: given, sound: sound)
