@@ -111,6 +111,30 @@ struct PatternTests {
     }
   }
 
+  @Test("a FIFO, a device or a folder named as a pattern or a sound is refused at once, never read",
+    .timeLimit(.minutes(1)))
+  func filesThatAreNotFiles() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hapkit-files-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let fifo = folder.appendingPathComponent("pattern.ahap")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    let engine = try CHHapticEngine(address: .alsa("null"))
+    for url in [fifo, URL(fileURLWithPath: "/dev/zero"), folder] {
+      do {
+        _ = try CHHapticPattern(contentsOf: url)
+        Issue.record("\(url.path) was read as a pattern")
+      } catch let error as CHHapticError {
+        #expect(error.code == .invalidPatternData, "\(url.path): \(error)")
+      }
+      do {
+        _ = try engine.registerAudioResource(url)
+        Issue.record("\(url.path) was read as a sound")
+      } catch let error as CHHapticError {
+        #expect(error.code == .invalidAudioResource, "\(url.path): \(error)")
+      }
+    }
+  }
+
   @Test("parameter attributes are Core Haptics' ranges and defaults")
   func attributes() throws {
     let capability = CHHapticEngine.capabilitiesForHardware()

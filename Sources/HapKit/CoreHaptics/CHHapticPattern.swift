@@ -77,15 +77,17 @@ public final class CHHapticPattern: @unchecked Sendable {
     try self.init(anyDictionary: plain, folder: nil)
   }
 
-  /// An AHAP file; its sounds' relative paths start from its folder.
+  /// An AHAP file (a regular file of at most 128 MiB, opened without blocking); its sounds'
+  /// relative paths start from its folder.
   public convenience init(contentsOf url: URL) throws {
-    let data: Data
+    let bytes: [UInt8]
     do {
-      data = try Data(contentsOf: url)
+      bytes = try RegularFile.read(url.path, limit: RegularFile.patternLimit)
     } catch {
-      throw CHHapticError(.fileNotFound, .other("cannot read '\(Format.excerpt(url.path))': \(error.localizedDescription)"))
+      let code: CHHapticError.Code = if case .cannotOpen = error { .fileNotFound } else { .invalidPatternData }
+      throw CHHapticError(code, .other(error.description))
     }
-    try self.init(json: [UInt8](data), folder: url.deletingLastPathComponent().path)
+    try self.init(json: bytes, folder: url.deletingLastPathComponent().path)
   }
 
   convenience init(anyDictionary: [String: Any], folder: String?) throws {

@@ -44,7 +44,7 @@ final class EngineTrace: @unchecked Sendable {
     let head = "# hap render \(run).ahap --control \(run).control\n" + (looping ? "@0.000000000 loop on\n" : "")
     _ = FileManager.default.createFile(atPath: base + ".control", contents: Data(head.utf8))
     controls[run] = FileHandle(forWritingAtPath: base + ".control")
-    controls[run]?.seekToEndOfFile()
+    _ = try? controls[run]?.seekToEnd()
     return run
   }
 
@@ -72,7 +72,11 @@ final class EngineTrace: @unchecked Sendable {
     guard !text.isEmpty else { return }
     lock.lock()
     defer { lock.unlock() }
-    controls[run]?.write(Data(text.utf8))
+    do {
+      try controls[run]?.write(contentsOf: Data(text.utf8))
+    } catch {
+      failure = "cannot write the trace of player \(run): \(error)"
+    }
   }
 
   /// Player `run` is over: its control file is complete.
@@ -89,8 +93,12 @@ final class EngineTrace: @unchecked Sendable {
       failure = "cannot write \(path)"
       return
     }
-    handle.seekToEndOfFile()
-    handle.write(data)
+    do {
+      _ = try handle.seekToEnd()
+      try handle.write(contentsOf: data)
+    } catch {
+      failure = "cannot write \(path): \(error)"
+    }
     try? handle.close()
   }
 }

@@ -13,32 +13,34 @@ enum SoundReader {
   static let sampleLimit = 92_160_000 / 4
 
   static func decode(_ url: URL, environment: [String: String]) throws(CHHapticError) -> DecodedSound {
-    let fd = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-    guard fd >= 0 else {
-      throw CHHapticError(
-        .fileNotFound, .other("cannot open the sound '\(Format.excerpt(url.path))': \(String(cString: strerror(errno)))"))
+    let fd: Int32
+    do {
+      fd = try RegularFile.open(url.path, limit: sampleLimit * 4)
+    } catch {
+      switch error {
+      case .cannotOpen: throw CHHapticError(.fileNotFound, .other(error.description))
+      case .tooLarge: throw CHHapticError(.resourceNotAvailable, .other(error.description))
+      default: throw CHHapticError(.invalidAudioResource, .other(error.description))
+      }
     }
     defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-      throw CHHapticError(.invalidAudioResource, .other("'\(Format.excerpt(url.path))' is not a regular file"))
-    }
-    guard Int64(info.st_size) <= Int64(sampleLimit) * 4 else {
-      throw CHHapticError(.resourceNotAvailable, .other("'\(Format.excerpt(url.path))' is larger than 92 MB"))
-    }
     var head = [UInt8](repeating: 0, count: 12)
-    if read(fd, &head, 12) == 12, AudioSignal.isWAV(head) {
-      return try wav(url)
+    if pread(fd, &head, 12, 0) == 12, AudioSignal.isWAV(head) {
+      return try wav(fd, url: url)
     }
     return try other(fd, url: url, environment: environment)
   }
 
-  private static func wav(_ url: URL) throws(CHHapticError) -> DecodedSound {
-    guard let data = try? Data(contentsOf: url) else {
-      throw CHHapticError(.fileNotFound, .other("cannot read the sound '\(Format.excerpt(url.path))'"))
+  /// hap's WAV reader, from the descriptor.
+  private static func wav(_ fd: Int32, url: URL) throws(CHHapticError) -> DecodedSound {
+    let bytes: [UInt8]
+    do {
+      bytes = try RegularFile.read(fd, path: url.path, limit: sampleLimit * 4)
+    } catch {
+      throw CHHapticError(.invalidAudioResource, .other(error.description))
     }
     do {
-      return try DecodedSound.wav([UInt8](data), maxSamples: sampleLimit)
+      return try DecodedSound.wav(bytes, maxSamples: sampleLimit)
     } catch {
       throw CHHapticError(.invalidAudioResource, .other("'\(Format.excerpt(url.path))': \(error)"))
     }
