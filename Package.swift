@@ -43,13 +43,13 @@ let package = Package(
     // Everything that plays, as a library: the typed device address, opening it, the engine
     // that mixes many players on one device, sounds, and Core Haptics' API over them
     // (docs/hapkit.md). Prints nothing; no global mutable state.
-    .target(name: "HapKit", dependencies: ["HapCore", "HapALSA", "HapResample", "CSndFile"]),
+    .target(name: "HapKit", dependencies: ["HapCore", "HapALSA", "HapResample", "CSndFile", "CHapSignals"]),
     // `make bench`'s in-process figures for HapKit (start to first sample, sendParameters).
     .executableTarget(name: "hapkit-bench", dependencies: ["HapKit"]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.
     .target(name: "CHapSignals"),
     // The command-line front end: argument parsing, commands, output formatting.
-    .executableTarget(name: "hap", dependencies: ["HapCore", "HapKit", "HapALSA", "HapRumble", "CHapSignals", "CSndFile", "HapResample"]),
+    .executableTarget(name: "hap", dependencies: ["HapCore", "HapKit", "HapALSA", "HapRumble", "CSndFile", "HapResample"]),
     // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
     .target(name: "HapFuzzCheck", dependencies: ["HapCore"]),
     // `make bench`: the render loop alone, without I/O.
@@ -66,7 +66,7 @@ let package = Package(
     .testTarget(name: "HapKitTests", dependencies: ["HapKit", "HapCore", "HapTestSupport"]),
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
     .testTarget(
-      name: "HapCLITests", dependencies: ["HapCore", "HapTestSupport", "hap", "HapResample"],
+      name: "HapCLITests", dependencies: ["HapCore", "HapKit", "HapTestSupport", "hap", "HapResample"],
       exclude: ["Golden", "CorpusVerdictChanges.tsv"]),
   ]
 )

@@ -123,7 +123,7 @@ static int read_frames(SNDFILE *file, int channels, int keep, long long max_samp
 // own log goes to a buffer (SFC_GET_LOG_INFO), not to standard error. So while libsndfile opens
 // and reads a file, file descriptor 2 points to /dev/null. This is safe because `hap convert`
 // (and validate, info, render, play) decodes on one thread while no other writes to standard error
-// (`hap serve`, whose log thread does, decodes sounds without it: SoundFile.silencesDecoders) (hap's own
+// (`hap serve`, whose log thread does, decodes sounds without it: SoundSearch.silencesDecoders) (hap's own
 // messages about the file are written after the decode returns); a failure to redirect leaves
 // standard error as it is.
 static int silence_stderr(void) {

@@ -3,6 +3,7 @@ import HapCore
 import HapTestSupport
 import Testing
 
+@testable import HapKit
 @testable import hap
 
 /// Finding AudioCustom sounds as iOS does (absolute path, pattern's folder, `--sound-path`,
@@ -144,7 +145,7 @@ struct SoundSearchTests {
     #expect(info.status == 0, "\(info.stderr)")
     #expect(info.stdout.contains("AIFF 22050 Hz stereo, 4 frames"), "\(info.stdout)")
     let pattern = try HapticCorpus.pattern(patternFile)
-    let sounds = try SoundSearch.loadSounds(of: pattern, patternPath: patternFile)
+    let sounds = try SoundSearch(folders: []).loadSounds(of: pattern, patternPath: patternFile)
     let sound = try #require(sounds["a.aiff"])
     #expect(sound.channels == 2 && sound.rate == 22050 && sound.frames == 4)
     let expected = zip(left, right).flatMap { [$0, $1] }
@@ -171,12 +172,12 @@ struct SoundSearchTests {
     let patternFile = try Self.write(
       Array(Self.pattern(["s/st.wav", "mono.wav", "s/st.wav"]).utf8), "pattern.ahap", in: folder)
     let pattern = try HapticCorpus.pattern(patternFile)
-    let sounds = try SoundSearch.loadSounds(of: pattern, patternPath: patternFile)
+    let sounds = try SoundSearch(folders: []).loadSounds(of: pattern, patternPath: patternFile)
     #expect(Set(sounds.keys) == ["s/st.wav", "mono.wav"])
     #expect(sounds["s/st.wav"] == DecodedSound(rate: 16000, channels: 2, samples: [0.5, 0.25, -0.5, 1]))
     #expect(sounds["mono.wav"] == DecodedSound(rate: 8000, channels: 1, samples: [0.5, -0.5, 0.25]))
     #expect(throws: SoundSearch.LoadFailure.notFound("s/st.wav")) {
-      try SoundSearch.loadSounds(of: pattern, patternPath: folder.appendingPathComponent("other/p.ahap").path)
+      try SoundSearch(folders: []).loadSounds(of: pattern, patternPath: folder.appendingPathComponent("other/p.ahap").path)
     }
   }
 }

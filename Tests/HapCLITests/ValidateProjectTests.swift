@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HapKit
 @testable import hap
 
 private let valid = #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#

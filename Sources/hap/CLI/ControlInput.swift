@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// Reading control streams (`--control SOURCE`, `--map velocity`): line by line, with a one-line
 /// warning (and its line number) for each malformed line, which is then ignored.

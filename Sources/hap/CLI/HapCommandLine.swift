@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// A subcommand: its name, its help, and what it does.
 protocol Command {
@@ -103,9 +104,6 @@ enum HapCommandLine {
       if parsed.wantsHelp {
         Console.out(help(for: command))
         return ExitStatus.ok
-      }
-      if parsed.declared.contains(Options.soundPath.spec.name) {
-        SoundSearch.userFolders = parsed.all(Options.soundPath).compactMap { $0 }
       }
       return try command.run(parsed)
     } catch {

@@ -1,4 +1,5 @@
 import HapCore
+import HapKit
 
 /// The options several commands share, each declared once: its kind, range, default and help
 /// live here, and every command that takes it lists this same value in its table.
@@ -38,4 +39,13 @@ enum Options {
   static let force = Option<Bool>.flag("force", "Write binary audio even when the output is a terminal.")
   /// `--quiet`: no warnings, no summary line.
   static let quiet = Option<Bool>.flag("quiet", short: "q", "Do not print warnings or the summary line.")
+}
+
+extension Arguments {
+  /// How this command reads patterns: their sounds looked for in `--sound-path`'s folders (if
+  /// it takes the option), then `$HAP_SOUND_PATH`'s.
+  var reading: PatternReading {
+    let folders = knows(Options.soundPath) ? all(Options.soundPath).compactMap { $0 } : []
+    return PatternReading(sounds: SoundSearch(userFolders: folders))
+  }
 }

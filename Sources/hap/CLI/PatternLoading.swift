@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// Reading a pattern (or a profile) for the commands that render: validation findings go to
 /// standard error; a pattern with errors is refused.
@@ -27,15 +28,17 @@ enum PatternLoading {
 
   /// Reads and validates `path` (`-` for standard input) without printing anything.
   /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`).
-  static func check(_ path: String, longestPattern: Double = ValidationContext.defaultLongestPattern) -> Checked {
+  static func check(
+    _ path: String, reading: PatternReading, longestPattern: Double = ValidationContext.defaultLongestPattern
+  ) -> Checked {
     let input: PatternFiles.Input = path == "-" ? .standardInput : .file(path)
     let bytes: [UInt8]
     do {
-      bytes = try PatternFiles.read(input)
+      bytes = try reading.read(input)
     } catch {
       return .unreadable(error.message)
     }
-    var context = PatternFiles.context(for: input)
+    var context = reading.context(for: input)
     context.longestPattern = longestPattern
     let result = PatternFiles.validate(bytes, input: input, context: context)
     guard result.isValid, let pattern = result.pattern else { return .invalid(result.diagnostics) }
@@ -46,7 +49,7 @@ enum PatternLoading {
   /// standard error and the pattern is returned; errors are printed and it is refused.
   /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`).
   static func load(
-    _ path: String, quietWarnings: Bool = false,
+    _ path: String, reading: PatternReading, quietWarnings: Bool = false,
     longestPattern: Double = ValidationContext.defaultLongestPattern
   ) throws(Failure) -> Pattern {
     let name = path == "-" ? PatternFiles.Input.standardInput.displayName : path
@@ -56,7 +59,7 @@ enum PatternLoading {
         Console.error(DiagnosticPrinter.text(diagnostic, file: name, style: style))
       }
     }
-    switch check(path, longestPattern: longestPattern) {
+    switch check(path, reading: reading, longestPattern: longestPattern) {
     case .valid(let pattern, let diagnostics):
       show(diagnostics)
       return pattern

@@ -2,6 +2,7 @@ import CHapSignals
 import Dispatch
 import Foundation
 import HapCore
+import HapKit
 
 /// The loop of `hap play --watch`, `hap plot --watch` and `hap validate --watch`: the command
 /// acts once on every path, then again on the paths that change, until Ctrl-C.
@@ -40,9 +41,6 @@ final class WatchLoop: @unchecked Sendable {
   /// `paths` as the command's arguments give them (files; folders with `folders`). Standard
   /// input cannot be watched.
   init(_ paths: [String], folders: Bool = false) throws(UsageError) {
-    // A watched file is read only if it is a regular file: one replaced by a FIFO (or a link
-    // to one) is refused with a message, never waited on.
-    PatternFiles.namedFiles = .watched
     var targets: [Target] = []
     for path in paths {
       guard path != "-" else { throw .refused("'--watch' cannot watch standard input ('-'); name a file") }

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// `hap convert`: between AHAP and Meta's `.haptic` clips, and from audio to AHAP (Android in a
 /// later round).
@@ -95,7 +96,7 @@ enum ConvertCommand: Command {
     for job in jobs {
       let result = convert(
         job.pattern, to: job.output, from: try inputFormat(job.pattern, given: from), target: target, audio: audio,
-        verbose: arguments[verbose], quiet: arguments[quiet], portable: portable)
+        verbose: arguments[verbose], quiet: arguments[quiet], portable: portable, reading: arguments.reading)
       if result == ExitStatus.trouble || (result == ExitStatus.failure && status == ExitStatus.ok) { status = result }
     }
     return status
@@ -159,7 +160,7 @@ enum ConvertCommand: Command {
   /// Converts one input to one output; returns its exit status.
   static func convert(
     _ input: String, to output: String, from: ConversionFormat, target: ConversionFormat,
-    audio: AudioConversionOptions, verbose: Bool, quiet: Bool, portable: Bool = false
+    audio: AudioConversionOptions, verbose: Bool, quiet: Bool, portable: Bool = false, reading: PatternReading
   ) -> Int32 {
     let file: PatternFiles.Input = input == "-" ? .standardInput : .file(input)
     let name = file.displayName
@@ -168,7 +169,7 @@ enum ConvertCommand: Command {
     }
     let bytes: [UInt8]
     do {
-      bytes = try PatternFiles.read(file)
+      bytes = try reading.read(file)
     } catch {
       if from == .audio, case .tooLarge(let size?) = error, case .file(let path) = file {
         return refuseLargeWAV(path, size: size)
@@ -182,13 +183,13 @@ enum ConvertCommand: Command {
         portable: portable, kotlin: output.lowercased().hasSuffix(".kt"),
         name: String(name.split(separator: "/").last?.split(separator: ".").first ?? "pattern"))
       converted = try Converter.convert(
-        bytes, from: from, to: target, context: PatternFiles.context(for: file), options: options, audio: audio)
+        bytes, from: from, to: target, context: reading.context(for: file), options: options, audio: audio)
     } catch {
       return report(error, name: name, output: output, quiet: quiet)
     }
     let status = write(converted, name: name, to: output, verbose: verbose, quiet: quiet, portable: portable)
     if status == ExitStatus.ok && !quiet && target == .ahap && input != "-" && output != "-" {
-      for note in soundNotes(converted.bytes, input: input, output: output) { Console.error(note) }
+      for note in soundNotes(converted.bytes, input: input, output: output, search: reading.sounds) { Console.error(note) }
     }
     return status
   }
@@ -205,7 +206,7 @@ enum ConvertCommand: Command {
   /// folder but not from `output`'s (nor in a sound path), so that the file written would be
   /// refused (waveform-not-found, as iOS refuses it) until the sound is copied beside it: the
   /// `cp` that puts it there. hap writes only the pattern.
-  static func soundNotes(_ bytes: [UInt8], input: String, output: String) -> [String] {
+  static func soundNotes(_ bytes: [UInt8], input: String, output: String, search: SoundSearch) -> [String] {
     guard let pattern = Validator.validate(bytes).pattern else { return [] }
     let from = (input as NSString).deletingLastPathComponent
     let to = (output as NSString).deletingLastPathComponent
@@ -213,8 +214,8 @@ enum ConvertCommand: Command {
     var notes: [String] = []
     for event in pattern.events where event.type == .audioCustom {
       guard let waveform = event.waveformPath, seen.insert(waveform).inserted,
-        SoundSearch.find(waveform, patternFolder: to) == nil,
-        let found = SoundSearch.find(waveform, patternFolder: from)
+        search.find(waveform, patternFolder: to) == nil,
+        let found = search.find(waveform, patternFolder: from)
       else { continue }
       let target = SoundSearch.join(to, waveform)
       let folder = (target as NSString).deletingLastPathComponent
@@ -271,10 +272,10 @@ enum ConvertCommand: Command {
     } catch {
       // Not a sound (as for a .wav that is not WAV): "hap: NAME: why", exit 1; unreadable: 2.
       Console.error(
-        error.status == ExitStatus.failure
+        error.isInvalidInput
           ? "hap: \(Format.excerpt(input)): \(error.message)"
           : "hap: cannot read '\(Format.excerpt(input))': \(error.message)")
-      return error.status
+      return error.isInvalidInput ? ExitStatus.failure : ExitStatus.trouble
     }
     do {
       let converted = try Converter.convertAudio(signal, options: audio)

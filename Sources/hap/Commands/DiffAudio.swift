@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 import HapResample
 
 /// `hap diff`'s sound side (issue 21): each pattern's AudioCustom sounds, found as iOS finds
@@ -29,12 +30,12 @@ enum DiffAudio {
 
   static func compare(
     old: (pattern: Pattern, path: String, label: String), new: (pattern: Pattern, path: String, label: String),
-    rate: Double, columns: Int
+    rate: Double, columns: Int, search: SoundSearch
   ) throws(Failure) -> Compared {
     let hasAudio = [old.pattern, new.pattern].contains { $0.events.contains { $0.type.isAudio } }
     guard hasAudio else { return Compared(sounds: ([:], [:]), signal: nil) }
-    let a = try sounds(of: old.pattern, path: old.path, label: old.label)
-    let b = try sounds(of: new.pattern, path: new.path, label: new.label)
+    let a = try sounds(of: old.pattern, path: old.path, label: old.label, search: search)
+    let b = try sounds(of: new.pattern, path: new.path, label: new.label, search: search)
     let first = AudioSchedule(
       pattern: old.pattern, sounds: try resampled(a, to: rate, label: old.label), rate: rate)
     let second = AudioSchedule(
@@ -43,10 +44,10 @@ enum DiffAudio {
   }
 
   /// The sounds of `pattern` read from `path` (standard input and `/dev/null` have no folder).
-  static func sounds(of pattern: Pattern, path: String, label: String) throws(Failure) -> [String: DecodedSound] {
+  static func sounds(of pattern: Pattern, path: String, label: String, search: SoundSearch) throws(Failure) -> [String: DecodedSound] {
     let folderPath = path == "-" || path == "/dev/null" ? nil : path
     do {
-      return try SoundSearch.loadSounds(of: pattern, patternPath: folderPath)
+      return try search.loadSounds(of: pattern, patternPath: folderPath)
     } catch {
       throw .load(file: label, error)
     }

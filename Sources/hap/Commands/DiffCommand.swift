@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// `hap diff`: what changed between two patterns, in structure and in feel.
 enum DiffCommand: Command {
@@ -96,7 +97,8 @@ enum DiffCommand: Command {
     }
     let old: Pattern
     let new: Pattern
-    switch (load(oldPath), load(newPath)) {
+    let reading = arguments.reading
+    switch (load(oldPath, reading: reading), load(newPath, reading: reading)) {
     case (.valid(let a, let aFindings), .valid(let b, let bFindings)):
       printClamped(aFindings, file: oldLabel)
       printClamped(bFindings, file: newLabel)
@@ -112,7 +114,8 @@ enum DiffCommand: Command {
     }
     guard
       let audio = compareAudio(
-        old: (old, oldPath, oldLabel), new: (new, newPath, newLabel), rate: Double(rate), columns: width)
+        old: (old, oldPath, oldLabel), new: (new, newPath, newLabel), rate: Double(rate), columns: width,
+        search: reading.sounds)
     else { return git ? ExitStatus.ok : ExitStatus.trouble }
     let diff = PatternDiff(old, new, options: options, sounds: audio.sounds)
     let signal = SignalComparison(old, new, profile: profile, rate: Double(rate), columns: width)
@@ -142,10 +145,10 @@ enum DiffCommand: Command {
   /// sound cannot be read.
   static func compareAudio(
     old: (pattern: Pattern, path: String, label: String), new: (pattern: Pattern, path: String, label: String),
-    rate: Double, columns: Int
+    rate: Double, columns: Int, search: SoundSearch
   ) -> DiffAudio.Compared? {
     do {
-      return try DiffAudio.compare(old: old, new: new, rate: rate, columns: columns)
+      return try DiffAudio.compare(old: old, new: new, rate: rate, columns: columns, search: search)
     } catch {
       Console.error("hap: \(error.message)")
       return nil
@@ -185,8 +188,8 @@ enum DiffCommand: Command {
 
   /// Reads and checks a pattern; `/dev/null` (git's side of an added or deleted file) is an
   /// empty one.
-  static func load(_ path: String) -> PatternLoading.Checked {
-    path == "/dev/null" ? .valid(Pattern(), []) : PatternLoading.check(path)
+  static func load(_ path: String, reading: PatternReading) -> PatternLoading.Checked {
+    path == "/dev/null" ? .valid(Pattern(), []) : PatternLoading.check(path, reading: reading)
   }
 
   /// Warnings are not shown, except for values Core Haptics clamps: the diff compares the

@@ -93,9 +93,14 @@ enum DragCommand: Command {
     let motor = try motorPath(device, arguments)
     // The input first: a missing or unreadable device is reported before the sound device opens.
     guard let source = openInput(arguments[input]) else { return ExitStatus.trouble }
-    if let motor { return dragOnMotor(pattern, path: motor, device: device, source: source, map: map, window: window) }
+    let reading = arguments.reading
+    if let motor {
+      return dragOnMotor(
+        pattern, path: motor, device: device, source: source, map: map, window: window, reading: reading)
+    }
     let started = DispatchTime.now().uptimeNanoseconds
-    return play(pattern, device: device, source: source, map: map, window: window, started: started)
+    return play(
+      pattern, device: device, source: source, map: map, window: window, started: started, reading: reading)
   }
 
   /// `--input`, else the first touchpad (else mouse) found, named; nil (the reason printed) when
@@ -123,20 +128,21 @@ enum DragCommand: Command {
 
   /// Loops `pattern` on the device, driven by `source`, until Ctrl-C (or the recording's end).
   static func play(
-    _ pattern: String, device: DeviceOptions, source: Evdev.Source, map: VelocityMap, window: Double, started: UInt64
+    _ pattern: String, device: DeviceOptions, source: Evdev.Source, map: VelocityMap, window: Double, started: UInt64,
+    reading: PatternReading
   ) -> Int32 {
     Interrupt.install()
     let profile: ActuatorProfile
     let loaded: Pattern
     do {
       profile = try device.loadProfile()
-      loaded = try PatternLoading.load(pattern)
+      loaded = try PatternLoading.load(pattern, reading: reading)
     } catch {
       return PatternLoading.status(error)
     }
     let sounds: PatternSounds
     do {
-      sounds = try PatternSounds.load([loaded], paths: [pattern], selection: device.audio)
+      sounds = try PatternSounds.load([loaded], paths: [pattern], selection: device.audio, search: reading.sounds)
     } catch {
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
@@ -170,12 +176,13 @@ enum DragCommand: Command {
   /// Loops `pattern` on the motor, its intensity and sharpness following `source` (the controls
   /// applied to its rumble track each 5 ms step), until Ctrl-C (or the recording's end).
   static func dragOnMotor(
-    _ pattern: String, path: String, device: DeviceOptions, source: Evdev.Source, map: VelocityMap, window: Double
+    _ pattern: String, path: String, device: DeviceOptions, source: Evdev.Source, map: VelocityMap, window: Double,
+    reading: PatternReading
   ) -> Int32 {
     Interrupt.install()
     let loaded: Pattern
     do {
-      loaded = try PatternLoading.load(pattern)
+      loaded = try PatternLoading.load(pattern, reading: reading)
     } catch {
       return PatternLoading.status(error)
     }
@@ -242,6 +249,7 @@ enum DragCommand: Command {
       rate: device.rate, format: device.format ?? .s16, profile: .exciter, gain: device.gain,
       raw: arguments[Options.raw], quiet: arguments[Options.quiet], force: arguments[Options.force])
     settings.layout = try RenderLayout.parse(arguments)
+    settings.reading = arguments.reading
     do {
       settings.profile = try device.loadProfile()
     } catch {

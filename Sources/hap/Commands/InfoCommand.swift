@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// `hap info`: what a pattern holds and what its signal looks like.
 enum InfoCommand: Command {
@@ -44,13 +45,14 @@ enum InfoCommand: Command {
     } catch {
       return PatternLoading.status(error)
     }
+    let reading = arguments.reading
     var worst = ExitStatus.ok
     var objects: [String] = []
     for (index, path) in paths.enumerated() {
       let name = path == "-" ? "<stdin>" : path
       let pattern: Pattern
       do {
-        pattern = try PatternLoading.load(path, quietWarnings: json)
+        pattern = try PatternLoading.load(path, reading: reading, quietWarnings: json)
       } catch {
         let status = PatternLoading.status(error)
         worst = max(worst, status)
@@ -59,8 +61,9 @@ enum InfoCommand: Command {
         continue
       }
       let summary = PatternSummary(pattern: pattern, profile: profile, rate: Double(rate), columns: width)
-      let sounds = InfoSounds.rows(of: pattern, path: path)
-      let track = audioTrackDuration(pattern, path: path, rate: Double(rate), profile: profile)
+      let sounds = InfoSounds.rows(of: pattern, path: path, search: reading.sounds)
+      let track = audioTrackDuration(
+        pattern, path: path, rate: Double(rate), profile: profile, search: reading.sounds)
       if json {
         objects.append(jsonReport(summary, name: name, rate: rate, profile: profile, sounds: sounds, track: track))
       } else {
@@ -79,10 +82,13 @@ enum InfoCommand: Command {
 
   /// How long `hap render` writes a pattern with audio events (its haptic signal padded to its
   /// audio track, issue 21), seconds; nil without audio events or when a sound cannot be had.
-  static func audioTrackDuration(_ pattern: Pattern, path: String, rate: Double, profile: ActuatorProfile) -> Double? {
+  static func audioTrackDuration(
+    _ pattern: Pattern, path: String, rate: Double, profile: ActuatorProfile, search: SoundSearch
+  ) -> Double? {
     guard pattern.events.contains(where: \.type.isAudio) else { return nil }
     let schedule = Schedule(pattern: pattern, profile: profile, rate: rate)
-    let made = RenderAudio.renderer(pattern, named: path, patternPath: path, schedule: schedule, written: false)
+    let made = RenderAudio.renderer(
+      pattern, named: path, patternPath: path, schedule: schedule, written: false, search: search)
     guard case .success(let track?) = made else { return nil }
     return Double(track.renderer.frameCount) / rate
   }

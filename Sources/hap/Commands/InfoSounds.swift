@@ -1,4 +1,5 @@
 import HapCore
+import HapKit
 
 /// `hap info`'s list of a pattern's sounds: each distinct `EventWaveformPath` of its AudioCustom
 /// events, where it was found, its format and what it decodes to (iOS's budget counts that).
@@ -9,13 +10,13 @@ enum InfoSounds {
   }
 
   /// One row per distinct waveform, in the order the events first name it.
-  static func rows(of pattern: Pattern, path: String) -> [Row] {
+  static func rows(of pattern: Pattern, path: String, search: SoundSearch) -> [Row] {
     let patternFolder = path == "-" ? nil : PathName.folder(of: path)
     var seen: Set<String> = []
     var rows: [Row] = []
     for event in pattern.events where event.type == .audioCustom {
       guard let waveform = event.waveformPath, seen.insert(waveform).inserted else { continue }
-      rows.append(Row(waveform: waveform, lookup: SoundSearch.lookup(waveform, patternFolder: patternFolder)))
+      rows.append(Row(waveform: waveform, lookup: search.lookup(waveform, patternFolder: patternFolder)))
     }
     return rows
   }

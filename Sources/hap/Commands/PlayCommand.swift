@@ -104,14 +104,15 @@ enum PlayCommand: Command {
     var loaded: [Pattern] = []
     do {
       profile = try device.loadProfile()
-      for path in patterns { loaded.append(try PatternLoading.load(path)) }
+      for path in patterns { loaded.append(try PatternLoading.load(path, reading: settings.reading)) }
     } catch {
       return PatternLoading.status(error)
     }
     try settings.checkStart(of: loaded[0], named: patterns[0], profile: profile, rate: device.rate)
     let sounds: PatternSounds
     do {
-      sounds = try PatternSounds.load(loaded, paths: patterns, selection: device.audio)
+      sounds = try PatternSounds.load(
+        loaded, paths: patterns, selection: device.audio, search: settings.reading.sounds)
     } catch {
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
@@ -151,7 +152,7 @@ enum PlayCommand: Command {
     if arguments[watch] { return try MotorWatch.run(patterns, path: path, settings: settings, device: device) }
     var loaded: [Pattern] = []
     do {
-      for path in patterns { loaded.append(try PatternLoading.load(path)) }
+      for path in patterns { loaded.append(try PatternLoading.load(path, reading: settings.reading)) }
     } catch {
       return PatternLoading.status(error)
     }
@@ -181,9 +182,12 @@ enum PlayCommand: Command {
     var loopEnd: Double?
     /// `--control SOURCE` (with `--map`).
     var control: ControlInput?
+    /// How the patterns and their sounds are read (`--sound-path`).
+    var reading: PatternReading
 
     init(_ arguments: Arguments, patterns: [String]) throws(UsageError) {
       gap = arguments[PlayCommand.gap] / 1000
+      reading = arguments.reading
       loops = arguments.gave(PlayCommand.loop) ? arguments[PlayCommand.loop] : 1
       speed = arguments[PlayCommand.speed]
       startAt = arguments[PlayCommand.start]

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// `hap plot`: a pattern as a picture (SVG).
 enum PlotCommand: Command {
@@ -111,35 +112,42 @@ enum PlotCommand: Command {
     guard RenderCommand.prepareOutputs(jobs, folders: folders, inputs: patterns) else {
       return ExitStatus.trouble
     }
-    guard arguments[watch] else { return plot(jobs, profile: profile, options: options, quiet: quiet) }
+    let reading = arguments.reading
+    guard arguments[watch] else {
+      return plot(jobs, profile: profile, options: options, quiet: quiet, reading: reading)
+    }
     if output == "-" { throw .refused("'--watch' rewrites files: give -o FILE.svg or a folder, not '-'") }
     let loop = try WatchLoop(patterns)
     Interrupt.install()
     guard loop.start() else { return ExitStatus.trouble }
-    _ = plot(jobs, profile: profile, options: options, quiet: quiet)
+    _ = plot(jobs, profile: profile, options: options, quiet: quiet, reading: reading.watching)
     while let changed = loop.next() {
       if !quiet { Console.error(WatchLoop.separator(changed)) }
-      _ = plot(jobs.filter { changed.contains($0.pattern) }, profile: profile, options: options, quiet: quiet)
+      _ = plot(
+        jobs.filter { changed.contains($0.pattern) }, profile: profile, options: options, quiet: quiet,
+        reading: reading.watching)
     }
     return ExitStatus.interrupted
   }
 
   /// Draws each job's pattern into its output; the exit status.
   static func plot(
-    _ jobs: [(pattern: String, output: String)], profile: ActuatorProfile, options: PlotOptions, quiet: Bool
+    _ jobs: [(pattern: String, output: String)], profile: ActuatorProfile, options: PlotOptions, quiet: Bool,
+    reading: PatternReading
   ) -> Int32 {
     var status = ExitStatus.ok
     for job in jobs {
       let name = job.pattern == "-" ? "<stdin>" : job.pattern
       let pattern: Pattern
       do {
-        pattern = try PatternLoading.load(job.pattern, quietWarnings: quiet)
+        pattern = try PatternLoading.load(job.pattern, reading: reading, quietWarnings: quiet)
       } catch {
         let result = PatternLoading.status(error)
         if result == ExitStatus.trouble || status == ExitStatus.ok { status = result }
         continue
       }
-      let audio = audioTrack(pattern, named: name, path: job.pattern, rate: options.rate, quiet: quiet)
+      let audio = audioTrack(
+        pattern, named: name, path: job.pattern, rate: options.rate, quiet: quiet, search: reading.sounds)
       let svg = PatternPlot.svg(
         [.init(name: name, pattern: pattern, audio: audio)], profile: profile, options: options)
       guard write(svg, to: job.output) else {
@@ -154,12 +162,13 @@ enum PlotCommand: Command {
   /// The audio track of a pattern with audio events, for its lane: its sounds found as `hap
   /// render --audio` finds them. Nil without audio events, or (with a note) when a sound cannot
   /// be had (a pattern from standard input whose sounds are in no sound folder).
-  static func audioTrack(_ pattern: Pattern, named name: String, path: String, rate: Double, quiet: Bool)
-    -> AudioSchedule?
+  static func audioTrack(
+    _ pattern: Pattern, named name: String, path: String, rate: Double, quiet: Bool, search: SoundSearch
+  ) -> AudioSchedule?
   {
     guard pattern.events.contains(where: \.type.isAudio) else { return nil }
     do throws(RenderAudio.Failure) {
-      return try RenderAudio.schedule(pattern, patternPath: path, rate: rate, gain: 1)
+      return try RenderAudio.schedule(pattern, patternPath: path, rate: rate, gain: 1, search: search)
     } catch {
       if !quiet { Console.error("\(name): note: no audio lane: \(error.message)") }
       return nil

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// `hap plot --signal FILE [PATTERN]`: a recorded signal (the simulated exciter's capture, a
 /// render) drawn in a lane of its own, alone or below one pattern's lanes.
@@ -39,7 +40,7 @@ extension PlotCommand {
       if let pattern = patterns.first {
         inputs = [
           .init(
-            name: pattern == "-" ? "<stdin>" : pattern, pattern: try PatternLoading.load(pattern, quietWarnings: quiet))
+            name: pattern == "-" ? "<stdin>" : pattern, pattern: try PatternLoading.load(pattern, reading: arguments.reading, quietWarnings: quiet))
         ]
       }
     } catch {

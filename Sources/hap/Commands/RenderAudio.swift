@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 import HapResample
 
 /// `hap render --audio`: a pattern's audio track (its AudioCustom sounds and AudioContinuous
@@ -32,10 +33,10 @@ enum RenderAudio {
 
   /// The sounds of `pattern`, found and decoded as the validator found them, resampled to
   /// `rate`, keyed as the pattern writes them (empty for a pattern without AudioCustom events).
-  static func sounds(_ pattern: Pattern, patternPath: String, rate: Double) throws(Failure) -> [String: DecodedSound] {
+  static func sounds(_ pattern: Pattern, patternPath: String, rate: Double, search: SoundSearch) throws(Failure) -> [String: DecodedSound] {
     let decoded: [String: DecodedSound]
     do {
-      decoded = try SoundSearch.loadSounds(of: pattern, patternPath: patternPath == "-" ? nil : patternPath)
+      decoded = try search.loadSounds(of: pattern, patternPath: patternPath == "-" ? nil : patternPath)
     } catch {
       throw .sound(error)
     }
@@ -51,11 +52,12 @@ enum RenderAudio {
   }
 
   /// The audio track of `pattern` at `rate` (silent for a pattern without audio events).
-  static func schedule(_ pattern: Pattern, patternPath: String, rate: Double, gain: Double) throws(Failure)
+  static func schedule(_ pattern: Pattern, patternPath: String, rate: Double, gain: Double, search: SoundSearch)
+    throws(Failure)
     -> AudioSchedule
   {
     AudioSchedule(
-      pattern: pattern, sounds: try sounds(pattern, patternPath: patternPath, rate: rate), rate: rate, gain: gain)
+      pattern: pattern, sounds: try sounds(pattern, patternPath: patternPath, rate: rate, search: search), rate: rate, gain: gain)
   }
 
   /// A pattern's audio track ready to render: its renderer, and its sounds at the output rate
@@ -71,11 +73,12 @@ enum RenderAudio {
   /// cannot be had: the haptic signal keeps its own length). Prints why and returns
   /// `.failure` when a written track cannot be made.
   static func renderer(
-    _ pattern: Pattern, named name: String, patternPath: String, schedule: Schedule, written: Bool
+    _ pattern: Pattern, named name: String, patternPath: String, schedule: Schedule, written: Bool,
+    search: SoundSearch
   ) -> Result<Track?, Failure> {
     guard written || pattern.events.contains(where: \.type.isAudio) else { return .success(nil) }
     do throws(Failure) {
-      let sounds = try Self.sounds(pattern, patternPath: patternPath, rate: schedule.rate)
+      let sounds = try Self.sounds(pattern, patternPath: patternPath, rate: schedule.rate, search: search)
       let audio = AudioSchedule(pattern: pattern, sounds: sounds, rate: schedule.rate, gain: schedule.gain)
       return .success(Track(renderer: AudioRenderer(schedule: audio, frameCount: schedule.frameCount), sounds: sounds))
     } catch {

@@ -95,6 +95,8 @@ enum RenderCommand: Command {
     var maxDuration = ValidationContext.defaultLongestPattern
     /// `--channels`, `--channel`, `--layout`: a file of several channels; nil: mono.
     var layout: RenderLayout?
+    /// How the patterns and their sounds are read (`--sound-path`).
+    var reading = PatternReading()
   }
 
   static func settings(_ arguments: Arguments) throws(UsageError) -> Settings {
@@ -108,6 +110,7 @@ enum RenderCommand: Command {
     settings.control = control.map { ControlInput(name: $0, map: map) }
     settings.maxDuration = arguments[maxDuration]
     settings.layout = try RenderLayout.parse(arguments)
+    settings.reading = arguments.reading
     return settings
   }
 
@@ -346,7 +349,7 @@ enum RenderCommand: Command {
     let pattern: Pattern
     do {
       pattern = try PatternLoading.load(
-        patternPath, quietWarnings: settings.quiet, longestPattern: settings.maxDuration)
+        patternPath, reading: settings.reading, quietWarnings: settings.quiet, longestPattern: settings.maxDuration)
     } catch {
       return PatternLoading.status(error)
     }
@@ -356,7 +359,8 @@ enum RenderCommand: Command {
     let writesTrack = audio != nil || settings.layout?.routesAudio == true
     let track: RenderAudio.Track?
     switch RenderAudio.renderer(
-      pattern, named: name, patternPath: patternPath, schedule: schedule, written: writesTrack)
+      pattern, named: name, patternPath: patternPath, schedule: schedule, written: writesTrack,
+      search: settings.reading.sounds)
     {
     case .success(let made): track = made
     case .failure(let failure): return failure.status

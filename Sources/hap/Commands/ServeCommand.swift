@@ -97,6 +97,8 @@ enum ServeCommand: Command {
     let reloader = ServiceReloader(
       config: ConfigFile.path(arguments[config]).map(ConfigFile.init(path:)),
       folder: vocabularyFolder.path,
+      // The log's thread writes standard error at any moment: a sound's decode must not silence it.
+      search: SoundSearch(userFolders: arguments.reading.sounds.folders, environment: [:], silencesDecoders: false),
       commandLine: .init(
         device: options, gaveDevice: arguments.gave(DeviceOptions.device),
         gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)))
@@ -117,7 +119,7 @@ enum ServeCommand: Command {
     // The socket first: a live service is refused before any work, and clients that connect
     // while the events render wait in the backlog.
     guard let (listener, socket) = listen(socketPath) else { return trouble() }
-    guard let vocabulary = loadVocabulary(vocabularyFolder) else {
+    guard let vocabulary = loadVocabulary(vocabularyFolder, search: reloader.search) else {
       socket.remove()
       return trouble()
     }
@@ -129,7 +131,7 @@ enum ServeCommand: Command {
       vocabulary: vocabulary,
       settings: .init(
         device: device, profile: profile, idleClose: idleClose, verbose: device.verbose,
-        memoryBudget: arguments[memoryBudget] << 20, folder: vocabularyFolder.path))
+        memoryBudget: arguments[memoryBudget] << 20, folder: vocabularyFolder.path, search: reloader.search))
     let connections = ServiceConnections()
     service.notify = { connections.tell($0, $1) }
     let (level, muted) = reloader.initialSwitch
@@ -318,7 +320,7 @@ enum ServeCommand: Command {
 
   /// Reads and validates the vocabulary folder; prints each pattern left out. Nil (after a
   /// message) when the folder cannot be read.
-  static func loadVocabulary(_ vocabularyFolder: VocabularyFolder) -> Vocabulary? {
+  static func loadVocabulary(_ vocabularyFolder: VocabularyFolder, search: SoundSearch) -> Vocabulary? {
     let folder = vocabularyFolder.path
     guard VocabularyFolder.isFolder(folder) else {
       Console.error("hap: \(vocabularyFolder.missing)")
@@ -335,7 +337,9 @@ enum ServeCommand: Command {
       }
     }
     // Each pattern's sounds are looked for beside it, then in the sound folders.
-    let context = { (name: String) in PatternFiles.context(for: .found(SoundSearch.join(folder, name))) }
+    let context = { (name: String) in
+      PatternFiles.context(for: .found(SoundSearch.join(folder, name)), sounds: search)
+    }
     var result = VocabularyValidator.validate(manifest: manifest, files: files, context: context)
     for diagnostic in result.diagnostics where diagnostic.severity == .error {
       Console.error("hap: \(Format.excerpt(manifestPath)): \(diagnostic.message) [\(diagnostic.rule)]")

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HapCore
+import HapKit
 
 /// `hap validate`: checks pattern files against Core Haptics' reading of AHAP.
 enum ValidateCommand: Command {
@@ -95,6 +96,8 @@ enum ValidateCommand: Command {
     var levels = RuleSettings()
     var source = RuleConfig.Source.nearest
     var ignore: [String] = []
+    /// How the files and their sounds are read (`--sound-path`; `--watch`).
+    var reading = PatternReading()
   }
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
@@ -106,6 +109,7 @@ enum ValidateCommand: Command {
     guard !arguments.positionals.isEmpty else { throw .noPatternFiles }
     if arguments.positionals.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
     var project = Project(levels: try ruleLevels(arguments), ignore: arguments.all(ignore).compactMap { $0 })
+    project.reading = arguments.reading
     if let file = arguments[config] {
       if arguments[noConfig] { throw .refused("'--config' and '--no-config' cannot be given together") }
       project.source = .file(file)
@@ -117,6 +121,7 @@ enum ValidateCommand: Command {
         arguments.positionals, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
     }
     if format == .json { throw .refused("'--watch' prints text or github reports, not one json document") }
+    project.reading = project.reading.watching
     return try watch(arguments.positionals) { paths in
       validate(paths, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
     }
@@ -180,7 +185,7 @@ enum ValidateCommand: Command {
     var start = 0
     while start < inputs.count {
       let range = start..<min(start + batchSize, inputs.count)
-      for report in check(Array(inputs[range]), settings: Array(settings[range]), jobs: jobs) {
+      for report in check(Array(inputs[range]), settings: Array(settings[range]), jobs: jobs, reading: project.reading) {
         summary.add(report, strict: strict)
         printer.print(report)
       }
@@ -223,7 +228,9 @@ enum ValidateCommand: Command {
 
   /// Checks `inputs` on up to `jobs` threads, each with its rule levels (`settings`, one per
   /// input); results come back in input order.
-  static func check(_ inputs: [PatternFiles.Input], settings: [RuleSettings], jobs: Int) -> [Report] {
+  static func check(_ inputs: [PatternFiles.Input], settings: [RuleSettings], jobs: Int, reading: PatternReading)
+    -> [Report]
+  {
     let slots = ReportSlots(count: inputs.count)
     let next = AtomicCounter()
     let workers = min(jobs, inputs.count)
@@ -231,20 +238,20 @@ enum ValidateCommand: Command {
       while true {
         let index = next.increment()
         if index >= inputs.count { return }
-        slots.store(checkOne(inputs[index], settings: settings[index]), at: index)
+        slots.store(checkOne(inputs[index], settings: settings[index], reading: reading), at: index)
       }
     }
     return slots.reports
   }
 
-  static func checkOne(_ input: PatternFiles.Input, settings: RuleSettings = RuleSettings()) -> Report {
-    if case .manifest(let path) = input { return checkManifest(path, settings: settings) }
+  static func checkOne(_ input: PatternFiles.Input, settings: RuleSettings, reading: PatternReading) -> Report {
+    if case .manifest(let path) = input { return checkManifest(path, settings: settings, search: reading.sounds) }
     do {
-      let bytes = try PatternFiles.read(input)
+      let bytes = try reading.read(input)
       if case .found(let path) = input, PatternFiles.isNotAPattern(bytes, path: path) {
         return Report(name: input.displayName, diagnostics: [], unreadable: nil, notAPattern: true)
       }
-      let result = PatternFiles.validate(bytes, input: input, context: PatternFiles.context(for: input))
+      let result = PatternFiles.validate(bytes, input: input, context: reading.context(for: input))
       return Report(name: input.displayName, diagnostics: settings.apply(result.diagnostics), unreadable: nil)
     } catch {
       return Report(name: input.displayName, diagnostics: [], unreadable: error.message)
@@ -252,14 +259,14 @@ enum ValidateCommand: Command {
   }
 
   /// Checks a vocabulary manifest against the pattern files of its folder.
-  static func checkManifest(_ path: String, settings: RuleSettings) -> Report {
+  static func checkManifest(_ path: String, settings: RuleSettings, search: SoundSearch) -> Report {
     do {
       let bytes = try PatternFiles.read(.manifest(path))
       let folder = PathName.folder(of: path)
       let files = PatternFiles.vocabularyFiles(in: folder)
       let result = VocabularyValidator.validate(
         manifest: SourceText(bytes), files: files,
-        context: { PatternFiles.context(for: .found(SoundSearch.join(folder, $0))) })
+        context: { PatternFiles.context(for: .found(SoundSearch.join(folder, $0)), sounds: search) })
       return Report(name: path, diagnostics: settings.apply(result.diagnostics), unreadable: nil, isManifest: true)
     } catch {
       return Report(name: path, diagnostics: [], unreadable: error.message, isManifest: true)

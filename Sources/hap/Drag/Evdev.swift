@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// Linux input devices for `hap drag`: finding a touchpad or mouse, opening it (or a recording
 /// of one), and reading its events on a thread of its own.

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// The patterns named on a command line that writes one output per pattern (`hap render`,
 /// `plot`, `convert`) or reports on each (`hap info`): files as given, folders expanded as

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// `hap play --watch -D evdev:PATH`: `--watch` on a rumble motor. Each round plays the saved
 /// patterns as `hap play -D evdev:` does (their rumble tracks, one effect updated every 5 ms);
@@ -16,7 +17,7 @@ enum MotorWatch {
     var round = unique
     var noted = false
     while true {
-      let loaded = round.compactMap { try? PatternLoading.load($0) }
+      let loaded = round.compactMap { try? PatternLoading.load($0, reading: settings.reading.watching) }
       if !loaded.isEmpty {
         Console.error("hap: \(WatchLoop.clock()) playing \(round.map { Format.excerpt($0) }.joined(separator: ", "))")
         let status = RumblePlayback.play(

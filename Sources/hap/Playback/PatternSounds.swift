@@ -17,7 +17,8 @@ struct PatternSounds {
 
   /// The sounds of `patterns` (read from `paths`; `-`: standard input, found from the working
   /// folder and the sound path), unless `selection` leaves the sound out.
-  static func load(_ patterns: [Pattern], paths: [String], selection: AudioSelection) throws(SoundSearch.LoadFailure)
+  static func load(_ patterns: [Pattern], paths: [String], selection: AudioSelection, search: SoundSearch)
+    throws(SoundSearch.LoadFailure)
     -> PatternSounds
   {
     let hasAudio = patterns.contains { $0.events.contains(where: \.type.isAudio) }
@@ -25,7 +26,7 @@ struct PatternSounds {
     var decoded: [[String: DecodedSound]] = []
     for (k, pattern) in patterns.enumerated() {
       let path = k < paths.count && paths[k] != "-" ? paths[k] : nil
-      decoded.append(try SoundSearch.loadSounds(of: pattern, patternPath: path))
+      decoded.append(try search.loadSounds(of: pattern, patternPath: path))
     }
     return PatternSounds(decoded: decoded, hasAudio: true)
   }

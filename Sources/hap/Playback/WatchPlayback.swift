@@ -29,7 +29,7 @@ enum WatchPlayback {
     let session: PlaybackSession
     do {
       // The sound's device opens when the files have sound when the watch starts (or it is named).
-      let sound = device.audioDevice != nil || unique.contains { Self.hasAudio($0) }
+      let sound = device.audioDevice != nil || unique.contains { Self.hasAudio($0, reading: settings.reading) }
       session = try PlaybackSession.openForCommand(device, profile: profile, commandStarted: started, live: false, sound: sound)
     } catch {
       return PlaybackSession.fail(error)
@@ -60,8 +60,8 @@ enum WatchPlayback {
   }
 
   /// Whether the pattern at `path` is valid and has audio events (read without printing).
-  private static func hasAudio(_ path: String) -> Bool {
-    guard case .valid(let pattern, _) = PatternLoading.check(path) else { return false }
+  private static func hasAudio(_ path: String, reading: PatternReading) -> Bool {
+    guard case .valid(let pattern, _) = PatternLoading.check(path, reading: reading.watching) else { return false }
     return pattern.events.contains { $0.type.isAudio }
   }
 
@@ -71,7 +71,7 @@ enum WatchPlayback {
   {
     var loaded: [(path: String, pattern: Pattern)] = []
     for path in paths {
-      guard let pattern = try? PatternLoading.load(path) else { continue }
+      guard let pattern = try? PatternLoading.load(path, reading: settings.reading.watching) else { continue }
       if loaded.isEmpty {
         do {
           try settings.checkStart(of: pattern, named: path, profile: profile, rate: rate)
@@ -100,7 +100,8 @@ enum WatchPlayback {
       return ExitStatus.trouble
     }
     do {
-      let sounds = try PatternSounds.load(patterns, paths: loaded.map(\.path), selection: session.options.audio)
+      let sounds = try PatternSounds.load(
+        patterns, paths: loaded.map(\.path), selection: session.options.audio, search: settings.reading.sounds)
       try session.prepareSounds(sounds)
     } catch let failure as SoundSearch.LoadFailure {
       Console.error("hap: \(failure.message)")

@@ -19,6 +19,8 @@ final class HapticService: @unchecked Sendable {
     var memoryBudget = HapticService.defaultMemoryBudget
     /// The vocabulary folder, where each pattern's sounds are looked for first.
     var folder = "."
+    /// Where the vocabulary's sounds are looked for after its folder.
+    var search = SoundSearch()
   }
 
   /// `--memory-budget`'s default: 256 MiB.
@@ -136,7 +138,7 @@ final class HapticService: @unchecked Sendable {
     var sounds: [String: DecodedSound] = [:]
     do {
       let path = SoundSearch.join(settings.folder, event.fileName)
-      for (name, sound) in try SoundSearch.loadSounds(of: event.pattern, patternPath: path) {
+      for (name, sound) in try settings.search.loadSounds(of: event.pattern, patternPath: path) {
         sounds[name] = try Resampler.resample(sound, to: Double(rate))
       }
     } catch {

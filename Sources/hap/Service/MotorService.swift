@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 import HapRumble
 import Synchronization
 

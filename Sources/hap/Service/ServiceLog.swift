@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// `hap serve`'s standard error, as a daemon's log must be: lines are queued (at most
 /// ``maxLines``) and written by a thread of its own, so a reader that stops reading (a full
@@ -17,8 +18,6 @@ final class ServiceLog: @unchecked Sendable {
   /// Routes ``Console/error(_:)`` here and starts the writer thread.
   func start() {
     Console.errorLines = { [self] in add($0) }
-    // Its thread writes standard error at any moment: a sound's decode must not silence it.
-    SoundFile.silencesDecoders = false
     let thread = Thread { [self] in run() }
     thread.name = "hap log"
     thread.start()

@@ -48,7 +48,11 @@ final class ServiceReloader: @unchecked Sendable {
   /// Serialises reloads (the watcher's thread and the SIGHUP thread).
   private let lock = NSLock()
 
-  init(config: ConfigFile?, folder: String, commandLine: CommandLine) {
+  /// Where the vocabulary's sounds are looked for.
+  let search: SoundSearch
+
+  init(config: ConfigFile?, folder: String, search: SoundSearch, commandLine: CommandLine) {
+    self.search = search
     self.config = config
     self.folder = folder
     self.commandLine = commandLine
@@ -141,7 +145,7 @@ final class ServiceReloader: @unchecked Sendable {
   /// Loads the vocabulary folder again and swaps it in; a folder that is gone keeps the old one.
   func reloadVocabulary(_ reason: String) {
     guard let service else { return }
-    guard let vocabulary = ServeCommand.loadVocabulary(VocabularyFolder(path: folder, source: .named)) else {
+    guard let vocabulary = ServeCommand.loadVocabulary(VocabularyFolder(path: folder, source: .named), search: search) else {
       Console.error("hap: keeping the vocabulary loaded before")
       return
     }

@@ -8,9 +8,9 @@ import HapCore
 /// then O_NONBLOCK cleared for a regular file. A FIFO or a character device is read only where
 /// the user names one as an input or as `--control`, and then with poll(2) on it and on the
 /// interrupt's wake-up pipe, so Ctrl-C and SIGTERM end the wait for a writer at once.
-enum InputFile {
+public enum InputFile {
   /// What a file is read as, which says what it may be.
-  enum Purpose: Sendable, Equatable {
+  public enum Purpose: Sendable, Equatable {
     /// A pattern or control file the user named (`hap render FIFO`, `/dev/stdin`): a regular
     /// file, a FIFO or a character device.
     case namedInput
@@ -30,10 +30,10 @@ enum InputFile {
     case seekable
 
     /// Whether a FIFO or a character device may be read.
-    var takesStreams: Bool { self == .namedInput || self == .control }
+    public var takesStreams: Bool { self == .namedInput || self == .control }
 
     /// The rule a refused file broke, in words.
-    var rule: String {
+    public var rule: String {
       switch self {
       case .namedInput, .control: "hap reads a regular file, a FIFO or a character device"
       case .folderPattern: "hap reads the patterns of a folder only from regular files"
@@ -47,10 +47,10 @@ enum InputFile {
   }
 
   /// What fstat(2) says a file is.
-  enum Kind: Sendable, Equatable {
+  public enum Kind: Sendable, Equatable {
     case regularFile, directory, fifo, characterDevice, blockDevice, socket, other
 
-    init(mode: mode_t) {
+    public init(mode: mode_t) {
       switch mode & S_IFMT {
       case S_IFREG: self = .regularFile
       case S_IFDIR: self = .directory
@@ -63,7 +63,7 @@ enum InputFile {
     }
 
     /// "a FIFO", "a character device", ...
-    var phrase: String {
+    public var phrase: String {
       switch self {
       case .regularFile: "a regular file"
       case .directory: "a directory"
@@ -76,19 +76,19 @@ enum InputFile {
     }
 
     /// Read with poll(2) first: it may wait for a writer.
-    var isStream: Bool { self == .fifo || self == .characterDevice }
+    public var isStream: Bool { self == .fifo || self == .characterDevice }
   }
 
   /// An open descriptor (close-on-exec), of a kind its purpose allows.
-  struct Opened {
-    let fd: Int32
-    let kind: Kind
+  public struct Opened {
+    public let fd: Int32
+    public let kind: Kind
     /// A regular file's size; nil for a stream.
-    let size: Int?
+    public let size: Int?
   }
 
   /// Opens `path` for reading as `purpose` says, never blocking; the caller closes the descriptor.
-  static func open(_ path: String, for purpose: Purpose) throws(PatternFiles.ReadError) -> Opened {
+  public static func open(_ path: String, for purpose: Purpose) throws(PatternFiles.ReadError) -> Opened {
     let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
     guard fd >= 0 else { throw .system(errno: errno) }
     var info = stat()
@@ -110,7 +110,7 @@ enum InputFile {
   }
 
   /// Why a file of `kind` is not read as `purpose`; nil when it is.
-  static func refusal(of kind: Kind, for purpose: Purpose) -> PatternFiles.ReadError? {
+  public static func refusal(of kind: Kind, for purpose: Purpose) -> PatternFiles.ReadError? {
     switch kind {
     case .regularFile: nil
     case .directory: .isDirectory
@@ -120,7 +120,7 @@ enum InputFile {
   }
 
   /// Reads the whole file at `path` as `purpose` says, refusing more than `limit` bytes.
-  static func read(_ path: String, for purpose: Purpose, limit: Int = PatternFiles.sizeLimit)
+  public static func read(_ path: String, for purpose: Purpose, limit: Int = PatternFiles.sizeLimit)
     throws(PatternFiles.ReadError) -> [UInt8]
   {
     let file = try open(path, for: purpose)
@@ -130,7 +130,7 @@ enum InputFile {
   }
 
   /// Reads standard input to its end (up to ``PatternFiles/sizeLimit``), ended by Ctrl-C.
-  static func readStandardInput() throws(PatternFiles.ReadError) -> [UInt8] {
+  public static func readStandardInput() throws(PatternFiles.ReadError) -> [UInt8] {
     var info = stat()
     let kind = fstat(STDIN_FILENO, &info) == 0 ? Kind(mode: info.st_mode) : .other
     // Anything but a regular file is waited on with poll(2) (a pipe, a socket, a terminal).
@@ -139,7 +139,7 @@ enum InputFile {
 
   /// Reads `fd` to its end: a stream only once poll(2) says it is readable, so a signal ends the
   /// wait (``PatternFiles/ReadError/interrupted``).
-  static func readAll(fd: Int32, kind: Kind, knownSize: Int?, limit: Int = PatternFiles.sizeLimit)
+  public static func readAll(fd: Int32, kind: Kind, knownSize: Int?, limit: Int = PatternFiles.sizeLimit)
     throws(PatternFiles.ReadError) -> [UInt8]
   {
     var bytes = [UInt8](repeating: 0, count: min(knownSize ?? 64 * 1024, limit) + 1)
@@ -168,7 +168,7 @@ enum InputFile {
 
   /// Waits until `fd` is readable (data, its end, or an error to read), or Ctrl-C or SIGTERM
   /// came (false): poll(2) on it and on the interrupt's wake-up pipe.
-  static func waitReadable(_ fd: Int32) -> Bool {
+  public static func waitReadable(_ fd: Int32) -> Bool {
     var fds = [
       pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
       pollfd(fd: Interrupt.wakeFD, events: Int16(POLLIN), revents: 0),

@@ -12,8 +12,8 @@ import HapCore
 /// Anything else that exists (a FIFO, a character device such as `/dev/null`, a socket) and
 /// `/dev/fd/N` (`/dev/stdout`, `/proc/self/fd/N`) is written directly: never replaced by a
 /// plain file.
-final class FileSink: PCMSink {
-  let path: String
+public final class FileSink: PCMSink {
+  public let path: String
   /// The descriptor written to (the temporary file, or the direct output).
   private var fd: Int32 = -1
   /// Atomic output: the destination's folder, the temporary file's name and the final name in it.
@@ -22,14 +22,14 @@ final class FileSink: PCMSink {
   private var finalName = ""
   private var written = 0
   /// True when the output is written in place (device, FIFO, `/dev/fd/N`): no temporary file.
-  var isDirect: Bool { folderFD < 0 }
+  public var isDirect: Bool { folderFD < 0 }
   /// Test hook (documented in docs/testing.md): `HAP_FAULT_WRITE_LIMIT=N` makes writes fail
   /// with "No space left on device" after N bytes, to exercise the full-disk path.
   private let faultLimit: Int? = ProcessInfo.processInfo.environment["HAP_FAULT_WRITE_LIMIT"].flatMap(Int.init)
 
   /// Opens `path` for writing. Refuses a terminal unless `allowTerminal`. `shouldStop` is
   /// checked while waiting for a FIFO's reader, so Ctrl-C ends the wait.
-  init(path: String, allowTerminal: Bool = false, shouldStop: () -> Bool = { false }) throws(SinkError) {
+  public init(path: String, allowTerminal: Bool = false, shouldStop: () -> Bool = { false }) throws(SinkError) {
     self.path = path
     switch OutputTarget(path) {
     case .descriptor(let number):
@@ -109,7 +109,7 @@ final class FileSink: PCMSink {
     throw SinkError("cannot write '\(path)': \(reason)")
   }
 
-  func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
     var offset = 0
     while offset < bytes.count {
       if let faultLimit, written >= faultLimit {
@@ -126,7 +126,7 @@ final class FileSink: PCMSink {
     }
   }
 
-  func drain() throws(SinkError) {
+  public func drain() throws(SinkError) {
     // Pipes, FIFOs and most devices cannot be synced (EINVAL); that is not a failure.
     if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
       throw SinkError("cannot write '\(path)': \(String(cString: strerror(errno)))")
@@ -136,7 +136,7 @@ final class FileSink: PCMSink {
   /// Completes the output: closes it and, for a file, renames it into place and syncs the
   /// folder, so a crash leaves either the old file or the new one. Throws if any step fails
   /// (the temporary file is then removed).
-  func commit() throws(SinkError) {
+  public func commit() throws(SinkError) {
     guard fd >= 0 else { throw SinkError("cannot write '\(path)': it was already closed") }
     let closed = Foundation.close(fd)
     let closeError = errno
@@ -164,7 +164,7 @@ final class FileSink: PCMSink {
 
   /// Releases the output. `success` without a `commit()` first is a failure too: the temporary
   /// file is removed (nothing is renamed without `commit()` reporting how it went).
-  func close(success: Bool) {
+  public func close(success: Bool) {
     if fd >= 0 {
       Foundation.close(fd)
       fd = -1
@@ -183,7 +183,7 @@ final class FileSink: PCMSink {
 }
 
 /// What `-o PATH` names, decided before anything is written.
-enum OutputTarget: Equatable {
+public enum OutputTarget: Equatable {
   /// `/dev/fd/N`, `/dev/stdout`, `/proc/self/fd/N`: hap's own descriptor N, written directly.
   case descriptor(Int32)
   /// An existing FIFO, device or socket (after following symbolic links): written in place.
@@ -192,7 +192,7 @@ enum OutputTarget: Equatable {
   /// `folder` under `name`.
   case file(folder: String, name: String)
 
-  init(_ path: String) {
+  public init(_ path: String) {
     var current = path
     for _ in 0..<40 {
       let folder = Self.canonicalFolder(of: current)
@@ -239,15 +239,17 @@ enum OutputTarget: Equatable {
   }
 
   /// Whether `-o path` is written in place rather than through a temporary file.
-  var isDirect: Bool {
+  public var isDirect: Bool {
     if case .file = self { return false }
     return true
   }
 }
 
 /// Writes rendered output to standard output (`-o -`), e.g. for `| aplay`.
-final class StandardOutputSink: PCMSink {
-  func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
+public final class StandardOutputSink: PCMSink {
+  public init() {}
+
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
     var offset = 0
     while offset < bytes.count {
       let result = Foundation.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
@@ -259,6 +261,6 @@ final class StandardOutputSink: PCMSink {
     }
   }
 
-  func drain() throws(SinkError) {}
-  func close(success: Bool) {}
+  public func drain() throws(SinkError) {}
+  public func close(success: Bool) {}
 }

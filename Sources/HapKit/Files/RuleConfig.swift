@@ -5,11 +5,11 @@ import HapCore
 /// folder; standard input from the current folder), or the one file of `--config`, or none
 /// (`--no-config`), with the command line's `--disable`, `--warning` and `--error` over its
 /// rule levels; its `ignore` list is read by ``WalkIgnores``. docs/rules.md, "Configuring rules".
-struct RuleConfig {
-  static let fileName = ".haprc.json"
+public struct RuleConfig {
+  public static let fileName = ".haprc.json"
 
   /// Where the project's settings come from.
-  enum Source: Equatable {
+  public enum Source: Equatable {
     /// The nearest `.haprc.json` above each file.
     case nearest
     /// This file for every file (`--config FILE`).
@@ -19,32 +19,32 @@ struct RuleConfig {
   }
 
   /// A config file's settings, with its folder (the base of its ignore globs).
-  struct Found {
-    let settings: ProjectSettings
-    let folder: String
+  public struct Found {
+    public let settings: ProjectSettings
+    public let folder: String
   }
 
   /// A config file that cannot be used (exit 2): which file and why, in one sentence.
-  struct Failure: Error {
-    let path: String
-    let message: String
+  public struct Failure: Error {
+    public let path: String
+    public let message: String
   }
 
   /// The command line's levels, which win over every file's.
-  let overrides: RuleSettings
-  let source: Source
+  public let overrides: RuleSettings
+  public let source: Source
   /// The settings found for each folder looked at (nil: no config file there or above).
   private var cache: [String: Found?] = [:]
   /// `--config`'s file, read once.
   private var named: Found??
 
-  init(overrides: RuleSettings, source: Source = .nearest) {
+  public init(overrides: RuleSettings, source: Source = .nearest) {
     self.overrides = overrides
     self.source = source
   }
 
   /// The levels for `input`.
-  mutating func settings(for input: PatternFiles.Input) throws(Failure) -> RuleSettings {
+  public mutating func settings(for input: PatternFiles.Input) throws(Failure) -> RuleSettings {
     let folder: String
     switch input {
     case .file(let path), .found(let path), .manifest(let path), .unreadable(let path, _):
@@ -57,7 +57,7 @@ struct RuleConfig {
   }
 
   /// The ignore globs that apply in `folder` (absolute), relative to their config file's folder.
-  mutating func ignoreGlobs(forFolder folder: String) throws(Failure) -> [IgnoreGlob] {
+  public mutating func ignoreGlobs(forFolder folder: String) throws(Failure) -> [IgnoreGlob] {
     guard let found = try settings(forFolder: folder) else { return [] }
     return found.settings.ignore.map { IgnoreGlob($0, base: found.folder) }
   }
@@ -101,7 +101,7 @@ struct RuleConfig {
 
   /// Reads and parses the config at `path`: only a regular file (a FIFO there is refused, never
   /// waited on: anyone who can create a file in a shared parent folder could hang hap).
-  static func read(_ path: String) throws(Failure) -> ProjectSettings {
+  public static func read(_ path: String) throws(Failure) -> ProjectSettings {
     let bytes: [UInt8]
     do throws(PatternFiles.ReadError) {
       bytes = try InputFile.read(path, for: .config)
@@ -127,7 +127,7 @@ struct RuleConfig {
     return Format.excerpt(String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
   }
 
-  static func absolute(_ path: String) -> String {
+  public static func absolute(_ path: String) -> String {
     let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     return (full as NSString).standardizingPath
   }

@@ -5,35 +5,50 @@ import HapCore
 /// with `/` as it is; otherwise the pattern's folder, then each folder of `--sound-path`
 /// (repeatable, in order), then each of `$HAP_SOUND_PATH` (colon-separated). iOS looks next in
 /// the app's bundle and folders, which these folders stand in for (docs/format.md).
-enum SoundSearch {
-  /// The folders of `--sound-path`, set once by ``HapCommandLine`` before a command runs.
-  nonisolated(unsafe) static var userFolders: [String] = []
+///
+/// A value made once per command (or service) and handed to what reads sounds: no global state.
+public struct SoundSearch: Sendable {
+  /// The folders searched after the pattern's own: `--sound-path` folders, then
+  /// `$HAP_SOUND_PATH`'s (empty parts left out).
+  public var folders: [String]
+  /// Whether the decoders under libsndfile are silenced while they decode (their messages to
+  /// standard error, csndfile.c says why): true unless other threads write to standard error
+  /// meanwhile (`hap serve`, whose log would lose lines).
+  public var silencesDecoders: Bool
 
-  /// `--sound-path` folders, then `$HAP_SOUND_PATH`'s (empty parts left out).
-  static var folders: [String] {
-    let environment = ProcessInfo.processInfo.environment["HAP_SOUND_PATH"] ?? ""
-    return userFolders + environment.split(separator: ":").map(String.init)
+  /// `userFolders` (`--sound-path`, in order), then `$HAP_SOUND_PATH`'s of `environment`.
+  public init(
+    userFolders: [String] = [], environment: [String: String] = ProcessInfo.processInfo.environment,
+    silencesDecoders: Bool = true
+  ) {
+    let fromEnvironment = (environment["HAP_SOUND_PATH"] ?? "").split(separator: ":").map(String.init)
+    self.init(folders: userFolders + fromEnvironment, silencesDecoders: silencesDecoders)
+  }
+
+  /// Exactly `folders`, nothing from the environment.
+  public init(folders: [String], silencesDecoders: Bool = true) {
+    self.folders = folders
+    self.silencesDecoders = silencesDecoders
   }
 
   /// Where `waveform` (an `EventWaveformPath` as written) is found: the first regular file (or
   /// anything but a folder, which decoding then refuses) among the places, or nil.
   /// `patternFolder` is nil for a pattern read from standard input (no folder of its own).
-  static func find(_ waveform: String, patternFolder: String?, folders: [String] = folders)
-    -> (path: String, place: SoundPlace)?
+  public func find(_ waveform: String, patternFolder: String?) -> (path: String, place: SoundPlace)?
   {
-    if waveform.hasPrefix("/") { return exists(waveform) ? (waveform, .absolute) : nil }
+    if waveform.hasPrefix("/") { return Self.exists(waveform) ? (waveform, .absolute) : nil }
     if let patternFolder {
-      let path = join(patternFolder, waveform)
-      if exists(path) { return (path, .patternFolder) }
+      let path = Self.join(patternFolder, waveform)
+      if Self.exists(path) { return (path, .patternFolder) }
     }
     for folder in folders {
-      let path = join(folder, waveform)
-      if exists(path) { return (path, .soundPath(folder)) }
+      let path = Self.join(folder, waveform)
+      if Self.exists(path) { return (path, .soundPath(folder)) }
     }
     return nil
   }
 
-  static func join(_ folder: String, _ name: String) -> String {
+  public static func join(_ folder: String, _ name: String) -> String {
     folder.isEmpty || folder == "." ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
   }
 
@@ -45,7 +60,7 @@ enum SoundSearch {
   /// Decodes the sound file at `path`: WAV by hap's own reader, anything else through
   /// libsndfile, both keeping one or two channels, within ``PatternFiles/sizeLimit`` bytes of
   /// file and ``SoundFile/frameLimit`` decoded samples (as many bytes of floats).
-  static func decode(_ path: String) -> Result<(sound: DecodedSound, container: String), SoundFailure> {
+  public func decode(_ path: String) -> Result<(sound: DecodedSound, container: String), SoundFailure> {
     let bytes: [UInt8]
     do {
       let file = try InputFile.open(path, for: .seekable)
@@ -55,7 +70,7 @@ enum SoundSearch {
       }
       var head = [UInt8](repeating: 0, count: 12)
       let got = Glibc.read(file.fd, &head, head.count)
-      guard got == 12, AudioSignal.isWAV(head) else { return decodeOther(path) }
+      guard got == 12, AudioSignal.isWAV(head) else { return Self.decodeOther(path, silencesDecoders: silencesDecoders) }
       bytes = try InputFile.read(path, for: .seekable)
     } catch {
       return .failure(.unreadable(error.message))
@@ -68,9 +83,11 @@ enum SoundSearch {
   }
 
   /// A sound that is not WAV, through libsndfile.
-  private static func decodeOther(_ path: String) -> Result<(sound: DecodedSound, container: String), SoundFailure> {
+  private static func decodeOther(_ path: String, silencesDecoders: Bool)
+    -> Result<(sound: DecodedSound, container: String), SoundFailure>
+  {
     do throws(SoundFile.Failure) {
-      let sound = try SoundFile.decodeSound(path)
+      let sound = try SoundFile.decodeSound(path, silencesDecoders: silencesDecoders)
       let suffix = PathName.fileExtension(of: path).uppercased()
       return .success((sound, suffix.isEmpty ? "libsndfile" : suffix))
     } catch {
@@ -82,30 +99,29 @@ enum SoundSearch {
   }
 
   /// Finds and decodes `waveform`, keeping only what the sound holds (not its samples).
-  static func lookup(_ waveform: String, patternFolder: String?, folders: [String] = folders) -> SoundLookup {
-    guard let (path, place) = find(waveform, patternFolder: patternFolder, folders: folders) else { return .notFound }
+  public func lookup(_ waveform: String, patternFolder: String?) -> SoundLookup {
+    guard let (path, place) = find(waveform, patternFolder: patternFolder) else { return .notFound }
     return .found(
       path: path, place: place, decoded: decode(path).map { SoundFormat($0.sound, container: $0.container) })
   }
 
   /// The lookup the validator calls, caching each waveform's answer (the rules ask once per
   /// event). Nil for standard input when no sound folder is given: nothing to search.
-  static func validationLookup(patternPath: String?) -> (@Sendable (String) -> SoundLookup)? {
-    let folders = folders
+  public func validationLookup(patternPath: String?) -> (@Sendable (String) -> SoundLookup)? {
     if patternPath == nil && folders.isEmpty { return nil }
     let patternFolder = patternPath.map { PathName.folder(of: $0) }
     let cache = LookupCache()
     return { waveform in
-      cache.answer(waveform) { lookup(waveform, patternFolder: patternFolder, folders: folders) }
+      cache.answer(waveform) { self.lookup(waveform, patternFolder: patternFolder) }
     }
   }
 
   /// Why a pattern's sounds cannot all be loaded: the waveform as written, and the cause.
-  enum LoadFailure: Error, Equatable {
+  public enum LoadFailure: Error, Equatable {
     case notFound(String)
     case undecodable(String, SoundFailure)
 
-    var message: String {
+    public var message: String {
       switch self {
       case .notFound(let waveform):
         "sound \"\(Format.excerpt(waveform))\" is not beside the pattern nor in a sound path (--sound-path, $HAP_SOUND_PATH)"
@@ -118,13 +134,12 @@ enum SoundSearch {
   /// The decoded sound of every `AudioCustom` event of `pattern`, keyed by `EventWaveformPath`
   /// as written, at each file's own rate (resampling to the output rate is the renderer's).
   /// `patternPath` is the pattern's file (nil: standard input).
-  static func loadSounds(of pattern: Pattern, patternPath: String?) throws(LoadFailure) -> [String: DecodedSound] {
+  public func loadSounds(of pattern: Pattern, patternPath: String?) throws(LoadFailure) -> [String: DecodedSound] {
     let patternFolder = patternPath.map { PathName.folder(of: $0) }
-    let folders = folders
     var sounds: [String: DecodedSound] = [:]
     for event in pattern.events where event.type == .audioCustom {
       guard let waveform = event.waveformPath, sounds[waveform] == nil else { continue }
-      guard let (path, _) = find(waveform, patternFolder: patternFolder, folders: folders) else {
+      guard let (path, _) = find(waveform, patternFolder: patternFolder) else {
         throw .notFound(waveform)
       }
       switch decode(path) {
@@ -141,12 +156,43 @@ private final class LookupCache: @unchecked Sendable {
   private let lock = NSLock()
   private var answers: [String: SoundLookup] = [:]
 
-  func answer(_ waveform: String, _ compute: () -> SoundLookup) -> SoundLookup {
+  public func answer(_ waveform: String, _ compute: () -> SoundLookup) -> SoundLookup {
     lock.lock()
     defer { lock.unlock() }
     if let known = answers[waveform] { return known }
     let answer = compute()
     answers[waveform] = answer
     return answer
+  }
+}
+
+/// How a command reads the patterns it is given: where their sounds are looked for, and what a
+/// file named by the user may be (``InputFile/Purpose/namedInput``; ``InputFile/Purpose/watched``
+/// under `--watch`, so a watched file replaced by a FIFO is refused, never waited on).
+public struct PatternReading: Sendable {
+  public var sounds: SoundSearch
+  public var namedFiles: InputFile.Purpose
+
+  public init(sounds: SoundSearch = SoundSearch(), namedFiles: InputFile.Purpose = .namedInput) {
+    self.sounds = sounds
+    self.namedFiles = namedFiles
+  }
+
+  /// The same, reading named files as `--watch` does.
+  public var watching: PatternReading {
+    var reading = self
+    reading.namedFiles = .watched
+    return reading
+  }
+
+  /// Reads `input` (a named file as ``namedFiles`` says).
+  public func read(_ input: PatternFiles.Input) throws(PatternFiles.ReadError) -> [UInt8] {
+    if case .file = input { return try PatternFiles.read(input, as: namedFiles) }
+    return try PatternFiles.read(input)
+  }
+
+  /// The validation context for a pattern read from `input`.
+  public func context(for input: PatternFiles.Input) -> ValidationContext {
+    PatternFiles.context(for: input, sounds: sounds)
   }
 }

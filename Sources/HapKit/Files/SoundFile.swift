@@ -5,17 +5,17 @@ import HapCore
 /// Sound files for `hap convert`: WAV is read by HapCore; FLAC, Ogg, MP3 and the rest through
 /// libsndfile, loaded at run time (`$HAP_LIBSNDFILE` names another library: the tests name one
 /// that does not exist).
-enum SoundFile {
-  static var libraryName: String {
+public enum SoundFile {
+  public static var libraryName: String {
     let name = ProcessInfo.processInfo.environment["HAP_LIBSNDFILE"] ?? ""
     return name.isEmpty ? "libsndfile.so.1" : name
   }
 
   /// At most as many samples as ``PatternFiles/sizeLimit`` holds bytes of 32-bit floats.
-  static let frameLimit = PatternFiles.sizeLimit / 4
+  public static let frameLimit = PatternFiles.sizeLimit / 4
 
   /// Why a sound cannot be read, with its cause; a sentence only in ``message``.
-  enum Failure: Error, Equatable {
+  public enum Failure: Error, Equatable {
     /// libsndfile (`library`) cannot be loaded; `reason`: dlopen's.
     case noLibrary(String, reason: String)
     case notOpened(PatternFiles.ReadError)
@@ -28,7 +28,7 @@ enum SoundFile {
     /// More than two channels (``decodeSound(_:)``); `reason`: how many, in libsndfile's words.
     case tooManyChannels(reason: String)
 
-    var message: String {
+    public var message: String {
       switch self {
       case .noLibrary(let library, let reason):
         "reading FLAC, Ogg or MP3 needs libsndfile, and \(Format.excerpt(library)) cannot be loaded (\(Format.excerpt(reason))); install it with 'apt install libsndfile1' (Debian, Ubuntu), or convert the sound to WAV"
@@ -40,11 +40,12 @@ enum SoundFile {
       }
     }
 
-    /// The exit status: the file is not a sound hap converts (1), or it could not be read (2).
-    var status: Int32 {
+    /// Whether the file is not a sound hap converts (exit 1), rather than one it could not read
+    /// (exit 2).
+    public var isInvalidInput: Bool {
       switch self {
-      case .tooLong, .notASound, .tooManyChannels: ExitStatus.failure
-      case .noLibrary, .notOpened, .tooManySamples: ExitStatus.trouble
+      case .tooLong, .notASound, .tooManyChannels: true
+      case .noLibrary, .notOpened, .tooManySamples: false
       }
     }
   }
@@ -76,7 +77,7 @@ enum SoundFile {
   /// Decodes the file at `path` (not WAV) to one channel, with libsndfile. The file is opened
   /// without blocking (a FIFO or device is refused, not waited on) and handed to libsndfile
   /// open; standard error is silenced while libsndfile decodes (csndfile.c says why).
-  static func decode(_ path: String) throws(Failure) -> AudioSignal {
+  public static func decode(_ path: String) throws(Failure) -> AudioSignal {
     let fd = try openForDecoding(path)
     defer { close(fd) }
     var message = [CChar](repeating: 0, count: 512)
@@ -96,14 +97,10 @@ enum SoundFile {
     return AudioSignal(samples: Array(UnsafeBufferPointer(start: samples, count: Int(frames))), rate: Double(rate))
   }
 
-  /// Whether the decoders under libsndfile are silenced while they decode (their messages to
-  /// standard error, csndfile.c says why): true unless other threads write to standard error
-  /// meanwhile (`hap serve`, whose log would lose lines), which sets it false.
-  nonisolated(unsafe) static var silencesDecoders = true
-
   /// Decodes the file at `path` (not WAV) with libsndfile keeping its channels: one or two, at
-  /// most ``frameLimit`` samples. Opened as ``decode(_:)`` opens it.
-  static func decodeSound(_ path: String) throws(Failure) -> DecodedSound {
+  /// most ``frameLimit`` samples. Opened as ``decode(_:)`` opens it. `silencesDecoders`: see
+  /// ``SoundSearch/silencesDecoders``.
+  public static func decodeSound(_ path: String, silencesDecoders: Bool = true) throws(Failure) -> DecodedSound {
     let fd = try openForDecoding(path)
     defer { close(fd) }
     var message = [CChar](repeating: 0, count: 512)

@@ -2,18 +2,18 @@ import Foundation
 import HapCore
 
 /// Finding and reading pattern files: the command line's side of the file system.
-enum PatternFiles {
+public enum PatternFiles {
   /// The largest pattern file hap reads: 128 MiB. A real AHAP file is a few kilobytes; the
   /// limit keeps a mistaken argument (a video, a disk image) from taking the machine's memory.
-  static let sizeLimit = 128 * 1024 * 1024
+  public static let sizeLimit = 128 * 1024 * 1024
 
   /// Extensions picked up when walking a directory (case-insensitive).
-  static let patternExtensions: Set<String> = ["ahap", "json", "haptic"]
+  public static let patternExtensions: Set<String> = ["ahap", "json", "haptic"]
   /// Extensions of a vocabulary's pattern files: AHAP only.
-  static let vocabularyExtensions: Set<String> = ["ahap", "json"]
+  public static let vocabularyExtensions: Set<String> = ["ahap", "json"]
 
   /// One input named on the command line, after expanding directories.
-  enum Input {
+  public enum Input: Sendable {
     /// A file named on the command line.
     case file(String)
     /// A pattern file found by walking a folder named on the command line: read only if it is
@@ -25,7 +25,7 @@ enum PatternFiles {
     /// A path that could not be listed or does not exist; the message says why.
     case unreadable(String, String)
 
-    var displayName: String {
+    public var displayName: String {
       switch self {
       case .file(let path), .found(let path), .manifest(let path), .unreadable(let path, _): path
       case .standardInput: "<stdin>"
@@ -33,7 +33,7 @@ enum PatternFiles {
     }
 
     /// The path of a pattern file (named or found); nil for the others.
-    var patternPath: String? {
+    public var patternPath: String? {
       switch self {
       case .file(let path), .found(let path): path
       case .manifest, .unreadable, .standardInput: nil
@@ -42,13 +42,13 @@ enum PatternFiles {
   }
 
   /// The name of a vocabulary's manifest: a file of this name is a manifest, not a pattern.
-  static let manifestName = "vocabulary.json"
+  public static let manifestName = "vocabulary.json"
 
   /// Expands `paths`: files as given, directories recursively (`*.ahap`, `*.json`, sorted,
   /// skipping hidden entries and not following symbolic links to directories), `-` as
   /// standard input. A file named ``manifestName`` is a `.manifest`. What `ignores` leaves out
   /// is not walked into or listed (paths given are always listed).
-  static func expand(_ paths: [String], ignores: WalkIgnores? = nil) -> [Input] {
+  public static func expand(_ paths: [String], ignores: WalkIgnores? = nil) -> [Input] {
     var inputs: [Input] = []
     for path in paths {
       if path == "-" {
@@ -111,7 +111,7 @@ enum PatternFiles {
   /// package.json, tsconfig.json or a .vscode setting are. Core Haptics refuses such a file
   /// (-4814), so it cannot be meant as one; a near miss, a top level that is not an object, or
   /// broken JSON is still validated, as are `*.ahap` files and files named on the command line.
-  static func isNotAPattern(_ bytes: [UInt8], path: String) -> Bool {
+  public static func isNotAPattern(_ bytes: [UInt8], path: String) -> Bool {
     guard path.lowercased().hasSuffix(".json") else { return false }
     var findings = FindingCollector()
     guard let document = JSONParser.parse(SourceText(bytes), findings: &findings),
@@ -125,11 +125,11 @@ enum PatternFiles {
     return !patternLike
   }
 
-  static func isManifest(_ path: String) -> Bool { (path as NSString).lastPathComponent == manifestName }
+  public static func isManifest(_ path: String) -> Bool { (path as NSString).lastPathComponent == manifestName }
 
   /// The paths of a vocabulary folder's pattern files, sorted, without reading them (what
   /// ``vocabularyFiles(in:)`` reads; `hap completion --list events` names their stems).
-  static func vocabularyPaths(in folder: String) -> [String] {
+  public static func vocabularyPaths(in folder: String) -> [String] {
     guard let stream = opendir(folder.isEmpty ? "." : folder) else { return [] }
     var names: [String] = []
     while let entry = readdir(stream) {
@@ -155,7 +155,7 @@ enum PatternFiles {
 
   /// The pattern files of a vocabulary folder (not recursive: `*.ahap` and `*.json` directly
   /// in it, sorted, hidden entries and the manifest skipped), each read or with why not.
-  static func vocabularyFiles(in folder: String) -> [VocabularyFile] {
+  public static func vocabularyFiles(in folder: String) -> [VocabularyFile] {
     let found = vocabularyPaths(in: folder).map(Input.found)
     return found.map { input -> VocabularyFile in
       let name = (input.displayName as NSString).lastPathComponent
@@ -168,7 +168,7 @@ enum PatternFiles {
   }
 
   /// Why a file cannot be read, with its cause; a sentence only in ``message``.
-  enum ReadError: Error, Equatable {
+  public enum ReadError: Error, Equatable {
     /// open(2), fstat(2) or read(2) failed with `errno`.
     case system(errno: Int32)
     case isDirectory
@@ -181,7 +181,7 @@ enum PatternFiles {
     /// Ctrl-C or SIGTERM ended the wait for a FIFO's writer (or its next bytes).
     case interrupted
 
-    var message: String {
+    public var message: String {
       switch self {
       case .system(let code): String(cString: strerror(code))
       case .isDirectory: "is a directory"
@@ -197,21 +197,18 @@ enum PatternFiles {
     }
   }
 
-  /// How files named on the command line are read: ``InputFile/Purpose/namedInput`` (a FIFO
-  /// or a character device too), or ``InputFile/Purpose/watched`` under `--watch`, set once
-  /// by ``WatchLoop`` before anything is read.
-  nonisolated(unsafe) static var namedFiles = InputFile.Purpose.namedInput
-
   /// Reads a whole file (or standard input), refusing anything above ``sizeLimit``: a named
-  /// file as ``namedFiles`` says (or as `purpose`), a manifest only from a regular file.
-  static func read(_ input: Input, as purpose: InputFile.Purpose? = nil) throws(ReadError) -> [UInt8] {
+  /// file as `purpose` says (``InputFile/Purpose/namedInput``, a FIFO or a character device
+  /// too, unless told otherwise: `--watch` reads ``InputFile/Purpose/watched``), a manifest only
+  /// from a regular file.
+  public static func read(_ input: Input, as purpose: InputFile.Purpose? = nil) throws(ReadError) -> [UInt8] {
     switch input {
     case .unreadable(_, let reason):
       throw .unlisted(reason: reason)
     case .standardInput:
       return try InputFile.readStandardInput()
     case .file(let path):
-      return try InputFile.read(path, for: purpose ?? namedFiles)
+      return try InputFile.read(path, for: purpose ?? .namedInput)
     case .found(let path):
       return try InputFile.read(path, for: purpose ?? .folderPattern)
     case .manifest(let path):
@@ -219,7 +216,7 @@ enum PatternFiles {
     }
   }
 
-  static func formatBytes(_ bytes: Int) -> String {
+  public static func formatBytes(_ bytes: Int) -> String {
     if bytes >= 1 << 30 { return Format.number((Double(bytes) / Double(1 << 30) * 10).rounded() / 10) + " GiB" }
     if bytes >= 1 << 20 { return Format.number((Double(bytes) / Double(1 << 20) * 10).rounded() / 10) + " MiB" }
     if bytes >= 1 << 10 { return Format.number((Double(bytes) / Double(1 << 10) * 10).rounded() / 10) + " KiB" }
@@ -228,7 +225,7 @@ enum PatternFiles {
 
   /// Validates a pattern file's bytes: a `.haptic` clip through its conversion to AHAP (the
   /// findings speak of the clip), anything else as AHAP.
-  static func validate(_ bytes: [UInt8], input: Input, context: ValidationContext) -> ValidationResult {
+  public static func validate(_ bytes: [UInt8], input: Input, context: ValidationContext) -> ValidationResult {
     if let path = input.patternPath, HapticReading.isClip(path) {
       return HapticReading.read(SourceText(bytes)).result
     }
@@ -238,7 +235,7 @@ enum PatternFiles {
   /// The validation context for a pattern read from `input`: each sound is looked for as iOS
   /// does, then in the sound folders (``SoundSearch``), and decoded (standard input has no
   /// folder: only absolute paths and the sound folders, and nothing is checked without those).
-  static func context(for input: Input) -> ValidationContext {
-    ValidationContext(sound: SoundSearch.validationLookup(patternPath: input.patternPath))
+  public static func context(for input: Input, sounds: SoundSearch) -> ValidationContext {
+    ValidationContext(sound: sounds.validationLookup(patternPath: input.patternPath))
   }
 }

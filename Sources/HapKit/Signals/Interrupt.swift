@@ -10,26 +10,26 @@ import HapCore
 /// FIFO nobody writes, a control stream) polls the pipe with the input (``wakeFD``,
 /// `InputFile.waitReadable`), so a signal ends it at once instead of only raising a flag that
 /// no one looks at.
-enum Interrupt {
-  static var requested: Bool { hap_interrupt_requested() }
+public enum Interrupt {
+  public static var requested: Bool { hap_interrupt_requested() }
 
   /// The stop request that Ctrl-C and SIGTERM raise, for the playback thread to poll.
-  static let stop = StopRequest(polling: hap_interrupt_requested)
+  public static let stop = StopRequest(polling: hap_interrupt_requested)
 
   /// The flag's reader, for a stop request of its own that Ctrl-C and SIGTERM raise too
   /// (`StopRequest(polling:)`).
-  static let poll: @convention(c) () -> Bool = hap_interrupt_requested
+  public static let poll: @convention(c) () -> Bool = hap_interrupt_requested
 
   /// Raises the flag as the handler does: `hap serve` takes SIGINT and SIGTERM with sigwait on
   /// a thread of its own and says so here, so every stop request that polls the flag (the
   /// service's playback thread, waiting for a lost device or not) sees it.
-  static func raise() { hap_interrupt_raise() }
+  public static func raise() { hap_interrupt_raise() }
 
   /// The wake-up pipe's read end: readable for good once Ctrl-C or SIGTERM came; -1 before
   /// ``install()``.
-  static var wakeFD: Int32 { hap_interrupt_wake_fd() }
+  public static var wakeFD: Int32 { hap_interrupt_wake_fd() }
 
-  static func install() {
+  public static func install() {
     _ = hap_interrupt_install()
   }
 }

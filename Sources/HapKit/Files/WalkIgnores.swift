@@ -12,18 +12,18 @@ import HapCore
 /// config file's folder for its list), a trailing `/` matches folders only, and a leading `!`
 /// takes a path back in. The last glob that matches decides: the defaults first, then the
 /// config file's, then the command line's.
-struct IgnoreGlob: Equatable {
-  let negated: Bool
-  let foldersOnly: Bool
+public struct IgnoreGlob: Equatable {
+  public let negated: Bool
+  public let foldersOnly: Bool
   /// Anchored globs match the whole path from the base; the others any trailing part of it
   /// that starts at a name.
-  let anchored: Bool
-  let segments: [String]
+  public let anchored: Bool
+  public let segments: [String]
   /// The folder the glob's path is relative to (absolute, no trailing `/`).
-  let base: String
-  let text: String
+  public let base: String
+  public let text: String
 
-  init(_ text: String, base: String) {
+  public init(_ text: String, base: String) {
     self.text = text
     self.base = base
     var glob = Substring(text)
@@ -38,7 +38,7 @@ struct IgnoreGlob: Equatable {
 
   /// Whether the glob matches `path` (absolute), a folder when `isFolder`, found by walking
   /// `root` (absolute): a glob without a `/` also matches below a root outside its base.
-  func matches(_ path: String, isFolder: Bool, root: String) -> Bool {
+  public func matches(_ path: String, isFolder: Bool, root: String) -> Bool {
     guard !segments.isEmpty, isFolder || !foldersOnly else { return false }
     guard let parts = Self.relative(path, to: base) ?? (anchored ? nil : Self.relative(path, to: root)) else {
       return false
@@ -48,14 +48,14 @@ struct IgnoreGlob: Equatable {
   }
 
   /// The names of `path` below `folder`; nil when it is not below it.
-  static func relative(_ path: String, to folder: String) -> [Substring]? {
+  public static func relative(_ path: String, to folder: String) -> [Substring]? {
     if folder == "/" { return path.split(separator: "/") }
     guard path.hasPrefix(folder + "/") else { return nil }
     return path.dropFirst(folder.count + 1).split(separator: "/")
   }
 
   /// Segment by segment; `**` takes any number of names (none too).
-  static func match(_ glob: ArraySlice<String>, _ names: ArraySlice<Substring>) -> Bool {
+  public static func match(_ glob: ArraySlice<String>, _ names: ArraySlice<Substring>) -> Bool {
     guard let first = glob.first else { return names.isEmpty }
     if first == "**" {
       return (names.startIndex...names.endIndex).contains { match(glob.dropFirst(), names[$0...]) }
@@ -66,10 +66,10 @@ struct IgnoreGlob: Equatable {
 }
 
 /// The ignores of one command: its globs and where its config files come from.
-final class WalkIgnores {
+public final class WalkIgnores {
   /// The dependency and build folders of the usual toolchains, left out at any depth
   /// (hidden folders, `.git`, `.build`, `.venv`, ..., are left out as every hidden entry is).
-  static let defaultFolders = [
+  public static let defaultFolders = [
     "node_modules", "bower_components", "jspm_packages", "vendor", "Pods", "Carthage", "DerivedData", "build", "dist",
     "coverage",
   ]
@@ -77,16 +77,16 @@ final class WalkIgnores {
   private let commandLine: [IgnoreGlob]
   private var config: RuleConfig
   /// The first config file that could not be used, found while walking.
-  private(set) var failure: RuleConfig.Failure?
+  public private(set) var failure: RuleConfig.Failure?
 
-  init(globs: [String], config: RuleConfig) {
+  public init(globs: [String], config: RuleConfig) {
     let here = FileManager.default.currentDirectoryPath
     commandLine = globs.map { IgnoreGlob($0, base: here) }
     self.config = config
   }
 
   /// Whether a walk of `root` leaves out `path` (a folder when `isFolder`).
-  func ignores(_ path: String, isFolder: Bool, root: String) -> Bool {
+  public func ignores(_ path: String, isFolder: Bool, root: String) -> Bool {
     let absolute = RuleConfig.absolute(path)
     let root = RuleConfig.absolute(root)
     var ignored = isFolder && Self.defaultFolders.contains((absolute as NSString).lastPathComponent)
@@ -104,5 +104,5 @@ final class WalkIgnores {
   }
 
   /// The config files read for the rule levels, with the ones read while walking cached.
-  var ruleConfig: RuleConfig { config }
+  public var ruleConfig: RuleConfig { config }
 }
