@@ -43,7 +43,7 @@ let package = Package(
     // Everything that plays, as a library: the typed device address, opening it, the engine
     // that mixes many players on one device, sounds, and Core Haptics' API over them
     // (docs/hapkit.md). Prints nothing; no global mutable state.
-    .target(name: "HapKit", dependencies: ["HapCore", "HapALSA", "HapResample", "CSndFile", "CHapSignals"]),
+    .target(name: "HapKit", dependencies: ["HapCore", "HapALSA", "HapResample", "HapRumble", "CSndFile", "CHapSignals"]),
     // `make bench`'s in-process figures for HapKit (start to first sample, sendParameters).
     .executableTarget(name: "hapkit-bench", dependencies: ["HapKit"]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.

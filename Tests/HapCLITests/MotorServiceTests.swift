@@ -161,6 +161,34 @@ struct MotorServiceTests {
     #expect(service.terminate() == 0)
   }
 
+  @Test("a reload on a motor keeps the loop of an unchanged event and tells the client of a changed one (as on an exciter)")
+  func aMotorReloadKeepsUnchangedLoops() throws {
+    let service = try MotorServe(["--keep-open"])
+    try service.motors.folder.write("vocabulary/other.json", RumbleTests.dullThenSharp)
+    // The folder's watcher loads it again (SIGHUP would too).
+    #expect(Wait.until(30, every: 0.05) { (try? service.status()["events"] as? [String])?.contains("other") == true })
+    let loads = try service.status()["loads"] as? Int ?? 0
+    let kept = try ServiceConnection(service.socket)
+    kept.send("fire dullSharp loop\n")
+    #expect(kept.readLine() == "ok fired dullSharp")
+    let told = try ServiceConnection(service.socket)
+    told.send("fire other loop\n")
+    #expect(told.readLine() == "ok fired other")
+    #expect(service.wait { $0.filter { $0.kind == "upload" }.count >= 20 })
+    // `other` changes; `dullSharp` does not.
+    try service.motors.folder.write(
+      "vocabulary/other.json", RumbleTests.dullThenSharp.replacingOccurrences(of: "0.5}", with: "0.4}"))
+    #expect(told.readLine().hasPrefix("ended other: changed by a reload"))
+    #expect(Wait.until(30, every: 0.05) { (try? service.status()["loads"] as? Int ?? 0) ?? 0 > loads })
+    // The unchanged loop plays on after the reload (its voice started again on the new tracks).
+    let after = service.calls().count
+    #expect(service.wait(from: after) { $0.filter { $0.kind == "upload" }.count >= 20 }, "the kept loop stopped")
+    #expect((try service.status()["playing"] as? Int) == 1)
+    kept.close()
+    told.close()
+    #expect(service.terminate() == 0)
+  }
+
   @Test("SIGTERM during a loop stops and removes the effect, closes the device, and exits 0")
   func sigtermStopsTheMotor() throws {
     let service = try MotorServe()

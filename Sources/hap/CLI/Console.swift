@@ -14,15 +14,8 @@ enum Console {
 
   static func line(_ text: String) { out(text + "\n") }
 
-  /// Where ``error(_:)`` sends its lines instead, when set (`hap serve`'s ``ServiceLog``).
-  nonisolated(unsafe) static var errorLines: ((String) -> Void)?
-
   static func error(_ text: String) {
     flush()
-    if let errorLines {
-      errorLines(text)
-      return
-    }
     var text = text + "\n"
     text.withUTF8 { buffer in _ = fwrite(buffer.baseAddress, 1, buffer.count, errors) }
     fflush(errors)

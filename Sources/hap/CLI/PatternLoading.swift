@@ -78,26 +78,27 @@ enum PatternLoading {
   /// `--profile NAME|FILE`: a built-in profile by name, or a profile file (checked like a
   /// pattern; a profile with errors is a usage problem, exit 2).
   static func profile(_ value: String?) throws(Failure) -> ActuatorProfile {
-    guard let value else { return .exciter }
-    if let builtIn = ActuatorProfile.builtIn(named: value) { return builtIn }
-    let bytes: [UInt8]
-    do {
-      bytes = try InputFile.read(value, for: .profile)
+    do throws(ProfileFailure) {
+      let (profile, warnings) = try ActuatorProfile.load(value)
+      for diagnostic in warnings {
+        Console.error(DiagnosticPrinter.text(diagnostic, file: value ?? "", style: errorStyle))
+      }
+      return profile
     } catch {
+      for line in describe(error) { Console.error(line) }
+      throw .unreadable
+    }
+  }
+
+  /// A profile that cannot be had, in lines.
+  static func describe(_ failure: ProfileFailure, style: Style = errorStyle) -> [String] {
+    switch failure {
+    case .unreadable(let value, let error):
       let names = ActuatorProfile.builtIns.map(\.name).joined(separator: ", ")
-      Console.error(
-        "hap: '\(value)' is neither a built-in profile (\(names)) nor a readable profile file: \(error.message)")
-      throw .unreadable
+      return ["hap: '\(value)' is neither a built-in profile (\(names)) nor a readable profile file: \(error.message)"]
+    case .invalid(let value, let diagnostics):
+      return diagnostics.map { DiagnosticPrinter.text($0, file: value, style: style) } + ["hap: profile '\(value)' has errors"]
     }
-    let (profile, diagnostics) = ProfileDecoder.decode(SourceText(bytes))
-    for diagnostic in diagnostics {
-      Console.error(DiagnosticPrinter.text(diagnostic, file: value, style: errorStyle))
-    }
-    guard let profile else {
-      Console.error("hap: profile '\(value)' has errors")
-      throw .unreadable
-    }
-    return profile
   }
 
   static func status(_ failure: Failure) -> Int32 {

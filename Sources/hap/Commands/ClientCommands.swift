@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// The clients of `hap serve`: each sends one request line, reads the one reply line and says
 /// it in one sentence. Exit 0 on `ok`, 2 otherwise (an error reply, no service, I/O).

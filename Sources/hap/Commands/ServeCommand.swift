@@ -47,7 +47,7 @@ enum ServeCommand: Command {
     sounding together take each motor's largest magnitude; --gain is the device's FF_GAIN. The
     effect is stopped and removed before the device closes (idle, SIGINT, SIGTERM). The options
     of a sound device or a signal (--rate, --profile, --channel, --latency, ...) are refused.
-    SIGHUP and changes to the folder reload it as on an exciter (every loop ends then).
+    SIGHUP and changes to the folder reload it as on an exciter.
     """
   static let vocabulary = Option<String?>.text(
     "vocabulary", "DIR", .folders,
@@ -60,7 +60,7 @@ enum ServeCommand: Command {
     "config", "PATH", .files, default: ": $XDG_CONFIG_HOME/hap/config.json,\nelse ~/.config/hap/config.json",
     "The config file")
   static let memoryBudget = Option<Int>.integer(
-    "memory-budget", "MIB", in: 1...1_048_576, default: HapticService.defaultMemoryBudget >> 20,
+    "memory-budget", "MIB", in: 1...1_048_576, default: VocabularyService.defaultMemoryBudget >> 20,
     "Memory in MiB, {}, for the rendered events and their\nsharpness variants; an event that does not fit is left out.")
   static let clientTimeout = Option<Double>.number(
     "client-timeout", "S", in: 0...86_400, unit: .seconds, default: 300,
@@ -86,22 +86,13 @@ enum ServeCommand: Command {
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
     let options = try DeviceOptions(arguments, defaultLatency: defaultLatency)
-    let motor = try motorPath(options, arguments)
+    _ = try motorPath(options, arguments)
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
     try refuseAudioOnly(arguments)
-    let idleClose = arguments[keepOpen] ? nil : arguments[Self.idleClose]
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
     let vocabularyFolder = VocabularyFolder.resolve(arguments[vocabulary])
+    let idleClose: Double? = arguments[keepOpen] ? nil : arguments[Self.idleClose]
     if arguments.gave(Options.profile), let status = unusableProfile(options) { return status }
-    // The config file: the off switch, and the defaults of the device options.
-    let reloader = ServiceReloader(
-      config: ConfigFile.path(arguments[config]).map(ConfigFile.init(path:)),
-      folder: vocabularyFolder.path,
-      // The log's thread writes standard error at any moment: a sound's decode must not silence it.
-      search: SoundSearch(userFolders: arguments.reading.sounds.folders, environment: [:], silencesDecoders: false),
-      commandLine: .init(
-        device: options, gaveDevice: arguments.gave(DeviceOptions.device),
-        gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)))
     // Before any thread starts (the log's is the first), so that every thread inherits the mask.
     let signals = blockSignals()
     // A log reader that goes away (EPIPE) or a client that closes its socket must never end the
@@ -109,36 +100,59 @@ enum ServeCommand: Command {
     signal(SIGPIPE, SIG_IGN)
     let log = ServiceLog()
     log.start()
-    Console.error(vocabularyFolder.logLine)
+    let say: @Sendable (ServiceNotice) -> Void = { [verbose = options.verbose] notice in
+      for line in ServiceNotices.lines(notice, verbose: verbose) { log.add(line) }
+    }
+    // The config file: the off switch, and the defaults of the device options.
+    let reloader = ServiceReloader(
+      config: ConfigFile.path(arguments[config]).map(ConfigFile.init(path:)),
+      folder: vocabularyFolder.path,
+      // The log's thread writes standard error at any moment: a sound's decode must not silence it.
+      search: SoundSearch(folders: arguments.reading.sounds.folders, silencesDecoders: false),
+      commandLine: .init(
+        device: options.settings, gaveDevice: arguments.gave(DeviceOptions.device),
+        gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)),
+      log: say)
+    log.add(vocabularyFolder.logLine)
     // Trouble before serving: the last log lines are written before the exit.
     let trouble = {
       log.drain(within: 1)
       return ExitStatus.trouble
     }
-    guard let (device, profile) = reloader.start() else { return trouble() }
+    let device: DeviceSettings
+    let profile: ActuatorProfile
+    switch reloader.start() {
+    case .failure(let failure):
+      for line in PatternLoading.describe(failure) { log.add(line) }
+      return trouble()
+    case .success(let started): (device, profile) = started
+    }
     // The socket first: a live service is refused before any work, and clients that connect
     // while the events render wait in the backlog.
-    guard let (listener, socket) = listen(socketPath) else { return trouble() }
-    guard let vocabulary = loadVocabulary(vocabularyFolder, search: reloader.search) else {
+    guard let (listener, socket) = listen(socketPath, log: log) else { return trouble() }
+    guard let vocabulary = vocabularyFolder.load(search: reloader.search, log: say) else {
       socket.remove()
       return trouble()
     }
-    if let motor {
-      let service = motorService(motor, vocabulary, device: device, idleClose: idleClose, reloader: reloader)
-      serve(service, connections: ServiceConnections(), arguments, socketPath, socket, listener, signals, log)
-    }
-    let service = HapticService(
+    let service = VocabularyService(
       vocabulary: vocabulary,
-      settings: .init(
-        device: device, profile: profile, idleClose: idleClose, verbose: device.verbose,
-        memoryBudget: arguments[memoryBudget] << 20, folder: vocabularyFolder.path, search: reloader.search))
+      settings: ServiceSettings(
+        device: device, profile: profile, idleClose: idleClose, memoryBudget: arguments[memoryBudget] << 20,
+        folder: vocabularyFolder.path, search: reloader.search),
+      log: say)
     let connections = ServiceConnections()
     service.notify = { connections.tell($0, $1) }
     let (level, muted) = reloader.initialSwitch
     service.setSwitch(level: level, muted: muted)
-    Console.error("hap: \(service.checkDevice())")
+    log.add(ServiceNotices.line(service.checkDevice()))
     reloader.run(service)
-    serve(service, connections: connections, arguments, socketPath, socket, listener, signals, log)
+    let count = service.eventCount
+    log.add("hap: serving \(count) event\(count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'")
+    Console.flush()
+    startThread("hap idle closer") { service.runIdleCloser() }
+    startSignalThread(signals, service: service, socket: socket, log: log)
+    let timeout = arguments[clientTimeout] > 0 ? arguments[clientTimeout] : nil
+    ServiceServer.acceptLoop(listener, service: service, connections: connections, timeout: timeout)
   }
 
   /// `--audio-only`: a service's events are haptic signals first.
@@ -147,39 +161,6 @@ enum ServeCommand: Command {
     throw .refused(
       "'hap serve' does not take '--audio-only': its events are haptic signals first (a fire without them would answer 'fired' and play no touch); 'hap play --audio-only PATTERN' plays a sound alone"
     )
-  }
-
-  /// The service of a rumble motor (`-D evdev:PATH`), its switch from the config file, and
-  /// what it says before serving.
-  private static func motorService(
-    _ path: String, _ vocabulary: Vocabulary, device: DeviceOptions, idleClose: Double?, reloader: ServiceReloader
-  ) -> MotorService {
-    let service = MotorService(
-      vocabulary: vocabulary,
-      settings: .init(path: path, gain: min(device.linearGain, 1), idleClose: idleClose, verbose: device.verbose))
-    let (level, muted) = reloader.initialSwitch
-    service.setSwitch(level: level, muted: muted)
-    Console.error("hap: \(service.checkDevice())")
-    if device.linearGain > 1 {
-      Console.error("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB")
-    }
-    reloader.run(service)
-    return service
-  }
-
-  /// Says where it serves, starts the idle closer and the signal thread, and accepts
-  /// connections for ever.
-  private static func serve(
-    _ service: any ServedVocabulary, connections: ServiceConnections, _ arguments: Arguments, _ socketPath: String,
-    _ socket: OwnedSocket, _ listener: Int32, _ signals: sigset_t, _ log: ServiceLog
-  ) -> Never {
-    let count = service.eventCount
-    Console.error("hap: serving \(count) event\(count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'")
-    Console.flush()
-    startThread("hap idle closer") { service.runIdleCloser() }
-    startSignalThread(signals, service: service, socket: socket, log: log)
-    let timeout = arguments[clientTimeout] > 0 ? arguments[clientTimeout] : nil
-    acceptLoop(listener, service: service, connections: connections, timeout: timeout)
   }
 
   /// `-D evdev:PATH`: the motor's path, after refusing the options of a sound device or of
@@ -207,7 +188,7 @@ enum ServeCommand: Command {
   /// SIGINT or SIGTERM: fades out, closes the device, removes the socket, writes the last log
   /// lines and exits 0.
   private static func startSignalThread(
-    _ signals: sigset_t, service: any ServedVocabulary, socket: OwnedSocket, log: ServiceLog
+    _ signals: sigset_t, service: VocabularyService, socket: OwnedSocket, log: ServiceLog
   ) {
     startThread("hap signals") {
       var caught: Int32 = 0
@@ -216,7 +197,7 @@ enum ServeCommand: Command {
       Interrupt.raise()  // ends a playback thread's wait for a lost device (it polls the flag)
       service.shutDown()
       socket.remove()
-      Console.error("hap: stopped")
+      log.add("hap: stopped")
       Console.flush()
       log.drain(within: 1)
       exit(ExitStatus.ok)
@@ -239,12 +220,12 @@ enum ServeCommand: Command {
 
   /// Listens on the socket at `path` (a live service there is refused); the listening
   /// descriptor and the socket file as created, or nil after saying why not.
-  private static func listen(_ path: String) -> (Int32, OwnedSocket)? {
+  private static func listen(_ path: String, log: ServiceLog) -> (Int32, OwnedSocket)? {
     let listener: Int32
     do {
       listener = try ServiceSocket.listen(path)
     } catch {
-      Console.error("hap: \(error.message)")
+      log.add("hap: \(error.message)")
       return nil
     }
     var created = stat()
@@ -252,136 +233,9 @@ enum ServeCommand: Command {
     return (listener, OwnedSocket(path: path, device: created.st_dev, inode: created.st_ino))
   }
 
-  /// Accepts connections for ever, each served by a thread of its own, within the limits of
-  /// ``ServiceConnections`` (one over a limit is told `error busy ...` and closed).
-  private static func acceptLoop(
-    _ listener: Int32, service: any ServedVocabulary, connections: ServiceConnections, timeout: Double?
-  ) -> Never {
-    while true {
-      let fd = accept(listener, nil, nil)
-      guard fd >= 0 else {
-        if errno != EINTR && errno != ECONNABORTED { usleep(10_000) }
-        continue
-      }
-      switch connections.admit(fd) {
-      case .failure(let refusal): ServiceConnections.refuse(fd, refusal)
-      case .success(let client):
-        startThread("hap client") {
-          let owner = service.connected()
-          connections.register(client, owner: owner)
-          serve(client, owner: owner, service: service, timeout: timeout)
-          service.disconnected(owner)
-          connections.remove(client, owner: owner)
-          close(client.fd)
-        }
-      }
-    }
-  }
-
-  /// Answers one connection's request lines in order until it closes, or until it has been
-  /// idle for `timeout` seconds without holding a loop (told `error busy ...` first); then
-  /// what it started bound to it (loops, continuous events) stops.
-  private static func serve(
-    _ client: ServiceConnections.Client, owner: Int32, service: any ServedVocabulary, timeout: Double?
-  ) {
-    var framer = ServiceLineFramer()
-    var buffer = [UInt8](repeating: 0, count: 16384)
-    let fd = client.fd
-    var idleSince = HapticService.now()
-    while true {
-      if let timeout {
-        let left = idleSince + timeout - HapticService.now()
-        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let polled = poll(&ready, 1, Int32(clamping: Int((max(left, 0) * 1000).rounded(.up))))
-        if polled < 0 && errno == EINTR { continue }
-        if polled == 0 {
-          if service.isLooping(owner) {
-            idleSince = HapticService.now()
-            continue
-          }
-          client.say(
-            ServiceError(
-              .busy,
-              "the connection was idle for \(Format.seconds(timeout)), the service's limit (--client-timeout), and is closed; connect again for the next request."
-            ).reply)
-          return
-        }
-      }
-      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { break }
-      idleSince = HapticService.now()
-      for frame in framer.feed(buffer[0..<n]) {
-        guard client.say(service.reply(to: frame, owner: owner)) else { return }
-      }
-    }
-    if let last = framer.finish() { client.say(service.reply(to: last, owner: owner)) }
-  }
-
-  /// Reads and validates the vocabulary folder; prints each pattern left out. Nil (after a
-  /// message) when the folder cannot be read.
-  static func loadVocabulary(_ vocabularyFolder: VocabularyFolder, search: SoundSearch) -> Vocabulary? {
-    let folder = vocabularyFolder.path
-    guard VocabularyFolder.isFolder(folder) else {
-      Console.error("hap: \(vocabularyFolder.missing)")
-      return nil
-    }
-    let files = PatternFiles.vocabularyFiles(in: folder)
-    let manifestPath = (folder as NSString).appendingPathComponent(PatternFiles.manifestName)
-    var manifest: SourceText?
-    if FileManager.default.fileExists(atPath: manifestPath) {
-      do {
-        manifest = SourceText(try PatternFiles.read(.manifest(manifestPath)))
-      } catch {
-        Console.error("hap: \(Format.excerpt(manifestPath)): \(error.message); using the default settings")
-      }
-    }
-    // Each pattern's sounds are looked for beside it, then in the sound folders.
-    let context = { (name: String) in
-      PatternFiles.context(for: .found(SoundSearch.join(folder, name)), sounds: search)
-    }
-    var result = VocabularyValidator.validate(manifest: manifest, files: files, context: context)
-    for diagnostic in result.diagnostics where diagnostic.severity == .error {
-      Console.error("hap: \(Format.excerpt(manifestPath)): \(diagnostic.message) [\(diagnostic.rule)]")
-    }
-    if result.vocabulary == nil {
-      Console.error("hap: \(Format.excerpt(manifestPath)) cannot be read; using the default settings")
-      result = VocabularyValidator.validate(manifest: nil, files: files, context: context)
-    }
-    for (fileName, pattern) in result.patterns {
-      switch pattern {
-      case .failure(let error):
-        Console.error("hap: \(Format.excerpt(fileName)) left out: \(error.reason)")
-      case .success(let validation) where !validation.isValid:
-        let first = validation.diagnostics.first { $0.severity == .error }
-        Console.error(
-          "hap: \(Format.excerpt(fileName)) left out: \(first.map { "\($0.message) [\($0.rule)]" } ?? "it has errors")")
-      default: break
-      }
-    }
-    if let events = result.vocabulary?.events, events.isEmpty {
-      Console.error(
-        "hap: warning: the vocabulary '\(Format.excerpt(folder))' has no events (no valid *.ahap or *.json file in it); every fire is refused until one is added"
-      )
-    }
-    return result.vocabulary
-  }
-
   private static func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
     let thread = Thread(block: body)
     thread.name = name
     thread.start()
-  }
-}
-
-/// The socket file this service created: removed only while it is still that file.
-private struct OwnedSocket: Sendable {
-  let path: String
-  let device: UInt
-  let inode: UInt
-
-  func remove() {
-    var now = stat()
-    if stat(path, &now) == 0 && now.st_dev == device && now.st_ino == inode { unlink(path) }
   }
 }

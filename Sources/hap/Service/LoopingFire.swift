@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapKit
 
 /// `hap fire --loop NAME`: fires the event with `loop` and keeps the connection open until
 /// SIGINT (exit 130) or SIGTERM (exit 0); the process then exits, which closes the connection,

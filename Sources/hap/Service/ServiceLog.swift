@@ -15,9 +15,8 @@ final class ServiceLog: @unchecked Sendable {
   private var dropped = 0
   private var writing = false
 
-  /// Routes ``Console/error(_:)`` here and starts the writer thread.
+  /// Starts the writer thread.
   func start() {
-    Console.errorLines = { [self] in add($0) }
     let thread = Thread { [self] in run() }
     thread.name = "hap log"
     thread.start()

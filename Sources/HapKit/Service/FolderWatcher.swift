@@ -5,17 +5,17 @@ import HapCore
 /// (no polling: an idle service does not wake up). A change is reported once its burst has
 /// settled (an editor's write, rename and delete of a backup come as one change), with the
 /// folder and the names of the files that changed.
-final class FolderWatcher: @unchecked Sendable {
+public final class FolderWatcher: @unchecked Sendable {
   /// How long a burst of changes must be quiet before it is reported, in milliseconds.
-  static let settleMilliseconds: Int32 = 100
+  public static let settleMilliseconds: Int32 = 100
   /// What changes a file in a watched folder: created (a link, a symbolic link), written and
   /// closed, renamed in or out, deleted; and the folder itself deleted or moved.
-  static let mask = UInt32(
+  public static let mask = UInt32(
     IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
 
   /// The name reported when changes were lost (the kernel's queue overflowed): anything in
   /// the folder may have changed.
-  static let anything = "*"
+  public static let anything = "*"
 
   private let fd: Int32
   private let lock = NSLock()
@@ -23,7 +23,7 @@ final class FolderWatcher: @unchecked Sendable {
   private var folders: [Int32: String] = [:]
 
   /// Nil when inotify is not available (the message says why).
-  init?(failure: (String) -> Void) {
+  public init?(failure: (String) -> Void) {
     fd = inotify_init1(Int32(IN_CLOEXEC))
     guard fd >= 0 else {
       failure("cannot watch files (inotify: \(String(cString: strerror(errno))))")
@@ -33,7 +33,7 @@ final class FolderWatcher: @unchecked Sendable {
 
   /// Starts (or renews) watching `folder`; returns why not.
   @discardableResult
-  func watch(_ folder: String) -> String? {
+  public func watch(_ folder: String) -> String? {
     let wd = inotify_add_watch(fd, folder, Self.mask | UInt32(IN_ONLYDIR))
     guard wd >= 0 else { return "cannot watch '\(Format.excerpt(folder))': \(String(cString: strerror(errno)))" }
     lock.lock()
@@ -44,7 +44,7 @@ final class FolderWatcher: @unchecked Sendable {
 
   /// Reads changes for ever; calls `changed` with each settled burst: folder → changed file
   /// names (an empty name: the folder itself went away).
-  func run(_ changed: ([String: Set<String>]) -> Void) -> Never {
+  public func run(_ changed: ([String: Set<String>]) -> Void) -> Never {
     let size = 64 * 1024
     let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
     var pending: [String: Set<String>] = [:]

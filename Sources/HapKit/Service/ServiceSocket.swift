@@ -3,9 +3,9 @@ import HapCore
 
 /// The service's Unix socket: where it is, listening on it (mode 0600, a stale file replaced,
 /// a live service refused) and connecting to it, with every failure one sentence.
-enum ServiceSocket {
+public enum ServiceSocket {
   /// Why the service cannot listen, with the path and errno; a sentence only in ``message``.
-  enum Failure: Error, Equatable {
+  public enum Failure: Error, Equatable {
     /// A file that is not a socket is in the way.
     case notASocket(path: String)
     /// A live service answers on the socket.
@@ -15,7 +15,7 @@ enum ServiceSocket {
     /// bind(2) or listen(2) failed.
     case cannotListen(path: String, errno: Int32)
 
-    var message: String {
+    public var message: String {
       switch self {
       case .notASocket(let path): "'\(Format.excerpt(path))' exists and is not a socket; give another '--socket'"
       case .alreadyServed(let path): "a hap service is already listening on '\(Format.excerpt(path))'"
@@ -26,29 +26,8 @@ enum ServiceSocket {
     }
   }
 
-  /// `--socket`, else `$HAP_SOCKET`, else `$XDG_RUNTIME_DIR/hap.sock`.
-  static func path(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
-    throws(UsageError) -> String
-  {
-    if let option { return try checked(option) }
-    if let path = environment["HAP_SOCKET"], !path.isEmpty { return try checked(path) }
-    if let folder = environment["XDG_RUNTIME_DIR"], !folder.isEmpty {
-      return try checked((folder as NSString).appendingPathComponent("hap.sock"))
-    }
-    throw .refused("no socket: give '--socket PATH', or set $HAP_SOCKET or $XDG_RUNTIME_DIR")
-  }
-
   /// The longest path a `sockaddr_un` holds (without its NUL).
-  static var maxPathBytes: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1 }
-
-  private static func checked(_ path: String) throws(UsageError) -> String {
-    guard !path.isEmpty, !path.utf8.contains(0) else { throw .refused("the socket path is empty or holds a NUL") }
-    guard path.utf8.count <= maxPathBytes else {
-      throw .refused(
-        "the socket path '\(Format.excerpt(path))' is longer than \(maxPathBytes) bytes, the limit of a Unix socket")
-    }
-    return path
-  }
+  public static var maxPathBytes: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1 }
 
   private static func address(_ path: String) -> sockaddr_un {
     var address = sockaddr_un()
@@ -60,11 +39,11 @@ enum ServiceSocket {
   }
 
   /// An errno value.
-  struct Errno: Error { let code: Int32 }
+  public struct Errno: Error { public let code: Int32 }
 
   /// Connects to `path`; returns the descriptor (blocking), or the errno. A service whose
   /// backlog is full is tried again for `seconds`, then EAGAIN: a client never waits for ever.
-  static func connect(_ path: String, within seconds: Double = connectSeconds) -> Result<Int32, Errno> {
+  public static func connect(_ path: String, within seconds: Double = connectSeconds) -> Result<Int32, Errno> {
     let fd = socket(
       AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     guard fd >= 0 else { return .failure(Errno(code: errno)) }
@@ -93,11 +72,11 @@ enum ServiceSocket {
   }
 
   /// How long a client keeps trying a service whose backlog is full.
-  static let connectSeconds = 5.0
+  public static let connectSeconds = 5.0
 
   /// Listens on `path`, created with mode 0600. A socket file nobody answers on (a dead
   /// service's) is replaced; a live service, or a file that is not a socket, is a failure.
-  static func listen(_ path: String) throws(Failure) -> Int32 {
+  public static func listen(_ path: String) throws(Failure) -> Int32 {
     var info = stat()
     if lstat(path, &info) == 0 {
       guard info.st_mode & S_IFMT == S_IFSOCK else {
@@ -140,7 +119,7 @@ enum ServiceSocket {
 
   /// Writes all of `bytes`; false when the peer is gone.
   @discardableResult
-  static func write(_ fd: Int32, _ text: String) -> Bool {
+  public static func write(_ fd: Int32, _ text: String) -> Bool {
     var bytes = Array(text.utf8)
     var done = 0
     while done < bytes.count {

@@ -5,9 +5,9 @@ import HapCore
 /// `./patterns` when there is one (hap's source folder, a project's own), else the bundled
 /// vocabulary `make install` put in `PREFIX/share/hap/patterns`, beside `PREFIX/bin/hap`. The
 /// service says which in its first log line; `hap completion --list events` reads the same one.
-struct VocabularyFolder: Equatable {
+public struct VocabularyFolder: Equatable, Sendable {
   /// Why this folder was taken.
-  enum Source: Equatable {
+  public enum Source: Equatable, Sendable {
     /// `--vocabulary`.
     case named
     /// `./patterns`.
@@ -16,16 +16,16 @@ struct VocabularyFolder: Equatable {
     case bundled
   }
 
-  static let defaultName = "patterns"
+  public static let defaultName = "patterns"
 
-  let path: String
-  let source: Source
+  public let path: String
+  public let source: Source
   /// The bundled folder looked for when there is no `./patterns` (nil: hap runs from no
   /// `bin/` folder with a `share/hap/patterns` beside it).
-  var bundled: String? = nil
+  public var bundled: String? = nil
 
   /// The folder for `option` (`--vocabulary`), looking for the bundled one beside `executable`.
-  static func resolve(
+  public static func resolve(
     _ option: String?, executable: String = Bundle.main.executablePath ?? CommandLine.arguments[0]
   ) -> VocabularyFolder {
     if let option { return VocabularyFolder(path: option, source: .named) }
@@ -37,19 +37,19 @@ struct VocabularyFolder: Equatable {
   }
 
   /// `PREFIX/share/hap/patterns` for an executable `PREFIX/bin/hap` (symbolic links resolved).
-  static func bundledFolder(executable: String) -> String? {
+  public static func bundledFolder(executable: String) -> String? {
     let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
     let prefix = binary.deletingLastPathComponent().deletingLastPathComponent()
     return prefix.appendingPathComponent("share/hap/patterns").path
   }
 
-  static func isFolder(_ path: String) -> Bool {
+  public static func isFolder(_ path: String) -> Bool {
     var isFolder: ObjCBool = false
     return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
   }
 
   /// The service's first log line: which folder, and why that one.
-  var logLine: String {
+  public var logLine: String {
     let shown = Format.excerpt(path)
     switch source {
     case .named: return "hap: vocabulary '\(shown)' (--vocabulary)"
@@ -59,7 +59,7 @@ struct VocabularyFolder: Equatable {
   }
 
   /// Why the folder cannot be loaded: it does not exist (nor does the bundled one).
-  var missing: String {
+  public var missing: String {
     var text = "the vocabulary folder '\(Format.excerpt(path))' does not exist or is not a folder"
     if source == .current, let bundled {
       text += " (nor does the bundled '\(Format.excerpt(bundled))'); name one with --vocabulary DIR"

@@ -7,24 +7,26 @@ import HapCore
 /// idle timeout. A connection refused or closed for a limit is first told so in one line
 /// (`error busy ...`). Every line written to a connection (a reply, or a notice from another
 /// thread) goes through its ``Client``, one at a time.
-final class ServiceConnections: @unchecked Sendable {
-  static let maxConnections = 128
-  static let maxPerProcess = 16
+public final class ServiceConnections: @unchecked Sendable {
+  public static let maxConnections = 128
+  public static let maxPerProcess = 16
+
+  public init() {}
 
   /// One connection.
-  final class Client: @unchecked Sendable {
-    let fd: Int32
-    let pid: pid_t
+  public final class Client: @unchecked Sendable {
+    public let fd: Int32
+    public let pid: pid_t
     private let lock = NSLock()
 
-    init(fd: Int32, pid: pid_t) {
+    public init(fd: Int32, pid: pid_t) {
       self.fd = fd
       self.pid = pid
     }
 
     /// Writes `line` and its newline; false when the peer is gone.
     @discardableResult
-    func say(_ line: String) -> Bool {
+    public func say(_ line: String) -> Bool {
       lock.lock()
       defer { lock.unlock() }
       return ServiceSocket.write(fd, line + "\n")
@@ -34,7 +36,7 @@ final class ServiceConnections: @unchecked Sendable {
     /// or a reply being written to it) loses the notice rather than holding up the reload. A
     /// notice that went out in part is finished within 100 ms, or the connection is shut
     /// down: half a line would put every later reply out of step.
-    func tell(_ line: String) {
+    public func tell(_ line: String) {
       guard lock.try() else { return }
       defer { lock.unlock() }
       let bytes = Array((line + "\n").utf8)
@@ -68,11 +70,11 @@ final class ServiceConnections: @unchecked Sendable {
   private var clients: [Int32: Client] = [:]
 
   /// Why a new connection is refused: the limit it would pass, as the `error busy` message.
-  enum Refusal: Error {
+  public enum Refusal: Error {
     case tooMany
     case tooManyFromProcess(pid_t)
 
-    var reply: String {
+    public var reply: String {
       switch self {
       case .tooMany:
         ServiceError(
@@ -89,7 +91,7 @@ final class ServiceConnections: @unchecked Sendable {
   }
 
   /// Admits the connection `fd` (a Client), or says why not.
-  func admit(_ fd: Int32) -> Result<Client, Refusal> {
+  public func admit(_ fd: Int32) -> Result<Client, Refusal> {
     let pid = Self.peer(fd)
     lock.lock()
     defer { lock.unlock() }
@@ -123,14 +125,14 @@ final class ServiceConnections: @unchecked Sendable {
   }
 
   /// `client` is served as `owner` (so notices reach it).
-  func register(_ client: Client, owner: Int32) {
+  public func register(_ client: Client, owner: Int32) {
     lock.lock()
     owners[owner] = client
     lock.unlock()
   }
 
   /// `client`'s connection ended.
-  func remove(_ client: Client, owner: Int32) {
+  public func remove(_ client: Client, owner: Int32) {
     lock.lock()
     owners[owner] = nil
     clients[client.fd] = nil
@@ -143,7 +145,7 @@ final class ServiceConnections: @unchecked Sendable {
   }
 
   /// Says `line` to the connection of `owner`, if it is still open, without waiting.
-  func tell(_ owner: Int32, _ line: String) {
+  public func tell(_ owner: Int32, _ line: String) {
     lock.lock()
     let client = owners[owner]
     lock.unlock()
@@ -151,7 +153,7 @@ final class ServiceConnections: @unchecked Sendable {
   }
 
   /// Says `refusal` to a connection not admitted, without waiting, and closes it.
-  static func refuse(_ fd: Int32, _ refusal: Refusal) {
+  public static func refuse(_ fd: Int32, _ refusal: Refusal) {
     let bytes = Array((refusal.reply + "\n").utf8)
     _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
     shutdown(fd, Int32(SHUT_WR))

@@ -1,58 +1,48 @@
 import Foundation
 import HapALSA
 import HapCore
-import HapKit
 
 /// Keeps a running `hap serve` in step with its files (docs/service.md): the config file, read
 /// at start and whenever it changes, and the vocabulary folder, loaded again on SIGHUP and
 /// whenever one of its files changes. Both folders are watched with inotify by one thread that
 /// sleeps until something changes; SIGHUP is taken by a thread of its own with `sigwait`.
-/// A service the reloader keeps in step: the sound service and the motor service alike.
-protocol ReloadableService: AnyObject {
-  /// Saves a request's change of the off switch; returns why it was not saved.
-  var saveSwitch: (@Sendable (ServiceLevel?, Bool?) -> String?)? { get set }
-  func setSwitch(level: ServiceLevel, muted: Bool)
-  /// Swaps in a vocabulary loaded again.
-  func reload(vocabulary: Vocabulary)
-  /// The config file's device, profile or gain changed (under the command line's).
-  func reload(device: DeviceOptions, profile: ActuatorProfile)
-}
-
-extension HapticService: ReloadableService {
-  func reload(vocabulary: Vocabulary) { reload(vocabulary, settings: currentSettings) }
-
-  func reload(device: DeviceOptions, profile: ActuatorProfile) {
-    var settings = currentSettings
-    settings.device = device
-    settings.profile = profile
-    reload(nil, settings: settings)
-  }
-}
-
-final class ServiceReloader: @unchecked Sendable {
+/// Prints nothing: what it has to say goes to `log` as ``ServiceNotice``s.
+public final class ServiceReloader: @unchecked Sendable {
   /// The device options as the command line gave them, and which of them it gave (those win
   /// over the config file).
-  struct CommandLine {
-    var device: DeviceOptions
-    var gaveDevice: Bool
-    var gaveProfile: Bool
-    var gaveGain: Bool
+  public struct CommandLine: Sendable {
+    public var device: DeviceSettings
+    public var gaveDevice: Bool
+    public var gaveProfile: Bool
+    public var gaveGain: Bool
+
+    public init(device: DeviceSettings, gaveDevice: Bool, gaveProfile: Bool, gaveGain: Bool) {
+      self.device = device
+      self.gaveDevice = gaveDevice
+      self.gaveProfile = gaveProfile
+      self.gaveGain = gaveGain
+    }
   }
 
-  let config: ConfigFile?
-  let folder: String
-  let commandLine: CommandLine
-  private var service: (any ReloadableService)?
+  public let config: ConfigFile?
+  public let folder: String
+  public let commandLine: CommandLine
+  private var service: VocabularyService?
   private var watcher: FolderWatcher?
   private var lastGood = ServiceConfig()
   /// Serialises reloads (the watcher's thread and the SIGHUP thread).
   private let lock = NSLock()
 
   /// Where the vocabulary's sounds are looked for.
-  let search: SoundSearch
+  public let search: SoundSearch
+  private let log: @Sendable (ServiceNotice) -> Void
 
-  init(config: ConfigFile?, folder: String, search: SoundSearch, commandLine: CommandLine) {
+  public init(
+    config: ConfigFile?, folder: String, search: SoundSearch, commandLine: CommandLine,
+    log: @escaping @Sendable (ServiceNotice) -> Void
+  ) {
     self.search = search
+    self.log = log
     self.config = config
     self.folder = folder
     self.commandLine = commandLine
@@ -61,8 +51,9 @@ final class ServiceReloader: @unchecked Sendable {
   // MARK: The config file
 
   /// Reads the config file at start: a broken one is one line on standard error, and the
-  /// service starts with the defaults. Returns the device options and profile to start with.
-  func start() -> (DeviceOptions, ActuatorProfile)? {
+  /// service starts with the defaults. Returns the device settings and profile to start with;
+  /// nil when the command line's profile cannot be loaded (why).
+  public func start() -> Result<(DeviceSettings, ActuatorProfile), ProfileFailure> {
     if let config {
       switch config.read() {
       case .missing: break
@@ -70,11 +61,12 @@ final class ServiceReloader: @unchecked Sendable {
         warn(parsed.warnings)
         lastGood = parsed.config
       case .broken(let why):
-        Console.error("hap: the config file '\(config.shown)' cannot be used (\(why)); starting with the defaults")
+        log(.configUnusable(file: config.shown, why: why, atStart: true))
       }
     }
     var settings = settings(for: lastGood)
-    if settings == nil, lastGood.profile != nil {
+    if case .failure(let failure) = settings, lastGood.profile != nil {
+      log(.profileUnusable(failure))
       lastGood.profile = nil
       settings = self.settings(for: lastGood)
     }
@@ -82,15 +74,18 @@ final class ServiceReloader: @unchecked Sendable {
   }
 
   /// `config`'s device options and profile under the command line's; nil when the profile
-  /// cannot be loaded (the reason was printed).
-  private func settings(for config: ServiceConfig) -> (DeviceOptions, ActuatorProfile)? {
+  /// cannot be loaded.
+  private func settings(for config: ServiceConfig) -> Result<(DeviceSettings, ActuatorProfile), ProfileFailure> {
     var device = commandLine.device
     let environment = ProcessInfo.processInfo.environment["HAP_DEVICE"] ?? ""
     if !commandLine.gaveDevice && environment.isEmpty, let name = config.device { device.device = name }
     if !commandLine.gaveGain, let gain = config.gain { device.gain = gain }
     if !commandLine.gaveProfile { device.profile = config.profile }
-    guard let profile = try? device.loadProfile() else { return nil }
-    return (device, profile)
+    do throws(ProfileFailure) {
+      return .success((device, try ActuatorProfile.load(device.profile ?? device.deviceLayout?.profile).0))
+    } catch {
+      return .failure(error)
+    }
   }
 
   /// The file changed: level and mute apply at once; device, profile and gain too (a new
@@ -105,29 +100,31 @@ final class ServiceReloader: @unchecked Sendable {
       next = parsed.config
       if next != lastGood { warn(parsed.warnings) }
     case .broken(let why):
-      Console.error("hap: the config file '\(config.shown)' cannot be used (\(why)); keeping the last good settings")
+      log(.configUnusable(file: config.shown, why: why, atStart: false))
       return
     }
     guard next != lastGood else { return }
     service.setSwitch(level: next.level ?? .full, muted: next.muted ?? false)
     if next.device != lastGood.device || next.profile != lastGood.profile || next.gain != lastGood.gain {
-      guard let (device, profile) = settings(for: next) else {
-        Console.error("hap: the config file's profile cannot be loaded; keeping the last good device settings")
+      switch settings(for: next) {
+      case .failure(let failure):
+        log(.configProfileUnusable(failure))
         return
+      case .success(let (device, profile)):
+        service.reload(device: device, profile: profile)
       }
-      service.reload(device: device, profile: profile)
     }
     lastGood = next
-    Console.error("hap: the config file '\(config.shown)' was read again")
+    log(.configReread(file: config.shown))
   }
 
   private func warn(_ warnings: [String]) {
     guard let config else { return }
-    for warning in warnings { Console.error("hap: warning: '\(config.shown)': \(warning)") }
+    for warning in warnings { log(.configWarning(file: config.shown, warning)) }
   }
 
   /// The service's off switch as the config file holds it.
-  var initialSwitch: (level: ServiceLevel, muted: Bool) { (lastGood.level ?? .full, lastGood.muted ?? false) }
+  public var initialSwitch: (level: ServiceLevel, muted: Bool) { (lastGood.level ?? .full, lastGood.muted ?? false) }
 
   /// Saves a request's change of the off switch into the config file; returns why it was not
   /// saved (also said on standard error).
@@ -136,7 +133,7 @@ final class ServiceReloader: @unchecked Sendable {
     // Called with the service's lock held: takes no lock of this reloader (the watcher holds
     // that one while it calls the service). The watcher then reads the saved file.
     guard let failure = config.save(level: level, muted: muted) else { return nil }
-    Console.error("hap: the \(level == nil ? (muted == true ? "mute" : "unmute") : "level") was not saved: \(failure)")
+    log(.switchNotSaved(what: level == nil ? (muted == true ? "mute" : "unmute") : "level", failure: failure))
     return failure
   }
 
@@ -145,20 +142,18 @@ final class ServiceReloader: @unchecked Sendable {
   /// Loads the vocabulary folder again and swaps it in; a folder that is gone keeps the old one.
   func reloadVocabulary(_ reason: String) {
     guard let service else { return }
-    guard let vocabulary = ServeCommand.loadVocabulary(VocabularyFolder(path: folder, source: .named), search: search) else {
-      Console.error("hap: keeping the vocabulary loaded before")
+    guard let vocabulary = VocabularyFolder(path: folder, source: .named).load(search: search, log: log) else {
+      log(.vocabularyKept)
       return
     }
     service.reload(vocabulary: vocabulary)
-    let count = vocabulary.events.count
-    Console.error("hap: \(reason): \(count) event\(count == 1 ? "" : "s") loaded")
-    Console.flush()
+    log(.vocabularyLoaded(reason: reason, events: vocabulary.events.count))
   }
 
   // MARK: Running
 
   /// Starts the watcher's thread and the SIGHUP thread (SIGHUP must be blocked in every thread).
-  func run(_ service: any ReloadableService) {
+  public func run(_ service: VocabularyService) {
     self.service = service
     service.saveSwitch = { [self] level, muted in save(level: level, muted: muted) }
     startThread("hap reload") { [self] in
@@ -174,15 +169,15 @@ final class ServiceReloader: @unchecked Sendable {
         }
       }
     }
-    guard let watcher = FolderWatcher(failure: { Console.error("hap: \($0); changes to the files need a restart") })
+    guard let watcher = FolderWatcher(failure: { [log] in log(.notWatched(failure: $0, what: .files)) })
     else { return }
     locked { self.watcher = watcher }
     if let config {
       if let failure = ConfigFile.makeFolder(config.folder) ?? watcher.watch(config.folder) {
-        Console.error("hap: \(failure); changes to the config file need a restart")
+        log(.notWatched(failure: failure, what: .config))
       }
     }
-    if let failure = watcher.watch(folder) { Console.error("hap: \(failure); SIGHUP reloads it") }
+    if let failure = watcher.watch(folder) { log(.notWatched(failure: failure, what: .vocabulary)) }
     startThread("hap watcher") { [self] in
       watcher.run { changes in locked { apply(changes, watcher: watcher) } }
     }
@@ -197,7 +192,7 @@ final class ServiceReloader: @unchecked Sendable {
       }
       if (changed as NSString).standardizingPath == vocabulary {
         if names.contains("") {
-          Console.error("hap: the vocabulary folder '\(Format.excerpt(folder))' went away; SIGHUP loads it again")
+          log(.vocabularyFolderGone(folder: folder))
           continue
         }
         // Only the files of the vocabulary reload it: a README, an editor's swap or backup
@@ -206,7 +201,6 @@ final class ServiceReloader: @unchecked Sendable {
         reloadVocabulary("the vocabulary folder changed")
       }
     }
-    Console.flush()
   }
 
   /// Whether a change to the file `name` of the vocabulary folder can change the vocabulary:

@@ -5,21 +5,21 @@ import HapKit
 /// `hap serve`'s config file on disk (docs/service.md, "The config file"): where it is, reading
 /// it, and saving the off switch into it atomically (a temporary file in the same folder, then
 /// a rename), keeping the keys it does not change.
-final class ConfigFile: @unchecked Sendable {
-  let path: String
-  var folder: String {
+public final class ConfigFile: @unchecked Sendable {
+  public let path: String
+  public var folder: String {
     let folder = PathName.folder(of: path)
     return folder.isEmpty ? "." : folder
   }
-  var fileName: String { (path as NSString).lastPathComponent }
-  var shown: String { Format.excerpt(path) }
+  public var fileName: String { (path as NSString).lastPathComponent }
+  public var shown: String { Format.excerpt(path) }
   private let lock = NSLock()
 
-  init(path: String) { self.path = path }
+  public init(path: String) { self.path = path }
 
   /// `--config`, else `$XDG_CONFIG_HOME/hap/config.json`, else `~/.config/hap/config.json`;
   /// nil when neither variable is set.
-  static func path(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+  public static func path(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
     -> String?
   {
     if let option { return option }
@@ -32,7 +32,7 @@ final class ConfigFile: @unchecked Sendable {
     return nil
   }
 
-  enum Contents {
+  public enum Contents {
     /// No file: every setting has its default.
     case missing
     case read(ServiceConfig.Parsed)
@@ -41,7 +41,7 @@ final class ConfigFile: @unchecked Sendable {
   }
 
   /// Reads and parses the file.
-  func read() -> Contents {
+  public func read() -> Contents {
     lock.lock()
     defer { lock.unlock() }
     return unlockedRead()
@@ -73,7 +73,7 @@ final class ConfigFile: @unchecked Sendable {
 
   /// Saves `level` and/or `muted` (nil: unchanged), keeping the other keys of the file as it is
   /// now. A broken file is not overwritten. Returns why it was not saved.
-  func save(level: ServiceLevel? = nil, muted: Bool? = nil) -> String? {
+  public func save(level: ServiceLevel? = nil, muted: Bool? = nil) -> String? {
     lock.lock()
     defer { lock.unlock() }
     let current: ServiceConfig
@@ -135,11 +135,11 @@ final class ConfigFile: @unchecked Sendable {
   }
 
   /// Symbolic links followed before a path is given up (as the kernel's limit).
-  static let maxLinks = 40
+  public static let maxLinks = 40
 
   /// `path` with its symbolic links followed to the file they name (which may not exist yet);
   /// nil for a longer chain (a loop).
-  static func resolved(_ path: String) -> String? {
+  public static func resolved(_ path: String) -> String? {
     var current = path
     for _ in 0...maxLinks {
       var info = stat()
@@ -154,7 +154,7 @@ final class ConfigFile: @unchecked Sendable {
   }
 
   /// Creates `folder` and its parents (mode 0700) if missing; returns why not.
-  static func makeFolder(_ folder: String) -> String? {
+  public static func makeFolder(_ folder: String) -> String? {
     do {
       try FileManager.default.createDirectory(
         atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -1,0 +1,114 @@
+import Foundation
+import HapCore
+import HapRumble
+import Synchronization
+
+/// The service on a rumble motor (`-D evdev:PATH`, docs/service.md, "On a rumble motor"):
+/// each event's ``RumbleTrack`` computed once, fires reaching the motor's thread
+/// (``MotorEngine``) through the ``MotorMixer``'s command ring. A fire's sharpness plays the
+/// event's own track (a motor shows sharpness only as its strong/weak balance, which the track
+/// already holds). `--gain` is the device's FF_GAIN (or scales the magnitudes), at most full
+/// strength; the effect is stopped and removed before the device closes.
+final class MotorEventOutput: EventOutput {
+  /// The motor's thread while the device is open.
+  private final class Run: @unchecked Sendable {
+    let stop = StopRequest(polling: Interrupt.poll)
+    let ended = Atomic<Bool>(false)
+    let done = DispatchSemaphore(value: 0)
+    var report = RumbleReport()
+    /// Handed to the motor's thread, which alone uses it (and closes it).
+    var device: RumbleDevice?
+  }
+
+  private let path: String
+  private var mixer = MotorMixer(tracks: [], capacity: VocabularyService.queueCapacity)
+  private var run: Run?
+  private let log: @Sendable (ServiceNotice) -> Void
+
+  init(path: String, log: @escaping @Sendable (ServiceNotice) -> Void) {
+    self.path = path
+    self.log = log
+  }
+
+  var refused: [String: Int] { [:] }
+  var isOpen: Bool { run != nil }
+  var hasEnded: Bool { run?.ended.load(ordering: .relaxed) ?? false }
+  var sounding: Int { mixer.sounding }
+  var voicesSurviveClose: Bool { false }
+  var underruns: Int { 0 }
+  var recoveries: Int { 0 }
+
+  func prepare(_ vocabulary: Vocabulary, _ settings: ServiceSettings) -> PreparedEvents {
+    .motor(
+      MotorMixer(
+        tracks: vocabulary.events.map { RumbleTrack(schedule: Schedule(pattern: $0.pattern, rate: 48000)) },
+        capacity: VocabularyService.queueCapacity))
+  }
+
+  func install(_ events: PreparedEvents) {
+    guard case .motor(let mixer) = events else { return }
+    self.mixer = mixer
+  }
+
+  /// Opens the motor and starts its thread.
+  func open(_ settings: ServiceSettings) -> ServiceError? {
+    let device: RumbleDevice
+    do {
+      device = try RumbleDevice(path: path)
+    } catch {
+      return .deviceUnavailable(nil, "\(error)")
+    }
+    let run = Run()
+    run.device = device
+    let (mixer, gain) = (self.mixer, min(settings.device.linearGain, 1))
+    let thread = Thread {
+      defer { run.done.signal() }
+      guard let device = run.device.take() else { return }
+      run.report = MotorEngine.run(mixer, on: device, gain: gain, stop: run.stop)
+      run.ended.store(true, ordering: .relaxed)
+    }
+    thread.name = "hap service motor"
+    thread.start()
+    self.run = run
+    log(.deviceOpened(device: "evdev:\(path)", capture: nil, soundCapture: nil))
+    return nil
+  }
+
+  /// Stops the motor's thread, which stops and removes the effect and closes the device; what
+  /// still sounded is dropped from the mixer.
+  func close() -> Bool {
+    guard let run else { return false }
+    run.stop.request()
+    run.done.wait()
+    self.run = nil
+    _ = mixer.send(.stopAll)
+    let failed: RumbleError? = if case .failed(let error) = run.report.outcome { error } else { nil }
+    if let failed { log(.deviceFailed("\(failed)")) }
+    log(
+      .deviceClosed(
+        device: "evdev:\(path)",
+        thread:
+          "motor thread: \(run.report.scheduling); \(run.report.updates) updates, \(run.report.skipped) skipped"))
+    return failed != nil
+  }
+
+  func check(opened: Bool, failure: ServiceError?) -> DeviceCheck {
+    opened ? .motor(path: path) : .unavailable(device: "evdev:\(path)", why: failure?.message ?? "")
+  }
+
+  func start(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool) -> Result<Double, ServiceError> {
+    let command = MotorMixer.Command.start(
+      event: Int32(k), owner: bound ? voice.owner : 0, gain: voice.gain,
+      priority: Int32(clamping: voice.event.settings.priority), loops: loops)
+    guard mixer.room > VocabularyService.stopReserve, mixer.send(command) else {
+      return .failure(ServiceError(.busy, "the motor's thread is stalled; the fire could not be queued."))
+    }
+    return .success(loops ? .infinity : mixer.duration(ofEvent: k))
+  }
+
+  func stop(event: Int?, owner: Int32?) -> Bool {
+    let command: MotorMixer.Command =
+      if let owner { .stopOwner(owner) } else if let event { .stop(event: Int32(event)) } else { .stopAll }
+    return mixer.send(command)
+  }
+}

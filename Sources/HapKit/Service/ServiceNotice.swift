@@ -1,0 +1,78 @@
+import Foundation
+import HapCore
+
+/// What a running service has to say that nobody asked (its log): typed values with their
+/// causes, handed to the service's `log`; `hap serve` turns each into one line of standard
+/// error. HapKit prints nothing.
+public enum ServiceNotice: Sendable {
+  // MARK: Loading the vocabulary
+
+  /// The vocabulary folder is not there (`folder` says which, and why that one).
+  case vocabularyMissing(VocabularyFolder)
+  /// `vocabulary.json` cannot be read; the default settings are used.
+  case manifestUnreadable(path: String, PatternFiles.ReadError)
+  /// An error in `vocabulary.json`.
+  case manifestError(path: String, Diagnostic)
+  /// `vocabulary.json` has errors; the default settings are used.
+  case manifestUnusable(path: String)
+  /// A pattern file left out: it cannot be read (`reason`), or its first error.
+  case patternLeftOut(file: String, reason: String, error: Diagnostic?)
+  /// No pattern of the folder is valid: every fire is refused until one is added.
+  case noEvents(folder: String)
+
+  // MARK: Events
+
+  /// An event's sounds cannot be had (why); its haptics play.
+  case soundLeftOut(event: String, why: String)
+  /// An event whose render does not fit the memory budget is left out.
+  case overBudget(event: String, bytes: Int, budget: Int)
+  /// `--verbose`: a fire was played.
+  case fired(event: String)
+  /// The voices of a closed connection could not be stopped (the device's thread is stalled).
+  case ownerNotStopped(motor: Bool)
+
+  // MARK: The device
+
+  /// The device opened (`--verbose`): where it records, on the simulated exciter.
+  case deviceOpened(device: String, capture: String?, soundCapture: String?)
+  /// The device closed (`--verbose`), with its thread's figures in words.
+  case deviceClosed(device: String, thread: String)
+  /// The device's thread ended on a failure.
+  case deviceFailed(String)
+  /// The default sound device did not open: the events' sounds are not played.
+  case soundNotPlayed(why: String)
+  /// A motor plays at most at full strength: `--gain` above 0 dB plays at 0 dB.
+  case motorGainCapped
+
+  // MARK: The config file and reloads
+
+  /// The config file cannot be used; `atStart`: the service starts with the defaults, else it
+  /// keeps the last good settings.
+  case configUnusable(file: String, why: String, atStart: Bool)
+  case configWarning(file: String, String)
+  /// The config file's profile cannot be loaded (at start: the service starts without it).
+  case profileUnusable(ProfileFailure)
+  /// The config file's profile cannot be loaded; the last good device settings are kept.
+  case configProfileUnusable(ProfileFailure)
+  case configReread(file: String)
+  /// A change of the off switch (`what`: mute, unmute, level) was not saved into the config file.
+  case switchNotSaved(what: String, failure: String)
+  /// The vocabulary could not be loaded again; the one loaded before is kept.
+  case vocabularyKept
+  /// The vocabulary was loaded again (`reason`: SIGHUP, a change of its folder).
+  case vocabularyLoaded(reason: String, events: Int)
+  /// The vocabulary folder went away; SIGHUP loads it again.
+  case vocabularyFolderGone(folder: String)
+  /// Changes cannot be watched (`failure`), so some need a restart or SIGHUP (`what`).
+  case notWatched(failure: String, what: WatchLoss)
+
+  /// What a watch that could not be set up costs.
+  public enum WatchLoss: Sendable {
+    /// No file's change is seen: they need a restart.
+    case files
+    /// The config file's changes need a restart.
+    case config
+    /// The vocabulary folder's changes need SIGHUP.
+    case vocabulary
+  }
+}

@@ -1,0 +1,315 @@
+import Foundation
+import HapALSA
+import HapCore
+import HapResample
+
+/// The service on a sound device (an exciter, a sound card, the simulated exciter, a
+/// DualSense): the vocabulary rendered into an ``EventMixer`` as far as the memory budget goes,
+/// and a ``PlaybackSession`` playing the mixer on the device engine. The service's lock is held
+/// in every call but ``prepare(_:_:)``.
+final class SoundEventOutput: EventOutput {
+  private var mixer: EventMixer
+  private(set) var refused: [String: Int] = [:]
+  private var session: PlaybackSession?
+  private var engine: DeviceEngine<EventMixer>?
+  /// The default sound device did not open (said once): later opens play the haptics alone.
+  private var soundUnavailable = false
+  private var closedUnderruns = 0
+  private var closedRecoveries = 0
+  /// The device as the settings name it.
+  private var deviceName = ""
+  private let log: @Sendable (ServiceNotice) -> Void
+  /// Serialises the renders of sharpness variants (one buffer being made at a time).
+  private let variantRenderLock = NSLock()
+
+  init(log: @escaping @Sendable (ServiceNotice) -> Void) {
+    self.log = log
+    mixer = EventMixer(events: [], leads: [], sounds: [], rate: 48000, queueCapacity: VocabularyService.queueCapacity)
+  }
+
+  var isOpen: Bool { engine != nil }
+  var hasEnded: Bool { engine?.hasEnded ?? false }
+  var sounding: Int { mixer.counters.sounding }
+  var voicesSurviveClose: Bool { true }
+  var underruns: Int { closedUnderruns + (engine?.underruns ?? 0) }
+  var recoveries: Int { closedRecoveries + (engine?.recoveries ?? 0) }
+
+  /// Renders at the device's rate once it is known (the rate it opened at), else at the one
+  /// asked for.
+  func prepare(_ vocabulary: Vocabulary, _ settings: ServiceSettings) -> PreparedEvents {
+    let rate = made == nil ? settings.device.rate : Int(mixer.rate)
+    let (mixer, refused) = Self.mixer(vocabulary, settings, rate: rate, log: log)
+    return .sound(mixer, refused: refused, made: (vocabulary, settings))
+  }
+
+  func install(_ events: PreparedEvents) {
+    guard case .sound(let mixer, let refused, let made) = events else { return }
+    self.mixer = mixer
+    self.refused = refused
+    self.made = made
+  }
+
+  /// The vocabulary and settings the mixer was made of, to make it again at another rate.
+  private var made: (Vocabulary, ServiceSettings)?
+
+  /// Every event rendered once at `rate`, with the profile and gain, from its first sound on
+  /// (the leading silence is a count of frames, not samples), as far as the memory budget
+  /// goes: the events are taken smallest first, and one whose render does not fit in what is
+  /// left is not rendered (an empty buffer) and returned in `refused` with its bytes (and said).
+  /// An event with audio events also gets its audio track rendered once (its sounds found
+  /// from the vocabulary folder and `--sound-path`, resampled to `rate`), counted in the budget
+  /// with its decoded sounds.
+  private static func mixer(
+    _ vocabulary: Vocabulary, _ settings: ServiceSettings, rate: Int, log: @Sendable (ServiceNotice) -> Void
+  ) -> (EventMixer, [String: Int]) {
+    let renderers = vocabulary.events.map { event in
+      Renderer(
+        schedule: Schedule(
+          pattern: event.pattern, profile: settings.profile, rate: Double(rate), gain: settings.device.linearGain))
+    }
+    let tracks = vocabulary.events.enumerated().map { k, event in
+      soundTrack(event, settings, rate: rate, frameCount: renderers[k].frameCount, log: log)
+    }
+    // Only what follows the leading silence is stored; a sound is counted whole.
+    let stored = renderers.indices.map { k in
+      let haptic = (renderers[k].frameCount - renderers[k].silentFrames).multipliedReportingOverflow(
+        by: MemoryLayout<Float>.size)
+      let sound = tracks[k].map { $0.bytes }
+      guard !haptic.overflow else { return Int.max }
+      return sound.map { haptic.partialValue.addingReportingOverflow($0).overflow ? Int.max : haptic.partialValue + $0 }
+        ?? haptic.partialValue
+    }
+    let (fits, refused) = fitting(stored, names: vocabulary.events.map(\.name), budget: settings.memoryBudget)
+    for (name, bytes) in refused.sorted(by: { $0.key < $1.key }) {
+      log(.overBudget(event: name, bytes: bytes, budget: settings.memoryBudget))
+    }
+    let renders = renderers.enumerated().map { k, renderer in
+      fits.contains(k) ? renderer.renderAfterLeadingSilence() : (lead: 0, samples: [])
+    }
+    let sounds = tracks.enumerated().map { k, track in fits.contains(k) ? track?.renderer.renderForMixer() : nil }
+    let mixer = EventMixer(
+      events: renders.map(\.samples), leads: renders.map(\.lead), sounds: sounds, rate: Double(rate),
+      queueCapacity: VocabularyService.queueCapacity)
+    return (mixer, refused)
+  }
+
+  /// The events that fit in `budget`, smallest first, and the others with their bytes.
+  private static func fitting(_ stored: [Int], names: [String], budget: Int) -> (Set<Int>, [String: Int]) {
+    var left = budget
+    var fits = Set<Int>()
+    var refused: [String: Int] = [:]
+    for k in stored.indices.sorted(by: { (stored[$0], $0) < (stored[$1], $1) }) {
+      if stored[k] != Int.max && stored[k] <= left {
+        left -= stored[k]
+        fits.insert(k)
+      } else {
+        refused[names[k]] = stored[k]
+      }
+    }
+    return (fits, refused)
+  }
+
+  /// The audio track of `event` at `rate` (as `hap render --audio` renders it, as long as its
+  /// haptic signal or longer) and the bytes it costs (its decoded sounds and the track, 8
+  /// bytes a frame); nil when it has no audio events, `--no-audio`, or its sounds cannot be had
+  /// (a notice: the event plays its haptics).
+  private static func soundTrack(
+    _ event: VocabularyEvent, _ settings: ServiceSettings, rate: Int, frameCount: Int,
+    log: @Sendable (ServiceNotice) -> Void
+  ) -> (renderer: AudioRenderer, bytes: Int)? {
+    guard settings.device.audio != .hapticsOnly, event.pattern.events.contains(where: \.type.isAudio) else {
+      return nil
+    }
+    var sounds: [String: DecodedSound] = [:]
+    do {
+      let path = SoundSearch.join(settings.folder, event.fileName)
+      for (name, sound) in try settings.search.loadSounds(of: event.pattern, patternPath: path) {
+        sounds[name] = try Resampler.resample(sound, to: Double(rate))
+      }
+    } catch {
+      log(.soundLeftOut(event: event.name, why: soundFailure(error)))
+      return nil
+    }
+    let schedule = AudioSchedule(
+      pattern: event.pattern, sounds: sounds, rate: Double(rate), gain: settings.device.linearGain)
+    let renderer = AudioRenderer(schedule: schedule, frameCount: frameCount)
+    let decoded = sounds.values.reduce(0) { $0 + 4 * $1.frames * $1.channels }
+    let (track, overflow) = renderer.frameCount.multipliedReportingOverflow(by: 2 * MemoryLayout<Float>.size)
+    return (renderer, overflow ? Int.max : decoded + track)
+  }
+
+  /// Why an event's sounds cannot be had, as a phrase.
+  private static func soundFailure(_ error: any Error) -> String {
+    if let failure = error as? SoundSearch.LoadFailure { return failure.message }
+    if let failure = error as? Resampler.Failure { return failure.message }
+    return "\(error)"
+  }
+
+  // MARK: The device
+
+  /// Opens the session and starts the mixer on its engine. The engine renders just in time
+  /// (`--margin`), so a fire plays soon; its stop request is also raised by SIGINT/SIGTERM
+  /// (``Interrupt``), which ends a wait for a lost device.
+  func open(_ settings: ServiceSettings) -> ServiceError? {
+    let opened: PlaybackSession
+    do {
+      opened = try PlaybackSession.open(
+        settings.device, profile: settings.profile, commandStarted: 0, live: true,
+        sound: mixer.hasSound && !soundUnavailable, abandon: { Interrupt.requested },
+        soundLeft: { [log] why in log(.soundNotPlayed(why: "\(why)")) })
+    } catch {
+      deviceName = settings.device.device
+      if case .sink(let cause) = error { return .deviceUnavailable(cause, "\(error)") }
+      return .deviceUnavailable(SinkError?.none, "\(error)")
+    }
+    // The default sound device did not open: said once (by the session); the haptics play.
+    if mixer.hasSound && !opened.playsSound { soundUnavailable = true }
+    // Opened at another rate: the events are rendered again (what they say was said at load).
+    if Double(opened.configuration.rate) != mixer.rate, let made {
+      let (mixer, refused) = Self.mixer(made.0, made.1, rate: opened.configuration.rate, log: { _ in })
+      install(.sound(mixer, refused: refused, made: made))
+    }
+    mixer.resume()
+    session = opened
+    deviceName = settings.device.device
+    engine = opened.start(mixer, stop: StopRequest(polling: Interrupt.poll), thread: "hap service playback")
+    log(
+      .deviceOpened(device: settings.device.device, capture: opened.capture, soundCapture: opened.sound?.capture))
+    return nil
+  }
+
+  /// Stops the playback thread (every voice fades out over 10 ms, and a wait for a lost device
+  /// ends) and closes the session.
+  func close() -> Bool {
+    guard let engine, let session else { return false }
+    engine.stop()
+    let report = engine.wait()
+    session.close(success: report.failure == nil)
+    closedUnderruns += report.underruns
+    closedRecoveries += report.reconnects + report.suspends
+    self.engine = nil
+    self.session = nil
+    if let failure = report.failure { log(.deviceFailed("\(failure)")) }
+    log(.deviceClosed(device: deviceName, thread: "playback thread: \(report.scheduling); \(report.memory)"))
+    return report.failure != nil
+  }
+
+  func check(opened: Bool, failure: ServiceError?) -> DeviceCheck {
+    guard let session else { return .unavailable(device: deviceName, why: failure?.message ?? "") }
+    return .sound(
+      device: deviceName, session.configuration, soundDevice: session.sound?.name,
+      soundOnChannels: session.sound == nil && session.playsSound)
+  }
+
+  // MARK: Voices
+
+  func start(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool) -> Result<Double, ServiceError> {
+    let command = EventMixer.Command.start(
+      event: Int32(k), gain: voice.gain, priority: Int32(clamping: voice.event.settings.priority),
+      ducking: Float(voice.event.settings.ducking), owner: voice.owner, loops: loops, bound: bound)
+    return queue(command, frames: mixer.duration(ofEvent: k))
+  }
+
+  /// Queues a fire (waiting a little for room besides the stops' reserve); the seconds it sounds.
+  private func queue(_ command: EventMixer.Command, frames: Int) -> Result<Double, ServiceError> {
+    // A fire that cannot be queued is answered busy and counted, never lost silently.
+    guard waitForRoom() else {
+      return .failure(ServiceError(.busy, "the playback thread is stalled; the fire could not be queued."))
+    }
+    // Room was checked, and only the service's thread (under its lock) fills the ring.
+    _ = mixer.send(command)
+    return .success(Double(frames) / mixer.rate)
+  }
+
+  /// How long a fire waits for room in the ring (the playback thread empties it every period)
+  /// before it is answered `busy`: only a stalled playback thread (a device being
+  /// reconnected) takes that long.
+  static let roomWait = 0.02
+
+  private func waitForRoom() -> Bool {
+    let deadline = VocabularyService.now() + Self.roomWait
+    while mixer.queueRoom <= VocabularyService.stopReserve {
+      if VocabularyService.now() >= deadline || engine?.hasEnded != false { return false }
+      usleep(200)
+    }
+    return true
+  }
+
+  func stop(event: Int?, owner: Int32?) -> Bool {
+    let command: EventMixer.Command =
+      if let owner { .stopOwner(owner) } else if let event { .stop(event: Int32(event)) } else { .stopAll }
+    // With no playback thread the command waits in the ring for the next one.
+    if engine == nil { return mixer.send(command) }
+    for _ in 0..<200 {
+      if mixer.send(command) { return true }
+      if engine?.hasEnded != false { return false }
+      usleep(500)
+    }
+    return false
+  }
+
+  // MARK: Sharpness variants
+
+  /// The bytes a sharpness variant may hold: an equal share, per variant slot, of what the
+  /// budget leaves after the events.
+  private func variantBudget(_ memoryBudget: Int) -> Int {
+    let events = (0..<mixer.eventCount).reduce(0) {
+      $0 + (mixer.frames(ofEvent: $1) + 2 * mixer.soundFrames(ofEvent: $1)) * MemoryLayout<Float>.size
+    }
+    return max(0, memoryBudget - events) / max(1, mixer.variantCapacity)
+  }
+
+  /// Starts a voice of event `k` with its sharpness variant, rendered on a cache miss with the
+  /// service's lock released (so other clients are not held up; the device is opened again if
+  /// it closed meanwhile).
+  func startVariant(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool, service: VocabularyService)
+    -> Result<Double, ServiceError>
+  {
+    let budget = variantBudget(service.currentSettings.memoryBudget)
+    let bytes = mixer.frames(ofEvent: k) * MemoryLayout<Float>.size
+    if bytes > budget {
+      return .failure(
+        ServiceError(
+          .noMemory,
+          "a sharpness variant of \"\(Format.excerpt(voice.event.name))\" needs \(VocabularyService.megabytes(bytes)), more than the \(VocabularyService.megabytes(budget)) the memory budget leaves each variant; fire it without a sharpness, or give hap serve a larger --memory-budget."
+        ))
+    }
+    switch variant(of: k, sharpness: voice.sharpness, service: service) {
+    case .failure(let error): return .failure(error)
+    case .success(let slot):
+      let command = EventMixer.Command.startVariant(
+        event: Int32(k), variant: Int32(slot), gain: voice.gain, priority: Int32(clamping: voice.event.settings.priority),
+        ducking: Float(voice.event.settings.ducking), owner: voice.owner, loops: loops, bound: bound)
+      return queue(command, frames: mixer.duration(ofVariant: slot, event: k))
+    }
+  }
+
+  /// The mixer's variant slot holding event `k` with `sharpness` steps added (lock held on
+  /// entry and return).
+  private func variant(of k: Int, sharpness: Int, service: VocabularyService) -> Result<Int, ServiceError> {
+    let key = VariantCache.Key(event: k, steps: sharpness)
+    while true {
+      if let slot = mixer.variant(key) { return .success(slot) }
+      // What the render needs, read under the lock (a reload may swap them meanwhile).
+      let target = mixer
+      let pattern = service.vocabulary.events[k].pattern
+      let settings = service.currentSettings
+      let loads = service.loads
+      service.lock.unlock()
+      variantRenderLock.lock()
+      let (lead, samples) = SharpnessVariant.renderAfterLeadingSilence(
+        pattern, steps: sharpness, profile: settings.profile, rate: target.rate, gain: settings.device.linearGain)
+      variantRenderLock.unlock()
+      service.lock.lock()
+      if let failure = service.afterUnlockedRender(loads: loads) { return .failure(failure) }
+      // Opened again at another rate: the mixer, and its variants, are new.
+      guard mixer === target else { continue }
+      if let slot = mixer.storeVariant(key, samples: samples, lead: lead) { return .success(slot) }
+      return .failure(
+        ServiceError(
+          .busy,
+          "all \(mixer.variantCapacity) sharpness variants are sounding; fire again when one ends, or without a sharpness."
+        ))
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import HapALSA
+import HapCore
+import HapKit
+
+/// `hap serve`'s log lines: each ``ServiceNotice`` and the device check in words.
+enum ServiceNotices {
+  /// The lines of `notice`; none for what only `--verbose` says, without it.
+  static func lines(_ notice: ServiceNotice, verbose: Bool) -> [String] {
+    switch notice {
+    case .fired, .deviceOpened, .deviceClosed: verbose ? [line(notice)] : []
+    case .profileUnusable(let failure): PatternLoading.describe(failure, style: Style(enabled: false))
+    case .configProfileUnusable(let failure):
+      PatternLoading.describe(failure, style: Style(enabled: false)) + [line(notice)]
+    default: [line(notice)]
+    }
+  }
+
+  /// One notice in words.
+  static func line(_ notice: ServiceNotice) -> String {
+    switch notice {
+    case .vocabularyMissing(let folder): "hap: \(folder.missing)"
+    case .manifestUnreadable(let path, let error):
+      "hap: \(Format.excerpt(path)): \(error.message); using the default settings"
+    case .manifestError(let path, let diagnostic):
+      "hap: \(Format.excerpt(path)): \(diagnostic.message) [\(diagnostic.rule)]"
+    case .manifestUnusable(let path): "hap: \(Format.excerpt(path)) cannot be read; using the default settings"
+    case .patternLeftOut(let file, let reason, let error):
+      "hap: \(Format.excerpt(file)) left out: \(error.map { "\($0.message) [\($0.rule)]" } ?? reason)"
+    case .noEvents(let folder):
+      "hap: warning: the vocabulary '\(Format.excerpt(folder))' has no events (no valid *.ahap or *.json file in it); every fire is refused until one is added"
+    default: deviceLine(notice) ?? reloadLine(notice)
+    }
+  }
+
+  /// The notices of events and devices.
+  private static func deviceLine(_ notice: ServiceNotice) -> String? {
+    switch notice {
+    case .soundLeftOut(let event, let why):
+      "hap: \(ServiceReply.oneLine(Format.excerpt(event))): its sound is left out (\(why)); its haptics play"
+    case .overBudget(let event, let bytes, let budget):
+      "hap: \(ServiceReply.oneLine(Format.excerpt(event))) left out: its render needs \(VocabularyService.megabytes(bytes)), more than the \(VocabularyService.megabytes(budget)) memory budget leaves (--memory-budget); shorten the pattern or raise the budget"
+    case .fired(let event): "hap: fired \(ServiceReply.oneLine(Format.excerpt(event)))"
+    case .ownerNotStopped(let motor):
+      "hap: could not stop the events of a closed connection (the \(motor ? "motor's" : "playback") thread is stalled)"
+    case .deviceOpened(let device, let capture, let soundCapture):
+      "hap: device '\(device)' opened\(capture.map { ", recording to \($0)" } ?? "")\(soundCapture.map { ", its sound to \($0)" } ?? "")"
+    case .deviceClosed(let device, let thread): "hap: device '\(device)' closed (\(thread))"
+    case .deviceFailed(let failure): "hap: \(failure)"
+    case .soundNotPlayed(let why):
+      "hap: the pattern's sound is not played (\(why)); the haptics play ('--audio-device NAME' names a device for the sound, '--no-audio' leaves it out)"
+    case .motorGainCapped: "hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB"
+    default: nil
+    }
+  }
+
+  /// The notices of the config file and reloads.
+  private static func reloadLine(_ notice: ServiceNotice) -> String {
+    switch notice {
+    case .configUnusable(let file, let why, let atStart):
+      "hap: the config file '\(file)' cannot be used (\(why)); \(atStart ? "starting with the defaults" : "keeping the last good settings")"
+    case .configWarning(let file, let warning): "hap: warning: '\(file)': \(warning)"
+    case .configProfileUnusable: "hap: the config file's profile cannot be loaded; keeping the last good device settings"
+    case .configReread(let file): "hap: the config file '\(file)' was read again"
+    case .switchNotSaved(let what, let failure): "hap: the \(what) was not saved: \(failure)"
+    case .vocabularyKept: "hap: keeping the vocabulary loaded before"
+    case .vocabularyLoaded(let reason, let events): "hap: \(reason): \(events) event\(events == 1 ? "" : "s") loaded"
+    case .vocabularyFolderGone(let folder):
+      "hap: the vocabulary folder '\(Format.excerpt(folder))' went away; SIGHUP loads it again"
+    case .notWatched(let failure, .files): "hap: \(failure); changes to the files need a restart"
+    case .notWatched(let failure, .config): "hap: \(failure); changes to the config file need a restart"
+    case .notWatched(let failure, .vocabulary): "hap: \(failure); SIGHUP reloads it"
+    default: "hap: \(notice)"
+    }
+  }
+
+  /// The device check at start, in words.
+  static func line(_ check: DeviceCheck) -> String {
+    switch check {
+    case .unavailable(let device, let why):
+      "hap: device '\(device)' not available (\(why.hasSuffix(".") ? String(why.dropLast()) : why)); fires will try again"
+    case .sound(let device, let c, let soundDevice, let onChannels):
+      "hap: device '\(device)': \(c.rate) Hz \(c.format.rawValue), \(c.channels) channel\(c.channels == 1 ? "" : "s"), period \(c.periodFrames) frames"
+        + (soundDevice.map { "; sound on '\($0)'" } ?? (onChannels ? "; sound on its audio channels" : ""))
+    case .motor(let path):
+      "hap: device 'evdev:\(path)': a rumble motor; intensity over time only (no carrier frequency, sharpness as the balance of its motors)"
+    }
+  }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import HapCore
+import HapKit
+
+/// Where the service's socket is, as the command line and the environment say.
+extension ServiceSocket {
+  /// `--socket`, else `$HAP_SOCKET`, else `$XDG_RUNTIME_DIR/hap.sock`.
+  static func path(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+    throws(UsageError) -> String
+  {
+    if let option { return try checkedPath(option) }
+    if let path = environment["HAP_SOCKET"], !path.isEmpty { return try checkedPath(path) }
+    if let folder = environment["XDG_RUNTIME_DIR"], !folder.isEmpty {
+      return try checkedPath((folder as NSString).appendingPathComponent("hap.sock"))
+    }
+    throw .refused("no socket: give '--socket PATH', or set $HAP_SOCKET or $XDG_RUNTIME_DIR")
+  }
+
+  private static func checkedPath(_ path: String) throws(UsageError) -> String {
+    guard !path.isEmpty, !path.utf8.contains(0) else { throw .refused("the socket path is empty or holds a NUL") }
+    guard path.utf8.count <= ServiceSocket.maxPathBytes else {
+      throw .refused(
+        "the socket path '\(Format.excerpt(path))' is longer than \(ServiceSocket.maxPathBytes) bytes, the limit of a Unix socket")
+    }
+    return path
+  }
+}
