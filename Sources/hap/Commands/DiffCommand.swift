@@ -97,8 +97,7 @@ enum DiffCommand: Command {
     }
     let old: Pattern
     let new: Pattern
-    let reading = arguments.reading
-    switch (load(oldPath, reading: reading), load(newPath, reading: reading)) {
+    switch (load(oldPath, reading: arguments.reading), load(newPath, reading: arguments.reading)) {
     case (.valid(let a, let aFindings), .valid(let b, let bFindings)):
       printClamped(aFindings, file: oldLabel)
       printClamped(bFindings, file: newLabel)
@@ -115,7 +114,7 @@ enum DiffCommand: Command {
     guard
       let audio = compareAudio(
         old: (old, oldPath, oldLabel), new: (new, newPath, newLabel), rate: Double(rate), columns: width,
-        search: reading.sounds)
+        search: arguments.reading.sounds)
     else { return git ? ExitStatus.ok : ExitStatus.trouble }
     let diff = PatternDiff(old, new, options: options, sounds: audio.sounds)
     let signal = SignalComparison(old, new, profile: profile, rate: Double(rate), columns: width)

@@ -199,7 +199,7 @@ enum PlayCommand: Command {
       let map = try ControlInput.map(arguments)
       let source = arguments[PlayCommand.control]
       if map != nil && source == nil { throw .needs("--map", "'--control SOURCE'") }
-      control = source.map { ControlInput(name: $0, map: map, live: true) }
+      control = source.map { ControlInput.command(name: $0, map: map, live: true) }
       if control?.name == "-" && patterns.contains("-") { throw .bothFromStandardInput }
     }
 

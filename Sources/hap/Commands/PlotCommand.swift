@@ -117,7 +117,7 @@ enum PlotCommand: Command {
       return plot(jobs, profile: profile, options: options, quiet: quiet, reading: reading)
     }
     if output == "-" { throw .refused("'--watch' rewrites files: give -o FILE.svg or a folder, not '-'") }
-    let loop = try WatchLoop(patterns)
+    let loop = try WatchLoop.command(patterns)
     Interrupt.install()
     guard loop.start() else { return ExitStatus.trouble }
     _ = plot(jobs, profile: profile, options: options, quiet: quiet, reading: reading.watching)

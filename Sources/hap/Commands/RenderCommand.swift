@@ -107,7 +107,7 @@ enum RenderCommand: Command {
     let map = try ControlInput.map(arguments)
     let control = arguments[Self.control]
     if map != nil && control == nil { throw .needs("--map", "'--control FILE'") }
-    settings.control = control.map { ControlInput(name: $0, map: map) }
+    settings.control = control.map { ControlInput.command(name: $0, map: map) }
     settings.maxDuration = arguments[maxDuration]
     settings.layout = try RenderLayout.parse(arguments)
     settings.reading = arguments.reading

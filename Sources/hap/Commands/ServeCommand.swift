@@ -140,6 +140,15 @@ enum ServeCommand: Command {
         device: device, profile: profile, idleClose: idleClose, memoryBudget: arguments[memoryBudget] << 20,
         folder: vocabularyFolder.path, search: reloader.search),
       log: say)
+    serve(service, reloader: reloader, arguments, socketPath, socket, listener, signals, log)
+  }
+
+  /// Checks the device, starts the reloader, says where it serves, starts the idle closer and
+  /// the signal thread, and accepts connections for ever.
+  private static func serve(
+    _ service: VocabularyService, reloader: ServiceReloader, _ arguments: Arguments, _ socketPath: String,
+    _ socket: OwnedSocket, _ listener: Int32, _ signals: sigset_t, _ log: ServiceLog
+  ) -> Never {
     let connections = ServiceConnections()
     service.notify = { connections.tell($0, $1) }
     let (level, muted) = reloader.initialSwitch

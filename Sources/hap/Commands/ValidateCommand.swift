@@ -130,7 +130,7 @@ enum ValidateCommand: Command {
   /// `--watch`: validates `paths`, then each path again whenever a pattern file in it is
   /// saved, each report under a timestamped separator, until Ctrl-C (exit 130).
   static func watch(_ paths: [String], validate: ([String]) -> Int32) throws(UsageError) -> Int32 {
-    let loop = try WatchLoop(paths, folders: true)
+    let loop = try WatchLoop.command(paths, folders: true)
     Interrupt.install()
     guard loop.start() else { return ExitStatus.trouble }
     Console.line(WatchLoop.separator(paths, verb: "checking"))

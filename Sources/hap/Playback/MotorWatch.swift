@@ -12,7 +12,7 @@ enum MotorWatch {
   {
     var unique: [String] = []
     for name in patterns where !unique.contains(name) { unique.append(name) }
-    let loop = try WatchLoop(unique)
+    let loop = try WatchLoop.command(unique)
     guard loop.start() else { return ExitStatus.trouble }
     var round = unique
     var noted = false

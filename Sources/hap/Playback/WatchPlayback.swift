@@ -17,7 +17,7 @@ enum WatchPlayback {
     }
     var unique: [String] = []
     for path in patterns where !unique.contains(path) { unique.append(path) }
-    let loop = try WatchLoop(unique)
+    let loop = try WatchLoop.command(unique)
     Interrupt.install()
     let profile: ActuatorProfile
     do {

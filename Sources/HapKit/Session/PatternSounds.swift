@@ -1,23 +1,22 @@
 import Foundation
 import HapCore
-import HapKit
 import HapResample
 
 /// The sounds of the patterns a command plays, decoded at their files' rates before any device
 /// opens (``load(_:paths:)``), then resampled to the rate the device took
 /// (``resampled(to:)``) for the ``RendererFactory``.
-struct PatternSounds {
+public struct PatternSounds: Sendable {
   /// Per pattern, its sounds keyed by `EventWaveformPath` ([:] for none).
-  let decoded: [[String: DecodedSound]]
+  public let decoded: [[String: DecodedSound]]
   /// Whether any pattern has audio events (AudioCustom or AudioContinuous).
-  let hasAudio: Bool
+  public let hasAudio: Bool
 
   /// No sounds (`--no-audio`, or patterns without audio events).
-  static let none = PatternSounds(decoded: [], hasAudio: false)
+  public static let none = PatternSounds(decoded: [], hasAudio: false)
 
   /// The sounds of `patterns` (read from `paths`; `-`: standard input, found from the working
   /// folder and the sound path), unless `selection` leaves the sound out.
-  static func load(_ patterns: [Pattern], paths: [String], selection: AudioSelection, search: SoundSearch)
+  public static func load(_ patterns: [Pattern], paths: [String], selection: AudioSelection, search: SoundSearch)
     throws(SoundSearch.LoadFailure)
     -> PatternSounds
   {
@@ -32,7 +31,7 @@ struct PatternSounds {
   }
 
   /// Every sound at `rate` (libsoxr; a sound already there as it is).
-  func resampled(to rate: Int) throws(PlaybackSession.Failure) -> [[String: DecodedSound]] {
+  public func resampled(to rate: Int) throws(PlaybackSession.Failure) -> [[String: DecodedSound]] {
     var out: [[String: DecodedSound]] = []
     for sounds in decoded {
       var at: [String: DecodedSound] = [:]
@@ -49,12 +48,12 @@ struct PatternSounds {
   }
 
   /// Decoded bytes of every sound (4 per sample), at their files' rates.
-  var byteCount: Int { decoded.reduce(0) { $0 + $1.values.reduce(0) { $0 + 4 * $1.frames * $1.channels } } }
+  public var byteCount: Int { decoded.reduce(0) { $0 + $1.values.reduce(0) { $0 + 4 * $1.frames * $1.channels } } }
 }
 
 extension PlaybackSession {
   /// The session's factory with `sounds` resampled to the device's rate, when the sound plays.
-  func prepareSounds(_ sounds: PatternSounds) throws(Failure) {
+  public func prepareSounds(_ sounds: PatternSounds) throws(Failure) {
     guard playsSound && sounds.hasAudio else { return }
     factory.sounds = try sounds.resampled(to: configuration.rate)
   }

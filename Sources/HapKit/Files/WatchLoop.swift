@@ -2,7 +2,6 @@ import CHapSignals
 import Dispatch
 import Foundation
 import HapCore
-import HapKit
 
 /// The loop of `hap play --watch`, `hap plot --watch` and `hap validate --watch`: the command
 /// acts once on every path, then again on the paths that change, until Ctrl-C.
@@ -12,25 +11,25 @@ import HapKit
 /// backup-and-rename, `sed -i`, `cp` over the file and a write in place are all seen, and a file
 /// deleted then created again is picked up). A burst of changes is reported once it has been
 /// quiet for ``FolderWatcher/settleMilliseconds``: one save, one action.
-final class WatchLoop: @unchecked Sendable {
+public final class WatchLoop: @unchecked Sendable {
   /// What is watched: a file, or (`hap validate`) a folder, whose pattern files all count.
-  struct Target {
+  public struct Target {
     /// As the user wrote it; what the command is handed.
-    let path: String
+    public let path: String
     /// The folder watched, absolute.
-    let folder: String
+    public let folder: String
     /// The file's name in `folder`; nil for a folder target (any pattern file in it: *.ahap, *.json, *.haptic).
-    let name: String?
+    public let name: String?
   }
 
-  let targets: [Target]
+  public let targets: [Target]
   private let lock = NSLock()
   private var pending: Set<Int> = []
   /// The pattern files saved in each folder target since the last ``next()``.
   private var savedInFolder: [Int: Set<String>] = [:]
   /// What the last ``next()`` found saved: each file target's path, and for a folder target
   /// the pattern files saved in it (`dir/a.json`), for the separator line.
-  private(set) var lastSaved: [String] = []
+  public private(set) var lastSaved: [String] = []
   private let wake = DispatchSemaphore(value: 0)
   /// The stop request of the action under way (a play), raised when a target changes.
   private var current: StopRequest?
@@ -40,10 +39,10 @@ final class WatchLoop: @unchecked Sendable {
 
   /// `paths` as the command's arguments give them (files; folders with `folders`). Standard
   /// input cannot be watched.
-  init(_ paths: [String], folders: Bool = false) throws(UsageError) {
+  public init(_ paths: [String], folders: Bool = false) throws(WatchFailure) {
     var targets: [Target] = []
     for path in paths {
-      guard path != "-" else { throw .refused("'--watch' cannot watch standard input ('-'); name a file") }
+      guard path != "-" else { throw .standardInput }
       let url = URL(fileURLWithPath: path).standardizedFileURL
       var isFolder: ObjCBool = false
       if folders && FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && isFolder.boolValue {
@@ -55,13 +54,13 @@ final class WatchLoop: @unchecked Sendable {
     self.targets = targets
   }
 
-  /// Starts watching (a thread of its own); false, after a message, when a folder cannot be
-  /// watched.
-  func start() -> Bool {
-    guard let watcher = FolderWatcher(failure: { Console.error("hap: \($0)") }) else { return false }
+  /// Starts watching (a thread of its own); false, after saying why to `failure`, when a
+  /// folder cannot be watched.
+  public func start(failure: @escaping @Sendable (String) -> Void) -> Bool {
+    guard let watcher = FolderWatcher(failure: failure) else { return false }
     for folder in Set(targets.map(\.folder)).sorted() {
-      if let failure = watcher.watch(folder) {
-        Console.error("hap: \(failure)")
+      if let why = watcher.watch(folder) {
+        failure(why)
         return false
       }
     }
@@ -99,14 +98,15 @@ final class WatchLoop: @unchecked Sendable {
     wake.signal()
   }
 
-  static func isPatternName(_ name: String) -> Bool {
+  public static func isPatternName(_ name: String) -> Bool {
     let lower = name.lowercased()
     return !lower.hasPrefix(".") && PatternFiles.patternExtensions.contains((lower as NSString).pathExtension)
   }
 
   /// Waits for the next change; returns the paths that changed (in argument order), or nil
-  /// once Ctrl-C (or SIGTERM) is pressed.
-  func next() -> [String]? {
+  /// once Ctrl-C (or SIGTERM) is pressed. A target deleted (not replaced) is said to `deleted`
+  /// and waited for.
+  public func next(deleted: (String) -> Void) -> [String]? {
     var ticks = 0
     while !Interrupt.requested {
       // The signal handler only sets a flag: look at it 20 times a second while idle.
@@ -122,7 +122,7 @@ final class WatchLoop: @unchecked Sendable {
       // A file deleted (not replaced) is waited for: its folder's watch sees it come back.
       let present = changed.sorted().map { targets[$0].path }.filter { path in
         guard FileManager.default.fileExists(atPath: path) else {
-          Console.error("hap: '\(Format.excerpt(path))' was deleted; waiting for it to come back")
+          deleted(path)
           return false
         }
         return true
@@ -155,7 +155,7 @@ final class WatchLoop: @unchecked Sendable {
 
   /// A stop request for the next action (a play): raised by Ctrl-C, and by a change of any
   /// target until ``finished()`` (at once if one came while the action was being set up).
-  func beginAction() -> StopRequest {
+  public func beginAction() -> StopRequest {
     let stop = StopRequest(polling: hap_interrupt_requested)
     lock.lock()
     current = stop
@@ -165,23 +165,15 @@ final class WatchLoop: @unchecked Sendable {
   }
 
   /// The action has ended: changes no longer stop it.
-  func finished() {
+  public func finished() {
     lock.lock()
     current = nil
     lock.unlock()
   }
+}
 
-  /// The separator printed before each round of output: the time and what changed.
-  static func separator(_ changed: [String], verb: String = "saved") -> String {
-    let names = changed.map { Format.excerpt($0) }.joined(separator: ", ")
-    return "--- \(clock()) \(verb): \(names) ---"
-  }
-
-  /// The local time as HH:MM:SS.
-  static func clock() -> String {
-    var now = time(nil)
-    var parts = tm()
-    localtime_r(&now, &parts)
-    return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
-  }
+/// Why paths cannot be watched.
+public enum WatchFailure: Error, Sendable {
+  /// `-`: standard input cannot be watched.
+  case standardInput
 }

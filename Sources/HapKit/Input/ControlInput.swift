@@ -1,47 +1,42 @@
 import Foundation
 import HapCore
-import HapKit
 
 /// Reading control streams (`--control SOURCE`, `--map velocity`): line by line, with a one-line
 /// warning (and its line number) for each malformed line, which is then ignored.
-struct ControlInput {
-  let name: String
-  let map: VelocityMap?
+public struct ControlInput: Sendable {
+  public let name: String
+  public let map: VelocityMap?
+  /// Where a malformed line's warning goes (its line is ignored).
+  public let warning: @Sendable (ControlWarning) -> Void
   /// Live, a `rate` line needs new schedules, which the real-time thread must not build: the
   /// reader thread hands such lines to `rateHandler`, which builds them and offers them.
-  var live = false
-  var rateHandler: (@Sendable (Double) -> Void)?
+  public var live = false
+  public var rateHandler: (@Sendable (Double) -> Void)?
 
-  /// `--map SPEC` of `hap play` and `hap render`.
-  static let mapOption = Option<String?>.text(
-    "map", "SPEC", .words(["velocity"]),
-    "With --control: lines are finger velocities 'vx vy' (velocity, or\nvelocity:full=N points/s), mapped as textured drag: intensity 0.2..1, sharpness 0..0.3."
-  )
-
-  /// `--map SPEC` (`option`: the command's declaration of it).
-  static func map(_ arguments: Arguments, _ option: Option<String?> = mapOption) throws(UsageError) -> VelocityMap? {
-    guard let spec = arguments[option] else { return nil }
-    guard let map = VelocityMap(specification: spec) else {
-      throw .refused(
-        "'--map' takes velocity or velocity:full=N (N > 0, points per second), not '\(Format.excerpt(spec))'")
-    }
-    return map
+  /// The control source `name` (`-`: standard input), its lines mapped by `map` when given;
+  /// `live`: read while playing.
+  public init(
+    name: String, map: VelocityMap?, live: Bool = false, warning: @escaping @Sendable (ControlWarning) -> Void
+  ) {
+    self.name = name
+    self.map = map
+    self.live = live
+    self.warning = warning
   }
 
   /// The longest control line read: the service's request limit
   /// (``ServiceRequest/maxLineBytes``), and the same policy: a longer line is skipped to its
   /// newline in bounded memory, with one warning, and reading goes on.
-  static let maxLineBytes = ServiceRequest.maxLineBytes
+  public static let maxLineBytes = ServiceRequest.maxLineBytes
 
-  /// Writes a warning about line `number`, control characters escaped (a line's ESC or BEL is
-  /// shown, never obeyed by the terminal).
-  func warn(_ number: Int, _ text: String) {
-    Console.error(Format.visibleControls("\(name):\(number): warning: \(text)"))
+  /// Says a warning about line `number`.
+  public func warn(_ number: Int, _ text: String) {
+    warning(ControlWarning(source: name, line: number, text: text))
   }
 
   /// Parses one line into messages (none for blank and comment lines); warns and returns none
   /// for a malformed one.
-  func messages(_ line: Substring, number: Int) -> [ControlMessage] {
+  public func messages(_ line: Substring, number: Int) -> [ControlMessage] {
     do throws(ControlParser.Failure) {
       var messages: [ControlMessage] = []
       if let map {
@@ -66,7 +61,7 @@ struct ControlInput {
 
   /// The messages of one line as ``ServiceLineFramer`` cut it: a line over ``maxLineBytes``
   /// is one warning.
-  func messages(_ frame: ServiceLineFramer.Frame, number: Int) -> [ControlMessage] {
+  public func messages(_ frame: ServiceLineFramer.Frame, number: Int) -> [ControlMessage] {
     switch frame {
     case .tooLong:
       warn(number, "the line is longer than \(Self.maxLineBytes) bytes (line ignored)")
@@ -78,7 +73,7 @@ struct ControlInput {
   }
 
   /// Reads every line of a file (for offline rendering).
-  func readAll() throws(PatternFiles.ReadError) -> [ControlMessage] {
+  public func readAll() throws(PatternFiles.ReadError) -> [ControlMessage] {
     let bytes = try PatternFiles.read(name == "-" ? .standardInput : .file(name))
     var framer = ServiceLineFramer(limit: Self.maxLineBytes)
     var result: [ControlMessage] = []
@@ -113,7 +108,7 @@ struct ControlInput {
   /// The thread runs at normal priority: only the device engine's thread is real-time. A
   /// reader at SCHED_FIFO fed as fast as it can read (`yes 'intensity 0.5'`) took a core from
   /// every normal task there.
-  func startReading(deliver: @escaping @Sendable (ControlMessage) -> Void) throws(PatternFiles.ReadError) {
+  public func startReading(deliver: @escaping @Sendable (ControlMessage) -> Void) throws(PatternFiles.ReadError) {
     let source = try ControlSource.open(name)
     let input = self
     let thread = Thread {
@@ -147,12 +142,12 @@ struct ControlInput {
 /// The descriptor a live control stream is read from. A FIFO is held open for writing too
 /// (O_WRONLY on the same FIFO, checked by device and inode): it then never reads as ended when
 /// its first writer closes it, and a second `echo stop > fifo` is heard, not blocked for ever.
-struct ControlSource: Sendable {
-  let fd: Int32
+public struct ControlSource: Sendable {
+  public let fd: Int32
   /// Our own write end of a FIFO; -1 for anything else.
-  let keepAlive: Int32
+  public let keepAlive: Int32
 
-  static func open(_ name: String) throws(PatternFiles.ReadError) -> ControlSource {
+  public static func open(_ name: String) throws(PatternFiles.ReadError) -> ControlSource {
     if name == "-" {
       let fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
       guard fd >= 0 else { throw .system(errno: errno) }
@@ -179,8 +174,16 @@ struct ControlSource: Sendable {
     return writer
   }
 
-  func close() {
+  public func close() {
     Glibc.close(fd)
     if keepAlive >= 0 { Glibc.close(keepAlive) }
   }
+}
+
+/// A control line that was ignored, and why.
+public struct ControlWarning: Sendable, Equatable {
+  /// The control source as named (`-`, a file, a FIFO).
+  public let source: String
+  public let line: Int
+  public let text: String
 }

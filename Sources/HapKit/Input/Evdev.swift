@@ -1,26 +1,25 @@
 import Foundation
 import HapCore
-import HapKit
 
 /// Linux input devices for `hap drag`: finding a touchpad or mouse, opening it (or a recording
 /// of one), and reading its events on a thread of its own.
-enum Evdev {
+public enum Evdev {
   /// A pointing device listed in /proc/bus/input/devices.
-  struct Candidate: Equatable {
-    let name: String
-    let path: String
+  public struct Candidate: Equatable {
+    public let name: String
+    public let path: String
   }
 
   /// Where the kernel lists input devices. `$HAP_INPUT_DEVICES` names another file in the same
   /// format (a test hook, documented in `hap help drag`).
-  static var devicesList: String {
+  public static var devicesList: String {
     ProcessInfo.processInfo.environment["HAP_INPUT_DEVICES"].flatMap { $0.isEmpty ? nil : $0 }
       ?? "/proc/bus/input/devices"
   }
 
   /// The touchpads and mice in a /proc/bus/input/devices listing (blocks whose handlers include
   /// a `mouseN` and an `eventN`), touchpads first, otherwise in the listing's order.
-  static func candidates(in listing: String) -> [Candidate] {
+  public static func candidates(in listing: String) -> [Candidate] {
     var found: [(candidate: Candidate, touchpad: Bool)] = []
     let blocks = listing.components(separatedBy: "\n\n")
     for block in blocks {
@@ -46,18 +45,18 @@ enum Evdev {
   }
 
   /// The first touchpad, else the first mouse, or nil.
-  static func discover() -> Candidate? {
+  public static func discover() -> Candidate? {
     guard let bytes = try? InputFile.read(devicesList, for: .config) else { return nil }
     let listing = String(decoding: bytes, as: UTF8.self)
     return candidates(in: listing).first
   }
 
-  struct Failure: Error {
-    let message: String
+  public struct Failure: Error {
+    public let message: String
   }
 
   /// What `--input` names, opened.
-  enum Source {
+  public enum Source {
     /// A live stream of events: an evdev device (with its name and the points per unit of its
     /// absolute axes) or a pipe.
     case device(fd: Int32, name: String?, scale: [UInt16: Double])
@@ -65,12 +64,12 @@ enum Evdev {
     case recording([DragVelocity.Event])
   }
 
-  static let permissionHint =
+  public static let permissionHint =
     "reading input devices needs membership of the 'input' group (sudo usermod -aG input $USER, then log in again)"
 
   /// Opens a device or a recording; the error names it and, for a permission problem, what is
   /// needed.
-  static func open(_ path: String) throws(Failure) -> Source {
+  public static func open(_ path: String) throws(Failure) -> Source {
     let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else {
       let code = errno
@@ -132,7 +131,7 @@ enum Evdev {
   }
 
   /// The largest recording read: 64 MiB (2.8 million events, hours of dragging).
-  static let recordingLimit = 64 * 1024 * 1024
+  public static let recordingLimit = 64 * 1024 * 1024
 
   private static func readRecording(_ fd: Int32, path: String) throws(Failure) -> [DragVelocity.Event] {
     var bytes: [UInt8] = []
@@ -161,7 +160,7 @@ enum Evdev {
 
   /// Reads a device on a thread of its own until it goes away, handing each velocity to
   /// `deliver`. Waits at most one window for events: when none come, the velocity falls to 0.
-  static func startReading(
+  public static func startReading(
     fd: Int32, scale: [UInt16: Double], window: Double, deliver: @escaping @Sendable (DragVelocity.Sample) -> Void
   ) {
     let thread = Thread {
@@ -206,7 +205,7 @@ enum Evdev {
   /// Replays a recording in real time on a thread of its own, as a device would deliver it
   /// (with the same fall to 0 after a window without events), then calls `end` one window
   /// after the last event.
-  static func startReplaying(
+  public static func startReplaying(
     _ events: [DragVelocity.Event], window: Double, deliver: @escaping @Sendable (DragVelocity.Sample) -> Void,
     end: @escaping @Sendable () -> Void
   ) {

@@ -1,25 +1,24 @@
 import Foundation
 import HapCore
-import HapKit
 import HapResample
 
 /// `hap diff`'s sound side (issue 21): each pattern's AudioCustom sounds, found as iOS finds
 /// them (``SoundSearch``), for the structural diff (a sound file changed under the same path),
 /// and both audio tracks rendered at the diff's rate and compared as the haptic signals are.
-enum DiffAudio {
-  struct Compared {
+public enum DiffAudio {
+  public struct Compared {
     /// The decoded sounds of each side, at their files' own rates.
-    var sounds: (old: [String: DecodedSound], new: [String: DecodedSound])
+    public var sounds: (old: [String: DecodedSound], new: [String: DecodedSound])
     /// The audio tracks compared; nil when neither pattern has audio events.
-    var signal: SignalComparison?
+    public var signal: SignalComparison?
   }
 
   /// Why the sounds cannot be compared (exit 2); a sentence only in ``message``.
-  enum Failure: Error {
+  public enum Failure: Error {
     case load(file: String, SoundSearch.LoadFailure)
     case resample(file: String, waveform: String, Resampler.Failure)
 
-    var message: String {
+    public var message: String {
       switch self {
       case .load(let file, let failure): "'\(Format.excerpt(file))': \(failure.message)"
       case .resample(let file, let waveform, let failure):
@@ -28,7 +27,7 @@ enum DiffAudio {
     }
   }
 
-  static func compare(
+  public static func compare(
     old: (pattern: Pattern, path: String, label: String), new: (pattern: Pattern, path: String, label: String),
     rate: Double, columns: Int, search: SoundSearch
   ) throws(Failure) -> Compared {
@@ -44,7 +43,7 @@ enum DiffAudio {
   }
 
   /// The sounds of `pattern` read from `path` (standard input and `/dev/null` have no folder).
-  static func sounds(of pattern: Pattern, path: String, label: String, search: SoundSearch) throws(Failure) -> [String: DecodedSound] {
+  public static func sounds(of pattern: Pattern, path: String, label: String, search: SoundSearch) throws(Failure) -> [String: DecodedSound] {
     let folderPath = path == "-" || path == "/dev/null" ? nil : path
     do {
       return try search.loadSounds(of: pattern, patternPath: folderPath)
@@ -53,7 +52,7 @@ enum DiffAudio {
     }
   }
 
-  static func resampled(_ sounds: [String: DecodedSound], to rate: Double, label: String) throws(Failure)
+  public static func resampled(_ sounds: [String: DecodedSound], to rate: Double, label: String) throws(Failure)
     -> [String: DecodedSound]
   {
     var result: [String: DecodedSound] = [:]

@@ -1,0 +1,37 @@
+import Foundation
+import HapCore
+import HapKit
+
+/// `--watch` on the command line: its refusals and notes on standard error, its separators.
+extension WatchLoop {
+  /// The watch of `paths` (folders too with `folders`), for a command.
+  static func command(_ paths: [String], folders: Bool = false) throws(UsageError) -> WatchLoop {
+    do throws(WatchFailure) {
+      return try WatchLoop(paths, folders: folders)
+    } catch {
+      throw .refused("'--watch' cannot watch standard input ('-'); name a file")
+    }
+  }
+
+  /// Starts watching; false, after a message, when a folder cannot be watched.
+  func start() -> Bool { start { Console.error("hap: \($0)") } }
+
+  /// The next change (nil: Ctrl-C); a deleted file is said and waited for.
+  func next() -> [String]? {
+    next { Console.error("hap: '\(Format.excerpt($0))' was deleted; waiting for it to come back") }
+  }
+
+  /// The separator printed before each round of output: the time and what changed.
+  static func separator(_ changed: [String], verb: String = "saved") -> String {
+    let names = changed.map { Format.excerpt($0) }.joined(separator: ", ")
+    return "--- \(clock()) \(verb): \(names) ---"
+  }
+
+  /// The local time as HH:MM:SS.
+  static func clock() -> String {
+    var now = time(nil)
+    var parts = tm()
+    localtime_r(&now, &parts)
+    return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+  }
+}
