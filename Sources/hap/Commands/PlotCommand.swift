@@ -167,8 +167,8 @@ enum PlotCommand: Command {
   ) -> AudioSchedule?
   {
     guard pattern.events.contains(where: \.type.isAudio) else { return nil }
-    do throws(RenderAudio.Failure) {
-      return try RenderAudio.schedule(pattern, patternPath: path, rate: rate, gain: 1, search: search)
+    do throws(PatternAudio.Failure) {
+      return try PatternAudio.schedule(pattern, patternPath: path, rate: rate, gain: 1, search: search)
     } catch {
       if !quiet { Console.error("\(name): note: no audio lane: \(error.message)") }
       return nil

@@ -11,81 +11,24 @@ enum RenderAudio {
     "Also write the audio track (sounds, tones) as stereo WAV (or raw): same rate, format\nand length as OUT; a folder with several patterns."
   )
 
-  /// Why a pattern's audio track cannot be rendered; a sentence only in ``message``.
-  enum Failure: Error {
-    case sound(SoundSearch.LoadFailure)
-    case resample(String, Resampler.Failure)
-
-    var message: String {
-      switch self {
-      case .sound(let failure): failure.message
-      case .resample(let waveform, let failure): "sound \"\(Format.excerpt(waveform))\": \(failure.message)"
-      }
-    }
-
-    /// A sound that cannot be found or decoded makes the pattern invalid (as the validator
-    /// says, exit 1); a missing resampler is trouble (exit 2).
-    var status: Int32 {
-      if case .sound = self { return ExitStatus.failure }
-      return ExitStatus.trouble
-    }
-  }
-
-  /// The sounds of `pattern`, found and decoded as the validator found them, resampled to
-  /// `rate`, keyed as the pattern writes them (empty for a pattern without AudioCustom events).
-  static func sounds(_ pattern: Pattern, patternPath: String, rate: Double, search: SoundSearch) throws(Failure) -> [String: DecodedSound] {
-    let decoded: [String: DecodedSound]
-    do {
-      decoded = try search.loadSounds(of: pattern, patternPath: patternPath == "-" ? nil : patternPath)
-    } catch {
-      throw .sound(error)
-    }
-    var sounds: [String: DecodedSound] = [:]
-    for (waveform, sound) in decoded {
-      do {
-        sounds[waveform] = try Resampler.resample(sound, to: rate)
-      } catch {
-        throw .resample(waveform, error)
-      }
-    }
-    return sounds
-  }
-
-  /// The audio track of `pattern` at `rate` (silent for a pattern without audio events).
-  static func schedule(_ pattern: Pattern, patternPath: String, rate: Double, gain: Double, search: SoundSearch)
-    throws(Failure)
-    -> AudioSchedule
-  {
-    AudioSchedule(
-      pattern: pattern, sounds: try sounds(pattern, patternPath: patternPath, rate: rate, search: search), rate: rate, gain: gain)
-  }
-
-  /// A pattern's audio track ready to render: its renderer, and its sounds at the output rate
-  /// (for a ``Player`` that renders the track again, as `--control` and layouts do).
-  struct Track {
-    let renderer: AudioRenderer
-    let sounds: [String: DecodedSound]
-  }
-
-  /// The audio track's renderer for a render that writes it (`written`; silent for a pattern
-  /// without audio events), or that only needs its length so the haptic signal covers the
-  /// last sound; nil when there is nothing to render (or, for a track not written, its sounds
-  /// cannot be had: the haptic signal keeps its own length). Prints why and returns
-  /// `.failure` when a written track cannot be made.
+  /// The audio track's renderer for a render that writes it (``PatternAudio/track(_:patternPath:schedule:written:search:)``);
+  /// says why and returns `.failure` when a written track cannot be made.
   static func renderer(
     _ pattern: Pattern, named name: String, patternPath: String, schedule: Schedule, written: Bool,
     search: SoundSearch
-  ) -> Result<Track?, Failure> {
-    guard written || pattern.events.contains(where: \.type.isAudio) else { return .success(nil) }
-    do throws(Failure) {
-      let sounds = try Self.sounds(pattern, patternPath: patternPath, rate: schedule.rate, search: search)
-      let audio = AudioSchedule(pattern: pattern, sounds: sounds, rate: schedule.rate, gain: schedule.gain)
-      return .success(Track(renderer: AudioRenderer(schedule: audio, frameCount: schedule.frameCount), sounds: sounds))
-    } catch {
-      guard written else { return .success(nil) }
+  ) -> Result<PatternAudio.Track?, PatternAudio.Failure> {
+    let made = PatternAudio.track(pattern, patternPath: patternPath, schedule: schedule, written: written, search: search)
+    if case .failure(let error) = made {
       Console.error("hap: \(name): \(error.message); the audio track cannot be rendered")
-      return .failure(error)
     }
+    return made
+  }
+
+  /// The exit status of a track that cannot be made: a sound that cannot be found or decoded
+  /// makes the pattern invalid (as the validator says, exit 1); a missing resampler is trouble (2).
+  static func status(_ failure: PatternAudio.Failure) -> Int32 {
+    if case .sound = failure { return ExitStatus.failure }
+    return ExitStatus.trouble
   }
 
   /// Patterns rendered with an audio track that was not written (no `--audio`), and their

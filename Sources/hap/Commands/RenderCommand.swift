@@ -311,29 +311,6 @@ enum RenderCommand: Command {
     }
   }
 
-  /// What one render writes: the pattern's renderer, and its audio track's beside it (`--audio`);
-  /// or a Player that applies its control messages or renders a layout's channels (the sound
-  /// among them, or into `--audio`'s file); and how many frames (both signals as long, covering
-  /// the last sound).
-  struct Output {
-    /// The pattern's name in messages (`<stdin>` for '-').
-    let name: String
-    let path: String
-    let raw: Bool
-    let renderer: Renderer
-    var player: Player?
-    var frameCount: Int
-    /// The audio track and where it goes (`--audio`), raw or WAV, rendered beside `renderer`.
-    var audio: (renderer: AudioRenderer, path: String, raw: Bool)?
-    /// With a `player`: what each channel of the file plays (``RenderLayout/planes``).
-    var planes = [SignalChannel.haptic.rawValue]
-    /// With a `player`: the audio track's own file (`--audio`), raw or WAV.
-    var soundFile: (path: String, raw: Bool)?
-    /// With a `player` and no control messages: silence after its end, up to `frameCount`
-    /// (the haptic signal as long as the sound, as without a layout).
-    var pads = false
-  }
-
   /// Renders one pattern to one output (and its audio track to `audio`); returns its exit
   /// status. Control messages come from `settings.control`, or are given (`hap drag -o`
   /// passes a recorded gesture's).
@@ -357,13 +334,13 @@ enum RenderCommand: Command {
     let schedule = Schedule(
       pattern: pattern, profile: settings.profile, rate: Double(settings.rate), gain: pow(10, settings.gain / 20))
     let writesTrack = audio != nil || settings.layout?.routesAudio == true
-    let track: RenderAudio.Track?
+    let track: PatternAudio.Track?
     switch RenderAudio.renderer(
       pattern, named: name, patternPath: patternPath, schedule: schedule, written: writesTrack,
       search: settings.reading.sounds)
     {
     case .success(let made): track = made
-    case .failure(let failure): return failure.status
+    case .failure(let failure): return RenderAudio.status(failure)
     }
     if !writesTrack && schedule.skippedAudioEvents > 0 {
       unwritten.patterns += 1
@@ -382,7 +359,7 @@ enum RenderCommand: Command {
   /// cannot be had and the track is not written), whether it is written (`--audio`, or a
   /// layout's channels), and `--audio`'s file.
   struct Sound {
-    var track: RenderAudio.Track?
+    var track: PatternAudio.Track?
     var written: Bool
     var file: (path: String, raw: Bool)?
   }
@@ -393,9 +370,9 @@ enum RenderCommand: Command {
   static func prepare(
     _ pattern: Pattern, _ schedule: Schedule, named name: String, to output: String, settings: Settings,
     given: [ControlMessage]?, sound: Sound
-  ) -> Output? {
+  ) -> RenderJob? {
     let rate = schedule.rate
-    var job = Output(
+    var job = RenderJob(
       name: name, path: output, raw: isRaw(output, flag: settings.raw), renderer: Renderer(schedule: schedule),
       player: nil, frameCount: sound.track?.renderer.frameCount ?? schedule.frameCount)
     let sounds = sound.written ? sound.track?.sounds : nil
@@ -408,7 +385,8 @@ enum RenderCommand: Command {
       job.player = player
       job.frameCount = frames
     } else if settings.layout != nil {
-      job.player = player(pattern: pattern, schedule: schedule, settings: settings, messages: [], sounds: sounds)
+      job.player = RenderJob.player(
+        pattern: pattern, schedule: schedule, profile: settings.profile, messages: [], sounds: sounds)
       job.pads = true
     } else if let track = sound.track, let file = sound.file {
       job.audio = (track.renderer, file.path, file.raw)
@@ -434,7 +412,7 @@ enum RenderCommand: Command {
 
   /// Writes `job` to its output (and its audio track to its own), atomically for files, and
   /// prints the summary line; the exit status.
-  static func write(_ job: inout Output, settings: Settings) -> Int32 {
+  static func write(_ job: inout RenderJob, settings: Settings) -> Int32 {
     var sinks: [(sink: any PCMSink, file: FileSink?, path: String)] = []
     defer { for opened in sinks { opened.sink.close(success: false) } }
     for path in [job.path] + [job.audio?.path ?? job.soundFile?.path].compactMap({ $0 }) {
@@ -451,7 +429,12 @@ enum RenderCommand: Command {
       }
     }
     do {
-      guard try pump(&job, into: sinks[0].sink, audioSink: sinks.count > 1 ? sinks[1].sink : nil, settings: settings)
+      var progress = Progress(label: job.name, total: job.frameCount)
+      defer { progress.finish() }
+      guard
+        try job.pump(
+          into: sinks[0].sink, audioSink: sinks.count > 1 ? sinks[1].sink : nil, format: settings.format,
+          rate: settings.rate, progress: { progress.update($0) }, shouldStop: { Interrupt.requested })
       else {
         for opened in sinks {
           let what =
@@ -472,63 +455,9 @@ enum RenderCommand: Command {
     return ExitStatus.ok
   }
 
-  /// The headers (unless raw) and the samples of `job`, into `sink` (and its audio track into
-  /// `audioSink`), with a progress line on a terminal; false when interrupted.
-  static func pump(_ job: inout Output, into sink: any PCMSink, audioSink: (any PCMSink)?, settings: Settings)
-    throws(SinkError) -> Bool
-  {
-    func header(_ channels: Int, into sink: any PCMSink) throws(SinkError) {
-      let header = WAVHeader.bytes(
-        format: settings.format, rate: settings.rate, channels: channels, frames: job.frameCount)
-      try header.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
-    }
-    if !job.raw { try header(job.planes.count, into: sink) }
-    var progress = Progress(label: job.name, total: job.frameCount)
-    defer { progress.finish() }
-    let pump = RenderPump(format: settings.format)
-    if let track = job.audio, let audioSink {
-      if !track.raw { try header(2, into: audioSink) }
-      return try pump.run(job.renderer, audio: track.renderer, into: sink, audioSink: audioSink) {
-        progress.update(track.renderer.position)
-        return Interrupt.requested
-      }
-    }
-    guard let player = job.player else {
-      let renderer = job.renderer
-      return try pump.run(renderer, frames: job.frameCount, into: sink) {
-        progress.update(renderer.position)
-        return Interrupt.requested
-      }
-    }
-    var outputs = [RenderPump.PlanesOutput(sink: sink, planes: job.planes)]
-    if let file = job.soundFile, let audioSink {
-      if !file.raw { try header(2, into: audioSink) }
-      outputs.append(
-        .init(sink: audioSink, planes: [SignalChannel.audioLeft.rawValue, SignalChannel.audioRight.rawValue]))
-    }
-    var done = 0
-    let pads = job.pads
-    let written = try pump.run(
-      planes: outputs, frames: job.frameCount,
-      shouldStop: {
-        progress.update(done)
-        return Interrupt.requested
-      }
-    ) { frames in
-      let n = player.render(into: frames)
-      done += n
-      guard pads && n < frames.count else { return n }
-      frames.silence(from: n)  // past the player's end, silence up to the track's length
-      return frames.count
-    }
-    guard let written else { return false }
-    job.frameCount = written  // raw output ends where the player did
-    return true
-  }
-
   /// `NAME -> OUT: 1.2 s, 48000 Hz s16, peak -3 dBFS`, and whether the limiter acted; a
   /// layout's channels, and the audio track's file or peak.
-  static func summary(_ job: Output, settings: Settings) -> String {
+  static func summary(_ job: RenderJob, settings: Settings) -> String {
     let channels = job.planes.count
     let rf64 = WAVHeader.needsRF64(format: settings.format, channels: channels, frames: job.frameCount)
     let stats = job.player?.renderers.first?.statistics ?? job.renderer.statistics
@@ -583,7 +512,8 @@ enum RenderCommand: Command {
       }
     }
     func makePlayer() -> Player {
-      player(pattern: pattern, schedule: schedule, settings: settings, messages: messages, sounds: sounds)
+      RenderJob.player(
+        pattern: pattern, schedule: schedule, profile: settings.profile, messages: messages, sounds: sounds)
     }
     // A loop without a stop ends one pattern length after the last control message, which
     // is at most the longest pattern (so the length is bounded like the pattern's).
@@ -599,40 +529,8 @@ enum RenderCommand: Command {
     guard !raw else { return (makePlayer(), limit) }
     // A WAV header states the length up front: find it with a dry run (deterministic), whose
     // player (and its copy of the sounds) is gone before the one that writes is made.
-    let frameCount = dryRunLength(of: makePlayer(), limit: limit)
+    let frameCount = RenderJob.dryRunLength(of: makePlayer(), limit: limit)
     return (makePlayer(), frameCount)
-  }
-
-  /// How many frames `player` renders before it ends, at most `limit`: a dry run.
-  static func dryRunLength(of player: Player, limit: Int) -> Int {
-    let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
-    defer { scratch.deallocate() }
-    var frameCount = 0
-    while frameCount < limit {
-      let n = player.render(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<min(4096, limit - frameCount)]))
-      if n == 0 { break }
-      frameCount += n
-    }
-    return frameCount
-  }
-
-  /// A Player of `pattern` (and its sounds, when given: the sound's planes rendered too) that
-  /// takes `messages`, built as `hap play` builds its own (``RendererFactory``), so what a
-  /// render writes is what play sends; a `rate` message builds both signals again.
-  static func player(
-    pattern: Pattern, schedule: Schedule, settings: Settings, messages: [ControlMessage],
-    sounds: [String: DecodedSound]?
-  ) -> Player {
-    let rate = schedule.rate
-    let factory = RendererFactory(
-      profile: settings.profile, rate: rate, linearGain: schedule.gain, sounds: sounds.map { [$0] } ?? [])
-    let first = factory.set([pattern])
-    let player = Player(
-      renderers: first.renderers, sounds: first.sounds, rampFrames: Int((Player.offlineRamp * rate).rounded()),
-      timedCapacity: messages.count + 1
-    ) { speed in factory.set([pattern], speed: speed) }
-    for message in messages { player.receive(message) }
-    return player
   }
 
   static func decibels(_ level: Float) -> String {
