@@ -180,6 +180,29 @@ public struct ControlSource: Sendable {
   }
 }
 
+extension ControlInput {
+  /// `--control SOURCE` as a control source: its reader thread, which also builds the renderers
+  /// for a live `rate` and offers them (the session keeps them alive until playback ends).
+  public func controlSource(patterns: [Pattern], session: PlaybackSession) -> PlaybackSession.ControlSource {
+    let factory = session.factory
+    let keeper = session.keeper
+    return { [self] queue in
+      var control = self
+      control.rateHandler = { speed in
+        let set = factory.set(patterns, speed: speed)
+        keeper.keep(set)
+        queue.offer(set)
+      }
+      do throws(PatternFiles.ReadError) {
+        try control.startReading { message in queue.push(message) { usleep(1000) } }
+      } catch {
+        return "cannot read control stream '\(control.name)': \(error.message)"
+      }
+      return nil
+    }
+  }
+}
+
 /// A control line that was ignored, and why.
 public struct ControlWarning: Sendable, Equatable {
   /// The control source as named (`-`, a file, a FIFO).

@@ -50,17 +50,8 @@ enum UsageError: Error, Equatable {
   /// that exist, listed when few; `suggestion`: the closest.
   case unknownName(String, what: String, known: [String], suggestion: String?)
   /// A refusal only one command makes, said where it is found (the value it names is in it).
-  /// `--channel` given something that is not a channel number, a list of them or `all`.
-  case notAChannel(String)
-  /// `--channel K` beyond `--channels N`; `written`: the whole value when it is more than K
-  /// (`2,5`, `haptic=3`, a layout's name).
-  case channelBeyond(Int, channels: Int, written: String? = nil)
-  /// `--channel` naming channel K (1-based) twice (`1,1`, `haptic=1/audio=1,2`).
-  case channelTwice(String, channel: Int)
-  /// `--channel ...audio=...` not given exactly two channels (left, right).
-  case audioNeedsTwoChannels(String)
-  /// `--layout` given neither a layout's name nor a channel map.
-  case notALayout(String)
+  /// `--layout` or `--channel` naming no layout.
+  case layout(LayoutFailure)
   /// `--actuator left|right` without a layout of a left and a right actuator; `onDevice`: the
   /// command plays, so `-D dualsense` gives one too.
   case actuatorWithoutPair(String, onDevice: Bool)
@@ -104,17 +95,7 @@ enum UsageError: Error, Equatable {
     case .unknownName(let word, let what, let known, let suggestion):
       "'\(Format.excerpt(word))' is not \(what)\(known.isEmpty ? "" : " (\(known.joined(separator: ", ")))")"
         + Self.hint(suggestion)
-    case .notAChannel(let given):
-      "'--channel' must be a channel number from 1 to 64, a list of them (3,4), 'all', routes (haptic=3/audio=1,2) or a layout's name (\(ChannelLayout.named.map(\.name).joined(separator: ", "))), not '\(Format.excerpt(given))'"
-    case .channelBeyond(let k, let channels, let written?) where written != String(k):
-      "'--channel \(Format.excerpt(written))' names channel \(k), beyond '--channels \(channels)'"
-    case .channelBeyond(let k, let channels, _): "'--channel \(k)' is beyond '--channels \(channels)'"
-    case .channelTwice(let given, let k):
-      "'--channel \(Format.excerpt(given))' names channel \(k) twice: each channel plays one signal"
-    case .audioNeedsTwoChannels(let given):
-      "'--channel \(Format.excerpt(given))': the sound takes two channels, left and right (audio=1,2)"
-    case .notALayout(let given):
-      "'--layout' must be \(DeviceLayout.builtIns.map { "'\($0.name)'" }.joined(separator: ", ")) or a channel map, one word per channel (\(SignalChannel.allCases.map(\.mapWord).joined(separator: ", ")) or -: e.g. left,right,haptic,haptic), not '\(Format.excerpt(given))'"
+    case .layout(let failure): Self.message(failure)
     case .actuatorWithoutPair(let actuator, let onDevice):
       "'--actuator \(actuator)' needs a layout with a left and a right actuator ('--layout dualsense' or 'pair'\(onDevice ? ", or -D dualsense" : ""))"
     case .layoutBeyond(let layout, let needs, let channels):
@@ -145,6 +126,23 @@ enum UsageError: Error, Equatable {
     case .milliseconds: " ms"
     case .hertz: " Hz"
     default: ""
+    }
+  }
+
+  /// `--layout` or `--channel` naming no layout, in words.
+  static func message(_ failure: LayoutFailure) -> String {
+    switch failure {
+    case .notAChannel(let given):
+      "'--channel' must be a channel number from 1 to 64, a list of them (3,4), 'all', routes (haptic=3/audio=1,2) or a layout's name (\(ChannelLayout.named.map(\.name).joined(separator: ", "))), not '\(Format.excerpt(given))'"
+    case .channelBeyond(let k, let channels, let written?) where written != String(k):
+      "'--channel \(Format.excerpt(written))' names channel \(k), beyond '--channels \(channels)'"
+    case .channelBeyond(let k, let channels, _): "'--channel \(k)' is beyond '--channels \(channels)'"
+    case .channelTwice(let given, let k):
+      "'--channel \(Format.excerpt(given))' names channel \(k) twice: each channel plays one signal"
+    case .audioNeedsTwoChannels(let given):
+      "'--channel \(Format.excerpt(given))': the sound takes two channels, left and right (audio=1,2)"
+    case .notALayout(let given):
+      "'--layout' must be \(DeviceLayout.builtIns.map { "'\($0.name)'" }.joined(separator: ", ")) or a channel map, one word per channel (\(SignalChannel.allCases.map(\.mapWord).joined(separator: ", ")) or -: e.g. left,right,haptic,haptic), not '\(Format.excerpt(given))'"
     }
   }
 }

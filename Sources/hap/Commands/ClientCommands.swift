@@ -13,89 +13,51 @@ enum ServiceClient {
     let path = try ServiceSocket.path(option)
     guard let fd = connect(path) else { return nil }
     defer { close(fd) }
-    return exchange(line, fd, Format.excerpt(path))
+    return exchange(line, fd, path)
   }
 
   /// The running service's events, asked within about a second and without a word on
   /// failure (for completion); nil when no service answers.
   static func quietEvents() -> [String]? {
-    guard let path = try? ServiceSocket.path(nil), case .success(let fd) = ServiceSocket.connect(path, within: 0.5)
-    else { return nil }
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 1, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    guard ServiceSocket.write(fd, "status\n") else { return nil }
-    var reply: String?
-    repeat { reply = readLine(fd) } while reply.map(isNotice) == true
-    guard let reply, case .ok(let text)? = ServiceResponse.parse(reply),
-      case .status(let status)? = ServiceReply(ok: text)
-    else { return nil }
-    return status.events
+    guard let path = try? ServiceSocket.path(nil) else { return nil }
+    return ServiceLink.events(at: path)
   }
 
   /// Connects to the service at `path`; nil after saying why not.
   static func connect(_ path: String) -> Int32? {
-    let shown = Format.excerpt(path)
-    switch ServiceSocket.connect(path) {
-    case .success(let connected): return connected
-    case .failure(let error) where [ENOENT, ECONNREFUSED, ENOTSOCK].contains(error.code):
-      Console.error(
-        "hap: no hap service on '\(shown)'; start one with 'hap serve --socket \(shown)' (or 'hap serve &')")
-      return nil
-    case .failure(let error) where error.code == EAGAIN:
-      Console.error(
-        "hap: the hap service on '\(shown)' is not accepting connections (\(Int(ServiceSocket.connectSeconds)) s with its queue full): it may be stopped (kill -CONT) or overloaded"
-      )
-      return nil
-    case .failure(let error):
-      Console.error("hap: cannot reach the hap service on '\(shown)': \(String(cString: strerror(error.code)))")
+    switch ServiceLink.connect(path) {
+    case .success(let fd): return fd
+    case .failure(let failure):
+      Console.error(describe(failure))
       return nil
     }
   }
 
   /// Sends `line` on the connection `fd` and reads the reply; nil after saying why there is none.
-  /// A service that refuses the connection (a limit, `error busy ...`) says so before it closes
-  /// it, so the reply is read even when the write fails. Notices (``isNotice(_:)``) are skipped.
-  static func exchange(_ line: String, _ fd: Int32, _ shown: String) -> ServiceResponse? {
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    // A service that does not read (stopped) cannot hold the write for ever either.
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let sent = ServiceSocket.write(fd, line + "\n")
-    var reply: String?
-    repeat { reply = readLine(fd) } while reply.map(isNotice) == true
-    guard let reply else {
-      Console.error(
-        sent
-          ? "hap: the hap service on '\(shown)' gave no readable reply"
-          : "hap: the hap service on '\(shown)' closed the connection")
+  static func exchange(_ line: String, _ fd: Int32, _ path: String) -> ServiceResponse? {
+    switch ServiceLink.exchange(line, fd, path: path) {
+    case .success(let response): return response
+    case .failure(let failure):
+      Console.error(describe(failure))
       return nil
     }
-    guard let response = ServiceResponse.parse(reply) else {
-      Console.error("hap: the hap service on '\(shown)' gave no readable reply")
-      return nil
-    }
-    return response
   }
 
-  /// One line from the service (without its newline), at most 1 MiB; nil at the end of the
-  /// connection (or a time-out) before a newline.
-  static func readLine(_ fd: Int32) -> String? {
-    var line: [UInt8] = []
-    var byte: UInt8 = 0
-    while line.count < 1 << 20 {
-      let n = read(fd, &byte, 1)
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return nil }
-      if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-      line.append(byte)
+  /// Why the service gave no answer, in one sentence.
+  static func describe(_ failure: ServiceLinkFailure) -> String {
+    switch failure {
+    case .noService(let path):
+      let shown = Format.excerpt(path)
+      return "hap: no hap service on '\(shown)'; start one with 'hap serve --socket \(shown)' (or 'hap serve &')"
+    case .notAccepting(let path):
+      return
+        "hap: the hap service on '\(Format.excerpt(path))' is not accepting connections (\(Int(ServiceSocket.connectSeconds)) s with its queue full): it may be stopped (kill -CONT) or overloaded"
+    case .unreachable(let path, let code):
+      return "hap: cannot reach the hap service on '\(Format.excerpt(path))': \(String(cString: strerror(code)))"
+    case .closed(let path): return "hap: the hap service on '\(Format.excerpt(path))' closed the connection"
+    case .noReply(let path): return "hap: the hap service on '\(Format.excerpt(path))' gave no readable reply"
     }
-    return nil
   }
-
-  /// A line the service sends unasked (`ended NAME: why`, a loop a reload ended), not a reply.
-  static func isNotice(_ line: String) -> Bool { line.hasPrefix("ended ") }
 
   /// Sends `line` and prints the reply: `ok` text on standard output (through `describe`),
   /// an error's message on standard error.

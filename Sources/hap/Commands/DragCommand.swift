@@ -157,7 +157,7 @@ enum DragCommand: Command {
     }
     var playback = PlaybackSession.Options()
     playback.loops = nil
-    let control = controlSource(source, map: map, window: window)
+    let control = source.controlSource(map: map, window: window)
     return session.play(session.factory.set([loaded]), playback: playback, controls: [control])
   }
 
@@ -187,54 +187,12 @@ enum DragCommand: Command {
       return PatternLoading.status(error)
     }
     let queue = ControlQueue(capacity: 1024)
-    _ = controlSource(source, map: map, window: window)(queue)
+    _ = source.controlSource(map: map, window: window)(queue)
     var live = LiveRumble(schedule: Schedule(pattern: loaded, rate: 48000), queue: queue)
     return RumblePlayback.run(&live, path: path, gainDecibels: device.gain, verbose: device.verbose)
   }
 
-  /// The touchpad (or the recording) as a control source: its velocity, mapped as textured
-  /// drag, pushed from a reader thread; a recording ends with a stop.
-  static func controlSource(_ source: Evdev.Source, map: VelocityMap, window: Double) -> PlaybackSession.ControlSource {
-    { queue in
-      let deliver: @Sendable (DragVelocity.Sample) -> Void = { sample in
-        let (intensity, sharpness) = map.messages(vx: sample.vx, vy: sample.vy, time: nil)
-        queue.push(intensity)
-        queue.push(sharpness)
-      }
-      switch source {
-      case .device(let fd, _, let scale):
-        Evdev.startReading(fd: fd, scale: scale, window: window, deliver: deliver)
-      case .recording(let events):
-        Evdev.startReplaying(events, window: window, deliver: deliver) {
-          queue.push(ControlMessage(action: .stop)) { usleep(1000) }
-        }
-      }
-      return nil
-    }
-  }
-
   // MARK: - Rendering a recording
-
-  /// The timed control messages a recording implies: each velocity sample's intensity and
-  /// sharpness at its time since the first event, and a stop one window after the last event.
-  static func messages(_ events: [DragVelocity.Event], map: VelocityMap, window: Double) -> [ControlMessage] {
-    guard let origin = events.first?.microseconds, let last = events.last?.microseconds else { return [] }
-    var velocity = DragVelocity(window: window)
-    var samples: [DragVelocity.Sample] = []
-    for var event in events {
-      event.microseconds -= origin
-      samples += velocity.feed(event)
-    }
-    if let zero = velocity.flush() { samples.append(zero) }
-    var messages: [ControlMessage] = []
-    for sample in samples {
-      let (intensity, sharpness) = map.messages(vx: sample.vx, vy: sample.vy, time: sample.time)
-      messages += [intensity, sharpness]
-    }
-    let end = Double(last - origin + Int64((window * 1e6).rounded())) / 1e6
-    messages.append(ControlMessage(time: end, action: .stop))
-    return messages
-  }
 
   static func render(
     _ pattern: String, to output: String, arguments: Arguments, device: DeviceOptions, map: VelocityMap,
@@ -284,7 +242,7 @@ enum DragCommand: Command {
     Interrupt.install()
     var unwritten = RenderAudio.Unwritten()
     let status = RenderCommand.render(
-      pattern, to: output, settings: settings, messages: messages(events, map: map, window: window),
+      pattern, to: output, settings: settings, messages: Evdev.messages(events, map: map, window: window),
       unwritten: &unwritten)
     if !settings.quiet, status != ExitStatus.interrupted, let note = unwritten.note(fix: .layout) {
       Console.error(note)

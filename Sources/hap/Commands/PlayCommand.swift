@@ -128,7 +128,7 @@ enum PlayCommand: Command {
     }
     // Compile every pattern at the rate the device took; all buffers are made here.
     let renderers = session.factory.set(loaded, speed: settings.speed)
-    let controls = settings.control.map { [controlSource($0, patterns: loaded, session: session)] } ?? []
+    let controls = settings.control.map { [$0.controlSource(patterns: loaded, session: session)] } ?? []
     return session.play(renderers, playback: settings.engineOptions, controls: controls) { player in
       if settings.startAt > 0 { player.start(at: session.frames(settings.startAt / settings.speed)) }
       if let loopEnd = settings.loopEnd { player.loopEnd = session.frames(loopEnd) }
@@ -221,29 +221,6 @@ enum PlayCommand: Command {
       options.loops = loops
       options.speed = speed
       return options
-    }
-  }
-
-  /// `--control SOURCE` as a control source: its reader thread, which also builds the renderers
-  /// for a live `rate` and offers them (the session keeps them alive until playback ends).
-  static func controlSource(_ input: ControlInput, patterns: [Pattern], session: PlaybackSession)
-    -> PlaybackSession.ControlSource
-  {
-    let factory = session.factory
-    let keeper = session.keeper
-    return { queue in
-      var control = input
-      control.rateHandler = { speed in
-        let set = factory.set(patterns, speed: speed)
-        keeper.keep(set)
-        queue.offer(set)
-      }
-      do throws(PatternFiles.ReadError) {
-        try control.startReading { message in queue.push(message) { usleep(1000) } }
-      } catch {
-        return "cannot read control stream '\(control.name)': \(error.message)"
-      }
-      return nil
     }
   }
 }

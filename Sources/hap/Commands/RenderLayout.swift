@@ -75,7 +75,7 @@ struct RenderLayout: Equatable {
       planes = try routes.map(deviceChannels: channels)
     } catch {
       switch error {
-      case .beyondDevice(let channel, let count): throw .channelBeyond(channel + 1, channels: count)
+      case .beyondDevice(let channel, let count): throw .layout(.channelBeyond(channel + 1, channels: count))
       }
     }
     self.deviceLayout = deviceLayout

@@ -79,18 +79,6 @@ enum ValidateCommand: Command {
   ]
 
   /// What happened to one input.
-  struct Report: Sendable {
-    let name: String
-    let diagnostics: [Diagnostic]
-    /// Set when the file could not be read.
-    let unreadable: String?
-    /// The file is a vocabulary manifest (`vocabulary.json`), not a pattern.
-    var isManifest = false
-    /// A `*.json` file a folder walk found that is not a pattern (``PatternFiles/isNotAPattern``):
-    /// left out of the report.
-    var notAPattern = false
-  }
-
   /// The project's settings as the command line gives them.
   struct Project {
     var levels = RuleSettings()
@@ -177,7 +165,7 @@ enum ValidateCommand: Command {
       return ExitStatus.trouble
     }
 
-    var summary = Summary()
+    var summary = PatternCheck.Summary()
     var printer = ReportPrinter(format: format, strict: strict, quiet: quiet, style: style)
     printer.begin()
     // Check in batches so that output starts early and memory stays bounded for huge folders.
@@ -185,7 +173,7 @@ enum ValidateCommand: Command {
     var start = 0
     while start < inputs.count {
       let range = start..<min(start + batchSize, inputs.count)
-      for report in check(Array(inputs[range]), settings: Array(settings[range]), jobs: jobs, reading: project.reading) {
+      for report in PatternCheck.check(Array(inputs[range]), settings: Array(settings[range]), jobs: jobs, reading: project.reading) {
         summary.add(report, strict: strict)
         printer.print(report)
       }
@@ -224,137 +212,5 @@ enum ValidateCommand: Command {
       }
     }
     return settings
-  }
-
-  /// Checks `inputs` on up to `jobs` threads, each with its rule levels (`settings`, one per
-  /// input); results come back in input order.
-  static func check(_ inputs: [PatternFiles.Input], settings: [RuleSettings], jobs: Int, reading: PatternReading)
-    -> [Report]
-  {
-    let slots = ReportSlots(count: inputs.count)
-    let next = AtomicCounter()
-    let workers = min(jobs, inputs.count)
-    DispatchQueue.concurrentPerform(iterations: workers) { _ in
-      while true {
-        let index = next.increment()
-        if index >= inputs.count { return }
-        slots.store(checkOne(inputs[index], settings: settings[index], reading: reading), at: index)
-      }
-    }
-    return slots.reports
-  }
-
-  static func checkOne(_ input: PatternFiles.Input, settings: RuleSettings, reading: PatternReading) -> Report {
-    if case .manifest(let path) = input { return checkManifest(path, settings: settings, search: reading.sounds) }
-    do {
-      let bytes = try reading.read(input)
-      if case .found(let path) = input, PatternFiles.isNotAPattern(bytes, path: path) {
-        return Report(name: input.displayName, diagnostics: [], unreadable: nil, notAPattern: true)
-      }
-      let result = PatternFiles.validate(bytes, input: input, context: reading.context(for: input))
-      return Report(name: input.displayName, diagnostics: settings.apply(result.diagnostics), unreadable: nil)
-    } catch {
-      return Report(name: input.displayName, diagnostics: [], unreadable: error.message)
-    }
-  }
-
-  /// Checks a vocabulary manifest against the pattern files of its folder.
-  static func checkManifest(_ path: String, settings: RuleSettings, search: SoundSearch) -> Report {
-    do {
-      let bytes = try PatternFiles.read(.manifest(path))
-      let folder = PathName.folder(of: path)
-      let files = PatternFiles.vocabularyFiles(in: folder)
-      let result = VocabularyValidator.validate(
-        manifest: SourceText(bytes), files: files,
-        context: { PatternFiles.context(for: .found(SoundSearch.join(folder, $0)), sounds: search) })
-      return Report(name: path, diagnostics: settings.apply(result.diagnostics), unreadable: nil, isManifest: true)
-    } catch {
-      return Report(name: path, diagnostics: [], unreadable: error.message, isManifest: true)
-    }
-  }
-
-  struct Summary {
-    var files = 0
-    /// JSON files found in folders that are not patterns, left out.
-    var notPatterns = 0
-    var manifests = 0
-    var valid = 0
-    var invalid = 0
-    var unreadable = 0
-    var errors = 0
-    var warnings = 0
-    /// How many findings each rule raised, by rule id and severity.
-    var perRule: [RuleCount.Key: Int] = [:]
-
-    /// One rule's line in the summary per rule.
-    struct RuleCount {
-      struct Key: Hashable {
-        let rule: String
-        let severity: Severity
-      }
-      let rule: String
-      let severity: Severity
-      let count: Int
-    }
-
-    /// The summary per rule: errors first, then warnings, then notes; within a severity, the
-    /// most frequent first, then by id.
-    var rules: [RuleCount] {
-      perRule.map { RuleCount(rule: $0.key.rule, severity: $0.key.severity, count: $0.value) }.sorted { a, b in
-        if a.severity != b.severity { return a.severity > b.severity }
-        if a.count != b.count { return a.count > b.count }
-        return a.rule < b.rule
-      }
-    }
-
-    mutating func add(_ report: Report, strict: Bool) {
-      if report.notAPattern {
-        notPatterns += 1
-        return
-      }
-      files += 1
-      if report.isManifest { manifests += 1 }
-      if report.unreadable != nil {
-        unreadable += 1
-        return
-      }
-      let fileErrors = report.diagnostics.errorCount
-      let fileWarnings = report.diagnostics.warningCount
-      errors += fileErrors
-      warnings += fileWarnings
-      for diagnostic in report.diagnostics {
-        perRule[RuleCount.Key(rule: diagnostic.rule, severity: diagnostic.severity), default: 0] += 1
-      }
-      if fileErrors > 0 || (strict && fileWarnings > 0) { invalid += 1 } else { valid += 1 }
-    }
-  }
-}
-
-/// Result slots filled by worker threads, each slot by exactly one thread.
-private final class ReportSlots: @unchecked Sendable {
-  private var storage: [ValidateCommand.Report?]
-  private let lock = NSLock()
-
-  init(count: Int) { storage = Array(repeating: nil, count: count) }
-
-  func store(_ report: ValidateCommand.Report, at index: Int) {
-    lock.lock()
-    storage[index] = report
-    lock.unlock()
-  }
-
-  var reports: [ValidateCommand.Report] { storage.map { $0! } }
-}
-
-/// A shared counter handing out work items.
-private final class AtomicCounter: @unchecked Sendable {
-  private var value = 0
-  private let lock = NSLock()
-
-  func increment() -> Int {
-    lock.lock()
-    defer { lock.unlock() }
-    value += 1
-    return value - 1
   }
 }

@@ -1,4 +1,5 @@
 import HapCore
+import HapKit
 
 /// Prints `hap validate`'s reports in the chosen format, file by file, then the summary.
 struct ReportPrinter {
@@ -25,7 +26,7 @@ struct ReportPrinter {
     if format == .json { Console.out("{\"files\":[") }
   }
 
-  mutating func print(_ report: ValidateCommand.Report) {
+  mutating func print(_ report: PatternCheck.Report) {
     if report.notAPattern { return }
     switch format {
     case .text:
@@ -62,7 +63,7 @@ struct ReportPrinter {
     }
   }
 
-  func end(_ summary: ValidateCommand.Summary) {
+  func end(_ summary: PatternCheck.Summary) {
     switch format {
     case .json:
       let object = JSONOutput.object([
@@ -100,7 +101,7 @@ struct ReportPrinter {
   }
 
   /// The summary per rule, under the totals: `  3 errors    time-negative`, errors first.
-  private func printRules(_ rules: [ValidateCommand.Summary.RuleCount]) {
+  private func printRules(_ rules: [PatternCheck.Summary.RuleCount]) {
     let counts = rules.map { plural($0.count, $0.severity.rawValue) }
     let width = counts.map(\.count).max() ?? 0
     for (rule, count) in zip(rules, counts) {

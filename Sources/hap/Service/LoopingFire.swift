@@ -19,7 +19,7 @@ enum LoopingFire {
     pthread_sigmask(SIG_BLOCK, &signals, nil)
     // Not closed here: exiting closes it, which is what stops the loop.
     guard let fd = ServiceClient.connect(path) else { return ExitStatus.trouble }
-    guard let response = ServiceClient.exchange(line, fd, Format.excerpt(path)) else { return ExitStatus.trouble }
+    guard let response = ServiceClient.exchange(line, fd, path) else { return ExitStatus.trouble }
     let status = ServiceClient.say(response)
     guard status == ExitStatus.ok else { return status }
     Console.flush()
@@ -28,7 +28,7 @@ enum LoopingFire {
       var none = timeval(tv_sec: 0, tv_usec: 0)
       setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
       // The service sends a line unasked only when a reload ended the loop (`ended NAME: why`).
-      if let line = ServiceClient.readLine(fd), ServiceClient.isNotice(line) {
+      if let line = ServiceLink.readLine(fd), ServiceLink.isNotice(line) {
         Console.error("hap: the loop has stopped: \(line.dropFirst("ended ".count))")
       } else {
         Console.error("hap: the hap service closed the connection; the loop has stopped")

@@ -1,0 +1,153 @@
+import Foundation
+import HapCore
+
+/// `hap validate`'s checking, as a CI runs it: each file read and validated as iOS would load
+/// it (a manifest against its folder's patterns), on several threads, with the project's rule
+/// levels, and the tally of a run.
+public enum PatternCheck {
+  public struct Report: Sendable {
+    public let name: String
+    public let diagnostics: [Diagnostic]
+    /// Set when the file could not be read.
+    public let unreadable: String?
+    /// The file is a vocabulary manifest (`vocabulary.json`), not a pattern.
+    public var isManifest = false
+    /// A `*.json` file a folder walk found that is not a pattern (``PatternFiles/isNotAPattern``):
+    /// left out of the report.
+    public var notAPattern = false
+  }
+
+  /// Checks `inputs` on up to `jobs` threads, each with its rule levels (`settings`, one per
+  /// input); results come back in input order.
+  public static func check(_ inputs: [PatternFiles.Input], settings: [RuleSettings], jobs: Int, reading: PatternReading)
+    -> [Report]
+  {
+    let slots = ReportSlots(count: inputs.count)
+    let next = AtomicCounter()
+    let workers = min(jobs, inputs.count)
+    DispatchQueue.concurrentPerform(iterations: workers) { _ in
+      while true {
+        let index = next.increment()
+        if index >= inputs.count { return }
+        slots.store(checkOne(inputs[index], settings: settings[index], reading: reading), at: index)
+      }
+    }
+    return slots.reports
+  }
+
+  public static func checkOne(_ input: PatternFiles.Input, settings: RuleSettings, reading: PatternReading) -> Report {
+    if case .manifest(let path) = input { return checkManifest(path, settings: settings, search: reading.sounds) }
+    do {
+      let bytes = try reading.read(input)
+      if case .found(let path) = input, PatternFiles.isNotAPattern(bytes, path: path) {
+        return Report(name: input.displayName, diagnostics: [], unreadable: nil, notAPattern: true)
+      }
+      let result = PatternFiles.validate(bytes, input: input, context: reading.context(for: input))
+      return Report(name: input.displayName, diagnostics: settings.apply(result.diagnostics), unreadable: nil)
+    } catch {
+      return Report(name: input.displayName, diagnostics: [], unreadable: error.message)
+    }
+  }
+
+  /// Checks a vocabulary manifest against the pattern files of its folder.
+  public static func checkManifest(_ path: String, settings: RuleSettings, search: SoundSearch) -> Report {
+    do {
+      let bytes = try PatternFiles.read(.manifest(path))
+      let folder = PathName.folder(of: path)
+      let files = PatternFiles.vocabularyFiles(in: folder)
+      let result = VocabularyValidator.validate(
+        manifest: SourceText(bytes), files: files,
+        context: { PatternFiles.context(for: .found(SoundSearch.join(folder, $0)), sounds: search) })
+      return Report(name: path, diagnostics: settings.apply(result.diagnostics), unreadable: nil, isManifest: true)
+    } catch {
+      return Report(name: path, diagnostics: [], unreadable: error.message, isManifest: true)
+    }
+  }
+
+  public struct Summary {
+    public init() {}
+
+    public var files = 0
+    /// JSON files found in folders that are not patterns, left out.
+    public var notPatterns = 0
+    public var manifests = 0
+    public var valid = 0
+    public var invalid = 0
+    public var unreadable = 0
+    public var errors = 0
+    public var warnings = 0
+    /// How many findings each rule raised, by rule id and severity.
+    public var perRule: [RuleCount.Key: Int] = [:]
+
+    /// One rule's line in the summary per rule.
+    public struct RuleCount {
+      public struct Key: Hashable {
+        public let rule: String
+        public let severity: Severity
+      }
+      public let rule: String
+      public let severity: Severity
+      public let count: Int
+    }
+
+    /// The summary per rule: errors first, then warnings, then notes; within a severity, the
+    /// most frequent first, then by id.
+    public var rules: [RuleCount] {
+      perRule.map { RuleCount(rule: $0.key.rule, severity: $0.key.severity, count: $0.value) }.sorted { a, b in
+        if a.severity != b.severity { return a.severity > b.severity }
+        if a.count != b.count { return a.count > b.count }
+        return a.rule < b.rule
+      }
+    }
+
+    public mutating func add(_ report: Report, strict: Bool) {
+      if report.notAPattern {
+        notPatterns += 1
+        return
+      }
+      files += 1
+      if report.isManifest { manifests += 1 }
+      if report.unreadable != nil {
+        unreadable += 1
+        return
+      }
+      let fileErrors = report.diagnostics.errorCount
+      let fileWarnings = report.diagnostics.warningCount
+      errors += fileErrors
+      warnings += fileWarnings
+      for diagnostic in report.diagnostics {
+        perRule[RuleCount.Key(rule: diagnostic.rule, severity: diagnostic.severity), default: 0] += 1
+      }
+      if fileErrors > 0 || (strict && fileWarnings > 0) { invalid += 1 } else { valid += 1 }
+    }
+  }
+}
+
+/// Result slots filled by worker threads, each slot by exactly one thread.
+private final class ReportSlots: @unchecked Sendable {
+  private var storage: [PatternCheck.Report?]
+  private let lock = NSLock()
+
+  public init(count: Int) { storage = Array(repeating: nil, count: count) }
+
+  public func store(_ report: PatternCheck.Report, at index: Int) {
+    lock.lock()
+    storage[index] = report
+    lock.unlock()
+  }
+
+  public var reports: [PatternCheck.Report] { storage.map { $0! } }
+}
+
+/// A shared counter handing out work items.
+private final class AtomicCounter: @unchecked Sendable {
+  private var value = 0
+  private let lock = NSLock()
+
+  public func increment() -> Int {
+    lock.lock()
+    defer { lock.unlock() }
+    value += 1
+    return value - 1
+  }
+}
