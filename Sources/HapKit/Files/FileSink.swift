@@ -246,6 +246,19 @@ public enum OutputTarget: Equatable {
 }
 
 /// Writes rendered output to standard output (`-o -`), e.g. for `| aplay`.
+extension FileSink {
+  /// Writes `bytes` to `output` ('-': standard output) atomically, as `hap render` writes its
+  /// files (a terminal allowed: it is text).
+  public static func write(_ bytes: [UInt8], to output: String) throws(SinkError) {
+    let file = output == "-" ? nil : try FileSink(path: output, allowTerminal: true)
+    let sink: any PCMSink = file ?? StandardOutputSink()
+    defer { sink.close(success: false) }
+    try bytes.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
+    try sink.drain()
+    try file?.commit()
+  }
+}
+
 public final class StandardOutputSink: PCMSink {
   public init() {}
 

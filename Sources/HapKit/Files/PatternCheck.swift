@@ -17,6 +17,55 @@ public enum PatternCheck {
     public var notAPattern = false
   }
 
+  /// A project's settings as the command line gives them: rule levels over each file's
+  /// .haprc.json, where that comes from, what is ignored, how files are read.
+  public struct Project: Sendable {
+    public var levels = RuleSettings()
+    public var source = RuleConfig.Source.nearest
+    public var ignore: [String] = []
+    /// How the files and their sounds are read (`--sound-path`; `--watch`).
+    public var reading = PatternReading()
+
+    public init(levels: RuleSettings = RuleSettings(), ignore: [String] = []) {
+      self.levels = levels
+      self.ignore = ignore
+    }
+  }
+
+  /// Why a run has nothing to check.
+  public enum InputFailure: Error {
+    /// A rule configuration (.haprc.json, `--config`) cannot be used.
+    case unusableConfig(RuleConfig.Failure)
+    /// A path named holds no pattern file.
+    case noPatterns(String)
+  }
+
+  /// The files `paths` name (folders walked, what the project ignores left out), each with its
+  /// rule levels.
+  public static func inputs(_ paths: [String], project: Project)
+    -> Result<[(input: PatternFiles.Input, settings: RuleSettings)], InputFailure>
+  {
+    var inputs: [PatternFiles.Input] = []
+    let ignores = WalkIgnores(
+      globs: project.ignore, config: RuleConfig(overrides: project.levels, source: project.source))
+    for path in paths {
+      let found = PatternFiles.expand([path], ignores: ignores)
+      if let failure = ignores.failure { return .failure(.unusableConfig(failure)) }
+      guard !found.isEmpty else { return .failure(.noPatterns(path)) }
+      inputs += found
+    }
+    var config = ignores.ruleConfig
+    var result: [(input: PatternFiles.Input, settings: RuleSettings)] = []
+    for input in inputs {
+      do throws(RuleConfig.Failure) {
+        result.append((input, try config.settings(for: input)))
+      } catch {
+        return .failure(.unusableConfig(error))
+      }
+    }
+    return .success(result)
+  }
+
   /// Checks `inputs` on up to `jobs` threads, each with its rule levels (`settings`, one per
   /// input); results come back in input order.
   public static func check(_ inputs: [PatternFiles.Input], settings: [RuleSettings], jobs: Int, reading: PatternReading)

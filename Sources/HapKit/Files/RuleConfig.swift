@@ -9,7 +9,7 @@ public struct RuleConfig {
   public static let fileName = ".haprc.json"
 
   /// Where the project's settings come from.
-  public enum Source: Equatable {
+  public enum Source: Equatable, Sendable {
     /// The nearest `.haprc.json` above each file.
     case nearest
     /// This file for every file (`--config FILE`).

@@ -195,4 +195,31 @@ public struct PatternReading: Sendable {
   public func context(for input: PatternFiles.Input) -> ValidationContext {
     PatternFiles.context(for: input, sounds: sounds)
   }
+
+  /// A pattern file read and validated, nothing printed yet.
+  public enum Checked: Sendable {
+    /// No error; the findings are warnings and notes.
+    case valid(Pattern, [Diagnostic])
+    /// The findings include at least one error.
+    case invalid([Diagnostic])
+    /// It could not be read: why.
+    case unreadable(String)
+  }
+
+  /// Reads and validates `path` (`-` for standard input) without printing anything.
+  /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`).
+  public func check(_ path: String, longestPattern: Double = ValidationContext.defaultLongestPattern) -> Checked {
+    let input: PatternFiles.Input = path == "-" ? .standardInput : .file(path)
+    let bytes: [UInt8]
+    do {
+      bytes = try read(input)
+    } catch {
+      return .unreadable(error.message)
+    }
+    var context = context(for: input)
+    context.longestPattern = longestPattern
+    let result = PatternFiles.validate(bytes, input: input, context: context)
+    guard result.isValid, let pattern = result.pattern else { return .invalid(result.diagnostics) }
+    return .valid(pattern, result.diagnostics)
+  }
 }

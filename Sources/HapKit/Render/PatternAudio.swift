@@ -71,4 +71,16 @@ public enum PatternAudio {
       return written ? .failure(error) : .success(nil)
     }
   }
+
+  /// How long `hap render` writes a pattern with audio events (its haptic signal padded to its
+  /// audio track, issue 21), seconds; nil without audio events or when a sound cannot be had.
+  public static func trackDuration(
+    _ pattern: Pattern, path: String, rate: Double, profile: ActuatorProfile, search: SoundSearch
+  ) -> Double? {
+    guard pattern.events.contains(where: \.type.isAudio) else { return nil }
+    let schedule = Schedule(pattern: pattern, profile: profile, rate: rate)
+    let made = track(pattern, patternPath: path, schedule: schedule, written: false, search: search)
+    guard case .success(let track?) = made else { return nil }
+    return Double(track.renderer.frameCount) / rate
+  }
 }

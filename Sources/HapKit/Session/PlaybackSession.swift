@@ -196,3 +196,31 @@ public final class PlaybackSession: @unchecked Sendable {
   }
 
 }
+
+extension PlaybackSession {
+  /// Plays `renderers` (built by ``factory``) with `playback`'s options, with control from
+  /// `controls` when there are any, until the end or `stop`; closes the device and returns the
+  /// engine's report (a control source that cannot start: its failure, the device closed).
+  /// `prepare` sets up the player (loop end, ...) before the engine starts.
+  public func run(
+    _ renderers: RendererSet, playback: Options, controls: [ControlSource], stop: StopRequest,
+    prepare: (Player) -> Void = { _ in }
+  ) -> Result<EngineReport, Failure> {
+    let player = player(renderers, playback: playback)
+    if !controls.isEmpty {
+      let queue = ControlQueue(capacity: 1024)
+      for source in controls {
+        if let failure = source(queue) {
+          close(success: false)
+          return .failure(.control(failure))
+        }
+      }
+      player.attach(queue)
+    }
+    prepare(player)
+    let report = start(player, stop: stop).wait()
+    withExtendedLifetime(keeper) {}
+    close(success: report.outcome == .completed)
+    return .success(report)
+  }
+}

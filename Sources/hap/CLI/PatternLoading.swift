@@ -16,33 +16,13 @@ enum PatternLoading {
 
   static var errorStyle: Style { Style(enabled: ColorChoice.auto.enabled(forTerminal: Console.stderrIsTerminal)) }
 
-  /// A pattern file read and validated, nothing printed yet.
-  enum Checked {
-    /// No error; the findings are warnings and notes.
-    case valid(Pattern, [Diagnostic])
-    /// The findings include at least one error.
-    case invalid([Diagnostic])
-    /// It could not be read: why.
-    case unreadable(String)
-  }
+  typealias Checked = PatternReading.Checked
 
-  /// Reads and validates `path` (`-` for standard input) without printing anything.
-  /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`).
+  /// ``PatternReading/check(_:longestPattern:)``.
   static func check(
     _ path: String, reading: PatternReading, longestPattern: Double = ValidationContext.defaultLongestPattern
   ) -> Checked {
-    let input: PatternFiles.Input = path == "-" ? .standardInput : .file(path)
-    let bytes: [UInt8]
-    do {
-      bytes = try reading.read(input)
-    } catch {
-      return .unreadable(error.message)
-    }
-    var context = reading.context(for: input)
-    context.longestPattern = longestPattern
-    let result = PatternFiles.validate(bytes, input: input, context: context)
-    guard result.isValid, let pattern = result.pattern else { return .invalid(result.diagnostics) }
-    return .valid(pattern, result.diagnostics)
+    reading.check(path, longestPattern: longestPattern)
   }
 
   /// Reads and validates `path` (`-` for standard input). Warnings and notes are printed to

@@ -71,7 +71,7 @@ enum ConvertCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     guard !arguments.positionals.isEmpty else { throw .noInput }
-    let named = try PatternFolders(arguments.positionals)
+    let named = try PatternFolders.command(arguments.positionals)
     let inputs = named.paths
     guard let output = arguments[Self.output] else {
       throw .noOutput(forms: "-o FILE.ahap, -o FILE.haptic or -o FOLDER/")
@@ -129,7 +129,7 @@ enum ConvertCommand: Command {
     throws(UsageError) -> ConversionFormat
   {
     if let given = try format(arguments[to], option: "--to") { return given }
-    let folder = named || inputs.count > 1 || output.hasSuffix("/") || RenderCommand.isDirectory(output)
+    let folder = named || inputs.count > 1 || output.hasSuffix("/") || OutputPlan.isDirectory(output)
     if !folder, output != "-", let format = ConversionFormat(fileName: output) { return format }
     // --portable writes AHAP: a folder, '-' or a name without a format's extension gets it.
     if arguments[portable] { return .ahap }
@@ -241,7 +241,7 @@ enum ConvertCommand: Command {
   /// the sentence of any sound over an hour (exit 1, as through libsndfile); else the size limit
   /// in a sound's words (exit 2).
   static func refuseLargeWAV(_ path: String, size: Int) -> Int32 {
-    if let seconds = wavSeconds(path), seconds > Converter.Failure.longestSound {
+    if let seconds = SignalSeries.wavSeconds(path), seconds > Converter.Failure.longestSound {
       Console.error("hap: \(Format.excerpt(path)): \(Converter.Failure.tooLongSentence(seconds: seconds))")
       return ExitStatus.failure
     }
@@ -249,17 +249,6 @@ enum ConvertCommand: Command {
       "hap: cannot read '\(Format.excerpt(path))': it is \(PatternFiles.formatBytes(size)), and hap reads WAV files up to \(PatternFiles.formatBytes(PatternFiles.sizeLimit)); cut it into shorter parts first, e.g. 'sox IN.wav PART.wav trim 0 10:00 : newfile : restart'"
     )
     return ExitStatus.trouble
-  }
-
-  /// How long the WAV file at `path` lasts by the header in its first 64 KiB; nil when they do
-  /// not say.
-  static func wavSeconds(_ path: String) -> Double? {
-    guard let file = try? InputFile.open(path, for: .seekable) else { return nil }
-    defer { close(file.fd) }
-    var head = [UInt8](repeating: 0, count: 65536)
-    let count = head.withUnsafeMutableBytes { Glibc.read(file.fd, $0.baseAddress, $0.count) }
-    guard count > 0, let layout = try? SignalSeries.wavLayout(Array(head.prefix(count))) else { return nil }
-    return layout.duration(bytes: layout.dataBytes ?? UInt64(max(0, (file.size ?? 0) - layout.dataOffset)))
   }
 
   /// A sound that is not WAV, decoded by libsndfile, to AHAP.

@@ -46,10 +46,10 @@ enum DevicesCommand: Command {
     let named = arguments[device]
     let motors = try motorEntries(named)
     let cards = DualSense.cards(in: DualSenseDevice.procFolder())
-    let dualSenses = cards.indices.map { dualSense(cards[$0], listedAs: DualSenseDevice.listedName($0)) }
+    let dualSenses = cards.indices.map { DeviceProbe.dualSense(cards[$0], listedAs: DualSenseDevice.listedName($0)) }
     let devices =
-      named.map { RumblePlayback.names($0) ? [] : [probe($0)] }
-      ?? (dualSenses + DeviceList.playbackDevices() + [probe(SimulatedDevice.name)])
+      named.map { RumblePlayback.names($0) ? [] : [DeviceProbe.probe($0)] }
+      ?? (dualSenses + DeviceList.playbackDevices() + [DeviceProbe.probe(SimulatedDevice.name)])
     // The simulated exciter is no hardware: in the list it does not count, named it does.
     let usable =
       devices.filter { $0.isUsable && (named != nil || $0.name != SimulatedDevice.name) }.count
@@ -171,36 +171,6 @@ enum DevicesCommand: Command {
       } else {
         Console.line("  does not open: \(device.error ?? "unknown error")")
       }
-    }
-  }
-
-  /// A DualSense's card, listed as `name`, its raw device probed.
-  static func dualSense(_ card: SoundCard, listedAs name: String) -> PlaybackDevice {
-    var device = DeviceList.probe(card.rawDevice, description: DualSenseDevice.description(card))
-    device.name = name
-    return device
-  }
-
-  /// Probes one device: `sim` (and `sim:CAPTURE=...`) from its configuration built in memory,
-  /// without a capture (so the last one is kept), `dualsense` as its card's raw device, anything
-  /// else from ALSA's configuration.
-  static func probe(_ name: String) -> PlaybackDevice {
-    if DualSenseDevice.names(name) {
-      do {
-        let card = try DualSenseDevice.resolve(name)!
-        return dualSense(card, listedAs: name)
-      } catch {
-        return PlaybackDevice(name: name, description: "Sony DualSense", capabilities: nil, error: error.message)
-      }
-    }
-    guard SimulatedDevice.names(name) else { return DeviceList.probe(name) }
-    do {
-      let device = try SimulatedDevice.resolve(name, capturing: false)!
-      return DeviceList.probe(
-        SimulatedDevice.name, description: SimulatedDevice.description, alsaConfiguration: device.alsaConfiguration)
-    } catch {
-      return PlaybackDevice(
-        name: SimulatedDevice.name, description: SimulatedDevice.description, capabilities: nil, error: error.message)
     }
   }
 }

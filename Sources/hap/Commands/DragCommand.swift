@@ -214,10 +214,10 @@ enum DragCommand: Command {
       return ExitStatus.trouble
     }
     if output != "-" {
-      if RenderCommand.isDirectory(output) {
+      if OutputPlan.isDirectory(output) {
         throw .refused("-o takes a file, and '\(Format.excerpt(output))' is a folder")
       }
-      for path in [pattern, input] where path != "-" && RenderCommand.sameFile(path, output) {
+      for path in [pattern, input] where path != "-" && OutputPlan.sameFile(path, output) {
         Console.error("hap: refusing to write over the input '\(path)'")
         return ExitStatus.trouble
       }

@@ -35,7 +35,7 @@ enum InfoCommand: Command {
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     guard !arguments.positionals.isEmpty else { throw .noPattern }
     if arguments.positionals.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
-    let paths = try PatternFolders(arguments.positionals).paths
+    let paths = try PatternFolders.command(arguments.positionals).paths
     let rate = arguments[Options.rate]
     let width = arguments[Options.timelineWidth]
     let json = arguments[Options.format] == .json
@@ -62,7 +62,7 @@ enum InfoCommand: Command {
       }
       let summary = PatternSummary(pattern: pattern, profile: profile, rate: Double(rate), columns: width)
       let sounds = InfoSounds.rows(of: pattern, path: path, search: reading.sounds)
-      let track = audioTrackDuration(
+      let track = PatternAudio.trackDuration(
         pattern, path: path, rate: Double(rate), profile: profile, search: reading.sounds)
       if json {
         objects.append(jsonReport(summary, name: name, rate: rate, profile: profile, sounds: sounds, track: track))
@@ -78,19 +78,6 @@ enum InfoCommand: Command {
       Console.line(object)
     }
     return worst
-  }
-
-  /// How long `hap render` writes a pattern with audio events (its haptic signal padded to its
-  /// audio track, issue 21), seconds; nil without audio events or when a sound cannot be had.
-  static func audioTrackDuration(
-    _ pattern: Pattern, path: String, rate: Double, profile: ActuatorProfile, search: SoundSearch
-  ) -> Double? {
-    guard pattern.events.contains(where: \.type.isAudio) else { return nil }
-    let schedule = Schedule(pattern: pattern, profile: profile, rate: rate)
-    let made = RenderAudio.renderer(
-      pattern, named: path, patternPath: path, schedule: schedule, written: false, search: search)
-    guard case .success(let track?) = made else { return nil }
-    return Double(track.renderer.frameCount) / rate
   }
 
   /// One pattern's report as a JSON object.

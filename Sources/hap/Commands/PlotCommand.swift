@@ -93,7 +93,7 @@ enum PlotCommand: Command {
       throw .refused("'--\(option.spec.name)' describes a raw '--signal FILE'; give it with --signal")
     }
     guard !arguments.positionals.isEmpty else { throw .noPattern }
-    let named = try PatternFolders(arguments.positionals)
+    let named = try PatternFolders.command(arguments.positionals)
     let patterns = named.paths
     let quiet = arguments[Options.quiet]
     guard let output = arguments[Self.output] else {
@@ -178,16 +178,8 @@ enum PlotCommand: Command {
   /// Writes `text` to `output` ('-': standard output) atomically, as `hap render` writes its
   /// files; false, after a message, when it cannot.
   static func write(_ text: String, to output: String) -> Bool {
-    let bytes = Array(text.utf8)
-    let sink: any PCMSink
-    let file: FileSink?
     do {
-      file = output == "-" ? nil : try FileSink(path: output, allowTerminal: true)
-      sink = file ?? StandardOutputSink()
-      defer { sink.close(success: false) }
-      try bytes.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
-      try sink.drain()
-      try file?.commit()
+      try FileSink.write(Array(text.utf8), to: output)
     } catch {
       Console.error("hap: \(error.message)")
       return false

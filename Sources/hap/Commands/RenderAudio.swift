@@ -74,7 +74,7 @@ enum RenderAudio {
       )
     }
     if audio == "-" && output == "-" { throw .refused("-o and --audio cannot both be '-' (standard output)") }
-    if audio == output || (audio != "-" && RenderCommand.sameFile(audio, output)) {
+    if audio == output || (audio != "-" && OutputPlan.sameFile(audio, output)) {
       throw .refused(
         "--audio and -o name the same file ('\(Format.excerpt(audio))'): give the audio track its own name")
     }

@@ -121,7 +121,7 @@ enum RenderCommand: Command {
       throw .noOutput(forms: "-o FILE.wav (or -o - for standard output)")
     }
     if arguments.positionals.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
-    let inputs = try PatternFolders(arguments.positionals)
+    let inputs = try PatternFolders.command(arguments.positionals)
     if settings.control != nil && (inputs.paths.count > 1 || inputs.hasFolder) {
       throw .refused("'--control' takes a single pattern")
     }
@@ -206,8 +206,6 @@ enum RenderCommand: Command {
     )
   }
 
-  struct OutputFolderError: Error { let message: String }
-
   /// Where each pattern goes: `output` itself for one pattern, or FOLDER/NAME.wav for several
   /// (or a folder of them, or when `output` ends in '/' or is a folder), and the folders to
   /// create first (`mkdir -p`) if missing.
@@ -217,57 +215,31 @@ enum RenderCommand: Command {
     try jobs(inputs, output: output, suffix: raw ? ".raw" : ".wav", fileExtensions: wavExtensions.union(rawExtensions))
   }
 
-  /// The same for any kind of output file (`hap plot`: NAME.svg): `fileExtensions` are the
-  /// extensions that make a missing `output` look like a file rather than a folder. A pattern
-  /// found in a subfolder of a folder named as input goes into the same subfolder of `output`.
+  /// The same for any kind of output file (`hap plot`: NAME.svg): ``OutputPlan/jobs(_:output:suffix:fileExtensions:)``.
   static func jobs(_ inputs: PatternFolders, output: String, suffix: String, fileExtensions: Set<String>)
     throws(UsageError) -> ([(pattern: String, output: String)], folders: [String])
   {
-    let patterns = inputs.paths
-    let folderMode = patterns.count > 1 || inputs.hasFolder || output.hasSuffix("/") || isDirectory(output)
-    guard folderMode else { return ([(patterns[0], output)], []) }
-    var folders: [String] = []
-    if output == "-" {
-      throw .refused(
-        inputs.hasFolder ? "'-o -' takes a single pattern, not a folder of them" : "'-o -' takes a single pattern")
+    do throws(OutputPlanFailure) {
+      return try OutputPlan.jobs(inputs, output: output, suffix: suffix, fileExtensions: fileExtensions)
+    } catch {
+      throw .refused(outputPlanMessage(error))
     }
-    if !isDirectory(output) {
-      try checkFolderName(output, inputs: inputs, fileExtensions: fileExtensions)
-      folders.append(output)
-    }
-    var seen: Set<String> = []
-    var jobs: [(pattern: String, output: String)] = []
-    for (pattern, name) in zip(patterns, inputs.names) {
-      let target = (output as NSString).appendingPathComponent(name + suffix)
-      guard seen.insert(target).inserted else {
-        throw .refused("two patterns would both be written to '\(target)'")
-      }
-      let parent = (target as NSString).deletingLastPathComponent
-      if name.contains("/") && folders.last != parent { folders.append(parent) }
-      jobs.append((pattern, target))
-    }
-    return (jobs, folders)
   }
 
-  /// Refuses an `output` that must be a folder (several patterns, or a folder of them) but is
-  /// a file, or looks like a file's name; the message names the fix.
-  static func checkFolderName(_ output: String, inputs: PatternFolders, fileExtensions: Set<String>)
-    throws(UsageError)
-  {
-    let why = inputs.hasFolder ? "with a folder of patterns" : "with several patterns"
-    let stem = (output as NSString).deletingPathExtension
-    let folder = "'" + (stem == output ? "FOLDER" : stem) + "/'"
-    var info = stat()
-    if lstat(output, &info) == 0 {
-      throw .refused(
-        "\(why), -o must name a folder ('\(output)' is not one): name the folder for one output per pattern, e.g. -o \(folder)"
-      )
-    }
-    let ext = (output as NSString).pathExtension.lowercased()
-    if !output.hasSuffix("/") && fileExtensions.contains(ext) {
-      throw .refused(
-        "\(why), -o names a folder, and '\(output)' looks like a file name: write -o \(folder), or '\(output)/' to make a folder of that name"
-      )
+  /// A plan's failure in words.
+  static func outputPlanMessage(_ failure: OutputPlanFailure) -> String {
+    switch failure {
+    case .noPatternsInFolder(let folder):
+      "no pattern files in '\(Format.excerpt(folder))' (searched for *.ahap, *.json and *.haptic)"
+    case .standardOutputTakesOne(let folder):
+      folder ? "'-o -' takes a single pattern, not a folder of them" : "'-o -' takes a single pattern"
+    case .notAFolder(let output, let folder, let suggested):
+      "\(folder ? "with a folder of patterns" : "with several patterns"), -o must name a folder ('\(output)' is not one): name the folder for one output per pattern, e.g. -o '\(suggested)/'"
+    case .looksLikeAFile(let output, let folder, let suggested):
+      "\(folder ? "with a folder of patterns" : "with several patterns"), -o names a folder, and '\(output)' looks like a file name: write -o '\(suggested)/', or '\(output)/' to make a folder of that name"
+    case .sameOutput(let target): "two patterns would both be written to '\(target)'"
+    case .cannotCreate(let folder, 0): "cannot create the folder '\(folder)': a file of that name is in the way"
+    case .cannotCreate(let folder, let code): "cannot create the folder '\(folder)': \(String(cString: strerror(code)))"
     }
   }
 
@@ -280,35 +252,20 @@ enum RenderCommand: Command {
     what: String = "input pattern"
   ) -> Bool {
     for folder in folders {
-      do {
-        try createFolder(folder)
+      do throws(OutputPlanFailure) {
+        try OutputPlan.createFolder(folder)
       } catch {
-        Console.error("hap: \(error.message)")
+        Console.error("hap: \(outputPlanMessage(error))")
         return false
       }
     }
     for job in jobs where job.output != "-" {
-      for input in inputs where input != "-" && sameFile(input, job.output) {
+      for input in inputs where input != "-" && OutputPlan.sameFile(input, job.output) {
         Console.error("hap: refusing to write over the \(what) '\(Format.excerpt(input))'")
         return false
       }
     }
     return true
-  }
-
-  /// `mkdir -p folder`.
-  static func createFolder(_ folder: String) throws(OutputFolderError) {
-    var path = folder.hasPrefix("/") ? "/" : ""
-    for component in folder.split(separator: "/") {
-      path += component + "/"
-      if mkdir(path, 0o777) != 0 && errno != EEXIST {
-        throw OutputFolderError(
-          message: "cannot create the folder '\(folder)': \(String(cString: strerror(errno)))")
-      }
-    }
-    guard isDirectory(folder) else {
-      throw OutputFolderError(message: "cannot create the folder '\(folder)': a file of that name is in the way")
-    }
   }
 
   /// Renders one pattern to one output (and its audio track to `audio`); returns its exit
@@ -536,16 +493,17 @@ enum RenderCommand: Command {
   static func decibels(_ level: Float) -> String {
     level <= 0 ? "-inf dBFS" : Format.number((20 * log10(Double(level)) * 10).rounded() / 10) + " dBFS"
   }
+}
 
-  static func isDirectory(_ path: String) -> Bool {
-    var info = stat()
-    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-  }
-
-  static func sameFile(_ a: String, _ b: String) -> Bool {
-    var x = stat()
-    var y = stat()
-    guard stat(a, &x) == 0, stat(b, &y) == 0 else { return false }
-    return x.st_dev == y.st_dev && x.st_ino == y.st_ino
+extension PatternFolders {
+  /// The patterns a command names (``PatternFolders/init(_:)``); a folder without any is a
+  /// usage error.
+  static func command(_ arguments: [String]) throws(UsageError) -> PatternFolders {
+    do throws(OutputPlanFailure) {
+      return try PatternFolders(arguments)
+    } catch {
+      if case .noPatternsInFolder(let folder) = error { throw .noPatternsInFolder(folder) }
+      throw .refused(RenderCommand.outputPlanMessage(error))
+    }
   }
 }

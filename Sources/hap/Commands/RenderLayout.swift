@@ -5,7 +5,7 @@ import HapKit
 /// the haptic signal, the sound's left or right channel, or silence, as `hap play` would send
 /// them to a device with the same options (a DualSense's four channels: its speaker's sound on
 /// 1-2, its actuators on 3-4). Without these options a render is mono, as it always was.
-struct RenderLayout: Equatable {
+extension RenderLayout {
   static let channels = Option<Int?>.integer(
     "channels", "N", in: 1...64, default: ": the fewest the layout takes; without one, mono",
     "Write N channels: the haptic signal on each, or as --channel and\n--layout place it"
@@ -25,23 +25,6 @@ struct RenderLayout: Equatable {
 
   static let options: [any DeclaredOption] = [channels, channel, layout, actuator]
 
-  /// For each channel of the file, the ``SignalChannel`` raw value it plays, or -1 for silence.
-  let planes: [Int]
-  /// `--layout`, when given: its profile is the render's unless `--profile` names one.
-  let deviceLayout: DeviceLayout?
-
-  /// How many channels the file has.
-  var channelCount: Int { planes.count }
-
-  /// Whether a channel carries the sound, so the audio track is written into the file.
-  var routesAudio: Bool { planes.contains { $0 >= 0 && $0 != SignalChannel.haptic.rawValue } }
-
-  /// `4 channels (left, right, haptic, haptic)`: each channel in `--layout MAP`'s words.
-  var summary: String {
-    let words = planes.map { SignalChannel(rawValue: $0)?.mapWord ?? "-" }
-    return "\(planes.count) channel\(planes.count == 1 ? "" : "s") (\(words.joined(separator: ", ")))"
-  }
-
   /// The channel options of `arguments`, or nil when none was given (a mono render).
   static func parse(_ arguments: Arguments) throws(UsageError) -> RenderLayout? {
     let given = arguments[channels]
@@ -60,24 +43,26 @@ struct RenderLayout: Equatable {
       } catch {
         throw .actuatorWithoutPair(actuator.rawValue, onDevice: false)
       }
-      return try RenderLayout(routes, channels: given ?? device.channels, deviceLayout: device)
+      return try made(routes, channels: given ?? device.channels, deviceLayout: device)
     }
     if actuator != .both { throw .actuatorWithoutPair(actuator.rawValue, onDevice: false) }
     if let channelText {
       let routes = try DeviceOptions.layout(channelText, channels: given)
-      return try RenderLayout(routes, channels: given ?? routes.fewestChannels)
+      return try made(routes, channels: given ?? routes.fewestChannels)
     }
-    return try given.map { n throws(UsageError) in try RenderLayout(.hapticOnAll, channels: n) }
+    return try given.map { n throws(UsageError) in try made(.hapticOnAll, channels: n) }
   }
 
-  private init(_ routes: ChannelLayout, channels: Int, deviceLayout: DeviceLayout? = nil) throws(UsageError) {
-    do {
-      planes = try routes.map(deviceChannels: channels)
+  /// The layout of `routes` on a file of `channels` channels.
+  private static func made(_ routes: ChannelLayout, channels: Int, deviceLayout: DeviceLayout? = nil)
+    throws(UsageError) -> RenderLayout
+  {
+    do throws(ChannelLayout.Failure) {
+      return try RenderLayout(routes, channels: channels, deviceLayout: deviceLayout)
     } catch {
       switch error {
       case .beyondDevice(let channel, let count): throw .layout(.channelBeyond(channel + 1, channels: count))
       }
     }
-    self.deviceLayout = deviceLayout
   }
 }

@@ -79,14 +79,7 @@ enum ValidateCommand: Command {
   ]
 
   /// What happened to one input.
-  /// The project's settings as the command line gives them.
-  struct Project {
-    var levels = RuleSettings()
-    var source = RuleConfig.Source.nearest
-    var ignore: [String] = []
-    /// How the files and their sounds are read (`--sound-path`; `--watch`).
-    var reading = PatternReading()
-  }
+  typealias Project = PatternCheck.Project
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let format = arguments[Self.format]
@@ -139,30 +132,17 @@ enum ValidateCommand: Command {
     _ paths: [String], project: Project, format: DiagnosticPrinter.Format, strict: Bool, quiet: Bool, jobs: Int,
     style: Style
   ) -> Int32 {
-    var inputs: [PatternFiles.Input] = []
-    let ignores = WalkIgnores(
-      globs: project.ignore, config: RuleConfig(overrides: project.levels, source: project.source))
-    for path in paths {
-      let found = PatternFiles.expand([path], ignores: ignores)
-      if let failure = ignores.failure {
-        Console.error("hap: '\(Format.excerpt(failure.path))' is not a usable rule configuration: \(failure.message)")
-        return ExitStatus.trouble
-      }
-      // A folder without patterns is a mistake (a CI pointed at the wrong folder), not a pass.
-      guard !found.isEmpty else {
-        Console.error("hap: no pattern files in '\(Format.excerpt(path))' (searched for *.ahap, *.json and *.haptic)")
-        return ExitStatus.trouble
-      }
-      inputs += found
-    }
-
-    var config = ignores.ruleConfig
-    var settings: [RuleSettings] = []
-    do {
-      for input in inputs { settings.append(try config.settings(for: input)) }
-    } catch {
-      Console.error("hap: '\(Format.excerpt(error.path))' is not a usable rule configuration: \(error.message)")
+    let inputs: [PatternFiles.Input]
+    let settings: [RuleSettings]
+    switch PatternCheck.inputs(paths, project: project) {
+    case .failure(.unusableConfig(let failure)):
+      Console.error("hap: '\(Format.excerpt(failure.path))' is not a usable rule configuration: \(failure.message)")
       return ExitStatus.trouble
+    case .failure(.noPatterns(let path)):
+      // A folder without patterns is a mistake (a CI pointed at the wrong folder), not a pass.
+      Console.error("hap: no pattern files in '\(Format.excerpt(path))' (searched for *.ahap, *.json and *.haptic)")
+      return ExitStatus.trouble
+    case .success(let found): (inputs, settings) = (found.map(\.input), found.map(\.settings))
     }
 
     var summary = PatternCheck.Summary()

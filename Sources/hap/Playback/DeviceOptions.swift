@@ -6,6 +6,7 @@ import HapKit
 /// The device options of every command that plays (`hap play`, `hap drag`): one option table
 /// the commands include in theirs, parsed once into HapKit's ``DeviceSettings`` (``settings``),
 /// whose values it gives under the same names.
+@dynamicMemberLookup
 struct DeviceOptions {
   /// What the options say, as HapKit's session takes it.
   var settings = DeviceSettings()
@@ -118,47 +119,14 @@ struct DeviceOptions {
     }
   }
 
-  // The settings under their own names.
-  var device: String {
-    get { settings.device }
-    set { settings.device = newValue }
+  /// The settings under their own names (`options.rate` is `options.settings.rate`).
+  subscript<Value>(dynamicMember path: WritableKeyPath<DeviceSettings, Value>) -> Value {
+    get { settings[keyPath: path] }
+    set { settings[keyPath: path] = newValue }
   }
-  var latency: Double { settings.latency }
-  var margin: Double { settings.margin }
-  var rate: Int { settings.rate }
-  var givenFormat: SampleFormat? { settings.givenFormat }
-  var givenChannels: Int? {
-    get { settings.givenChannels }
-    set { settings.givenChannels = newValue }
-  }
-  var channelList: ChannelLayout? {
-    get { settings.channelList }
-    set { settings.channelList = newValue }
-  }
-  var givenLayout: DeviceLayout? {
-    get { settings.givenLayout }
-    set { settings.givenLayout = newValue }
-  }
-  var actuator: DeviceLayout.Actuator { settings.actuator }
-  var reconnect: Double { settings.reconnect }
-  var gain: Double {
-    get { settings.gain }
-    set { settings.gain = newValue }
-  }
-  var audioDevice: String? { settings.audioDevice }
-  var audio: AudioSelection { settings.audio }
-  var profile: String? {
-    get { settings.profile }
-    set { settings.profile = newValue }
-  }
-  var verbose: Bool { settings.verbose }
-  var isDualSense: Bool { settings.isDualSense }
-  var deviceLayout: DeviceLayout? { settings.deviceLayout }
-  var layout: ChannelLayout { settings.layout }
-  var channels: Int? { settings.channels }
-  var format: SampleFormat? { settings.format }
-  var linearGain: Double { settings.linearGain }
-  var soundDeviceName: String { settings.soundDeviceName }
+
+  subscript<Value>(dynamicMember path: KeyPath<DeviceSettings, Value>) -> Value { settings[keyPath: path] }
+
   func request(live: Bool) -> ALSASink.Request { settings.request(live: live) }
   static func knownDeviceNames() -> [String] { DeviceSettings.knownDeviceNames() }
 
@@ -175,7 +143,7 @@ struct DeviceOptions {
   /// `--profile`, else the layout's (`dualsense` on a DualSense), loaded (a profile file with
   /// errors is printed and refused).
   func loadProfile() throws(PatternLoading.Failure) -> ActuatorProfile {
-    try PatternLoading.profile(profile ?? deviceLayout?.profile)
+    try PatternLoading.profile(settings.profile ?? settings.deviceLayout?.profile)
   }
 }
 

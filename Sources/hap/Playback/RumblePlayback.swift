@@ -20,10 +20,8 @@ enum RumblePlayback {
     return path
   }
 
-  /// `$HAP_DEV_INPUT`, else `/dev/input`: where `hap devices` looks for event devices.
-  static func folder(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-    environment["HAP_DEV_INPUT"].flatMap { $0.isEmpty ? nil : $0 } ?? "/dev/input"
-  }
+  /// Where `hap devices` looks for event devices (``MotorPlayback/folder(_:)``).
+  static func folder() -> String { MotorPlayback.folder() }
 
   /// The options that shape a signal a motor does not play, or a device it is not: refused.
   static func refuse(_ arguments: Arguments, among options: [any DeclaredOption]) throws(UsageError) {
@@ -46,12 +44,7 @@ enum RumblePlayback {
     _ patterns: [Pattern], path: String, gap: Double, loops: Int?, speed: Double, gainDecibels: Double, verbose: Bool,
     stop: StopRequest = Interrupt.stop, noted: Bool = false
   ) -> Int32 {
-    let tracks = patterns.map { pattern in
-      RumbleTrack(
-        schedule: Schedule(pattern: speed == 1 ? pattern : pattern.timeScaled(by: 1 / speed), rate: 48000))
-    }
-    var walk = RumbleWalk(
-      RumbleSequence(tracks: tracks, gapSteps: Int((gap / RumbleTrack.defaultStep).rounded()), loops: loops))
+    var walk = MotorPlayback.walk(patterns, gap: gap, loops: loops, speed: speed)
     return run(&walk, path: path, gainDecibels: gainDecibels, verbose: verbose, stop: stop, noted: noted)
   }
 
@@ -73,7 +66,7 @@ enum RumblePlayback {
       Console.error(note(device))
       if gain > 1 { Console.error("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB") }
     }
-    let report = RumbleEngine.play(&source, on: device, gain: min(gain, 1), stop: stop)
+    let report = MotorPlayback.play(&source, on: device, gainDecibels: gainDecibels, stop: stop)
     if verbose { printStatistics(report, device: device) }
     switch report.outcome {
     case .completed: return ExitStatus.ok

@@ -34,23 +34,11 @@ extension PlaybackSession {
   func play(
     _ renderers: RendererSet, playback: Options, controls: [ControlSource], prepare: (Player) -> Void = { _ in }
   ) -> Int32 {
-    let player = player(renderers, playback: playback)
-    if !controls.isEmpty {
-      let queue = ControlQueue(capacity: 1024)
-      for source in controls {
-        if let failure = source(queue) {
-          close(success: false)
-          return Self.fail(.control(failure))
-        }
-      }
-      player.attach(queue)
-    }
-    prepare(player)
     // Ctrl-C and SIGTERM raise Interrupt.stop, which the playback thread polls each period.
-    let report = start(player, stop: Interrupt.stop).wait()
-    withExtendedLifetime(keeper) {}
-    close(success: report.outcome == .completed)
-    return finish(report)
+    switch run(renderers, playback: playback, controls: controls, stop: Interrupt.stop, prepare: prepare) {
+    case .failure(let failure): return Self.fail(failure)
+    case .success(let report): return finish(report)
+    }
   }
 
   /// Prints the report (`--verbose`: the statistics; else any underruns and reconnects) and
