@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HapCore
 
 /// `hap-bench --audio REPEATS PATTERN...`: renders each pattern's haptic signal alone, then the
@@ -61,7 +62,8 @@ enum AudioBenchmark {
     return best
   }
 
-  nonisolated(unsafe) static var sink: Float = 0
+  /// Where each render's checksum goes, so the optimiser cannot drop the work it measures.
+  static let sink = Atomic<UInt32>(0)
 
   /// The haptic signal, padded with silence to `frames` (the audio track's length) as a
   /// caller writing both would.
@@ -70,21 +72,25 @@ enum AudioBenchmark {
     let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: 480)
     defer { block.deallocate() }
     var done = 0
+    var checksum: Float = 0
     while done < frames {
       let n = renderer.render(into: block)
       if n == 0 { block.update(repeating: 0) }
-      sink += block[0]
+      checksum += block[0]
       done += n == 0 ? 480 : n
     }
+    sink.store(checksum.bitPattern, ordering: .relaxed)
   }
 
   static func renderAudio(_ schedule: AudioSchedule, frames: Int) {
     let renderer = AudioRenderer(schedule: schedule, frameCount: frames)
     let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
     defer { block.deallocate() }
+    var checksum: Float = 0
     while renderer.remaining > 0 {
       _ = renderer.render(into: block)
-      sink += block[1]
+      checksum += block[1]
     }
+    sink.store(checksum.bitPattern, ordering: .relaxed)
   }
 }

@@ -116,6 +116,25 @@ public struct SoundSearch: Sendable {
     }
   }
 
+  /// The sounds of `pattern`, a file written at `output` from one at `input`, that are found
+  /// from `input`'s folder but not from `output`'s (nor in a sound folder): where each was found
+  /// and where it must go for the written file to load (iOS refuses it without them).
+  public func notBeside(_ pattern: Pattern, movedFrom input: String, to output: String)
+    -> [(waveform: String, found: String, target: String)]
+  {
+    let from = (input as NSString).deletingLastPathComponent
+    let to = (output as NSString).deletingLastPathComponent
+    var seen: Set<String> = []
+    var missing: [(waveform: String, found: String, target: String)] = []
+    for event in pattern.events where event.type == .audioCustom {
+      guard let waveform = event.waveformPath, seen.insert(waveform).inserted,
+        find(waveform, patternFolder: to) == nil, let found = find(waveform, patternFolder: from)
+      else { continue }
+      missing.append((waveform, found.path, Self.join(to, waveform)))
+    }
+    return missing
+  }
+
   /// Why a pattern's sounds cannot all be loaded: the waveform as written, and the cause.
   public enum LoadFailure: Error, Equatable {
     case notFound(String)

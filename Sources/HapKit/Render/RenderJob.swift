@@ -117,4 +117,30 @@ public struct RenderJob {
     for message in messages { player.receive(message) }
     return player
   }
+
+  /// A control message later than the longest render: its time, in seconds.
+  public struct TooLate: Error {
+    public let time: Double
+  }
+
+  /// The Player that applies `messages`, and the number of frames to render (`length`: one
+  /// pass of the pattern, its sounds' included when they play): for WAV (not `raw`), found with
+  /// a dry run (the header states the length first). A loop without a stop ends one pattern
+  /// length after the last control message, which may be at most `longest` seconds in (so the
+  /// length is bounded like the pattern's).
+  public static func controlledPlayer(
+    pattern: Pattern, schedule: Schedule, profile: ActuatorProfile, messages: [ControlMessage], raw: Bool,
+    sounds: [String: DecodedSound]?, length: Int, longest: Double
+  ) throws(TooLate) -> (Player, Int) {
+    func makePlayer() -> Player {
+      player(pattern: pattern, schedule: schedule, profile: profile, messages: messages, sounds: sounds)
+    }
+    let last = messages.compactMap(\.time).max() ?? 0
+    if last > longest { throw TooLate(time: last) }
+    let limit = Frames.from(seconds: last, rate: schedule.rate) + length + 1
+    guard !raw else { return (makePlayer(), limit) }
+    // The dry run's player (and its copy of the sounds) is gone before the one that writes is made.
+    let frameCount = dryRunLength(of: makePlayer(), limit: limit)
+    return (makePlayer(), frameCount)
+  }
 }

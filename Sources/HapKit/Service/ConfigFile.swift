@@ -1,6 +1,5 @@
 import Foundation
 import HapCore
-import HapKit
 
 /// `hap serve`'s config file on disk (docs/service.md, "The config file"): where it is, reading
 /// it, and saving the off switch into it atomically (a temporary file in the same folder, then

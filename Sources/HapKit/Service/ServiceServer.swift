@@ -93,3 +93,14 @@ public struct OwnedSocket: Sendable {
     if stat(path, &now) == 0 && now.st_dev == device && now.st_ino == inode { unlink(path) }
   }
 }
+
+extension ServiceSocket {
+  /// Listens on the socket at `path` (a live service there is refused): the listening
+  /// descriptor, and the socket file as created (removed at the end only while it is that file).
+  public static func listenOwned(_ path: String) throws(Failure) -> (Int32, OwnedSocket) {
+    let listener = try listen(path)
+    var created = stat()
+    stat(path, &created)
+    return (listener, OwnedSocket(path: path, device: created.st_dev, inode: created.st_ino))
+  }
+}

@@ -2,6 +2,11 @@ import Foundation
 import HapCore
 
 extension VocabularyFolder {
+  /// The stems of the folder's pattern files, without reading them: the events it would serve.
+  public var eventNames: [String] {
+    PatternFiles.vocabularyPaths(in: path).map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension }
+  }
+
   /// Reads and validates the folder's vocabulary: each pattern left out, a manifest that
   /// cannot be used (the default settings then) and an empty vocabulary go to `log`. Nil when
   /// the folder is not there (said to `log`). Each pattern's sounds are looked for beside it,

@@ -224,3 +224,36 @@ extension PlaybackSession {
     return .success(report)
   }
 }
+
+extension PlaybackSession {
+  /// Why patterns cannot start playing: their sounds, or the device.
+  public enum StartFailure: Error {
+    case sounds(SoundSearch.LoadFailure)
+    case session(Failure)
+  }
+
+  /// The start-up sequence, once for every command that plays: the sounds of `patterns` (read
+  /// from `paths`) decoded before any device opens, the device opened as ``open(_:profile:commandStarted:live:sound:abandon:soundLeft:)``
+  /// opens it, and the sounds resampled to the rate it took.
+  public static func open(
+    playing patterns: [Pattern], paths: [String], _ settings: DeviceSettings, profile: ActuatorProfile,
+    search: SoundSearch, commandStarted: UInt64, live: Bool, abandon: @escaping @Sendable () -> Bool,
+    soundLeft: (Failure) -> Void
+  ) throws(StartFailure) -> PlaybackSession {
+    let sounds: PatternSounds
+    do {
+      sounds = try PatternSounds.load(patterns, paths: paths, selection: settings.audio, search: search)
+    } catch {
+      throw .sounds(error)
+    }
+    do throws(Failure) {
+      let session = try open(
+        settings, profile: profile, commandStarted: commandStarted, live: live, sound: sounds.hasAudio,
+        abandon: abandon, soundLeft: soundLeft)
+      try session.prepareSounds(sounds)
+      return session
+    } catch {
+      throw .session(error)
+    }
+  }
+}

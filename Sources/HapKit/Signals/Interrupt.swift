@@ -1,3 +1,4 @@
+import Foundation
 import CHapSignals
 import HapCore
 
@@ -31,5 +32,19 @@ public enum Interrupt {
 
   public static func install() {
     _ = hap_interrupt_install()
+  }
+
+  /// Blocks SIGINT, SIGTERM and SIGHUP, before any other thread starts, so every thread
+  /// inherits the mask; returns SIGINT and SIGTERM, which a thread of their own takes with
+  /// sigwait (SIGHUP is the reloader's thread's).
+  public static func blockForService() -> sigset_t {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    var blocked = signals
+    sigaddset(&blocked, SIGHUP)
+    pthread_sigmask(SIG_BLOCK, &blocked, nil)
+    return signals
   }
 }

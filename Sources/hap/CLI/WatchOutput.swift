@@ -13,6 +13,11 @@ extension WatchLoop {
     }
   }
 
+  /// `hap play --watch`'s line while it waits for saves of `paths`.
+  static func waiting(_ paths: [String]) -> String {
+    "hap: watching \(paths.count == 1 ? "'\(Format.excerpt(paths[0]))'" : "\(paths.count) files") for saves; Ctrl-C ends"
+  }
+
   /// Starts watching; false, after a message, when a folder cannot be watched.
   func start() -> Bool { start { Console.error("hap: \($0)") } }
 

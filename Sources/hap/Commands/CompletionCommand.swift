@@ -52,9 +52,6 @@ enum CompletionCommand: Command {
   /// of the pattern files of the vocabulary folder `hap serve` would load here.
   static func eventNames() -> [String] {
     if let events = ServiceClient.quietEvents() { return events }
-    let folder = VocabularyFolder.resolve(nil).path
-    return PatternFiles.vocabularyPaths(in: folder).map {
-      (($0 as NSString).lastPathComponent as NSString).deletingPathExtension
-    }
+    return VocabularyFolder.resolve(nil).eventNames
   }
 }

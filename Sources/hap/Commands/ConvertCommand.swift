@@ -208,25 +208,17 @@ enum ConvertCommand: Command {
   /// `cp` that puts it there. hap writes only the pattern.
   static func soundNotes(_ bytes: [UInt8], input: String, output: String, search: SoundSearch) -> [String] {
     guard let pattern = Validator.validate(bytes).pattern else { return [] }
-    let from = (input as NSString).deletingLastPathComponent
-    let to = (output as NSString).deletingLastPathComponent
-    var seen: Set<String> = []
     var notes: [String] = []
-    for event in pattern.events where event.type == .audioCustom {
-      guard let waveform = event.waveformPath, seen.insert(waveform).inserted,
-        search.find(waveform, patternFolder: to) == nil,
-        let found = search.find(waveform, patternFolder: from)
-      else { continue }
-      let target = SoundSearch.join(to, waveform)
+    for (waveform, found, target) in search.notBeside(pattern, movedFrom: input, to: output) {
       let folder = (target as NSString).deletingLastPathComponent
-      let printable = [found.path, target].allSatisfy {
+      let printable = [found, target].allSatisfy {
         !$0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }
       }
       let copy =
         !printable
         ? "copy it there"
         : (waveform.contains("/") ? "mkdir -p \(shellWord(folder)) && " : "")
-          + "cp \(shellWord(found.path)) \(shellWord(target))"
+          + "cp \(shellWord(found)) \(shellWord(target))"
       notes.append(
         "hap: note: '\(Format.excerpt(output))' plays the sound \"\(Format.excerpt(waveform))\", which is not beside it; iOS refuses the pattern without it: \(copy)"
       )

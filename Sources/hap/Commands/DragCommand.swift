@@ -90,7 +90,7 @@ enum DragCommand: Command {
       throw .refused("'--\(option.spec.name)' goes with -o OUT (rendering a recording)")
     }
 
-    let motor = try motorPath(device, arguments)
+    let motor = try RumblePlayback.motorPath(device, arguments)
     // The input first: a missing or unreadable device is reported before the sound device opens.
     guard let source = openInput(arguments[input]) else { return ExitStatus.trouble }
     let reading = arguments.reading
@@ -140,37 +140,15 @@ enum DragCommand: Command {
     } catch {
       return PatternLoading.status(error)
     }
-    let sounds: PatternSounds
-    do {
-      sounds = try PatternSounds.load([loaded], paths: [pattern], selection: device.audio, search: reading.sounds)
-    } catch {
-      Console.error("hap: \(error.message)")
-      return ExitStatus.trouble
-    }
-    let session: PlaybackSession
-    do {
-      session = try PlaybackSession.openForCommand(
-        device, profile: profile, commandStarted: started, live: true, sound: sounds.hasAudio)
-      try session.prepareSounds(sounds)
-    } catch {
-      return PlaybackSession.fail(error)
-    }
+    guard
+      let session = PlaybackSession.openForCommand(
+        device, playing: [loaded], paths: [pattern], profile: profile, reading: reading, commandStarted: started,
+        live: true)
+    else { return ExitStatus.trouble }
     var playback = PlaybackSession.Options()
     playback.loops = nil
     let control = source.controlSource(map: map, window: window)
     return session.play(session.factory.set([loaded]), playback: playback, controls: [control])
-  }
-
-  /// `-D evdev:PATH`: the motor's path, after refusing what a motor does not play; nil for
-  /// any other device.
-  static func motorPath(_ device: DeviceOptions, _ arguments: Arguments) throws(UsageError) -> String? {
-    guard RumblePlayback.names(device.device) else { return nil }
-    let path = try RumblePlayback.path(device.device)
-    try RumblePlayback.refuse(
-      arguments,
-      among: [Options.profile, Options.rate, Options.sampleFormat]
-        + DeviceOptions.deviceOnly.filter { $0.spec.name != "device" && $0.spec.name != "verbose" })
-    return path
   }
 
   /// Loops `pattern` on the motor, its intensity and sharpness following `source` (the controls

@@ -109,23 +109,11 @@ enum PlayCommand: Command {
       return PatternLoading.status(error)
     }
     try settings.checkStart(of: loaded[0], named: patterns[0], profile: profile, rate: device.rate)
-    let sounds: PatternSounds
-    do {
-      sounds = try PatternSounds.load(
-        loaded, paths: patterns, selection: device.audio, search: settings.reading.sounds)
-    } catch {
-      Console.error("hap: \(error.message)")
-      return ExitStatus.trouble
-    }
-
-    let session: PlaybackSession
-    do {
-      session = try PlaybackSession.openForCommand(
-        device, profile: profile, commandStarted: started, live: settings.control != nil, sound: sounds.hasAudio)
-      try session.prepareSounds(sounds)
-    } catch {
-      return PlaybackSession.fail(error)
-    }
+    guard
+      let session = PlaybackSession.openForCommand(
+        device, playing: loaded, paths: patterns, profile: profile, reading: settings.reading,
+        commandStarted: started, live: settings.control != nil)
+    else { return ExitStatus.trouble }
     // Compile every pattern at the rate the device took; all buffers are made here.
     let renderers = session.factory.set(loaded, speed: settings.speed)
     let controls = settings.control.map { [$0.controlSource(patterns: loaded, session: session)] } ?? []
@@ -140,13 +128,10 @@ enum PlayCommand: Command {
   static func playOnMotor(_ patterns: [String], device: DeviceOptions, arguments: Arguments) throws(UsageError)
     -> Int32
   {
-    let path = try RumblePlayback.path(device.device)
-    try RumblePlayback.refuse(
-      arguments,
-      among: [
-        control, ControlInput.mapOption, start, loopEnd, Options.profile, Options.rate, Options.sampleFormat,
-      ]
-        + DeviceOptions.deviceOnly.filter { $0.spec.name != "device" && $0.spec.name != "verbose" })
+    guard
+      let path = try RumblePlayback.motorPath(
+        device, arguments, refusing: [control, ControlInput.mapOption, start, loopEnd])
+    else { return ExitStatus.trouble }
     Interrupt.install()
     let settings = try Settings(arguments, patterns: patterns)
     if arguments[watch] { return try MotorWatch.run(patterns, path: path, settings: settings, device: device) }
@@ -156,9 +141,8 @@ enum PlayCommand: Command {
     } catch {
       return PatternLoading.status(error)
     }
-    return RumblePlayback.play(
-      loaded, path: path, gap: settings.gap, loops: settings.loops, speed: settings.speed, gainDecibels: device.gain,
-      verbose: device.verbose)
+    var walk = MotorPlayback.walk(loaded, gap: settings.gap, loops: settings.loops, speed: settings.speed)
+    return RumblePlayback.run(&walk, path: path, gainDecibels: device.gain, verbose: device.verbose)
   }
 
   /// The pattern arguments: at least one, and standard input at most once.

@@ -456,7 +456,6 @@ enum RenderCommand: Command {
     pattern: Pattern, schedule: Schedule, settings: Settings, given: [ControlMessage]?, raw: Bool,
     sounds: [String: DecodedSound]?, length: Int
   ) -> (Player, Int)? {
-    let rate = schedule.rate
     var messages = given ?? []
     if given == nil, let control = settings.control {
       do {
@@ -468,26 +467,17 @@ enum RenderCommand: Command {
         return nil
       }
     }
-    func makePlayer() -> Player {
-      RenderJob.player(
-        pattern: pattern, schedule: schedule, profile: settings.profile, messages: messages, sounds: sounds)
-    }
-    // A loop without a stop ends one pattern length after the last control message, which
-    // is at most the longest pattern (so the length is bounded like the pattern's).
-    let last = messages.compactMap(\.time).max() ?? 0
-    if last > settings.maxDuration {
+    do throws(RenderJob.TooLate) {
+      return try RenderJob.controlledPlayer(
+        pattern: pattern, schedule: schedule, profile: settings.profile, messages: messages, raw: raw, sounds: sounds,
+        length: length, longest: settings.maxDuration)
+    } catch {
       let source = settings.control.map { "'\(Format.excerpt($0.name))'" } ?? "the control stream"
       Console.error(
-        "hap: \(source) has a line at \(Format.seconds(last)), later than the longest render (\(Format.seconds(settings.maxDuration))); --max-duration raises it"
+        "hap: \(source) has a line at \(Format.seconds(error.time)), later than the longest render (\(Format.seconds(settings.maxDuration))); --max-duration raises it"
       )
       return nil
     }
-    let limit = Frames.from(seconds: last, rate: rate) + length + 1
-    guard !raw else { return (makePlayer(), limit) }
-    // A WAV header states the length up front: find it with a dry run (deterministic), whose
-    // player (and its copy of the sounds) is gone before the one that writes is made.
-    let frameCount = RenderJob.dryRunLength(of: makePlayer(), limit: limit)
-    return (makePlayer(), frameCount)
   }
 
   static func decibels(_ level: Float) -> String {

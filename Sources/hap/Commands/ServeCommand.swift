@@ -86,7 +86,8 @@ enum ServeCommand: Command {
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
     let options = try DeviceOptions(arguments, defaultLatency: defaultLatency)
-    _ = try motorPath(options, arguments)
+    // A motor refuses the options of a sound device and of the signal.
+    _ = try RumblePlayback.motorPath(options, arguments, refusing: [Options.soundPath, memoryBudget])
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
     try refuseAudioOnly(arguments)
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
@@ -94,11 +95,11 @@ enum ServeCommand: Command {
     let idleClose: Double? = arguments[keepOpen] ? nil : arguments[Self.idleClose]
     if arguments.gave(Options.profile), let status = unusableProfile(options) { return status }
     // Before any thread starts (the log's is the first), so that every thread inherits the mask.
-    let signals = blockSignals()
+    let signals = Interrupt.blockForService()
     // A log reader that goes away (EPIPE) or a client that closes its socket must never end the
     // service: SIGPIPE is ignored and its standard error goes through a queue of its own.
     signal(SIGPIPE, SIG_IGN)
-    let log = ServiceLog()
+    let log = LineLog(fd: STDERR_FILENO, dropped: ServiceNotices.dropped)
     log.start()
     let say: @Sendable (ServiceNotice) -> Void = { [verbose = options.verbose] notice in
       for line in ServiceNotices.lines(notice, verbose: verbose) { log.add(line) }
@@ -147,7 +148,7 @@ enum ServeCommand: Command {
   /// the signal thread, and accepts connections for ever.
   private static func serve(
     _ service: VocabularyService, reloader: ServiceReloader, _ arguments: Arguments, _ socketPath: String,
-    _ socket: OwnedSocket, _ listener: Int32, _ signals: sigset_t, _ log: ServiceLog
+    _ socket: OwnedSocket, _ listener: Int32, _ signals: sigset_t, _ log: LineLog
   ) -> Never {
     let connections = ServiceConnections()
     service.notify = { connections.tell($0, $1) }
@@ -172,18 +173,6 @@ enum ServeCommand: Command {
     )
   }
 
-  /// `-D evdev:PATH`: the motor's path, after refusing the options of a sound device or of
-  /// the signal, which a motor does not play; nil for any other device.
-  private static func motorPath(_ options: DeviceOptions, _ arguments: Arguments) throws(UsageError) -> String? {
-    guard RumblePlayback.names(options.device) else { return nil }
-    let path = try RumblePlayback.path(options.device)
-    try RumblePlayback.refuse(
-      arguments,
-      among: [Options.profile, Options.rate, Options.sampleFormat, Options.soundPath, memoryBudget]
-        + DeviceOptions.deviceOnly.filter { $0.spec.name != "device" && $0.spec.name != "verbose" })
-    return path
-  }
-
   /// The exit status when `--profile` cannot be loaded (after saying why), else nil.
   private static func unusableProfile(_ options: DeviceOptions) -> Int32? {
     do {
@@ -197,7 +186,7 @@ enum ServeCommand: Command {
   /// SIGINT or SIGTERM: fades out, closes the device, removes the socket, writes the last log
   /// lines and exits 0.
   private static func startSignalThread(
-    _ signals: sigset_t, service: VocabularyService, socket: OwnedSocket, log: ServiceLog
+    _ signals: sigset_t, service: VocabularyService, socket: OwnedSocket, log: LineLog
   ) {
     startThread("hap signals") {
       var caught: Int32 = 0
@@ -213,33 +202,14 @@ enum ServeCommand: Command {
     }
   }
 
-  /// Blocks SIGINT, SIGTERM and SIGHUP, before any other thread starts, so every thread
-  /// inherits the mask; returns SIGINT and SIGTERM, which a thread of their own takes with
-  /// sigwait (SIGHUP is the reloader's thread's).
-  private static func blockSignals() -> sigset_t {
-    var signals = sigset_t()
-    sigemptyset(&signals)
-    sigaddset(&signals, SIGINT)
-    sigaddset(&signals, SIGTERM)
-    var blocked = signals
-    sigaddset(&blocked, SIGHUP)
-    pthread_sigmask(SIG_BLOCK, &blocked, nil)
-    return signals
-  }
-
-  /// Listens on the socket at `path` (a live service there is refused); the listening
-  /// descriptor and the socket file as created, or nil after saying why not.
-  private static func listen(_ path: String, log: ServiceLog) -> (Int32, OwnedSocket)? {
-    let listener: Int32
+  /// Listens on the socket at `path` (``ServiceSocket/listenOwned(_:)``); nil after saying why not.
+  private static func listen(_ path: String, log: LineLog) -> (Int32, OwnedSocket)? {
     do {
-      listener = try ServiceSocket.listen(path)
+      return try ServiceSocket.listenOwned(path)
     } catch {
       log.add("hap: \(error.message)")
       return nil
     }
-    var created = stat()
-    stat(path, &created)
-    return (listener, OwnedSocket(path: path, device: created.st_dev, inode: created.st_ino))
   }
 
   private static func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {

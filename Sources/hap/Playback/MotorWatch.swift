@@ -10,8 +10,7 @@ enum MotorWatch {
   static func run(_ patterns: [String], path: String, settings: PlayCommand.Settings, device: DeviceOptions)
     throws(UsageError) -> Int32
   {
-    var unique: [String] = []
-    for name in patterns where !unique.contains(name) { unique.append(name) }
+    let unique = patterns.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
     let loop = try WatchLoop.command(unique)
     guard loop.start() else { return ExitStatus.trouble }
     var round = unique
@@ -20,17 +19,15 @@ enum MotorWatch {
       let loaded = round.compactMap { try? PatternLoading.load($0, reading: settings.reading.watching) }
       if !loaded.isEmpty {
         Console.error("hap: \(WatchLoop.clock()) playing \(round.map { Format.excerpt($0) }.joined(separator: ", "))")
-        let status = RumblePlayback.play(
-          loaded, path: path, gap: settings.gap, loops: settings.loops, speed: settings.speed,
-          gainDecibels: device.gain, verbose: device.verbose, stop: loop.beginAction(), noted: noted)
+        var walk = MotorPlayback.walk(loaded, gap: settings.gap, loops: settings.loops, speed: settings.speed)
+        let status = RumblePlayback.run(
+          &walk, path: path, gainDecibels: device.gain, verbose: device.verbose, stop: loop.beginAction(), noted: noted)
         loop.finished()
         noted = true
         if Interrupt.requested { return ExitStatus.interrupted }
         if status == ExitStatus.trouble { return status }
       }
-      Console.error(
-        "hap: watching \(unique.count == 1 ? "'\(Format.excerpt(unique[0]))'" : "\(unique.count) files") for saves; Ctrl-C ends"
-      )
+      Console.error(WatchLoop.waiting(unique))
       guard let changed = loop.next() else { return ExitStatus.interrupted }
       Console.error(WatchLoop.separator(changed))
       round = changed

@@ -23,13 +23,23 @@ enum RumblePlayback {
   /// Where `hap devices` looks for event devices (``MotorPlayback/folder(_:)``).
   static func folder() -> String { MotorPlayback.folder() }
 
-  /// The options that shape a signal a motor does not play, or a device it is not: refused.
-  static func refuse(_ arguments: Arguments, among options: [any DeclaredOption]) throws(UsageError) {
-    for option in options where arguments.gave(option) {
+  /// `-D evdev:PATH`: the motor's path, after refusing the options that shape a signal a motor
+  /// does not play, or a device it is not (`also`: the command's own, besides the profile, the
+  /// rate, the sample format and the sound device's); nil for any other device.
+  static func motorPath(_ device: DeviceOptions, _ arguments: Arguments, refusing also: [any DeclaredOption] = [])
+    throws(UsageError) -> String?
+  {
+    guard names(device.device) else { return nil }
+    let path = try path(device.device)
+    let refused: [any DeclaredOption] =
+      also + [Options.profile, Options.rate, Options.sampleFormat]
+      + DeviceOptions.deviceOnly.filter { $0.spec.name != "device" && $0.spec.name != "verbose" }
+    for option in refused where arguments.gave(option) {
       throw .refused(
         "'--\(option.spec.name)' does not apply to a rumble motor (-D evdev:...): it plays each pattern's intensity over time only"
       )
     }
+    return path
   }
 
   /// What a motor cannot do, said once.
@@ -37,19 +47,9 @@ enum RumblePlayback {
     "hap: '\(DeviceAddress.motor(path: device.path))' (\(device.capabilities.name.isEmpty ? "a rumble motor" : device.capabilities.name)) plays intensity over time only: no carrier frequency, sharpness only as the balance of its strong and weak motors"
   }
 
-  /// Plays `patterns` (`speed` times faster, `gap` seconds apart, `loops` times) on the motor
-  /// at `path`; returns the exit status.
-  /// `stop`: Ctrl-C (a save, under `--watch`); `noted`: the motor's note was said already.
-  static func play(
-    _ patterns: [Pattern], path: String, gap: Double, loops: Int?, speed: Double, gainDecibels: Double, verbose: Bool,
-    stop: StopRequest = Interrupt.stop, noted: Bool = false
-  ) -> Int32 {
-    var walk = MotorPlayback.walk(patterns, gap: gap, loops: loops, speed: speed)
-    return run(&walk, path: path, gainDecibels: gainDecibels, verbose: verbose, stop: stop, noted: noted)
-  }
-
   /// Opens the motor at `path`, says what it cannot do (unless `noted`), plays `source` on it
-  /// until its end, `stop` or a failure, and returns the exit status (`play`, `drag`).
+  /// until its end, `stop` (Ctrl-C; a save, under `--watch`) or a failure, and returns the exit
+  /// status (`play`, `drag`).
   static func run<Source: RumbleSource>(
     _ source: inout Source, path: String, gainDecibels: Double, verbose: Bool, stop: StopRequest = Interrupt.stop,
     noted: Bool = false

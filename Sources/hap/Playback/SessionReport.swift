@@ -14,13 +14,34 @@ extension PlaybackSession {
   ) throws(Failure) -> PlaybackSession {
     try open(
       options.settings, profile: profile, commandStarted: commandStarted, live: live, sound: sound,
-      abandon: { Interrupt.requested },
-      soundLeft: { why in
-        Console.error(
-          "hap: the pattern's sound is not played (\(why)); the haptics play ('--audio-device NAME' names a device for the sound, '--no-audio' leaves it out)"
-        )
-      })
+      abandon: { Interrupt.requested }, soundLeft: soundLeft)
   }
+  /// ``open(playing:paths:_:profile:search:commandStarted:live:abandon:soundLeft:)`` for a
+  /// command; nil after saying why not (exit 2).
+  static func openForCommand(
+    _ options: DeviceOptions, playing patterns: [Pattern], paths: [String], profile: ActuatorProfile,
+    reading: PatternReading, commandStarted: UInt64, live: Bool
+  ) -> PlaybackSession? {
+    do throws(StartFailure) {
+      return try open(
+        playing: patterns, paths: paths, options.settings, profile: profile, search: reading.sounds,
+        commandStarted: commandStarted, live: live, abandon: { Interrupt.requested }, soundLeft: soundLeft)
+    } catch {
+      switch error {
+      case .sounds(let failure): Console.error("hap: \(failure.message)")
+      case .session(let failure): _ = fail(failure)
+      }
+      return nil
+    }
+  }
+
+  /// A default sound device that did not open: the haptics play.
+  static func soundLeft(_ why: Failure) {
+    Console.error(
+      "hap: the pattern's sound is not played (\(why)); the haptics play ('--audio-device NAME' names a device for the sound, '--no-audio' leaves it out)"
+    )
+  }
+
   /// Prints `failure` as one line; exit status 2.
   static func fail(_ failure: Failure) -> Int32 {
     Console.error("hap: \(failure)")

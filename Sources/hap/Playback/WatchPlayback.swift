@@ -15,8 +15,7 @@ enum WatchPlayback {
     if settings.control != nil {
       throw .refused("'--watch' does not take '--control' (the patterns change, not live controls)")
     }
-    var unique: [String] = []
-    for path in patterns where !unique.contains(path) { unique.append(path) }
+    let unique = patterns.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
     let loop = try WatchLoop.command(unique)
     Interrupt.install()
     let profile: ActuatorProfile
@@ -46,9 +45,7 @@ enum WatchPlayback {
           return status
         }
       }
-      Console.error(
-        "hap: watching \(unique.count == 1 ? "'\(Format.excerpt(unique[0]))'" : "\(unique.count) files") for saves; Ctrl-C ends"
-      )
+      Console.error(WatchLoop.waiting(unique))
       guard let changed = loop.next() else {
         session.close(success: true)
         return ExitStatus.interrupted

@@ -74,6 +74,11 @@ enum ServiceNotices {
     }
   }
 
+  /// The log's line for `count` lines it dropped.
+  static func dropped(_ count: Int) -> String {
+    "hap: \(count) log line\(count == 1 ? " was" : "s were") dropped (standard error was not read)"
+  }
+
   /// The device check at start, in words.
   static func line(_ check: DeviceCheck) -> String {
     switch check {

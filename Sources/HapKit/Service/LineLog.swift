@@ -1,22 +1,32 @@
 import Foundation
 import HapCore
-import HapKit
 
-/// `hap serve`'s standard error, as a daemon's log must be: lines are queued (at most
-/// ``maxLines``) and written by a thread of its own, so a reader that stops reading (a full
-/// pipe) never blocks the service, and one that goes away (EPIPE; SIGPIPE is ignored) never
-/// ends it. A line that finds the queue full, or whose write fails, is dropped and counted; the
-/// next line written says how many were dropped.
-final class ServiceLog: @unchecked Sendable {
-  static let maxLines = 256
+/// A daemon's log, as `hap serve` writes its standard error: lines are queued (at most
+/// ``maxLines``) and written to a descriptor by a thread of its own, so a reader that stops
+/// reading (a full pipe) never blocks the service, and one that goes away (EPIPE; SIGPIPE is
+/// ignored) never ends it. A line that finds the queue full, or whose write fails, is dropped
+/// and counted; the next line written says how many were dropped. HapKit writes nothing of its
+/// own: the program makes one for the descriptor it chooses.
+public final class LineLog: @unchecked Sendable {
+  public static let maxLines = 256
 
   private let condition = NSCondition()
   private var queue: [String] = []
   private var dropped = 0
   private var writing = false
+  private let fd: Int32
+  /// The line that says how many lines were dropped.
+  private let droppedNotice: @Sendable (Int) -> String
+
+  /// A log of lines written to `fd` (`STDERR_FILENO` for a daemon's standard error);
+  /// `dropped` words the line that says how many were dropped.
+  public init(fd: Int32, dropped: @escaping @Sendable (Int) -> String) {
+    self.fd = fd
+    self.droppedNotice = dropped
+  }
 
   /// Starts the writer thread.
-  func start() {
+  public func start() {
     let thread = Thread { [self] in run() }
     thread.name = "hap log"
     thread.start()
@@ -24,7 +34,7 @@ final class ServiceLog: @unchecked Sendable {
 
   /// Queues `line` (without its newline; its control characters escaped, so a file name with
   /// a newline or ESC stays one line of the log), or counts it as dropped when the queue is full.
-  func add(_ line: String) {
+  public func add(_ line: String) {
     let line = ServiceReply.oneLine(line)
     condition.lock()
     if queue.count >= Self.maxLines { dropped += 1 } else { queue.append(line) }
@@ -33,14 +43,14 @@ final class ServiceLog: @unchecked Sendable {
   }
 
   /// Lines dropped so far.
-  var droppedLines: Int {
+  public var droppedLines: Int {
     condition.lock()
     defer { condition.unlock() }
     return dropped
   }
 
   /// Waits up to `seconds` until every queued line is written (before the service exits).
-  func drain(within seconds: Double) {
+  public func drain(within seconds: Double) {
     let deadline = Date(timeIntervalSinceNow: seconds)
     condition.lock()
     while !queue.isEmpty || writing {
@@ -58,13 +68,12 @@ final class ServiceLog: @unchecked Sendable {
       queue.removeAll(keepingCapacity: true)
       if dropped > reported {
         let count = dropped - reported
-        lines.insert(
-          "hap: \(count) log line\(count == 1 ? " was" : "s were") dropped (standard error was not read)", at: 0)
+        lines.insert(droppedNotice(count), at: 0)
         reported = dropped
       }
       writing = true
       condition.unlock()
-      let failed = lines.count { !Self.write($0 + "\n") }
+      let failed = lines.count { !write($0 + "\n") }
       condition.lock()
       dropped += failed
       // Failed writes are not reported again by a line that would fail too.
@@ -75,12 +84,12 @@ final class ServiceLog: @unchecked Sendable {
     }
   }
 
-  /// Writes all of `text` to standard error; false when it cannot (the reader is gone).
-  private static func write(_ text: String) -> Bool {
+  /// Writes all of `text` to the descriptor; false when it cannot (the reader is gone).
+  private func write(_ text: String) -> Bool {
     let bytes = Array(text.utf8)
     var done = 0
     while done < bytes.count {
-      let n = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + done, $0.count - done) }
+      let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
       if n < 0 && errno == EINTR { continue }
       if n <= 0 { return false }
       done += n
