@@ -1,3 +1,4 @@
+import CEvdev
 import Foundation
 import HapCore
 
@@ -66,7 +67,11 @@ public enum RumbleEngine {
     return report
   }
 
-  /// Updates the effect at each step's time until the end or a stop.
+  /// The one pacing loop of every motor (`hap play`, `drag`, `--watch` and the service's
+  /// mixer): at each step's time, the source's level is uploaded (a step woken more than a
+  /// step late is skipped), an idle source pauses the effect once, and the loop ends when the
+  /// source does (`completed`) or `stop` is requested (`stopped`). The real-time probe (tests)
+  /// watches it from its first update on.
   static func walk<Source: RumbleSource>(
     _ source: inout Source, on device: RumbleDevice, scale: Double, stop: StopRequest,
     report: inout RumbleReport
@@ -74,27 +79,36 @@ public enum RumbleEngine {
     let step = UInt64((source.step * 1e9).rounded())
     let start = now()
     var k: UInt64 = 0
-    while let level = source.nextLevel() {
-      if stop.isRequested {
-        report.outcome = .stopped
-        return
-      }
+    var moving = false
+    hap_ff_probe_resolve()
+    defer { hap_ff_probe_watch(0) }
+    while !stop.isRequested {
       let due = start + k * step
       sleep(until: due)
-      let late = now() &- due
-      if late > step && k > 0 {
-        report.skipped += 1
-        k += 1
-        continue
-      }
-      try device.update(level.scaled(by: scale), milliseconds: watchdogMilliseconds)
-      // What the loop touches stays in memory (what it has touched, and anything later).
-      if report.updates == 0 { mlockall(MCL_CURRENT | MCL_ONFAULT) }
-      report.updates += 1
-      report.worstLateness = max(report.worstLateness, Double(late) / 1e9)
       k += 1
+      let late = now() &- due
+      switch source.nextStep() {
+      case .end:
+        report.outcome = .completed
+        return
+      case .idle:
+        if moving { try device.pause() }
+        moving = false
+      case .level where late > step && k > 1:
+        report.skipped += 1
+      case .level(let level):
+        try device.update(level.scaled(by: scale), milliseconds: watchdogMilliseconds)
+        // What the loop touches stays in memory (what it has touched, and anything later).
+        if report.updates == 0 {
+          mlockall(MCL_CURRENT | MCL_ONFAULT)
+          hap_ff_probe_watch(1)
+        }
+        moving = true
+        report.updates += 1
+        report.worstLateness = max(report.worstLateness, Double(late) / 1e9)
+      }
     }
-    sleep(until: start + k * step)
+    report.outcome = .stopped
   }
 
   static func now() -> UInt64 {

@@ -51,6 +51,21 @@ public protocol RumbleSource {
   var step: Double { get }
   /// The next step's level; nil when it has ended.
   mutating func nextLevel() -> RumbleTrack.Level?
+  /// The next step: a level, nothing sounding (a mixer between voices), or the end. By default
+  /// ``nextLevel()``'s level, or the end.
+  mutating func nextStep() -> RumbleStep
+}
+
+/// One step of a motor's source.
+public enum RumbleStep: Sendable, Equatable {
+  case level(RumbleTrack.Level)
+  /// Nothing sounds now; more may later.
+  case idle
+  case end
+}
+
+extension RumbleSource {
+  public mutating func nextStep() -> RumbleStep { nextLevel().map { .level($0) } ?? .end }
 }
 
 /// A ``RumbleSequence`` walked from its start.

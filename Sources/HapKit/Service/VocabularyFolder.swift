@@ -24,6 +24,13 @@ public struct VocabularyFolder: Equatable, Sendable {
   /// `bin/` folder with a `share/hap/patterns` beside it).
   public var bundled: String? = nil
 
+  /// The folder at `path`, taken because of `source`.
+  public init(path: String, source: Source, bundled: String? = nil) {
+    self.path = path
+    self.source = source
+    self.bundled = bundled
+  }
+
   /// The folder for `option` (`--vocabulary`), looking for the bundled one beside `executable`.
   public static func resolve(
     _ option: String?, executable: String = Bundle.main.executablePath ?? CommandLine.arguments[0]

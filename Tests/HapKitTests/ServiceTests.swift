@@ -1,0 +1,123 @@
+import Foundation
+import HapCore
+import HapKit
+import HapTestSupport
+import Testing
+
+/// The service as a library (`VocabularyService`), in process on the simulated exciter: what
+/// `hap serve` runs behind its socket, reached here without launching the binary.
+@Suite("HapKit's service in process", .serialized)
+struct ServiceTests {
+  /// A service over a vocabulary folder on `-D sim`, its notices collected.
+  final class Served: @unchecked Sendable {
+    let folder: URL
+    let service: VocabularyService
+    private let notices = Collected<ServiceNotice>()
+
+    init(_ files: [String: String], budget: Int = VocabularyService.defaultMemoryBudget) throws {
+      let plugin = try #require(SimEngine.plugin, "the simulated exciter is not built: run 'make sim'")
+      folder = FileManager.default.temporaryDirectory.appendingPathComponent("hapkit-service-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+      var device = DeviceSettings(device: "sim:CAPTURE=\(folder.appendingPathComponent("capture.raw").path)")
+      device.environment["HAP_SIM_PLUGIN"] = plugin
+      device.latency = 4
+      let vocabulary = try #require(
+        VocabularyFolder(path: folder.path, source: .named).load(search: SoundSearch(folders: [])) { _ in })
+      let notices = self.notices
+      service = VocabularyService(
+        vocabulary: vocabulary,
+        settings: ServiceSettings(device: device, profile: .exciter, idleClose: nil, memoryBudget: budget),
+        log: { notices.add($0) })
+    }
+
+    func ask(_ line: String, owner: Int32 = 0) -> String {
+      service.reply(to: .line(Array(line.utf8)), owner: owner)
+    }
+
+    var said: [ServiceNotice] { notices.all }
+
+    deinit {
+      service.shutDown()
+      try? FileManager.default.removeItem(at: folder)
+    }
+  }
+
+  static let tap = #"{"Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#
+  static let hum = #"""
+    {"Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.3,
+      "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8}]}}]}
+    """#
+
+  @Test("fire, stop, status and the off switch answer as the socket's protocol says, with no socket")
+  func requestsInProcess() throws {
+    let served = try Served(["tap.ahap": Self.tap, "hum.ahap": Self.hum])
+    let check = served.service.checkDevice()
+    guard case .sound(_, let configuration, _, _) = check else {
+      Issue.record("the simulated exciter did not open: \(check)")
+      return
+    }
+    #expect(configuration.rate == 48000)
+    #expect(served.ask("fire tap") == "ok fired tap")
+    #expect(served.ask("fire nothing").hasPrefix("error unknown-event"))
+    #expect(served.ask("mute") == "ok muted")
+    #expect(served.ask("fire tap").hasPrefix("error muted"))
+    #expect(served.ask("unmute") == "ok unmuted")
+    #expect(served.ask("stop") == "ok stopped all")
+    let status = served.ask("status")
+    #expect(status.hasPrefix("ok {"), "\(status)")
+    #expect(status.contains("\"device\":\"open\""), "\(status)")
+    // What a service says goes to its log as typed notices, never to standard error.
+    #expect(served.said.contains { if case .fired(event: "tap") = $0 { true } else { false } })
+    #expect(served.said.contains { if case .deviceOpened = $0 { true } else { false } })
+  }
+
+  @Test("a connection's loop stops with it; a reload keeps an unchanged loop and tells a changed one's owner")
+  func loopsAcrossReloads() throws {
+    let served = try Served(["tap.ahap": Self.tap, "hum.ahap": Self.hum])
+    let told = Collected<(Int32, String)>()
+    served.service.notify = { owner, line in told.add((owner, line)) }
+    let first = served.service.connected()
+    let second = served.service.connected()
+    #expect(served.ask("fire hum loop", owner: first) == "ok fired hum")
+    #expect(served.ask("fire tap loop", owner: second) == "ok fired tap")
+    #expect(served.service.isLooping(first) && served.service.isLooping(second))
+    try Self.hum.replacingOccurrences(of: "0.8", with: "0.5").write(
+      to: served.folder.appendingPathComponent("hum.ahap"), atomically: true, encoding: .utf8)
+    let reloaded = try #require(
+      VocabularyFolder(path: served.folder.path, source: .named).load(search: SoundSearch(folders: [])) { _ in })
+    served.service.reload(vocabulary: reloaded)
+    #expect(!served.service.isLooping(first), "the changed event's loop ended")
+    #expect(served.service.isLooping(second), "the unchanged event's loop goes on")
+    let lines = told.all
+    #expect(lines.count == 1 && lines.first?.0 == first && lines.first?.1.hasPrefix("ended hum: changed") == true)
+    served.service.disconnected(second)
+    #expect(!served.service.isLooping(second))
+  }
+
+  @Test("an event over the memory budget is left out with a notice, and its fire says why")
+  func budgetIsANotice() throws {
+    let served = try Served(["hum.ahap": Self.hum], budget: 1024)
+    let refused = served.said.contains { if case .overBudget(event: "hum", _, budget: 1024) = $0 { true } else { false } }
+    #expect(refused, "\(served.said)")
+    #expect(served.ask("fire hum").hasPrefix("error no-memory"))
+  }
+}
+
+/// Values handed over from other threads (a log, a notify callback).
+final class Collected<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var values: [Value] = []
+
+  func add(_ value: Value) {
+    lock.lock()
+    values.append(value)
+    lock.unlock()
+  }
+
+  var all: [Value] {
+    lock.lock()
+    defer { lock.unlock() }
+    return values
+  }
+}
