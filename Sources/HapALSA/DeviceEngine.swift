@@ -354,20 +354,6 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   }
 }
 
-/// Real-time scheduling for the threads that feed the device.
-public enum RealTime {
-  /// SCHED_FIFO where the system permits it (root, or CAP_SYS_NICE / rtprio limits), for the
-  /// calling thread: priority 20 for playback threads. Only the device engine's thread asks:
-  /// a control reader at SCHED_FIFO, fed as fast as it reads, took a core from normal tasks.
-  public static func request(priority: Int32 = 20) -> String {
-    var parameters = sched_param()
-    parameters.sched_priority = priority
-    let status = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
-    if status == 0 { return "SCHED_FIFO priority \(priority)" }
-    return "normal (SCHED_FIFO refused: \(String(cString: strerror(status))))"
-  }
-}
-
 /// Memory locking, once per process, after the first period of the first playback is queued:
 /// MCL_CURRENT | MCL_ONFAULT locks the pages already in memory (the playback loop's code and
 /// data, used by the first periods) and others as they are first touched, instead of faulting

@@ -53,7 +53,7 @@ public enum RumbleEngine {
     _ source: inout Source, on device: RumbleDevice, gain: Double, stop: StopRequest
   ) -> RumbleReport {
     var report = RumbleReport()
-    report.scheduling = realTimeScheduling()
+    report.scheduling = RealTime.request()
     do {
       try device.setGain(gain)
       // Without FF_GAIN, the gain scales the magnitudes instead.
@@ -120,14 +120,5 @@ public enum RumbleEngine {
   static func sleep(until deadline: UInt64) {
     var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
     while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
-  }
-
-  /// Asks for SCHED_FIFO on the calling thread (best effort) and says what it got.
-  static func realTimeScheduling() -> String {
-    var parameters = sched_param()
-    parameters.sched_priority = 30
-    let status = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
-    return status == 0
-      ? "SCHED_FIFO priority 30" : "ordinary scheduling (SCHED_FIFO refused: \(String(cString: strerror(status))))"
   }
 }
