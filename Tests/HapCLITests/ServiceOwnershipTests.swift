@@ -253,6 +253,39 @@ struct ServiceOwnershipTests {
     #expect(service.terminate() == 0)
   }
 
+  /// `hap fire --loop` ends, with a line saying why, as soon as another client stops its loop
+  /// or mutes the service (issue 29: it used to run on until a signal).
+  @Test func hapFireLoopEndsWhenAnotherClientStopsIt() throws {
+    let device = try SimulatedExciter()
+    let vocabulary = try ownershipVocabulary(device)
+    let service = try RunningService(["--vocabulary", vocabulary, "--keep-open"], device: device)
+    for (request, why) in [(["fire", "--stop", "tap"], "stopped by another client"), (["mute"], "the service was muted")] {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: Hap.binary)
+      process.arguments = ["fire", "--loop", "tap"]
+      process.environment = ProcessInfo.processInfo.environment.merging(service.environment) { $1 }
+      let errors = Pipe()
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = errors
+      try process.run()
+      #expect(try waitFor(service) { $0["playing"] as? Int == 1 }, "hap fire --loop did not start the loop")
+      #expect(try service.hap(request).status == 0)
+      // The loop's own client is told and exits: waited for, not slept on.
+      let exited = Wait.exit(of: process, within: 10)
+      #expect(exited, "hap fire --loop went on after \(request)")
+      if !exited {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        continue
+      }
+      let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      #expect(process.terminationStatus == 2)
+      #expect(said.contains("the loop has stopped: tap: \(why)"), "\(said)")
+      if request == ["mute"] { #expect(try service.hap(["unmute"]).status == 0) }
+    }
+    #expect(service.terminate() == 0)
+  }
+
   /// 1,000 fires from 8 clients at once, each on its own connection: every fire answered,
   /// each counted once (played, coalesced, refused or busy), none busy, no underrun at a
   /// generous latency, and the service still answers.

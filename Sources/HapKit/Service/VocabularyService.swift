@@ -128,6 +128,8 @@ public final class VocabularyService: @unchecked Sendable {
   private var shuttingDown = false
   let lock = NSCondition()
   private let log: @Sendable (ServiceNotice) -> Void
+  /// Lines owed to clients whose loops a request of another ended: owner, line.
+  private var untold: [(Int32, String)] = []
   /// When the vocabulary was last loaded (ISO 8601, UTC) and how many times.
   private var loaded = (time: ServiceStatus.timestamp(Date()), count: 1)
 
@@ -253,9 +255,25 @@ public final class VocabularyService: @unchecked Sendable {
     case .line(let bytes):
       switch ServiceRequest.parse(bytes: bytes) {
       case .failure(let error): ServiceReply.error(error).line
-      case .success(let request): handle(request, owner: owner).line
+      case .success(let request): handled(request, owner: owner).line
       }
     }
+  }
+
+  /// `handle`'s reply, then the lines owed to the clients whose loops it ended (outside the lock).
+  private func handled(_ request: ServiceRequest, owner: Int32) -> ServiceReply {
+    let reply = handle(request, owner: owner)
+    tellUntold()
+    return reply
+  }
+
+  /// Says the lines owed to clients whose loops another request ended (called without the lock).
+  private func tellUntold() {
+    lock.lock()
+    let lines = untold
+    untold = []
+    lock.unlock()
+    for (owner, line) in lines { notify?(owner, line) }
   }
 
   /// One request, under the lock: every name is looked up in the vocabulary, names and index
@@ -268,11 +286,11 @@ public final class VocabularyService: @unchecked Sendable {
       return fire(
         name, gain: Float(intensity ?? 1), sharpness: SharpnessVariant.steps(sharpness ?? 0), owner: owner, loop: loop,
         detach: detach)
-    case .stop(let name): return stop(name)
+    case .stop(let name): return stop(name, by: owner)
     case .status: return .status(status())
     case .mute:
       policy.muted = true
-      stopEverything()
+      stopEverything(why: "the service was muted", by: owner)
       return Self.saved(.muted, saveSwitch?(nil, true), "the mute lasts until the service stops")
     case .unmute:
       policy.muted = false
@@ -291,8 +309,8 @@ public final class VocabularyService: @unchecked Sendable {
     return .error(ServiceError(.notSaved, "\(effect), but it was not saved: \(failure)."))
   }
 
-  /// `stop [NAME]` (lock held).
-  private func stop(_ name: String?) -> ServiceReply {
+  /// `stop [NAME]` of client `requester` (lock held).
+  private func stop(_ name: String?, by requester: Int32) -> ServiceReply {
     var event: Int?
     if let name {
       guard let k = index[name] else { return .error(.unknownEvent(name, among: names)) }
@@ -301,20 +319,26 @@ public final class VocabularyService: @unchecked Sendable {
     if output.isOpen && !output.stop(event: event, owner: nil) {
       return .error(ServiceError(.busy, "the device's thread is stalled; the stop could not be queued."))
     }
-    stopped { name == nil || $0.event.name == name }
+    stopped(why: "stopped by another client", by: requester) { name == nil || $0.event.name == name }
     return .stopped(name)
   }
 
   /// Every voice stopped (lock held): `mute`, the config file's mute.
-  private func stopEverything() {
+  private func stopEverything(why: String, by requester: Int32? = nil) {
     if output.isOpen { _ = output.stop(event: nil, owner: nil) }
-    stopped { _ in true }
+    stopped(why: why, by: requester) { _ in true }
   }
 
   /// The loops `which` selects were stopped (lock held): they are forgotten, and the idle
   /// closer no longer waits for their nominal end (only for the fade, and for the voices
-  /// still sounding).
-  private func stopped(_ which: (ServiceVoice) -> Bool) {
+  /// still sounding). With `why`, the client of each (but `requester`, who asked) is owed a
+  /// line (`ended NAME: why`, said by ``tellUntold()``), so `hap fire --loop` ends with it.
+  private func stopped(why: String? = nil, by requester: Int32? = nil, _ which: (ServiceVoice) -> Bool) {
+    if let why {
+      for loop in loops where which(loop) && loop.owner != 0 && loop.owner != requester {
+        untold.append((loop.owner, ServiceReply.oneLine("ended \(Format.excerpt(loop.event.name)): \(why)")))
+      }
+    }
     loops.removeAll(where: which)
     activeUntil = min(activeUntil, Self.now() + Self.stopSettle)
     lock.broadcast()
@@ -446,10 +470,11 @@ public final class VocabularyService: @unchecked Sendable {
   /// The config file's level and mute switch, at once (a mute fades out what sounds).
   public func setSwitch(level: ServiceLevel, muted: Bool) {
     lock.lock()
-    defer { lock.unlock() }
     policy.level = level
-    if muted && !policy.muted { stopEverything() }
+    if muted && !policy.muted { stopEverything(why: "the service was muted (its config file)") }
     policy.muted = muted
+    lock.unlock()
+    tellUntold()
   }
 
   /// A vocabulary loaded again (its folder changed, SIGHUP).
