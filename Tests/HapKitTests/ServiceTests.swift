@@ -95,6 +95,44 @@ struct ServiceTests {
     #expect(!served.service.isLooping(second))
   }
 
+  @Test("a sharpness variant over the budget is refused before the policy and the device (a review's finding)")
+  func variantOverBudgetIsRefusedFirst() throws {
+    // hum's render (0.3 s, 57.6 kB) fits; what is left for each variant does not hold one.
+    let served = try Served(["hum.ahap": Self.hum], budget: 60_000)
+    let reply = served.ask("fire hum sharpness=0.3")
+    #expect(reply.hasPrefix("error no-memory"), "\(reply)")
+    let status = served.ask("status")
+    #expect(status.contains("\"device\":\"closed\""), "the device was opened for a refused fire: \(status)")
+    #expect(status.contains("\"noDevice\":0"), "\(status)")
+    #expect(status.contains("\"fires\":0"), "a refused fire went through the policy: \(status)")
+  }
+
+  @Test("the config file's profile: its warnings are notices, each time it is loaded (a review's finding)")
+  func profileWarningsAreSaid() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hapkit-reloader-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let profile = folder.appendingPathComponent("shaker.json").path
+    try #"{"Name": "shaker", "MinimumFrequency": 30, "MaximumFrequency": 120, "Bogus": 1}"#.write(
+      toFile: profile, atomically: true, encoding: .utf8)
+    let config = folder.appendingPathComponent("config.json").path
+    try #"{"profile": "\#(profile)"}"#.write(toFile: config, atomically: true, encoding: .utf8)
+    let notices = Collected<ServiceNotice>()
+    let reloader = ServiceReloader(
+      config: ConfigFile(path: config), folder: folder.path, search: SoundSearch(folders: []),
+      commandLine: .init(device: DeviceSettings(device: "sim"), gaveDevice: true, gaveProfile: false, gaveGain: false),
+      log: { notices.add($0) })
+    guard case .success(let (_, loaded)) = reloader.start() else {
+      Issue.record("the config's profile did not load: \(notices.all)")
+      return
+    }
+    #expect(loaded.name == "shaker")
+    let warned = notices.all.contains {
+      if case .profileWarnings(let file, let warnings) = $0 { file == profile && !warnings.isEmpty } else { false }
+    }
+    #expect(warned, "\(notices.all)")
+  }
+
   @Test("an event over the memory budget is left out with a notice, and its fire says why")
   func budgetIsANotice() throws {
     let served = try Served(["hum.ahap": Self.hum], budget: 1024)

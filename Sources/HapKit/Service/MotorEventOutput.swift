@@ -38,7 +38,20 @@ final class MotorEventOutput: EventOutput {
   var underruns: Int { 0 }
   var recoveries: Int { 0 }
 
-  func prepare(_ vocabulary: Vocabulary, _ settings: ServiceSettings) -> PreparedEvents {
+  var rate: Int? { nil }
+  var threadName: String { "motor's thread" }
+  var loopsLastForever: Bool { true }
+
+  /// A motor's tracks take no profile, and its gain is at most full strength: only a change of
+  /// that capped gain reopens it.
+  func remakes(from old: ServiceSettings, to new: ServiceSettings) -> Bool {
+    min(old.device.linearGain, 1) != min(new.device.linearGain, 1)
+  }
+
+  /// A fire's sharpness plays the event's own track: nothing to refuse.
+  func refusal(_ k: Int, named name: String, sharpness: Int, budget: Int) -> ServiceError? { nil }
+
+  func prepare(_ vocabulary: Vocabulary, _ settings: ServiceSettings, rate: Int?) -> PreparedEvents {
     .motor(
       MotorMixer(
         tracks: vocabulary.events.map { RumbleTrack(schedule: Schedule(pattern: $0.pattern, rate: 48000)) },

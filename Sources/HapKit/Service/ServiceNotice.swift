@@ -41,8 +41,6 @@ public enum ServiceNotice: Sendable {
   case deviceFailed(String)
   /// The default sound device did not open: the events' sounds are not played.
   case soundNotPlayed(why: String)
-  /// A motor plays at most at full strength: `--gain` above 0 dB plays at 0 dB.
-  case motorGainCapped
 
   // MARK: The config file and reloads
 
@@ -50,6 +48,8 @@ public enum ServiceNotice: Sendable {
   /// keeps the last good settings.
   case configUnusable(file: String, why: String, atStart: Bool)
   case configWarning(file: String, String)
+  /// A profile file's warnings (`file`: the profile as named), each time it is loaded.
+  case profileWarnings(file: String, [Diagnostic])
   /// The config file's profile cannot be loaded (at start: the service starts without it).
   case profileUnusable(ProfileFailure)
   /// The config file's profile cannot be loaded; the last good device settings are kept.

@@ -82,7 +82,10 @@ public final class ServiceReloader: @unchecked Sendable {
     if !commandLine.gaveGain, let gain = config.gain { device.gain = gain }
     if !commandLine.gaveProfile { device.profile = config.profile }
     do throws(ProfileFailure) {
-      return .success((device, try ActuatorProfile.load(device.profile ?? device.deviceLayout?.profile).0))
+      let named = device.profile ?? device.deviceLayout?.profile
+      let (profile, warnings) = try ActuatorProfile.load(named)
+      if let named, !warnings.isEmpty { log(.profileWarnings(file: named, warnings)) }
+      return .success((device, profile))
     } catch {
       return .failure(error)
     }

@@ -31,14 +31,33 @@ final class SoundEventOutput: EventOutput {
   var hasEnded: Bool { engine?.hasEnded ?? false }
   var sounding: Int { mixer.counters.sounding }
   var voicesSurviveClose: Bool { true }
+  var rate: Int? { made == nil ? nil : Int(mixer.rate) }
+  var threadName: String { "playback thread" }
+  var loopsLastForever: Bool { false }
+
+  /// A new profile, gain or budget renders the events again.
+  func remakes(from old: ServiceSettings, to new: ServiceSettings) -> Bool {
+    new.profile != old.profile || new.device.gain != old.device.gain || new.memoryBudget != old.memoryBudget
+  }
+
+  /// A sharpness variant that would not fit in an equal share of what the budget leaves.
+  func refusal(_ k: Int, named name: String, sharpness: Int, budget: Int) -> ServiceError? {
+    guard sharpness != 0, let made, SharpnessVariant.reaches(made.0.events[k].pattern) else { return nil }
+    let share = variantBudget(budget)
+    let bytes = mixer.frames(ofEvent: k) * MemoryLayout<Float>.size
+    guard bytes > share else { return nil }
+    return ServiceError(
+      .noMemory,
+      "a sharpness variant of \"\(Format.excerpt(name))\" needs \(VocabularyService.megabytes(bytes)), more than the \(VocabularyService.megabytes(share)) the memory budget leaves each variant; fire it without a sharpness, or give hap serve a larger --memory-budget."
+    )
+  }
   var underruns: Int { closedUnderruns + (engine?.underruns ?? 0) }
   var recoveries: Int { closedRecoveries + (engine?.recoveries ?? 0) }
 
   /// Renders at the device's rate once it is known (the rate it opened at), else at the one
   /// asked for.
-  func prepare(_ vocabulary: Vocabulary, _ settings: ServiceSettings) -> PreparedEvents {
-    let rate = made == nil ? settings.device.rate : Int(mixer.rate)
-    let (mixer, refused) = Self.mixer(vocabulary, settings, rate: rate, log: log)
+  func prepare(_ vocabulary: Vocabulary, _ settings: ServiceSettings, rate: Int?) -> PreparedEvents {
+    let (mixer, refused) = Self.mixer(vocabulary, settings, rate: rate ?? settings.device.rate, log: log)
     return .sound(mixer, refused: refused, made: (vocabulary, settings))
   }
 
@@ -164,9 +183,11 @@ final class SoundEventOutput: EventOutput {
     }
     // The default sound device did not open: said once (by the session); the haptics play.
     if mixer.hasSound && !opened.playsSound { soundUnavailable = true }
-    // Opened at another rate: the events are rendered again (what they say was said at load).
+    // Opened at another rate: the events are rendered again; a sound left out is said again
+    // (it may fail at this rate only), what the budget left out was said at load.
     if Double(opened.configuration.rate) != mixer.rate, let made {
-      let (mixer, refused) = Self.mixer(made.0, made.1, rate: opened.configuration.rate, log: { _ in })
+      let soundsOnly: @Sendable (ServiceNotice) -> Void = { [log] in if case .soundLeftOut = $0 { log($0) } }
+      let (mixer, refused) = Self.mixer(made.0, made.1, rate: opened.configuration.rate, log: soundsOnly)
       install(.sound(mixer, refused: refused, made: made))
     }
     mixer.resume()
@@ -265,15 +286,6 @@ final class SoundEventOutput: EventOutput {
   func startVariant(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool, service: VocabularyService)
     -> Result<Double, ServiceError>
   {
-    let budget = variantBudget(service.currentSettings.memoryBudget)
-    let bytes = mixer.frames(ofEvent: k) * MemoryLayout<Float>.size
-    if bytes > budget {
-      return .failure(
-        ServiceError(
-          .noMemory,
-          "a sharpness variant of \"\(Format.excerpt(voice.event.name))\" needs \(VocabularyService.megabytes(bytes)), more than the \(VocabularyService.megabytes(budget)) the memory budget leaves each variant; fire it without a sharpness, or give hap serve a larger --memory-budget."
-        ))
-    }
     switch variant(of: k, sharpness: voice.sharpness, service: service) {
     case .failure(let error): return .failure(error)
     case .success(let slot):

@@ -49,8 +49,21 @@ struct ServiceVoice {
 /// except ``prepare(_:_:)``.
 protocol EventOutput: AnyObject {
   /// The events of `vocabulary` made for this device (rendered, or their rumble tracks) with
-  /// `settings`; no state changes, so a reload renders while fires go on.
-  func prepare(_ vocabulary: Vocabulary, _ settings: ServiceSettings) -> PreparedEvents
+  /// `settings`, at `rate` (``rate`` read under the lock; nil: the settings' own); touches no
+  /// state, so a reload renders while fires go on.
+  func prepare(_ vocabulary: Vocabulary, _ settings: ServiceSettings, rate: Int?) -> PreparedEvents
+  /// The rate the events are made at now (nil: none yet, or no rate).
+  var rate: Int? { get }
+  /// Whether going from `old` to `new` settings (the same device) makes the events again.
+  func remakes(from old: ServiceSettings, to new: ServiceSettings) -> Bool
+  /// Why a fire of event `k` with `sharpness` steps cannot be had within the memory budget
+  /// (nil: it can), asked before the policy and the device.
+  func refusal(_ k: Int, named name: String, sharpness: Int, budget: Int) -> ServiceError?
+  /// What its device thread is called in a refusal ("the playback thread").
+  var threadName: String { get }
+  /// Whether a loop lasts for ever (a motor's: its end is not known), so a stop of other
+  /// voices leaves the idle closer waiting.
+  var loopsLastForever: Bool { get }
   /// Swaps in `events` (the device closed).
   func install(_ events: PreparedEvents)
   /// Events left out by the memory budget: name → the bytes they need.
@@ -146,13 +159,12 @@ public final class VocabularyService: @unchecked Sendable {
     self.settings = settings
     self.log = log
     if let path = settings.motorPath {
-      if settings.device.linearGain > 1 { log(.motorGainCapped) }
       output = MotorEventOutput(path: path, log: log)
     } else {
       output = SoundEventOutput(log: log)
     }
     (names, index) = Self.names(vocabulary)
-    output.install(output.prepare(vocabulary, settings))
+    output.install(output.prepare(vocabulary, settings, rate: nil))
   }
 
   /// The events it serves.
@@ -317,7 +329,7 @@ public final class VocabularyService: @unchecked Sendable {
       event = k
     }
     if output.isOpen && !output.stop(event: event, owner: nil) {
-      return .error(ServiceError(.busy, "the device's thread is stalled; the stop could not be queued."))
+      return .error(ServiceError(.busy, "the \(output.threadName) is stalled; the stop could not be queued."))
     }
     stopped(why: "stopped by another client", by: requester) { name == nil || $0.event.name == name }
     return .stopped(name)
@@ -340,7 +352,8 @@ public final class VocabularyService: @unchecked Sendable {
       }
     }
     loops.removeAll(where: which)
-    activeUntil = min(activeUntil, Self.now() + Self.stopSettle)
+    // A motor's loop keeps the idle closer waiting for its (unknown) end.
+    if loops.isEmpty || !output.loopsLastForever { activeUntil = min(activeUntil, Self.now() + Self.stopSettle) }
     lock.broadcast()
   }
 
@@ -355,6 +368,9 @@ public final class VocabularyService: @unchecked Sendable {
       return .error(Self.loopsCannotDetach(name))
     }
     if let bytes = output.refused[event.name] { return .error(notLoaded(event.name, bytes: bytes)) }
+    if let refusal = output.refusal(k, named: name, sharpness: sharpness, budget: settings.memoryBudget) {
+      return .error(refusal)
+    }
     let now = Self.now()
     guard policy.preview(name, settings: event.settings, at: now) == .play else {
       return .fire(name, policy.decide(name, settings: event.settings, at: now))
@@ -409,6 +425,13 @@ public final class VocabularyService: @unchecked Sendable {
   var loads: Int { loaded.count }
   /// The settings in force (lock held).
   var currentSettings: ServiceSettings { settings }
+
+  /// The device's settings in force.
+  public var deviceSettings: DeviceSettings {
+    lock.lock()
+    defer { lock.unlock() }
+    return settings.device
+  }
 
   /// A fire of an event left out by the memory budget.
   private func notLoaded(_ name: String, bytes: Int) -> ServiceError {
@@ -505,14 +528,13 @@ public final class VocabularyService: @unchecked Sendable {
   func reload(_ newVocabulary: Vocabulary?, settings newSettings: ServiceSettings) {
     lock.lock()
     let vocabulary = newVocabulary ?? self.vocabulary
-    let remake =
-      newVocabulary != nil || newSettings.profile != settings.profile
-      || newSettings.device.gain != settings.device.gain || newSettings.memoryBudget != settings.memoryBudget
+    let remake = newVocabulary != nil || output.remakes(from: settings, to: newSettings)
     let reopen = remake || newSettings.device.device != settings.device.device
     if !reopen { settings = newSettings }
+    let rate = output.rate
     lock.unlock()
     guard reopen else { return }
-    let fresh = remake ? output.prepare(vocabulary, newSettings) : nil
+    let fresh = remake ? output.prepare(vocabulary, newSettings, rate: rate) : nil
     lock.lock()
     let wasOpen = output.isOpen
     closeDevice(keepingLoops: true)

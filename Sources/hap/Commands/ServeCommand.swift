@@ -154,7 +154,11 @@ enum ServeCommand: Command {
     service.notify = { connections.tell($0, $1) }
     let (level, muted) = reloader.initialSwitch
     service.setSwitch(level: level, muted: muted)
-    log.add(ServiceNotices.line(service.checkDevice()))
+    let check = service.checkDevice()
+    log.add(ServiceNotices.line(check))
+    if case .motor = check, service.deviceSettings.linearGain > 1 {
+      log.add("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB")
+    }
     reloader.run(service)
     let count = service.eventCount
     log.add("hap: serving \(count) event\(count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'")

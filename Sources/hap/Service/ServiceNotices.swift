@@ -10,6 +10,8 @@ enum ServiceNotices {
     switch notice {
     case .fired, .deviceOpened, .deviceClosed: verbose ? [line(notice)] : []
     case .profileUnusable(let failure): PatternLoading.describe(failure, style: Style(enabled: false))
+    case .profileWarnings(let file, let warnings):
+      warnings.map { DiagnosticPrinter.text($0, file: file, style: Style(enabled: false)) }
     case .configProfileUnusable(let failure):
       PatternLoading.describe(failure, style: Style(enabled: false)) + [line(notice)]
     default: [line(notice)]
@@ -49,7 +51,6 @@ enum ServiceNotices {
     case .deviceFailed(let failure): "hap: \(failure)"
     case .soundNotPlayed(let why):
       "hap: the pattern's sound is not played (\(why)); the haptics play ('--audio-device NAME' names a device for the sound, '--no-audio' leaves it out)"
-    case .motorGainCapped: "hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB"
     default: nil
     }
   }
