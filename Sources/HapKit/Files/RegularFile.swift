@@ -68,4 +68,17 @@ enum RegularFile {
       offset += off_t(got)
     }
   }
+
+  /// Writes all of `bytes` to `fd` (a write cut short goes on; EINTR is retried); false when it
+  /// cannot (a full disk, a reader gone).
+  static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return false }
+      done += n
+    }
+    return true
+  }
 }

@@ -111,7 +111,7 @@ public final class ConfigFile: @unchecked Sendable {
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     _ = fchmod(fd, mode)
     let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let written = Self.writeAll(fd, Array(text.utf8)) && fsync(fd) == 0
+    let written = RegularFile.writeAll(fd, Array(text.utf8)) && fsync(fd) == 0
     let error = errno
     close(fd)
     guard written, rename(temporary, target) == 0 else {
@@ -120,17 +120,6 @@ public final class ConfigFile: @unchecked Sendable {
       return "cannot save '\(shown)': \(why)"
     }
     return nil
-  }
-
-  private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    var done = 0
-    while done < bytes.count {
-      let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return false }
-      done += n
-    }
-    return true
   }
 
   /// Symbolic links followed before a path is given up (as the kernel's limit).

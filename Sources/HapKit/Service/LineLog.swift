@@ -85,15 +85,5 @@ public final class LineLog: @unchecked Sendable {
   }
 
   /// Writes all of `text` to the descriptor; false when it cannot (the reader is gone).
-  private func write(_ text: String) -> Bool {
-    let bytes = Array(text.utf8)
-    var done = 0
-    while done < bytes.count {
-      let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return false }
-      done += n
-    }
-    return true
-  }
+  private func write(_ text: String) -> Bool { RegularFile.writeAll(fd, Array(text.utf8)) }
 }

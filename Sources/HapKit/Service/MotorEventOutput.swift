@@ -49,7 +49,7 @@ final class MotorEventOutput: EventOutput {
   }
 
   /// A fire's sharpness plays the event's own track: nothing to refuse.
-  func refusal(_ k: Int, named name: String, sharpness: Int, budget: Int) -> ServiceError? { nil }
+  func refusal(_ event: VocabularyEvent, _ k: Int, sharpness: Int, budget: Int) -> ServiceError? { nil }
 
   func prepare(_ vocabulary: Vocabulary, _ settings: ServiceSettings, rate: Int?) -> PreparedEvents {
     .motor(
@@ -109,7 +109,11 @@ final class MotorEventOutput: EventOutput {
     opened ? .motor(path: path) : .unavailable(device: "evdev:\(path)", why: failure?.message ?? "")
   }
 
-  func start(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool) -> Result<Double, ServiceError> {
+  /// A voice of event `k`: its own track (a motor shows sharpness only as the balance the
+  /// track already holds).
+  func start(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool, service: VocabularyService)
+    -> Result<Double, ServiceError>
+  {
     let command = MotorMixer.Command.start(
       event: Int32(k), owner: bound ? voice.owner : 0, gain: voice.gain,
       priority: Int32(clamping: voice.event.settings.priority), loops: loops)

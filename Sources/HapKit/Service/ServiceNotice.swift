@@ -29,7 +29,7 @@ public enum ServiceNotice: Sendable {
   /// `--verbose`: a fire was played.
   case fired(event: String)
   /// The voices of a closed connection could not be stopped (the device's thread is stalled).
-  case ownerNotStopped(motor: Bool)
+  case ownerNotStopped(thread: String)
 
   // MARK: The device
 

@@ -41,14 +41,14 @@ final class SoundEventOutput: EventOutput {
   }
 
   /// A sharpness variant that would not fit in an equal share of what the budget leaves.
-  func refusal(_ k: Int, named name: String, sharpness: Int, budget: Int) -> ServiceError? {
-    guard sharpness != 0, let made, SharpnessVariant.reaches(made.0.events[k].pattern) else { return nil }
+  func refusal(_ event: VocabularyEvent, _ k: Int, sharpness: Int, budget: Int) -> ServiceError? {
+    guard sharpness != 0, SharpnessVariant.reaches(event.pattern) else { return nil }
     let share = variantBudget(budget)
     let bytes = mixer.frames(ofEvent: k) * MemoryLayout<Float>.size
     guard bytes > share else { return nil }
     return ServiceError(
       .noMemory,
-      "a sharpness variant of \"\(Format.excerpt(name))\" needs \(VocabularyService.megabytes(bytes)), more than the \(VocabularyService.megabytes(share)) the memory budget leaves each variant; fire it without a sharpness, or give hap serve a larger --memory-budget."
+      "a sharpness variant of \"\(Format.excerpt(event.name))\" needs \(VocabularyService.megabytes(bytes)), more than the \(VocabularyService.megabytes(share)) the memory budget leaves each variant; fire it without a sharpness, or give hap serve a larger --memory-budget."
     )
   }
   var underruns: Int { closedUnderruns + (engine?.underruns ?? 0) }
@@ -224,7 +224,13 @@ final class SoundEventOutput: EventOutput {
 
   // MARK: Voices
 
-  func start(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool) -> Result<Double, ServiceError> {
+  /// A voice of event `k`, with its sharpness variant when it has one.
+  func start(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool, service: VocabularyService)
+    -> Result<Double, ServiceError>
+  {
+    if voice.sharpness != 0 && SharpnessVariant.reaches(voice.event.pattern) {
+      return startVariant(voice, k, loops: loops, bound: bound, service: service)
+    }
     let command = EventMixer.Command.start(
       event: Int32(k), gain: voice.gain, priority: Int32(clamping: voice.event.settings.priority),
       ducking: Float(voice.event.settings.ducking), owner: voice.owner, loops: loops, bound: bound)
@@ -283,7 +289,7 @@ final class SoundEventOutput: EventOutput {
   /// Starts a voice of event `k` with its sharpness variant, rendered on a cache miss with the
   /// service's lock released (so other clients are not held up; the device is opened again if
   /// it closed meanwhile).
-  func startVariant(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool, service: VocabularyService)
+  private func startVariant(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool, service: VocabularyService)
     -> Result<Double, ServiceError>
   {
     switch variant(of: k, sharpness: voice.sharpness, service: service) {

@@ -58,7 +58,7 @@ protocol EventOutput: AnyObject {
   func remakes(from old: ServiceSettings, to new: ServiceSettings) -> Bool
   /// Why a fire of event `k` with `sharpness` steps cannot be had within the memory budget
   /// (nil: it can), asked before the policy and the device.
-  func refusal(_ k: Int, named name: String, sharpness: Int, budget: Int) -> ServiceError?
+  func refusal(_ event: VocabularyEvent, _ k: Int, sharpness: Int, budget: Int) -> ServiceError?
   /// What its device thread is called in a refusal ("the playback thread").
   var threadName: String { get }
   /// Whether a loop lasts for ever (a motor's: its end is not known), so a stop of other
@@ -76,7 +76,9 @@ protocol EventOutput: AnyObject {
   /// Stops the thread and closes the device; whether it ended on a failure.
   func close() -> Bool
   /// Starts a voice of event `k` (after any check of its own); how long it sounds, in seconds.
-  func start(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool) -> Result<Double, ServiceError>
+  /// `service`: for a sound's sharpness variant, rendered with its lock released.
+  func start(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool, service: VocabularyService)
+    -> Result<Double, ServiceError>
   /// Queues a stop (`event`: of one event, else all; `owner`: of one connection's bound voices).
   func stop(event: Int?, owner: Int32?) -> Bool
   /// Voices sounding now.
@@ -272,27 +274,26 @@ public final class VocabularyService: @unchecked Sendable {
     }
   }
 
-  /// `handle`'s reply, then the lines owed to the clients whose loops it ended (outside the lock).
+  /// One request under the lock, then (outside it) the lines owed to the clients whose loops
+  /// it ended.
   private func handled(_ request: ServiceRequest, owner: Int32) -> ServiceReply {
+    lock.lock()
     let reply = handle(request, owner: owner)
-    tellUntold()
+    let lines = takeUntold()
+    lock.unlock()
+    for (owner, line) in lines { notify?(owner, line) }
     return reply
   }
 
-  /// Says the lines owed to clients whose loops another request ended (called without the lock).
-  private func tellUntold() {
-    lock.lock()
-    let lines = untold
-    untold = []
-    lock.unlock()
-    for (owner, line) in lines { notify?(owner, line) }
+  /// The lines owed to clients whose loops another request ended, forgotten here (lock held).
+  private func takeUntold() -> [(Int32, String)] {
+    defer { untold = [] }
+    return untold
   }
 
-  /// One request, under the lock: every name is looked up in the vocabulary, names and index
-  /// of this one moment (a reload swaps them only under the lock).
+  /// One request (lock held): every name is looked up in the vocabulary, names and index of
+  /// this one moment (a reload swaps them only under the lock).
   private func handle(_ request: ServiceRequest, owner: Int32) -> ServiceReply {
-    lock.lock()
-    defer { lock.unlock() }
     switch request {
     case .fire(let name, let intensity, let sharpness, let loop, let detach):
       return fire(
@@ -344,7 +345,7 @@ public final class VocabularyService: @unchecked Sendable {
   /// The loops `which` selects were stopped (lock held): they are forgotten, and the idle
   /// closer no longer waits for their nominal end (only for the fade, and for the voices
   /// still sounding). With `why`, the client of each (but `requester`, who asked) is owed a
-  /// line (`ended NAME: why`, said by ``tellUntold()``), so `hap fire --loop` ends with it.
+  /// line (`ended NAME: why`, said once the lock is released), so `hap fire --loop` ends with it.
   private func stopped(why: String? = nil, by requester: Int32? = nil, _ which: (ServiceVoice) -> Bool) {
     if let why {
       for loop in loops where which(loop) && loop.owner != 0 && loop.owner != requester {
@@ -368,7 +369,7 @@ public final class VocabularyService: @unchecked Sendable {
       return .error(Self.loopsCannotDetach(name))
     }
     if let bytes = output.refused[event.name] { return .error(notLoaded(event.name, bytes: bytes)) }
-    if let refusal = output.refusal(k, named: name, sharpness: sharpness, budget: settings.memoryBudget) {
+    if let refusal = output.refusal(event, k, sharpness: sharpness, budget: settings.memoryBudget) {
       return .error(refusal)
     }
     let now = Self.now()
@@ -396,13 +397,7 @@ public final class VocabularyService: @unchecked Sendable {
   /// Starts `voice` on the output (lock held, the device open; a sharpness variant may be
   /// rendered meanwhile, the lock released).
   private func start(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool) -> Result<Void, ServiceError> {
-    let started: Result<Double, ServiceError>
-    if let sound = output as? SoundEventOutput, voice.sharpness != 0, SharpnessVariant.reaches(voice.event.pattern) {
-      started = sound.startVariant(voice, k, loops: loops, bound: bound, service: self)
-    } else {
-      started = output.start(voice, k, loops: loops, bound: bound)
-    }
-    switch started {
+    switch output.start(voice, k, loops: loops, bound: bound, service: self) {
     case .failure(let error): return .failure(error)
     case .success(let seconds):
       if bound { owners.started(boundTo: voice.owner) }
@@ -471,7 +466,7 @@ public final class VocabularyService: @unchecked Sendable {
     defer { lock.unlock() }
     guard owners.closed(owner) else { return }
     stopped { $0.owner == owner }
-    if !output.stop(event: nil, owner: owner) { log(.ownerNotStopped(motor: output is MotorEventOutput)) }
+    if !output.stop(event: nil, owner: owner) { log(.ownerNotStopped(thread: output.threadName)) }
   }
 
   /// Whether a loop `owner` started still sounds (its connection is not idle).
@@ -496,8 +491,9 @@ public final class VocabularyService: @unchecked Sendable {
     policy.level = level
     if muted && !policy.muted { stopEverything(why: "the service was muted (its config file)") }
     policy.muted = muted
+    let lines = takeUntold()
     lock.unlock()
-    tellUntold()
+    for (owner, line) in lines { notify?(owner, line) }
   }
 
   /// A vocabulary loaded again (its folder changed, SIGHUP).

@@ -43,8 +43,7 @@ enum ServiceNotices {
     case .overBudget(let event, let bytes, let budget):
       "hap: \(ServiceReply.oneLine(Format.excerpt(event))) left out: its render needs \(VocabularyService.megabytes(bytes)), more than the \(VocabularyService.megabytes(budget)) memory budget leaves (--memory-budget); shorten the pattern or raise the budget"
     case .fired(let event): "hap: fired \(ServiceReply.oneLine(Format.excerpt(event)))"
-    case .ownerNotStopped(let motor):
-      "hap: could not stop the events of a closed connection (the \(motor ? "motor's" : "playback") thread is stalled)"
+    case .ownerNotStopped(let thread): "hap: could not stop the events of a closed connection (the \(thread) is stalled)"
     case .deviceOpened(let device, let capture, let soundCapture):
       "hap: device '\(device)' opened\(capture.map { ", recording to \($0)" } ?? "")\(soundCapture.map { ", its sound to \($0)" } ?? "")"
     case .deviceClosed(let device, let thread): "hap: device '\(device)' closed (\(thread))"
