@@ -96,14 +96,14 @@ enum DevicesCommand: Command {
     }
     guard let first = closed.first else { return }
     Console.line(
-      "evdev: \(closed.count) event device\(closed.count == 1 ? "" : "s") in \(RumblePlayback.folder()) did not open, so any motor among them is not listed; the first: \(first.text.last?.trimmingCharacters(in: .whitespaces) ?? "")"
+      "evdev: \(closed.count) event device\(closed.count == 1 ? "" : "s") in \(MotorPlayback.folder()) did not open, so any motor among them is not listed; the first: \(first.text.last?.trimmingCharacters(in: .whitespaces) ?? "")"
     )
   }
 
   /// The rumble motors to list: the one `-D evdev:PATH` names, else those of `$HAP_DEV_INPUT`
   /// (none when -D names another device).
   static func motorEntries(_ named: String?) throws(UsageError) -> [RumblePlayback.Listed] {
-    guard let named else { return RumblePlayback.listed(EventDevices.list(folder: RumblePlayback.folder())) }
+    guard let named else { return RumblePlayback.listed(EventDevices.list(folder: MotorPlayback.folder())) }
     guard RumblePlayback.names(named) else { return [] }
     let path = try RumblePlayback.path(named)
     return RumblePlayback.listed([EventDevices.Entry(path: path, capabilities: RumbleDevice.probe(path))])

@@ -20,9 +20,6 @@ enum RumblePlayback {
     return path
   }
 
-  /// Where `hap devices` looks for event devices (``MotorPlayback/folder(_:)``).
-  static func folder() -> String { MotorPlayback.folder() }
-
   /// `-D evdev:PATH`: the motor's path, after refusing the options that shape a signal a motor
   /// does not play, or a device it is not (`also`: the command's own, besides the profile, the
   /// rate, the sample format and the sound device's); nil for any other device.
