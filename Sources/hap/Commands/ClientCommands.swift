@@ -120,7 +120,9 @@ enum FireCommand: Command {
     --loop repeats the event until hap fire is stopped: it keeps its connection to the service
     open and waits; Ctrl-C (exit 130) or SIGTERM (exit 0) closes it, and the service fades the
     event out within 10 ms, as it does for any client whose connection closes (if hap fire is
-    killed, too). --stop fades out NAME, or everything.
+    killed, too). When something else ends the loop (another client's stop, a mute, a reload
+    that changes or removes the event, the service stopping), it says why and exits 2. --stop
+    fades out NAME, or everything.
     """
   static let intensity = Option<Double?>.number(
     "intensity", "X", in: 0...1, default: "1", "Scale the event")
