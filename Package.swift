@@ -36,6 +36,9 @@ let package = Package(
     // Resampler: a DecodedSound at another rate, through CSoxr (HapCore loads no library; the
     // CLI and hap-bench share this).
     .target(name: "HapResample", dependencies: ["HapCore", "CSoxr"]),
+    // libdbus-1 (feedbackd's D-Bus API, `hap serve --dbus`), loaded at run time with dlopen; its
+    // few prototypes and structures are declared in the target, so building needs no libdbus header.
+    .target(name: "CDBus", linkerSettings: [.linkedLibrary("dl")]),
     // Linux force feedback (rumble motors behind /dev/input/eventN): the ioctls and writes.
     .target(name: "CEvdev", linkerSettings: [.linkedLibrary("dl")]),
     // The rumble motor: its device, the paced engine that updates one effect, the listing.
@@ -43,7 +46,8 @@ let package = Package(
     // Everything that plays, as a library: the typed device address, opening it, the engine
     // that mixes many players on one device, sounds, and Core Haptics' API over them
     // (docs/hapkit.md). Prints nothing; no global mutable state.
-    .target(name: "HapKit", dependencies: ["HapCore", "HapALSA", "HapResample", "HapRumble", "CSndFile", "CHapSignals"]),
+    .target(
+      name: "HapKit", dependencies: ["HapCore", "HapALSA", "HapResample", "HapRumble", "CSndFile", "CHapSignals", "CDBus"]),
     // `make bench`'s in-process figures for HapKit (start to first sample, sendParameters).
     .executableTarget(name: "hapkit-bench", dependencies: ["HapKit"]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.

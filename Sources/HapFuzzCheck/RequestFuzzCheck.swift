@@ -67,6 +67,12 @@ public enum RequestFuzzCheck {
       if detach { words.append("detach") }
       return words.joined(separator: " ")
     case .stop(let name): return name.map { "stop \($0)" } ?? "stop"
+    case .stopVoice(let id): return "stop \(id)"
+    case .set(let id, let intensity, let sharpness):
+      var words = ["set", "\(id)"]
+      if let intensity { words.append("intensity=\(intensity)") }
+      if let sharpness { words.append("sharpness=\(sharpness)") }
+      return words.joined(separator: " ")
     case .status: return "status"
     case .mute: return "mute"
     case .unmute: return "unmute"

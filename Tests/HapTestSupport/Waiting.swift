@@ -64,3 +64,12 @@ public final class StreamLog: @unchecked Sendable {
     Wait.until(seconds) { text.split(separator: "\n").contains { $0.contains(needle) } }
   }
 }
+
+/// A service's reply without its voice number (`ok fired tap voice=3` → `ok fired tap`): what a
+/// test of something else than the numbers compares.
+public func withoutVoice(_ reply: String) -> String {
+  guard let word = reply.range(of: " voice=", options: .backwards),
+    reply[word.upperBound...].allSatisfy(\.isNumber), !reply[word.upperBound...].isEmpty
+  else { return reply }
+  return String(reply[..<word.lowerBound])
+}

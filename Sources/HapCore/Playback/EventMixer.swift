@@ -52,13 +52,22 @@ public final class EventMixer: @unchecked Sendable {
   /// nothing).
   public enum Command: Equatable, Sendable {
     /// `owner`, `loops` and `bound`: see ``start(event:gain:priority:ducking:owner:loops:bound:)``.
+    /// `id`: the voice's number for ``setGain(voice:gain:)``, ``setVariant(voice:variant:)``,
+    /// ``stopVoice(_:)`` and its ``Ended`` report (0: none, never reported).
     case start(
       event: Int32, gain: Float, priority: Int32, ducking: Float, owner: Int32 = 0, loops: Bool = false,
-      bound: Bool = false)
+      bound: Bool = false, id: UInt32 = 0)
     /// A voice of `event` that plays variant slot `variant` instead of the event's own render.
     case startVariant(
       event: Int32, variant: Int32, gain: Float, priority: Int32, ducking: Float, owner: Int32 = 0,
-      loops: Bool = false, bound: Bool = false)
+      loops: Bool = false, bound: Bool = false, id: UInt32 = 0)
+    /// The voice numbered `voice` ramps to `gain` over ``gainFrames`` (newest value wins).
+    case setGain(voice: UInt32, gain: Float)
+    /// The voice numbered `voice` goes on, at the same place of its timeline, in variant slot
+    /// `variant` (-1: its event's own render), crossfading over ``crossFrames``.
+    case setVariant(voice: UInt32, variant: Int32)
+    /// Fades out the voice numbered `voice`.
+    case stopVoice(UInt32)
     case stop(event: Int32)
     case stopAll
     /// Fades out every voice started `bound` to this owner.
@@ -80,6 +89,9 @@ public final class EventMixer: @unchecked Sendable {
     /// Voices sounding (or fading out) after the last block.
     public var sounding = 0
   }
+
+  public typealias EndReason = VoiceEnd.Reason
+  public typealias Ended = VoiceEnd
 
   /// An event's audio track as the mixer stores it: from its first sounding frame (`lead`
   /// frames after the event's start), interleaved left, right; `length`: the frames of the whole
@@ -119,7 +131,26 @@ public final class EventMixer: @unchecked Sendable {
     var loops = false
     /// Stopped by ``Command/stopOwner(_:)`` of its owner.
     var bound = false
+    /// Its number (0: none).
+    var id: UInt32 = 0
+    /// The gain ``Command/setGain(voice:gain:)`` asked for, reached by steps of ``gainStep``.
+    var gainTarget: Float = 1
+    /// The reading it crossfades from after ``Command/setVariant(voice:variant:)``:
+    /// a variant slot, -1 for the event's own render, ``noReading`` for none.
+    var previous: Int32 = EventMixer.noReading
+    /// Frames of that crossfade left.
+    var crossLeft = 0
+    /// Why it will have ended once its fade is over.
+    var endReason = EndReason.played
   }
+
+  /// ``Voice/previous`` when no crossfade runs.
+  static let noReading: Int32 = -2
+  /// A gain change's ramp (2 ms) and a variant change's crossfade (5 ms), in frames.
+  public let gainFrames: Int
+  public let crossFrames: Int
+  /// Numbered voices' ends, for the producer's side (``takeEnded(_:)``).
+  private let ends: VoiceEnds
 
   /// Voices that may sound at once (fading voices come on top, in as many spare slots).
   public let capacity: Int
@@ -257,6 +288,9 @@ public final class EventMixer: @unchecked Sendable {
     counts = .allocate(capacity: EventMixer.blockFrames)
     counts.initialize(repeating: 0, count: EventMixer.blockFrames)
     ring = SPSCRing(capacity: queueCapacity, filler: .stopAll)
+    gainFrames = max(1, Int((rate * 0.002).rounded()))
+    crossFrames = max(1, Int((rate * 0.005).rounded()))
+    ends = VoiceEnds(capacity: 4 * queueCapacity)
   }
 
   /// `count` zeros (at least one), for a table by event.
@@ -360,6 +394,13 @@ public final class EventMixer: @unchecked Sendable {
   /// Producer: fades out every voice started `bound` to `owner`. False when the queue is full.
   public func stop(owner: Int32) -> Bool { send(.stopOwner(owner)) }
 
+  /// The numbered voices that ended since the last call, oldest first, each once (one thread
+  /// at a time: the ring's single consumer).
+  public func takeEnded(_ body: (Ended) -> Void) { ends.take(body) }
+
+  /// Ends the playback thread could not report (its ring full): none while someone takes them.
+  public var lostEndReports: Int { ends.lost }
+
   /// Producer: how many more commands the queue takes now (the playback thread only ever
   /// makes more room).
   public var queueRoom: Int { ring.room }
@@ -435,8 +476,10 @@ public final class EventMixer: @unchecked Sendable {
   /// Producer: queues a command; false when the queue is full (try again after a period).
   public func send(_ command: Command) -> Bool {
     guard ring.room > 0 else { return false }
-    if case .startVariant(_, let variant, _, _, _, _, _, _) = command, variant >= 0 && Int(variant) < variantCapacity {
-      variantCache.named(Int(variant), bySequence: ring.nextNumber)
+    switch command {
+    case .startVariant(_, let variant, _, _, _, _, _, _, _), .setVariant(_, let variant):
+      if variant >= 0 && Int(variant) < variantCapacity { variantCache.named(Int(variant), bySequence: ring.nextNumber) }
+    default: break
     }
     // Room was checked, and only this thread pushes.
     guard ring.push(command) else { return false }
@@ -478,6 +521,7 @@ public final class EventMixer: @unchecked Sendable {
     for s in 0..<slots where voices[s].event >= 0 {
       sounding += 1
       if voices[s].variant >= 0 { busy |= 1 << UInt64(voices[s].variant) }
+      if voices[s].previous >= 0 { busy |= 1 << UInt64(voices[s].previous) }
     }
     soundingCount.store(sounding, ordering: .relaxed)
     soundingNow = sounding
@@ -492,17 +536,31 @@ public final class EventMixer: @unchecked Sendable {
   private func applyCommands() -> Int {
     while let command = ring.pop() {
       switch command {
-      case .start(let event, let gain, let priority, let ducking, let owner, let loops, let bound):
+      case .start(let event, let gain, let priority, let ducking, let owner, let loops, let bound, let id):
         admit(
-          event, variant: -1, gain: gain, priority: priority, ducking: ducking, owner: owner, loops: loops, bound: bound
-        )
-      case .startVariant(let event, let variant, let gain, let priority, let ducking, let owner, let loops, let bound):
+          event, variant: -1, gain: gain, priority: priority, ducking: ducking, owner: owner, loops: loops, bound: bound,
+          id: id)
+      case .startVariant(
+        let event, let variant, let gain, let priority, let ducking, let owner, let loops, let bound, let id):
         // A slot never stored is ignored, as a command naming no event is.
-        if variant >= 0 && Int(variant) < variantCapacity && variantLengths[Int(variant)] > 0 {
+        if isStored(variant) {
           admit(
             event, variant: variant, gain: gain, priority: priority, ducking: ducking, owner: owner, loops: loops,
-            bound: bound)
+            bound: bound, id: id)
+        } else {
+          reportEnd(id, .unplayable)
         }
+      case .setGain(let id, let gain):
+        for s in 0..<slots where voices[s].event >= 0 && voices[s].id == id && id != 0 {
+          voices[s].gainTarget = gain.isNaN ? 0 : min(max(gain, 0), 1)
+        }
+      case .setVariant(let id, let variant):
+        if variant == -1 || isStored(variant) {
+          for s in 0..<slots where voices[s].event >= 0 && voices[s].id == id && id != 0 { retarget(s, variant) }
+        }
+      case .stopVoice(let id):
+        for s in 0..<slots where voices[s].event >= 0 && voices[s].id == id && id != 0 { beginStop(s) }
+        stopCount.add(1, ordering: .relaxed)
       case .stop(let event):
         for s in 0..<slots where voices[s].event == event { beginStop(s) }
         stopCount.add(1, ordering: .relaxed)
@@ -516,18 +574,38 @@ public final class EventMixer: @unchecked Sendable {
       appliedCount.add(1, ordering: .relaxed)
     }
     if stopping {
-      for s in 0..<slots where voices[s].event >= 0 { beginStop(s) }
+      for s in 0..<slots where voices[s].event >= 0 { beginStop(s, .closed) }
     }
     return ring.popped
   }
+
+  /// Whether variant slot `variant` holds a stored variant (playback thread).
+  @inline(__always)
+  private func isStored(_ variant: Int32) -> Bool {
+    variant >= 0 && Int(variant) < variantCapacity && variantLengths[Int(variant)] > 0
+  }
+
+  /// Voice `slot` goes on in `variant` (-1: its event's render), crossfading from what it read.
+  private func retarget(_ slot: Int, _ variant: Int32) {
+    guard voices[slot].variant != variant else { return }
+    // A crossfade under way is cut short: the newest reading wins.
+    voices[slot].previous = voices[slot].variant
+    voices[slot].variant = variant
+    voices[slot].crossLeft = crossFrames
+  }
+
+  /// Reports voice `id`'s end (0: not numbered, nothing to say). A full ring (the producer not
+  /// taking ends) loses the report and counts it.
+  @inline(__always)
+  private func reportEnd(_ id: UInt32, _ reason: EndReason) { ends.report(id, reason) }
 
   /// Starts a voice, making room if ``capacity`` voices sound.
   /// A command naming no event is ignored (``send(_:)`` takes any values).
   private func admit(
     _ event: Int32, variant: Int32, gain: Float, priority: Int32, ducking: Float, owner: Int32, loops: Bool,
-    bound: Bool
+    bound: Bool, id: UInt32
   ) {
-    guard event >= 0 && Int(event) < eventCount else { return }
+    guard event >= 0 && Int(event) < eventCount else { return reportEnd(id, .unplayable) }
     let gain = gain.isNaN ? 0 : min(max(gain, 0), 1)
     let ducking = ducking.isNaN ? 1 : min(max(ducking, 0), 1)
     var sounding = 0
@@ -549,19 +627,20 @@ public final class EventMixer: @unchecked Sendable {
     if sounding >= capacity {
       if voices[victim].priority > priority {
         refusedCount.add(1, ordering: .relaxed)
-        return
+        return reportEnd(id, .refused)
       }
-      beginStop(victim)
+      beginStop(victim, .stolen)
       stolenCount.add(1, ordering: .relaxed)
     }
     if free < 0 {
       // Every spare slot holds a fading voice: cut the oldest.
       for s in 0..<slots where voices[s].stopping && (free < 0 || voices[s].order < voices[free].order) { free = s }
+      reportEnd(voices[free].id, voices[free].endReason)
     }
     let stored = (variant >= 0 ? variantLengths[Int(variant)] : lengths[Int(event)]) + audioLengths[Int(event)]
     voices[free] = Voice(
       event: event, variant: variant, position: 0, gain: gain, priority: priority, ducking: ducking,
-      order: nextOrder, owner: owner, loops: loops && stored > 0, bound: bound)
+      order: nextOrder, owner: owner, loops: loops && stored > 0, bound: bound, id: id, gainTarget: gain)
     nextOrder &+= 1
     // A voice starting under a louder one starts ducked.
     voices[free].duckTarget = duckTarget(free)
@@ -570,9 +649,10 @@ public final class EventMixer: @unchecked Sendable {
   }
 
   /// Starts voice `slot`'s fade-out (a voice already fading goes on fading).
-  private func beginStop(_ slot: Int) {
+  private func beginStop(_ slot: Int, _ reason: EndReason = .stopped) {
     guard !voices[slot].stopping else { return }
     voices[slot].stopping = true
+    voices[slot].endReason = reason
     voices[slot].fadeLeft = stopFade.frames
   }
 
@@ -627,9 +707,12 @@ public final class EventMixer: @unchecked Sendable {
   }
 
   /// What voice `slot` reads; nil for a variant slot never stored.
-  private func reading(_ voice: Voice) -> Reading? {
-    let event = Int(voice.event)
-    let variant = Int(voice.variant)
+  private func reading(_ voice: Voice) -> Reading? { reading(event: voice.event, variant: voice.variant) }
+
+  /// What a voice of `event` reads in `variant` (-1: the event's own render).
+  private func reading(event: Int32, variant: Int32) -> Reading? {
+    let event = Int(event)
+    let variant = Int(variant)
     guard let haptic = variant >= 0 ? variantSamples[variant] : samples + offsets[event] else { return nil }
     let hapticLead = variant >= 0 ? variantLeads[variant] : leads[event]
     let hapticEnd = hapticLead + (variant >= 0 ? variantLengths[variant] : lengths[event])
@@ -649,8 +732,13 @@ public final class EventMixer: @unchecked Sendable {
     var voice = voices[slot]
     guard let r = reading(voice) else {
       voices[slot].event = -1
-      return
+      return reportEnd(voice.id, .unplayable)
     }
+    // The reading it crossfades from (a variant change), while the crossfade lasts.
+    // (No Optional.map or ==: generic calls that, unspecialised, instantiate metadata here.)
+    let p = voice.crossLeft > 0 ? reading(event: voice.event, variant: voice.previous) : nil
+    var first = r.first
+    if let p { first = min(p.first, r.first) } else { voice.crossLeft = 0 }
     var ended = false
     var n = 0
     while n < count {
@@ -661,9 +749,9 @@ public final class EventMixer: @unchecked Sendable {
         }
         voice.position = 0
       }
-      if voice.position < r.first {
+      if voice.position < first {
         // The leading silence: nothing to add, only time (and a stop's fade) passes.
-        let silent = min(r.first - voice.position, count - n)
+        let silent = min(first - voice.position, count - n)
         n += silent
         if passSilence(&voice, silent) {
           ended = true
@@ -672,7 +760,14 @@ public final class EventMixer: @unchecked Sendable {
         continue
       }
       let t = voice.position
-      addFrame(r, at: t, into: n, scale: voice.gain * voice.duck * voice.fade)
+      let scale = voice.gain * voice.duck * voice.fade
+      if let p, voice.crossLeft > 0 {
+        let from = Float(voice.crossLeft) / Float(crossFrames)
+        addFrame(p, at: t, into: n, scale: scale * from, counted: false)
+        addFrame(r, at: t, into: n, scale: scale * (1 - from))
+      } else {
+        addFrame(r, at: t, into: n, scale: scale)
+      }
       voice.position += 1
       n += 1
       if advanceRamps(&voice) {
@@ -680,7 +775,11 @@ public final class EventMixer: @unchecked Sendable {
         break
       }
     }
-    if ended { voice.event = -1 }
+    if ended {
+      voice.event = -1
+      reportEnd(voice.id, voice.endReason)
+    }
+    if voice.crossLeft == 0 { voice.previous = EventMixer.noReading }
     voices[slot] = voice
   }
 
@@ -689,6 +788,8 @@ public final class EventMixer: @unchecked Sendable {
   @inline(__always)
   private func passSilence(_ voice: inout Voice, _ frames: Int) -> Bool {
     voice.position += frames
+    voice.gain = voice.gainTarget
+    voice.crossLeft = max(0, voice.crossLeft - frames)
     if voice.stopping {
       voice.fadeLeft -= frames
       voice.fade = stopFade.gain(left: max(voice.fadeLeft, 0))
@@ -701,22 +802,29 @@ public final class EventMixer: @unchecked Sendable {
   /// Adds frame `t` of reading `r` (its haptic sample and its sound's two), scaled, to mix frame
   /// `n`, counting the voices each signal sums there.
   @inline(__always)
-  private func addFrame(_ r: Reading, at t: Int, into n: Int, scale: Float) {
+  private func addFrame(_ r: Reading, at t: Int, into n: Int, scale: Float, counted: Bool = true) {
     if t >= r.hapticLead && t < r.hapticEnd {
       mix[n] += r.haptic[t - r.hapticLead] * scale
-      counts[n] &+= 1
+      if counted { counts[n] &+= 1 }
     }
     if t >= r.soundLead && t < r.soundEnd {
       let a = 2 * (t - r.soundLead)
       audioMix[2 * n] += r.sound[a] * scale
       audioMix[2 * n + 1] += r.sound[a + 1] * scale
-      audioCounts[n] &+= 1
+      if counted { audioCounts[n] &+= 1 }
     }
   }
 
   /// One frame's step of a voice's duck ramp and stop fade; whether the fade has ended it.
   @inline(__always)
   private func advanceRamps(_ voice: inout Voice) -> Bool {
+    if voice.gain != voice.gainTarget {
+      let step = 1 / Float(gainFrames)
+      voice.gain =
+        voice.gain < voice.gainTarget
+        ? min(voice.gain + step, voice.gainTarget) : max(voice.gain - step, voice.gainTarget)
+    }
+    if voice.crossLeft > 0 { voice.crossLeft -= 1 }
     if voice.duck != voice.duckTarget {
       voice.duck =
         voice.duck < voice.duckTarget

@@ -23,7 +23,13 @@ public final class MotorMixer: @unchecked Sendable {
   public enum Command: Sendable {
     /// Starts event `event` bound to `owner` (0: to nobody, it plays to its end), its
     /// magnitudes times `gain` (0...1).
-    case start(event: Int32, owner: Int32, gain: Float, priority: Int32, loops: Bool)
+    /// `id`: the voice's number for ``setGain(voice:gain:)``, ``stopVoice(_:)`` and its
+    /// ``VoiceEnd`` report (0: none).
+    case start(event: Int32, owner: Int32, gain: Float, priority: Int32, loops: Bool, id: UInt32 = 0)
+    /// The voice numbered `voice` takes `gain` from the next step (newest value wins).
+    case setGain(voice: UInt32, gain: Float)
+    /// Ends the voice numbered `voice`.
+    case stopVoice(UInt32)
     /// Ends every voice of `event`.
     case stop(event: Int32)
     /// Ends every voice.
@@ -40,6 +46,7 @@ public final class MotorMixer: @unchecked Sendable {
     var loops = false
     var step = 0
     var age: UInt64 = 0
+    var id: UInt32 = 0
   }
 
   /// Voices sounding at once, as for ``EventMixer``.
@@ -54,6 +61,7 @@ public final class MotorMixer: @unchecked Sendable {
   private var started: UInt64 = 0
   private let ring: SPSCRing<Command>
   private let soundingVoices = Atomic<Int>(0)
+  private let ends: VoiceEnds
 
   /// `tracks`, one per event (all of one step); a ring of `capacity` commands.
   public init(tracks: [RumbleTrack], capacity: Int = 1024) {
@@ -72,7 +80,12 @@ public final class MotorMixer: @unchecked Sendable {
     voices = .allocate(capacity: Self.maxVoices)
     voices.initialize(repeating: Voice(), count: Self.maxVoices)
     ring = SPSCRing(capacity: capacity, filler: .stopAll)
+    ends = VoiceEnds(capacity: 4 * capacity)
   }
+
+  /// The numbered voices that ended since the last call, oldest first, each once (one thread
+  /// at a time).
+  public func takeEnded(_ body: (VoiceEnd) -> Void) { ends.take(body) }
 
   deinit {
     levels.deallocate()
@@ -108,7 +121,7 @@ public final class MotorMixer: @unchecked Sendable {
       count += 1
       voices[v].step += 1
       if voices[v].step == offsets[e + 1] - offsets[e] {
-        if voices[v].loops { voices[v].step = 0 } else { voices[v].event = -1 }
+        if voices[v].loops { voices[v].step = 0 } else { end(v, .played) }
       }
     }
     soundingVoices.store(live(), ordering: .relaxed)
@@ -125,21 +138,36 @@ public final class MotorMixer: @unchecked Sendable {
 
   private func apply(_ command: Command) {
     switch command {
-    case .start(let event, let owner, let gain, let priority, let loops):
-      guard event >= 0, Int(event) < eventCount, offsets[Int(event) + 1] > offsets[Int(event)] else { return }
-      guard let v = slot(for: priority) else { return }
+    case .start(let event, let owner, let gain, let priority, let loops, let id):
+      guard event >= 0, Int(event) < eventCount, offsets[Int(event) + 1] > offsets[Int(event)] else {
+        return ends.report(id, .unplayable)
+      }
+      guard let v = slot(for: priority) else { return ends.report(id, .refused) }
+      if voices[v].event >= 0 { end(v, .stolen) }
       started &+= 1
       voices[v] = Voice(
         event: event, owner: owner, gain: min(max(gain, 0), 1), priority: priority, loops: loops, step: 0,
-        age: started)
+        age: started, id: id)
+    case .setGain(let id, let gain):
+      for v in 0..<Self.maxVoices where voices[v].event >= 0 && voices[v].id == id && id != 0 {
+        voices[v].gain = gain.isNaN ? 0 : min(max(gain, 0), 1)
+      }
+    case .stopVoice(let id):
+      for v in 0..<Self.maxVoices where voices[v].event >= 0 && voices[v].id == id && id != 0 { end(v, .stopped) }
     case .stop(let event):
-      for v in 0..<Self.maxVoices where voices[v].event == event { voices[v].event = -1 }
+      for v in 0..<Self.maxVoices where voices[v].event >= 0 && voices[v].event == event { end(v, .stopped) }
     case .stopAll:
-      for v in 0..<Self.maxVoices { voices[v].event = -1 }
+      for v in 0..<Self.maxVoices where voices[v].event >= 0 { end(v, .stopped) }
     case .stopOwner(let owner):
       guard owner != 0 else { return }
-      for v in 0..<Self.maxVoices where voices[v].owner == owner { voices[v].event = -1 }
+      for v in 0..<Self.maxVoices where voices[v].event >= 0 && voices[v].owner == owner { end(v, .stopped) }
     }
+  }
+
+  /// Voice `v` ends now, its end reported.
+  private func end(_ v: Int, _ reason: VoiceEnd.Reason) {
+    voices[v].event = -1
+    ends.report(voices[v].id, reason)
   }
 
   /// A free voice, else the oldest of the lowest priority when `priority` is not lower; nil:

@@ -53,10 +53,16 @@ public struct ServiceStatus: Codable, Equatable, Sendable {
 
 /// A reply of the service's line protocol: `ok ...` or `error CODE message`, one line.
 public enum ServiceReply: Equatable, Sendable {
-  /// The fire was accepted and plays.
-  case fired(String)
-  /// The same event played within its debounce interval: this fire was merged into it.
-  case coalesced(String)
+  /// The fire was accepted and plays as voice number `voice` (`set` and `stop` take it; 0:
+  /// none, not written).
+  case fired(String, voice: UInt32 = 0)
+  /// The same event played within its debounce interval: this fire was merged into it (voice
+  /// `voice`, that earlier fire's).
+  case coalesced(String, voice: UInt32 = 0)
+  /// `set ID ...`: the voice's controls were queued.
+  case set(voice: UInt32)
+  /// `stop ID`.
+  case stoppedVoice(UInt32)
   /// The level keeps this event silent (`quiet` and not essential, or `silent`).
   case filtered(String, ServiceLevel)
   /// `stop NAME` / `stop`.
@@ -102,8 +108,10 @@ public enum ServiceReply: Equatable, Sendable {
 
   private var unescapedLine: String {
     switch self {
-    case .fired(let name): "ok fired \(Format.excerpt(name))"
-    case .coalesced(let name): "ok coalesced \(Format.excerpt(name))"
+    case .fired(let name, let voice): "ok fired \(Format.excerpt(name))" + Self.voiceWord(voice)
+    case .coalesced(let name, let voice): "ok coalesced \(Format.excerpt(name))" + Self.voiceWord(voice)
+    case .set(let voice): "ok set voice=\(voice)"
+    case .stoppedVoice(let voice): "ok stopped voice=\(voice)"
     case .filtered(let name, let level): "ok filtered \(Format.excerpt(name)) level=\(level.rawValue)"
     case .stopped(let name): "ok stopped \(name.map { Format.excerpt($0) } ?? "all")"
     case .status(let status): "ok \(status.json)"
@@ -127,9 +135,19 @@ public enum ServiceReply: Equatable, Sendable {
     let words = text.split(separator: " ", maxSplits: 1).map(String.init)
     let argument = words.count > 1 ? words[1] : nil
     switch (words.first, argument) {
-    case ("fired", let name?): self = .fired(name)
-    case ("coalesced", let name?): self = .coalesced(name)
+    case ("fired", let rest?):
+      let (name, voice) = Self.splitVoice(rest)
+      self = .fired(name, voice: voice)
+    case ("coalesced", let rest?):
+      let (name, voice) = Self.splitVoice(rest)
+      self = .coalesced(name, voice: voice)
+    case ("set", let rest?):
+      guard case let (name, voice) = Self.splitVoice(" " + rest), name.isEmpty, voice != 0 else { return nil }
+      self = .set(voice: voice)
     case ("stopped", "all"): self = .stopped(nil)
+    case ("stopped", let rest?) where rest.hasPrefix("voice="):
+      guard case let (name, voice) = Self.splitVoice(" " + rest), name.isEmpty, voice != 0 else { return nil }
+      self = .stoppedVoice(voice)
     case ("stopped", let name?): self = .stopped(name)
     case ("muted", nil): self = .muted
     case ("unmuted", nil): self = .unmuted
@@ -146,11 +164,22 @@ public enum ServiceReply: Equatable, Sendable {
     }
   }
 
-  /// The reply to a fire, from the policy's decision.
-  public static func fire(_ name: String, _ decision: FireDecision) -> ServiceReply {
+  /// ` voice=ID`, or nothing for voice 0.
+  private static func voiceWord(_ voice: UInt32) -> String { voice == 0 ? "" : " voice=\(voice)" }
+
+  /// `NAME voice=ID` read as the name and the number (0: no ` voice=` word at its end).
+  private static func splitVoice(_ text: String) -> (String, UInt32) {
+    guard let word = text.range(of: " voice=", options: .backwards),
+      let voice = ServiceRequest.voiceNumber(String(text[word.upperBound...]))
+    else { return (text, 0) }
+    return (String(text[..<word.lowerBound]), voice)
+  }
+
+  /// The reply to a fire, from the policy's decision (`voice`: the voice it plays or joins).
+  public static func fire(_ name: String, _ decision: FireDecision, voice: UInt32 = 0) -> ServiceReply {
     switch decision {
-    case .play: .fired(name)
-    case .coalesce: .coalesced(name)
+    case .play: .fired(name, voice: voice)
+    case .coalesce: .coalesced(name, voice: voice)
     case .refuse(.muted): .error(ServiceError(.muted, "the service is muted; 'hap unmute' turns it back on."))
     case .refuse(.level(let level)): .filtered(name, level)
     }

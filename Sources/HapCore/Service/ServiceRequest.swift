@@ -10,6 +10,8 @@ public struct ServiceError: Error, Equatable, Sendable {
   public enum Code: String, Sendable, CaseIterable {
     case unknownEvent = "unknown-event"
     case muted
+    /// `set ID` or `stop ID` of a voice that has ended, or never was.
+    case unknownVoice = "unknown-voice"
     case noDevice = "no-device"
     case badRequest = "bad-request"
     case tooLong = "too-long"
@@ -64,6 +66,11 @@ public enum ServiceRequest: Equatable, Sendable {
   case fire(name: String, intensity: Double?, sharpness: Double?, loop: Bool = false, detach: Bool = false)
   /// `stop [NAME]`: fades out every sounding voice of NAME, or every voice.
   case stop(name: String?)
+  /// `stop ID`: fades out the voice a fire answered with that number (a word of digits only).
+  case stopVoice(UInt32)
+  /// `set ID [intensity=X] [sharpness=X]`: the running voice's controls, as `fire` takes them
+  /// (intensity multiplies the event's, sharpness is added to it); the newest value wins.
+  case set(voice: UInt32, intensity: Double?, sharpness: Double?)
   case status
   case mute
   case unmute
@@ -73,7 +80,7 @@ public enum ServiceRequest: Equatable, Sendable {
   /// The longest request line, in bytes, without its line break.
   public static let maxLineBytes = 4096
 
-  static let verbs = ["fire", "stop", "status", "mute", "unmute", "level", "ping"]
+  static let verbs = ["fire", "set", "stop", "status", "mute", "unmute", "level", "ping"]
   static let fireOptions = ["intensity", "sharpness"]
   static let fireFlags = ["loop", "detach"]
 
@@ -102,8 +109,10 @@ public enum ServiceRequest: Equatable, Sendable {
     let arguments = Array(words.dropFirst())
     switch verb {
     case "fire": return parseFire(arguments)
+    case "set": return parseSet(arguments)
     case "stop":
       guard arguments.count <= 1 else { return .failure(extra("stop", arguments[1])) }
+      if let word = arguments.first, let id = voiceNumber(word) { return .success(.stopVoice(id)) }
       return .success(.stop(name: arguments.first))
     case "level":
       guard let word = arguments.first else {
@@ -190,31 +199,67 @@ public enum ServiceRequest: Equatable, Sendable {
             "expected an option KEY=VALUE, loop or detach after the event name, not \"\(Format.excerpt(word))\""
               + (Suggestion.closest(to: word, among: fireFlags).map { "; did you mean \"\($0)\"?" } ?? ".")))
       }
-      let key = String(parts[0])
-      let valueText = String(parts[1])
-      switch key {
-      case "intensity", "sharpness":
-        let range: ClosedRange<Double> = key == "intensity" ? 0...1 : -1...1
-        guard let value = number(valueText), range.contains(value) else {
-          return .failure(
-            ServiceError(
-              .badRequest,
-              "\(key) must be a number from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound)), not \"\(Format.excerpt(valueText))\"."
-            ))
-        }
-        if (key == "intensity" ? intensity : sharpness) != nil {
-          return .failure(ServiceError(.badRequest, "\(key) is given twice."))
-        }
-        if key == "intensity" { intensity = value } else { sharpness = value }
-      default:
-        return .failure(
-          ServiceError(
-            .badRequest,
-            "unknown option \"\(Format.excerpt(key))\"\(Suggestion.hint(for: key, among: fireOptions)); fire takes intensity=X and sharpness=X."
-          ))
-      }
+      if let error = control(parts, "fire", &intensity, &sharpness) { return .failure(error) }
     }
     return .success(.fire(name: name, intensity: intensity, sharpness: sharpness, loop: loop, detach: detach))
+  }
+
+  /// `intensity=X` or `sharpness=X` (`parts`: the key and the value) into its variable; the
+  /// error of a bad one (`verb`: the request it belongs to).
+  private static func control(
+    _ parts: [Substring], _ verb: String, _ intensity: inout Double?, _ sharpness: inout Double?
+  ) -> ServiceError? {
+    let key = String(parts[0])
+    let valueText = String(parts[1])
+    guard fireOptions.contains(key) else {
+      return ServiceError(
+        .badRequest,
+        "unknown option \"\(Format.excerpt(key))\"\(Suggestion.hint(for: key, among: fireOptions)); \(verb) takes intensity=X and sharpness=X."
+      )
+    }
+    let range: ClosedRange<Double> = key == "intensity" ? 0...1 : -1...1
+    guard let value = number(valueText), range.contains(value) else {
+      return ServiceError(
+        .badRequest,
+        "\(key) must be a number from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound)), not \"\(Format.excerpt(valueText))\"."
+      )
+    }
+    if (key == "intensity" ? intensity : sharpness) != nil {
+      return ServiceError(.badRequest, "\(key) is given twice.")
+    }
+    if key == "intensity" { intensity = value } else { sharpness = value }
+    return nil
+  }
+
+  /// `set ID [intensity=X] [sharpness=X]`: at least one.
+  private static func parseSet(_ arguments: [String]) -> Result<ServiceRequest, ServiceError> {
+    let usage = "set needs a voice number and a control: set ID intensity=X sharpness=X (the number a fire answered)."
+    guard let word = arguments.first else { return .failure(ServiceError(.badRequest, usage)) }
+    guard let id = voiceNumber(word) else {
+      return .failure(
+        ServiceError(
+          .badRequest, "\"\(Format.excerpt(word))\" is not a voice number; \(usage)"))
+    }
+    var intensity: Double?
+    var sharpness: Double?
+    for word in arguments.dropFirst() {
+      let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      guard parts.count == 2 else {
+        return .failure(
+          ServiceError(.badRequest, "expected intensity=X or sharpness=X after the voice number, not \"\(Format.excerpt(word))\"."))
+      }
+      if let error = control(parts, "set", &intensity, &sharpness) { return .failure(error) }
+    }
+    guard intensity != nil || sharpness != nil else { return .failure(ServiceError(.badRequest, usage)) }
+    return .success(.set(voice: id, intensity: intensity, sharpness: sharpness))
+  }
+
+  /// A voice number: decimal digits only, from 1 to 4294967295.
+  static func voiceNumber(_ word: String) -> UInt32? {
+    guard !word.isEmpty, word.utf8.count <= 10, word.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+      let id = UInt32(word), id > 0
+    else { return nil }
+    return id
   }
 
   private static func extra(_ verb: String, _ word: String) -> ServiceError {

@@ -22,6 +22,7 @@ final class MotorEventOutput: EventOutput {
 
   private let path: String
   private var mixer = MotorMixer(tracks: [], capacity: VocabularyService.queueCapacity)
+  private(set) var generation = 0
   private var run: Run?
   private let log: @Sendable (ServiceNotice) -> Void
 
@@ -61,6 +62,7 @@ final class MotorEventOutput: EventOutput {
   func install(_ events: PreparedEvents) {
     guard case .motor(let mixer) = events else { return }
     self.mixer = mixer
+    generation += 1
   }
 
   /// Opens the motor and starts its thread.
@@ -95,6 +97,9 @@ final class MotorEventOutput: EventOutput {
     run.done.wait()
     self.run = nil
     _ = mixer.send(.stopAll)
+    // The motor's thread has ended: this thread is the ring's consumer now, and applying the
+    // stop reports the ends of the voices it drops.
+    _ = mixer.next()
     let failed: RumbleError? = if case .failed(let error) = run.report.outcome { error } else { nil }
     if let failed { log(.deviceFailed("\(failed)")) }
     log(
@@ -116,11 +121,22 @@ final class MotorEventOutput: EventOutput {
   {
     let command = MotorMixer.Command.start(
       event: Int32(k), owner: bound ? voice.owner : 0, gain: voice.gain,
-      priority: Int32(clamping: voice.event.settings.priority), loops: loops)
+      priority: Int32(clamping: voice.event.settings.priority), loops: loops, id: voice.id)
     guard mixer.room > VocabularyService.stopReserve, mixer.send(command) else {
       return .failure(ServiceError(.busy, "the motor's thread is stalled; the fire could not be queued."))
     }
     return .success(loops ? .infinity : mixer.duration(ofEvent: k))
+  }
+
+  func stop(voice id: UInt32) -> Bool { mixer.send(.stopVoice(id)) }
+
+  func takeEnded(_ body: (VoiceEnd) -> Void) { mixer.takeEnded(body) }
+
+  /// The gain from the motor's next step; a motor has no sharpness to change (as a fire's).
+  func set(_ voice: ServiceVoice, _ k: Int, gain: Float?, sharpness: Int?, service: VocabularyService) -> ServiceError? {
+    guard let gain else { return nil }
+    return mixer.send(.setGain(voice: voice.id, gain: gain))
+      ? nil : ServiceError(.busy, "the motor's thread is stalled; the change could not be queued.")
   }
 
   func stop(event: Int?, owner: Int32?) -> Bool {

@@ -9,6 +9,7 @@ import HapResample
 /// in every call but ``prepare(_:_:)``.
 final class SoundEventOutput: EventOutput {
   private var mixer: EventMixer
+  private(set) var generation = 0
   private(set) var refused: [String: Int] = [:]
   private var session: PlaybackSession?
   private var engine: DeviceEngine<EventMixer>?
@@ -64,6 +65,7 @@ final class SoundEventOutput: EventOutput {
   func install(_ events: PreparedEvents) {
     guard case .sound(let mixer, let refused, let made) = events else { return }
     self.mixer = mixer
+    generation += 1
     self.refused = refused
     self.made = made
   }
@@ -233,7 +235,7 @@ final class SoundEventOutput: EventOutput {
     }
     let command = EventMixer.Command.start(
       event: Int32(k), gain: voice.gain, priority: Int32(clamping: voice.event.settings.priority),
-      ducking: Float(voice.event.settings.ducking), owner: voice.owner, loops: loops, bound: bound)
+      ducking: Float(voice.event.settings.ducking), owner: voice.owner, loops: loops, bound: bound, id: voice.id)
     return queue(command, frames: mixer.duration(ofEvent: k))
   }
 
@@ -265,6 +267,11 @@ final class SoundEventOutput: EventOutput {
   func stop(event: Int?, owner: Int32?) -> Bool {
     let command: EventMixer.Command =
       if let owner { .stopOwner(owner) } else if let event { .stop(event: Int32(event)) } else { .stopAll }
+    return stop(command)
+  }
+
+  /// Queues a command that may use the stops' reserve, waiting up to 0.1 s for room.
+  private func stop(_ command: EventMixer.Command) -> Bool {
     // With no playback thread the command waits in the ring for the next one.
     if engine == nil { return mixer.send(command) }
     for _ in 0..<200 {
@@ -273,6 +280,34 @@ final class SoundEventOutput: EventOutput {
       usleep(500)
     }
     return false
+  }
+
+  func stop(voice id: UInt32) -> Bool { stop(.stopVoice(id)) }
+
+  func takeEnded(_ body: (VoiceEnd) -> Void) { mixer.takeEnded(body) }
+
+  /// The gain at once; a sharpness as a variant (rendered on a cache miss, the lock released)
+  /// the voice crossfades to at the same place of its timeline.
+  func set(_ voice: ServiceVoice, _ k: Int, gain: Float?, sharpness: Int?, service: VocabularyService) -> ServiceError? {
+    if let sharpness, sharpness != voice.sharpness, SharpnessVariant.reaches(voice.event.pattern) {
+      if let refusal = refusal(voice.event, k, sharpness: sharpness, budget: service.currentSettings.memoryBudget) {
+        return refusal
+      }
+      var slot = -1
+      if sharpness != 0 {
+        switch variant(of: k, sharpness: sharpness, service: service) {
+        case .failure(let error): return error
+        case .success(let found): slot = found
+        }
+      }
+      guard stop(.setVariant(voice: voice.id, variant: Int32(slot))) else { return stalled("change") }
+    }
+    if let gain, !stop(.setGain(voice: voice.id, gain: gain)) { return stalled("change") }
+    return nil
+  }
+
+  private func stalled(_ what: String) -> ServiceError {
+    ServiceError(.busy, "the playback thread is stalled; the \(what) could not be queued.")
   }
 
   // MARK: Sharpness variants
@@ -297,7 +332,7 @@ final class SoundEventOutput: EventOutput {
     case .success(let slot):
       let command = EventMixer.Command.startVariant(
         event: Int32(k), variant: Int32(slot), gain: voice.gain, priority: Int32(clamping: voice.event.settings.priority),
-        ducking: Float(voice.event.settings.ducking), owner: voice.owner, loops: loops, bound: bound)
+        ducking: Float(voice.event.settings.ducking), owner: voice.owner, loops: loops, bound: bound, id: voice.id)
       return queue(command, frames: mixer.duration(ofVariant: slot, event: k))
     }
   }

@@ -42,6 +42,8 @@ struct ServiceVoice {
   var event: VocabularyEvent
   var gain: Float
   var sharpness: Int
+  /// Its number (``LiveVoices``; 0: none).
+  var id: UInt32 = 0
 }
 
 /// What the service asks of the device it plays on: the events rendered for it, opening and
@@ -81,6 +83,15 @@ protocol EventOutput: AnyObject {
     -> Result<Double, ServiceError>
   /// Queues a stop (`event`: of one event, else all; `owner`: of one connection's bound voices).
   func stop(event: Int?, owner: Int32?) -> Bool
+  /// Queues the stop of voice `id`.
+  func stop(voice id: UInt32) -> Bool
+  /// Changes running `voice`'s (of event `k`) gain and sharpness steps (nil: unchanged); a
+  /// sharpness variant may be rendered meanwhile, the lock released.
+  func set(_ voice: ServiceVoice, _ k: Int, gain: Float?, sharpness: Int?, service: VocabularyService) -> ServiceError?
+  /// The numbered voices that ended, as its mixer reported them.
+  func takeEnded(_ body: (VoiceEnd) -> Void)
+  /// Which mixer it plays: a new number each time one is installed (the voices of the last are gone).
+  var generation: Int { get }
   /// Voices sounding now.
   var sounding: Int { get }
   /// Whether the voices queued or sounding are still there when the device opens again.
@@ -132,19 +143,23 @@ public final class VocabularyService: @unchecked Sendable {
   private var names: [String]
   private var index: [String: Int]
   /// The loops sounding (at most ``maxLoops``, the most recent), by start.
-  private var loops: [ServiceVoice] = []
+  var loops: [ServiceVoice] = []
+  /// The numbered voices not yet ended.
+  var live = LiveVoices()
   private var settings: ServiceSettings
-  private let output: any EventOutput
+  let output: any EventOutput
   private var policy = FirePolicy()
   private var owners = VoiceOwners()
   private var deviceState = "closed"
   /// Monotonic seconds until which something may still sound.
   private var activeUntil = 0.0
-  private var shuttingDown = false
+  var shuttingDown = false
   let lock = NSCondition()
   private let log: @Sendable (ServiceNotice) -> Void
   /// Lines owed to clients whose loops a request of another ended: owner, line.
-  private var untold: [(Int32, String)] = []
+  var untold: [(Int32, String)] = []
+  /// Numbered voices' ends owed to ``voiceEnded`` (said once the lock is released).
+  var endsToSay: [(UInt32, VoiceEnd.Reason)] = []
   /// When the vocabulary was last loaded (ISO 8601, UTC) and how many times.
   private var loaded = (time: ServiceStatus.timestamp(Date()), count: 1)
 
@@ -154,6 +169,9 @@ public final class VocabularyService: @unchecked Sendable {
   /// Says a line to a connection (its owner number) that did not ask: a loop that a reload
   /// ended. Called without the lock.
   public var notify: (@Sendable (Int32, String) -> Void)?
+  /// Says that a numbered voice ended (its number, why), once per voice. Called without the
+  /// lock, from a request's thread or the voice watcher's (``runVoiceWatcher()``).
+  public var voiceEnded: (@Sendable (UInt32, VoiceEnd.Reason) -> Void)?
 
   /// The service of `vocabulary` on the device `settings` names (a motor for `evdev:PATH`).
   public init(vocabulary: Vocabulary, settings: ServiceSettings, log: @escaping @Sendable (ServiceNotice) -> Void) {
@@ -251,9 +269,12 @@ public final class VocabularyService: @unchecked Sendable {
   public func shutDown() {
     lock.lock()
     shuttingDown = true
+    // Each loop's client hears why it ends before the connection closes.
+    stopped(why: "the service is stopping") { _ in true }
     closeDevice()
+    collectEnds()
     lock.broadcast()
-    lock.unlock()
+    unlockSaying()
   }
 
   // MARK: Requests
@@ -278,11 +299,21 @@ public final class VocabularyService: @unchecked Sendable {
   /// it ended.
   private func handled(_ request: ServiceRequest, owner: Int32) -> ServiceReply {
     lock.lock()
+    collectEnds()
     let reply = handle(request, owner: owner)
+    unlockSaying()
+    return reply
+  }
+
+  /// Releases the lock, then says what is owed: the lines to clients whose loops ended, the
+  /// numbered voices' ends.
+  func unlockSaying() {
     let lines = takeUntold()
+    let ends = endsToSay
+    endsToSay = []
     lock.unlock()
     for (owner, line) in lines { notify?(owner, line) }
-    return reply
+    for (id, reason) in ends { voiceEnded?(id, reason) }
   }
 
   /// The lines owed to clients whose loops another request ended, forgotten here (lock held).
@@ -300,6 +331,10 @@ public final class VocabularyService: @unchecked Sendable {
         name, gain: Float(intensity ?? 1), sharpness: SharpnessVariant.steps(sharpness ?? 0), owner: owner, loop: loop,
         detach: detach)
     case .stop(let name): return stop(name, by: owner)
+    case .stopVoice(let id): return stop(voice: id, by: owner)
+    case .set(let id, let intensity, let sharpness):
+      return set(
+        voice: id, gain: intensity.map { Float($0) }, sharpness: sharpness.map { SharpnessVariant.steps($0) })
     case .status: return .status(status())
     case .mute:
       policy.muted = true
@@ -346,7 +381,7 @@ public final class VocabularyService: @unchecked Sendable {
   /// closer no longer waits for their nominal end (only for the fade, and for the voices
   /// still sounding). With `why`, the client of each (but `requester`, who asked) is owed a
   /// line (`ended NAME: why`, said once the lock is released), so `hap fire --loop` ends with it.
-  private func stopped(why: String? = nil, by requester: Int32? = nil, _ which: (ServiceVoice) -> Bool) {
+  func stopped(why: String? = nil, by requester: Int32? = nil, _ which: (ServiceVoice) -> Bool) {
     if let why {
       for loop in loops where which(loop) && loop.owner != 0 && loop.owner != requester {
         untold.append((loop.owner, ServiceReply.oneLine("ended \(Format.excerpt(loop.event.name)): \(why)")))
@@ -359,28 +394,33 @@ public final class VocabularyService: @unchecked Sendable {
   }
 
   /// One fire (lock held); `sharpness` in steps of ``SharpnessVariant/step``.
-  private func fire(_ name: String, gain: Float, sharpness: Int, owner: Int32, loop: Bool, detach: Bool)
-    -> ServiceReply
-  {
+  func fire(
+    _ name: String, gain: Float, sharpness: Int, owner: Int32, loop: Bool, detach: Bool, bindAlways: Bool = false,
+    level: ServiceLevel? = nil
+  ) -> ServiceReply {
     guard let event = vocabulary.event(named: name), let k = index[name] else {
       return .error(.unknownEvent(name, among: names))
     }
-    guard let binding = VoiceOwners.binding(event, loop: loop, detach: detach) else {
+    guard var binding = VoiceOwners.binding(event, loop: loop, detach: detach) else {
       return .error(Self.loopsCannotDetach(name))
     }
+    if bindAlways { binding.bound = true }
     if let bytes = output.refused[event.name] { return .error(notLoaded(event.name, bytes: bytes)) }
     if let refusal = output.refusal(event, k, sharpness: sharpness, budget: settings.memoryBudget) {
       return .error(refusal)
     }
     let now = Self.now()
+    let saved = policy.level
+    if let level { policy.level = level }
+    defer { policy.level = saved }
     guard policy.preview(name, settings: event.settings, at: now) == .play else {
-      return .fire(name, policy.decide(name, settings: event.settings, at: now))
+      return .fire(name, policy.decide(name, settings: event.settings, at: now), voice: live.newest(of: name))
     }
     if let refusal = openDevice() {
       if refusal.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
       return .error(refusal)
     }
-    let voice = ServiceVoice(owner: owner, event: event, gain: gain, sharpness: sharpness)
+    let voice = ServiceVoice(owner: owner, event: event, gain: gain, sharpness: sharpness, id: live.number())
     if case .failure(let error) = start(voice, k, loops: binding.loops, bound: binding.bound) {
       if error.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
       return .error(error)
@@ -391,7 +431,7 @@ public final class VocabularyService: @unchecked Sendable {
       if loops.count > Self.maxLoops { loops.removeFirst() }
     }
     log(.fired(event: name))
-    return .fired(name)
+    return .fired(name, voice: voice.id)
   }
 
   /// Starts `voice` on the output (lock held, the device open; a sharpness variant may be
@@ -400,6 +440,7 @@ public final class VocabularyService: @unchecked Sendable {
     switch output.start(voice, k, loops: loops, bound: bound, service: self) {
     case .failure(let error): return .failure(error)
     case .success(let seconds):
+      live.add(LiveVoices.Entry(voice: voice, k: k, loops: loops, generation: output.generation))
       if bound { owners.started(boundTo: voice.owner) }
       activeUntil = max(activeUntil, Self.now() + seconds)
       lock.broadcast()
@@ -491,9 +532,7 @@ public final class VocabularyService: @unchecked Sendable {
     policy.level = level
     if muted && !policy.muted { stopEverything(why: "the service was muted (its config file)") }
     policy.muted = muted
-    let lines = takeUntold()
-    lock.unlock()
-    for (owner, line) in lines { notify?(owner, line) }
+    unlockSaying()
   }
 
   /// A vocabulary loaded again (its folder changed, SIGHUP).
@@ -542,11 +581,11 @@ public final class VocabularyService: @unchecked Sendable {
     }
     settings = newSettings
     if newVocabulary != nil { loaded = (ServiceStatus.timestamp(Date()), loaded.count + 1) }
-    let notices = restartLoops()
+    untold += restartLoops()
     if wasOpen && settings.idleClose == nil && !shuttingDown { _ = openDevice() }
+    collectEnds()
     lock.broadcast()
-    lock.unlock()
-    for (owner, line) in notices { notify?(owner, line) }
+    unlockSaying()
   }
 
   /// After a reload closed the device (lock held): each loop of an event the vocabulary still
@@ -555,6 +594,9 @@ public final class VocabularyService: @unchecked Sendable {
   private func restartLoops() -> [(Int32, String)] {
     let previous = loops
     loops = []
+    // The closed mixer's reports of the loops about to start again (same numbers) are not ends.
+    collectEnds(sparing: Set(previous.map(\.id)))
+    for loop in previous { _ = live.ended(loop.id) }
     var notices: [(Int32, String)] = []
     for loop in previous {
       let name = loop.event.name
@@ -576,7 +618,10 @@ public final class VocabularyService: @unchecked Sendable {
       } else {
         why = "removed by a reload"
       }
-      if let why { notices.append((loop.owner, ServiceReply.oneLine("ended \(Format.excerpt(name)): \(why)"))) }
+      if let why {
+        notices.append((loop.owner, ServiceReply.oneLine("ended \(Format.excerpt(name)): \(why)")))
+        endsToSay.append((loop.id, .closed))
+      }
     }
     return notices
   }

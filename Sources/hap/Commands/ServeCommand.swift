@@ -164,6 +164,7 @@ enum ServeCommand: Command {
     log.add("hap: serving \(count) event\(count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'")
     Console.flush()
     startThread("hap idle closer") { service.runIdleCloser() }
+    startThread("hap voice watcher") { service.runVoiceWatcher() }
     startSignalThread(signals, service: service, socket: socket, log: log)
     let timeout = arguments[clientTimeout] > 0 ? arguments[clientTimeout] : nil
     ServiceServer.acceptLoop(listener, service: service, connections: connections, timeout: timeout)

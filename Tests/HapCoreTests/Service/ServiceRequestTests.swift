@@ -140,7 +140,7 @@ struct ServiceReplyTests {
     }
     #expect(message("fre") == "unknown request \"fre\"; did you mean \"fire\"?")
     #expect(
-      message("xyzzy") == "unknown request \"xyzzy\"; expected one of fire, stop, status, mute, unmute, level or ping.")
+      message("xyzzy") == "unknown request \"xyzzy\"; expected one of fire, set, stop, status, mute, unmute, level or ping.")
     #expect(message("level ful") == "unknown level \"ful\"; did you mean \"full\"?")
     #expect(message("level xyzzy") == "unknown level \"xyzzy\"; expected one of full, quiet or silent.")
     guard case .error(let muted) = ServiceReply.fire("a", .refuse(.muted)) else {

@@ -1,0 +1,172 @@
+import Foundation
+import HapTestSupport
+import Testing
+
+/// A vocabulary of one long, steady event (`engine`: 240 Hz at full intensity, a crest every
+/// 2.1 ms) and a short one.
+private func voiceVocabulary(_ device: SimulatedExciter) throws -> String {
+  try device.folder.write(
+    "voices/engine.json",
+    """
+    {"Version": 1.0, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 4,
+      "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1},
+                          {"ParameterID": "HapticSharpness", "ParameterValue": 1}]}}]}
+    """)
+  try device.folder.write(
+    "voices/tap.json",
+    """
+    {"Version": 1.0, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient",
+      "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}]}}]}
+    """)
+  try device.folder.write(
+    "voices/vocabulary.json", #"{"Events": [{"Name": "engine", "Debounce": 0}, {"Name": "tap", "Debounce": 0}]}"#)
+  return device.folder.path("voices")
+}
+
+/// The voice number of an `ok fired NAME voice=ID` reply.
+private func voice(_ reply: String) throws -> String {
+  let word = try #require(reply.split(separator: " ").last, "\(reply)")
+  try #require(reply.hasPrefix("ok fired ") && word.hasPrefix("voice="), "not a fire's reply: \(reply)")
+  return String(word.dropFirst("voice=".count))
+}
+
+/// CLOCK_MONOTONIC now, in nanoseconds (the clock of the simulated exciter's timing file).
+private func monotonicNanoseconds() -> UInt64 {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
+/// The largest magnitude of `s` in `range` (clipped to the signal).
+private func peak(_ s: [Float], _ range: Range<Int>) -> Float {
+  let r = max(0, range.lowerBound)..<min(s.count, range.upperBound)
+  return s[r].map { abs($0) }.max() ?? 0
+}
+
+@Suite("hap serve: live voices (fire's voice number, set, stop ID)")
+struct ServiceVoiceTests {
+  @Test func everyFireAnswersItsOwnVoiceNumber() throws {
+    let device = try SimulatedExciter()
+    let service = try RunningService(["--vocabulary", try voiceVocabulary(device), "--keep-open"], device: device)
+    let connection = try ServiceConnection(service.socket)
+    connection.send("fire engine loop\n")
+    let first = try voice(connection.readLine())
+    connection.send("fire engine loop\n")
+    let second = try voice(connection.readLine())
+    #expect(first != second, "two fires, one voice")
+    // Each is its own voice: stopping one leaves the other.
+    connection.send("stop \(first)\n")
+    #expect(connection.readLine() == "ok stopped voice=\(first)")
+    #expect(try Wait.until(10, every: 0.02) { try service.status()["playing"] as? Int == 1 })
+    connection.send("set \(second) intensity=0.5\n")
+    #expect(connection.readLine() == "ok set voice=\(second)")
+    // An ended voice, and one never fired, are refused by name.
+    #expect(
+      Wait.until(10, every: 0.02) {
+        connection.send("set \(first) intensity=0.5\n")
+        return connection.readLine().hasPrefix("error unknown-voice voice \(first) is not sounding")
+      })
+    connection.send("stop 4000000000\n")
+    #expect(connection.readLine().hasPrefix("error unknown-voice"))
+    connection.send("set \(second) loudness=1\n")
+    #expect(connection.readLine().hasPrefix("error bad-request unknown option \"loudness\""))
+    connection.close()
+    #expect(service.terminate() == 0)
+  }
+
+  /// The socket's `set` reaches the capture within one period and the 2 ms ramp of the first
+  /// period written after its reply, measured in frames from the device's timing file (not a
+  /// wall-clock limit); newest value wins.
+  @Test func setChangesALoopsLevelWithinAPeriodAndTheRamp() throws {
+    let (device, timing) = try SimulatedExciterTimingTests.timedDevice()
+    let service = try RunningService(
+      ["--vocabulary", try voiceVocabulary(device), "--keep-open", "--sample-format", "f32"], device: device)
+    let connection = try ServiceConnection(service.socket)
+    connection.send("fire engine loop\n")
+    let id = try voice(connection.readLine())
+    #expect(device.waitForPlay(0.3, bytesPerFrame: 4))
+    connection.send("set \(id) intensity=0.25\n")
+    #expect(connection.readLine() == "ok set voice=\(id)")
+    let acknowledged = monotonicNanoseconds()
+    #expect(device.waitForPlay(0.2, bytesPerFrame: 4))
+    // Two changes at once: the second wins.
+    connection.send("set \(id) intensity=1\nset \(id) intensity=0.5\n")
+    #expect(connection.readLine() == "ok set voice=\(id)")
+    #expect(connection.readLine() == "ok set voice=\(id)")
+    let second = monotonicNanoseconds()
+    #expect(device.waitForPlay(0.2, bytesPerFrame: 4))
+    connection.close()
+    #expect(service.terminate() == 0)
+    let s = PCM.floats([UInt8](try Data(contentsOf: URL(fileURLWithPath: device.capture))), format: .f32)
+    let transfers = try SimulatedExciterTimingTests.lines(timing).compactMap {
+      if case .transfer(let t) = $0 { t } else { nil }
+    }
+    let period = Int(try #require(Int(try device.statistics()["period_size"] ?? "")))
+    let ramp = 96
+    let cycle = 480  // frames: 10 ms, at least two crests of the 240 Hz carrier
+    let start = Int(try #require(transfers.first { $0.time >= acknowledged }).capture)
+    let full = peak(s, (start - 4800)..<(start - 4800 + cycle))
+    #expect(full > 0.5, "the loop was not sounding before the set")
+    for (time, level) in [(acknowledged, Float(0.25)), (second, Float(0.5))] {
+      let first = Int(try #require(transfers.first { $0.time >= time }, "nothing written after the set").capture)
+      let reached = first + period + ramp
+      let after = peak(s, reached..<(reached + cycle))
+      #expect(
+        abs(after - level * full) < 0.01 * full, "level \(after / full) \(period + ramp) frames after, wanted \(level)")
+    }
+  }
+
+  /// `hap fire --loop` ends, saying why, for each way its voice can end.
+  @Test func hapFireLoopEndsForEveryCause() throws {
+    let device = try SimulatedExciter()
+    let folder = try voiceVocabulary(device)
+    let service = try RunningService(["--vocabulary", folder, "--keep-open"], device: device)
+    func loop() throws -> (Process, Pipe) {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: Hap.binary)
+      process.arguments = ["fire", "--loop", "engine"]
+      process.environment = ProcessInfo.processInfo.environment.merging(service.environment) { $1 }
+      let errors = Pipe()
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = errors
+      try process.run()
+      #expect(try Wait.until(10, every: 0.02) { try service.status()["playing"] as? Int == 1 }, "the loop did not start")
+      return (process, errors)
+    }
+    func ended(_ process: Process, _ errors: Pipe, saying why: String, cause: String) {
+      let exited = Wait.exit(of: process, within: 10)
+      #expect(exited, "hap fire --loop went on after \(cause)")
+      if !exited {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return
+      }
+      let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      #expect(process.terminationStatus == 2, "\(cause)")
+      #expect(said.contains("the loop has stopped: engine: \(why)"), "\(cause): \(said)")
+    }
+    // Stopped by its number from another client.
+    var (process, errors) = try loop()
+    let status = try service.hap(["status", "--format", "json"])
+    #expect(status.status == 0)
+    let connection = try ServiceConnection(service.socket)
+    connection.send("fire tap\n")
+    let tap = try voice(connection.readLine())
+    let engine = String((UInt32(tap) ?? 2) - 1)
+    connection.send("stop \(engine)\n")
+    #expect(connection.readLine() == "ok stopped voice=\(engine)")
+    ended(process, errors, saying: "stopped by another client", cause: "stop ID")
+    // The vocabulary reloaded without it.
+    (process, errors) = try loop()
+    let saved = try String(contentsOfFile: folder + "/engine.json", encoding: .utf8)
+    try FileManager.default.removeItem(atPath: folder + "/engine.json")
+    ended(process, errors, saying: "removed by a reload", cause: "a reload without it")
+    try saved.write(toFile: folder + "/engine.json", atomically: true, encoding: .utf8)
+    #expect(try Wait.until(20, every: 0.05) { (try service.status()["events"] as? [String])?.contains("engine") == true })
+    // The service stopping.
+    (process, errors) = try loop()
+    connection.close()
+    #expect(service.terminate() == 0)
+    ended(process, errors, saying: "the service is stopping", cause: "the service stopping")
+  }
+}
