@@ -276,21 +276,25 @@ public final class EventMixer: @unchecked Sendable {
     hasSound = kept.contains { $0 != nil }
     audioSamples = Self.storeSounds(
       kept, offsets: audioOffsets, lengths: audioLengths, leads: audioLeads, ends: audioEnds)
-    audioMix = .allocate(capacity: 2 * EventMixer.blockFrames)
-    audioMix.initialize(repeating: 0, count: 2 * EventMixer.blockFrames)
+    audioMix = Self.silence(2 * EventMixer.blockFrames)
     audioCounts = .allocate(capacity: EventMixer.blockFrames)
     audioCounts.initialize(repeating: 0, count: EventMixer.blockFrames)
     slots = 2 * capacity
     voices = .allocate(capacity: slots)
     voices.initialize(repeating: Voice(), count: slots)
-    mix = .allocate(capacity: EventMixer.blockFrames)
-    mix.initialize(repeating: 0, count: EventMixer.blockFrames)
+    mix = Self.silence(EventMixer.blockFrames)
     counts = .allocate(capacity: EventMixer.blockFrames)
     counts.initialize(repeating: 0, count: EventMixer.blockFrames)
     ring = SPSCRing(capacity: queueCapacity, filler: .stopAll)
-    gainFrames = max(1, Int((rate * 0.002).rounded()))
-    crossFrames = max(1, Int((rate * 0.005).rounded()))
+    (gainFrames, crossFrames) = (max(1, Int((rate * 0.002).rounded())), max(1, Int((rate * 0.005).rounded())))
     ends = VoiceEnds(capacity: 4 * queueCapacity)
+  }
+
+  /// `count` samples of silence, for a mix.
+  private static func silence(_ count: Int) -> UnsafeMutablePointer<Float> {
+    let buffer = UnsafeMutablePointer<Float>.allocate(capacity: count)
+    buffer.initialize(repeating: 0, count: count)
+    return buffer
   }
 
   /// `count` zeros (at least one), for a table by event.
