@@ -85,6 +85,11 @@ test: deps sim
 	@# Convert's and the sound search's libsndfile tests (FLAC, MP3, a text file named .flac) are
 	@# skipped without it (loaded at run time).
 	@ldconfig -p | grep -q 'libsndfile\.so\.1' || $(MAKE) --no-print-directory apt PKGS=libsndfile1
+	@# hap serve --dbus: a private bus and feedbackd's own clients (fbcli, libfeedback from Python, gdbus).
+	@command -v dbus-daemon >/dev/null && command -v dbus-monitor >/dev/null && command -v fbcli >/dev/null \
+	  && command -v gdbus >/dev/null && ls /usr/lib/*/girepository-1.0/Lfb-0.0.typelib >/dev/null 2>&1 \
+	  && /usr/bin/python3 -c 'import gi' 2>/dev/null \
+	  || $(MAKE) --no-print-directory apt PKGS="dbus-daemon dbus-bin feedbackd gir1.2-lfb-0.0 python3-gi libglib2.0-bin libdbus-1-3"
 	python3 scripts/gen-rules.py --check
 	@# No function over 60 lines in Sources unless a 'long-function:' comment says why.
 	python3 scripts/long-functions.py --check >/dev/null

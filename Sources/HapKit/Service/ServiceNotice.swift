@@ -28,6 +28,10 @@ public enum ServiceNotice: Sendable {
   case overBudget(event: String, bytes: Int, budget: Int)
   /// `--verbose`: a fire was played.
   case fired(event: String)
+  /// The session bus connection ended: feedbackd's API is no longer answered.
+  case busLost
+  /// `hap serve --dbus` answers feedbackd's API.
+  case busServing(name: String)
   /// The voices of a closed connection could not be stopped (the device's thread is stalled).
   case ownerNotStopped(thread: String)
 

@@ -148,7 +148,7 @@ public final class VocabularyService: @unchecked Sendable {
   var live = LiveVoices()
   private var settings: ServiceSettings
   let output: any EventOutput
-  private var policy = FirePolicy()
+  var policy = FirePolicy()
   private var owners = VoiceOwners()
   private var deviceState = "closed"
   /// Monotonic seconds until which something may still sound.
@@ -160,6 +160,8 @@ public final class VocabularyService: @unchecked Sendable {
   var untold: [(Int32, String)] = []
   /// Numbered voices' ends owed to ``voiceEnded`` (said once the lock is released).
   var endsToSay: [(UInt32, VoiceEnd.Reason)] = []
+  /// A new level owed to ``levelChanged``.
+  var levelToSay: ServiceLevel?
   /// When the vocabulary was last loaded (ISO 8601, UTC) and how many times.
   private var loaded = (time: ServiceStatus.timestamp(Date()), count: 1)
 
@@ -172,6 +174,8 @@ public final class VocabularyService: @unchecked Sendable {
   /// Says that a numbered voice ended (its number, why), once per voice. Called without the
   /// lock, from a request's thread or the voice watcher's (``runVoiceWatcher()``).
   public var voiceEnded: (@Sendable (UInt32, VoiceEnd.Reason) -> Void)?
+  /// Says the level changed (a request, the config file), once the lock is released.
+  public var levelChanged: (@Sendable (ServiceLevel) -> Void)?
 
   /// The service of `vocabulary` on the device `settings` names (a motor for `evdev:PATH`).
   public init(vocabulary: Vocabulary, settings: ServiceSettings, log: @escaping @Sendable (ServiceNotice) -> Void) {
@@ -311,9 +315,12 @@ public final class VocabularyService: @unchecked Sendable {
     let lines = takeUntold()
     let ends = endsToSay
     endsToSay = []
+    let level = levelToSay
+    levelToSay = nil
     lock.unlock()
     for (owner, line) in lines { notify?(owner, line) }
     for (id, reason) in ends { voiceEnded?(id, reason) }
+    if let level { levelChanged?(level) }
   }
 
   /// The lines owed to clients whose loops another request ended, forgotten here (lock held).
@@ -324,7 +331,7 @@ public final class VocabularyService: @unchecked Sendable {
 
   /// One request (lock held): every name is looked up in the vocabulary, names and index of
   /// this one moment (a reload swaps them only under the lock).
-  private func handle(_ request: ServiceRequest, owner: Int32) -> ServiceReply {
+  func handle(_ request: ServiceRequest, owner: Int32) -> ServiceReply {
     switch request {
     case .fire(let name, let intensity, let sharpness, let loop, let detach):
       return fire(
@@ -344,6 +351,7 @@ public final class VocabularyService: @unchecked Sendable {
       policy.muted = false
       return Self.saved(.unmuted, saveSwitch?(nil, false), "the service is unmuted until it stops")
     case .level(let level):
+      if level != policy.level { levelToSay = level }
       policy.level = level
       return Self.saved(
         .level(level), saveSwitch?(level, nil), "the level \(level.rawValue) lasts until the service stops")
@@ -396,7 +404,7 @@ public final class VocabularyService: @unchecked Sendable {
   /// One fire (lock held); `sharpness` in steps of ``SharpnessVariant/step``.
   func fire(
     _ name: String, gain: Float, sharpness: Int, owner: Int32, loop: Bool, detach: Bool, bindAlways: Bool = false,
-    level: ServiceLevel? = nil
+    level: ServiceLevel? = nil, once: Bool = false
   ) -> ServiceReply {
     guard let event = vocabulary.event(named: name), let k = index[name] else {
       return .error(.unknownEvent(name, among: names))
@@ -405,6 +413,7 @@ public final class VocabularyService: @unchecked Sendable {
       return .error(Self.loopsCannotDetach(name))
     }
     if bindAlways { binding.bound = true }
+    if once { binding.loops = false }
     if let bytes = output.refused[event.name] { return .error(notLoaded(event.name, bytes: bytes)) }
     if let refusal = output.refusal(event, k, sharpness: sharpness, budget: settings.memoryBudget) {
       return .error(refusal)
@@ -529,6 +538,7 @@ public final class VocabularyService: @unchecked Sendable {
   /// The config file's level and mute switch, at once (a mute fades out what sounds).
   public func setSwitch(level: ServiceLevel, muted: Bool) {
     lock.lock()
+    if level != policy.level { levelToSay = level }
     policy.level = level
     if muted && !policy.muted { stopEverything(why: "the service was muted (its config file)") }
     policy.muted = muted

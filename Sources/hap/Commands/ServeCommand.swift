@@ -56,6 +56,8 @@ enum ServeCommand: Command {
   static let idleClose = Option<Double>.number(
     "idle-close", "S", in: 0...86_400, unit: .seconds, default: 5, "Close the device after S seconds of silence")
   static let keepOpen = Option<Bool>.flag("keep-open", "Keep the device open (the lowest latency).")
+  static let dbus = Option<Bool>.flag(
+    "dbus", "Also answer feedbackd's D-Bus API (org.sigxcpu.Feedback on the\nsession bus), for desktop and phone apps.")
   static let config = Option<String?>.text(
     "config", "PATH", .files, default: ": $XDG_CONFIG_HOME/hap/config.json,\nelse ~/.config/hap/config.json",
     "The config file")
@@ -66,7 +68,7 @@ enum ServeCommand: Command {
     "client-timeout", "S", in: 0...86_400, unit: .seconds, default: 300,
     "Close a connection idle for S seconds, {}; 0: never\n(a connection holding a loop is not idle).")
   static let options: [any DeclaredOption] =
-    [vocabulary, ServiceClient.socket, idleClose, keepOpen, config, memoryBudget, clientTimeout, Options.soundPath]
+    [vocabulary, ServiceClient.socket, idleClose, keepOpen, dbus, config, memoryBudget, clientTimeout, Options.soundPath]
     + DeviceOptions.all.map { $0.spec.name == latency.spec.name ? latency : $0 } + DeviceOptions.sound
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
@@ -160,6 +162,7 @@ enum ServeCommand: Command {
       log.add("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB")
     }
     reloader.run(service)
+    if arguments[dbus] { answerFeedbackd(service, socket: socket, log: log) }
     let count = service.eventCount
     log.add("hap: serving \(count) event\(count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'")
     Console.flush()
@@ -204,6 +207,23 @@ enum ServeCommand: Command {
       Console.flush()
       log.drain(within: 1)
       exit(ExitStatus.ok)
+    }
+  }
+
+  /// `--dbus`: takes org.sigxcpu.Feedback on the session bus and answers it on a thread of its
+  /// own; a bus that cannot be had ends the service (it was asked for), exit 2.
+  private static func answerFeedbackd(_ service: VocabularyService, socket: OwnedSocket, log: LineLog) {
+    do {
+      let bus = try FeedbackBus(service: service, log: { notice in
+        for line in ServiceNotices.lines(notice, verbose: false) { log.add(line) }
+      })
+      log.add(ServiceNotices.line(.busServing(name: FeedbackBus.name)))
+      startThread("hap feedback bus") { bus.run() }
+    } catch {
+      log.add("hap: --dbus: \(error.message)")
+      socket.remove()
+      log.drain(within: 1)
+      exit(ExitStatus.trouble)
     }
   }
 

@@ -43,6 +43,8 @@ enum ServiceNotices {
     case .overBudget(let event, let bytes, let budget):
       "hap: \(ServiceReply.oneLine(Format.excerpt(event))) left out: its render needs \(VocabularyService.megabytes(bytes)), more than the \(VocabularyService.megabytes(budget)) memory budget leaves (--memory-budget); shorten the pattern or raise the budget"
     case .fired(let event): "hap: fired \(ServiceReply.oneLine(Format.excerpt(event)))"
+    case .busLost: "hap: the session bus went away; feedbackd's API is no longer answered (the socket still is)"
+    case .busServing(let name): "hap: answering feedbackd's D-Bus API as \(name) on the session bus"
     case .ownerNotStopped(let thread): "hap: could not stop the events of a closed connection (the \(thread) is stalled)"
     case .deviceOpened(let device, let capture, let soundCapture):
       "hap: device '\(device)' opened\(capture.map { ", recording to \($0)" } ?? "")\(soundCapture.map { ", its sound to \($0)" } ?? "")"

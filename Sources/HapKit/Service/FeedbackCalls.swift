@@ -1,0 +1,239 @@
+import CDBus
+import Foundation
+import HapCore
+
+/// The calls `FeedbackBus` answers, each with the signature feedbackd's interface XML gives; any
+/// other gets a D-Bus error reply, and the service goes on.
+extension FeedbackBus {
+  static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+  static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
+  /// An event the vocabulary has no pattern for.
+  static let notFound = "org.sigxcpu.Feedback.Error.NotFound"
+  static let failedError = "org.freedesktop.DBus.Error.Failed"
+
+  func handle(_ message: UnsafeMutableRawPointer) {
+    switch hap_dbus_kind(message) {
+    case 1: call(message)
+    case 4: signal(message)
+    default: break
+    }
+  }
+
+  /// NameOwnerChanged: a client whose bus name went away ends everything it started.
+  private func signal(_ message: UnsafeMutableRawPointer) {
+    guard String(cString: hap_dbus_member(message)) == "NameOwnerChanged",
+      String(cString: hap_dbus_signature(message)) == "sss"
+    else { return }
+    var strings: [UnsafePointer<CChar>?] = [nil, nil, nil]
+    guard hap_dbus_read_strings(message, &strings, 3) == 0, let name = strings[0], let new = strings[2],
+      new.pointee == 0
+    else { return }
+    guard let owner = clients.removeValue(forKey: String(cString: name)) else { return }
+    service.disconnected(owner)
+  }
+
+  private func call(_ message: UnsafeMutableRawPointer) {
+    let interface = String(cString: hap_dbus_interface(message))
+    let member = String(cString: hap_dbus_member(message))
+    let signature = String(cString: hap_dbus_signature(message))
+    guard String(cString: hap_dbus_path(message)) == Self.path else {
+      return refuse(message, "org.freedesktop.DBus.Error.UnknownObject", "no object at that path; hap answers \(Self.path).")
+    }
+    let expected: String
+    switch (interface, member) {
+    case (Self.name, "TriggerFeedback"), ("", "TriggerFeedback"): expected = "ssa{sv}i"
+    case (Self.name, "EndFeedback"), ("", "EndFeedback"): expected = "u"
+    case (Self.haptic, "Vibrate"), ("", "Vibrate"): expected = "sa(du)"
+    case (Self.properties, "Get"): expected = "ss"
+    case (Self.properties, "GetAll"): expected = "s"
+    case (Self.properties, "Set"): expected = "ssv"
+    case ("org.freedesktop.DBus.Introspectable", "Introspect"), ("org.freedesktop.DBus.Peer", "Ping"): expected = ""
+    default:
+      return refuse(
+        message, Self.unknownMethod,
+        "no method \(Self.excerpt(member)) in interface \(Self.excerpt(interface)); hap answers \(Self.name) (TriggerFeedback, EndFeedback, Profile), \(Self.haptic) (Vibrate) and the standard Properties and Introspectable.")
+    }
+    guard signature == expected else {
+      return refuse(
+        message, Self.invalidArgs, "\(member) takes arguments of signature (\(expected)), not (\(Self.excerpt(signature))).")
+    }
+    switch member {
+    case "TriggerFeedback": trigger(message)
+    case "EndFeedback": endFeedback(message)
+    case "Vibrate": vibrate(message)
+    case "Get", "GetAll", "Set": property(message, member)
+    case "Introspect": _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, Self.introspection)
+    default: _ = hap_dbus_reply(connection, message, 0, 0, nil)
+    }
+  }
+
+  func refuse(_ message: UnsafeMutableRawPointer, _ name: String, _ text: String) {
+    _ = hap_dbus_reply_error(connection, message, name, text)
+  }
+
+  /// A client's text for an error message: at most 80 characters, control characters escaped.
+  static func excerpt(_ text: String) -> String { ServiceReply.oneLine(Format.excerpt(text)) }
+
+  /// The owner number of the call's sender (a new client gets one); nil past ``maxClients``.
+  func owner(of message: UnsafeMutableRawPointer) -> (String, Int32)? {
+    let sender = String(cString: hap_dbus_sender(message))
+    if let owner = clients[sender] { return (sender, owner) }
+    guard clients.count < Self.maxClients else { return nil }
+    let owner = service.connected()
+    clients[sender] = owner
+    return (sender, owner)
+  }
+
+  private func trigger(_ message: UnsafeMutableRawPointer) {
+    var trigger = hap_dbus_trigger()
+    guard hap_dbus_read_trigger(message, &trigger) == 0, let app = trigger.app_id, let event = trigger.event else {
+      return refuse(message, Self.invalidArgs, "TriggerFeedback's arguments could not be read.")
+    }
+    if let bad = trigger.bad_hint {
+      let key = String(cString: bad)
+      return refuse(message, Self.invalidArgs, "the hint \(key) must be a \(key == "important" ? "boolean" : "string").")
+    }
+    let name = String(cString: event)
+    guard app.pointee != 0 else { return refuse(message, Self.invalidArgs, "the app id is empty.") }
+    guard !name.isEmpty else { return refuse(message, Self.invalidArgs, "the event name is empty.") }
+    guard name.utf8.count <= Self.maxEventBytes else {
+      return refuse(
+        message, Self.invalidArgs,
+        "the event name is \(name.utf8.count) bytes long; event names are at most \(Self.maxEventBytes).")
+    }
+    var hint: ServiceLevel?
+    if let profile = trigger.profile {
+      let word = String(cString: profile)
+      guard let level = ServiceLevel(rawValue: word) else {
+        return refuse(message, Self.invalidArgs, "unknown profile \"\(Self.excerpt(word))\"; expected full, quiet or silent.")
+      }
+      hint = level
+    }
+    start(message, name, timeout: trigger.timeout, hint: hint, important: trigger.important != 0)
+  }
+
+  /// Plays the event and answers its id (a silent one ends at once, after the reply).
+  private func start(
+    _ message: UnsafeMutableRawPointer, _ name: String, timeout: Int32, hint: ServiceLevel?, important: Bool
+  ) {
+    guard let (sender, owner) = owner(of: message) else {
+      return refuse(message, "org.freedesktop.DBus.Error.LimitsExceeded", "too many clients have feedback playing.")
+    }
+    let run: VocabularyService.FeedbackRun = timeout < 0 ? .once : .loop
+    switch service.trigger(name, owner: owner, run: run, hint: hint, important: important) {
+    case .failure(let error) where error.code == .unknownEvent:
+      refuse(message, Self.notFound, error.message)
+    case .failure(let error):
+      refuse(message, Self.failedError, error.message)
+    case .success(.silent(let id)):
+      _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "u")), id, nil)
+      _ = hap_dbus_signal_two_u32(connection, Self.path, Self.name, "FeedbackEnded", id, EndReason.notFound.rawValue)
+    case .success(.playing(let id)):
+      ids[id] = sender
+      _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "u")), id, nil)
+      if timeout > 0 {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(timeout))) { [weak self] in
+          self?.send(.expire(id))
+        }
+      }
+    }
+  }
+
+  private func endFeedback(_ message: UnsafeMutableRawPointer) {
+    var id: UInt32 = 0
+    guard hap_dbus_read_u32(message, &id) == 0 else { return refuse(message, Self.invalidArgs, "EndFeedback takes an id.") }
+    // As feedbackd: an id that already ended (or never was) is no error.
+    if let sender = ids[id], endedBy[id] == nil {
+      endedBy[id] = .explicit
+      if !service.endVoice(id, by: clients[sender] ?? 0) { endedBy[id] = nil }
+    }
+    _ = hap_dbus_reply(connection, message, 0, 0, nil)
+  }
+
+  private func property(_ message: UnsafeMutableRawPointer, _ member: String) {
+    if member == "Set" { return setProperty(message) }
+    var strings: [UnsafePointer<CChar>?] = [nil, nil]
+    guard hap_dbus_read_strings(message, &strings, member == "Get" ? 2 : 1) == 0, let interface = strings[0] else {
+      return refuse(message, Self.invalidArgs, "\(member)'s arguments could not be read.")
+    }
+    let profile = service.level.rawValue
+    guard String(cString: interface) == Self.name || (member == "GetAll" && String(cString: interface) == Self.haptic)
+    else { return refuse(message, Self.invalidArgs, "no properties in interface \(Self.excerpt(String(cString: interface))).") }
+    if member == "GetAll" {
+      if String(cString: interface) == Self.haptic { return replyEmptyDictionary(message) }
+      _ = hap_dbus_reply_dictionary(connection, message, "Profile", profile)
+      return
+    }
+    guard let property = strings[1], String(cString: property) == "Profile" else {
+      return refuse(message, Self.invalidArgs, "no property \(Self.excerpt(String(cString: strings[1]!))); \(Self.name) has Profile.")
+    }
+    _ = hap_dbus_reply_variant(connection, message, profile)
+  }
+
+  private func replyEmptyDictionary(_ message: UnsafeMutableRawPointer) {
+    // The haptic interface has no properties: an empty a{sv}.
+    refuse(message, Self.invalidArgs, "\(Self.haptic) has no properties.")
+  }
+
+  private func setProperty(_ message: UnsafeMutableRawPointer) {
+    var interface: UnsafePointer<CChar>?
+    var property: UnsafePointer<CChar>?
+    var type: CChar = 0
+    var value: UnsafePointer<CChar>?
+    guard hap_dbus_read_set(message, &interface, &property, &type, &value) == 0, let interface, let property else {
+      return refuse(message, Self.invalidArgs, "Set's arguments could not be read.")
+    }
+    guard String(cString: interface) == Self.name, String(cString: property) == "Profile" else {
+      return refuse(message, Self.invalidArgs, "only \(Self.name).Profile can be set.")
+    }
+    guard let value, let level = ServiceLevel(rawValue: String(cString: value)) else {
+      return refuse(message, Self.invalidArgs, "Profile is one of full, quiet or silent (a string).")
+    }
+    if let error = service.setLevel(level) { log(.switchNotSaved(what: "the level", failure: error.message)) }
+    _ = hap_dbus_reply(connection, message, 0, 0, nil)
+  }
+
+  private func vibrate(_ message: UnsafeMutableRawPointer) {
+    refuse(message, Self.failedError, "Vibrate is not played yet.")
+  }
+
+  static let introspection = """
+    <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+    <node>
+      <interface name="org.sigxcpu.Feedback">
+        <property name="Profile" type="s" access="readwrite"/>
+        <method name="TriggerFeedback">
+          <arg direction="in" name="app_id" type="s"/>
+          <arg direction="in" name="event" type="s"/>
+          <arg direction="in" name="hints" type="a{sv}"/>
+          <arg direction="in" name="timeout" type="i"/>
+          <arg direction="out" name="id" type="u"/>
+        </method>
+        <method name="EndFeedback">
+          <arg direction="in" name="id" type="u"/>
+        </method>
+        <signal name="FeedbackEnded">
+          <arg name="id" type="u"/>
+          <arg name="reason" type="u"/>
+        </signal>
+      </interface>
+      <interface name="org.sigxcpu.Feedback.Haptic">
+        <method name="Vibrate">
+          <arg direction="in" name="app_id" type="s"/>
+          <arg direction="in" name="pattern" type="a(du)"/>
+          <arg direction="out" name="success" type="b"/>
+        </method>
+      </interface>
+      <interface name="org.freedesktop.DBus.Properties">
+        <method name="Get"><arg direction="in" type="s"/><arg direction="in" type="s"/><arg direction="out" type="v"/></method>
+        <method name="GetAll"><arg direction="in" type="s"/><arg direction="out" type="a{sv}"/></method>
+        <method name="Set"><arg direction="in" type="s"/><arg direction="in" type="s"/><arg direction="in" type="v"/></method>
+        <signal name="PropertiesChanged"><arg type="s"/><arg type="a{sv}"/><arg type="as"/></signal>
+      </interface>
+      <interface name="org.freedesktop.DBus.Introspectable">
+        <method name="Introspect"><arg direction="out" type="s"/></method>
+      </interface>
+    </node>
+    """
+}

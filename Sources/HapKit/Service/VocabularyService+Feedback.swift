@@ -1,0 +1,79 @@
+import HapCore
+
+/// What a feedbackd client asks of the service (``FeedbackBus``): an event by name at a level,
+/// once or looping, bound to the client; the level as feedbackd's `Profile`.
+extension VocabularyService {
+  /// How a triggered event plays: once (feedbackd's timeout −1: each feedback once, a looping
+  /// event too), or looping until ended.
+  public enum FeedbackRun: Sendable {
+    case once
+    case loop
+  }
+
+  /// What a trigger did: a voice that plays (its number; its end is said by ``voiceEnded``), or
+  /// nothing to play (the level, the mute switch, or the same event just played): a number all
+  /// the same, ended at once, as feedbackd answers an event it has no feedback for.
+  public enum FeedbackStart: Equatable, Sendable {
+    case playing(UInt32)
+    case silent(UInt32)
+  }
+
+  /// Plays event `name` for client `owner` (from ``connected()``; its voices end with
+  /// ``disconnected(_:)``). The level is feedbackd's: the service's level, lowered by `hint`,
+  /// or `hint` itself (default full) for an `important` event. An unknown event is
+  /// `unknown-event`; a device or budget refusal its error.
+  public func trigger(_ name: String, owner: Int32, run: FeedbackRun, hint: ServiceLevel?, important: Bool)
+    -> Result<FeedbackStart, ServiceError>
+  {
+    lock.lock()
+    collectEnds()
+    let wanted = hint ?? .full
+    let level = important ? wanted : Self.quieter(policy.level, wanted)
+    let reply = fire(
+      name, gain: 1, sharpness: 0, owner: owner, loop: run == .loop, detach: false, bindAlways: true, level: level,
+      once: run == .once)
+    let result: Result<FeedbackStart, ServiceError>
+    switch reply {
+    case .fired(_, let voice): result = .success(.playing(voice))
+    case .coalesced, .filtered: result = .success(.silent(live.number()))
+    case .error(let error) where error.code == .muted: result = .success(.silent(live.number()))
+    case .error(let error): result = .failure(error)
+    default: result = .failure(ServiceError(.badRequest, "the trigger was not understood."))
+    }
+    unlockSaying()
+    return result
+  }
+
+  /// The quieter of two levels.
+  static func quieter(_ a: ServiceLevel, _ b: ServiceLevel) -> ServiceLevel {
+    let order: [ServiceLevel] = [.silent, .quiet, .full]
+    return order.firstIndex(of: a)! < order.firstIndex(of: b)! ? a : b
+  }
+
+  /// Ends voice `id` (feedbackd's EndFeedback); false when it is not sounding.
+  public func endVoice(_ id: UInt32, by owner: Int32) -> Bool {
+    lock.lock()
+    collectEnds()
+    let live = self.live[id] != nil
+    if live { _ = stop(voice: id, by: owner) }
+    unlockSaying()
+    return live
+  }
+
+  /// The level (feedbackd's `Profile`).
+  public var level: ServiceLevel {
+    lock.lock()
+    defer { lock.unlock() }
+    return policy.level
+  }
+
+  /// Sets the level as the `level` request does (saved into the config file); why it was not
+  /// saved, if it was not.
+  public func setLevel(_ level: ServiceLevel) -> ServiceError? {
+    lock.lock()
+    let reply = handle(.level(level), owner: 0)
+    unlockSaying()
+    if case .error(let error) = reply { return error }
+    return nil
+  }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import HapTestSupport
+import Testing
+
+/// A private session bus for one test: `dbus-daemon` with a configuration of its own (its own
+/// socket, no service directories, so nothing is auto-started), stopped with the test.
+final class PrivateBus {
+  let folder: TemporaryFolder
+  let address: String
+  private let process = Process()
+
+  /// nil (after saying why the check cannot run) when dbus-daemon is not installed.
+  static func start() throws -> PrivateBus? {
+    guard let daemon = systemTool("dbus-daemon") else {
+      cannotCheck("dbus-daemon is not installed ('make test' installs it)")
+      return nil
+    }
+    return try PrivateBus(daemon)
+  }
+
+  private init(_ daemon: String) throws {
+    folder = try TemporaryFolder()
+    let socket = folder.path("bus.sock")
+    address = "unix:path=\(socket)"
+    let config = try folder.write(
+      "bus.conf",
+      """
+      <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+       "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+      <busconfig>
+        <type>session</type>
+        <listen>\(address)</listen>
+        <policy context="default">
+          <allow send_destination="*" eavesdrop="true"/>
+          <allow eavesdrop="true"/>
+          <allow own="*"/>
+        </policy>
+      </busconfig>
+      """)
+    process.executableURL = URL(fileURLWithPath: daemon)
+    process.arguments = ["--config-file=\(config)", "--nofork", "--nopidfile"]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    #expect(Wait.until(10, every: 0.01) { FileManager.default.fileExists(atPath: socket) }, "the bus did not start")
+  }
+
+  var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+
+  deinit {
+    // SIGKILL: a test process may hold SIGTERM blocked, and a child inherits the mask.
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+}
+
+/// A program on the private bus, its standard input held open (fbcli ends its feedback at EOF)
+/// and its output read after it exits.
+final class BusClient {
+  let process = Process()
+  let input = Pipe()
+  let output = Pipe()
+
+  init(_ tool: String, _ arguments: [String], bus: PrivateBus) throws {
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+  }
+
+  /// Whether it exited within `seconds`; its output.
+  func finish(within seconds: Double) -> (Bool, String) {
+    let exited = Wait.exit(of: process, within: seconds)
+    if !exited {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+    return (exited, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+  }
+}
+
+@Suite("hap serve --dbus: feedbackd's API on a private bus, with its own clients", .serialized)
+struct FeedbackBusTests {
+  /// The vocabulary these tests serve: feedbackd's event names.
+  static func vocabulary(_ device: SimulatedExciter) throws -> String {
+    try device.folder.write(
+      "fb/message-new-instant.json",
+      try String(contentsOfFile: Repository.bundledPattern("tick"), encoding: .utf8))
+    try device.folder.write(
+      "fb/phone-incoming-call.json",
+      try String(contentsOfFile: Repository.bundledPattern("texture"), encoding: .utf8))
+    try device.folder.write(
+      "fb/alarm-clock-elapsed.json",
+      try String(contentsOfFile: Repository.bundledPattern("winner"), encoding: .utf8))
+    try device.folder.write(
+      "fb/vocabulary.json",
+      #"{"Events": [{"Name": "alarm-clock-elapsed", "Essential": true, "Debounce": 0}, {"Name": "message-new-instant", "Debounce": 0}]}"#)
+    return device.folder.path("fb")
+  }
+
+  /// The service on a private bus, and a monitor of its signals.
+  struct Served {
+    let bus: PrivateBus
+    let service: RunningService
+    let monitor: BusClient
+    let folder: String
+
+    init?(_ extra: [String] = []) throws {
+      guard let bus = try PrivateBus.start() else { return nil }
+      guard let monitorTool = systemTool("dbus-monitor"), systemTool("fbcli") != nil else {
+        cannotCheck("dbus-monitor or fbcli is not installed ('make test' installs dbus and feedbackd)")
+        return nil
+      }
+      let device = try SimulatedExciter()
+      folder = try FeedbackBusTests.vocabulary(device)
+      self.bus = bus
+      service = try RunningService(
+        ["--vocabulary", folder, "--keep-open", "--sample-format", "f32", "--dbus"] + extra, device: device,
+        extra: bus.environment)
+      monitor = try BusClient(
+        monitorTool, ["--address", bus.address, "type='signal',interface='org.sigxcpu.Feedback'"], bus: bus)
+      // The monitor is listening once it has said so.
+      usleep(200_000)
+    }
+
+    func fbcli(_ arguments: [String]) throws -> BusClient { try BusClient("/usr/bin/fbcli", arguments, bus: bus) }
+
+    /// The FeedbackEnded signals the monitor saw (after stopping it).
+    func endedSignals() -> Int {
+      kill(monitor.process.processIdentifier, SIGKILL)
+      let (_, text) = monitor.finish(within: 5)
+      return text.components(separatedBy: "member=FeedbackEnded").count - 1
+    }
+  }
+
+  @Test func fbcliPlaysTheEventBitForBitAndFeedbackEndedComesOnce() throws {
+    guard let served = try Served() else { return }
+    let fbcli = try served.fbcli(["-E", "message-new-instant"])
+    let (exited, said) = fbcli.finish(within: 20)
+    #expect(exited, "fbcli did not end: no FeedbackEnded? \(said)")
+    #expect(fbcli.process.terminationStatus == 0, "\(said)")
+    try served.service.waitUntilSilent()
+    #expect(served.service.terminate() == 0)
+    #expect(served.endedSignals() == 1)
+    let played = try served.service.device.captured()
+    let out = served.service.device.folder.path("tick.raw")
+    let render = try Hap.run([
+      "render", served.folder + "/message-new-instant.json", "-o", out, "--sample-format", "f32", "--rate", "48000",
+      "--quiet",
+    ])
+    #expect(render.status == 0, "\(render.stderr)")
+    let rendered = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+    let r0 = try #require(rendered.firstIndex { $0 != 0 })
+    let c0 = try #require(played.firstIndex { $0 != 0 }, "nothing was played")
+    let start = (c0 - r0) / 4 * 4
+    try #require(start >= 0 && start + rendered.count <= played.count, "the event is cut short")
+    #expect(Array(played[start..<(start + rendered.count)]) == rendered, "not the event's render")
+  }
+
+  @Test func aLoopEndsWhenItsClientGoesAndATimeoutEndsIt() throws {
+    guard let served = try Served() else { return }
+    let looping = try served.fbcli(["-E", "phone-incoming-call", "-t", "0"])
+    #expect(try Wait.until(20, every: 0.02) { try served.service.status()["playing"] as? Int == 1 }, "no loop")
+    // The client dies: its bus name goes away, and so does its loop.
+    kill(looping.process.processIdentifier, SIGKILL)
+    _ = looping.finish(within: 5)
+    #expect(try Wait.until(10, every: 0.02) { try served.service.status()["playing"] as? Int == 0 }, "the loop went on")
+    // -t 3: the service ends it after 3 s, and fbcli ends with it.
+    let started = Date()
+    let timed = try served.fbcli(["-E", "phone-incoming-call", "-t", "3"])
+    let (exited, said) = timed.finish(within: 20)
+    let elapsed = Date().timeIntervalSince(started)
+    #expect(exited && timed.process.terminationStatus == 0, "\(said)")
+    #expect(elapsed >= 2.9, "ended after \(elapsed) s")
+    #expect(try served.service.status()["playing"] as? Int == 0)
+    #expect(served.service.terminate() == 0)
+    #expect(served.endedSignals() == 2)
+  }
+
+  @Test func fbcliSetsTheProfileAndTheLevelFollows() throws {
+    guard let served = try Served() else { return }
+    let setter = try served.fbcli(["-P", "quiet"])
+    let (exited, said) = setter.finish(within: 20)
+    #expect(exited && setter.process.terminationStatus == 0, "fbcli -P waits for PropertiesChanged: \(said)")
+    #expect(try served.service.status()["level"] as? String == "quiet")
+    // At the quiet level only the essential event plays.
+    let before = try served.service.counters()
+    for event in ["message-new-instant", "alarm-clock-elapsed"] {
+      let client = try served.fbcli(["-E", event])
+      let (done, text) = client.finish(within: 20)
+      #expect(done, "\(event): \(text)")
+    }
+    let after = try served.service.counters()
+    #expect(after["played"]! - before["played"]! == 1)
+    #expect(after["refused"]! - before["refused"]! == 1)
+    #expect(served.service.terminate() == 0)
+  }
+
+  @Test func libfeedbackFromPythonPlays() throws {
+    guard let served = try Served() else { return }
+    let python = "/usr/bin/python3"
+    let script = """
+      import gi
+      gi.require_version('Lfb', '0.0')
+      from gi.repository import Lfb
+      Lfb.init('org.example.HapTest')
+      print(Lfb.Event.new('message-new-instant').trigger_feedback())
+      """
+    let client = try BusClient(python, ["-c", script], bus: served.bus)
+    let (exited, said) = client.finish(within: 20)
+    #expect(exited && client.process.terminationStatus == 0, "\(said)")
+    #expect(said.contains("True"), "\(said)")
+    #expect(try Wait.until(10, every: 0.02) { try served.service.counters()["played"] == 1 })
+    #expect(served.service.terminate() == 0)
+  }
+
+  /// Calls no feedbackd client would make, and a hundred clients at once: every call gets a
+  /// reply (an error for the malformed), and the service answers `hap status` after.
+  @Test func malformedCallsGetErrorsAndAHundredClientsGetIds() throws {
+    guard let served = try Served() else { return }
+    let script = """
+      import sys, threading
+      from gi.repository import Gio, GLib
+      address = sys.argv[1]
+      def connect():
+          return Gio.DBusConnection.new_for_address_sync(address,
+              Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+      def call(bus, interface, method, args, reply=None):
+          try:
+              result = bus.call_sync('org.sigxcpu.Feedback', '/org/sigxcpu/Feedback', interface, method, args,
+                                     GLib.VariantType(reply) if reply else None, 0, 5000, None)
+              return 'ok ' + str(result.unpack())
+          except GLib.Error as e:
+              return 'error ' + Gio.DBusError.get_remote_error(e)
+      bus = connect()
+      print('signature', call(bus, 'org.sigxcpu.Feedback', 'TriggerFeedback', GLib.Variant('(ss)', ('a', 'b'))))
+      print('interface', call(bus, 'org.example.Nothing', 'TriggerFeedback', None))
+      print('huge', call(bus, 'org.sigxcpu.Feedback', 'TriggerFeedback',
+                         GLib.Variant('(ssa{sv}i)', ('a', 'x' * (1 << 20), {}, -1))))
+      print('unknown', call(bus, 'org.sigxcpu.Feedback', 'TriggerFeedback',
+                            GLib.Variant('(ssa{sv}i)', ('a', 'no-such-event', {}, -1))))
+      ids = []
+      def one():
+          c = connect()
+          ids.append(call(c, 'org.sigxcpu.Feedback', 'TriggerFeedback',
+                          GLib.Variant('(ssa{sv}i)', ('a', 'message-new-instant', {}, -1)), '(u)'))
+      threads = [threading.Thread(target=one) for _ in range(100)]
+      for t in threads: t.start()
+      for t in threads: t.join()
+      print('ids', sum(1 for r in ids if r.startswith('ok ')), len(set(ids)))
+      """
+    let client = try BusClient("/usr/bin/python3", ["-c", script, served.bus.address], bus: served.bus)
+    let (exited, said) = client.finish(within: 60)
+    #expect(exited && client.process.terminationStatus == 0, "\(said)")
+    #expect(said.contains("signature error org.freedesktop.DBus.Error.InvalidArgs"), "\(said)")
+    #expect(said.contains("interface error org.freedesktop.DBus.Error.UnknownMethod"), "\(said)")
+    #expect(said.contains("huge error org.freedesktop.DBus.Error.InvalidArgs"), "\(said)")
+    #expect(said.contains("unknown error org.sigxcpu.Feedback.Error.NotFound"), "\(said)")
+    #expect(said.contains("ids 100 100"), "\(said)")
+    #expect(try served.service.status()["device"] as? String == "open")
+    #expect(served.service.terminate() == 0)
+  }
+}
