@@ -265,4 +265,51 @@ struct FeedbackBusTests {
     #expect(try served.service.status()["device"] as? String == "open")
     #expect(served.service.terminate() == 0)
   }
+
+  /// feedbackd's `Vibrate`: relative amplitudes (as its motors take them) for milliseconds,
+  /// within its caps.
+  @Test func vibratePlaysRelativeAmplitudesWithinFeedbackdsCaps() throws {
+    guard let served = try Served() else { return }
+    func vibrate(_ pattern: String) throws -> BusClient {
+      try BusClient(
+        "/usr/bin/gdbus",
+        [
+          "call", "--session", "--dest", "org.sigxcpu.Feedback", "--object-path", "/org/sigxcpu/Feedback", "--method",
+          "org.sigxcpu.Feedback.Haptic.Vibrate", "org.example.Test", pattern,
+        ], bus: served.bus)
+    }
+    let eleven = "[" + Array(repeating: "(0.5, 10)", count: 11).joined(separator: ", ") + "]"
+    for (pattern, why) in [(eleven, "at most 10 pairs, not 11"), ("[(1.0, 20000)]", "at most 10000 ms, not 20000")] {
+      let (exited, said) = try vibrate(pattern).finish(within: 20)
+      #expect(exited && said.contains("InvalidArgs") && said.contains(why), "\(said)")
+    }
+    // The client stays on the bus while it plays (its vibration ends with its bus name).
+    let script = """
+      import sys, time
+      from gi.repository import Gio, GLib
+      bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+      result = bus.call_sync('org.sigxcpu.Feedback', '/org/sigxcpu/Feedback', 'org.sigxcpu.Feedback.Haptic', 'Vibrate',
+          GLib.Variant('(sa(du))', ('org.example.Test', [(1.0, 200), (0.0, 100), (0.5, 200)])),
+          GLib.VariantType('(b)'), 0, 5000, None)
+      print(result.unpack())
+      time.sleep(1)
+      """
+    let client = try BusClient("/usr/bin/python3", ["-c", script], bus: served.bus)
+    let (exited, said) = client.finish(within: 20)
+    #expect(exited && said.contains("(True,)"), "\(said)")
+    #expect(try Wait.until(10, every: 0.02) { try served.service.status()["playing"] as? Int == 0 })
+    #expect(served.service.terminate() == 0)
+    let s = PCM.floats(try served.service.device.captured(), format: .f32)
+    let c0 = try #require(s.firstIndex { $0 != 0 }, "nothing played")
+    let last = try #require(s.lastIndex { $0 != 0 })
+    #expect(abs(last - c0 - 24000) < 240, "lasted \(Double(last - c0) / 48) ms")
+    func rms(_ from: Int, _ to: Int) -> Double {
+      let part = s[(c0 + from)..<(c0 + to)]
+      return (part.reduce(0) { $0 + Double($1) * Double($1) } / Double(part.count)).squareRoot()
+    }
+    let first = rms(1200, 8400)
+    #expect(first > 0.1)
+    #expect(rms(9700, 14300) == 0, "the 0.0 part sounded")
+    #expect(abs(rms(15600, 22800) / first - 0.5) < 0.01, "third part \(rms(15600, 22800) / first) of the first")
+  }
 }

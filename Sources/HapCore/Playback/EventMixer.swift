@@ -251,6 +251,7 @@ public final class EventMixer: @unchecked Sendable {
     duckFrames = stopFade.frames
     duckStep = 1 / Float(duckFrames)
     eventCount = events.count
+    let events = events + [[]]  // and ``blankEvent``
     let total = events.reduce(0) { $0 + $1.count }
     let storage = UnsafeMutablePointer<Float>.allocate(capacity: max(1, total))
     offsets = .allocate(capacity: max(1, events.count))
@@ -349,6 +350,11 @@ public final class EventMixer: @unchecked Sendable {
     variantAllocated.deallocate()
   }
 
+  /// An event with no samples and no sound, after the events given to `init`: a variant slot
+  /// started as a voice of it plays its samples alone (a signal made at run time, as feedbackd's
+  /// `Vibrate`), where a variant of a real event would also play that event's sound.
+  public var blankEvent: Int { eventCount }
+
   /// Variant slots of a mixer made without saying (8): memory for at most 8 variants, each as
   /// long as its event.
   public static let defaultVariants = 8
@@ -419,7 +425,7 @@ public final class EventMixer: @unchecked Sendable {
     event: Int, variant: Int, gain: Float = 1, priority: Int = 0, ducking: Float = 1, owner: Int32 = 0,
     loops: Bool = false, bound: Bool = false
   ) -> Bool {
-    precondition(event >= 0 && event < eventCount, "no such event")
+    precondition(event >= 0 && event <= blankEvent, "no such event")
     precondition(variant >= 0 && variant < variantCapacity, "no such variant slot")
     return send(
       .startVariant(
@@ -609,7 +615,9 @@ public final class EventMixer: @unchecked Sendable {
     _ event: Int32, variant: Int32, gain: Float, priority: Int32, ducking: Float, owner: Int32, loops: Bool,
     bound: Bool, id: UInt32
   ) {
-    guard event >= 0 && Int(event) < eventCount else { return reportEnd(id, .unplayable) }
+    guard event >= 0 && (Int(event) < eventCount || (variant >= 0 && Int(event) == blankEvent)) else {
+      return reportEnd(id, .unplayable)
+    }
     let gain = gain.isNaN ? 0 : min(max(gain, 0), 1)
     let ducking = ducking.isNaN ? 1 : min(max(ducking, 0), 1)
     var sounding = 0

@@ -193,8 +193,40 @@ extension FeedbackBus {
     _ = hap_dbus_reply(connection, message, 0, 0, nil)
   }
 
+  /// `Vibrate(app_id, [(amplitude, ms)])`: one vibration at a time (a new one, or an empty
+  /// array, ends the last); true when it plays, false when the level or mute keeps it silent.
   private func vibrate(_ message: UnsafeMutableRawPointer) {
-    refuse(message, Self.failedError, "Vibrate is not played yet.")
+    var app: UnsafePointer<CChar>?
+    let room = Vibration.maxPairs + 1
+    var amplitudes = [Double](repeating: 0, count: room)
+    var durations = [UInt32](repeating: 0, count: room)
+    var count: Int32 = 0
+    guard hap_dbus_read_vibrate(message, &app, &amplitudes, &durations, Int32(room), &count) == 0 else {
+      return refuse(message, Self.invalidArgs, "Vibrate's arguments could not be read.")
+    }
+    let parts = (0..<min(Int(count), room)).map { Vibration.Part(amplitude: amplitudes[$0], milliseconds: durations[$0]) }
+    if Int(count) > Vibration.maxPairs {
+      return refuse(message, Self.invalidArgs, "a vibration has at most \(Vibration.maxPairs) pairs, not \(count).")
+    }
+    if let why = Vibration.refusal(parts) { return refuse(message, Self.invalidArgs, why) }
+    guard let (_, owner) = owner(of: message) else {
+      return refuse(message, "org.freedesktop.DBus.Error.LimitsExceeded", "too many clients have feedback playing.")
+    }
+    if vibration != 0 { _ = service.endVoice(vibration, by: owner) }
+    vibration = 0
+    if parts.isEmpty { return reply(message, true) }
+    let made = service.signalSettings
+    let samples = Vibration.signal(parts, profile: made.profile, rate: made.rate, gain: made.gain)
+    switch service.vibrate(samples, owner: owner) {
+    case .failure(let error): refuse(message, Self.failedError, error.message)
+    case .success(let id):
+      vibration = id ?? 0
+      reply(message, id != nil)
+    }
+  }
+
+  private func reply(_ message: UnsafeMutableRawPointer, _ flag: Bool) {
+    _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "b")), flag ? 1 : 0, nil)
   }
 
   static let introspection = """

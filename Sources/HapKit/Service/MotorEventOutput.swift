@@ -130,6 +130,11 @@ final class MotorEventOutput: EventOutput {
 
   func stop(voice id: UInt32) -> Bool { mixer.send(.stopVoice(id)) }
 
+  /// A motor's tracks are made at load: a signal made later is not played on it (yet).
+  func startSignal(_ samples: [Float], _ voice: ServiceVoice) -> Result<Double, ServiceError> {
+    .failure(ServiceError(.badRequest, "a vibration pattern is not played on a rumble motor yet; fire an event."))
+  }
+
   func takeEnded(_ body: (VoiceEnd) -> Void) { mixer.takeEnded(body) }
 
   /// The gain from the motor's next step; a motor has no sharpness to change (as a fire's).

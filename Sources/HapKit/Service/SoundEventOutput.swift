@@ -306,6 +306,33 @@ final class SoundEventOutput: EventOutput {
     return nil
   }
 
+  /// Signals stored so far, each under a key of its own.
+  private var signals = 0
+
+  /// Stores the signal in a variant slot and starts it as a voice of the mixer's blank event.
+  func startSignal(_ samples: [Float], _ voice: ServiceVoice) -> Result<Double, ServiceError> {
+    let bytes = samples.count * MemoryLayout<Float>.size
+    let share = variantBudget(memoryBudget)
+    guard bytes <= share else {
+      return .failure(
+        ServiceError(
+          .noMemory,
+          "the vibration needs \(VocabularyService.megabytes(bytes)), more than the \(VocabularyService.megabytes(share)) the memory budget leaves it."
+        ))
+    }
+    signals += 1
+    guard let slot = mixer.storeVariant(VariantCache.Key(event: mixer.blankEvent, steps: signals), samples: samples) else {
+      return .failure(ServiceError(.busy, "all \(mixer.variantCapacity) variant slots are sounding; vibrate again later."))
+    }
+    let command = EventMixer.Command.startVariant(
+      event: Int32(mixer.blankEvent), variant: Int32(slot), gain: 1, priority: 0, ducking: 1, owner: voice.owner,
+      loops: false, bound: true, id: voice.id)
+    return queue(command, frames: samples.count)
+  }
+
+  /// The memory budget of the settings last made (for a signal's share).
+  private var memoryBudget: Int { made?.1.memoryBudget ?? VocabularyService.defaultMemoryBudget }
+
   private func stalled(_ what: String) -> ServiceError {
     ServiceError(.busy, "the playback thread is stalled; the \(what) could not be queued.")
   }

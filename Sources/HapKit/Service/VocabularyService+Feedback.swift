@@ -31,7 +31,7 @@ extension VocabularyService {
     let level = important ? wanted : Self.quieter(policy.level, wanted)
     let reply = fire(
       name, gain: 1, sharpness: 0, owner: owner, loop: run == .loop, detach: false, bindAlways: true, level: level,
-      once: run == .once)
+      once: run == .once, debounce: run == .once)
     let result: Result<FeedbackStart, ServiceError>
     switch reply {
     case .fired(_, let voice): result = .success(.playing(voice))
@@ -75,5 +75,34 @@ extension VocabularyService {
     unlockSaying()
     if case .error(let error) = reply { return error }
     return nil
+  }
+
+  /// What a vibration is made with (read under the lock; rendered outside it): the profile,
+  /// the rate the events are made at and the linear gain.
+  public var signalSettings: (profile: ActuatorProfile, rate: Double, gain: Double) {
+    lock.lock()
+    defer { lock.unlock() }
+    return (settings.profile, Double(output.rate ?? settings.device.rate), settings.device.linearGain)
+  }
+
+  /// Plays `samples` (a vibration, made with ``signalSettings``) for client `owner`, bound to
+  /// it: its voice number. The level and the mute switch apply as to an event that is not
+  /// essential (nil: kept silent).
+  public func vibrate(_ samples: [Float], owner: Int32) -> Result<UInt32?, ServiceError> {
+    lock.lock()
+    defer { unlockSaying() }
+    collectEnds()
+    guard !policy.muted, policy.level == .full else { return .success(nil) }
+    if let refusal = openDevice() { return .failure(refusal) }
+    let event = VocabularyEvent(name: "(vibration)", fileName: "", pattern: Pattern())
+    let voice = ServiceVoice(owner: owner, event: event, gain: 1, sharpness: 0, id: live.number())
+    switch output.startSignal(samples, voice) {
+    case .failure(let error): return .failure(error)
+    case .success(let seconds):
+      live.add(LiveVoices.Entry(voice: voice, k: -1, loops: false, generation: output.generation))
+      owners.started(boundTo: owner)
+      noteActive(seconds)
+      return .success(voice.id)
+    }
   }
 }

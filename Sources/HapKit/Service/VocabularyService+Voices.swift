@@ -10,6 +10,7 @@ extension VocabularyService {
   /// `set ID ...` (lock held): the voice's new controls, queued to the playback thread.
   func set(voice id: UInt32, gain: Float?, sharpness: Int?) -> ServiceReply {
     guard let entry = live[id] else { return .error(Self.unknownVoice(id)) }
+    guard entry.k >= 0 else { return .error(ServiceError(.badRequest, "voice \(id) is a vibration: it has no controls.")) }
     if let error = output.set(entry.voice, entry.k, gain: gain, sharpness: sharpness, service: self) {
       return .error(error)
     }

@@ -88,6 +88,9 @@ protocol EventOutput: AnyObject {
   /// Changes running `voice`'s (of event `k`) gain and sharpness steps (nil: unchanged); a
   /// sharpness variant may be rendered meanwhile, the lock released.
   func set(_ voice: ServiceVoice, _ k: Int, gain: Float?, sharpness: Int?, service: VocabularyService) -> ServiceError?
+  /// Plays `samples` (made at ``rate``) as a voice of their own (feedbackd's `Vibrate`); how
+  /// long it sounds.
+  func startSignal(_ samples: [Float], _ voice: ServiceVoice) -> Result<Double, ServiceError>
   /// The numbered voices that ended, as its mixer reported them.
   func takeEnded(_ body: (VoiceEnd) -> Void)
   /// Which mixer it plays: a new number each time one is installed (the voices of the last are gone).
@@ -146,10 +149,10 @@ public final class VocabularyService: @unchecked Sendable {
   var loops: [ServiceVoice] = []
   /// The numbered voices not yet ended.
   var live = LiveVoices()
-  private var settings: ServiceSettings
+  var settings: ServiceSettings
   let output: any EventOutput
   var policy = FirePolicy()
-  private var owners = VoiceOwners()
+  var owners = VoiceOwners()
   private var deviceState = "closed"
   /// Monotonic seconds until which something may still sound.
   private var activeUntil = 0.0
@@ -225,7 +228,7 @@ public final class VocabularyService: @unchecked Sendable {
   }
 
   /// Opens the device (lock held) unless open; why not.
-  private func openDevice() -> ServiceError? {
+  func openDevice() -> ServiceError? {
     if output.isOpen && output.hasEnded { closeDevice() }
     if output.isOpen { return nil }
     if let failure = output.open(settings) {
@@ -404,9 +407,9 @@ public final class VocabularyService: @unchecked Sendable {
   /// One fire (lock held); `sharpness` in steps of ``SharpnessVariant/step``.
   func fire(
     _ name: String, gain: Float, sharpness: Int, owner: Int32, loop: Bool, detach: Bool, bindAlways: Bool = false,
-    level: ServiceLevel? = nil, once: Bool = false
+    level: ServiceLevel? = nil, once: Bool = false, debounce: Bool = true
   ) -> ServiceReply {
-    guard let event = vocabulary.event(named: name), let k = index[name] else {
+    guard var event = vocabulary.event(named: name), let k = index[name] else {
       return .error(.unknownEvent(name, among: names))
     }
     guard var binding = VoiceOwners.binding(event, loop: loop, detach: detach) else {
@@ -414,6 +417,7 @@ public final class VocabularyService: @unchecked Sendable {
     }
     if bindAlways { binding.bound = true }
     if once { binding.loops = false }
+    if !debounce { event.settings.debounce = 0 }
     if let bytes = output.refused[event.name] { return .error(notLoaded(event.name, bytes: bytes)) }
     if let refusal = output.refusal(event, k, sharpness: sharpness, budget: settings.memoryBudget) {
       return .error(refusal)
@@ -451,10 +455,15 @@ public final class VocabularyService: @unchecked Sendable {
     case .success(let seconds):
       live.add(LiveVoices.Entry(voice: voice, k: k, loops: loops, generation: output.generation))
       if bound { owners.started(boundTo: voice.owner) }
-      activeUntil = max(activeUntil, Self.now() + seconds)
-      lock.broadcast()
+      noteActive(seconds)
       return .success(())
     }
+  }
+
+  /// Something sounds for `seconds` more (lock held): the idle closer and the voice watcher wake.
+  func noteActive(_ seconds: Double) {
+    activeUntil = max(activeUntil, Self.now() + seconds)
+    lock.broadcast()
   }
 
   /// For a sharpness variant rendered with the lock released: what may have changed meanwhile
