@@ -118,11 +118,16 @@ BASH_COMPLETION = $(DESTDIR)$(PREFIX)/share/bash-completion/completions/hap
 ZSH_COMPLETION = $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hap
 FISH_COMPLETION = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hap.fish
 MAN_PAGE = $(DESTDIR)$(PREFIX)/share/man/man1/hap.1
+DBUS_SERVICES = $(DESTDIR)$(PREFIX)/share/dbus-1/services
 install: $(if $(NO_BUILD),,build sim)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hap/patterns $(UNIT_DIR)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hap/patterns $(DESTDIR)$(PREFIX)/share/hap/desktop $(UNIT_DIR)
 	install -m 755 $(HAP) $(DESTDIR)$(PREFIX)/bin/hap
 	[ ! -f $(SIM_PLUGIN) ] || install -D -m 644 $(SIM_PLUGIN) $(DESTDIR)$(PREFIX)/lib/hap/$(notdir $(SIM_PLUGIN))
 	install -m 644 patterns/*.json $(DESTDIR)$(PREFIX)/share/hap/patterns/
+	install -m 644 desktop/*.json $(DESTDIR)$(PREFIX)/share/hap/desktop/
+	@# DBUS_ACTIVATION=1: the session bus starts 'hap serve --dbus' for feedbackd's clients.
+	[ -z "$(DBUS_ACTIVATION)" ] || { install -d $(DBUS_SERVICES) && \
+	  sed 's|%h/\.local/|$(PREFIX)/|g' contrib/org.sigxcpu.Feedback.service > $(DBUS_SERVICES)/org.sigxcpu.Feedback.service; }
 	sed 's|%h/\.local/|$(PREFIX)/|g' contrib/hap.service > $(UNIT_DIR)/hap.service.tmp
 	chmod 644 $(UNIT_DIR)/hap.service.tmp && mv $(UNIT_DIR)/hap.service.tmp $(UNIT_DIR)/hap.service
 	install -d $(dir $(BASH_COMPLETION)) $(dir $(ZSH_COMPLETION)) $(dir $(FISH_COMPLETION)) $(dir $(MAN_PAGE))
@@ -134,9 +139,9 @@ install: $(if $(NO_BUILD),,build sim)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/hap $(UNIT_DIR)/hap.service $(DESTDIR)$(PREFIX)/lib/hap/$(notdir $(SIM_PLUGIN))
-	rm -f $(BASH_COMPLETION) $(ZSH_COMPLETION) $(FISH_COMPLETION) $(MAN_PAGE)
+	rm -f $(BASH_COMPLETION) $(ZSH_COMPLETION) $(FISH_COMPLETION) $(MAN_PAGE) $(DBUS_SERVICES)/org.sigxcpu.Feedback.service
 	-rmdir $(DESTDIR)$(PREFIX)/lib/hap 2>/dev/null
-	rm -rf $(DESTDIR)$(PREFIX)/share/hap/patterns
+	rm -rf $(DESTDIR)$(PREFIX)/share/hap/patterns $(DESTDIR)$(PREFIX)/share/hap/desktop
 	-rmdir $(DESTDIR)$(PREFIX)/share/hap 2>/dev/null
 
 # Regenerate Validate/RuleCatalog.generated.swift and docs/rules.md from the rules' doc comments.

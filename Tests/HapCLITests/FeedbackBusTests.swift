@@ -86,22 +86,8 @@ final class BusClient {
 
 @Suite("hap serve --dbus: feedbackd's API on a private bus, with its own clients", .serialized)
 struct FeedbackBusTests {
-  /// The vocabulary these tests serve: feedbackd's event names.
-  static func vocabulary(_ device: SimulatedExciter) throws -> String {
-    try device.folder.write(
-      "fb/message-new-instant.json",
-      try String(contentsOfFile: Repository.bundledPattern("tick"), encoding: .utf8))
-    try device.folder.write(
-      "fb/phone-incoming-call.json",
-      try String(contentsOfFile: Repository.bundledPattern("texture"), encoding: .utf8))
-    try device.folder.write(
-      "fb/alarm-clock-elapsed.json",
-      try String(contentsOfFile: Repository.bundledPattern("winner"), encoding: .utf8))
-    try device.folder.write(
-      "fb/vocabulary.json",
-      #"{"Events": [{"Name": "alarm-clock-elapsed", "Essential": true, "Debounce": 0}, {"Name": "message-new-instant", "Debounce": 0}]}"#)
-    return device.folder.path("fb")
-  }
+  /// The vocabulary these tests serve: the bundled desktop one (feedbackd's event names).
+  static func vocabulary(_ device: SimulatedExciter) throws -> String { Hap.root.appendingPathComponent("desktop").path }
 
   /// The service on a private bus, and a monitor of its signals.
   struct Served {

@@ -34,9 +34,19 @@ struct InstallTests {
       let installedText = try? String(contentsOfFile: root + "/usr/" + path, encoding: .utf8)
       #expect(installedText == (try Hap.run(arguments).stdout), "\(path)")
     }
+    #expect(FileManager.default.fileExists(atPath: root + "/usr/share/hap/desktop/message-new-instant.json"))
+    // The D-Bus activation file only on request (it would take the name from feedbackd).
+    let activation = root + "/usr/share/dbus-1/services/org.sigxcpu.Feedback.service"
+    #expect(!FileManager.default.fileExists(atPath: activation))
+    let withBus = try make(["install", "DESTDIR=\(root)", "PREFIX=/usr", "DBUS_ACTIVATION=1"])
+    try #require(withBus.status == 0, "\(withBus.stderr)")
+    let service = try String(contentsOfFile: activation, encoding: .utf8)
+    #expect(service.contains("\nName=org.sigxcpu.Feedback\nExec=/usr/bin/hap serve --dbus\n"), "\(service)")
     let removed = try make(["uninstall", "DESTDIR=\(root)", "PREFIX=/usr"])
     #expect(removed.status == 0, "\(removed.stderr)")
-    for path in ["bin/hap", "lib/systemd/user/hap.service", "share/hap"] + generated.keys {
+    for path in ["bin/hap", "lib/systemd/user/hap.service", "share/hap", "share/dbus-1/services/org.sigxcpu.Feedback.service"]
+      + generated.keys
+    {
       #expect(!FileManager.default.fileExists(atPath: root + "/usr/" + path), "\(path) was not removed")
     }
   }

@@ -110,6 +110,17 @@ public final class FeedbackBus: @unchecked Sendable {
     self.log = log
   }
 
+  /// Connects, takes the name and answers on a thread of its own (`hap serve --dbus`).
+  public static func start(service: VocabularyService, log: @escaping @Sendable (ServiceNotice) -> Void)
+    throws(FeedbackBusError)
+  {
+    let bus = try FeedbackBus(service: service, log: log)
+    log(.busServing(name: name))
+    let thread = Thread { bus.run() }
+    thread.name = "hap feedback bus"
+    thread.start()
+  }
+
   /// Hands `item` to the bus's thread and wakes it (any thread).
   func send(_ item: Outgoing) {
     outgoing.withLock { $0.append(item) }

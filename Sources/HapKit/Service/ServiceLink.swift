@@ -59,6 +59,16 @@ public enum ServiceLink {
     return nil
   }
 
+  /// Waits, with no time-out, for the line the service sends unasked when a loop of this
+  /// connection ends (`ended NAME: why`): the why (`NAME: why`), or nil when the connection
+  /// closed first (the service stopped).
+  public static func waitForLoopEnd(_ fd: Int32) -> String? {
+    var none = timeval(tv_sec: 0, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
+    guard let line = readLine(fd), isNotice(line) else { return nil }
+    return String(line.dropFirst("ended ".count))
+  }
+
   /// A line the service sends unasked (`ended NAME: why`, a loop a reload ended), not a reply.
   public static func isNotice(_ line: String) -> Bool { line.hasPrefix("ended ") }
 

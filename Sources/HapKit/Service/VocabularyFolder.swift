@@ -17,37 +17,44 @@ public struct VocabularyFolder: Equatable, Sendable {
   }
 
   public static let defaultName = "patterns"
+  /// The desktop vocabulary (feedbackd's event names), `hap serve --dbus`'s default.
+  public static let desktopName = "desktop"
 
   public let path: String
   public let source: Source
   /// The bundled folder looked for when there is no `./patterns` (nil: hap runs from no
   /// `bin/` folder with a `share/hap/patterns` beside it).
   public var bundled: String? = nil
+  /// The default folder's name (``defaultName``, or ``desktopName`` for `--dbus`).
+  public var name = VocabularyFolder.defaultName
 
   /// The folder at `path`, taken because of `source`.
-  public init(path: String, source: Source, bundled: String? = nil) {
+  public init(path: String, source: Source, bundled: String? = nil, name: String = VocabularyFolder.defaultName) {
     self.path = path
     self.source = source
     self.bundled = bundled
+    self.name = name
   }
 
-  /// The folder for `option` (`--vocabulary`), looking for the bundled one beside `executable`.
+  /// The folder for `option` (`--vocabulary`), else `./NAME`, else the bundled one beside
+  /// `executable` (`name`: ``defaultName``, or ``desktopName``).
   public static func resolve(
-    _ option: String?, executable: String = Bundle.main.executablePath ?? CommandLine.arguments[0]
+    _ option: String?, executable: String = Bundle.main.executablePath ?? CommandLine.arguments[0],
+    name: String = defaultName
   ) -> VocabularyFolder {
     if let option { return VocabularyFolder(path: option, source: .named) }
-    let bundled = bundledFolder(executable: executable)
-    if isFolder(defaultName) || bundled.map(isFolder) != true {
-      return VocabularyFolder(path: defaultName, source: .current, bundled: bundled)
+    let bundled = bundledFolder(executable: executable, name: name)
+    if isFolder(name) || bundled.map(isFolder) != true {
+      return VocabularyFolder(path: name, source: .current, bundled: bundled, name: name)
     }
-    return VocabularyFolder(path: bundled!, source: .bundled, bundled: bundled)
+    return VocabularyFolder(path: bundled!, source: .bundled, bundled: bundled, name: name)
   }
 
-  /// `PREFIX/share/hap/patterns` for an executable `PREFIX/bin/hap` (symbolic links resolved).
-  public static func bundledFolder(executable: String) -> String? {
+  /// `PREFIX/share/hap/NAME` for an executable `PREFIX/bin/hap` (symbolic links resolved).
+  public static func bundledFolder(executable: String, name: String = defaultName) -> String? {
     let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
     let prefix = binary.deletingLastPathComponent().deletingLastPathComponent()
-    return prefix.appendingPathComponent("share/hap/patterns").path
+    return prefix.appendingPathComponent("share/hap/\(name)").path
   }
 
   public static func isFolder(_ path: String) -> Bool {
@@ -60,8 +67,8 @@ public struct VocabularyFolder: Equatable, Sendable {
     let shown = Format.excerpt(path)
     switch source {
     case .named: return "hap: vocabulary '\(shown)' (--vocabulary)"
-    case .current: return "hap: vocabulary '\(shown)' (./\(Self.defaultName) in the current folder)"
-    case .bundled: return "hap: vocabulary '\(shown)' (the bundled one: there is no ./\(Self.defaultName) here)"
+    case .current: return "hap: vocabulary '\(shown)' (./\(name) in the current folder)"
+    case .bundled: return "hap: vocabulary '\(shown)' (the bundled one: there is no ./\(name) here)"
     }
   }
 

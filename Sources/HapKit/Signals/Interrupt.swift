@@ -47,4 +47,23 @@ public enum Interrupt {
     pthread_sigmask(SIG_BLOCK, &blocked, nil)
     return signals
   }
+
+  /// Blocks SIGINT and SIGTERM in the calling thread (and the threads it starts later), so
+  /// neither ends the process by its default action: ``waitForStop(_:)`` takes them.
+  public static func blockStopSignals() -> sigset_t {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    pthread_sigmask(SIG_BLOCK, &signals, nil)
+    return signals
+  }
+
+  /// Waits for one of `signals` (blocked by ``blockStopSignals()``); which one came.
+  public static func waitForStop(_ signals: sigset_t) -> Int32 {
+    var set = signals
+    var caught: Int32 = 0
+    while sigwait(&set, &caught) != 0 {}
+    return caught
+  }
 }

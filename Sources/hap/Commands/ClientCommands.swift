@@ -122,7 +122,7 @@ enum FireCommand: Command {
     event out within 10 ms, as it does for any client whose connection closes (if hap fire is
     killed, too). When something else ends the loop (another client's stop, a mute, a reload
     that changes or removes the event, the service stopping), it says why and exits 2. --stop
-    fades out NAME, or everything.
+    fades out NAME, a voice by the number a fire answered, or everything.
     """
   static let intensity = Option<Double?>.number(
     "intensity", "X", in: 0...1, default: "1", "Scale the event")
@@ -170,8 +170,10 @@ enum FireCommand: Command {
         name.map { "stop \($0)" } ?? "stop", socket: arguments[ServiceClient.socket])
     else { return ExitStatus.trouble }
     return ServiceClient.say(response) { text in
-      guard case .stopped? = ServiceReply(ok: text) else { return nil }
-      return text
+      switch ServiceReply(ok: text) {
+      case .stopped?, .stoppedVoice?: return text
+      default: return nil
+      }
     }
   }
 }

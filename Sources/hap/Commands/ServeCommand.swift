@@ -20,38 +20,37 @@ enum ServeCommand: Command {
     --idle-close seconds of silence (--keep-open keeps it open). SIGINT or SIGTERM fades out,
     removes the socket and exits 0.
 
-    The config file (--config, else $XDG_CONFIG_HOME/hap/config.json, else
-    ~/.config/hap/config.json) holds the level, the mute switch and the defaults of -D,
+    The config file (--config) holds the level, the mute switch and the defaults of -D,
     --profile and --gain; it is read at start and whenever it changes, and mute, unmute and
     level are saved into it. SIGHUP, or a change to a pattern file or vocabulary.json of the
     vocabulary folder, loads the vocabulary again without stopping the service; a loop of an
     unchanged event keeps looping.
 
-    Sound: an event's audio events (AudioCustom files, found beside its pattern, then in
-    --sound-path; AudioContinuous tones) are rendered once too, the audio track 'hap render
-    --audio' writes, and a fire plays both, frame for frame, with the same gain, priority,
-    ducking, stop and loop. The sound goes to the layout's audio channels (--channel
+    Sound: an event's audio track ('hap render --audio', its files found beside its pattern,
+    then in --sound-path) is rendered once too, and a fire plays both, frame for frame. The sound goes to the layout's audio channels (--channel
     'audio=L,R'), else to a second device opened and closed with the first: --audio-device
     NAME (default: 'default'; with -D sim, a second simulated device). A default one that does
     not open is one log line, and the haptics play; --no-audio leaves the sound out, and
     --audio-only is refused (a fire plays its touch).
 
-    Limits: the rendered events (their sounds too) and their sharpness variants fit in
-    --memory-budget (an event that does not is left out, with one line); at most 128
-    connections, 16 from one process, and a connection idle for --client-timeout seconds is
-    closed (one holding a loop is not); a connection over a limit is told why
-    ('error busy ...') before it is closed.
+    Limits: --memory-budget, --client-timeout, and at most 128 connections, 16 from one
+    process; a connection over a limit is told why ('error busy ...') before it is closed.
 
     On a rumble motor (-D evdev:/dev/input/eventN) each event plays as its intensity over time
-    (the track 'hap play -D evdev:' plays, computed once at start), updated every 5 ms; events
-    sounding together take each motor's largest magnitude; --gain is the device's FF_GAIN. The
-    effect is stopped and removed before the device closes (idle, SIGINT, SIGTERM). The options
-    of a sound device or a signal (--rate, --profile, --channel, --latency, ...) are refused.
-    SIGHUP and changes to the folder reload it as on an exciter.
+    (as 'hap play -D evdev:' plays it), updated every 5 ms; events sounding together take each
+    motor's largest magnitude; --gain is its FF_GAIN; the options of a sound device or a signal
+    (--rate, --profile, --channel, --latency, ...) are refused.
+
+    Every fire answers its voice number; 'set ID intensity=X sharpness=X' and 'stop ID' reach
+    that voice. --dbus also answers feedbackd's D-Bus API (org.sigxcpu.Feedback), so desktop
+    apps (fbcli, libfeedback, gdbus) play the vocabulary's events by name, at the Profile
+    property's level, ended by EndFeedback, their timeout or their leaving the bus; Vibrate
+    plays relative amplitudes. It serves ./desktop (feedbackd's event names) unless --vocabulary
+    names one; feedbackd must not be running. docs/service.md has both protocols.
     """
   static let vocabulary = Option<String?>.text(
     "vocabulary", "DIR", .folders,
-    default: ": ./patterns, else the bundled\nPREFIX/share/hap/patterns beside PREFIX/bin/hap",
+    default: ": ./patterns, else the bundled\nPREFIX/share/hap/patterns beside PREFIX/bin/hap; for feedbackd's\nAPI, ./desktop, else PREFIX/share/hap/desktop",
     "The vocabulary folder")
   static let idleClose = Option<Double>.number(
     "idle-close", "S", in: 0...86_400, unit: .seconds, default: 5, "Close the device after S seconds of silence")
@@ -74,6 +73,7 @@ enum ServeCommand: Command {
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
     ("hap serve --vocabulary my-app/haptics --socket /tmp/game.sock --keep-open", "A vocabulary of its own"),
     ("hap serve -D evdev:/dev/input/event5", "The vocabulary on a gamepad's rumble motors"),
+    ("hap serve --dbus -D exciter &", "Desktop apps' feedback (feedbackd's API) on an exciter"),
   ]
 
   /// `--latency` of `hap serve`: a smaller buffer than `hap play`'s, because a fire's first
@@ -93,7 +93,9 @@ enum ServeCommand: Command {
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
     try refuseAudioOnly(arguments)
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
-    let vocabularyFolder = VocabularyFolder.resolve(arguments[vocabulary])
+    // feedbackd's clients fire its event names: the desktop vocabulary unless one is named.
+    let vocabularyFolder = VocabularyFolder.resolve(
+      arguments[vocabulary], name: arguments[dbus] ? VocabularyFolder.desktopName : VocabularyFolder.defaultName)
     let idleClose: Double? = arguments[keepOpen] ? nil : arguments[Self.idleClose]
     if arguments.gave(Options.profile), let status = unusableProfile(options) { return status }
     // Before any thread starts (the log's is the first), so that every thread inherits the mask.
@@ -162,7 +164,7 @@ enum ServeCommand: Command {
       log.add("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB")
     }
     reloader.run(service)
-    if arguments[dbus] { answerFeedbackd(service, socket: socket, log: log) }
+    if arguments[dbus] { startBus(service, socket: socket, log: log) }
     let count = service.eventCount
     log.add("hap: serving \(count) event\(count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'")
     Console.flush()
@@ -210,23 +212,6 @@ enum ServeCommand: Command {
     }
   }
 
-  /// `--dbus`: takes org.sigxcpu.Feedback on the session bus and answers it on a thread of its
-  /// own; a bus that cannot be had ends the service (it was asked for), exit 2.
-  private static func answerFeedbackd(_ service: VocabularyService, socket: OwnedSocket, log: LineLog) {
-    do {
-      let bus = try FeedbackBus(service: service, log: { notice in
-        for line in ServiceNotices.lines(notice, verbose: false) { log.add(line) }
-      })
-      log.add(ServiceNotices.line(.busServing(name: FeedbackBus.name)))
-      startThread("hap feedback bus") { bus.run() }
-    } catch {
-      log.add("hap: --dbus: \(error.message)")
-      socket.remove()
-      log.drain(within: 1)
-      exit(ExitStatus.trouble)
-    }
-  }
-
   /// Listens on the socket at `path` (``ServiceSocket/listenOwned(_:)``); nil after saying why not.
   private static func listen(_ path: String, log: LineLog) -> (Int32, OwnedSocket)? {
     do {
@@ -234,6 +219,18 @@ enum ServeCommand: Command {
     } catch {
       log.add("hap: \(error.message)")
       return nil
+    }
+  }
+
+  /// --dbus: a bus that cannot be had ends the service (it was asked for), exit 2.
+  private static func startBus(_ service: VocabularyService, socket: OwnedSocket, log: LineLog) {
+    do throws(FeedbackBusError) {
+      try FeedbackBus.start(service: service) { for line in ServiceNotices.lines($0, verbose: false) { log.add(line) } }
+    } catch {
+      log.add("hap: --dbus: \(error.message)")
+      socket.remove()
+      log.drain(within: 1)
+      exit(ExitStatus.trouble)
     }
   }
 

@@ -40,7 +40,7 @@ struct ServiceRobustnessTests {
       Issue.record("an empty request parsed")
       return
     }
-    #expect(error.message == "the request is empty; expected one of fire, stop, status, mute, unmute, level, ping.")
+    #expect(error.message == "the request is empty; expected one of fire, set, stop, status, mute, unmute, level, ping.")
   }
 
   @Test func aGainThatOverflowsIsNotANumberNotNull() throws {
