@@ -473,6 +473,7 @@ def fire_bench():
 
     serve_fires(["--latency", "10"], idle=False)
     open_cpu, open_switches = serve_fires([], idle=True)
+    dbus_fires(env, sim, capture, stats, timing, locate, fires, event)
     # tick's Debounce (50 ms) would coalesce fires 25 ms apart: a vocabulary of tick alone, 0.
     burst = os.path.join(sim, "burst-vocabulary")
     os.makedirs(burst, exist_ok=True)
@@ -540,6 +541,63 @@ def fire_bench():
           f"({100 * closed_cpu / 10:.2f}%), {closed_switches} wake-ups (target 0%, no polling)")
     print(f"    --keep-open, default latency (stream stopped while idle; the device looked at every 50 ms): {open_cpu * 1000:.0f} ms CPU "
           f"({100 * open_cpu / 10:.2f}%), {open_switches} wake-ups")
+
+
+DBUS_CLIENT = r"""
+import sys, time
+from gi.repository import Gio, GLib
+bus = Gio.DBusConnection.new_for_address_sync(sys.argv[1],
+    Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+for _ in range(int(sys.argv[3])):
+    t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    bus.call_sync('org.sigxcpu.Feedback', '/org/sigxcpu/Feedback', 'org.sigxcpu.Feedback', 'TriggerFeedback',
+                  GLib.Variant('(ssa{sv}i)', ('org.example.Bench', sys.argv[2], {}, -1)), None, 0, 5000, None)
+    print(t0, flush=True)
+    time.sleep(max(0, 0.06 - (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - t0) / 1e9))
+time.sleep(0.2)  # a client's feedback ends when it leaves the bus: the last one plays first
+"""
+
+
+def dbus_fires(env, sim, capture, stats, timing, locate, fires, event):
+    """TriggerFeedback (hap serve --dbus on a private session bus; a GLib client, as libfeedback
+    is) to the event's first sample, beside the socket's fire above."""
+    daemon = shutil.which("dbus-daemon")
+    if not daemon or not os.path.exists("/usr/bin/python3"):
+        print("  TriggerFeedback: not measured (dbus-daemon or /usr/bin/python3 with gi missing; make test installs them)")
+        return
+    socket_path = os.path.join(sim, "bus.sock")
+    config = os.path.join(sim, "bus.conf")
+    with open(config, "w") as f:
+        f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" '
+                '"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd"><busconfig><type>session</type>'
+                f'<listen>unix:path={socket_path}</listen><policy context="default"><allow send_destination="*"/>'
+                '<allow own="*"/></policy></busconfig>')
+    bus = subprocess.Popen([daemon, "--config-file=" + config, "--nofork", "--nopidfile"])
+    address = "unix:path=" + socket_path
+    for _ in range(200):
+        if os.path.exists(socket_path):
+            break
+        time.sleep(0.01)
+    bus_env = dict(env, DBUS_SESSION_BUS_ADDRESS=address)
+    proc = start_service(["--keep-open", "-D", "exciter", "-f", "f32", "--dbus", "--vocabulary",
+                          os.path.join(root, "patterns"), "--socket", os.path.join(sim, "dbus.sock")], bus_env,
+                         os.path.join(sim, "dbus-serve.log"))
+    time.sleep(0.5)
+    client = subprocess.run(["/usr/bin/python3", "-c", DBUS_CLIENT, address, event, str(fires)], env=bus_env,
+                            capture_output=True, text=True)
+    stop_service(proc)
+    bus.kill()
+    bus.wait()
+    sent = [int(line) for line in client.stdout.split()]
+    samples = f32_samples(capture)
+    timeline = Timeline(timing, int(read_stats(stats)["rate"]))
+    found = [r for r in (locate(samples, timeline, t0) for t0 in sent) if r is not None and r[1] is not None]
+    print(f"  TriggerFeedback over D-Bus (hap serve --dbus --keep-open, default latency, a GLib client), "
+          f"fires 60 ms apart: {len(sent)}/{fires} answered, {len(found)} found"
+          + ("" if client.returncode == 0 else f" (client: {client.stderr.strip()[-200:]})"))
+    if found:
+        print(f"    written: {summary([r[0] for r in found])}")
+        print(f"    played:  {summary([r[1] for r in found])}   (target: median < 3 ms, beside the socket's above)")
 
 
 def stall_bench():

@@ -88,12 +88,10 @@ enum ServeCommand: Command {
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
     let options = try DeviceOptions(arguments, defaultLatency: defaultLatency)
-    // A motor refuses the options of a sound device and of the signal.
-    _ = try RumblePlayback.motorPath(options, arguments, refusing: [Options.soundPath, memoryBudget])
+    _ = try RumblePlayback.motorPath(options, arguments, refusing: [Options.soundPath, memoryBudget])  // not on a motor
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
     try refuseAudioOnly(arguments)
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
-    // feedbackd's clients fire its event names: the desktop vocabulary unless one is named.
     let vocabularyFolder = VocabularyFolder.resolve(
       arguments[vocabulary], name: arguments[dbus] ? VocabularyFolder.desktopName : VocabularyFolder.defaultName)
     let idleClose: Double? = arguments[keepOpen] ? nil : arguments[Self.idleClose]
