@@ -169,4 +169,35 @@ struct ServiceVoiceTests {
     #expect(service.terminate() == 0)
     ended(process, errors, saying: "the service is stopping", cause: "the service stopping")
   }
+
+  /// A stop sent the moment `hap fire --loop` has its reply: the loop's connection may still be
+  /// finishing that reply, and the notice was dropped then (1 in 8 here), leaving the client
+  /// waiting for ever. Twenty times, each must exit saying why.
+  @Test func aStopRightAfterTheLoopsReplyStillEndsHapFireLoop() throws {
+    let device = try SimulatedExciter()
+    let service = try RunningService(["--vocabulary", try voiceVocabulary(device), "--keep-open"], device: device)
+    let connection = try ServiceConnection(service.socket)
+    for round in 0..<20 {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: Hap.binary)
+      process.arguments = ["fire", "--loop", "engine"]
+      process.environment = ProcessInfo.processInfo.environment.merging(service.environment) { $1 }
+      let output = Pipe()
+      process.standardOutput = output
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+      let id = try #require(said.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+      connection.send("stop \(id)\n")
+      #expect(connection.readLine() == "ok stopped voice=\(id)", "round \(round): \(said)")
+      let exited = Wait.exit(of: process, within: 10)
+      #expect(exited && process.terminationStatus == 2, "round \(round): hap fire --loop was not told")
+      if !exited {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+      }
+    }
+    connection.close()
+    #expect(service.terminate() == 0)
+  }
 }

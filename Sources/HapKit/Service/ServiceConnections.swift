@@ -32,12 +32,13 @@ public final class ServiceConnections: @unchecked Sendable {
       return ServiceSocket.write(fd, line + "\n")
     }
 
-    /// Writes the notice `line` without waiting: a client that does not read (its socket full,
-    /// or a reply being written to it) loses the notice rather than holding up the reload. A
-    /// notice that went out in part is finished within 100 ms, or the connection is shut
-    /// down: half a line would put every later reply out of step.
+    /// Writes the notice `line`, waiting at most 100 ms for a reply being written to it (the
+    /// reply that just started the loop, often: dropping the notice then left `hap fire --loop`
+    /// waiting for ever); a client that does not read (its socket full) loses the notice rather
+    /// than holding up the reload. A notice that went out in part is finished within 100 ms, or
+    /// the connection is shut down: half a line would put every later reply out of step.
     public func tell(_ line: String) {
-      guard lock.try() else { return }
+      guard lock.lock(before: Date(timeIntervalSinceNow: 0.1)) else { return }
       defer { lock.unlock() }
       let bytes = Array((line + "\n").utf8)
       let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
