@@ -298,4 +298,30 @@ struct FeedbackBusTests {
     #expect(rms(9700, 14300) == 0, "the 0.0 part sounded")
     #expect(abs(rms(15600, 22800) / first - 0.5) < 0.01, "third part \(rms(15600, 22800) / first) of the first")
   }
+
+  /// feedbackd's own theme (Debian's default.json) serves the events the desktop vocabulary
+  /// lacks: every event it names plays, or is listed as not played (LED only).
+  @Test func feedbackdsDefaultThemeFillsInTheEventsTheVocabularyLacks() throws {
+    let theme = "/usr/share/feedbackd/themes/default.json"
+    guard FileManager.default.fileExists(atPath: theme) else {
+      cannotCheck("feedbackd's default theme is not installed ('make test' installs feedbackd)")
+      return
+    }
+    guard let served = try Served(["--feedback-theme", theme]) else { return }
+    let events = try #require(try served.service.status()["events"] as? [String])
+    let client = try served.fbcli(["-E", "bell-terminal"])
+    let (exited, said) = client.finish(within: 20)
+    #expect(exited && client.process.terminationStatus == 0, "\(said)")
+    #expect(try Wait.until(10, every: 0.02) { try served.service.counters()["played"] == 1 })
+    #expect(served.service.terminate() == 0)
+    let log = String(decoding: served.service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(log.contains("feedbackd's theme '\(theme)' serves"), "\(log)")
+    let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: theme))) as? [String: Any]
+    let profiles = try #require(json?["profiles"] as? [[String: Any]])
+    let named = Set(profiles.flatMap { ($0["feedbacks"] as? [[String: Any]] ?? []).compactMap { $0["event-name"] as? String } })
+    #expect(named.count > 20)
+    for name in named.sorted() {
+      #expect(events.contains(name) || log.contains("hap: theme: \(name): Led only, not played"), "\(name): \(log)")
+    }
+  }
 }

@@ -32,6 +32,13 @@ public enum ServiceNotice: Sendable {
   case busLost
   /// `hap serve --dbus` answers feedbackd's API.
   case busServing(name: String)
+  /// feedbackd's theme at `path` serves the vocabulary's missing `events`; `notes`: what it
+  /// leaves out.
+  case themeLoaded(path: String, events: [String], notes: [String])
+  /// feedbackd's default theme is not there (said once; the vocabulary serves alone).
+  case themeMissing(String)
+  /// The theme `--feedback-theme` names cannot be had: the service does not start.
+  case themeFailed(String)
   /// The voices of a closed connection could not be stopped (the device's thread is stalled).
   case ownerNotStopped(thread: String)
 

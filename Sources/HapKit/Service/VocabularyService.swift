@@ -181,7 +181,14 @@ public final class VocabularyService: @unchecked Sendable {
   public var levelChanged: (@Sendable (ServiceLevel) -> Void)?
 
   /// The service of `vocabulary` on the device `settings` names (a motor for `evdev:PATH`).
-  public init(vocabulary: Vocabulary, settings: ServiceSettings, log: @escaping @Sendable (ServiceNotice) -> Void) {
+  /// `fallback` (feedbackd's theme, `--feedback-theme`) serves the events `vocabulary` lacks,
+  /// at every load.
+  public init(
+    vocabulary: Vocabulary, settings: ServiceSettings, fallback: Vocabulary? = nil,
+    log: @escaping @Sendable (ServiceNotice) -> Void
+  ) {
+    self.fallback = fallback
+    let vocabulary = Self.merged(vocabulary, fallback)
     self.vocabulary = vocabulary
     self.settings = settings
     self.log = log
@@ -192,6 +199,18 @@ public final class VocabularyService: @unchecked Sendable {
     }
     (names, index) = Self.names(vocabulary)
     output.install(output.prepare(vocabulary, settings, rate: nil))
+  }
+
+  /// The events the vocabulary lacks come from here (feedbackd's theme).
+  let fallback: Vocabulary?
+
+  /// `vocabulary` with `fallback`'s events of the names it lacks.
+  static func merged(_ vocabulary: Vocabulary, _ fallback: Vocabulary?) -> Vocabulary {
+    guard let fallback else { return vocabulary }
+    let own = Set(vocabulary.events.map(\.name))
+    return Vocabulary(
+      events: vocabulary.events + fallback.events.filter { !own.contains($0.name) }, tiers: vocabulary.tiers,
+      rarity: vocabulary.rarity)
   }
 
   /// The events it serves.
@@ -559,7 +578,7 @@ public final class VocabularyService: @unchecked Sendable {
     lock.lock()
     let settings = self.settings
     lock.unlock()
-    reload(vocabulary, settings: settings)
+    reload(Self.merged(vocabulary, fallback), settings: settings)
   }
 
   /// The config file's device, profile or gain changed (under the command line's).

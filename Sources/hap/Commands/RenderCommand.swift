@@ -447,11 +447,9 @@ enum RenderCommand: Command {
     return line
   }
 
-  /// The Player that applies the control messages (read from `settings.control`, or `given`),
-  /// and the number of frames to render (`length`: one pass of the pattern, its sounds'
-  /// included when they play): for WAV, found with a dry run (the header states the
-  /// length first). Nil, after a message, when the messages cannot be read or run past the
-  /// longest render.
+  /// The Player applying the control messages (`settings.control`, or `given`) and the frames to render (one
+  /// pass, its sounds' included; for WAV found with a dry run, the header stating the length first). Nil, after
+  /// a message, when the messages cannot be read or run past the longest render.
   static func controlledPlayer(
     pattern: Pattern, schedule: Schedule, settings: Settings, given: [ControlMessage]?, raw: Bool,
     sounds: [String: DecodedSound]?, length: Int

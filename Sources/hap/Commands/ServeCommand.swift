@@ -10,43 +10,32 @@ enum ServeCommand: Command {
   static let forms = [""]
   static let description = """
     Loads the vocabulary (each pattern file of --vocabulary is an event named after its stem;
-    vocabulary.json adds the settings), validates every pattern (one with errors is reported and
-    left out), renders every event once at the device's rate, and answers the line protocol of
-    docs/service.md on a Unix socket: --socket, else $HAP_SOCKET, else
-    $XDG_RUNTIME_DIR/hap.sock, created with mode 0600. A stale socket left by a dead service is
-    replaced; a live one is an error.
-
-    The device is checked once at start, opened at the first fire and closed after
-    --idle-close seconds of silence (--keep-open keeps it open). SIGINT or SIGTERM fades out,
-    removes the socket and exits 0.
+    vocabulary.json adds the settings), leaves out a pattern with errors (saying so), renders
+    every event once at the device's rate and answers docs/service.md's line protocol on a Unix
+    socket (--socket; mode 0600; a dead service's socket is replaced, a live one is an error).
+    The device is checked at start, opened at the first fire and closed after --idle-close
+    seconds of silence. SIGINT or SIGTERM fades out, removes the socket and exits 0.
 
     The config file (--config) holds the level, the mute switch and the defaults of -D,
-    --profile and --gain; it is read at start and whenever it changes, and mute, unmute and
-    level are saved into it. SIGHUP, or a change to a pattern file or vocabulary.json of the
-    vocabulary folder, loads the vocabulary again without stopping the service; a loop of an
+    --profile and --gain; it is reread when it changes, and mute, unmute and level are saved
+    into it. SIGHUP, or a change in the vocabulary folder, reloads the vocabulary; a loop of an
     unchanged event keeps looping.
 
-    Sound: an event's audio track ('hap render --audio', its files found beside its pattern,
-    then in --sound-path) is rendered once too, and a fire plays both, frame for frame. The sound goes to the layout's audio channels (--channel
-    'audio=L,R'), else to a second device opened and closed with the first: --audio-device
-    NAME (default: 'default'; with -D sim, a second simulated device). A default one that does
-    not open is one log line, and the haptics play; --no-audio leaves the sound out, and
-    --audio-only is refused (a fire plays its touch).
+    Sound: an event's audio track ('hap render --audio') plays with it, frame for frame, on the
+    layout's audio channels (--channel 'audio=L,R'), else on --audio-device (with -D sim, a
+    second simulated device); one that does not open is one log line, and the haptics play.
+    Limits: --memory-budget, --client-timeout, 128 connections, 16 from one process.
 
-    Limits: --memory-budget, --client-timeout, and at most 128 connections, 16 from one
-    process; a connection over a limit is told why ('error busy ...') before it is closed.
-
-    On a rumble motor (-D evdev:/dev/input/eventN) each event plays as its intensity over time
-    (as 'hap play -D evdev:' plays it), updated every 5 ms; events sounding together take each
-    motor's largest magnitude; --gain is its FF_GAIN; the options of a sound device or a signal
-    (--rate, --profile, --channel, --latency, ...) are refused.
+    On a rumble motor (-D evdev:/dev/input/eventN) each event plays as its intensity over time,
+    updated every 5 ms (each motor's largest magnitude among the events sounding); the options
+    of a sound device or a signal are refused.
 
     Every fire answers its voice number; 'set ID intensity=X sharpness=X' and 'stop ID' reach
     that voice. --dbus also answers feedbackd's D-Bus API (org.sigxcpu.Feedback), so desktop
     apps (fbcli, libfeedback, gdbus) play the vocabulary's events by name, at the Profile
     property's level, ended by EndFeedback, their timeout or their leaving the bus; Vibrate
-    plays relative amplitudes. It serves ./desktop (feedbackd's event names) unless --vocabulary
-    names one; feedbackd must not be running. docs/service.md has both protocols.
+    plays relative amplitudes. It serves ./desktop (feedbackd's event names), and feedbackd's
+    theme for the events it lacks; feedbackd must not be running. docs/service.md has both.
     """
   static let vocabulary = Option<String?>.text(
     "vocabulary", "DIR", .folders,
@@ -55,6 +44,9 @@ enum ServeCommand: Command {
   static let idleClose = Option<Double>.number(
     "idle-close", "S", in: 0...86_400, unit: .seconds, default: 5, "Close the device after S seconds of silence")
   static let keepOpen = Option<Bool>.flag("keep-open", "Keep the device open (the lowest latency).")
+  static let feedbackTheme = Option<String?>.text(
+    "feedback-theme", "NAME|FILE", .files, default: ": feedbackd's own, for its API",
+    "feedbackd's theme for the events the vocabulary lacks;\n'none': no theme")
   static let dbus = Option<Bool>.flag(
     "dbus", "Also answer feedbackd's D-Bus API (org.sigxcpu.Feedback on the\nsession bus), for desktop and phone apps.")
   static let config = Option<String?>.text(
@@ -67,7 +59,8 @@ enum ServeCommand: Command {
     "client-timeout", "S", in: 0...86_400, unit: .seconds, default: 300,
     "Close a connection idle for S seconds, {}; 0: never\n(a connection holding a loop is not idle).")
   static let options: [any DeclaredOption] =
-    [vocabulary, ServiceClient.socket, idleClose, keepOpen, dbus, config, memoryBudget, clientTimeout, Options.soundPath]
+    [vocabulary, ServiceClient.socket, idleClose, keepOpen, dbus, feedbackTheme, config, memoryBudget, clientTimeout]
+    + [Options.soundPath]
     + DeviceOptions.all.map { $0.spec.name == latency.spec.name ? latency : $0 } + DeviceOptions.sound
   static let examples = [
     ("hap serve -D exciter &", "Serve the bundled vocabulary in the background"),
@@ -137,17 +130,16 @@ enum ServeCommand: Command {
       socket.remove()
       return trouble()
     }
+    guard case .some(let theme) = feedbackd(arguments, vocabulary, say, socket) else { return trouble() }
     let service = VocabularyService(
       vocabulary: vocabulary,
       settings: ServiceSettings(
         device: device, profile: profile, idleClose: idleClose, memoryBudget: arguments[memoryBudget] << 20,
-        folder: vocabularyFolder.path, search: reloader.search),
-      log: say)
+        folder: vocabularyFolder.path, search: reloader.search), fallback: theme, log: say)
     serve(service, reloader: reloader, arguments, socketPath, socket, listener, signals, log)
   }
 
-  /// Checks the device, starts the reloader, says where it serves, starts the idle closer and
-  /// the signal thread, and accepts connections for ever.
+  /// Checks the device, starts the reloader and the service's threads, and accepts connections for ever.
   private static func serve(
     _ service: VocabularyService, reloader: ServiceReloader, _ arguments: Arguments, _ socketPath: String,
     _ socket: OwnedSocket, _ listener: Int32, _ signals: sigset_t, _ log: LineLog
@@ -191,8 +183,7 @@ enum ServeCommand: Command {
     }
   }
 
-  /// SIGINT or SIGTERM: fades out, closes the device, removes the socket, writes the last log
-  /// lines and exits 0.
+  /// SIGINT or SIGTERM: fades out, closes the device, removes the socket, writes the log and exits 0.
   private static func startSignalThread(
     _ signals: sigset_t, service: VocabularyService, socket: OwnedSocket, log: LineLog
   ) {
@@ -218,6 +209,16 @@ enum ServeCommand: Command {
       log.add("hap: \(error.message)")
       return nil
     }
+  }
+
+  /// feedbackd's theme for the events the vocabulary lacks; nil (said) when one asked for fails.
+  private static func feedbackd(
+    _ arguments: Arguments, _ vocabulary: Vocabulary, _ say: (ServiceNotice) -> Void, _ socket: OwnedSocket
+  ) -> Vocabulary?? {
+    let theme = FeedbackThemeFile.forService(
+      asked: arguments[feedbackTheme], dbus: arguments[dbus], vocabulary: vocabulary, log: say)
+    if case .failure = theme { socket.remove() }
+    return try? theme.get()
   }
 
   /// --dbus: a bus that cannot be had ends the service (it was asked for), exit 2.

@@ -3,11 +3,9 @@ import HapCore
 import HapKit
 import HapRumble
 
-/// `-D evdev:/dev/input/eventN`: a rumble motor behind Linux force feedback. A pattern plays as
-/// its intensity over time (``RumbleTrack``: the same envelopes, curves and controls the
-/// renderer computes), one FF_RUMBLE effect updated every 5 ms (``RumbleEngine``), strong and
-/// weak motors weighted by sharpness, FF_GAIN from `--gain`; stopped and removed at the end, on
-/// Ctrl-C or an error.
+/// `-D evdev:/dev/input/eventN`, a rumble motor: a pattern plays as its intensity over time (``RumbleTrack``,
+/// the renderer's envelopes, curves and controls), one FF_RUMBLE effect updated every 5 ms (``RumbleEngine``),
+/// the motors weighted by sharpness, FF_GAIN from `--gain`; removed at the end, on Ctrl-C or an error.
 enum RumblePlayback {
   /// Whether `device` names an event device: `evdev:PATH`.
   static func names(_ device: String) -> Bool { DeviceAddress.Word.of(device) == .motor }

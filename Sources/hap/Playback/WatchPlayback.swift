@@ -3,11 +3,9 @@ import HapALSA
 import HapCore
 import HapKit
 
-/// `hap play --watch`: plays the patterns, then plays each one again every time it is saved,
-/// on a device that stays open between plays (prepared again before each play, so a replay
-/// starts as soon as the pattern is compiled; reopening would cost the device's set-up each
-/// time). A save during a play stops it with the usual fade (one period) and plays the new
-/// version.
+/// `hap play --watch`: plays the patterns, then each again whenever it is saved, on a device kept open (prepared
+/// again before each play, so a replay starts once the pattern is compiled); a save during a play stops it
+/// with the usual fade (one period) and plays the new version.
 enum WatchPlayback {
   static func run(
     _ patterns: [String], device: DeviceOptions, settings: PlayCommand.Settings, started: UInt64

@@ -2,11 +2,9 @@ import Foundation
 import HapCore
 import HapKit
 
-/// `hap fire --loop NAME`: fires the event with `loop` and keeps the connection open until
-/// SIGINT (exit 130) or SIGTERM (exit 0); the process then exits, which closes the connection,
-/// and the service fades the loop out (docs/service.md, cancellation). The main thread waits
-/// in `sigwait`, a second thread in a blocking `read` that returns only if the service closes
-/// the connection or says that a reload ended the loop (exit 2): no polling.
+/// `hap fire --loop NAME`: fires with `loop`; SIGINT (130) or SIGTERM (0) exits, closing the connection (the
+/// service fades the loop out); a second thread waits, without polling, for the service to say the loop ended
+/// or to close the connection (exit 2).
 enum LoopingFire {
   static func run(_ line: String, socket option: String?) throws(UsageError) -> Int32 {
     let path = try ServiceSocket.path(option)

@@ -9,6 +9,7 @@ enum ServiceNotices {
   static func lines(_ notice: ServiceNotice, verbose: Bool) -> [String] {
     switch notice {
     case .fired, .deviceOpened, .deviceClosed: verbose ? [line(notice)] : []
+    case .themeLoaded(_, _, let notes): [line(notice)] + notes.map { "hap: theme: \(ServiceReply.oneLine($0))" }
     case .profileUnusable(let failure): PatternLoading.describe(failure, style: Style(enabled: false))
     case .profileWarnings(let file, let warnings):
       warnings.map { DiagnosticPrinter.text($0, file: file, style: Style(enabled: false)) }
@@ -45,6 +46,10 @@ enum ServiceNotices {
     case .fired(let event): "hap: fired \(ServiceReply.oneLine(Format.excerpt(event)))"
     case .busLost: "hap: the session bus went away; feedbackd's API is no longer answered (the socket still is)"
     case .busServing(let name): "hap: answering feedbackd's D-Bus API as \(name) on the session bus"
+    case .themeLoaded(let path, let events, _):
+      "hap: feedbackd's theme '\(path)' serves \(events.count) events the vocabulary lacks"
+    case .themeMissing(let why): "hap: \(why); the vocabulary serves alone"
+    case .themeFailed(let why): "hap: --feedback-theme: \(why)"
     case .ownerNotStopped(let thread): "hap: could not stop the events of a closed connection (the \(thread) is stalled)"
     case .deviceOpened(let device, let capture, let soundCapture):
       "hap: device '\(device)' opened\(capture.map { ", recording to \($0)" } ?? "")\(soundCapture.map { ", its sound to \($0)" } ?? "")"
