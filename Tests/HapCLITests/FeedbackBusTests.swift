@@ -324,4 +324,31 @@ struct FeedbackBusTests {
       #expect(events.contains(name) || log.contains("hap: theme: \(name): Led only, not played"), "\(name): \(log)")
     }
   }
+
+  /// What stops --dbus before it serves, each one sentence and exit 2: no D-Bus library, no
+  /// bus, the name already owned (feedbackd, or another hap).
+  @Test func noLibraryNoBusOrANameTakenIsOneSentence() throws {
+    guard let served = try Served() else { return }
+    let device = try SimulatedExciter()
+    let vocabulary = Hap.root.appendingPathComponent("desktop").path
+    func serve(_ environment: [String: String]) throws -> Hap.Result {
+      try Hap.run(
+        ["serve", "-D", "sim", "--dbus", "--vocabulary", vocabulary, "--socket", device.folder.path("other.sock")],
+        environment: device.environment.merging(environment) { $1 }, timeout: 30)
+    }
+    let cases: [([String: String], String)] = [
+      (served.bus.environment.merging(["HAP_LIBDBUS": "/nonexistent/libdbus-1.so.3"]) { $1 },
+       "install the Debian package libdbus-1-3"),
+      (["DBUS_SESSION_BUS_ADDRESS": "unix:path=" + device.folder.path("no-bus")], "cannot connect to the session bus"),
+      (served.bus.environment, "org.sigxcpu.Feedback is already owned on the session bus"),
+    ]
+    for (environment, said) in cases {
+      let result = try serve(environment)
+      #expect(result.status == 2, "\(said): \(result.stderr)")
+      #expect(result.stderr.contains("hap: --dbus: ") && result.stderr.contains(said), "\(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: device.folder.path("other.sock")), "the socket was left behind")
+    }
+    #expect(try served.service.status()["device"] != nil)
+    #expect(served.service.terminate() == 0)
+  }
 }

@@ -35,6 +35,7 @@ enum ManPage {
     ),
     ("HAP_INPUT_DEVICES", "Where hap drag looks for input devices (default /dev/input)."),
     ("HAP_LIBASOUND", "The path of ALSA's library to load instead of libasound.so.2."),
+    ("HAP_LIBDBUS", "The path of libdbus-1 to load instead of libdbus-1.so.3 (hap serve --dbus)."),
     ("HAP_LIBSNDFILE", "The path of libsndfile to load instead of libsndfile.so.1 (hap convert of FLAC, Ogg, MP3)."),
     ("HAP_LIBSOXR", "The path of libsoxr to load instead of libsoxr.so.0 (sounds at another rate than the output)."),
     (
