@@ -611,7 +611,7 @@ def loop_end_bench(env, sim):
     os.makedirs(vocabulary, exist_ok=True)
     shutil.copy(os.path.join(root, "patterns", "texture.json"), os.path.join(vocabulary, "texture.json"))
     runs = int(os.environ.get("BENCH_LOOP_ENDS", "10"))
-    stops, terms = [], []
+    stops, terms, hung = [], [], []
     for cause in ("stop", "sigterm"):
         for _ in range(runs if cause == "stop" else max(3, runs // 3)):
             proc = start_service(["--keep-open", "-D", "exciter", "-f", "f32", "--vocabulary", vocabulary,
@@ -627,13 +627,20 @@ def loop_end_bench(env, sim):
                 client.reply()
             else:
                 proc.terminate()
-            loop.wait(timeout=10)
-            (stops if cause == "stop" else terms).append((time.monotonic() - t0) * 1000)
+            try:
+                loop.wait(timeout=10)
+                (stops if cause == "stop" else terms).append((time.monotonic() - t0) * 1000)
+            except subprocess.TimeoutExpired:
+                hung.append(cause)
+                loop.kill()
+                loop.wait()
             client.close()
             stop_service(proc)
     print("  hap fire --loop: from the cause to its exit (exit 2, saying why):")
-    print(f"    another client's stop ID: {summary(stops)}   (target < 100 ms)")
-    print(f"    the service stopping (SIGTERM): {summary(terms)}   (target < 100 ms)")
+    print(f"    another client's stop ID: {summary(stops) if stops else 'none ended'}   (target < 100 ms)")
+    print(f"    the service stopping (SIGTERM): {summary(terms) if terms else 'none ended'}   (target < 100 ms)")
+    if hung:
+        print(f"    NOT ENDED within 10 s: {len(hung)} ({', '.join(hung)})")
 
 
 def stall_bench():

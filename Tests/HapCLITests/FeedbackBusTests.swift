@@ -94,9 +94,10 @@ struct FeedbackBusTests {
     let bus: PrivateBus
     let service: RunningService
     let monitor: BusClient
-    let folder: String
+    var folder: String
 
-    init?(_ extra: [String] = []) throws {
+    /// `copied`: the vocabulary served from a copy of its own (a test may change it).
+    init?(_ extra: [String] = [], copied: Bool = false) throws {
       guard let bus = try PrivateBus.start() else { return nil }
       guard let monitorTool = systemTool("dbus-monitor"), systemTool("fbcli") != nil else {
         cannotCheck("dbus-monitor or fbcli is not installed ('make test' installs dbus and feedbackd)")
@@ -104,6 +105,10 @@ struct FeedbackBusTests {
       }
       let device = try SimulatedExciter()
       folder = try FeedbackBusTests.vocabulary(device)
+      if copied {
+        try FileManager.default.copyItem(atPath: folder, toPath: device.folder.path("desktop"))
+        folder = device.folder.path("desktop")
+      }
       self.bus = bus
       service = try RunningService(
         ["--vocabulary", folder, "--keep-open", "--sample-format", "f32", "--dbus"] + extra, device: device,
@@ -350,5 +355,24 @@ struct FeedbackBusTests {
     }
     #expect(try served.service.status()["device"] != nil)
     #expect(served.service.terminate() == 0)
+  }
+
+  /// A reload keeps a D-Bus loop of an unchanged event, debounced or not (the loop's voice
+  /// once held its event with the debounce the trigger set aside, and a reload read that as a
+  /// change, ending it).
+  @Test func aReloadKeepsADBusLoopOfAnUnchangedEvent() throws {
+    guard let served = try Served(copied: true) else { return }
+    let looping = try served.fbcli(["-E", "message-new-instant", "-t", "0"])
+    #expect(try Wait.until(20, every: 0.02) { try served.service.status()["playing"] as? Int == 1 }, "no loop")
+    let loads = try served.service.status()["loads"] as? Int ?? 0
+    let other = served.folder + "/phone-hangup.json"
+    try (try String(contentsOfFile: other, encoding: .utf8) + "\n").write(toFile: other, atomically: true, encoding: .utf8)
+    #expect(try Wait.until(20, every: 0.05) { try served.service.status()["loads"] as? Int ?? 0 > loads }, "no reload")
+    // The stimulus is over; the loop must still sound a while after (it ended within 1 s before).
+    #expect(!(try Wait.until(1.5, every: 0.05) { try served.service.status()["playing"] as? Int == 0 }), "the loop ended")
+    kill(looping.process.processIdentifier, SIGKILL)
+    _ = looping.finish(within: 5)
+    #expect(served.service.terminate() == 0)
+    #expect(served.endedSignals() == 1)
   }
 }

@@ -112,7 +112,12 @@ public enum ServiceRequest: Equatable, Sendable {
     case "set": return parseSet(arguments)
     case "stop":
       guard arguments.count <= 1 else { return .failure(extra("stop", arguments[1])) }
-      if let word = arguments.first, let id = voiceNumber(word) { return .success(.stopVoice(id)) }
+      if let word = arguments.first, !word.isEmpty, word.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+        guard let id = voiceNumber(word) else {
+          return .failure(ServiceError(.badRequest, "\"\(Format.excerpt(word))\" is not a voice number (1 to 4294967295)."))
+        }
+        return .success(.stopVoice(id))
+      }
       return .success(.stop(name: arguments.first))
     case "level":
       guard let word = arguments.first else {

@@ -74,6 +74,7 @@ public final class FeedbackBus: @unchecked Sendable {
   var endedBy: [UInt32: EndReason] = [:]
   /// The voice `Vibrate` plays (one at a time, as feedbackd's haptic interface).
   var vibration: UInt32 = 0
+  var vibrationSender = ""
 
   /// Connects to the session bus and takes the name.
   public init(service: VocabularyService, log: @escaping @Sendable (ServiceNotice) -> Void) throws(FeedbackBusError) {

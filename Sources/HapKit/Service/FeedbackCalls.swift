@@ -68,7 +68,8 @@ extension FeedbackBus {
   }
 
   func refuse(_ message: UnsafeMutableRawPointer, _ name: String, _ text: String) {
-    _ = hap_dbus_reply_error(connection, message, name, text)
+    // Control characters of a client's text escaped, as the socket's replies escape them.
+    _ = hap_dbus_reply_error(connection, message, name, ServiceReply.oneLine(text))
   }
 
   /// A client's text for an error message: at most 80 characters, control characters escaped.
@@ -78,10 +79,20 @@ extension FeedbackBus {
   func owner(of message: UnsafeMutableRawPointer) -> (String, Int32)? {
     let sender = String(cString: hap_dbus_sender(message))
     if let owner = clients[sender] { return (sender, owner) }
+    if clients.count >= Self.maxClients { forgetIdleClients() }
     guard clients.count < Self.maxClients else { return nil }
     let owner = service.connected()
     clients[sender] = owner
     return (sender, owner)
+  }
+
+  /// Forgets the clients with nothing playing (the limit counts those with feedback playing).
+  private func forgetIdleClients() {
+    let busy = Set(ids.values).union(vibration != 0 ? [vibrationSender] : [])
+    for (sender, owner) in clients where !busy.contains(sender) {
+      clients[sender] = nil
+      service.disconnected(owner)
+    }
   }
 
   private func trigger(_ message: UnsafeMutableRawPointer) {
@@ -157,10 +168,11 @@ extension FeedbackBus {
       return refuse(message, Self.invalidArgs, "\(member)'s arguments could not be read.")
     }
     let profile = service.level.rawValue
-    guard String(cString: interface) == Self.name || (member == "GetAll" && String(cString: interface) == Self.haptic)
+    let named = String(cString: interface)
+    guard named == Self.name || named.isEmpty || (member == "GetAll" && named == Self.haptic)
     else { return refuse(message, Self.invalidArgs, "no properties in interface \(Self.excerpt(String(cString: interface))).") }
     if member == "GetAll" {
-      if String(cString: interface) == Self.haptic { return replyEmptyDictionary(message) }
+      if named == Self.haptic { return replyEmptyDictionary(message) }
       _ = hap_dbus_reply_dictionary(connection, message, "Profile", profile)
       return
     }
@@ -183,7 +195,7 @@ extension FeedbackBus {
     guard hap_dbus_read_set(message, &interface, &property, &type, &value) == 0, let interface, let property else {
       return refuse(message, Self.invalidArgs, "Set's arguments could not be read.")
     }
-    guard String(cString: interface) == Self.name, String(cString: property) == "Profile" else {
+    guard [Self.name, ""].contains(String(cString: interface)), String(cString: property) == "Profile" else {
       return refuse(message, Self.invalidArgs, "only \(Self.name).Profile can be set.")
     }
     guard let value, let level = ServiceLevel(rawValue: String(cString: value)) else {
@@ -204,15 +216,17 @@ extension FeedbackBus {
     guard hap_dbus_read_vibrate(message, &app, &amplitudes, &durations, Int32(room), &count) == 0 else {
       return refuse(message, Self.invalidArgs, "Vibrate's arguments could not be read.")
     }
+    guard let app, app.pointee != 0 else { return refuse(message, Self.invalidArgs, "the app id is empty.") }
     let parts = (0..<min(Int(count), room)).map { Vibration.Part(amplitude: amplitudes[$0], milliseconds: durations[$0]) }
     if Int(count) > Vibration.maxPairs {
       return refuse(message, Self.invalidArgs, "a vibration has at most \(Vibration.maxPairs) pairs, not \(count).")
     }
     if let why = Vibration.refusal(parts) { return refuse(message, Self.invalidArgs, why) }
-    guard let (_, owner) = owner(of: message) else {
+    guard let (sender, owner) = owner(of: message) else {
       return refuse(message, "org.freedesktop.DBus.Error.LimitsExceeded", "too many clients have feedback playing.")
     }
     if vibration != 0 { _ = service.endVoice(vibration, by: owner) }
+    vibrationSender = sender
     vibration = 0
     if parts.isEmpty { return reply(message, true) }
     let made = service.signalSettings

@@ -428,7 +428,7 @@ public final class VocabularyService: @unchecked Sendable {
     _ name: String, gain: Float, sharpness: Int, owner: Int32, loop: Bool, detach: Bool, bindAlways: Bool = false,
     level: ServiceLevel? = nil, once: Bool = false, debounce: Bool = true
   ) -> ServiceReply {
-    guard var event = vocabulary.event(named: name), let k = index[name] else {
+    guard let event = vocabulary.event(named: name), let k = index[name] else {
       return .error(.unknownEvent(name, among: names))
     }
     guard var binding = VoiceOwners.binding(event, loop: loop, detach: detach) else {
@@ -436,7 +436,10 @@ public final class VocabularyService: @unchecked Sendable {
     }
     if bindAlways { binding.bound = true }
     if once { binding.loops = false }
-    if !debounce { event.settings.debounce = 0 }
+    // The policy's view only: the voice keeps the event as the vocabulary has it (a reload
+    // compares them to start the loop again).
+    var judged = event.settings
+    if !debounce { judged.debounce = 0 }
     if let bytes = output.refused[event.name] { return .error(notLoaded(event.name, bytes: bytes)) }
     if let refusal = output.refusal(event, k, sharpness: sharpness, budget: settings.memoryBudget) {
       return .error(refusal)
@@ -445,8 +448,8 @@ public final class VocabularyService: @unchecked Sendable {
     let saved = policy.level
     if let level { policy.level = level }
     defer { policy.level = saved }
-    guard policy.preview(name, settings: event.settings, at: now) == .play else {
-      return .fire(name, policy.decide(name, settings: event.settings, at: now), voice: live.newest(of: name))
+    guard policy.preview(name, settings: judged, at: now) == .play else {
+      return .fire(name, policy.decide(name, settings: judged, at: now), voice: live.newest(of: name))
     }
     if let refusal = openDevice() {
       if refusal.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
@@ -457,7 +460,7 @@ public final class VocabularyService: @unchecked Sendable {
       if error.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
       return .error(error)
     }
-    _ = policy.decide(name, settings: event.settings, at: now)
+    _ = policy.decide(name, settings: judged, at: now)
     if binding.loops {
       loops.append(voice)
       if loops.count > Self.maxLoops { loops.removeFirst() }

@@ -22,9 +22,10 @@ struct ServiceVoiceRequestTests {
     ("set 7 intensity=2", "intensity must be a number from 0 to 1"),
     ("set 7 sharpness=nan", "sharpness must be a number from -1 to 1"),
     ("set 7 intensity=1 intensity=0", "intensity is given twice"), ("set 7 loop", "expected intensity=X"),
-    ("set 7 gain=1", "unknown option \"gain\""),
+    ("set 7 gain=1", "unknown option \"gain\""), ("stop 0", "\"0\" is not a voice number"),
+    ("stop 99999999999999999999", "is not a voice number"),
   ])
-  func badSetsAreRefusedWithTheirRule(line: String, said: String) {
+  func badVoiceRequestsAreRefusedWithTheirRule(line: String, said: String) {
     guard case .failure(let error) = ServiceRequest.parse(line) else {
       Issue.record("\(line) parsed")
       return
