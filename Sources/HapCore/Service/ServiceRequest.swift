@@ -110,15 +110,7 @@ public enum ServiceRequest: Equatable, Sendable {
     switch verb {
     case "fire": return parseFire(arguments)
     case "set": return parseSet(arguments)
-    case "stop":
-      guard arguments.count <= 1 else { return .failure(extra("stop", arguments[1])) }
-      if let word = arguments.first, !word.isEmpty, word.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
-        guard let id = voiceNumber(word) else {
-          return .failure(ServiceError(.badRequest, "\"\(Format.excerpt(word))\" is not a voice number (1 to 4294967295)."))
-        }
-        return .success(.stopVoice(id))
-      }
-      return .success(.stop(name: arguments.first))
+    case "stop": return parseStop(arguments)
     case "level":
       guard let word = arguments.first else {
         return .failure(ServiceError(.badRequest, "level needs one of full, quiet, silent."))
@@ -234,6 +226,18 @@ public enum ServiceRequest: Equatable, Sendable {
     }
     if key == "intensity" { intensity = value } else { sharpness = value }
     return nil
+  }
+
+  /// `stop [NAME]` or `stop ID` (a word of digits is always a voice).
+  private static func parseStop(_ arguments: [String]) -> Result<ServiceRequest, ServiceError> {
+    guard arguments.count <= 1 else { return .failure(extra("stop", arguments[1])) }
+    if let word = arguments.first, !word.isEmpty, word.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+      guard let id = voiceNumber(word) else {
+        return .failure(ServiceError(.badRequest, "\"\(Format.excerpt(word))\" is not a voice number (1 to 4294967295)."))
+      }
+      return .success(.stopVoice(id))
+    }
+    return .success(.stop(name: arguments.first))
   }
 
   /// `set ID [intensity=X] [sharpness=X]`: at least one.

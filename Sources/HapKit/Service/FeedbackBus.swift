@@ -82,21 +82,21 @@ public final class FeedbackBus: @unchecked Sendable {
     // $HAP_LIBDBUS names another library (tests check the missing-library path with it).
     let library = ProcessInfo.processInfo.environment["HAP_LIBDBUS"].flatMap { $0.isEmpty ? nil : $0 } ?? "libdbus-1.so.3"
     guard hap_dbus_load(library, &message, message.count) == 0 else {
-      throw .libraryMissing(reason: String(cString: message))
+      throw .libraryMissing(reason: Self.text(message))
     }
     guard let connection = hap_dbus_connect_session(&message, message.count) else {
-      throw .noBus(reason: String(cString: message))
+      throw .noBus(reason: Self.text(message))
     }
     let answer = hap_dbus_request_name(connection, Self.name, &message, message.count)
     guard answer == 1 || answer == 4 else {
       hap_dbus_close(connection)
-      if answer < 0 { throw .failed("cannot take the name \(Self.name): \(String(cString: message))") }
+      if answer < 0 { throw .failed("cannot take the name \(Self.name): \(Self.text(message))") }
       throw .nameTaken
     }
     let rule = "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'"
     guard hap_dbus_add_match(connection, rule, &message, message.count) == 0 else {
       hap_dbus_close(connection)
-      throw .failed("cannot watch the bus's clients: \(String(cString: message))")
+      throw .failed("cannot watch the bus's clients: \(Self.text(message))")
     }
     var ends: [Int32] = [-1, -1]
     guard pipe(&ends) == 0 else {
@@ -122,6 +122,11 @@ public final class FeedbackBus: @unchecked Sendable {
     let thread = Thread { bus.run() }
     thread.name = "hap feedback bus"
     thread.start()
+  }
+
+  /// The text a C call wrote into `buffer` (up to its first NUL).
+  static func text(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   /// Hands `item` to the bus's thread and wakes it (any thread).
