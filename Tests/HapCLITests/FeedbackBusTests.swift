@@ -235,6 +235,13 @@ struct FeedbackBusTests {
                          GLib.Variant('(ssa{sv}i)', ('a', 'x' * (1 << 20), {}, -1))))
       print('unknown', call(bus, 'org.sigxcpu.Feedback', 'TriggerFeedback',
                             GLib.Variant('(ssa{sv}i)', ('a', 'no-such-event', {}, -1))))
+      root = bus.call_sync('org.sigxcpu.Feedback', '/', 'org.freedesktop.DBus.Introspectable', 'Introspect', None,
+                           GLib.VariantType('(s)'), 0, 5000, None).unpack()[0]
+      print('root', '<node name="org"/>' in root)
+      bare = Gio.DBusMessage.new_method_call('org.sigxcpu.Feedback', '/org/sigxcpu/Feedback', None, 'Get')
+      bare.set_body(GLib.Variant('(ss)', ('org.sigxcpu.Feedback', 'Profile')))
+      answer = bus.send_message_with_reply_sync(bare, Gio.DBusSendMessageFlags.NONE, 5000, None)[0]
+      print('bare', 'ok' if answer.get_message_type() == Gio.DBusMessageType.METHOD_RETURN else 'error')
       ids = []
       def one():
           c = connect()
@@ -253,6 +260,8 @@ struct FeedbackBusTests {
     #expect(said.contains("huge error org.freedesktop.DBus.Error.InvalidArgs"), "\(said)")
     #expect(said.contains("unknown error org.sigxcpu.Feedback.Error.NotFound"), "\(said)")
     #expect(said.contains("ids 100 100"), "\(said)")
+    #expect(said.contains("root True"), "tools walking the object tree from / find the object: \(said)")
+    #expect(said.contains("bare ok"), "a call without an interface header: \(said)")
     #expect(try served.service.status()["device"] as? String == "open")
     #expect(served.service.terminate() == 0)
   }

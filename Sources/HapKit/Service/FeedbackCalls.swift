@@ -36,7 +36,15 @@ extension FeedbackBus {
     let interface = String(cString: hap_dbus_interface(message))
     let member = String(cString: hap_dbus_member(message))
     let signature = String(cString: hap_dbus_signature(message))
-    guard String(cString: hap_dbus_path(message)) == Self.path else {
+    let path = String(cString: hap_dbus_path(message))
+    guard path == Self.path else {
+      // The way down to the object, for tools that walk the tree from `/`.
+      if member == "Introspect", let child = Self.child(below: path) {
+        let xml = "<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\"\n"
+          + " \"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n<node><node name=\"\(child)\"/></node>\n"
+        _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, xml)
+        return
+      }
       return refuse(message, "org.freedesktop.DBus.Error.UnknownObject", "no object at that path; hap answers \(Self.path).")
     }
     let expected: String
@@ -44,10 +52,13 @@ extension FeedbackBus {
     case (Self.name, "TriggerFeedback"), ("", "TriggerFeedback"): expected = "ssa{sv}i"
     case (Self.name, "EndFeedback"), ("", "EndFeedback"): expected = "u"
     case (Self.haptic, "Vibrate"), ("", "Vibrate"): expected = "sa(du)"
-    case (Self.properties, "Get"): expected = "ss"
-    case (Self.properties, "GetAll"): expected = "s"
-    case (Self.properties, "Set"): expected = "ssv"
-    case ("org.freedesktop.DBus.Introspectable", "Introspect"), ("org.freedesktop.DBus.Peer", "Ping"): expected = ""
+    // A call without an interface header names its method alone (the D-Bus spec allows it).
+    case (Self.properties, "Get"), ("", "Get"): expected = "ss"
+    case (Self.properties, "GetAll"), ("", "GetAll"): expected = "s"
+    case (Self.properties, "Set"), ("", "Set"): expected = "ssv"
+    case ("org.freedesktop.DBus.Introspectable", "Introspect"), ("", "Introspect"), ("org.freedesktop.DBus.Peer", "Ping"),
+      ("", "Ping"):
+      expected = ""
     default:
       return refuse(
         message, Self.unknownMethod,
@@ -65,6 +76,13 @@ extension FeedbackBus {
     case "Introspect": _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, Self.introspection)
     default: _ = hap_dbus_reply(connection, message, 0, 0, nil)
     }
+  }
+
+  /// The next node on the way from `path` down to ``FeedbackBus/path`` (`/` → `org`), if any.
+  static func child(below path: String) -> String? {
+    let prefix = path == "/" ? "/" : path + "/"
+    guard Self.path.hasPrefix(prefix) else { return nil }
+    return Self.path.dropFirst(prefix.count).split(separator: "/").first.map(String.init)
   }
 
   func refuse(_ message: UnsafeMutableRawPointer, _ name: String, _ text: String) {
