@@ -179,6 +179,14 @@ struct FeedbackBusTests {
     let (exited, said) = setter.finish(within: 20)
     #expect(exited && setter.process.terminationStatus == 0, "fbcli -P waits for PropertiesChanged: \(said)")
     #expect(try served.service.status()["level"] as? String == "quiet")
+    let read = try BusClient(
+      "/usr/bin/gdbus",
+      [
+        "call", "--session", "--dest", "org.sigxcpu.Feedback", "--object-path", "/org/sigxcpu/Feedback", "--method",
+        "org.freedesktop.DBus.Properties.Get", "org.sigxcpu.Feedback", "Profile",
+      ], bus: served.bus)
+    let (readDone, profile) = read.finish(within: 20)
+    #expect(readDone && profile.contains("<'quiet'>"), "the Profile property: \(profile)")
     // At the quiet level only the essential event plays.
     let before = try served.service.counters()
     for event in ["message-new-instant", "alarm-clock-elapsed"] {
