@@ -392,4 +392,21 @@ struct FeedbackBusTests {
     #expect(served.service.terminate() == 0)
     #expect(served.endedSignals() == 1)
   }
+
+  /// A vibration longer than the memory budget leaves a variant slot is refused, one sentence,
+  /// and the service goes on (the budget is asked before the signal is made).
+  @Test func aVibrationOverTheBudgetIsRefused() throws {
+    guard let served = try Served(["--memory-budget", "8"]) else { return }
+    let long = "[" + Array(repeating: "(1.0, 10000)", count: 10).joined(separator: ", ") + "]"
+    let client = try BusClient(
+      "/usr/bin/gdbus",
+      [
+        "call", "--session", "--dest", "org.sigxcpu.Feedback", "--object-path", "/org/sigxcpu/Feedback", "--method",
+        "org.sigxcpu.Feedback.Haptic.Vibrate", "org.example.Test", long,
+      ], bus: served.bus)
+    let (exited, said) = client.finish(within: 20)
+    #expect(exited && said.contains("the vibration needs 19.2 MB, more than"), "\(said)")
+    #expect(try served.service.status()["device"] != nil)
+    #expect(served.service.terminate() == 0)
+  }
 }

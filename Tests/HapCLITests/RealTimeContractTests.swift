@@ -139,6 +139,19 @@ struct RealTimeContractTests {
       }
       usleep(60_000)  // the stimulus: each past its event's debounce
     }
+    // Live voices: a loop's gain and sharpness changed while it sounds (a variant crossfaded
+    // in at the same place, then back to its own render), then stopped by its number; every
+    // end reported through the mixer's ring.
+    connection.send("fire texture\n")
+    let live = connection.readLine()
+    let id = try #require(live.split(separator: "=").last.map(String.init), "\(live)")
+    for change in ["intensity=0.5", "sharpness=0.4", "intensity=1 sharpness=-0.2", "sharpness=0"] {
+      connection.send("set \(id) \(change)\n")
+      #expect(connection.readLine() == "ok set voice=\(id)", "\(change)")
+      usleep(20_000)  // the stimulus: each change heard for a while (the crossfade is 5 ms)
+    }
+    connection.send("stop \(id)\n")
+    #expect(connection.readLine() == "ok stopped voice=\(id)")
     // A loop (texture loops by the manifest; correct on request) and a continuous event on a
     // second connection that closes: the playback thread applies the owner's stop.
     let leaving = try ServiceConnection(service.socket)

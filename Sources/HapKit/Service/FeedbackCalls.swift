@@ -248,6 +248,12 @@ extension FeedbackBus {
     vibration = 0
     if parts.isEmpty { return reply(message, true) }
     let made = service.signalSettings
+    // The budget before the render it bounds (100 s at 48 kHz is 19 MB).
+    let milliseconds = parts.reduce(0) { $0 + Double($1.milliseconds) }
+    let bytes = Int((milliseconds / 1000 * made.rate).rounded(.up)) * MemoryLayout<Float>.size
+    if let refusal = VocabularyService.signalRefusal(bytes: bytes, budget: made.budget) {
+      return refuse(message, Self.failedError, refusal.message)
+    }
     let samples = Vibration.signal(parts, profile: made.profile, rate: made.rate, gain: made.gain)
     switch service.vibrate(samples, owner: owner) {
     case .failure(let error): refuse(message, Self.failedError, error.message)

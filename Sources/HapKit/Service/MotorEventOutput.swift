@@ -131,6 +131,8 @@ final class MotorEventOutput: EventOutput {
   func stop(voice id: UInt32) -> Bool { mixer.send(.stopVoice(id)) }
 
   /// A motor's tracks are made at load: a signal made later is not played on it (yet).
+  var signalBudget: Int { 0 }
+
   func startSignal(_ samples: [Float], _ voice: ServiceVoice) -> Result<Double, ServiceError> {
     .failure(ServiceError(.badRequest, "a vibration pattern is not played on a rumble motor yet; fire an event."))
   }

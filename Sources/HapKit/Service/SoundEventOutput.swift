@@ -311,14 +311,8 @@ final class SoundEventOutput: EventOutput {
 
   /// Stores the signal in a variant slot and starts it as a voice of the mixer's blank event.
   func startSignal(_ samples: [Float], _ voice: ServiceVoice) -> Result<Double, ServiceError> {
-    let bytes = samples.count * MemoryLayout<Float>.size
-    let share = variantBudget(memoryBudget)
-    guard bytes <= share else {
-      return .failure(
-        ServiceError(
-          .noMemory,
-          "the vibration needs \(VocabularyService.megabytes(bytes)), more than the \(VocabularyService.megabytes(share)) the memory budget leaves it."
-        ))
+    if let refusal = VocabularyService.signalRefusal(bytes: samples.count * MemoryLayout<Float>.size, budget: signalBudget) {
+      return .failure(refusal)
     }
     signals += 1
     guard let slot = mixer.storeVariant(VariantCache.Key(event: mixer.blankEvent, steps: signals), samples: samples) else {
@@ -329,6 +323,9 @@ final class SoundEventOutput: EventOutput {
       loops: false, bound: true, id: voice.id)
     return queue(command, frames: samples.count)
   }
+
+  /// A variant slot's share of the memory budget.
+  var signalBudget: Int { variantBudget(memoryBudget) }
 
   /// The memory budget of the settings last made (for a signal's share).
   private var memoryBudget: Int { made?.1.memoryBudget ?? VocabularyService.defaultMemoryBudget }

@@ -79,10 +79,23 @@ extension VocabularyService {
 
   /// What a vibration is made with (read under the lock; rendered outside it): the profile,
   /// the rate the events are made at and the linear gain.
-  public var signalSettings: (profile: ActuatorProfile, rate: Double, gain: Double) {
+  public var signalSettings: (profile: ActuatorProfile, rate: Double, gain: Double, budget: Int) {
     lock.lock()
     defer { lock.unlock() }
-    return (settings.profile, Double(output.rate ?? settings.device.rate), settings.device.linearGain)
+    return (settings.profile, Double(output.rate ?? settings.device.rate), settings.device.linearGain, output.signalBudget)
+  }
+
+  /// Why a signal of `bytes` is not made or played: more than `budget` (a variant slot's share
+  /// of the memory budget); nil when it fits. Asked before the signal is rendered.
+  public static func signalRefusal(bytes: Int, budget: Int) -> ServiceError? {
+    guard bytes > budget else { return nil }
+    guard budget > 0 else {
+      return ServiceError(.badRequest, "a vibration pattern is not played on this device (a rumble motor) yet; fire an event.")
+    }
+    return ServiceError(
+      .noMemory,
+      "the vibration needs \(megabytes(bytes)), more than the \(megabytes(budget)) the memory budget leaves it (hap serve --memory-budget)."
+    )
   }
 
   /// Plays `samples` (a vibration, made with ``signalSettings``) for client `owner`, bound to
