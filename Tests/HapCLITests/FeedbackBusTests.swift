@@ -347,6 +347,49 @@ struct FeedbackBusTests {
     }
   }
 
+  /// At the quiet level a theme event plays its quiet section alone (feedbackd's lookup), not
+  /// its full section's vibration or sound; lowering the level ends what it no longer plays.
+  @Test func theQuietLevelPlaysAThemeEventsQuietSectionAndEndsLouderVoices() throws {
+    let device = try SimulatedExciter()
+    let theme = device.folder.path("ring.json")
+    try #"""
+      {"name": "ring", "profiles": [
+        {"name": "full", "feedbacks": [
+          {"event-name": "x-hap-ring", "type": "VibraRumble", "duration": 300},
+          {"event-name": "x-hap-loud", "type": "VibraRumble", "duration": 400}]},
+        {"name": "quiet", "feedbacks": [
+          {"event-name": "x-hap-ring", "type": "VibraRumble", "duration": 50, "magnitude": 0.5}]}]}
+      """#.write(toFile: theme, atomically: true, encoding: .utf8)
+    guard let served = try Served(["--feedback-theme", theme]) else { return }
+    let events = try #require(try served.service.status()["events"] as? [String])
+    #expect(events.contains("x-hap-ring") && !events.contains { $0.contains("(quiet)") }, "\(events)")
+    // A loop of an event the quiet level does not play ends when the level becomes quiet.
+    let looping = try served.fbcli(["-E", "x-hap-loud", "-t", "0"])
+    defer { kill(looping.process.processIdentifier, SIGKILL) }
+    #expect(try Wait.until(20, every: 0.02) { try served.service.status()["playing"] as? Int == 1 }, "no loop")
+    let (set, said) = try served.fbcli(["-P", "quiet"]).finish(within: 20)
+    #expect(set, "\(said)")
+    #expect(try Wait.until(10, every: 0.02) { try served.service.status()["playing"] as? Int == 0 }, "the loop went on")
+    let (fired, text) = try served.fbcli(["-E", "x-hap-ring"]).finish(within: 20)
+    #expect(fired, "\(text)")
+    try served.service.waitUntilSilent()
+    #expect(served.service.terminate() == 0)
+    #expect(served.endedSignals() == 2)
+    // The capture holds what the engine wrote (it writes nothing while idle): the last
+    // vibration, after the loop's fade and at least 5 ms of silence, is the quiet section's
+    // 50 ms rumble (and its release), not the full section's 300 ms.
+    let s = PCM.floats(try served.service.device.captured(), format: .f32)
+    let last = try #require(s.lastIndex { $0 != 0 }, "nothing played")
+    var first = last
+    var zeros = 0
+    for k in stride(from: last, through: 0, by: -1) {
+      if s[k] == 0 { zeros += 1 } else { (first, zeros) = (k, 0) }
+      if zeros == 240 { break }
+    }
+    let ms = Double(last - first) / 48
+    #expect(ms >= 49 && ms < 65, "the quiet fire lasted \(ms) ms, not the quiet section's 50")
+  }
+
   /// What stops --dbus before it serves, each one sentence and exit 2: no D-Bus library, no
   /// bus, the name already owned (feedbackd, or another hap).
   @Test func noLibraryNoBusOrANameTakenIsOneSentence() throws {

@@ -760,37 +760,71 @@ extension FeedbackTheme {
   /// The theme as hap's vocabulary: each event with a feedback hap plays becomes an event whose
   /// pattern is what feedbackd plays at the full level (every section's vibrations and sounds,
   /// from time 0), essential (kept at the quiet level) when its quiet or silent section has a
-  /// vibration or a sound. `notes` says what is left out or only partly played.
+  /// vibration or a sound. An event that also has a full section gets a quiet form (named
+  /// ``quietFormName(_:)``, in ``Vocabulary/quietForms``): what it plays at the quiet level, its
+  /// quiet and silent sections alone. `notes` says what is left out or only partly played.
   public func vocabulary(soundFolder: String = FeedbackTheme.defaultSoundFolder) -> (Vocabulary, notes: [String]) {
     var vocabularyEvents: [VocabularyEvent] = []
+    var quietForms: [String: String] = [:]
     var notes: [String] = []
     for name in eventNames {
-      let played = feedbacks(of: name, at: .full).filter { if case .led = $0.feedback { false } else { true } }
+      let played = playedFeedbacks(of: name, at: .full)
       guard !played.isEmpty else {
         notes.append("\(name): Led only, not played")
         continue
       }
-      var events: [Event] = []
-      var curves: [ParameterCurve] = []
-      for (_, feedback) in played {
-        let (e, c) = Self.pattern(of: feedback, soundFolder: soundFolder)
-        events += e
-        curves += c
-      }
-      let haptic = played.filter(\.feedback.isHaptic)
-      if haptic.isEmpty {
-        notes.append("\(name): sound only, no vibration")
-      } else if haptic.count > 1 {
-        let sections = haptic.map(\.section.rawValue).joined(separator: ", ")
-        notes.append("\(name): its vibrations of \(sections) play together from the start")
-      }
-      if played.count < feedbacks(of: name, at: .full).count { notes.append("\(name): its Led feedback is not played") }
-      let settings = EventSettings(essential: played.contains { $0.section != .full })
-      let pattern = Pattern(events: events, curves: curves)
+      notes += Self.notes(name, played: played, all: feedbacks(of: name, at: .full).count)
+      let quiet = playedFeedbacks(of: name, at: .quiet)
+      let essential = EventSettings(essential: true)
+      let full = played.count == quiet.count ? essential : EventSettings()
       vocabularyEvents.append(
-        VocabularyEvent(name: name, fileName: "feedbackd:\(name)", pattern: pattern, settings: settings))
+        VocabularyEvent(
+          name: name, fileName: "feedbackd:\(name)", pattern: Self.pattern(of: played, soundFolder: soundFolder),
+          settings: full))
+      if !quiet.isEmpty && quiet.count < played.count {
+        let form = Self.quietFormName(name)
+        quietForms[name] = form
+        vocabularyEvents.append(
+          VocabularyEvent(
+            name: form, fileName: "feedbackd:\(name)#quiet", pattern: Self.pattern(of: quiet, soundFolder: soundFolder),
+            settings: essential))
+      }
     }
-    return (Vocabulary(events: vocabularyEvents), notes: notes)
+    return (Vocabulary(events: vocabularyEvents, quietForms: quietForms), notes: notes)
+  }
+
+  /// The name of `event`'s quiet form: a space cannot come in a request's event name.
+  public static func quietFormName(_ event: String) -> String { event + " (quiet)" }
+
+  /// The feedbacks of `event` feedbackd plays at `level` that hap plays (all but Led).
+  func playedFeedbacks(of event: String, at level: Profile) -> [(section: Profile, feedback: Feedback)] {
+    feedbacks(of: event, at: level).filter { if case .led = $0.feedback { false } else { true } }
+  }
+
+  /// The pattern of `feedbacks` played together from time 0.
+  static func pattern(of feedbacks: [(section: Profile, feedback: Feedback)], soundFolder: String) -> Pattern {
+    var events: [Event] = []
+    var curves: [ParameterCurve] = []
+    for (_, feedback) in feedbacks {
+      let (e, c) = pattern(of: feedback, soundFolder: soundFolder)
+      events += e
+      curves += c
+    }
+    return Pattern(events: events, curves: curves)
+  }
+
+  /// What is left out of event `name` or only partly played (`all`: its feedbacks with Led).
+  static func notes(_ name: String, played: [(section: Profile, feedback: Feedback)], all: Int) -> [String] {
+    var notes: [String] = []
+    let haptic = played.filter(\.feedback.isHaptic)
+    if haptic.isEmpty {
+      notes.append("\(name): sound only, no vibration")
+    } else if haptic.count > 1 {
+      let sections = haptic.map(\.section.rawValue).joined(separator: ", ")
+      notes.append("\(name): its vibrations of \(sections) play together from the start")
+    }
+    if played.count < all { notes.append("\(name): its Led feedback is not played") }
+    return notes
   }
 
   /// The events (and intensity curves) one feedback plays, from time 0.

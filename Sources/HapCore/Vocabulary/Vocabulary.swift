@@ -8,11 +8,24 @@ public struct Vocabulary: Sendable, Equatable {
   public var tiers: [[String]]
   /// The events in order of rarity, the rarest first.
   public var rarity: [String]
+  /// Events played in another form at the quiet level: the event's name → the name of the
+  /// event (in ``events``, not fired by name) played in its stead. feedbackd's themes have them:
+  /// at the quiet level an event plays only its quiet and silent sections (``FeedbackTheme``).
+  public var quietForms: [String: String]
 
-  public init(events: [VocabularyEvent], tiers: [[String]] = [], rarity: [String] = []) {
+  public init(
+    events: [VocabularyEvent], tiers: [[String]] = [], rarity: [String] = [], quietForms: [String: String] = [:]
+  ) {
     self.events = events.sorted { $0.name < $1.name }
     self.tiers = tiers
     self.rarity = rarity
+    self.quietForms = quietForms
+  }
+
+  /// The names an application fires: every event's but the quiet forms'.
+  public var firedNames: [String] {
+    let forms = Set(quietForms.values)
+    return events.map(\.name).filter { !forms.contains($0) }
   }
 
   /// The event called `name`, if it is in the vocabulary.

@@ -89,7 +89,7 @@ public enum FeedbackThemeFile {
     switch load(asked ?? "default") {
     case .success(let loaded):
       let own = Set(vocabulary.events.map(\.name))
-      let events = loaded.vocabulary.events.map(\.name).filter { !own.contains($0) }
+      let events = loaded.vocabulary.firedNames.filter { !own.contains($0) }
       // A note starts with its event's name (`NAME: Led only, not played`).
       let notes = loaded.notes.filter { note in !own.contains(where: { note.hasPrefix($0 + ":") }) }
       log(.themeLoaded(path: loaded.path, events: events, notes: notes))

@@ -91,4 +91,26 @@ extension VocabularyService {
     }
     lock.unlock()
   }
+
+  /// The level went down from `was` to `level` (lock held): the voices it does not play fade
+  /// out, as feedbackd ends the feedbacks above a new profile; their loops' clients are told.
+  func silenceBelow(_ level: ServiceLevel, was: ServiceLevel) {
+    guard level != was, Self.quieter(level, was) == level else { return }
+    let gone = live.entries.values.filter { !kept($0.voice, at: level) }.map(\.voice.id)
+    guard !gone.isEmpty else { return }
+    for id in gone { _ = output.stop(voice: id) }
+    let ids = Set(gone)
+    stopped(why: "the level became \(level.rawValue)") { ids.contains($0.id) }
+  }
+
+  /// Whether `level` plays `voice`: quiet keeps essential events and quiet forms (not an event
+  /// that has a quiet form), silent none.
+  private func kept(_ voice: ServiceVoice, at level: ServiceLevel) -> Bool {
+    switch level {
+    case .full: true
+    case .silent: false
+    case .quiet:
+      voice.form != nil || (voice.event.settings.essential && vocabulary.quietForms[voice.event.name] == nil)
+    }
+  }
 }

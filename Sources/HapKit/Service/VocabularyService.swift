@@ -44,6 +44,9 @@ struct ServiceVoice {
   var sharpness: Int
   /// Its number (``LiveVoices``; 0: none).
   var id: UInt32 = 0
+  /// The quiet form it plays (``Vocabulary/quietForms``; nil: the event itself). `event` is
+  /// that form, under the event's name.
+  var form: String? = nil
 }
 
 /// What the service asks of the device it plays on: the events rendered for it, opening and
@@ -210,23 +213,37 @@ public final class VocabularyService: @unchecked Sendable {
   static func merged(_ vocabulary: Vocabulary, _ fallback: Vocabulary?) -> Vocabulary {
     guard let fallback else { return vocabulary }
     let own = Set(vocabulary.events.map(\.name))
+    let forms = fallback.quietForms.filter { !own.contains($0.key) }
+    let formNames = Set(forms.values)
     return Vocabulary(
-      events: vocabulary.events + fallback.events.filter { !own.contains($0.name) }, tiers: vocabulary.tiers,
-      rarity: vocabulary.rarity)
+      events: vocabulary.events + fallback.events.filter { !own.contains($0.name) || formNames.contains($0.name) },
+      tiers: vocabulary.tiers, rarity: vocabulary.rarity, quietForms: vocabulary.quietForms.merging(forms) { a, _ in a })
   }
 
   /// The events it serves.
   public var eventCount: Int {
     lock.lock()
     defer { lock.unlock() }
-    return vocabulary.events.count
+    return names.count
   }
 
+  /// The names fired (quiet forms are not) and where each event is, quiet forms included.
   private static func names(_ vocabulary: Vocabulary) -> ([String], [String: Int]) {
-    let names = vocabulary.events.map(\.name)
     var index: [String: Int] = [:]
-    for (k, name) in names.enumerated() where index[name] == nil { index[name] = k }
-    return (names, index)
+    for (k, event) in vocabulary.events.enumerated() where index[event.name] == nil { index[event.name] = k }
+    return (vocabulary.firedNames, index)
+  }
+
+  /// Event `name` as it plays at `level` (lock held): at the quiet level its quiet form, if it
+  /// has one, under its name; the index of what the output plays. Nil: no event fired by that name.
+  func played(_ name: String, at level: ServiceLevel) -> (event: VocabularyEvent, k: Int, form: String?)? {
+    guard let k = index[name], !vocabulary.quietForms.values.contains(name) else { return nil }
+    guard level == .quiet, let form = vocabulary.quietForms[name], let q = index[form] else {
+      return (vocabulary.events[k], k, nil)
+    }
+    var event = vocabulary.events[q]
+    event.name = name
+    return (event, q, form)
   }
 
   public static func now() -> Double {
@@ -376,6 +393,7 @@ public final class VocabularyService: @unchecked Sendable {
       return Self.saved(.unmuted, saveSwitch?(nil, false), "the service is unmuted until it stops")
     case .level(let level):
       if level != policy.level { levelToSay = level }
+      silenceBelow(level, was: policy.level)
       policy.level = level
       return Self.saved(
         .level(level), saveSwitch?(level, nil), "the level \(level.rawValue) lasts until the service stops")
@@ -391,12 +409,12 @@ public final class VocabularyService: @unchecked Sendable {
 
   /// `stop [NAME]` of client `requester` (lock held).
   private func stop(_ name: String?, by requester: Int32) -> ServiceReply {
-    var event: Int?
+    var events: [Int?] = [nil]
     if let name {
-      guard let k = index[name] else { return .error(.unknownEvent(name, among: names)) }
-      event = k
+      guard let k = played(name, at: .full)?.k else { return .error(.unknownEvent(name, among: names)) }
+      events = [k] + [played(name, at: .quiet)?.k].compactMap { $0 }.filter { $0 != k }
     }
-    if output.isOpen && !output.stop(event: event, owner: nil) {
+    if output.isOpen && !events.allSatisfy({ output.stop(event: $0, owner: nil) }) {
       return .error(ServiceError(.busy, "the \(output.threadName) is stalled; the stop could not be queued."))
     }
     stopped(why: "stopped by another client", by: requester) { name == nil || $0.event.name == name }
@@ -430,7 +448,7 @@ public final class VocabularyService: @unchecked Sendable {
     _ name: String, gain: Float, sharpness: Int, owner: Int32, loop: Bool, detach: Bool, bindAlways: Bool = false,
     level: ServiceLevel? = nil, once: Bool = false, debounce: Bool = true
   ) -> ServiceReply {
-    guard let event = vocabulary.event(named: name), let k = index[name] else {
+    guard let (event, k, form) = played(name, at: level ?? policy.level) else {
       return .error(.unknownEvent(name, among: names))
     }
     guard var binding = VoiceOwners.binding(event, loop: loop, detach: detach) else {
@@ -457,7 +475,8 @@ public final class VocabularyService: @unchecked Sendable {
       if refusal.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
       return .error(refusal)
     }
-    let voice = ServiceVoice(owner: owner, event: event, gain: gain, sharpness: sharpness, id: live.number())
+    let voice = ServiceVoice(
+      owner: owner, event: event, gain: gain, sharpness: sharpness, id: live.number(), form: form)
     if case .failure(let error) = start(voice, k, loops: binding.loops, bound: binding.bound) {
       if error.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
       return .error(error)
@@ -572,6 +591,7 @@ public final class VocabularyService: @unchecked Sendable {
   public func setSwitch(level: ServiceLevel, muted: Bool) {
     lock.lock()
     if level != policy.level { levelToSay = level }
+    silenceBelow(level, was: policy.level)
     policy.level = level
     if muted && !policy.muted { stopEverything(why: "the service was muted (its config file)") }
     policy.muted = muted
@@ -644,7 +664,7 @@ public final class VocabularyService: @unchecked Sendable {
     for loop in previous {
       let name = loop.event.name
       var why: String?
-      if let event = vocabulary.event(named: name), let k = index[name] {
+      if let (event, k, _) = played(name, at: loop.form == nil ? .full : .quiet) {
         if event != loop.event {
           why = "changed by a reload"
         } else if output.refused[name] != nil {

@@ -92,7 +92,17 @@ struct FeedbackThemeTests {
         #expect(notes.contains("\(name): Led only, not played"))
         continue
       }
-      #expect(event.settings.essential == played.contains { $0.profile != "full" }, "\(name)")
+      // Kept whole at the quiet level when it has nothing louder; else played there in its quiet form.
+      let quiet = played.filter { $0.profile != "full" }
+      let hasFull = played.contains { $0.profile == "full" }
+      #expect(event.settings.essential == (!quiet.isEmpty && !hasFull), "\(name)")
+      let form = vocabulary.quietForms[name].flatMap { vocabulary.event(named: $0) }
+      #expect((form != nil) == (!quiet.isEmpty && hasFull), "\(name)")
+      if let form {
+        #expect(form.settings.essential)
+        #expect(form.pattern.events.filter { $0.type == .audioCustom }.count == quiet.filter { $0.feedback["type"] as? String == "Sound" }.count, "\(name)")
+        #expect(haptic(form.pattern).count == haptic(event.pattern).count, "\(name): the full section of Debian's theme holds sounds only")
+      }
       let expected = sections.compactMap { Self.expectedVibration($0.feedback) }
       let vibrations = haptic(event.pattern)
       #expect(vibrations.count > 0 || expected.isEmpty, "\(name)")
@@ -108,7 +118,8 @@ struct FeedbackThemeTests {
     }
     // Debian 12's feedbackd-common 0.0.3 file (another version may name other events).
     if raw.count == 24 {
-      #expect(vocabulary.events.count == 18)
+      #expect(vocabulary.firedNames.count == 18)
+      #expect(vocabulary.quietForms.count == 10)
       #expect(notes.filter { $0.hasSuffix("Led only, not played") }.count == 6)
       #expect(notes.filter { $0.hasSuffix("sound only, no vibration") }.count == 6)
       #expect(vocabulary.events.filter(\.settings.essential).count == 12)
@@ -205,7 +216,7 @@ struct FeedbackThemeTests {
 
   // MARK: Levels
 
-  @Test("levels: full plays all three sections, quiet two, silent one; quiet or silent feedback is essential")
+  @Test("levels: full plays all three sections, quiet two, silent one; an event with a full section plays a quiet form at quiet")
   func levels() throws {
     let json = #"""
       {"name": "t", "profiles": [
@@ -229,8 +240,15 @@ struct FeedbackThemeTests {
     #expect(vocabulary.event(named: "quietOnly")?.settings.essential == true)
     #expect(vocabulary.event(named: "silentSound")?.settings.essential == true)
     let mixed = try #require(vocabulary.event(named: "mixed"))
-    #expect(mixed.settings.essential)
+    // At the quiet level it plays its quiet form: the quiet section's rumble, not the sound.
+    #expect(!mixed.settings.essential)
     #expect(mixed.pattern.events.map(\.type) == [.hapticContinuous, .audioCustom])
+    #expect(vocabulary.quietForms == ["mixed": FeedbackTheme.quietFormName("mixed")])
+    let quietMixed = try #require(vocabulary.event(named: FeedbackTheme.quietFormName("mixed")))
+    #expect(quietMixed.settings.essential)
+    #expect(quietMixed.pattern.events.map(\.type) == [.hapticContinuous])
+    #expect(abs(quietMixed.pattern.events[0].duration - 0.02) < 1e-9)
+    #expect(vocabulary.firedNames == ["loud", "mixed", "quietOnly", "silentSound"])
     #expect(notes.contains("mixed: its Led feedback is not played"))
   }
 
