@@ -122,6 +122,38 @@ struct ServiceConfigCommandTests {
     #expect(try text(config) == #"{"muted": true, "gain": "loud"}"#, "the broken file was changed")
   }
 
+  /// feedbackd's theme is read again on SIGHUP (as feedbackd does): a new event serves; a
+  /// broken theme keeps the one read before, and says so.
+  @Test func sighupReadsTheFeedbackdThemeAgain() throws {
+    let device = try SimulatedExciter()
+    let theme = device.folder.path("theme.json")
+    func write(_ events: [String]) throws {
+      let feedbacks = events.map { #"{"event-name": "\#($0)", "type": "VibraRumble", "duration": 30}"# }
+      try #"{"name": "t", "profiles": [{"name": "full", "feedbacks": [\#(feedbacks.joined(separator: ", "))]}]}"#
+        .write(toFile: theme, atomically: true, encoding: .utf8)
+    }
+    try write(["x-first"])
+    let service = try RunningService(
+      ["--sample-format", "f32", "--keep-open", "--feedback-theme", theme], device: device
+    ).ready()
+    let before = try #require(try service.status()["events"] as? [String])
+    #expect(before.contains("x-first") && !before.contains("x-second"))
+    try write(["x-first", "x-second"])
+    kill(service.process.processIdentifier, SIGHUP)
+    #expect(try eventually { (try service.status()["events"] as? [String])?.contains("x-second") == true })
+    let fired = try service.hap(["fire", "x-second"])
+    #expect(fired.status == 0, "\(fired.stderr)")
+    // A broken theme: the one read before serves on.
+    try "{\"name\": ".write(toFile: theme, atomically: true, encoding: .utf8)
+    kill(service.process.processIdentifier, SIGHUP)
+    #expect(try eventually { try service.status()["loads"] as? Int == 3 })
+    let again = try service.hap(["fire", "x-second"])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(service.terminate() == 0)
+    let log = String(decoding: service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(log.contains("the theme read before serves on"), "\(log)")
+  }
+
   @Test func sighupLoadsANewPatternAndAnEditedOne() throws {
     let device = try SimulatedExciter()
     // The vocabulary is a symbolic link: pointing it at another folder changes nothing in the

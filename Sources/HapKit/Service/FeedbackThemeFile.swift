@@ -81,10 +81,11 @@ public enum FeedbackThemeFile {
   /// no theme), else with `--dbus` feedbackd's own `default` where it is installed (its absence
   /// a notice). What it loaded, and its notes, go to `log`; a theme asked for that cannot be
   /// had is the failure.
-  /// Only the events and notes of names `vocabulary` lacks are served and said.
-  public static func forService(asked: String?, dbus: Bool, vocabulary: Vocabulary, log: (ServiceNotice) -> Void)
-    -> Result<Vocabulary?, FeedbackThemeFailure>
-  {
+  /// Only the events and notes of names `vocabulary` lacks are served and said. `reloading`:
+  /// read again (SIGHUP); a failure says the theme read before serves on.
+  public static func forService(
+    asked: String?, dbus: Bool, vocabulary: Vocabulary, reloading: Bool = false, log: (ServiceNotice) -> Void
+  ) -> Result<Vocabulary?, FeedbackThemeFailure> {
     guard dbus || asked != nil, asked != "none" else { return .success(nil) }
     switch load(asked ?? "default") {
     case .success(let loaded):
@@ -98,7 +99,7 @@ public enum FeedbackThemeFile {
       log(.themeMissing(failure.message))
       return .success(nil)
     case .failure(let failure):
-      log(.themeFailed(failure.message))
+      log(.themeFailed(failure.message + (reloading ? "; the theme read before serves on" : "")))
       return .failure(failure)
     }
   }

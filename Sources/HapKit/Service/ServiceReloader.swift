@@ -35,6 +35,9 @@ public final class ServiceReloader: @unchecked Sendable {
 
   /// Where the vocabulary's sounds are looked for.
   public let search: SoundSearch
+  /// Reads feedbackd's theme again for a vocabulary (on SIGHUP, as feedbackd does); a failure
+  /// keeps the theme read before (said by it). Nil: the service has no theme.
+  public var theme: (@Sendable (Vocabulary) -> Result<Vocabulary?, FeedbackThemeFailure>)?
   private let log: @Sendable (ServiceNotice) -> Void
 
   public init(
@@ -143,13 +146,16 @@ public final class ServiceReloader: @unchecked Sendable {
   // MARK: The vocabulary
 
   /// Loads the vocabulary folder again and swaps it in; a folder that is gone keeps the old one.
-  func reloadVocabulary(_ reason: String) {
+  func reloadVocabulary(_ reason: String, rereadingTheme: Bool = false) {
     guard let service else { return }
     guard let vocabulary = VocabularyFolder(path: folder, source: .named).load(search: search, log: log) else {
       log(.vocabularyKept)
       return
     }
-    service.reload(vocabulary: vocabulary)
+    // A theme that fails is said by the reader; the one read before serves on (nil).
+    var theme: Vocabulary?? = nil
+    if rereadingTheme, let read = self.theme, case .success(let fresh) = read(vocabulary) { theme = .some(fresh) }
+    service.reload(vocabulary: vocabulary, theme: theme)
     log(.vocabularyLoaded(reason: reason, events: vocabulary.events.count))
   }
 
@@ -168,7 +174,7 @@ public final class ServiceReloader: @unchecked Sendable {
         guard sigwait(&hangup, &caught) == 0 else { continue }
         locked {
           _ = watcher?.watch(folder)  // the folder may have come back
-          reloadVocabulary("SIGHUP")
+          reloadVocabulary("SIGHUP", rereadingTheme: true)
         }
       }
     }

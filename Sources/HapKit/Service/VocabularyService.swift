@@ -206,8 +206,8 @@ public final class VocabularyService: @unchecked Sendable {
     output.install(output.prepare(vocabulary, settings, rate: nil))
   }
 
-  /// The events the vocabulary lacks come from here (feedbackd's theme).
-  let fallback: Vocabulary?
+  /// The events the vocabulary lacks come from here (feedbackd's theme; read again on SIGHUP).
+  private(set) var fallback: Vocabulary?
 
   /// `vocabulary` with `fallback`'s events of the names it lacks.
   static func merged(_ vocabulary: Vocabulary, _ fallback: Vocabulary?) -> Vocabulary {
@@ -598,12 +598,15 @@ public final class VocabularyService: @unchecked Sendable {
     unlockSaying()
   }
 
-  /// A vocabulary loaded again (its folder changed, SIGHUP).
-  public func reload(vocabulary: Vocabulary) {
+  /// A vocabulary loaded again (its folder changed, SIGHUP), and with `theme` (SIGHUP) the
+  /// events it lacks read again (`.some(nil)`: none now; nil: the ones read before).
+  public func reload(vocabulary: Vocabulary, theme: Vocabulary?? = nil) {
     lock.lock()
     let settings = self.settings
+    if let theme { fallback = theme }
+    let merged = Self.merged(vocabulary, fallback)
     lock.unlock()
-    reload(Self.merged(vocabulary, fallback), settings: settings)
+    reload(merged, settings: settings)
   }
 
   /// The config file's device, profile or gain changed (under the command line's).

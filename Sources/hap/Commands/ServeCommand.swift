@@ -91,8 +91,7 @@ enum ServeCommand: Command {
     if arguments.gave(Options.profile), let status = unusableProfile(options) { return status }
     // Before any thread starts (the log's is the first), so that every thread inherits the mask.
     let signals = Interrupt.blockForService()
-    // A log reader that goes away (EPIPE) or a client that closes its socket must never end the
-    // service: SIGPIPE is ignored and its standard error goes through a queue of its own.
+    // EPIPE from a log reader or client never ends it: SIGPIPE ignored, the log queued.
     signal(SIGPIPE, SIG_IGN)
     let log = LineLog(fd: STDERR_FILENO, dropped: ServiceNotices.dropped)
     log.start()
@@ -110,8 +109,7 @@ enum ServeCommand: Command {
         gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)),
       log: say)
     log.add(vocabularyFolder.logLine)
-    // Trouble before serving: the last log lines are written before the exit.
-    let trouble = {
+    let trouble = {  // trouble before serving: the last log lines are written first
       log.drain(within: 1)
       return ExitStatus.trouble
     }
@@ -130,7 +128,7 @@ enum ServeCommand: Command {
       socket.remove()
       return trouble()
     }
-    guard case .some(let theme) = feedbackd(arguments, vocabulary, say, socket) else { return trouble() }
+    guard case .some(let theme) = feedbackd(arguments, vocabulary, say, socket, reloader) else { return trouble() }
     let service = VocabularyService(
       vocabulary: vocabulary,
       settings: ServiceSettings(
@@ -211,12 +209,14 @@ enum ServeCommand: Command {
     }
   }
 
-  /// feedbackd's theme for the events the vocabulary lacks; nil (said) when one asked for fails.
+  /// feedbackd's theme for what the vocabulary lacks (reread on SIGHUP); nil (said) if it fails.
   private static func feedbackd(
-    _ arguments: Arguments, _ vocabulary: Vocabulary, _ say: (ServiceNotice) -> Void, _ socket: OwnedSocket
+    _ arguments: Arguments, _ vocabulary: Vocabulary, _ say: @escaping @Sendable (ServiceNotice) -> Void,
+    _ socket: OwnedSocket, _ reloader: ServiceReloader
   ) -> Vocabulary?? {
-    let theme = FeedbackThemeFile.forService(
-      asked: arguments[feedbackTheme], dbus: arguments[dbus], vocabulary: vocabulary, log: say)
+    let (asked, dbus) = (arguments[feedbackTheme], arguments[dbus])
+    let theme = FeedbackThemeFile.forService(asked: asked, dbus: dbus, vocabulary: vocabulary, log: say)
+    reloader.theme = { FeedbackThemeFile.forService(asked: asked, dbus: dbus, vocabulary: $0, reloading: true, log: say) }
     if case .failure = theme { socket.remove() }
     return try? theme.get()
   }
