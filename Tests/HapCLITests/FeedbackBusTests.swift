@@ -97,13 +97,13 @@ struct FeedbackBusTests {
     var folder: String
 
     /// `copied`: the vocabulary served from a copy of its own (a test may change it).
-    init?(_ extra: [String] = [], copied: Bool = false) throws {
+    init?(_ extra: [String] = [], copied: Bool = false, speaker: Bool = false) throws {
       guard let bus = try PrivateBus.start() else { return nil }
       guard let monitorTool = systemTool("dbus-monitor"), systemTool("fbcli") != nil else {
         cannotCheck("dbus-monitor or fbcli is not installed ('make test' installs dbus and feedbackd)")
         return nil
       }
-      let device = try SimulatedExciter()
+      let device = try SimulatedExciter(speaker: speaker ? "" : nil)
       folder = try FeedbackBusTests.vocabulary(device)
       if copied {
         try FileManager.default.copyItem(atPath: folder, toPath: device.folder.path("desktop"))
@@ -388,6 +388,88 @@ struct FeedbackBusTests {
     }
     let ms = Double(last - first) / 48
     #expect(ms >= 49 && ms < 65, "the quiet fire lasted \(ms) ms, not the quiet section's 50")
+  }
+
+  /// The `sound-file` hint plays the file in place of the event's sound, with the event's
+  /// haptics, as `hap render --audio` renders an AudioCustom of it at time 0 (the file as it is,
+  /// no volume envelope: as feedbackd plays it); for an event with no
+  /// pattern it plays alone (as feedbackd). A relative path, a FIFO or a file that is not a sound
+  /// is an InvalidArgs error at once.
+  @Test func theSoundFileHintPlaysTheFileWithTheEventsHaptics() throws {
+    guard let served = try Served(["--audio-device", "speaker"], speaker: true) else { return }
+    let folder = served.service.device.folder
+    let tone = (0..<4800).map { Float(sin(Double($0) * 2 * .pi * 440 / 48000) * 0.5) }
+    let wav = folder.path("hint.wav")
+    try Data(SyntheticSound.wav([tone], rate: 48000)).write(to: URL(fileURLWithPath: wav))
+    try "not a sound".write(toFile: folder.path("text.wav"), atomically: true, encoding: .utf8)
+    #expect(mkfifo(folder.path("fifo.wav"), 0o600) == 0)
+    // The client stays on the bus while its feedback plays (it ends when the client leaves).
+    func trigger(_ event: String, _ file: String) throws -> (Bool, String) {
+      let script = """
+        import sys, time
+        from gi.repository import Gio, GLib
+        bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+        try:
+            print(bus.call_sync('org.sigxcpu.Feedback', '/org/sigxcpu/Feedback', 'org.sigxcpu.Feedback',
+                'TriggerFeedback', GLib.Variant('(ssa{sv}i)', ('org.example.Test', sys.argv[1],
+                {'sound-file': GLib.Variant('s', sys.argv[2])}, -1)), GLib.VariantType('(u)'), 0, 5000, None).unpack())
+            time.sleep(0.5)
+        except GLib.Error as error:
+            print(error.message)
+        """
+      return try BusClient("/usr/bin/python3", ["-c", script, event, file], bus: served.bus).finish(within: 20)
+    }
+    for (file, why) in [("hint.wav", "absolute path"), (folder.path("fifo.wav"), "cannot be played"), (folder.path("text.wav"), "cannot be played")] {
+      let (done, said) = try trigger("message-new-instant", file)
+      #expect(done && said.contains("InvalidArgs") && said.contains(why), "\(file): \(said)")
+    }
+    let (done, said) = try trigger("message-new-instant", wav)
+    #expect(done && said.hasPrefix("("), "\(said)")
+    try served.service.waitUntilSilent()
+    let (alone, text) = try trigger("x-hap-no-pattern", wav)
+    #expect(alone && text.hasPrefix("("), "\(text)")
+    try served.service.waitUntilSilent()
+    #expect(served.service.terminate() == 0)
+    // The references: the event's haptic render, and the sound as an AudioCustom at time 0.
+    let pattern = folder.path("hint.ahap")
+    let event = #"{"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "\#(wav)", "#
+    try (#"{"Pattern": [{"Event": "# + event + #""EventWaveformUseVolumeEnvelope": false}}]}"#)
+      .write(toFile: pattern, atomically: true, encoding: .utf8)
+    let rendered = folder.path("hint.raw")
+    let render = try Hap.run([
+      "render", pattern, "-o", folder.path("none.raw"), "--audio", rendered, "--sample-format", "f32", "--rate", "48000",
+      "--quiet",
+    ])
+    #expect(render.status == 0, "\(render.stderr)")
+    let sound = try PCM.floats(contentsOf: rendered, format: .f32)
+    let end = try #require(sound.lastIndex { $0 != 0 }) + 1
+    let reference = Array(sound[(try #require(sound.firstIndex { $0 != 0 }) / 2 * 2)..<end])
+    let played = try PCM.floats(contentsOf: served.service.device.speakerCapture, format: .f32)
+    // Twice, each from a frame of its own: the first with the event, the second alone.
+    var found: [Int] = []
+    var from = 0
+    while let start = played[from...].firstIndex(where: { $0 != 0 }) {
+      let aligned = start / 2 * 2
+      guard aligned + reference.count <= played.count else { break }
+      #expect(Array(played[aligned..<(aligned + reference.count)]) == reference, "not the sound-file's render")
+      found.append(aligned)
+      from = aligned + reference.count
+    }
+    #expect(found.count == 2, "the sound played \(found.count) times")
+    // The event's haptics, bit for bit its render (the sound alone adds none).
+    let haptic = PCM.floats(try served.service.device.captured(), format: .f32)
+    let eventRender = folder.path("event.raw")
+    let made = try Hap.run([
+      "render", served.folder + "/message-new-instant.json", "-o", eventRender, "--sample-format", "f32", "--rate",
+      "48000", "--quiet",
+    ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let whole = try PCM.floats(contentsOf: eventRender, format: .f32)
+    let r0 = try #require(whole.firstIndex { $0 != 0 })
+    let r1 = try #require(whole.lastIndex { $0 != 0 }) + 1
+    let c0 = try #require(haptic.firstIndex { $0 != 0 }, "the event's haptics did not play")
+    #expect(c0 + (r1 - r0) <= haptic.count && Array(haptic[c0..<(c0 + r1 - r0)]) == Array(whole[r0..<r1]))
+    #expect(haptic[(c0 + r1 - r0)...].allSatisfy { $0 == 0 }, "something else vibrated")
   }
 
   /// What stops --dbus before it serves, each one sentence and exit 2: no D-Bus library, no

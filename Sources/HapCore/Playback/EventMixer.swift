@@ -210,6 +210,14 @@ public final class EventMixer: @unchecked Sendable {
   private let variantLeads: UnsafeMutablePointer<Int>
   /// Each slot's allocated frames (producer only).
   private let variantAllocated: UnsafeMutablePointer<Int>
+  /// A slot's own sound (a sound given at run time, in place of its event's): interleaved
+  /// samples, frames, lead and track end (-1: the slot plays its event's sound); allocated
+  /// samples (producer only). Published as the samples are.
+  private let variantSounds: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+  private let variantSoundFrames: UnsafeMutablePointer<Int>
+  private let variantSoundLeads: UnsafeMutablePointer<Int>
+  private let variantSoundEnds: UnsafeMutablePointer<Int>
+  private let variantSoundAllocated: UnsafeMutablePointer<Int>
   /// Which variant each slot holds (producer only).
   private var variantCache: VariantCache
   /// The variant slots voices read after the last period (bit per slot; playback thread).
@@ -230,9 +238,11 @@ public final class EventMixer: @unchecked Sendable {
   /// variants stored later. `leads` (missing ones: 0) are the frames of silence before each
   /// event's samples, played without being stored (a pattern whose first event is an hour in
   /// holds only what sounds).
+  /// `soundPlanes`: the sound is rendered though no event has one (a variant may bring one,
+  /// ``storeVariant(_:samples:lead:sound:)``).
   public init(
     events: [[Float]], leads: [Int] = [], sounds: [Sound?] = [], rate: Double, capacity: Int = 16,
-    queueCapacity: Int = 256, variants: Int = EventMixer.defaultVariants
+    queueCapacity: Int = 256, variants: Int = EventMixer.defaultVariants, soundPlanes: Bool = false
   ) {
     precondition(capacity > 0 && capacity <= 64, "between 1 and 64 voices")
     variantCapacity = variants
@@ -245,6 +255,13 @@ public final class EventMixer: @unchecked Sendable {
     variantLeads.initialize(repeating: 0, count: max(1, variants))
     variantAllocated = .allocate(capacity: max(1, variants))
     variantAllocated.initialize(repeating: 0, count: max(1, variants))
+    variantSounds = .allocate(capacity: max(1, variants))
+    variantSounds.initialize(repeating: nil, count: max(1, variants))
+    variantSoundFrames = Self.zeros(max(1, variants))
+    variantSoundLeads = Self.zeros(max(1, variants))
+    variantSoundEnds = .allocate(capacity: max(1, variants))
+    variantSoundEnds.initialize(repeating: -1, count: max(1, variants))
+    variantSoundAllocated = Self.zeros(max(1, variants))
     self.capacity = capacity
     self.rate = rate
     stopFade = StopFade(rate: rate)
@@ -274,7 +291,7 @@ public final class EventMixer: @unchecked Sendable {
     audioLeads = Self.zeros(events.count)
     audioEnds = Self.zeros(events.count)
     let kept = Array(sounds.prefix(events.count))
-    hasSound = kept.contains { $0 != nil }
+    hasSound = soundPlanes || kept.contains { $0 != nil }
     audioSamples = Self.storeSounds(
       kept, offsets: audioOffsets, lengths: audioLengths, leads: audioLeads, ends: audioEnds)
     audioMix = Self.silence(2 * EventMixer.blockFrames)
@@ -348,6 +365,12 @@ public final class EventMixer: @unchecked Sendable {
     variantLengths.deallocate()
     variantLeads.deallocate()
     variantAllocated.deallocate()
+    for slot in 0..<variantCapacity { variantSounds[slot]?.deallocate() }
+    variantSounds.deallocate()
+    variantSoundFrames.deallocate()
+    variantSoundLeads.deallocate()
+    variantSoundEnds.deallocate()
+    variantSoundAllocated.deallocate()
   }
 
   /// An event with no samples and no sound, after the events given to `init`: a variant slot
@@ -368,9 +391,16 @@ public final class EventMixer: @unchecked Sendable {
   /// Frames a voice of event `event` lasts: to the later of its render's end and its sound's.
   public func duration(ofEvent event: Int) -> Int { max(leads[event] + lengths[event], audioEnds[event]) }
 
-  /// Frames a voice of variant slot `variant` of event `event` lasts (its sound is the event's).
+  /// Frames a voice of variant slot `variant` of event `event` lasts (its sound is its own, or
+  /// the event's).
   public func duration(ofVariant variant: Int, event: Int) -> Int {
-    max(variantLeads[variant] + variantLengths[variant], audioEnds[event])
+    let soundEnd = variantSoundEnds[variant] >= 0 ? variantSoundEnds[variant] : audioEnds[event]
+    return max(variantLeads[variant] + variantLengths[variant], soundEnd)
+  }
+
+  /// Producer: a copy of event `event`'s stored render (after its leading silence).
+  public func samples(ofEvent event: Int) -> [Float] {
+    Array(UnsafeBufferPointer(start: samples + offsets[event], count: lengths[event]))
   }
 
   /// Frames of event `event`'s sound as stored (0: it has none).
@@ -441,8 +471,11 @@ public final class EventMixer: @unchecked Sendable {
   /// holds it, else an empty one, else the least recently used one the playback thread is done
   /// with) and returns its slot; nil when every slot holds a variant still sounding or named by
   /// a queued command.
-  public func storeVariant(_ key: VariantCache.Key, samples: [Float], lead: Int = 0) -> Int? {
+  /// `sound`: played in place of the event's sound (nil: the event's); the sound's frames are
+  /// at ``rate`` and need ``hasSound`` to be heard. A variant of no samples holds one silent one.
+  public func storeVariant(_ key: VariantCache.Key, samples: [Float], lead: Int = 0, sound: Sound? = nil) -> Int? {
     if let slot = variantCache.lookup(key) { return slot }
+    let samples = samples.isEmpty ? [0] : samples
     let done = acknowledged.load(ordering: .acquiring)
     let busy = variantsBusy.load(ordering: .acquiring)
     guard let slot = variantCache.claim(key, acknowledged: done, busy: busy) else { return nil }
@@ -458,7 +491,28 @@ public final class EventMixer: @unchecked Sendable {
     }
     variantLengths[slot] = samples.count
     variantLeads[slot] = max(0, lead)
+    storeSound(sound, slot)
     return slot
+  }
+
+  /// Producer: `sound` as slot `slot`'s own (nil: the slot plays its event's).
+  private func storeSound(_ sound: Sound?, _ slot: Int) {
+    guard let sound else {
+      variantSoundEnds[slot] = -1
+      return
+    }
+    let count = sound.samples.count / 2 * 2
+    if variantSoundAllocated[slot] < count {
+      variantSounds[slot]?.deallocate()
+      variantSounds[slot] = .allocate(capacity: count)
+      variantSoundAllocated[slot] = count
+    }
+    sound.samples.withUnsafeBufferPointer { source in
+      if let base = source.baseAddress, let target = variantSounds[slot] { target.update(from: base, count: count) }
+    }
+    variantSoundFrames[slot] = count / 2
+    variantSoundLeads[slot] = sound.lead
+    variantSoundEnds[slot] = sound.length
   }
 
   /// Frames of variant slot `variant`, as stored (after its leading silence).
@@ -728,14 +782,24 @@ public final class EventMixer: @unchecked Sendable {
     guard let haptic = variant >= 0 ? variantSamples[variant] : samples + offsets[event] else { return nil }
     let hapticLead = variant >= 0 ? variantLeads[variant] : leads[event]
     let hapticEnd = hapticLead + (variant >= 0 ? variantLengths[variant] : lengths[event])
-    let soundLead = audioLeads[event]
-    let soundEnd = soundLead + audioLengths[event]
-    var first = max(hapticEnd, audioEnds[event])
+    // A variant's own sound, or the event's.
+    let own = variant >= 0 && variantSoundEnds[variant] >= 0
+    var sound = audioSamples + 2 * audioOffsets[event]
+    var soundLead = audioLeads[event]
+    var soundEnd = soundLead + audioLengths[event]
+    var trackEnd = audioEnds[event]
+    if own {
+      soundLead = variantSoundLeads[variant]
+      soundEnd = soundLead + variantSoundFrames[variant]
+      trackEnd = variantSoundEnds[variant]
+      if let stored = variantSounds[variant] { sound = stored } else { soundEnd = soundLead }
+    }
+    var first = max(hapticEnd, trackEnd)
     if hapticEnd > hapticLead { first = hapticLead }
     if soundEnd > soundLead { first = min(first, soundLead) }
     return Reading(
-      haptic: haptic, hapticLead: hapticLead, hapticEnd: hapticEnd, sound: audioSamples + 2 * audioOffsets[event],
-      soundLead: soundLead, soundEnd: soundEnd, first: first, end: max(hapticEnd, audioEnds[event]))
+      haptic: haptic, hapticLead: hapticLead, hapticEnd: hapticEnd, sound: sound,
+      soundLead: soundLead, soundEnd: soundEnd, first: first, end: max(hapticEnd, trackEnd))
   }
 
   /// Adds voice `slot`'s next frames to the mix (and its sound to the sound's), ramping its duck

@@ -100,7 +100,9 @@ public enum SoundFile {
   /// Decodes the file at `path` (not WAV) with libsndfile keeping its channels: one or two, at
   /// most ``frameLimit`` samples. Opened as ``decode(_:)`` opens it. `silencesDecoders`: see
   /// ``SoundSearch/silencesDecoders``.
-  public static func decodeSound(_ path: String, silencesDecoders: Bool = true) throws(Failure) -> DecodedSound {
+  public static func decodeSound(_ path: String, silencesDecoders: Bool = true, maxSamples: Int = frameLimit)
+    throws(Failure) -> DecodedSound
+  {
     let fd = try openForDecoding(path)
     defer { close(fd) }
     var message = [CChar](repeating: 0, count: 512)
@@ -110,7 +112,7 @@ public enum SoundFile {
     var rate: Int32 = 0
     var channels: Int32 = 0
     let status = hap_sndfile_decode_channels_fd(
-      fd, 2, Int64(frameLimit), silencesDecoders ? 1 : 0, &samples, &frames, &rate, &channels, &message,
+      fd, 2, Int64(min(maxSamples, frameLimit)), silencesDecoders ? 1 : 0, &samples, &frames, &rate, &channels, &message,
       message.count)
     guard status == 0, let samples else {
       switch status {

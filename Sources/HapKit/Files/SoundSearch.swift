@@ -60,7 +60,10 @@ public struct SoundSearch: Sendable {
   /// Decodes the sound file at `path`: WAV by hap's own reader, anything else through
   /// libsndfile, both keeping one or two channels, within ``PatternFiles/sizeLimit`` bytes of
   /// file and ``SoundFile/frameLimit`` decoded samples (as many bytes of floats).
-  public func decode(_ path: String) -> Result<(sound: DecodedSound, container: String), SoundFailure> {
+  /// `maxSamples`: a tighter bound on the decoded samples (a service's memory budget).
+  public func decode(_ path: String, maxSamples: Int = SoundFile.frameLimit)
+    -> Result<(sound: DecodedSound, container: String), SoundFailure>
+  {
     let bytes: [UInt8]
     do {
       let file = try InputFile.open(path, for: .seekable)
@@ -70,24 +73,26 @@ public struct SoundSearch: Sendable {
       }
       var head = [UInt8](repeating: 0, count: 12)
       let got = Glibc.read(file.fd, &head, head.count)
-      guard got == 12, AudioSignal.isWAV(head) else { return Self.decodeOther(path, silencesDecoders: silencesDecoders) }
+      guard got == 12, AudioSignal.isWAV(head) else {
+        return Self.decodeOther(path, silencesDecoders: silencesDecoders, maxSamples: maxSamples)
+      }
       bytes = try InputFile.read(path, for: .seekable)
     } catch {
       return .failure(.unreadable(error.message))
     }
     do throws(SoundFailure) {
-      return .success((try DecodedSound.wav(bytes, maxSamples: SoundFile.frameLimit), "WAV"))
+      return .success((try DecodedSound.wav(bytes, maxSamples: min(maxSamples, SoundFile.frameLimit)), "WAV"))
     } catch {
       return .failure(error)
     }
   }
 
   /// A sound that is not WAV, through libsndfile.
-  private static func decodeOther(_ path: String, silencesDecoders: Bool)
+  private static func decodeOther(_ path: String, silencesDecoders: Bool, maxSamples: Int)
     -> Result<(sound: DecodedSound, container: String), SoundFailure>
   {
     do throws(SoundFile.Failure) {
-      let sound = try SoundFile.decodeSound(path, silencesDecoders: silencesDecoders)
+      let sound = try SoundFile.decodeSound(path, silencesDecoders: silencesDecoders, maxSamples: maxSamples)
       let suffix = PathName.fileExtension(of: path).uppercased()
       return .success((sound, suffix.isEmpty ? "libsndfile" : suffix))
     } catch {

@@ -138,20 +138,24 @@ extension FeedbackBus {
       }
       hint = level
     }
-    start(message, name, timeout: trigger.timeout, hint: hint, important: trigger.important != 0)
+    let soundFile = trigger.sound_file.map { String(cString: $0) }
+    start(message, name, timeout: trigger.timeout, hint: hint, important: trigger.important != 0, soundFile: soundFile)
   }
 
   /// Plays the event and answers its id (a silent one ends at once, after the reply).
   private func start(
-    _ message: UnsafeMutableRawPointer, _ name: String, timeout: Int32, hint: ServiceLevel?, important: Bool
+    _ message: UnsafeMutableRawPointer, _ name: String, timeout: Int32, hint: ServiceLevel?, important: Bool,
+    soundFile: String?
   ) {
     guard let (sender, owner) = owner(of: message) else {
       return refuse(message, "org.freedesktop.DBus.Error.LimitsExceeded", "too many clients have feedback playing.")
     }
     let run: VocabularyService.FeedbackRun = timeout < 0 ? .once : .loop
-    switch service.trigger(name, owner: owner, run: run, hint: hint, important: important) {
+    switch service.trigger(name, owner: owner, run: run, hint: hint, important: important, soundFile: soundFile) {
     case .failure(let error) where error.code == .unknownEvent:
       refuse(message, Self.notFound, error.message)
+    case .failure(let error) where error.code == .badRequest:
+      refuse(message, Self.invalidArgs, error.message)
     case .failure(let error):
       refuse(message, Self.failedError, error.message)
     case .success(.silent(let id)):

@@ -110,7 +110,8 @@ final class SoundEventOutput: EventOutput {
     let sounds = tracks.enumerated().map { k, track in fits.contains(k) ? track?.renderer.renderForMixer() : nil }
     let mixer = EventMixer(
       events: renders.map(\.samples), leads: renders.map(\.lead), sounds: sounds, rate: Double(rate),
-      queueCapacity: VocabularyService.queueCapacity)
+      queueCapacity: VocabularyService.queueCapacity,
+      soundPlanes: settings.soundHints && settings.device.audio != .hapticsOnly)
     return (mixer, refused)
   }
 
@@ -230,6 +231,7 @@ final class SoundEventOutput: EventOutput {
   func start(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool, service: VocabularyService)
     -> Result<Double, ServiceError>
   {
+    if voice.sound != nil { return startSignal(mixer.samples(ofEvent: k), voice, event: k, loops: loops, bound: bound) }
     if voice.sharpness != 0 && SharpnessVariant.reaches(voice.event.pattern) {
       return startVariant(voice, k, loops: loops, bound: bound, service: service)
     }
@@ -311,17 +313,34 @@ final class SoundEventOutput: EventOutput {
 
   /// Stores the signal in a variant slot and starts it as a voice of the mixer's blank event.
   func startSignal(_ samples: [Float], _ voice: ServiceVoice) -> Result<Double, ServiceError> {
-    if let refusal = VocabularyService.signalRefusal(bytes: samples.count * MemoryLayout<Float>.size, budget: signalBudget) {
-      return .failure(refusal)
+    startSignal(samples, voice, event: nil, loops: false, bound: true)
+  }
+
+  /// Stores `samples` (event `k`'s render, from its lead; nil: the blank event's signal) with
+  /// the voice's hinted sound, if any, in a variant slot of their own, and starts the voice there.
+  private func startSignal(_ samples: [Float], _ voice: ServiceVoice, event k: Int?, loops: Bool, bound: Bool)
+    -> Result<Double, ServiceError>
+  {
+    let sound = voice.sound?.sound
+    let bytes = (samples.count + (sound?.samples.count ?? 0)) * MemoryLayout<Float>.size
+    if let refusal = VocabularyService.signalRefusal(bytes: bytes, budget: signalBudget) { return .failure(refusal) }
+    if let hinted = voice.sound, hinted.rate != mixer.rate {
+      return .failure(ServiceError(.busy, "the device opened at another rate while the sound-file was read; trigger again."))
     }
     signals += 1
-    guard let slot = mixer.storeVariant(VariantCache.Key(event: mixer.blankEvent, steps: signals), samples: samples) else {
-      return .failure(ServiceError(.busy, "all \(mixer.variantCapacity) variant slots are sounding; vibrate again later."))
+    let event = k ?? mixer.blankEvent
+    // Keys of their own: never a sharpness variant's (a few steps either way).
+    let key = VariantCache.Key(event: event, steps: k == nil ? signals : -(1 << 40) - signals)
+    guard let slot = mixer.storeVariant(key, samples: samples, lead: k.map { mixer.lead(ofEvent: $0) } ?? 0, sound: sound)
+    else {
+      return .failure(ServiceError(.busy, "all \(mixer.variantCapacity) variant slots are sounding; try again later."))
     }
+    // A signal of its own (a vibration, a sound alone) as the lowest priority, never ducking.
+    let settings = k == nil ? EventSettings(priority: 0) : voice.event.settings
     let command = EventMixer.Command.startVariant(
-      event: Int32(mixer.blankEvent), variant: Int32(slot), gain: 1, priority: 0, ducking: 1, owner: voice.owner,
-      loops: false, bound: true, id: voice.id)
-    return queue(command, frames: samples.count)
+      event: Int32(event), variant: Int32(slot), gain: voice.gain, priority: Int32(clamping: settings.priority),
+      ducking: Float(settings.ducking), owner: voice.owner, loops: loops, bound: bound, id: voice.id)
+    return queue(command, frames: mixer.duration(ofVariant: slot, event: event))
   }
 
   /// A variant slot's share of the memory budget.

@@ -21,17 +21,36 @@ extension VocabularyService {
   /// Plays event `name` for client `owner` (from ``connected()``; its voices end with
   /// ``disconnected(_:)``). The level is feedbackd's: the service's level, lowered by `hint`,
   /// or `hint` itself (default full) for an `important` event. An unknown event is
-  /// `unknown-event`; a device or budget refusal its error.
-  public func trigger(_ name: String, owner: Int32, run: FeedbackRun, hint: ServiceLevel?, important: Bool)
-    -> Result<FeedbackStart, ServiceError>
-  {
+  /// `unknown-event`; a device or budget refusal its error. `soundFile` (an absolute path) plays,
+  /// at the full level, in place of the event's sound, or alone for an event hap has no pattern
+  /// for (as feedbackd plays it); one that cannot be read or exceeds the budget is the error.
+  public func trigger(
+    _ name: String, owner: Int32, run: FeedbackRun, hint: ServiceLevel?, important: Bool, soundFile: String? = nil
+  ) -> Result<FeedbackStart, ServiceError> {
     lock.lock()
-    collectEnds()
     let wanted = hint ?? .full
-    let level = important ? wanted : Self.quieter(policy.level, wanted)
+    var level = important ? wanted : Self.quieter(policy.level, wanted)
+    var sound: HintedSound?
+    if let soundFile, level == .full, !policy.muted {
+      // Read with the lock released (other clients go on); the level is looked at again after.
+      lock.unlock()
+      switch hintedSound(soundFile) {
+      case .failure(let error): return .failure(error)
+      case .success(let made): sound = made
+      }
+      lock.lock()
+      level = important ? wanted : Self.quieter(policy.level, wanted)
+      if level != .full { sound = nil }
+    }
+    collectEnds()
+    if let sound, played(name, at: level) == nil {
+      let result = startSound(sound, owner: owner)
+      unlockSaying()
+      return result
+    }
     let reply = fire(
       name, gain: 1, sharpness: 0, owner: owner, loop: run == .loop, detach: false, bindAlways: true, level: level,
-      once: run == .once, debounce: run == .once)
+      once: run == .once, debounce: run == .once, sound: sound)
     let result: Result<FeedbackStart, ServiceError>
     switch reply {
     case .fired(_, let voice): result = .success(.playing(voice))
@@ -42,6 +61,21 @@ extension VocabularyService {
     }
     unlockSaying()
     return result
+  }
+
+  /// A hinted sound alone, for an event with no pattern (lock held): once, bound to `owner`.
+  private func startSound(_ sound: HintedSound, owner: Int32) -> Result<FeedbackStart, ServiceError> {
+    if let refusal = openDevice() { return .failure(refusal) }
+    let event = VocabularyEvent(name: "(sound)", fileName: "", pattern: Pattern())
+    let voice = ServiceVoice(owner: owner, event: event, gain: 1, sharpness: 0, id: live.number(), sound: sound)
+    switch output.startSignal([], voice) {
+    case .failure(let error): return .failure(error)
+    case .success(let seconds):
+      live.add(LiveVoices.Entry(voice: voice, k: -1, loops: false, generation: output.generation))
+      owners.started(boundTo: owner)
+      noteActive(seconds)
+      return .success(.playing(voice.id))
+    }
   }
 
   /// The quieter of two levels.

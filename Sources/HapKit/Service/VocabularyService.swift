@@ -15,11 +15,16 @@ public struct ServiceSettings: Sendable {
   public var folder: String
   /// Where the sounds are looked for after the folder.
   public var search: SoundSearch
+  /// Sounds may come with requests (feedbackd's `sound-file` hint, `--dbus`): the sound is
+  /// rendered though no event has one.
+  public var soundHints: Bool
 
   public init(
     device: DeviceSettings, profile: ActuatorProfile, idleClose: Double?,
-    memoryBudget: Int = VocabularyService.defaultMemoryBudget, folder: String = ".", search: SoundSearch = SoundSearch()
+    memoryBudget: Int = VocabularyService.defaultMemoryBudget, folder: String = ".", search: SoundSearch = SoundSearch(),
+    soundHints: Bool = false
   ) {
+    self.soundHints = soundHints
     self.device = device
     self.profile = profile
     self.idleClose = idleClose
@@ -47,6 +52,8 @@ struct ServiceVoice {
   /// The quiet form it plays (``Vocabulary/quietForms``; nil: the event itself). `event` is
   /// that form, under the event's name.
   var form: String? = nil
+  /// A sound played in place of the event's (feedbackd's `sound-file` hint).
+  var sound: VocabularyService.HintedSound? = nil
 }
 
 /// What the service asks of the device it plays on: the events rendered for it, opening and
@@ -446,7 +453,7 @@ public final class VocabularyService: @unchecked Sendable {
   /// One fire (lock held); `sharpness` in steps of ``SharpnessVariant/step``.
   func fire(
     _ name: String, gain: Float, sharpness: Int, owner: Int32, loop: Bool, detach: Bool, bindAlways: Bool = false,
-    level: ServiceLevel? = nil, once: Bool = false, debounce: Bool = true
+    level: ServiceLevel? = nil, once: Bool = false, debounce: Bool = true, sound: HintedSound? = nil
   ) -> ServiceReply {
     guard let (event, k, form) = played(name, at: level ?? policy.level) else {
       return .error(.unknownEvent(name, among: names))
@@ -476,7 +483,7 @@ public final class VocabularyService: @unchecked Sendable {
       return .error(refusal)
     }
     let voice = ServiceVoice(
-      owner: owner, event: event, gain: gain, sharpness: sharpness, id: live.number(), form: form)
+      owner: owner, event: event, gain: gain, sharpness: sharpness, id: live.number(), form: form, sound: sound)
     if case .failure(let error) = start(voice, k, loops: binding.loops, bound: binding.bound) {
       if error.code == .busy { policy.countBusy() } else { policy.countNoDevice() }
       return .error(error)

@@ -133,7 +133,7 @@ enum ServeCommand: Command {
       vocabulary: vocabulary,
       settings: ServiceSettings(
         device: device, profile: profile, idleClose: idleClose, memoryBudget: arguments[memoryBudget] << 20,
-        folder: vocabularyFolder.path, search: reloader.search), fallback: theme, log: say)
+        folder: vocabularyFolder.path, search: reloader.search, soundHints: arguments[dbus]), fallback: theme, log: say)
     serve(service, reloader: reloader, arguments, socketPath, socket, listener, signals, log)
   }
 

@@ -70,6 +70,36 @@ struct EventMixerSoundTests {
     #expect(Array(two[100..<700]) == summed)
   }
 
+  /// A sound given at run time (feedbackd's `sound-file` hint): a variant slot holding the
+  /// event's render with a sound of its own plays that sound in place of the event's, and the
+  /// voice lasts as long as the longer of the two; on the blank event it plays alone.
+  @Test func aVariantsOwnSoundPlaysInPlaceOfItsEvents() throws {
+    let (mixer, haptic, _) = Self.mixer()
+    let own = EventMixer.Sound(lead: 0, samples: (0..<600).flatMap { k in [Float(k + 1) / 1200, 0.125] }, length: 600)
+    let slot = try #require(
+      mixer.storeVariant(.init(event: 0, steps: 1000), samples: mixer.samples(ofEvent: 0), lead: 10, sound: own))
+    #expect(mixer.duration(ofVariant: slot, event: 0) == 600)
+    #expect(mixer.start(event: 0, variant: slot))
+    let (h, s) = Self.pull(mixer, 960)
+    #expect(Array(h[10..<110]) == haptic)
+    #expect(Array(s[0..<1200]) == own.samples, "the variant's sound, not the event's")
+    #expect(s[1200...].allSatisfy { $0 == 0 })
+    #expect(mixer.counters.sounding == 0)
+    // On the blank event, in a mixer whose events have no sound: the sound alone, heard
+    // because the mixer was made with sound planes.
+    let plain = EventMixer(events: [[0.5]], rate: 48000, soundPlanes: true)
+    #expect(plain.hasSound)
+    let alone = try #require(plain.storeVariant(.init(event: plain.blankEvent, steps: 1), samples: [], sound: own))
+    #expect(plain.duration(ofVariant: alone, event: plain.blankEvent) == 600)
+    #expect(plain.start(event: plain.blankEvent, variant: alone))
+    let (h2, s2) = Self.pull(plain, 960)
+    #expect(h2.allSatisfy { $0 == 0 })
+    #expect(Array(s2[0..<1200]) == own.samples)
+    // The same slot stored again without a sound plays its event's sound (none here).
+    let reused = try #require(plain.storeVariant(.init(event: 0, steps: 2), samples: [0.25], sound: nil))
+    #expect(plain.duration(ofVariant: reused, event: 0) == 1)
+  }
+
   @Test func aStopFadesTheSoundWithTheHaptics() {
     let (mixer, _, _) = Self.mixer()
     #expect(mixer.start(event: 0))
