@@ -97,13 +97,17 @@ struct FeedbackBusTests {
     var folder: String
 
     /// `copied`: the vocabulary served from a copy of its own (a test may change it).
-    init?(_ extra: [String] = [], copied: Bool = false, speaker: Bool = false) throws {
+    init?(
+      _ extra: [String] = [], copied: Bool = false, speaker: Bool = false,
+      device made: ((SimulatedExciter) throws -> [String: String])? = nil
+    ) throws {
       guard let bus = try PrivateBus.start() else { return nil }
       guard let monitorTool = systemTool("dbus-monitor"), systemTool("fbcli") != nil else {
         cannotCheck("dbus-monitor or fbcli is not installed ('make test' installs dbus and feedbackd)")
         return nil
       }
       let device = try SimulatedExciter(speaker: speaker ? "" : nil)
+      let environment = try made?(device) ?? [:]
       folder = try FeedbackBusTests.vocabulary(device)
       if copied {
         try FileManager.default.copyItem(atPath: folder, toPath: device.folder.path("desktop"))
@@ -112,7 +116,7 @@ struct FeedbackBusTests {
       self.bus = bus
       service = try RunningService(
         ["--vocabulary", folder, "--keep-open", "--sample-format", "f32", "--dbus"] + extra, device: device,
-        extra: bus.environment)
+        extra: bus.environment.merging(environment) { $1 })
       monitor = try BusClient(
         monitorTool, ["--address", bus.address, "type='signal',interface='org.sigxcpu.Feedback'"], bus: bus)
       // The monitor is listening once it has said so.

@@ -169,6 +169,45 @@ struct RealTimeContractTests {
     try probe.expectTheServiceKeptTheContract()
   }
 
+  /// feedbackd's calls on the playback thread: a trigger with a `sound-file` (a variant slot
+  /// with a sound of its own, on the speaker), a sound alone, and a `Vibrate` signal.
+  @Test func theServicePlaybackThreadKeepsTheContractWithDBusSoundsAndVibrations() throws {
+    var probe: RealTimeProbe?
+    guard
+      let served = try FeedbackBusTests.Served(
+        ["--audio-device", "speaker"], speaker: true,
+        device: { device in
+          probe = try RealTimeProbe(in: device.folder)
+          return probe!.environment
+        })
+    else { return }
+    let wav = served.service.device.folder.path("hint.wav")
+    let tone = (0..<9600).map { Float(sin(Double($0) * 2 * .pi * 330 / 48000) * 0.4) }
+    try Data(SyntheticSound.wav([tone, tone], rate: 44100)).write(to: URL(fileURLWithPath: wav))
+    let script = """
+      import sys, time
+      from gi.repository import Gio, GLib
+      bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+      def call(interface, method, signature, args, reply):
+          return bus.call_sync('org.sigxcpu.Feedback', '/org/sigxcpu/Feedback', interface, method,
+              GLib.Variant(signature, args), GLib.VariantType(reply), 0, 5000, None).unpack()
+      hints = {'sound-file': GLib.Variant('s', sys.argv[1])}
+      for event in ['message-new-instant', 'x-no-pattern', 'phone-incoming-call', 'message-new-sms']:
+          print(call('org.sigxcpu.Feedback', 'TriggerFeedback', '(ssa{sv}i)', ('t', event, hints, -1), '(u)'))
+          time.sleep(0.05)
+      print(call('org.sigxcpu.Feedback.Haptic', 'Vibrate', '(sa(du))', ('t', [(1.0, 80), (0.3, 80)]), '(b)'))
+      time.sleep(0.6)
+      """
+    let client = try BusClient("/usr/bin/python3", ["-c", script, wav], bus: served.bus)
+    let (done, said) = client.finish(within: 30)
+    #expect(done && said.split(separator: "\n").count == 5 && !said.contains("Error"), "\(said)")
+    try served.service.waitUntilSilent()
+    #expect(served.service.terminate() == 0)
+    let speaker = try PCM.floats(contentsOf: served.service.device.speakerCapture, format: .f32)
+    #expect(speaker.contains { $0 != 0 }, "no sound was played")
+    try #require(probe).expectTheServiceKeptTheContract()
+  }
+
   @Test func thePlaybackThreadAllocatesNothingAfterItsFirstPeriod() throws {
     let device = try SimulatedExciter()
     let probe = try RealTimeProbe(in: device.folder)
