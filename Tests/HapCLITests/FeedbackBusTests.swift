@@ -518,6 +518,8 @@ struct FeedbackBusTests {
     #expect(!(try Wait.until(1.5, every: 0.05) { try served.service.status()["playing"] as? Int == 0 }), "the loop ended")
     kill(looping.process.processIdentifier, SIGKILL)
     _ = looping.finish(within: 5)
+    // The client's name gone, its loop ends (FeedbackEnded is said then), before the service stops.
+    #expect(try Wait.until(10, every: 0.02) { try served.service.status()["playing"] as? Int == 0 }, "the loop went on")
     #expect(served.service.terminate() == 0)
     #expect(served.endedSignals() == 1)
   }

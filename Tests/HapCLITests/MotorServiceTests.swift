@@ -16,7 +16,9 @@ struct MotorServiceTests {
     var environment: [String: String] { motors.environment.merging(["HAP_SOCKET": socket]) { $1 } }
 
     /// `hap serve -D evdev: ARGUMENTS`; `probe` (the real-time probe) preloaded too.
-    init(_ arguments: [String] = [], probe: ((TemporaryFolder) throws -> RealTimeProbe)? = nil) throws {
+    init(
+      _ arguments: [String] = [], probe: ((TemporaryFolder) throws -> RealTimeProbe)? = nil, extra: [String: String] = [:]
+    ) throws {
       motors = try RumbleTests.Motors()
       self.probe = try probe?(motors.folder)
       try motors.folder.write("vocabulary/dullSharp.json", RumbleTests.dullThenSharp)
@@ -27,7 +29,7 @@ struct MotorServiceTests {
           "serve", "-D", motors.device(), "--vocabulary", motors.folder.path("vocabulary"), "--config",
           motors.folder.path("config.json"), "--verbose",
         ] + arguments
-      var both = environment
+      var both = environment.merging(extra) { $1 }
       if let probe = self.probe {
         both.merge(probe.environment) { $1 }
         both["LD_PRELOAD"] = [motors.environment["LD_PRELOAD"], probe.environment["LD_PRELOAD"]].compactMap { $0 }
@@ -107,6 +109,33 @@ struct MotorServiceTests {
     #expect(uploads.allSatisfy { $0.fields["length"] == 100 })
     #expect(
       Self.worstLateness(uploads) <= 2, "the latest update was \(Self.worstLateness(uploads)) ms off its schedule")
+    #expect(service.terminate() == 0)
+  }
+
+  /// feedbackd's Vibrate on a rumble motor: each part's steps at its amplitude on both motors
+  /// (as feedbackd drives its vibra motor), then the motor stops.
+  @Test func vibrateOverDBusPlaysOnTheMotor() throws {
+    guard let bus = try PrivateBus.start() else { return }
+    let service = try MotorServe(["--keep-open", "--dbus", "--feedback-theme", "none"], extra: bus.environment)
+    let start = service.calls().count
+    let script = """
+      import time
+      from gi.repository import Gio, GLib
+      bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+      print(bus.call_sync('org.sigxcpu.Feedback', '/org/sigxcpu/Feedback', 'org.sigxcpu.Feedback.Haptic', 'Vibrate',
+          GLib.Variant('(sa(du))', ('org.example.Test', [(1.0, 50), (0.0, 20), (0.5, 50)])),
+          GLib.VariantType('(b)'), 0, 5000, None).unpack())
+      time.sleep(0.5)
+      """
+    let (done, said) = try BusClient("/usr/bin/python3", ["-c", script], bus: bus).finish(within: 20)
+    #expect(done && said.contains("(True,)"), "\(said)")
+    #expect(service.wait(from: start, Self.paused), "the motor was not stopped after the vibration")
+    let levels = service.calls(from: start).filter { $0.kind == "upload" }.map { ($0.fields["strong"] ?? -1, $0.fields["weak"] ?? -1) }
+    let loud = levels.filter { $0 == (65535, 65535) }.count
+    let soft = levels.filter { $0 == (32768, 32768) }.count
+    #expect(loud == 10 && soft == 10, "\(levels)")
+    let firstSoft = try #require(levels.firstIndex { $0 == (32768, 32768) })
+    #expect(levels[..<firstSoft].allSatisfy { $0 == (65535, 65535) || $0 == (0, 0) }, "\(levels)")
     #expect(service.terminate() == 0)
   }
 

@@ -22,6 +22,31 @@ struct MotorMixerTests {
     #expect(mixer.sounding == 1)
   }
 
+  @Test("signals made at run time play from two slots; a slot a voice reads or a queued start names is never rewritten")
+  func signalSlots() throws {
+    let mixer = MotorMixer(tracks: [Self.a], signalSteps: 4)
+    let loud = [Level](repeating: Level(strong: 900, weak: 900), count: 3)
+    let soft = [Level](repeating: Level(strong: 10, weak: 10), count: 2)
+    #expect(mixer.storeSignal([Level](repeating: .off, count: 5)) == nil, "more than a slot holds")
+    #expect(mixer.storeSignal([]) == nil)
+    let first = try #require(mixer.storeSignal(loud))
+    #expect(first == 1 && mixer.duration(ofEvent: first) == 3 * mixer.step)
+    #expect(mixer.send(.start(event: Int32(first), owner: 0, gain: 1, priority: 0, loops: false, id: 7)))
+    // Queued, not yet applied: the other slot; then none is free until the first is let go.
+    let second = try #require(mixer.storeSignal(soft))
+    #expect(second == 2)
+    #expect(mixer.send(.start(event: Int32(second), owner: 0, gain: 1, priority: 0, loops: false, id: 8)))
+    #expect(mixer.storeSignal(soft) == nil, "both slots are named by queued starts")
+    #expect(Self.steps(mixer, 1) == [Level(strong: 900, weak: 900)])
+    #expect(mixer.storeSignal(soft) == nil, "both slots are read by voices")
+    #expect(Self.steps(mixer, 3) == [Level(strong: 900, weak: 900), Level(strong: 900, weak: 900), nil])
+    // Both ended: a slot is free again, and the ends were reported as played.
+    #expect(mixer.storeSignal(soft) != nil)
+    var ends: [UInt32] = []
+    mixer.takeEnded { ends.append($0.id) }
+    #expect(Set(ends) == [7, 8])
+  }
+
   @Test("two events: each motor's largest magnitude wins; intensity scales a voice")
   func largestWins() {
     let mixer = MotorMixer(tracks: [Self.a, Self.b])

@@ -249,19 +249,10 @@ public final class EventMixer: @unchecked Sendable {
     variantCache = VariantCache(capacity: variants)
     variantSamples = .allocate(capacity: max(1, variants))
     variantSamples.initialize(repeating: nil, count: max(1, variants))
-    variantLengths = .allocate(capacity: max(1, variants))
-    variantLengths.initialize(repeating: 0, count: max(1, variants))
-    variantLeads = .allocate(capacity: max(1, variants))
-    variantLeads.initialize(repeating: 0, count: max(1, variants))
-    variantAllocated = .allocate(capacity: max(1, variants))
-    variantAllocated.initialize(repeating: 0, count: max(1, variants))
-    variantSounds = .allocate(capacity: max(1, variants))
-    variantSounds.initialize(repeating: nil, count: max(1, variants))
-    variantSoundFrames = Self.zeros(max(1, variants))
-    variantSoundLeads = Self.zeros(max(1, variants))
-    variantSoundEnds = .allocate(capacity: max(1, variants))
-    variantSoundEnds.initialize(repeating: -1, count: max(1, variants))
-    variantSoundAllocated = Self.zeros(max(1, variants))
+    (variantLengths, variantLeads) = (Self.zeros(max(1, variants)), Self.zeros(max(1, variants)))
+    variantAllocated = Self.zeros(max(1, variants))
+    (variantSounds, variantSoundFrames, variantSoundLeads, variantSoundEnds, variantSoundAllocated) =
+      Self.soundSlots(max(1, variants))
     self.capacity = capacity
     self.rate = rate
     stopFade = StopFade(rate: rate)
@@ -306,6 +297,18 @@ public final class EventMixer: @unchecked Sendable {
     ring = SPSCRing(capacity: queueCapacity, filler: .stopAll)
     (gainFrames, crossFrames) = (max(1, Int((rate * 0.002).rounded())), max(1, Int((rate * 0.005).rounded())))
     ends = VoiceEnds(capacity: 4 * queueCapacity)
+  }
+
+  /// Variant slots' own sounds, none yet: samples, frames, leads, ends (-1) and allocations.
+  private static func soundSlots(_ count: Int) -> (
+    UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, UnsafeMutablePointer<Int>, UnsafeMutablePointer<Int>,
+    UnsafeMutablePointer<Int>, UnsafeMutablePointer<Int>
+  ) {
+    let sounds = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: count)
+    sounds.initialize(repeating: nil, count: count)
+    let ends = UnsafeMutablePointer<Int>.allocate(capacity: count)
+    ends.initialize(repeating: -1, count: count)
+    return (sounds, zeros(count), zeros(count), ends, zeros(count))
   }
 
   /// `count` samples of silence, for a mix.

@@ -63,8 +63,30 @@ public final class MotorMixer: @unchecked Sendable {
   private let soundingVoices = Atomic<Int>(0)
   private let ends: VoiceEnds
 
-  /// `tracks`, one per event (all of one step); a ring of `capacity` commands.
-  public init(tracks: [RumbleTrack], capacity: Int = 1024) {
+  /// Signal slots: levels made at run time (feedbackd's `Vibrate`), played as events
+  /// `eventCount + slot`. Two, so that a new signal is stored while the last one fades from use.
+  public static let signalSlots = 2
+  /// Steps a signal slot holds: feedbackd's longest vibration (10 parts of 10 s) at 5 ms.
+  public let signalCapacity: Int
+  private let signalLevels: UnsafeMutablePointer<RumbleTrack.Level>
+  private let signalLengths: UnsafeMutablePointer<Int>
+  /// The producer's count of commands sent, and the one naming each signal slot last.
+  private var sent = 0
+  private var lastNamed = [Int](repeating: 0, count: MotorMixer.signalSlots)
+  /// Published by the motor's thread after each step: the signal slots voices read (bit per
+  /// slot), then the commands applied by then.
+  private let signalsBusy = Atomic<Int>(0)
+  private let acknowledged = Atomic<Int>(0)
+  private var applied = 0
+
+  /// `tracks`, one per event (all of one step); a ring of `capacity` commands; signal slots of
+  /// `signalSteps` steps each.
+  public init(tracks: [RumbleTrack], capacity: Int = 1024, signalSteps: Int = 20_000) {
+    signalCapacity = max(1, signalSteps)
+    signalLevels = .allocate(capacity: Self.signalSlots * signalCapacity)
+    signalLevels.initialize(repeating: .off, count: Self.signalSlots * signalCapacity)
+    signalLengths = .allocate(capacity: Self.signalSlots)
+    signalLengths.initialize(repeating: 0, count: Self.signalSlots)
     step = tracks.first?.step ?? RumbleTrack.defaultStep
     eventCount = tracks.count
     let total = tracks.reduce(0) { $0 + $1.levels.count }
@@ -88,13 +110,39 @@ public final class MotorMixer: @unchecked Sendable {
   public func takeEnded(_ body: (VoiceEnd) -> Void) { ends.take(body) }
 
   deinit {
+    signalLevels.deallocate()
+    signalLengths.deallocate()
     levels.deallocate()
     offsets.deallocate()
     voices.deallocate()
   }
 
   /// Producer (serialised by the caller): queues `command`; false when the ring is full.
-  public func send(_ command: Command) -> Bool { ring.push(command) }
+  public func send(_ command: Command) -> Bool {
+    guard ring.push(command) else { return false }
+    sent += 1
+    if case .start(let event, _, _, _, _, _) = command, event >= eventCount, Int(event) - eventCount < Self.signalSlots {
+      lastNamed[Int(event) - eventCount] = sent
+    }
+    return true
+  }
+
+  /// Producer: stores `levels` (at most ``signalCapacity``) in a signal slot no voice reads and
+  /// no queued command names; the event that plays it (start it with ``send(_:)``), or nil when
+  /// both slots are in use or the levels are too many.
+  public func storeSignal(_ levels: [RumbleTrack.Level]) -> Int? {
+    guard !levels.isEmpty, levels.count <= signalCapacity else { return nil }
+    let done = acknowledged.load(ordering: .acquiring)
+    let busy = signalsBusy.load(ordering: .acquiring)
+    guard let slot = (0..<Self.signalSlots).first(where: { busy & (1 << $0) == 0 && lastNamed[$0] <= done }) else {
+      return nil
+    }
+    levels.withUnsafeBufferPointer { source in
+      if let base = source.baseAddress { (signalLevels + slot * signalCapacity).update(from: base, count: levels.count) }
+    }
+    signalLengths[slot] = levels.count
+    return eventCount + slot
+  }
 
   /// Producer: how many more commands the ring takes now.
   public var room: Int { ring.room }
@@ -103,27 +151,46 @@ public final class MotorMixer: @unchecked Sendable {
   public var sounding: Int { soundingVoices.load(ordering: .relaxed) }
 
   /// Seconds event `k` lasts.
-  public func duration(ofEvent k: Int) -> Double { Double(offsets[k + 1] - offsets[k]) * step }
+  public func duration(ofEvent k: Int) -> Double { Double(length(k)) * step }
+
+  /// Steps of event `e` (a signal slot's past the events).
+  @inline(__always)
+  private func length(_ e: Int) -> Int {
+    e < eventCount ? offsets[e + 1] - offsets[e] : signalLengths[e - eventCount]
+  }
+
+  /// Event `e`'s level at `step`.
+  @inline(__always)
+  private func level(_ e: Int, _ step: Int) -> RumbleTrack.Level {
+    e < eventCount ? levels[offsets[e] + step] : signalLevels[(e - eventCount) * signalCapacity + step]
+  }
 
   /// The motor's thread, once per step: applies the queued commands, then the step's level
   /// (the largest of each motor among the sounding voices), and moves every voice on a step;
   /// nil when no voice sounds.
   public func next() -> RumbleTrack.Level? {
-    while let command = ring.pop() { apply(command) }
+    while let command = ring.pop() {
+      apply(command)
+      applied += 1
+    }
     var strong: Float = 0
     var weak: Float = 0
     var count = 0
+    var busy = 0
     for v in 0..<Self.maxVoices where voices[v].event >= 0 {
       let e = Int(voices[v].event)
-      let level = levels[offsets[e] + voices[v].step]
+      let level = level(e, voices[v].step)
       strong = max(strong, Float(level.strong) * voices[v].gain)
       weak = max(weak, Float(level.weak) * voices[v].gain)
       count += 1
       voices[v].step += 1
-      if voices[v].step == offsets[e + 1] - offsets[e] {
+      if voices[v].step == length(e) {
         if voices[v].loops { voices[v].step = 0 } else { end(v, .played) }
       }
+      if voices[v].event >= 0 && e >= eventCount { busy |= 1 << (e - eventCount) }
     }
+    signalsBusy.store(busy, ordering: .releasing)
+    acknowledged.store(applied, ordering: .releasing)
     soundingVoices.store(live(), ordering: .relaxed)
     guard count > 0 else { return nil }
     return RumbleTrack.Level(strong: UInt16(strong.rounded()), weak: UInt16(weak.rounded()))
@@ -139,7 +206,7 @@ public final class MotorMixer: @unchecked Sendable {
   private func apply(_ command: Command) {
     switch command {
     case .start(let event, let owner, let gain, let priority, let loops, let id):
-      guard event >= 0, Int(event) < eventCount, offsets[Int(event) + 1] > offsets[Int(event)] else {
+      guard event >= 0, Int(event) < eventCount + Self.signalSlots, length(Int(event)) > 0 else {
         return ends.report(id, .unplayable)
       }
       guard let v = slot(for: priority) else { return ends.report(id, .refused) }

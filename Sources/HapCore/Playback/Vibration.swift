@@ -45,6 +45,22 @@ public enum Vibration {
     return samples
   }
 
+  /// The pattern as a rumble motor plays it (feedbackd drives its vibra motor with the
+  /// amplitude as the magnitude): each part's steps at its amplitude on both motors (sharpness
+  /// 0.5, as ``RumbleTrack/Level/init(intensity:sharpness:)`` splits it), in steps of `step`
+  /// seconds (a part shorter than a step is not played, as a motor cannot show it).
+  public static func rumble(_ parts: [Part], step: Double = RumbleTrack.defaultStep) -> [RumbleTrack.Level] {
+    var levels: [RumbleTrack.Level] = []
+    var elapsed = 0.0
+    for part in parts {
+      let end = elapsed + Double(part.milliseconds) / 1000
+      let steps = Int((end / step).rounded()) - Int((elapsed / step).rounded())
+      levels += repeatElement(RumbleTrack.Level(intensity: part.amplitude, sharpness: 0.5), count: max(0, steps))
+      elapsed = end
+    }
+    return levels
+  }
+
   /// Each part's frames times its amplitude, ramping over 1 ms from the part before.
   static func scale(_ samples: inout [Float], _ parts: [Part], rate: Double) {
     let ramp = max(1, Int(rate / 1000))

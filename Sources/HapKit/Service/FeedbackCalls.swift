@@ -251,6 +251,7 @@ extension FeedbackBus {
     vibrationSender = sender
     vibration = 0
     if parts.isEmpty { return reply(message, true) }
+    if service.playsRumble { return played(message, service.vibrate(rumble: Vibration.rumble(parts), owner: owner)) }
     let made = service.signalSettings
     // The budget before the render it bounds (100 s at 48 kHz is 19 MB).
     let milliseconds = parts.reduce(0) { $0 + Double($1.milliseconds) }
@@ -259,7 +260,12 @@ extension FeedbackBus {
       return refuse(message, Self.failedError, refusal.message)
     }
     let samples = Vibration.signal(parts, profile: made.profile, rate: made.rate, gain: made.gain)
-    switch service.vibrate(samples, owner: owner) {
+    played(message, service.vibrate(samples, owner: owner))
+  }
+
+  /// Answers a Vibrate: true when it plays, false when the level or the mute keeps it silent.
+  private func played(_ message: UnsafeMutableRawPointer, _ result: Result<UInt32?, ServiceError>) {
+    switch result {
     case .failure(let error): refuse(message, Self.failedError, error.message)
     case .success(let id):
       vibration = id ?? 0

@@ -134,7 +134,21 @@ final class MotorEventOutput: EventOutput {
   var signalBudget: Int { 0 }
 
   func startSignal(_ samples: [Float], _ voice: ServiceVoice) -> Result<Double, ServiceError> {
-    .failure(ServiceError(.badRequest, "a vibration pattern is not played on a rumble motor yet; fire an event."))
+    .failure(ServiceError(.badRequest, "a rumble motor plays a vibration as levels, not as a signal."))
+  }
+
+  /// Stores the levels in a signal slot of the mixer and starts it, bound to the voice's owner.
+  func startRumble(_ levels: [RumbleTrack.Level], _ voice: ServiceVoice) -> Result<Double, ServiceError> {
+    guard let event = mixer.storeSignal(levels) else {
+      return .failure(
+        ServiceError(.busy, "the motor's last vibrations are still being let go; vibrate again in a moment."))
+    }
+    let command = MotorMixer.Command.start(
+      event: Int32(event), owner: voice.owner, gain: voice.gain, priority: 0, loops: false, id: voice.id)
+    guard mixer.room > VocabularyService.stopReserve, mixer.send(command) else {
+      return .failure(ServiceError(.busy, "the motor's thread is stalled; the vibration could not be queued."))
+    }
+    return .success(mixer.duration(ofEvent: event))
   }
 
   func takeEnded(_ body: (VoiceEnd) -> Void) { mixer.takeEnded(body) }

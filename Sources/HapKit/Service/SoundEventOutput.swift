@@ -343,6 +343,11 @@ final class SoundEventOutput: EventOutput {
     return queue(command, frames: mixer.duration(ofVariant: slot, event: event))
   }
 
+  /// A sound device plays vibrations as signals (``startSignal(_:_:)``).
+  func startRumble(_ levels: [RumbleTrack.Level], _ voice: ServiceVoice) -> Result<Double, ServiceError> {
+    .failure(ServiceError(.badRequest, "a sound device plays a vibration as a signal, not as motor levels."))
+  }
+
   /// A variant slot's share of the memory budget.
   var signalBudget: Int { variantBudget(memoryBudget) }
 

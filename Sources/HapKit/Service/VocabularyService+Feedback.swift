@@ -31,7 +31,8 @@ extension VocabularyService {
     let wanted = hint ?? .full
     var level = important ? wanted : Self.quieter(policy.level, wanted)
     var sound: HintedSound?
-    if let soundFile, level == .full, !policy.muted {
+    // A rumble motor has no sound: the hint is left out there.
+    if let soundFile, level == .full, !policy.muted, !(output is MotorEventOutput) {
       // Read with the lock released (other clients go on); the level is looked at again after.
       lock.unlock()
       switch hintedSound(soundFile) {
@@ -119,13 +120,17 @@ extension VocabularyService {
     return (settings.profile, Double(output.rate ?? settings.device.rate), settings.device.linearGain, output.signalBudget)
   }
 
+  /// Whether the device is a rumble motor (a vibration plays as levels, ``vibrate(rumble:owner:)``).
+  public var playsRumble: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return output is MotorEventOutput
+  }
+
   /// Why a signal of `bytes` is not made or played: more than `budget` (a variant slot's share
   /// of the memory budget); nil when it fits. Asked before the signal is rendered.
   public static func signalRefusal(bytes: Int, budget: Int) -> ServiceError? {
     guard bytes > budget else { return nil }
-    guard budget > 0 else {
-      return ServiceError(.badRequest, "a vibration pattern is not played on this device (a rumble motor) yet; fire an event.")
-    }
     return ServiceError(
       .noMemory,
       "the vibration needs \(megabytes(bytes)), more than the \(megabytes(budget)) the memory budget leaves it (hap serve --memory-budget)."
@@ -136,6 +141,18 @@ extension VocabularyService {
   /// it: its voice number. The level and the mute switch apply as to an event that is not
   /// essential (nil: kept silent).
   public func vibrate(_ samples: [Float], owner: Int32) -> Result<UInt32?, ServiceError> {
+    vibrate(owner: owner) { output.startSignal(samples, $0) }
+  }
+
+  /// Plays `levels` (a vibration made for a rumble motor, ``Vibration/rumble(_:step:)``) as
+  /// ``vibrate(_:owner:)`` plays a signal.
+  public func vibrate(rumble levels: [RumbleTrack.Level], owner: Int32) -> Result<UInt32?, ServiceError> {
+    vibrate(owner: owner) { output.startRumble(levels, $0) }
+  }
+
+  private func vibrate(owner: Int32, _ start: (ServiceVoice) -> Result<Double, ServiceError>)
+    -> Result<UInt32?, ServiceError>
+  {
     lock.lock()
     defer { unlockSaying() }
     collectEnds()
@@ -143,7 +160,7 @@ extension VocabularyService {
     if let refusal = openDevice() { return .failure(refusal) }
     let event = VocabularyEvent(name: "(vibration)", fileName: "", pattern: Pattern())
     let voice = ServiceVoice(owner: owner, event: event, gain: 1, sharpness: 0, id: live.number())
-    switch output.startSignal(samples, voice) {
+    switch start(voice) {
     case .failure(let error): return .failure(error)
     case .success(let seconds):
       live.add(LiveVoices.Entry(voice: voice, k: -1, loops: false, generation: output.generation))

@@ -24,8 +24,8 @@ extension VocabularyService {
     lock.lock()
     let search = settings.search
     lock.unlock()
-    guard budget > 0 else {
-      return .failure(ServiceError(.badRequest, "a sound-file is not played on this device (a rumble motor)."))
+    guard !playsRumble else {
+      return .failure(ServiceError(.badRequest, "a sound-file is not played on a rumble motor (it has no sound)."))
     }
     let tooLarge = { (bytes: Int?) in
       ServiceError(

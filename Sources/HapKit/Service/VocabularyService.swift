@@ -101,6 +101,8 @@ protocol EventOutput: AnyObject {
   /// Plays `samples` (made at ``rate``) as a voice of their own (feedbackd's `Vibrate`); how
   /// long it sounds.
   func startSignal(_ samples: [Float], _ voice: ServiceVoice) -> Result<Double, ServiceError>
+  /// Plays `levels` (a vibration on a rumble motor) as a voice of their own; how long it sounds.
+  func startRumble(_ levels: [RumbleTrack.Level], _ voice: ServiceVoice) -> Result<Double, ServiceError>
   /// The bytes such a signal may hold, checked before it is made (0: none is played).
   var signalBudget: Int { get }
   /// The numbered voices that ended, as its mixer reported them.
