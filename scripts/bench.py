@@ -3,7 +3,7 @@
 
 Prints figures; asserts nothing (these machines are shared and noisy).
 """
-import json, math, os, shutil, statistics, subprocess, sys, time
+import json, math, os, shutil, signal, statistics, subprocess, sys, time
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The statically linked hap that make build makes (see the Makefile), as users run it.
@@ -604,16 +604,24 @@ def dbus_fires(env, sim, capture, stats, timing, locate, fires, event):
 
 
 def loop_end_bench(env, sim):
-    """How soon `hap fire --loop` exits once its voice ends: another client's `stop ID`, and
-    the service stopping (SIGTERM); from the cause's request to the client's exit."""
+    """How soon `hap fire --loop` exits once its voice ends: another client's `stop ID`, the
+    vocabulary reloaded without its event (SIGHUP after the folder's link is pointed at one
+    without it: the watcher, which watches the folder itself, sees nothing), and the service
+    stopping (SIGTERM); from the cause's request to the client's exit."""
     sock = os.path.join(sim, "loop.sock")
-    vocabulary = os.path.join(sim, "loop-vocabulary")
-    os.makedirs(vocabulary, exist_ok=True)
-    shutil.copy(os.path.join(root, "patterns", "texture.json"), os.path.join(vocabulary, "texture.json"))
+    with_it, without = os.path.join(sim, "loop-vocabulary"), os.path.join(sim, "loop-vocabulary-without")
+    for folder in (with_it, without):
+        os.makedirs(folder, exist_ok=True)
+    shutil.copy(os.path.join(root, "patterns", "texture.json"), os.path.join(with_it, "texture.json"))
+    shutil.copy(os.path.join(root, "patterns", "tick.json"), os.path.join(without, "tick.json"))
+    vocabulary = os.path.join(sim, "loop-vocabulary-link")
     runs = int(os.environ.get("BENCH_LOOP_ENDS", "10"))
-    stops, terms, hung = [], [], []
-    for cause in ("stop", "sigterm"):
+    stops, reloads, terms, hung = [], [], [], []
+    for cause in ("stop", "reload", "sigterm"):
         for _ in range(runs if cause == "stop" else max(3, runs // 3)):
+            if os.path.lexists(vocabulary):
+                os.remove(vocabulary)
+            os.symlink(with_it, vocabulary)
             proc = start_service(["--keep-open", "-D", "exciter", "-f", "f32", "--vocabulary", vocabulary,
                                   "--socket", sock], env, os.path.join(sim, "loop-serve.log"))
             client = ServiceClient(sock)
@@ -625,11 +633,16 @@ def loop_end_bench(env, sim):
             if cause == "stop":
                 client.send(f"stop {voice}")
                 client.reply()
+            elif cause == "reload":
+                os.symlink(without, vocabulary + ".new")
+                os.replace(vocabulary + ".new", vocabulary)
+                t0 = time.monotonic()
+                proc.send_signal(signal.SIGHUP)
             else:
                 proc.terminate()
             try:
                 loop.wait(timeout=10)
-                (stops if cause == "stop" else terms).append((time.monotonic() - t0) * 1000)
+                {"stop": stops, "reload": reloads, "sigterm": terms}[cause].append((time.monotonic() - t0) * 1000)
             except subprocess.TimeoutExpired:
                 hung.append(cause)
                 loop.kill()
@@ -638,6 +651,7 @@ def loop_end_bench(env, sim):
             stop_service(proc)
     print("  hap fire --loop: from the cause to its exit (exit 2, saying why):")
     print(f"    another client's stop ID: {summary(stops) if stops else 'none ended'}   (target < 100 ms)")
+    print(f"    a reload without its event (SIGHUP): {summary(reloads) if reloads else 'none ended'}   (target < 100 ms; the reload renders the vocabulary first)")
     print(f"    the service stopping (SIGTERM): {summary(terms) if terms else 'none ended'}   (target < 100 ms)")
     if hung:
         print(f"    NOT ENDED within 10 s: {len(hung)} ({', '.join(hung)})")

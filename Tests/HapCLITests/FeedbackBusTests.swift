@@ -254,6 +254,7 @@ struct FeedbackBusTests {
       bare.set_body(GLib.Variant('(ss)', ('org.sigxcpu.Feedback', 'Profile')))
       answer = bus.send_message_with_reply_sync(bare, Gio.DBusSendMessageFlags.NONE, 5000, None)[0]
       print('bare', 'ok' if answer.get_message_type() == Gio.DBusMessageType.METHOD_RETURN else 'error')
+      print('machine', call(bus, 'org.freedesktop.DBus.Peer', 'GetMachineId', None, '(s)'))
       ids = []
       def one():
           c = connect()
@@ -274,6 +275,8 @@ struct FeedbackBusTests {
     #expect(said.contains("ids 100 100"), "\(said)")
     #expect(said.contains("root True"), "tools walking the object tree from / find the object: \(said)")
     #expect(said.contains("bare ok"), "a call without an interface header: \(said)")
+    let machine = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    if let machine { #expect(said.contains("machine ok ('\(machine)',)"), "Peer.GetMachineId: \(said)") }
     #expect(try served.service.status()["device"] as? String == "open")
     #expect(served.service.terminate() == 0)
   }

@@ -57,7 +57,7 @@ extension FeedbackBus {
     case (Self.properties, "GetAll"), ("", "GetAll"): expected = "s"
     case (Self.properties, "Set"), ("", "Set"): expected = "ssv"
     case ("org.freedesktop.DBus.Introspectable", "Introspect"), ("", "Introspect"), ("org.freedesktop.DBus.Peer", "Ping"),
-      ("", "Ping"):
+      ("", "Ping"), ("org.freedesktop.DBus.Peer", "GetMachineId"), ("", "GetMachineId"):
       expected = ""
     default:
       return refuse(
@@ -74,6 +74,11 @@ extension FeedbackBus {
     case "Vibrate": vibrate(message)
     case "Get", "GetAll", "Set": property(message, member)
     case "Introspect": _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, Self.introspection)
+    case "GetMachineId":
+      guard let id = Self.machineID() else {
+        return refuse(message, Self.failedError, "no machine id (/etc/machine-id, /var/lib/dbus/machine-id).")
+      }
+      _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, id)
     default: _ = hap_dbus_reply(connection, message, 0, 0, nil)
     }
   }
@@ -271,6 +276,16 @@ extension FeedbackBus {
       vibration = id ?? 0
       reply(message, id != nil)
     }
+  }
+
+  /// The machine's D-Bus id (32 hex digits), as libdbus reads it, for Peer.GetMachineId.
+  static func machineID() -> String? {
+    for path in ["/etc/machine-id", "/var/lib/dbus/machine-id"] {
+      guard let bytes = try? InputFile.read(path, for: .seekable, limit: 64) else { continue }
+      let id = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+      if id.count == 32, id.allSatisfy(\.isHexDigit) { return id }
+    }
+    return nil
   }
 
   private func reply(_ message: UnsafeMutableRawPointer, _ flag: Bool) {
