@@ -20,6 +20,55 @@ public struct ActuatorProfile: Sendable, Equatable {
   public var maximumAmplitude: Double
   /// Length of a transient, in cycles of its carrier.
   public var transientCycles: Double
+  /// How sharpness spreads over the frequency range: hap's musical (logarithmic) steps, or
+  /// equal steps in hertz as an ACF's `frequency_min`/`frequency_max` (Meta's renderer).
+  public var frequencyScale: FrequencyScale = .logarithmic
+  /// Meta's emphasis (an ACF's `emphasis` block and `emphasis_ducking`): transients play as its
+  /// bursts, the continuous signal ducked while they do; nil: hap's own transients.
+  public var emphasis: Emphasis? = nil
+
+  public enum FrequencyScale: String, Sendable, Equatable {
+    case logarithmic
+    case linear
+  }
+
+  /// A burst of Meta's renderer (docs/convert.md): it starts at phase 0; its frequency and
+  /// length are interpolated between `low` (emphasis frequency 0) and `high` (1) by the
+  /// transient's sharpness, its shape blended from `low`'s to `high`'s; its gain is the
+  /// transient's intensity times `gain`; the last `fadeOutPercent` % of it fades out; while it
+  /// sounds the continuous signal is multiplied by `1 − ducking` (Meta's code; the ACF README
+  /// reads the value the other way).
+  public struct Emphasis: Sendable, Equatable {
+    public enum Shape: String, Sendable, Equatable, CaseIterable {
+      case sine, square, triangle, sawtooth
+    }
+
+    public struct Burst: Sendable, Equatable {
+      public var frequency: Double
+      public var milliseconds: Double
+      public var shape: Shape
+
+      public init(frequency: Double, milliseconds: Double, shape: Shape) {
+        self.frequency = frequency
+        self.milliseconds = milliseconds
+        self.shape = shape
+      }
+    }
+
+    public var gain: Double
+    public var ducking: Double
+    public var fadeOutPercent: Double
+    public var low: Burst
+    public var high: Burst
+
+    public init(gain: Double, ducking: Double, fadeOutPercent: Double, low: Burst, high: Burst) {
+      self.gain = gain
+      self.ducking = ducking
+      self.fadeOutPercent = fadeOutPercent
+      self.low = low
+      self.high = high
+    }
+  }
 
   public init(
     name: String, description: String, minimumFrequency: Double, maximumFrequency: Double,
@@ -64,9 +113,11 @@ public struct ActuatorProfile: Sendable, Equatable {
 
   /// Carrier frequency for a sharpness in 0...1 (clamped): logarithmic, so equal sharpness steps
   /// are equal musical intervals.
+  /// With the linear scale (an ACF), equal sharpness steps are equal steps in hertz.
   @inline(__always)
   public func frequency(sharpness: Double) -> Double {
     let s = min(max(sharpness, 0), 1)
+    if frequencyScale == .linear { return minimumFrequency + s * (maximumFrequency - minimumFrequency) }
     return minimumFrequency * pow(maximumFrequency / minimumFrequency, s)
   }
 
