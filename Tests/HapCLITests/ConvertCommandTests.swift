@@ -76,7 +76,10 @@ struct HapticCorpusTests {
   /// The PSNR floor of each pair: 30 dB, except where docs/convert.md explains hap's choice
   /// (measured there; asserted here with a margin).
   static let pairFloors: [String: Double] = [
-    "valid_v1.haptic": 9, "Lofelt__NiceVibrations/valid_v1_multiple_emphasis.haptic": 12,
+    "valid_v1.haptic": 8.5, "Lofelt__NiceVibrations/valid_v1_multiple_emphasis.haptic": 12,
+    // No frequency envelope: Lofelt's converter plays sharpness 0, hap the spec's 0.5 (as Meta's
+    // renderer does): the same envelope on another carrier.
+    "Lofelt__NiceVibrations/valid_required_v1.haptic": 14,
   ]
 
   @Test(

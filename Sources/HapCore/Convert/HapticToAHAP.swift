@@ -3,8 +3,12 @@
 /// Haptics SDK and Nice Vibrations play on iOS; docs/convert.md has the mapping, its source and
 /// where hap differs:
 ///
-/// - continuous events at intensity 1 and sharpness 0 from 0 to the clip's length, split at
-///   30 s (Core Haptics' longest continuous event);
+/// - continuous events at intensity 1 from the amplitude envelope's first breakpoint to the
+///   clip's length, split at 30 s (Core Haptics' longest continuous event): silent before the
+///   first breakpoint, as Meta's Studio plays a clip (its C++ renderer refuses such a clip);
+/// - sharpness 0 with the frequency envelope's control, or √0.5 without one: the `.haptic`
+///   spec's and Meta's renderer's frequency 0.5 where no envelope speaks (before the frequency
+///   envelope's first breakpoint too);
 /// - the amplitude envelope becomes `HapticIntensityControl` curves, intensity = √amplitude,
 ///   ducked by 20% at a breakpoint that carries an emphasis;
 /// - the frequency envelope becomes `HapticSharpnessControl` curves, sharpness = √frequency;
@@ -46,10 +50,14 @@ public enum HapticToAHAP {
     var adjustments: [Adjustment] = []
     let length = clip.length
     var intensity = intensityEnvelope(clip, adjustments: &adjustments)
-    let sharpness = sharpnessEnvelope(clip, length: length, adjustments: &adjustments)
+    var sharpness = sharpnessEnvelope(clip, length: length, adjustments: &adjustments)
     var steps = 0
     let transients = transientEvents(clip, intensity: &intensity, adjustments: &adjustments, steps: &steps)
-    var events = continuousEvents(length: length)
+    let start = min(clip.amplitude.first?.time ?? 0, length)
+    // A constant frequency (none given: the spec's 0.5) is the events' own sharpness, not a curve.
+    let constant = sharpness.isEmpty ? defaultSharpness : sharpness.allSatisfy { $0.value == sharpness[0].value } ? sharpness[0].value : nil
+    if constant != nil { sharpness = [] }
+    var events = continuousEvents(from: start, to: length, sharpness: constant ?? 0)
     if events.count > 1 {
       adjustments.append(
         Adjustment(
@@ -91,11 +99,10 @@ public enum HapticToAHAP {
       return (point.time, value)
     }
     if let first = points.first, first.time > 0 {
-      points.insert((0, first.value), at: 0)
       adjustments.append(
         Adjustment(
           message:
-            "the amplitude envelope starts at \(Format.seconds(first.time)), not 0: its first value is held from 0",
+            "the amplitude envelope starts at \(Format.seconds(first.time)), not 0: silent until then, as Meta's Studio plays it (Meta's C++ renderer refuses such a clip)",
           offset: clip.amplitudeOffset, aboutClip: true))
     }
     return points
@@ -116,11 +123,12 @@ public enum HapticToAHAP {
           offset: clip.frequencyOffset, aboutClip: true))
     }
     if let first = points.first, first.time > 0 {
-      points.insert((0, first.value), at: 0)
+      // The spec's default until the envelope speaks, then a step to its first value.
+      points.insert(contentsOf: [(0, defaultSharpness), (first.time, defaultSharpness)], at: 0)
       adjustments.append(
         Adjustment(
           message:
-            "the frequency envelope starts at \(Format.seconds(first.time)), not 0: its first value is held from 0",
+            "the frequency envelope starts at \(Format.seconds(first.time)), not 0: frequency 0.5 until then (the .haptic spec's default, as Meta plays it)",
           offset: clip.frequencyOffset, aboutClip: true))
     }
     return points
@@ -225,17 +233,20 @@ public enum HapticToAHAP {
     }
   }
 
-  /// Continuous events from 0 to `length` as written (to the microsecond: a last piece that
-  /// would be written as 0 s long is not made).
-  static func continuousEvents(length: Double) -> [Event] {
+  /// The sharpness of the `.haptic` spec's default frequency, 0.5 (sharpness = √frequency).
+  public static let defaultSharpness = 0.5.squareRoot()
+
+  /// Continuous events from `from` to `length` as written (to the microsecond: a last piece
+  /// that would be written as 0 s long is not made), at `sharpness`.
+  static func continuousEvents(from: Double = 0, to length: Double, sharpness: Double = 0) -> [Event] {
     let length = AHAPWriter.rounded(length)
     var events: [Event] = []
-    var start = 0.0
+    var start = AHAPWriter.rounded(from)
     while start < length {
       let duration = min(longestContinuous, length - start)
       var parameters = EventParameters(defaultsFor: .hapticContinuous)
       parameters.hapticIntensity = 1
-      parameters.hapticSharpness = 0
+      parameters.hapticSharpness = sharpness
       events.append(Event(time: start, type: .hapticContinuous, duration: duration, parameters: parameters))
       start += longestContinuous
     }

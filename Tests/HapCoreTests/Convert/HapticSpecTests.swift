@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+@testable import HapCore
+
+/// A `.haptic` clip read as its spec and Meta's renderer read it (issue 30): frequency 0.5 where
+/// no frequency envelope speaks, silence before the amplitude envelope's first breakpoint, and
+/// the stream ending where the clip ends. Each checked on the converted pattern and its render.
+@Suite("`.haptic` as Meta plays it: the spec's defaults")
+struct HapticSpecTests {
+  static let rate = 48000.0
+
+  static func clip(_ amplitude: [HapticClip.AmplitudePoint], _ frequency: [HapticClip.FrequencyPoint] = [])
+    -> Pattern
+  {
+    HapticToAHAP.convert(HapticClip(amplitude: amplitude, frequency: frequency)).pattern
+  }
+
+  static func render(_ pattern: Pattern) -> [Float] {
+    let renderer = Renderer(schedule: Schedule(pattern: pattern, profile: .exciter, rate: rate))
+    var samples = [Float](repeating: 0, count: renderer.frameCount)
+    samples.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
+    return samples
+  }
+
+  /// Upward zero crossings per second over `samples`.
+  static func frequency(_ samples: ArraySlice<Float>) -> Double {
+    var crossings = 0
+    var previous = samples.first ?? 0
+    for x in samples.dropFirst() {
+      if previous < 0 && x >= 0 { crossings += 1 }
+      previous = x
+    }
+    return Double(crossings) / (Double(samples.count) / rate)
+  }
+
+  @Test("no frequency envelope: frequency 0.5 (sharpness √0.5), not 0")
+  func noFrequencyEnvelopeIsHalf() {
+    let pattern = Self.clip([.init(time: 0, amplitude: 1), .init(time: 0.5, amplitude: 1)])
+    let continuous = pattern.events.filter { $0.type == .hapticContinuous }
+    #expect(!continuous.isEmpty)
+    #expect(continuous.allSatisfy { abs($0.parameters.hapticSharpness - 0.5.squareRoot()) < 1e-12 })
+    #expect(!pattern.curves.contains { $0.id == .hapticSharpnessControl })
+    let samples = Self.render(pattern)
+    let expected = ActuatorProfile.exciter.frequency(sharpness: 0.5.squareRoot())
+    #expect(abs(Self.frequency(samples[4800..<19200]) / expected - 1) < 0.03)
+  }
+
+  @Test("an amplitude envelope that starts late is silent until its first breakpoint, not held from 0")
+  func lateAmplitudeIsSilent() {
+    let pattern = Self.clip([.init(time: 0.2, amplitude: 1), .init(time: 0.5, amplitude: 1)])
+    let continuous = pattern.events.filter { $0.type == .hapticContinuous }
+    #expect(continuous.first.map { abs($0.time - 0.2) < 1e-9 } == true)
+    let samples = Self.render(pattern)
+    #expect(samples[..<9600].allSatisfy { $0 == 0 }, "something sounded before 0.2 s")
+    #expect(samples[9700..<14000].contains { abs($0) > 0.1 })
+    // The stream ends where the clip ends (its release aside: at most 20 ms later).
+    #expect(Double(samples.count) / Self.rate < 0.5 + 0.02)
+  }
+
+  @Test("a frequency envelope that starts late is 0.5 until its first breakpoint, then its own value")
+  func lateFrequencyIsHalfUntilItSpeaks() {
+    let pattern = Self.clip(
+      [.init(time: 0, amplitude: 1), .init(time: 0.6, amplitude: 1)],
+      [.init(time: 0.3, frequency: 0), .init(time: 0.6, frequency: 0)])
+    let samples = Self.render(pattern)
+    let half = ActuatorProfile.exciter.frequency(sharpness: 0.5.squareRoot())
+    let zero = ActuatorProfile.exciter.frequency(sharpness: 0)
+    #expect(abs(Self.frequency(samples[2400..<13000]) / half - 1) < 0.05, "before 0.3 s")
+    #expect(abs(Self.frequency(samples[15400..<27000]) / zero - 1) < 0.05, "after 0.3 s")
+  }
+}
