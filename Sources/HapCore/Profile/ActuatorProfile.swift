@@ -30,6 +30,9 @@ public struct ActuatorProfile: Sendable, Equatable {
   public enum FrequencyScale: String, Sendable, Equatable {
     case logarithmic
     case linear
+    /// Equal steps in hertz for sharpness squared: an ACF's frequency read through Lofelt's
+    /// mapping (sharpness = √frequency, as `.haptic` clips are converted to AHAP).
+    case quadratic
   }
 
   /// A burst of Meta's renderer (docs/convert.md): it starts at phase 0; its frequency and
@@ -117,8 +120,20 @@ public struct ActuatorProfile: Sendable, Equatable {
   @inline(__always)
   public func frequency(sharpness: Double) -> Double {
     let s = min(max(sharpness, 0), 1)
-    if frequencyScale == .linear { return minimumFrequency + s * (maximumFrequency - minimumFrequency) }
+    switch frequencyScale {
+    case .linear: return minimumFrequency + s * (maximumFrequency - minimumFrequency)
+    case .quadratic: return minimumFrequency + s * s * (maximumFrequency - minimumFrequency)
+    case .logarithmic: break
+    }
     return minimumFrequency * pow(maximumFrequency / minimumFrequency, s)
+  }
+
+  /// A transient's peak for an intensity in 0...1 (clamped): with Meta's emphasis, its gain
+  /// times intensity to the profile's exponent; else ``amplitude(intensity:)``.
+  @inline(__always)
+  public func transientPeak(intensity: Double) -> Double {
+    guard let emphasis else { return amplitude(intensity: intensity) }
+    return emphasis.gain * pow(min(max(intensity, 0), 1), intensityExponent)
   }
 
   /// Drive amplitude for an intensity in 0...1 (clamped). Monotonic; zero at zero.

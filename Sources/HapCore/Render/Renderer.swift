@@ -80,6 +80,17 @@ public final class Renderer {
   private let gain: Float
   private let rate: Double
   private let profile: ActuatorProfile
+  /// An ACF read through Lofelt's mapping (``ActuatorProfile/FrequencyScale/quadratic``): the
+  /// controls are √ of Meta's amplitude and frequency, and interpolate as Meta's values do
+  /// (linearly in their squares), so the breakpoints are kept squared (sign kept).
+  private let squareLaw: Bool
+  /// Meta's emphasis (a plain value: read on the playback thread without reference counting).
+  private let emphasis: ActuatorProfile.Emphasis?
+  /// The bursts' frames, start and end of each in start order, and what the continuous signal
+  /// is multiplied by while one sounds (1 − the ACF's ducking).
+  private let burstSpans: UnsafeMutableBufferPointer<Int>
+  private let burstCount: Int
+  private let duck: Float
   /// The profile's intensity → amplitude and sharpness → phase increment mappings, sampled at
   /// `tableSize` + 1 points over 0...1 and interpolated linearly (monotonic, and within 3e-5 of
   /// the exact curves), so the per-sample work makes no `pow` or `exp` calls (the envelope
@@ -102,6 +113,12 @@ public final class Renderer {
   /// Builds every buffer rendering will need; nothing is allocated after this. `kernel` picks the
   /// compiled variant of the per-sample loops (an unavailable one falls back to the baseline).
   public init(schedule: Schedule, kernel: RenderKernel = .best) {
+    emphasis = schedule.profile.emphasis
+    duck = Float(1 - min(max(schedule.profile.emphasis?.ducking ?? 0, 0), 1))
+    let bursts = Self.union(schedule.voices.filter(\.burst).map { ($0.start, $0.end) })
+    burstSpans = .allocate(capacity: max(1, bursts.count))
+    _ = burstSpans.initialize(from: bursts)
+    burstCount = bursts.count / 2
     self.kernel = kernel.isAvailable ? kernel : .baseline
     kernelCode = self.kernel.code
     self.schedule = schedule
@@ -121,10 +138,11 @@ public final class Renderer {
     planner = EnvelopePlanner(
       changes: UnsafeBufferPointer(rebasing: envelopeChanges[0..<schedule.envelopeControls.changes.count]),
       rate: schedule.rate, limit: schedule.frameCount)
+    squareLaw = schedule.profile.frequencyScale == .quadratic
     intensityPoints = .allocate(capacity: max(1, schedule.intensityControl.breakpoints.count))
-    _ = intensityPoints.initialize(from: schedule.intensityControl.breakpoints)
+    _ = intensityPoints.initialize(from: Self.squared(schedule.intensityControl.breakpoints, squareLaw))
     sharpnessPoints = .allocate(capacity: max(1, schedule.sharpnessControl.breakpoints.count))
-    _ = sharpnessPoints.initialize(from: schedule.sharpnessControl.breakpoints)
+    _ = sharpnessPoints.initialize(from: Self.squared(schedule.sharpnessControl.breakpoints, squareLaw))
     intensityGrid = .allocate(capacity: Renderer.gridCapacity)
     intensityGrid.initialize(repeating: 1)
     sharpnessGrid = .allocate(capacity: Renderer.gridCapacity)
@@ -147,6 +165,7 @@ public final class Renderer {
   }
 
   deinit {
+    burstSpans.deallocate()
     voices.deallocate()
     envelopeChanges.deallocate()
     states.deallocate()
@@ -290,7 +309,7 @@ public final class Renderer {
     switch voice.kind {
     case .transient:
       guard liveIntensity.isActive else { return }
-      voices[k].peak = profile.amplitude(intensity: voice.intensity * liveIntensity.value(at: Double(voice.start)))
+      voices[k].peak = profile.transientPeak(intensity: voice.intensity * liveIntensity.value(at: Double(voice.start)))
     case .continuous:
       states[k].envelope = planner.first(voice, live: liveEnvelope)
     }
@@ -360,11 +379,15 @@ public final class Renderer {
       intensityGrid[k - gridFirst] =
         liveIntensity.isActive
         ? liveIntensity.value(at: frame)
-        : Renderer.evaluate(intensityPoints, schedule.intensityControl.breakpoints.count, &intensityCursor, frame, 1)
+        : Self.root(
+          Renderer.evaluate(intensityPoints, schedule.intensityControl.breakpoints.count, &intensityCursor, frame, 1),
+          squareLaw)
       sharpnessGrid[k - gridFirst] =
         liveSharpness.isActive
         ? liveSharpness.value(at: frame)
-        : Renderer.evaluate(sharpnessPoints, schedule.sharpnessControl.breakpoints.count, &sharpnessCursor, frame, 0)
+        : Self.root(
+          Renderer.evaluate(sharpnessPoints, schedule.sharpnessControl.breakpoints.count, &sharpnessCursor, frame, 0),
+          squareLaw)
     }
     return gridFirst
   }
@@ -380,7 +403,11 @@ public final class Renderer {
     switch voice.kind {
     case .transient:
       let to = min(last, voice.soundEnd)
-      if from < to { renderTransient(voice, out, first: first, from: from, to: to) }
+      if from < to {
+        if voice.burst { renderBurst(voice, out, first: first, from: from, to: to) } else {
+          renderTransient(voice, out, first: first, from: from, to: to)
+        }
+      }
       return voice.soundEnd <= last
     case .continuous:
       // Where the sound ends, if within this chunk: the envelope itself says (a live
@@ -392,6 +419,23 @@ public final class Renderer {
       planner.advance(voice, &states[index].envelope, to: last, live: liveEnvelope)
       return states[index].envelope.stage == .done
     }
+  }
+
+  /// `points` with their values squared, sign kept (`squareLaw`; else as they are).
+  static func squared(_ points: [ControlTrack.Breakpoint], _ squareLaw: Bool) -> [ControlTrack.Breakpoint] {
+    guard squareLaw else { return points }
+    return points.map { point in
+      var squared = point
+      squared.value = point.value * abs(point.value)
+      return squared
+    }
+  }
+
+  /// The signed square root of `x` (`squareLaw`; else `x`).
+  @inline(__always)
+  static func root(_ x: Double, _ squareLaw: Bool) -> Double {
+    guard squareLaw else { return x }
+    return x < 0 ? -(-x).squareRoot() : x.squareRoot()
   }
 
   @inline(__always)
@@ -420,6 +464,66 @@ public final class Renderer {
     statistics.noteFrequency(voice.increment * rate)
   }
 
+  /// Meta's emphasis burst: gated, from phase 0, the low and high shapes blended, the last
+  /// `fadeFrames` fading out linearly.
+  private func renderBurst(
+    _ voice: Schedule.Voice, _ out: UnsafeMutablePointer<Float>, first: Int, from: Int, to: Int
+  ) {
+    guard let emphasis else { return }
+    for n in from..<to {
+      let t = Double(n - voice.start)
+      let phase = (t * voice.increment).truncatingRemainder(dividingBy: 1)
+      let wave =
+        (1 - voice.blend) * Self.wave(emphasis.low.shape, phase) + voice.blend * Self.wave(emphasis.high.shape, phase)
+      let left = Double(voice.end - n)
+      let fade = voice.fadeFrames > 0 && left < voice.fadeFrames ? left / voice.fadeFrames : 1
+      out[n - first] += Float(voice.peak * fade * wave)
+    }
+    statistics.noteFrequency(voice.increment * rate)
+  }
+
+  /// One period of `shape` at `phase` (cycles, 0..<1), starting at 0 (a square at +1).
+  @inline(__always)
+  static func wave(_ shape: ActuatorProfile.Emphasis.Shape, _ phase: Double) -> Double {
+    switch shape {
+    case .sine: sin(2 * Double.pi * phase)
+    case .square: phase < 0.5 ? 1 : -1
+    case .triangle: phase < 0.25 ? 4 * phase : phase < 0.75 ? 2 - 4 * phase : 4 * phase - 4
+    case .sawtooth: phase < 0.5 ? 2 * phase : 2 * phase - 2
+    }
+  }
+
+  /// The frames some span covers, as disjoint spans in order (`spans` in start order), flattened
+  /// to start, end pairs.
+  static func union(_ spans: [(Int, Int)]) -> [Int] {
+    var merged: [Int] = []
+    for (start, end) in spans {
+      if let last = merged.last, start <= last {
+        merged[merged.count - 1] = max(last, end)
+      } else {
+        merged += [start, end]
+      }
+    }
+    return merged
+  }
+
+  /// The continuous signal under Meta's bursts: each grid point a burst covers is multiplied
+  /// by ``duck`` (the amplitude between grid points is interpolated, so the duck ramps over one).
+  private func duckUnderBursts(_ g0: Int, _ g1: Int, gridFirst: Int) {
+    guard burstCount > 0 else { return }
+    for g in g0...g1 {
+      let frame = (gridFirst + g) * grid
+      // The last span starting at or before the frame (binary search over the starts).
+      var low = 0
+      var high = burstCount
+      while low < high {
+        let middle = (low + high) / 2
+        if burstSpans[2 * middle] <= frame { low = middle + 1 } else { high = middle }
+      }
+      if low > 0 && frame < burstSpans[2 * (low - 1) + 1] { amplitudeGrid[g] *= duck }
+    }
+  }
+
   private func renderContinuous(
     _ voice: Schedule.Voice, _ index: Int, _ out: UnsafeMutablePointer<Float>, first: Int, gridFirst: Int,
     from: Int, to: Int
@@ -435,6 +539,7 @@ public final class Renderer {
       amplitudeGrid.baseAddress! + g0, incrementGrid.baseAddress! + g0, &lowest, &highest)
     statistics.noteFrequency(lowest * rate)
     statistics.noteFrequency(highest * rate)
+    duckUnderBursts(g0, g1, gridFirst: gridFirst)
     // The carrier's phase is kept at grid-segment starts only; inside a segment the increment
     // is linear in the frame, so the phase has a closed form and no sample depends on the one
     // before it. That keeps the inner loops free of serial dependencies, and the result a

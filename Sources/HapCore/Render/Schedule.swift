@@ -62,6 +62,12 @@ public struct Schedule: Sendable {
     /// Transient: frames of the rising and the falling half of its window.
     public var riseFrames: Double = 0
     public var fallFrames: Double = 0
+    /// Transient with Meta's emphasis (``ActuatorProfile/emphasis``): a gated burst from phase 0,
+    /// its shape `blend` of the way from the low shape to the high one, its last `fadeFrames`
+    /// fading out.
+    public var burst = false
+    public var blend: Double = 0
+    public var fadeFrames: Double = 0
     /// Index of the `Event` in the pattern's (sorted) event list.
     public var event: Int
     /// Continuous: the event's own envelope parameters (the envelope controls are added to them).
@@ -128,6 +134,9 @@ public struct Schedule: Sendable {
     var voice = Voice(
       kind: .transient, start: start, end: start, soundEnd: start, intensity: p.hapticIntensity,
       sharpness: p.hapticSharpness, event: index)
+    if let emphasis = profile.emphasis {
+      return burstVoice(voice, emphasis, profile: profile, rate: rate, intensity: intensity)
+    }
     let frequency = profile.frequency(sharpness: p.hapticSharpness)
     let length = profile.transientCycles / frequency * rate
     voice.peak = profile.amplitude(intensity: p.hapticIntensity * intensity.value(at: Double(start)))
@@ -137,6 +146,29 @@ public struct Schedule: Sendable {
     voice.riseFrames = length / 2
     voice.fallFrames = length / 2
     voice.end = start + Int(length.rounded(.up))
+    voice.soundEnd = voice.end
+    return voice
+  }
+
+  /// A transient as Meta's emphasis burst: frequency, length and shape interpolated between the
+  /// emphasis's low and high ends by the transient's sharpness (the emphasis frequency, as the
+  /// `.haptic` conversion writes it), its peak the emphasis gain times intensity to the profile's
+  /// exponent (√e squared: the emphasis amplitude e).
+  static func burstVoice(
+    _ voice: Voice, _ emphasis: ActuatorProfile.Emphasis, profile: ActuatorProfile, rate: Double,
+    intensity: ControlTrack
+  ) -> Voice {
+    var voice = voice
+    let g = min(max(voice.sharpness, 0), 1)
+    let frequency = emphasis.low.frequency + g * (emphasis.high.frequency - emphasis.low.frequency)
+    let milliseconds = emphasis.low.milliseconds + g * (emphasis.high.milliseconds - emphasis.low.milliseconds)
+    let length = max(1, milliseconds / 1000 * rate)
+    voice.burst = true
+    voice.blend = g
+    voice.peak = profile.transientPeak(intensity: voice.intensity * intensity.value(at: Double(voice.start)))
+    voice.increment = frequency / rate
+    voice.fadeFrames = length * min(max(emphasis.fadeOutPercent, 0), 100) / 100
+    voice.end = voice.start + Int(length.rounded(.up))
     voice.soundEnd = voice.end
     return voice
   }

@@ -1,0 +1,128 @@
+import Foundation
+import HapCore
+
+/// Meta's parametric renderer written here from the SDK's documented formulas (shared notes,
+/// `meta-haptics-sdk.md`; not from its code), to hold hap's render of a `.haptic` clip against:
+/// a phase-continuous sine whose amplitude is the amplitude envelope times `continuous.gain`
+/// (silent before its first breakpoint) and whose frequency is `frequency_min + p·(max − min)`
+/// (p the frequency envelope, 0.5 where none speaks); each emphasis a burst from phase 0 at the
+/// emphasis's frequency, length and blended shape, its gain e × `emphasis.gain`, the continuous
+/// signal times 1 − `emphasis_ducking` while it sounds; summed with no limiter; the stream ends
+/// at the last amplitude breakpoint.
+public enum MetaReference {
+  public struct Burst: Sendable {
+    public let start: Int
+    public let end: Int
+  }
+
+  public static func render(_ clip: HapticClip, _ profile: ActuatorProfile, rate: Double)
+    -> (samples: [Float], bursts: [Burst])
+  {
+    let emphasis = profile.emphasis!
+    let count = Int((clip.length * rate).rounded())
+    var bursts: [(start: Int, end: Int, frequency: Double, g: Double, gain: Double)] = []
+    for point in clip.amplitude {
+      guard let e = point.emphasis, e.amplitude > 0 else { continue }
+      let g = e.frequency
+      let frequency = emphasis.low.frequency + g * (emphasis.high.frequency - emphasis.low.frequency)
+      let ms = emphasis.low.milliseconds + g * (emphasis.high.milliseconds - emphasis.low.milliseconds)
+      let start = Int((point.time * rate).rounded())
+      bursts.append((start, start + Int((ms / 1000 * rate).rounded(.up)), frequency, g, e.amplitude * emphasis.gain))
+    }
+    // The bursts, and where one sounds (the continuous signal is ducked there).
+    var burst = [Double](repeating: 0, count: count)
+    var ducked = [Bool](repeating: false, count: count)
+    for b in bursts {
+      for n in b.start..<min(b.end, count) {
+        let phase = (Double(n - b.start) * b.frequency / rate).truncatingRemainder(dividingBy: 1)
+        burst[n] += b.gain * ((1 - b.g) * shape(emphasis.low.shape, phase) + b.g * shape(emphasis.high.shape, phase))
+        ducked[n] = true
+      }
+    }
+    let amplitude = clip.amplitude.map { ($0.time, $0.amplitude) }
+    let frequencyPoints = clip.frequency.map { ($0.time, $0.frequency) }
+    var samples = [Float](repeating: 0, count: count)
+    var phase = 0.0
+    var cursors = (0, 0)
+    for n in 0..<count {
+      let t = Double(n) / rate
+      let p = frequencyPoints.isEmpty || t < frequencyPoints[0].0 ? 0.5 : value(frequencyPoints, t, &cursors.1)
+      let a = t < amplitude[0].0 ? 0 : value(amplitude, t, &cursors.0)
+      let frequency = profile.minimumFrequency + p * (profile.maximumFrequency - profile.minimumFrequency)
+      var continuous = a * profile.maximumAmplitude * sin(2 * .pi * phase)
+      phase = (phase + frequency / rate).truncatingRemainder(dividingBy: 1)
+      if ducked[n] { continuous *= 1 - emphasis.ducking }
+      samples[n] = Float(continuous + burst[n])
+    }
+    return (samples, bursts.map { Burst(start: $0.start, end: min($0.end, count)) })
+  }
+
+  static func shape(_ shape: ActuatorProfile.Emphasis.Shape, _ phase: Double) -> Double {
+    switch shape {
+    case .sine: sin(2 * .pi * phase)
+    case .square: phase < 0.5 ? 1 : -1
+    case .triangle: phase < 0.25 ? 4 * phase : phase < 0.75 ? 2 - 4 * phase : 4 * phase - 4
+    case .sawtooth: phase < 0.5 ? 2 * phase : 2 * phase - 2
+    }
+  }
+
+  /// A breakpoint envelope's value at `t` (linear between points, held after the last);
+  /// `cursor` walks forward with `t`.
+  static func value(_ points: [(Double, Double)], _ t: Double, _ cursor: inout Int) -> Double {
+    guard let last = points.last else { return 0 }
+    if t >= last.0 { return last.1 }
+    while cursor + 1 < points.count && points[cursor + 1].0 <= t { cursor += 1 }
+    let (t0, v0) = points[cursor]
+    let (t1, v1) = points[cursor + 1]
+    return t1 <= t0 ? v1 : v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+  }
+
+  // MARK: Measures
+
+  /// RMS over consecutive windows of `window` frames.
+  public static func envelope(_ samples: [Float], window: Int) -> [Double] {
+    stride(from: 0, to: samples.count - window + 1, by: window).map { start in
+      (samples[start..<(start + window)].reduce(0) { $0 + Double($1) * Double($1) } / Double(window)).squareRoot()
+    }
+  }
+
+  /// Pearson's r of two series (cut to the shorter).
+  public static func correlation(_ a: [Double], _ b: [Double]) -> Double {
+    let n = min(a.count, b.count)
+    guard n > 1 else { return 1 }
+    let (x, y) = (a.prefix(n), b.prefix(n))
+    let mx = x.reduce(0, +) / Double(n)
+    let my = y.reduce(0, +) / Double(n)
+    var sxy = 0.0
+    var sxx = 0.0
+    var syy = 0.0
+    for (u, v) in zip(x, y) {
+      sxy += (u - mx) * (v - my)
+      sxx += (u - mx) * (u - mx)
+      syy += (v - my) * (v - my)
+    }
+    guard sxx > 0 && syy > 0 else { return sxx == syy ? 1 : 0 }
+    return sxy / (sxx * syy).squareRoot()
+  }
+
+  /// The frequency of each window from its upward zero crossings (interpolated), nil where
+  /// fewer than two crossings fall in it.
+  public static func frequencies(_ samples: [Float], window: Int, rate: Double) -> [Double?] {
+    stride(from: 0, to: samples.count - window + 1, by: window).map { start in
+      var crossings: [Double] = []
+      for n in (start + 1)..<(start + window) where samples[n - 1] < 0 && samples[n] >= 0 {
+        let a = Double(samples[n - 1])
+        let b = Double(samples[n])
+        crossings.append(Double(n - 1) + (-a) / (b - a))
+      }
+      guard crossings.count >= 2 else { return nil }
+      return Double(crossings.count - 1) / ((crossings.last! - crossings.first!) / rate)
+    }
+  }
+
+  /// Energy (sum of squares) of `samples` over `start..<end`.
+  public static func energy(_ samples: [Float], _ start: Int, _ end: Int) -> Double {
+    guard start < end, end <= samples.count else { return 0 }
+    return samples[start..<end].reduce(0) { $0 + Double($1) * Double($1) }
+  }
+}
