@@ -270,7 +270,10 @@ struct InfoCommandTests {
     let result = try Hap.run(["profiles", "--format", "json"])
     #expect(result.status == 0, "\(result.stderr)")
     let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
-    #expect(array.compactMap { $0["name"] as? String } == ["exciter", "lra", "dualsense"])
+    #expect(
+      array.compactMap { $0["name"] as? String } == [
+        "exciter", "lra", "dualsense", "metaquest", "console-pcm", "console-simple",
+      ])
     let keys: Set<String> = [
       "name", "description", "minimumFrequency", "maximumFrequency", "intensityExponent", "maximumAmplitude",
       "transientCycles",

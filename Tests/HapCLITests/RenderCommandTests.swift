@@ -364,7 +364,8 @@ struct RenderCommandTests {
     // A profile that is neither built in nor a file.
     try expectRefused(
       ["--profile", "nosuchprofile"],
-      message: "'nosuchprofile' is neither a built-in profile (exciter, lra, dualsense)",
+      message:
+        "'nosuchprofile' is neither a built-in profile (exciter, lra, dualsense, metaquest, console-pcm, console-simple)",
       folder: folder)
   }
 

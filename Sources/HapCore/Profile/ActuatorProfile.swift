@@ -38,9 +38,10 @@ public struct ActuatorProfile: Sendable, Equatable {
   /// A burst of Meta's renderer (docs/convert.md): it starts at phase 0; its frequency and
   /// length are interpolated between `low` (emphasis frequency 0) and `high` (1) by the
   /// transient's sharpness, its shape blended from `low`'s to `high`'s; its gain is the
-  /// transient's intensity times `gain`; the last `fadeOutPercent` % of it fades out; while it
-  /// sounds the continuous signal is multiplied by `1 − ducking` (Meta's code; the ACF README
-  /// reads the value the other way).
+  /// transient's intensity times `gain`, falling linearly over the burst by `fadeOutPercent` %
+  /// (100: to silence at its end); while it sounds the continuous signal is multiplied by
+  /// `1 − ducking`. An ACF's `emphasis_ducking` is that factor itself (Meta's code multiplies by
+  /// it; the ACF README's prose reads it the other way), so `ducking` is 1 − `emphasis_ducking`.
   public struct Emphasis: Sendable, Equatable {
     public enum Shape: String, Sendable, Equatable, CaseIterable {
       case sine, square, triangle, sawtooth
@@ -75,7 +76,8 @@ public struct ActuatorProfile: Sendable, Equatable {
 
   public init(
     name: String, description: String, minimumFrequency: Double, maximumFrequency: Double,
-    intensityExponent: Double = 1.5, maximumAmplitude: Double = 0.8, transientCycles: Double = 2
+    intensityExponent: Double = 1.5, maximumAmplitude: Double = 0.8, transientCycles: Double = 2,
+    frequencyScale: FrequencyScale = .logarithmic, emphasis: Emphasis? = nil
   ) {
     self.name = name
     self.description = description
@@ -84,6 +86,8 @@ public struct ActuatorProfile: Sendable, Equatable {
     self.intensityExponent = intensityExponent
     self.maximumAmplitude = maximumAmplitude
     self.transientCycles = transientCycles
+    self.frequencyScale = frequencyScale
+    self.emphasis = emphasis
   }
 
   /// The default: a wideband voice-coil exciter, sharpness 0..1 onto 60..240 Hz.
@@ -108,7 +112,37 @@ public struct ActuatorProfile: Sendable, Equatable {
     name: "dualsense", description: "Sony DualSense voice-coil actuators (USB audio channels 3-4)",
     minimumFrequency: 40, maximumFrequency: 320)
 
-  public static let builtIns: [ActuatorProfile] = [.exciter, .lra, .dualSense]
+  // Meta's three Actuator Configuration Files, as `ACFDecoder` reads them (the tests check that
+  // each file decodes to exactly its profile here): facebook/meta-haptics-sdk (MIT),
+  // resources/acf/, commit 41c9dcbe86faafd993244d63510c856b7345e20a. Amplitude is linear
+  // (exponent 1), frequency in equal steps of hertz; `ducking` is 1 − the file's
+  // `emphasis_ducking`, which Meta's renderer multiplies the ducked signal by.
+
+  /// MetaQuest.acf: the Meta Quest controllers.
+  public static let metaQuest = ActuatorProfile(
+    name: "metaquest", description: "Meta Quest controllers", minimumFrequency: 55, maximumFrequency: 200,
+    intensityExponent: 1, maximumAmplitude: 1, frequencyScale: .linear,
+    emphasis: Emphasis(
+      gain: 1, ducking: 1 - 0.5, fadeOutPercent: 0, low: .init(frequency: 55, milliseconds: 36.4, shape: .sine),
+      high: .init(frequency: 165, milliseconds: 12.1, shape: .square)))
+
+  /// Generic-Console-PCM.acf: a generic console pad's wideband voice coil (resonance 65 Hz).
+  public static let consolePCM = ActuatorProfile(
+    name: "console-pcm", description: "VCM Generic f0 65Hz", minimumFrequency: 20, maximumFrequency: 250,
+    intensityExponent: 1, maximumAmplitude: 1, frequencyScale: .linear,
+    emphasis: Emphasis(
+      gain: 1, ducking: 1 - 0.5, fadeOutPercent: 0, low: .init(frequency: 55, milliseconds: 27, shape: .sine),
+      high: .init(frequency: 130, milliseconds: 20, shape: .square)))
+
+  /// Generic-Console-SimpleHaptics.acf: a console that plays amplitude only (every frequency 60 Hz).
+  public static let consoleSimple = ActuatorProfile(
+    name: "console-simple", description: "Generic Console: Simple Haptics (amplitude only)",
+    minimumFrequency: 60, maximumFrequency: 60, intensityExponent: 1, maximumAmplitude: 0.8, frequencyScale: .linear,
+    emphasis: Emphasis(
+      gain: 1, ducking: 1 - 0.8, fadeOutPercent: 0, low: .init(frequency: 60, milliseconds: 40, shape: .sine),
+      high: .init(frequency: 60, milliseconds: 20, shape: .square)))
+
+  public static let builtIns: [ActuatorProfile] = [.exciter, .lra, .dualSense, .metaQuest, .consolePCM, .consoleSimple]
 
   public static func builtIn(named name: String) -> ActuatorProfile? {
     builtIns.first { $0.name == name }
