@@ -26,8 +26,8 @@ private let pad = """
 
 /// The profile `pad` decodes to.
 private let padProfile = ActuatorProfile(
-  name: "pad", description: "Test pad", minimumFrequency: 40, maximumFrequency: 300, intensityExponent: 1,
-  maximumAmplitude: 0.9, frequencyScale: .linear,
+  name: "pad", description: "Test pad", minimumFrequency: 40, maximumFrequency: 300, intensityExponent: 2,
+  maximumAmplitude: 0.9, frequencyScale: .quadratic,
   emphasis: .init(
     gain: 0.7, ducking: 0.75, fadeOutPercent: 50, low: .init(frequency: 50, milliseconds: 30, shape: .sawtooth),
     high: .init(frequency: 150, milliseconds: 10, shape: .triangle)))
@@ -65,12 +65,14 @@ struct ACFDecoderTests {
     return ACFDecoder.decode(marked.source, name: "pad").diagnostics.first { $0.offset == position?.offset }?.message
   }
 
-  @Test("every key is read: linear amplitude and frequency, emphasis bursts, ducking = 1 − emphasis_ducking")
+  @Test("every key is read: Meta's linear amplitude and frequency through Lofelt's √ mapping, emphasis bursts, ducking = 1 − emphasis_ducking")
   func mapping() {
     let (profile, _) = assertACF(pad, [])
     #expect(profile == padProfile)
-    #expect(profile?.frequency(sharpness: 0.5) == 170)
-    #expect(profile?.amplitude(intensity: 0.5) == 0.45)
+    // Sharpness and intensity √0.5 are Meta's 0.5: half way in hertz, half the gain.
+    #expect(abs((profile?.frequency(sharpness: 0.5.squareRoot()) ?? 0) - 170) < 1e-9)
+    #expect(abs((profile?.amplitude(intensity: 0.5.squareRoot()) ?? 0) - 0.45) < 1e-12)
+    #expect(profile?.frequency(sharpness: 0.5) == 105)
     #expect(profile?.transientCycles == ActuatorProfile.exciter.transientCycles)
   }
 

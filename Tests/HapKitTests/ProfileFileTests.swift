@@ -34,7 +34,7 @@ struct ProfileFileTests {
       #expect(warnings.isEmpty)
       #expect(profile.name == "seat-shaker")
       #expect(profile.description == "Seat shaker")
-      #expect(profile.frequencyScale == .linear && profile.intensityExponent == 1 && profile.maximumAmplitude == 0.6)
+      #expect(profile.frequencyScale == .quadratic && profile.intensityExponent == 2 && profile.maximumAmplitude == 0.6)
       #expect(profile.minimumFrequency == 30 && profile.maximumFrequency == 90)
       #expect(profile.emphasis?.ducking == 1 - 0.9 && profile.emphasis?.fadeOutPercent == 25)
       #expect(profile.emphasis?.low == .init(frequency: 40, milliseconds: 50, shape: .sine))

@@ -6,8 +6,9 @@ import HapCore
 /// a phase-continuous sine whose amplitude is the amplitude envelope times `continuous.gain`
 /// (silent before its first breakpoint) and whose frequency is `frequency_min + p·(max − min)`
 /// (p the frequency envelope, 0.5 where none speaks); each emphasis a burst from phase 0 at the
-/// emphasis's frequency, length and blended shape, its gain e × `emphasis.gain`, the continuous
-/// signal times 1 − `emphasis_ducking` while it sounds; summed with no limiter; the stream ends
+/// emphasis's frequency, length and blended shape, its gain e × `emphasis.gain` falling over it by
+/// `fade_out_percent` %, the continuous signal times `emphasis_ducking` (the profile's 1 −
+/// ducking) while it sounds; summed with no limiter; the stream ends
 /// at the last amplitude breakpoint.
 public enum MetaReference {
   public struct Burst: Sendable {
@@ -35,7 +36,8 @@ public enum MetaReference {
     for b in bursts {
       for n in b.start..<min(b.end, count) {
         let phase = (Double(n - b.start) * b.frequency / rate).truncatingRemainder(dividingBy: 1)
-        burst[n] += b.gain * ((1 - b.g) * shape(emphasis.low.shape, phase) + b.g * shape(emphasis.high.shape, phase))
+        let fade = 1 - emphasis.fadeOutPercent / 100 * Double(n - b.start) / Double(b.end - b.start)
+        burst[n] += b.gain * fade * ((1 - b.g) * shape(emphasis.low.shape, phase) + b.g * shape(emphasis.high.shape, phase))
         ducked[n] = true
       }
     }

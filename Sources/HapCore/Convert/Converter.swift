@@ -162,7 +162,8 @@ public enum Converter {
   ) {
     switch from {
     case .haptic:
-      let read = HapticReading.read(SourceText(bytes))
+      // Written out for iOS: with Lofelt's dip under each emphasis (iOS has no ducking).
+      let read = HapticReading.read(SourceText(bytes), dippingUnderEmphases: true)
       guard read.result.isValid, let converted = read.pattern else { throw .invalidInput(read.result.diagnostics) }
       return (read.result, converted, read.approximations)
     default:
@@ -215,13 +216,16 @@ public enum HapticReading {
     public var approximations: [String]
   }
 
-  public static func read(_ source: SourceText) -> Read {
+  /// `dippingUnderEmphases`: the AHAP written for iOS, Lofelt's 20 % dip of the intensity at
+  /// each emphasis's breakpoint; hap's own reading (render, play) leaves it out: Meta's renderer
+  /// ducks the continuous signal under a burst itself, as hap does with an ACF's emphasis.
+  public static func read(_ source: SourceText, dippingUnderEmphases: Bool = false) -> Read {
     var (clip, findings) = HapticClipDecoder.decode(source)
     guard let clip else {
       return Read(
         result: ValidationResult(pattern: nil, diagnostics: findings.diagnostics(in: source)), approximations: [])
     }
-    let converted = HapticToAHAP.convert(clip)
+    let converted = HapticToAHAP.convert(clip, ducking: dippingUnderEmphases ? HapticToAHAP.ducking : 0)
     var approximations: [String] = []
     for adjustment in converted.adjustments {
       if adjustment.aboutClip {

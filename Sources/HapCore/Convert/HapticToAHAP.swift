@@ -46,10 +46,12 @@ public enum HapticToAHAP {
     public var aboutClip: Bool
   }
 
-  public static func convert(_ clip: HapticClip) -> Result {
+  /// `ducking`: how much the intensity is lowered at an emphasis's breakpoint (Lofelt's 20 %,
+  /// for iOS; 0 for a pattern hap plays, where an ACF's emphasis ducks under the burst itself).
+  public static func convert(_ clip: HapticClip, ducking: Double = HapticToAHAP.ducking) -> Result {
     var adjustments: [Adjustment] = []
     let length = clip.length
-    var intensity = intensityEnvelope(clip, adjustments: &adjustments)
+    var intensity = intensityEnvelope(clip, ducking: ducking, adjustments: &adjustments)
     var sharpness = sharpnessEnvelope(clip, length: length, adjustments: &adjustments)
     var steps = 0
     let transients = transientEvents(clip, intensity: &intensity, adjustments: &adjustments, steps: &steps)
@@ -93,7 +95,7 @@ public enum HapticToAHAP {
   /// (time, value) points of an envelope, in time order.
   typealias Envelope = [(time: Double, value: Double)]
 
-  static func intensityEnvelope(_ clip: HapticClip, adjustments: inout [Adjustment]) -> Envelope {
+  static func intensityEnvelope(_ clip: HapticClip, ducking: Double, adjustments: inout [Adjustment]) -> Envelope {
     var points: Envelope = clip.amplitude.map { point in
       let value = point.amplitude.squareRoot() * (point.emphasis == nil ? 1 : 1 - ducking)
       return (point.time, value)
@@ -179,7 +181,8 @@ public enum HapticToAHAP {
       var parameters = EventParameters(defaultsFor: .hapticTransient)
       parameters.hapticIntensity = written
       parameters.hapticSharpness = emphasis.frequency
-      events.append(Event(time: point.time, type: .hapticTransient, parameters: parameters))
+      // At the time as written (to the microsecond), as the curve points are: on its breakpoint.
+      events.append(Event(time: AHAPWriter.rounded(point.time), type: .hapticTransient, parameters: parameters))
     }
     if !raises.isEmpty {
       intensity = raised(intensity, at: raises, end: clip.length, steps: &steps)

@@ -13,9 +13,12 @@
 /// }
 /// ```
 /// `continuous` and `emphasis` need every key shown; `metadata` (version, device, date, author)
-/// is optional, its `device` the profile's description. Meta's amplitude is linear
-/// (`IntensityExponent` 1, `continuous.gain` the `MaximumAmplitude`) and its frequency in equal
-/// steps of hertz (``ActuatorProfile/FrequencyScale/linear``); the emphasis block is
+/// is optional, its `device` the profile's description. Meta's amplitude and frequency are
+/// linear in its envelopes' values; hap reads AHAP intensity and sharpness as their square roots
+/// (Lofelt's mapping, the one `.haptic` clips are converted to AHAP with): `IntensityExponent` 2,
+/// `continuous.gain` the `MaximumAmplitude`, frequency `min + sharpness²·(max − min)`
+/// (``ActuatorProfile/FrequencyScale/quadratic``, the controls interpolating as Meta's values
+/// do); the emphasis block is
 /// ``ActuatorProfile/Emphasis``, its `ducking` 1 − `emphasis_ducking` (the factor Meta's code
 /// multiplies the ducked signal by). `TransientCycles` keeps the exciter's value.
 public enum ACFDecoder {
@@ -116,7 +119,7 @@ private struct ACFReader {
     guard let signal, let emphasis else { return nil }
     return ActuatorProfile(
       name: name, description: description, minimumFrequency: signal.minimum, maximumFrequency: signal.maximum,
-      intensityExponent: 1, maximumAmplitude: signal.gain, frequencyScale: .linear, emphasis: emphasis)
+      intensityExponent: 2, maximumAmplitude: signal.gain, frequencyScale: .quadratic, emphasis: emphasis)
   }
 
   /// The `continuous` block's values, or nil where one is missing or wrong (reported).

@@ -121,7 +121,7 @@ public struct ActuatorProfile: Sendable, Equatable {
   /// MetaQuest.acf: the Meta Quest controllers.
   public static let metaQuest = ActuatorProfile(
     name: "metaquest", description: "Meta Quest controllers", minimumFrequency: 55, maximumFrequency: 200,
-    intensityExponent: 1, maximumAmplitude: 1, frequencyScale: .linear,
+    intensityExponent: 2, maximumAmplitude: 1, frequencyScale: .quadratic,
     emphasis: Emphasis(
       gain: 1, ducking: 1 - 0.5, fadeOutPercent: 0, low: .init(frequency: 55, milliseconds: 36.4, shape: .sine),
       high: .init(frequency: 165, milliseconds: 12.1, shape: .square)))
@@ -129,7 +129,7 @@ public struct ActuatorProfile: Sendable, Equatable {
   /// Generic-Console-PCM.acf: a generic console pad's wideband voice coil (resonance 65 Hz).
   public static let consolePCM = ActuatorProfile(
     name: "console-pcm", description: "VCM Generic f0 65Hz", minimumFrequency: 20, maximumFrequency: 250,
-    intensityExponent: 1, maximumAmplitude: 1, frequencyScale: .linear,
+    intensityExponent: 2, maximumAmplitude: 1, frequencyScale: .quadratic,
     emphasis: Emphasis(
       gain: 1, ducking: 1 - 0.5, fadeOutPercent: 0, low: .init(frequency: 55, milliseconds: 27, shape: .sine),
       high: .init(frequency: 130, milliseconds: 20, shape: .square)))
@@ -137,7 +137,7 @@ public struct ActuatorProfile: Sendable, Equatable {
   /// Generic-Console-SimpleHaptics.acf: a console that plays amplitude only (every frequency 60 Hz).
   public static let consoleSimple = ActuatorProfile(
     name: "console-simple", description: "Generic Console: Simple Haptics (amplitude only)",
-    minimumFrequency: 60, maximumFrequency: 60, intensityExponent: 1, maximumAmplitude: 0.8, frequencyScale: .linear,
+    minimumFrequency: 60, maximumFrequency: 60, intensityExponent: 2, maximumAmplitude: 0.8, frequencyScale: .quadratic,
     emphasis: Emphasis(
       gain: 1, ducking: 1 - 0.8, fadeOutPercent: 0, low: .init(frequency: 60, milliseconds: 40, shape: .sine),
       high: .init(frequency: 60, milliseconds: 20, shape: .square)))

@@ -464,8 +464,8 @@ public final class Renderer {
     statistics.noteFrequency(voice.increment * rate)
   }
 
-  /// Meta's emphasis burst: gated, from phase 0, the low and high shapes blended, the last
-  /// `fadeFrames` fading out linearly.
+  /// Meta's emphasis burst: gated, from phase 0, the low and high shapes blended, its gain
+  /// falling linearly over the burst by the fade's share (`fadeFrames`, 0...1).
   private func renderBurst(
     _ voice: Schedule.Voice, _ out: UnsafeMutablePointer<Float>, first: Int, from: Int, to: Int
   ) {
@@ -475,8 +475,8 @@ public final class Renderer {
       let phase = (t * voice.increment).truncatingRemainder(dividingBy: 1)
       let wave =
         (1 - voice.blend) * Self.wave(emphasis.low.shape, phase) + voice.blend * Self.wave(emphasis.high.shape, phase)
-      let left = Double(voice.end - n)
-      let fade = voice.fadeFrames > 0 && left < voice.fadeFrames ? left / voice.fadeFrames : 1
+      // fade_out_percent: the gain falls linearly over the whole burst to 1 − that share.
+      let fade = 1 - voice.fadeFrames * t / Double(max(1, voice.end - voice.start))
       out[n - first] += Float(voice.peak * fade * wave)
     }
     statistics.noteFrequency(voice.increment * rate)

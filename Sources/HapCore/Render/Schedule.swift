@@ -63,8 +63,8 @@ public struct Schedule: Sendable {
     public var riseFrames: Double = 0
     public var fallFrames: Double = 0
     /// Transient with Meta's emphasis (``ActuatorProfile/emphasis``): a gated burst from phase 0,
-    /// its shape `blend` of the way from the low shape to the high one, its last `fadeFrames`
-    /// fading out.
+    /// its shape `blend` of the way from the low shape to the high one, its gain falling
+    /// linearly over it by the share `fadeFrames` (0...1: `fade_out_percent` / 100).
     public var burst = false
     public var blend: Double = 0
     public var fadeFrames: Double = 0
@@ -135,7 +135,7 @@ public struct Schedule: Sendable {
       kind: .transient, start: start, end: start, soundEnd: start, intensity: p.hapticIntensity,
       sharpness: p.hapticSharpness, event: index)
     if let emphasis = profile.emphasis {
-      return burstVoice(voice, emphasis, profile: profile, rate: rate, intensity: intensity)
+      return burstVoice(voice, emphasis, at: event.time * rate, profile: profile, rate: rate, intensity: intensity)
     }
     let frequency = profile.frequency(sharpness: p.hapticSharpness)
     let length = profile.transientCycles / frequency * rate
@@ -153,9 +153,11 @@ public struct Schedule: Sendable {
   /// A transient as Meta's emphasis burst: frequency, length and shape interpolated between the
   /// emphasis's low and high ends by the transient's sharpness (the emphasis frequency, as the
   /// `.haptic` conversion writes it), its peak the emphasis gain times intensity to the profile's
-  /// exponent (√e squared: the emphasis amplitude e).
+  /// exponent (√e squared: the emphasis amplitude e), the intensity control read at the event's
+  /// exact time `frame` (a clip's emphasis point may be a few microseconds wide: its frame, rounded,
+  /// can fall past it).
   static func burstVoice(
-    _ voice: Voice, _ emphasis: ActuatorProfile.Emphasis, profile: ActuatorProfile, rate: Double,
+    _ voice: Voice, _ emphasis: ActuatorProfile.Emphasis, at frame: Double, profile: ActuatorProfile, rate: Double,
     intensity: ControlTrack
   ) -> Voice {
     var voice = voice
@@ -165,9 +167,9 @@ public struct Schedule: Sendable {
     let length = max(1, milliseconds / 1000 * rate)
     voice.burst = true
     voice.blend = g
-    voice.peak = profile.transientPeak(intensity: voice.intensity * intensity.value(at: Double(voice.start)))
+    voice.peak = profile.transientPeak(intensity: voice.intensity * intensity.value(at: frame))
     voice.increment = frequency / rate
-    voice.fadeFrames = length * min(max(emphasis.fadeOutPercent, 0), 100) / 100
+    voice.fadeFrames = min(max(emphasis.fadeOutPercent, 0), 100) / 100
     voice.end = voice.start + Int(length.rounded(.up))
     voice.soundEnd = voice.end
     return voice
