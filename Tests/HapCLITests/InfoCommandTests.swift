@@ -276,9 +276,14 @@ struct InfoCommandTests {
       ])
     let keys: Set<String> = [
       "name", "description", "minimumFrequency", "maximumFrequency", "intensityExponent", "maximumAmplitude",
-      "transientCycles",
+      "transientCycles", "frequencyScale", "emphasis",
     ]
     for profile in array { #expect(Set(profile.keys) == keys) }
+    // An ACF profile: Meta's scale and its emphasis burst; hap's own: its transients (null).
+    #expect(array[3]["frequencyScale"] as? String == "quadratic")
+    let emphasis = try #require(array[3]["emphasis"] as? [String: Any])
+    #expect(emphasis["ducking"] as? Double == 0.5 && (emphasis["low"] as? [String: Any])?["shape"] as? String == "sine")
+    #expect(array[0]["emphasis"] is NSNull && array[0]["frequencyScale"] as? String == "logarithmic")
     #expect(array[0]["minimumFrequency"] as? Double == 60)
     #expect(array[0]["maximumFrequency"] as? Double == 240)
     #expect(array[1]["minimumFrequency"] as? Double == 155)

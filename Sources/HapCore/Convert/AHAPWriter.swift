@@ -88,3 +88,8 @@ public enum AHAPWriter {
     }
   }
 }
+
+extension JSONValue {
+  /// The value as JSON text, as the AHAP writer writes it.
+  public var jsonText: String { AHAPWriter.json(self) }
+}

@@ -225,7 +225,7 @@ public enum HapticReading {
       return Read(
         result: ValidationResult(pattern: nil, diagnostics: findings.diagnostics(in: source)), approximations: [])
     }
-    let converted = HapticToAHAP.convert(clip, ducking: dippingUnderEmphases ? HapticToAHAP.ducking : 0)
+    let converted = HapticToAHAP.convert(clip, for: dippingUnderEmphases ? .iOS : .hap)
     var approximations: [String] = []
     for adjustment in converted.adjustments {
       if adjustment.aboutClip {

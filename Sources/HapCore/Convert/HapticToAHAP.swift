@@ -46,9 +46,16 @@ public enum HapticToAHAP {
     public var aboutClip: Bool
   }
 
-  /// `ducking`: how much the intensity is lowered at an emphasis's breakpoint (Lofelt's 20 %,
-  /// for iOS; 0 for a pattern hap plays, where an ACF's emphasis ducks under the burst itself).
-  public static func convert(_ clip: HapticClip, ducking: Double = HapticToAHAP.ducking) -> Result {
+  /// Who the pattern is for: the AHAP written for iOS (Lofelt's mapping whole), or the pattern
+  /// hap plays (render, play, plot): no dip under emphases (an ACF's emphasis ducks under the
+  /// burst itself), and the continuous release ending where the clip ends, as Meta's stream does.
+  public enum Target: Sendable {
+    case iOS
+    case hap
+  }
+
+  public static func convert(_ clip: HapticClip, for target: Target = .iOS) -> Result {
+    let ducking = target == .iOS ? HapticToAHAP.ducking : 0
     var adjustments: [Adjustment] = []
     let length = clip.length
     var intensity = intensityEnvelope(clip, ducking: ducking, adjustments: &adjustments)
@@ -60,6 +67,7 @@ public enum HapticToAHAP {
     let constant = sharpness.isEmpty ? defaultSharpness : sharpness.allSatisfy { $0.value == sharpness[0].value } ? sharpness[0].value : nil
     if constant != nil { sharpness = [] }
     var events = continuousEvents(from: start, to: length, sharpness: constant ?? 0)
+    if target == .hap { endReleaseAtClipEnd(&events, length: length) }
     if events.count > 1 {
       adjustments.append(
         Adjustment(
@@ -254,6 +262,14 @@ public enum HapticToAHAP {
       start += longestContinuous
     }
     return events
+  }
+
+  /// The last continuous event shortened by its release (ReleaseTime's default), so that the
+  /// release ends where the clip does (when the event is longer than its release).
+  static func endReleaseAtClipEnd(_ events: inout [Event], length: Double) {
+    guard let last = events.indices.last else { return }
+    let release = EnvelopeTiming.release(events[last].parameters.releaseTime)
+    if events[last].duration > 2 * release { events[last].duration -= release }
   }
 
   /// Consecutive curves of at most ``pointsPerCurve`` points, each starting where the one

@@ -42,3 +42,43 @@ extension ActuatorProfile {
     return stem.isEmpty ? "acf" : stem
   }
 }
+
+extension ActuatorProfile {
+  /// What the profile maps each parameter to, a line each (`hap profiles`).
+  public var mappingLines: [String] {
+    let half = (frequency(sharpness: 0.5) * 10).rounded() / 10
+    let scale =
+      switch frequencyScale {
+      case .logarithmic: "logarithmic"
+      case .linear: "linear"
+      case .quadratic: "Meta's: min + sharpness² x span"
+      }
+    var lines = [
+      "sharpness 0..1   -> \(Format.number(minimumFrequency))..\(Format.number(maximumFrequency)) Hz (\(scale); 0.5 -> \(Format.number(half)) Hz)",
+      "intensity 0..1   -> amplitude \(Format.number(maximumAmplitude)) x intensity^\(Format.number(intensityExponent)) (0.5 -> \(Format.number((amplitude(intensity: 0.5) * 1000).rounded() / 1000)))",
+    ]
+    if let emphasis {
+      lines.append(
+        "transient        -> Meta's emphasis burst, \(Format.number(emphasis.low.frequency))..\(Format.number(emphasis.high.frequency)) Hz, \(Format.number(emphasis.low.milliseconds))..\(Format.number(emphasis.high.milliseconds)) ms, \(emphasis.low.shape.rawValue) to \(emphasis.high.shape.rawValue), gain \(Format.number(emphasis.gain)) x intensity^\(Format.number(intensityExponent)); the continuous signal x \(Format.number(1 - emphasis.ducking)) under it"
+      )
+    } else {
+      lines.append(
+        "transient        -> \(Format.number(transientCycles)) cycles (\(Format.number((transientCycles / maximumFrequency * 10000).rounded() / 10))..\(Format.number((transientCycles / minimumFrequency * 10000).rounded() / 10)) ms)"
+      )
+    }
+    return lines
+  }
+
+  /// The emphasis as `hap profiles --format json` gives it (null: hap's own transients).
+  public var emphasisJSON: String {
+    guard let e = emphasis else { return "null" }
+    func burst(_ b: Emphasis.Burst) -> JSONValue {
+      .object([("frequency", .number(b.frequency)), ("milliseconds", .number(b.milliseconds)), ("shape", .string(b.shape.rawValue))])
+    }
+    let value: JSONValue = .object([
+      ("gain", .number(e.gain)), ("ducking", .number(e.ducking)), ("fadeOutPercent", .number(e.fadeOutPercent)),
+      ("low", burst(e.low)), ("high", burst(e.high)),
+    ])
+    return value.jsonText
+  }
+}

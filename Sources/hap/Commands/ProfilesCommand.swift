@@ -47,6 +47,7 @@ enum ProfilesCommand: Command {
               ("intensityExponent", JSONOutput.number(p.intensityExponent)),
               ("maximumAmplitude", JSONOutput.number(p.maximumAmplitude)),
               ("transientCycles", JSONOutput.number(p.transientCycles)),
+              ("frequencyScale", JSONOutput.string(p.frequencyScale.rawValue)), ("emphasis", p.emphasisJSON),
             ])
           }))
       return ExitStatus.ok
@@ -54,15 +55,7 @@ enum ProfilesCommand: Command {
     for (index, p) in profiles.enumerated() {
       if index > 0 { Console.line("") }
       Console.line("\(p.name): \(p.description)")
-      Console.line(
-        "  sharpness 0..1   -> \(Format.number(p.minimumFrequency))..\(Format.number(p.maximumFrequency)) Hz (logarithmic; 0.5 -> \(Format.number((p.frequency(sharpness: 0.5) * 10).rounded() / 10)) Hz)"
-      )
-      Console.line(
-        "  intensity 0..1   -> amplitude \(Format.number(p.maximumAmplitude)) x intensity^\(Format.number(p.intensityExponent)) (0.5 -> \(Format.number((p.amplitude(intensity: 0.5) * 1000).rounded() / 1000)))"
-      )
-      Console.line(
-        "  transient        -> \(Format.number(p.transientCycles)) cycles (\(Format.number((p.transientCycles / p.maximumFrequency * 10000).rounded() / 10))..\(Format.number((p.transientCycles / p.minimumFrequency * 10000).rounded() / 10)) ms)"
-      )
+      for line in p.mappingLines { Console.line("  " + line) }
     }
     return ExitStatus.ok
   }

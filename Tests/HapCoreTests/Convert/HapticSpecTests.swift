@@ -69,4 +69,22 @@ struct HapticSpecTests {
     #expect(abs(Self.frequency(samples[2400..<13000]) / half - 1) < 0.05, "before 0.3 s")
     #expect(abs(Self.frequency(samples[15400..<27000]) / zero - 1) < 0.05, "after 0.3 s")
   }
+
+  @Test("as hap plays a clip (HapticReading), the stream ends where the clip ends, and no dip under an emphasis")
+  func hapsReadingEndsAtTheClipsEnd() throws {
+    let json = #"""
+      {"version": {"major": 1, "minor": 0, "patch": 0}, "signals": {"continuous": {"envelopes": {"amplitude": [
+        {"time": 0, "amplitude": 0.5}, {"time": 0.25, "amplitude": 0.5, "emphasis": {"amplitude": 0.2, "frequency": 0.5}},
+        {"time": 0.5, "amplitude": 0.5}]}}}}
+      """#
+    let read = HapticReading.read(SourceText(Array(json.utf8)))
+    let pattern = try #require(read.pattern)
+    let renderer = Renderer(schedule: Schedule(pattern: pattern, profile: .exciter, rate: Self.rate))
+    #expect(renderer.frameCount == 24000, "\(renderer.frameCount) frames for a 0.5 s clip")
+    let control = try #require(pattern.curves.first { $0.id == .hapticIntensityControl })
+    #expect(control.points.allSatisfy { abs($0.value - 0.5.squareRoot()) < 1e-6 }, "a dip under the emphasis: \(control.points.map(\.value))")
+    // The AHAP written for iOS keeps Lofelt's mapping whole: the dip, and the release past the end.
+    let written = HapticToAHAP.convert(try #require(HapticClipDecoder.decode(SourceText(Array(json.utf8))).clip))
+    #expect(written.pattern.curves.contains { $0.points.contains { abs($0.value - 0.8 * 0.5.squareRoot()) < 1e-6 } })
+  }
 }

@@ -29,7 +29,7 @@ struct MetaRendererTests {
 
   static func render(_ clip: HapticClip) -> [Float] {
     // As `hap render` reads a clip (HapticReading: no Lofelt dip under emphases).
-    let pattern = HapticToAHAP.convert(clip, ducking: 0).pattern
+    let pattern = HapticToAHAP.convert(clip, for: .hap).pattern
     let renderer = Renderer(schedule: Schedule(pattern: pattern, profile: quest, rate: rate))
     var samples = [Float](repeating: 0, count: renderer.frameCount)
     samples.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
