@@ -256,7 +256,7 @@ struct DiffCommandTests {
     #expect(report.summaries == ["changed @0 HapticContinuous HapticIntensity 1 -> 0.5"])
   }
 
-  @Test("--signal: a tiny change feels the same (exit 0), a big one does not (exit 1); --threshold-db moves the line")
+  @Test("--signal: a tiny change feels the same (exit 0), a big one does not (exit 1); the verdict by feel, PSNR beside it")
   func signalVerdict() throws {
     let folder = try TemporaryFolder()
     let base = try folder.write("base.json", DiffFixture.steady(intensity: 0.8))
@@ -270,28 +270,25 @@ struct DiffCommandTests {
     let same = try Hap.run(["diff", "--signal", base, tiny])
     #expect(same.status == 0, "\(same.stdout)")
     let sameLine = try #require(same.stdoutLines.last)
-    #expect(sameLine.hasPrefix("same feel: PSNR ") && sameLine.hasSuffix(" dB >= 60 dB (2 changes)"), "\(sameLine)")
-    let psnr = try #require(
-      try DiffReport(try Hap.run(["diff", "--signal", "--format", "json", base, tiny]).stdout).number("signal", "psnr"))
-    #expect(psnr > 60 && psnr < 100)
-    #expect(try DiffReport(try Hap.run(["diff", "--signal", "--format", "json", base, tiny]).stdout).equal == true)
+    #expect(sameLine.hasPrefix("same feel: level 0 of ") && sameLine.hasSuffix(" dB (2 changes)"), "\(sameLine)")
+    #expect(sameLine.contains("within 5 ms; PSNR "), "\(sameLine)")
+    let json = try DiffReport(try Hap.run(["diff", "--signal", "--format", "json", base, tiny]).stdout)
+    #expect(json.equal == true)
+    let feel = try #require(json.document["feel"] as? [String: Any])
+    #expect(feel["sameFeel"] as? Bool == true && feel["levelThresholdDb"] as? Double == 2.2)
 
     let different = try Hap.run(["diff", "--signal", base, big])
     #expect(different.status == 1)
-    #expect(different.stdoutLines.last?.hasPrefix("different feel: PSNR ") == true, "\(different.stdout)")
-    let bigPSNR = try #require(
-      try DiffReport(try Hap.run(["diff", "--signal", "--format", "json", base, big]).stdout).number("signal", "psnr"))
-    #expect(bigPSNR < 60)
-
-    // The threshold moves the line both ways.
-    let stricter = try Hap.run(["diff", "--signal", "--threshold-db", String(Int(psnr.rounded(.up)) + 1), base, tiny])
-    #expect(stricter.status == 1, "\(stricter.stdout)")
-    let looser = try Hap.run(["diff", "--signal", "--threshold-db", String(Int(bigPSNR.rounded(.down)) - 1), base, big])
-    #expect(looser.status == 0, "\(looser.stdout)")
-    // Without --signal the threshold does not matter.
-    #expect(try Hap.run(["diff", "--threshold-db", "0", base, big]).status == 1)
-    // Identical files feel the same at any threshold (PSNR 100).
-    #expect(try Hap.run(["diff", "--signal", "--threshold-db", "100", base, base]).status == 0)
+    #expect(different.stdoutLines.last?.hasPrefix("different feel: level ") == true, "\(different.stdout)")
+    let bigFeel = try #require(
+      try DiffReport(try Hap.run(["diff", "--signal", "--format", "json", base, big]).stdout).document["feel"]
+        as? [String: Any])
+    #expect(bigFeel["sameFeel"] as? Bool == false)
+    // --threshold-db now judges audio tracks only: it does not move the haptic verdict.
+    #expect(try Hap.run(["diff", "--signal", "--threshold-db", "0", base, big]).status == 1)
+    #expect(try Hap.run(["diff", "--signal", "--threshold-db", "100", base, tiny]).status == 0)
+    // Identical files feel the same.
+    #expect(try Hap.run(["diff", "--signal", base, base]).status == 0)
   }
 
   @Test("--width sets the number of timeline columns")

@@ -44,11 +44,11 @@ enum DiffCommand: Command {
     """
   static let signal = Option<Bool>.flag(
     "signal",
-    "Decide by the signal: patterns whose PSNR is at least --threshold-db\nfeel the same, even if their structure differs."
+    "Decide by feel: the same envelope (2.2 dB), frequency (18 %) and timing\n(5 ms) feel the same, even if the structure or carrier phase differs."
   )
   static let thresholdDB = Option<Double>.number(
     "threshold-db", "DB", in: 0...200, unit: .decibels, default: 60,
-    "PSNR above which signals count as the same feel")
+    "PSNR at which audio tracks count as the same (haptics: by feel)")
   static let timeTolerance = Option<Double>.number(
     "time-tolerance", "MS", in: 0...10_000, unit: .milliseconds, default: 50,
     "Events this close in time are the same event, moved")
@@ -118,16 +118,14 @@ enum DiffCommand: Command {
     else { return git ? ExitStatus.ok : ExitStatus.trouble }
     let diff = PatternDiff(old, new, options: options, sounds: audio.sounds)
     let signal = SignalComparison(old, new, profile: profile, rate: Double(rate), columns: width)
-    let equal =
-      arguments[Self.signal]
-      ? signal.psnr >= threshold && (audio.signal.map { $0.psnr >= threshold } ?? true) : diff.isEqual
+    let feel = arguments[Self.signal] ? FeelReport(old, new, profile: profile, rate: Double(rate)) : nil
+    let equal = feel.map { $0.sameFeel && (audio.signal.map { $0.psnr >= threshold } ?? true) } ?? diff.isEqual
 
     if json {
-      printJSON(diff, signal, audio: audio.signal, equal: equal, old: oldLabel, new: newLabel)
+      printJSON(diff, signal, audio: audio.signal, feel: feel, equal: equal, old: oldLabel, new: newLabel)
     } else {
       printText(
-        diff, (signal, audio.signal), equal: equal, old: oldLabel, new: newLabel, style: style,
-        bySignal: arguments[Self.signal], threshold: threshold)
+        diff, (signal, audio.signal), equal: equal, old: oldLabel, new: newLabel, style: style, feel: feel)
     }
     if let plot {
       let inputs: [PatternPlot.Input] = [.init(name: oldLabel, pattern: old), .init(name: newLabel, pattern: new)]
@@ -275,7 +273,7 @@ enum DiffCommand: Command {
 
   static func printText(
     _ diff: PatternDiff, _ signals: (haptic: SignalComparison, audio: SignalComparison?), equal: Bool, old: String,
-    new: String, style: Style, bySignal: Bool, threshold: Double
+    new: String, style: Style, feel: FeelReport?
   ) {
     Console.line(style.bold("--- \(old)"))
     Console.line(style.bold("+++ \(new)"))
@@ -286,13 +284,9 @@ enum DiffCommand: Command {
     printSignal(signals.haptic, name: "signal", style: style)
     if let audio = signals.audio { printSignal(audio, name: "audio", style: style) }
     let structural = "\(diff.changes.count) change\(diff.changes.count == 1 ? "" : "s")"
-    if bySignal {
-      var psnr = "PSNR \(Format.number((signals.haptic.psnr * 10).rounded() / 10)) dB"
-      if let audio = signals.audio { psnr += ", audio \(Format.number((audio.psnr * 10).rounded() / 10)) dB" }
-      Console.line(
-        equal
-          ? style.green("same feel: \(psnr) >= \(Format.number(threshold)) dB (\(structural))")
-          : style.red("different feel: \(psnr) < \(Format.number(threshold)) dB (\(structural))"))
+    if let feel {
+      let line = feel.sentence(psnr: signals.haptic.psnr, audioPSNR: signals.audio?.psnr, structural: structural)
+      Console.line(equal ? style.green(line) : style.red(line))
     } else {
       Console.line(equal ? style.green("equal") : style.red("differ: \(structural)"))
     }
@@ -336,7 +330,8 @@ enum DiffCommand: Command {
   }
 
   static func printJSON(
-    _ diff: PatternDiff, _ signal: SignalComparison, audio: SignalComparison?, equal: Bool, old: String, new: String
+    _ diff: PatternDiff, _ signal: SignalComparison, audio: SignalComparison?, feel: FeelReport?, equal: Bool,
+    old: String, new: String
   ) {
     func value(_ v: PatternDiff.Change.Value) -> String {
       switch v {
@@ -378,6 +373,7 @@ enum DiffCommand: Command {
       ("changes", JSONOutput.array(changes)), ("signal", compared(signal)),
     ]
     if let audio { members.append(("audio", compared(audio))) }
+    if let feel { members.append(("feel", feel.json)) }
     Console.line(JSONOutput.object(members))
   }
 }

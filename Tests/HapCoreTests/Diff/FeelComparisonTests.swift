@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import HapCore
+
+/// `hap diff --signal`'s verdict by feel (issue 30): not moved by the carrier's phase alone; a
+/// 3 dB level change or a 25 % frequency change is a different feel.
+@Suite("Feel: the comparison a person would make")
+struct FeelComparisonTests {
+  static func pattern(at time: Double = 0, intensity: Double = 0.8, sharpness: Double = 0.5) -> Pattern {
+    var parameters = EventParameters(defaultsFor: .hapticContinuous)
+    parameters.hapticIntensity = intensity
+    parameters.hapticSharpness = sharpness
+    let tap = EventParameters(defaultsFor: .hapticTransient)
+    return Pattern(events: [
+      Event(time: time, type: .hapticContinuous, duration: 0.6, parameters: parameters),
+      Event(time: time + 0.8, type: .hapticTransient, parameters: tap),
+    ])
+  }
+
+  @Test("the same pattern feels the same, every frame alike")
+  func identical() {
+    let feel = FeelComparison(Self.pattern(), Self.pattern())
+    #expect(feel.sameFeel && feel.levelDiffering == 0 && feel.frequencyDiffering == 0 && feel.levelFrames > 100)
+  }
+
+  @Test("every carrier's phase shifted by half a cycle (the events 4.2 ms later): the same feel, where PSNR says otherwise")
+  func phaseAlone() {
+    // Sharpness 0.5 on the exciter: 120 Hz; 4.2 ms is half a cycle: the carrier upside down.
+    let (a, b) = (Self.pattern(), Self.pattern(at: 0.0042))
+    #expect(SignalComparison(a, b).psnr < 20, "PSNR follows the phase")
+    let feel = FeelComparison(a, b)
+    #expect(feel.sameFeel, "\(feel)")
+  }
+
+  @Test("a 3 dB level change is a different feel; 1 dB is not")
+  func level() {
+    let exponent = ActuatorProfile.exciter.intensityExponent
+    func scaled(_ db: Double) -> Pattern { Self.pattern(intensity: 0.8 * pow(pow(10, db / 20), 1 / exponent)) }
+    let louder = FeelComparison(Self.pattern(), scaled(-3))
+    #expect(!louder.sameFeel && abs(louder.medianLevelChange + 3) < 0.3, "\(louder)")
+    #expect(FeelComparison(Self.pattern(), scaled(-1)).sameFeel)
+  }
+
+  @Test("a 25 % frequency change is a different feel; 10 % is not")
+  func frequency() {
+    let profile = ActuatorProfile.exciter
+    func shifted(_ ratio: Double) -> Pattern {
+      Self.pattern(sharpness: 0.5 + log(ratio) / log(profile.maximumFrequency / profile.minimumFrequency))
+    }
+    let higher = FeelComparison(Self.pattern(), shifted(1.25))
+    #expect(!higher.sameFeel && abs(higher.medianFrequencyRatio - 1.25) < 0.03, "\(higher)")
+    #expect(FeelComparison(Self.pattern(), shifted(1.10)).sameFeel)
+  }
+
+  @Test("a 20 ms shift in time is a different feel; 3 ms is not")
+  func timing() {
+    #expect(!FeelComparison(Self.pattern(), Self.pattern(at: 0.02)).sameFeel)
+    #expect(FeelComparison(Self.pattern(), Self.pattern(at: 0.003)).sameFeel)
+  }
+}
