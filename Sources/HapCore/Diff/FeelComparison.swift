@@ -3,7 +3,7 @@ import Foundation
 /// Whether two patterns feel the same, judged as a person feels a vibration rather than sample by
 /// sample (PSNR follows the carrier's phase: the same envelope and frequency with another phase
 /// scores low). Both are rendered (streamed, with the same profile and rate) and compared frame by
-/// frame on what the skin resolves (docs/diff.md, `../shared/notes/perceptual-metrics.md`):
+/// frame on what the skin resolves (the README's `hap diff`; `../shared/notes/perceptual-metrics.md`):
 ///
 /// - **level:** the envelope, RMS over 5 ms frames; a frame differs when no frame of the other
 ///   signal within ``timeTolerance`` (5 ms: touch and sound feel simultaneous within it) is within
