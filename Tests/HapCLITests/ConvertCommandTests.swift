@@ -36,6 +36,23 @@ func temporaryFolder() throws -> URL {
 
 @Suite("hap convert: .haptic corpus")
 struct HapticCorpusTests {
+  @Test(
+    "convert --verbose names what a .haptic cannot say and scores the result by feel: Jump.ahap feels the same as its clip (PSNR 14.6 dB said beside)",
+    .enabled(if: HapticCorpus.isPresent, "corpus not found (set HAP_CORPUS); skipped"))
+  func verboseScoresTheResult() throws {
+    let out = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: out) }
+    let jump = Corpus.ahap.appendingPathComponent("apple__unityplugins/Jump.ahap").path
+    let result = try Hap.run(["convert", jump, "-o", out.appendingPathComponent("Jump.haptic").path, "--verbose"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("approximated: 2 transients become emphases"), "\(result.stderr)")
+    #expect(result.stderr.contains("approximated: sharpness becomes frequency"), "\(result.stderr)")
+    #expect(result.stderr.contains("scored: same feel: "), "\(result.stderr)")
+    // Android is not read back: said so.
+    let android = try Hap.run(["convert", jump, "-o", out.appendingPathComponent("Jump.json").path, "--to", "android", "--verbose"])
+    #expect(android.stderr.contains("scored: not scored"), "\(android.stderr)")
+  }
+
   @Test("the .haptic corpus is present where CI requires it")
   func presence() {
     if !HapticCorpus.isPresent { corpusMissing(".haptic corpus", at: HapticCorpus.folder) }

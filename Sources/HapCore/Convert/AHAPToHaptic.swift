@@ -69,6 +69,32 @@ public enum AHAPToHaptic {
     if overlaps(continuous) {
       notes.append("continuous events overlap: a clip has one envelope, so their intensities are summed (at most 1)")
     }
+    return notes + playbackNotes(pattern, continuous: continuous)
+  }
+
+  /// What changes in how the clip plays: transients become Meta's emphasis bursts, sharpness a
+  /// frequency on the device's own scale, and envelope controls have no place in a clip.
+  static func playbackNotes(_ pattern: Pattern, continuous: [Event]) -> [String] {
+    var notes: [String] = []
+    let transients = pattern.events.filter { $0.type == .hapticTransient }.count
+    if transients > 0 {
+      notes.append(
+        "\(transients) transient\(transients == 1 ? " becomes an emphasis" : "s become emphases"): Meta's renderer plays each as the device's emphasis burst (its ACF: MetaQuest 12-36 ms at 55-165 Hz, the continuous signal halved under it), not as a two-cycle tap"
+      )
+    }
+    if !continuous.isEmpty {
+      notes.append(
+        "sharpness becomes frequency = sharpness², played on the device's own range (MetaQuest: 55 + 145 x frequency Hz; hap's exciter plays sharpness on 60-240 Hz, logarithmic)"
+      )
+    }
+    let envelopeControls: Set<DynamicParameterID> = [
+      .hapticAttackTimeControl, .hapticDecayTimeControl, .hapticReleaseTimeControl,
+    ]
+    let dropped = pattern.curves.filter { envelopeControls.contains($0.id) }.count
+      + pattern.parameters.filter { envelopeControls.contains($0.id) }.count
+    if dropped > 0 {
+      notes.append("\(dropped) attack, decay or release control\(dropped == 1 ? " is" : "s are") left out: a clip has no envelope timing")
+    }
     return notes
   }
 

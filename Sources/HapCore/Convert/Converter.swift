@@ -90,6 +90,10 @@ public enum Converter {
     public var diagnostics: [Diagnostic]
     /// What was approximated, one sentence each (`--verbose`).
     public var approximations: [String]
+    /// The input and the output as hap plays them, to score the one against the other
+    /// (``FeelComparison``); nil where the output is not read back (Android, audio input).
+    public var source: Pattern? = nil
+    public var result: Pattern? = nil
   }
 
   /// Whether `from` → `to` is built: the later directions say so in one sentence.
@@ -151,8 +155,11 @@ public enum Converter {
       pattern = portable.pattern
       approximations += portable.rewrites
     }
-    return try write(
+    var output = try write(
       pattern, from: from, to: to, input: input, context: context, options: options, approximations: approximations)
+    // The input as hap plays it: a clip through hap's reading, not the one written for iOS.
+    output.source = from == .haptic ? HapticReading.read(SourceText(bytes)).pattern : pattern
+    return output
   }
 
   /// Reads a pattern (AHAP, or a `.haptic` clip converted): its findings, the pattern, and what
@@ -192,14 +199,16 @@ public enum Converter {
       let text = Array(HapticWriter.text(reverse.clip).utf8)
       let check = HapticReading.read(SourceText(text)).result
       guard check.isValid else { throw .invalidOutput(check.diagnostics) }
-      return Output(bytes: text, diagnostics: input.diagnostics, approximations: approximations)
+      return Output(
+        bytes: text, diagnostics: input.diagnostics, approximations: approximations, result: check.pattern)
     default:
       let text = Array(AHAPWriter.text(pattern).utf8)
       let check = Validator.validate(text, context: context)
       guard check.isStrictlyValid || (from == .ahap && !options.portable && check.isValid) else {
         throw .invalidOutput(check.diagnostics)
       }
-      return Output(bytes: text, diagnostics: input.diagnostics, approximations: approximations)
+      return Output(
+        bytes: text, diagnostics: input.diagnostics, approximations: approximations, result: check.pattern)
     }
   }
 }

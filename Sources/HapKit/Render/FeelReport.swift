@@ -11,6 +11,15 @@ public struct FeelReport: Sendable {
 
   public var sameFeel: Bool { feel.sameFeel }
 
+  /// A conversion's result scored against its source (`convert --verbose`), on the default
+  /// exciter at 48 kHz: the sentence, nil when the output is not read back (Android).
+  public static func score(_ converted: Converter.Output) -> String? {
+    guard let source = converted.source, let result = converted.result else { return nil }
+    let report = FeelReport(source, result, profile: .exciter, rate: 48000)
+    let psnr = SignalComparison(source, result, profile: .exciter, rate: 48000).psnr
+    return report.sentence(psnr: psnr, audioPSNR: nil, structural: "the output against the input, on the exciter")
+  }
+
   /// `same feel: …` or `different feel: …`, with the frames that differ, the thresholds and PSNR.
   public func sentence(psnr: Double, audioPSNR: Double?, structural: String) -> String {
     let f = feel

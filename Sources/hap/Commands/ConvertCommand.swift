@@ -307,6 +307,7 @@ enum ConvertCommand: Command {
       for line in converted.approximations { Console.error("\(name): rewrote: \(line)") }
     } else if verbose {
       for note in converted.approximations { Console.error("\(name): approximated: \(note)") }
+      Console.error("\(name): scored: \(FeelReport.score(converted) ?? "not scored (the output is not read back)")")
     }
     guard PlotCommand.write(String(decoding: converted.bytes, as: UTF8.self), to: output) else {
       return ExitStatus.trouble
