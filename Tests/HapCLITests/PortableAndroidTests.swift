@@ -206,4 +206,41 @@ struct AndroidTests {
       #expect(depth == 0, "unbalanced \(open)\(close)")
     }
   }
+
+  /// The 70 s long_clip's Kotlin: every method under the JVM's 64 KB. kotlinc cannot compile it
+  /// here (it needs Android's classes), so the test counts what each method holds against the
+  /// limit's arithmetic: a chained builder call costs about 20 bytes of bytecode, an element of
+  /// an array literal about 8 bytes of the object's static initialiser, a string constant at
+  /// most 65,535 bytes in the class file.
+  @Test(
+    "long_clip (70 s) gives Kotlin whose every method stays under 64 KB: data as string constants, the envelope in a loop",
+    .enabled(if: HapticCorpus.isPresent, "corpus not found (set HAP_CORPUS); skipped"))
+  func longClipKotlinFitsTheMethodLimit() throws {
+    let folder = try temporaryFolder()
+    let output = folder.appendingPathComponent("Long.kt")
+    let clip = HapticCorpus.folder.appendingPathComponent("Lofelt__NiceVibrations/long_clip.haptic").path
+    let result = try Hap.run(["convert", clip, "-o", output.path])
+    #expect(result.status == 0, "\(result.stderr)")
+    let text = try String(contentsOf: output, encoding: .utf8)
+    let chained = text.components(separatedBy: ".addControlPoint(").count - 1
+      + text.components(separatedBy: ".addPrimitive(").count - 1
+    #expect(chained <= AndroidEffect.chainLimit + 1, "\(chained) builder calls")
+    #expect(text.contains("for (i in 0 until ENVELOPE_POINTS)"), "the envelope is added in a loop")
+    // Array literals: their elements, all in the static initialiser.
+    var elements = 0
+    for line in text.split(separator: "\n") where line.contains("ArrayOf(") {
+      elements += line.split(separator: ",").count
+    }
+    var strings = 0
+    for line in text.split(separator: "\n") where line.trimmingCharacters(in: .whitespaces).hasPrefix("\"") {
+      strings += 1
+      #expect(line.utf8.count < 65_535, "a string constant of \(line.utf8.count) bytes")
+    }
+    let initialiser = 8 * elements + 7 * strings
+    #expect(initialiser < 65_536 / 2, "the static initialiser's estimate: \(initialiser) bytes")
+    #expect(strings > 3, "the long arrays are string constants")
+    // The data still says the whole clip: 70,005 ms of timings.
+    #expect(text.contains("const val DURATION_MS = 70005L"))
+  }
 }
+
