@@ -114,6 +114,11 @@ struct HapticCorpusTests {
       let lofelt = Corpus.ahap.appendingPathComponent(pair[1]).path
       let psnr = SignalComparison(try HapticCorpus.pattern(output), try HapticCorpus.pattern(lofelt)).psnr
       #expect(psnr >= (Self.pairFloors[pair[0]] ?? 30), "\(pair[0]): PSNR \(psnr) dB")
+      // By feel: the same, but where hap follows the spec's frequency 0.5 and Lofelt plays 0.
+      let feel = FeelComparison(try HapticCorpus.pattern(output), try HapticCorpus.pattern(lofelt))
+      let spec = pair[0].hasSuffix("valid_required_v1.haptic")
+      #expect(feel.sameFeel != spec, "\(pair[0]): \(feel)")
+      if spec { #expect(feel.levelDiffering == 0 && abs(feel.medianFrequencyRatio - 0.375) < 0.05, "\(feel)") }
     }
   }
 
