@@ -82,6 +82,8 @@ test: deps sim
 	@command -v groff >/dev/null || $(MAKE) --no-print-directory apt PKGS=groff-base
 	@# ResamplerTests measure libsoxr (loaded at run time; under CI a missing one fails).
 	@ldconfig -p | grep -q 'libsoxr\.so\.0' || $(MAKE) --no-print-directory apt PKGS=libsoxr0
+	@# PerceptualMetricsTests compare with vibromaf (PyPI), installed with pip where python3 lacks it.
+	@python3 -m pip --version >/dev/null 2>&1 || $(MAKE) --no-print-directory apt PKGS=python3-pip
 	@# Convert's and the sound search's libsndfile tests (FLAC, MP3, a text file named .flac) are
 	@# skipped without it (loaded at run time).
 	@ldconfig -p | grep -q 'libsndfile\.so\.1' || $(MAKE) --no-print-directory apt PKGS=libsndfile1
