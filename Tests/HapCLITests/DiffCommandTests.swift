@@ -271,7 +271,7 @@ struct DiffCommandTests {
     #expect(same.status == 0, "\(same.stdout)")
     let sameLine = try #require(same.stdoutLines.last)
     #expect(sameLine.hasPrefix("same feel: level 0 of ") && sameLine.hasSuffix(" dB (2 changes)"), "\(sameLine)")
-    #expect(sameLine.contains("within 5 ms; PSNR "), "\(sameLine)")
+    #expect(sameLine.contains("within 5 ms; ST-SIM ") && sameLine.contains(", SPQI ") && sameLine.contains(", PSNR "), "\(sameLine)")
     let json = try DiffReport(try Hap.run(["diff", "--signal", "--format", "json", base, tiny]).stdout)
     #expect(json.equal == true)
     let feel = try #require(json.document["feel"] as? [String: Any])

@@ -30,6 +30,12 @@ public struct FeelComparison: Sendable, Equatable {
   /// The median level change (dB, new against old) and frequency ratio over the judged frames.
   public let medianLevelChange: Double
   public let medianFrequencyRatio: Double
+  /// ST-SIM and SPQI of the new signal against the old (``PerceptualMetrics``, over the first
+  /// ``measuredSeconds`` at 8 kHz); nil for signals too short to measure (under 64 ms).
+  public var stsim: Double? = nil
+  public var spqi: Double? = nil
+  /// The seconds ST-SIM and SPQI measure, from the start (the memory they take is bounded).
+  public static let measuredSeconds = 60.0
 
   public var sameFeel: Bool {
     Double(levelDiffering) <= Self.tolerated * Double(levelFrames)
@@ -40,6 +46,17 @@ public struct FeelComparison: Sendable, Equatable {
     let first = Features(Renderer(schedule: Schedule(pattern: a, profile: profile, rate: rate)), rate: rate)
     let second = Features(Renderer(schedule: Schedule(pattern: b, profile: profile, rate: rate)), rate: rate)
     self.init(first, second, rate: rate)
+    (stsim, spqi) = Self.measures(first.head, second.head, rate: rate)
+  }
+
+  /// ST-SIM and SPQI of `new` against `old` (both from the start, padded to the same length).
+  static func measures(_ old: [Float], _ new: [Float], rate: Double) -> (Double?, Double?) {
+    let count = max(old.count, new.count)
+    let reference = PerceptualMetrics.downsampled(old + [Float](repeating: 0, count: count - old.count), from: rate)
+    let test = PerceptualMetrics.downsampled(new + [Float](repeating: 0, count: count - new.count), from: rate)
+    let stsim = try? PerceptualMetrics.stsim(reference: reference, test: test)
+    let spqi = try? PerceptualMetrics.spqi(reference: reference, test: test)
+    return (stsim, spqi)
   }
 
   init(_ a: Features, _ b: Features, rate: Double) {
@@ -98,6 +115,8 @@ public struct FeelComparison: Sendable, Equatable {
   struct Features {
     var levels: [Double] = []
     var frequencies: [Double?] = []
+    /// The samples of the first ``FeelComparison/measuredSeconds``.
+    var head: [Float] = []
 
     func level(_ k: Int) -> Double { k < levels.count ? levels[k] : 0 }
 
@@ -117,6 +136,8 @@ public struct FeelComparison: Sendable, Equatable {
           levels.append((sum / Double(end - start)).squareRoot())
         }
         frequencies.append(Self.frequency(buffer[0..<count], previous: previous, rate: rate))
+        let kept = Int(FeelComparison.measuredSeconds * rate) - head.count
+        if kept > 0 { head += buffer[0..<min(count, kept)] }
         previous = buffer[count - 1]
         position += count
       }

@@ -26,7 +26,11 @@ public struct FeelReport: Sendable {
     let level = "level \(f.levelDiffering) of \(f.levelFrames) frames off by more than \(Format.number(FeelComparison.levelThreshold)) dB (median \(signed(f.medianLevelChange)) dB)"
     let percent = Format.number(((f.medianFrequencyRatio - 1) * 1000).rounded() / 10)
     let frequency = "frequency \(f.frequencyDiffering) of \(f.frequencyFrames) off by more than \(Format.number(FeelComparison.frequencyThreshold * 100)) % (median \(f.medianFrequencyRatio >= 1 ? "+" : "")\(percent) %)"
-    var measures = "PSNR \(Format.number((psnr * 10).rounded() / 10)) dB"
+    var measures = ""
+    if let stsim = f.stsim, let spqi = f.spqi {
+      measures = "ST-SIM \(Format.number((stsim * 1000).rounded() / 1000)), SPQI \(Format.number((spqi * 1000).rounded() / 1000)), "
+    }
+    measures += "PSNR \(Format.number((psnr * 10).rounded() / 10)) dB"
     if let audioPSNR { measures += ", audio PSNR \(Format.number((audioPSNR * 10).rounded() / 10)) dB" }
     let verdict = f.sameFeel ? "same feel" : "different feel"
     return "\(verdict): \(level), \(frequency), within \(Format.number(FeelComparison.timeTolerance * 1000)) ms; \(measures) (\(structural))"
@@ -49,6 +53,7 @@ public struct FeelReport: Sendable {
       ("levelThresholdDb", .number(FeelComparison.levelThreshold)),
       ("frequencyThreshold", .number(FeelComparison.frequencyThreshold)),
       ("timeTolerance", .number(FeelComparison.timeTolerance)),
+      ("stsim", f.stsim.map { .number($0) } ?? .null), ("spqi", f.spqi.map { .number($0) } ?? .null),
     ])
     return value.jsonText
   }

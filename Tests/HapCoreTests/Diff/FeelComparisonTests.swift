@@ -22,6 +22,10 @@ struct FeelComparisonTests {
   func identical() {
     let feel = FeelComparison(Self.pattern(), Self.pattern())
     #expect(feel.sameFeel && feel.levelDiffering == 0 && feel.frequencyDiffering == 0 && feel.levelFrames > 100)
+    // ST-SIM and SPQI beside the verdict, as vibromaf gives them for identical signals.
+    #expect(feel.stsim.map { abs($0 - 1) < 1e-9 } == true && feel.spqi.map { abs($0 - 1) < 1e-9 } == true, "\(feel)")
+    let softer = FeelComparison(Self.pattern(), Self.pattern(intensity: 0.3))
+    #expect((softer.spqi ?? 1) < 0.5, "\(softer)")
   }
 
   @Test("every carrier's phase shifted by half a cycle (the events 4.2 ms later): the same feel, where PSNR says otherwise")
