@@ -40,6 +40,10 @@ public struct AndroidEffect: Sendable {
   public let envelope: [EnvelopePoint]
   public let primitives: [Primitive]
   public let hasContinuous: Bool
+  /// The rendered intensity (0…1) and sharpness of each ``stepMs`` step (the last one may be
+  /// shorter): what the waveform and the envelopes are made of.
+  public let levels: [Double]
+  public let sharpnesses: [Double]
   /// What Android cannot play of the pattern, one sentence each (`--verbose`).
   public let losses: [String]
 
@@ -60,6 +64,8 @@ public struct AndroidEffect: Sendable {
       samples.append((ms, min(max(levels[k] ?? 0, 0), 1), sharp))
     }
     (timings, amplitudes) = AndroidEffect.waveform(samples)
+    self.levels = samples.map(\.level)
+    sharpnesses = samples.map { min(max($0.sharp, 0), 1) }
     onOffTimings = AndroidEffect.onOff(samples)
     initialSharpness = (samples.first?.sharp ?? 0.5).rounded3
     envelope = AndroidEffect.envelope(samples)

@@ -4,6 +4,8 @@ public enum ConversionFormat: String, Sendable, CaseIterable {
   case haptic
   case audio
   case android
+  /// Android's vibration XML (`vibration-select`, Android 16): ``AndroidXML``.
+  case androidXML = "android-xml"
 
   /// The format a file name's extension says, if any: `.ahap`/`.json` AHAP, `.haptic` Meta's
   /// clip, `.wav` and other audio.
@@ -14,17 +16,19 @@ public enum ConversionFormat: String, Sendable, CaseIterable {
     case "haptic": self = .haptic
     case "wav", "wave", "flac", "ogg", "oga", "mp3", "aif", "aiff": self = .audio
     case "kt": self = .android
+    case "xml": self = .androidXML
     default: return nil
     }
   }
 
-  /// What `--from`/`--to` accept: the format names, and `android`.
+  /// What `--from`/`--to` accept: the format names, `android` and `android-xml`.
   public init?(name: String) {
     switch name.lowercased() {
     case "ahap", "json": self = .ahap
     case "haptic": self = .haptic
     case "audio", "wav": self = .audio
     case "android": self = .android
+    case "android-xml": self = .androidXML
     default: return nil
     }
   }
@@ -36,6 +40,7 @@ public enum ConversionFormat: String, Sendable, CaseIterable {
     case .haptic: "haptic"
     case .audio: "wav"
     case .android: "json"
+    case .androidXML: "xml"
     }
   }
 }
@@ -100,12 +105,12 @@ public enum Converter {
   public static func check(from: ConversionFormat, to: ConversionFormat) -> String? {
     switch (from, to) {
     case (.ahap, .haptic), (.haptic, .ahap), (.haptic, .haptic), (.ahap, .ahap), (.ahap, .android), (.haptic, .android),
-      (.audio, .ahap):
+      (.ahap, .androidXML), (.haptic, .androidXML), (.audio, .ahap):
       nil
     case (.audio, _):
       "hap converts audio to AHAP only ('-o NAME.ahap' or '--to ahap'); convert that AHAP on to another format"
     case (_, .audio): "hap does not convert to audio; 'hap render' writes a pattern's drive signal as WAV"
-    case (.android, _): "hap does not read Android effects; it converts .haptic to AHAP and AHAP to .haptic"
+    case (.android, _), (.androidXML, _): "hap does not read Android effects; it converts .haptic to AHAP and AHAP to .haptic"
     }
   }
 
@@ -193,6 +198,11 @@ public enum Converter {
       approximations += effect.losses
       let text = options.kotlin ? effect.kotlin(name: options.name) : effect.json()
       return Output(bytes: Array(text.utf8), diagnostics: input.diagnostics, approximations: approximations)
+    case .androidXML:
+      let xml = AndroidXML(AndroidEffect(pattern))
+      approximations += xml.approximations
+      if pattern.events.contains(where: { $0.type.isAudio }) { approximations.append("audio events are left out") }
+      return Output(bytes: Array(xml.text.utf8), diagnostics: input.diagnostics, approximations: approximations)
     case .haptic:
       let reverse = AHAPToHaptic.convert(pattern)
       approximations += reverse.approximations

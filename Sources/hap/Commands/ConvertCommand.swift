@@ -17,7 +17,7 @@ enum ConvertCommand: Command {
     formats come from the extensions (.haptic; .ahap or .json; .wav and other audio; .kt for
     Android) or from --from and --to. --portable rewrites an AHAP pattern within Core Haptics'
     limits and prints each rewrite; '--to android' writes a Kotlin VibrationEffect snippet
-    (-o X.kt) or its JSON description (-o X.json).
+    (-o X.kt), its JSON description (-o X.json) or Android 16's vibration XML (-o X.xml).
 
     The output is checked with hap's own rules before it is written: an AHAP output passes
     'hap validate --strict'. Files are written atomically (a temporary file, then renamed), so
@@ -39,7 +39,7 @@ enum ConvertCommand: Command {
   static let from = Option<String?>.choice(
     "from", "FORMAT", ["ahap", "haptic", "audio"], default: ": from the extension", "The input format")
   static let to = Option<String?>.choice(
-    "to", "FORMAT", ["ahap", "haptic", "android"], default: ": from OUT's extension", "The output format")
+    "to", "FORMAT", ["ahap", "haptic", "android", "android-xml"], default: ": from OUT's extension", "The output format")
   static let portable = Option<Bool>.flag(
     "portable", "Rewrite an AHAP pattern so iOS plays it as hap does (strict-clean); print each rewrite.")
   static let sensitivity = Option<Double>.number(
@@ -105,7 +105,7 @@ enum ConvertCommand: Command {
   static func format(_ value: String?, option: String) throws(UsageError) -> ConversionFormat? {
     guard let value else { return nil }
     guard let format = ConversionFormat(name: value) else {
-      throw .refused("'\(Format.excerpt(value))' is not a format for \(option): ahap, haptic, audio or android")
+      throw .refused("'\(Format.excerpt(value))' is not a format for \(option): ahap, haptic, audio, android or android-xml")
     }
     return format
   }
