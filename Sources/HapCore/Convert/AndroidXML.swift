@@ -19,8 +19,8 @@ public struct AndroidXML: Sendable {
   public static let shortestMs = 20
   public static let longestMs = 1000
   /// How closely (Pearson r against the 10 ms levels) the envelope must follow the render to be
-  /// offered: 0.95, so that it still follows hap's rendered signal with r ≥ 0.9.
-  public static let envelopeFidelity = 0.95
+  /// offered: 0.97, so that it still follows hap's rendered signal with r ≥ 0.9 (Recoil.ahap: 0.95 was not enough).
+  public static let envelopeFidelity = 0.97
 
   public enum Alternative: Sendable, Equatable {
     case envelope(initialSharpness: Double, points: [AndroidEffect.EnvelopePoint])
