@@ -242,5 +242,25 @@ struct AndroidTests {
     // The data still says the whole clip: 70,005 ms of timings.
     #expect(text.contains("const val DURATION_MS = 70005L"))
   }
+
+  @Test("--to kotlin converts a folder into one .kt file per pattern, each its own object")
+  func folderToKotlin() throws {
+    let folder = try temporaryFolder()
+    let input = folder.appendingPathComponent("in")
+    try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+    for name in ["correct", "winner"] {
+      try FileManager.default.copyItem(
+        atPath: Repository.bundledPattern(name), toPath: input.appendingPathComponent("\(name).json").path)
+    }
+    let output = folder.appendingPathComponent("out").path
+    let result = try Hap.run(["convert", input.path, "-o", output, "--to", "kotlin"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
+    #expect(files == ["correct.kt", "winner.kt"])
+    for (file, object) in zip(files, ["CorrectHaptic", "WinnerHaptic"]) {
+      let text = try String(contentsOfFile: output + "/" + file, encoding: .utf8)
+      #expect(text.contains("object \(object) {") && text.contains("fun effect(vibrator: Vibrator)"), "\(file)")
+    }
+  }
 }
 

@@ -27,7 +27,7 @@ public enum ConversionFormat: String, Sendable, CaseIterable {
     case "ahap", "json": self = .ahap
     case "haptic": self = .haptic
     case "audio", "wav": self = .audio
-    case "android": self = .android
+    case "android", "kotlin": self = .android
     case "android-xml": self = .androidXML
     default: return nil
     }

@@ -39,7 +39,7 @@ enum ConvertCommand: Command {
   static let from = Option<String?>.choice(
     "from", "FORMAT", ["ahap", "haptic", "audio"], default: ": from the extension", "The input format")
   static let to = Option<String?>.choice(
-    "to", "FORMAT", ["ahap", "haptic", "android", "android-xml"], default: ": from OUT's extension", "The output format")
+    "to", "FORMAT", ["ahap", "haptic", "android", "android-xml", "kotlin"], default: ": from OUT's extension", "The output format")
   static let portable = Option<Bool>.flag(
     "portable", "Rewrite an AHAP pattern so iOS plays it as hap does (strict-clean); print each rewrite.")
   static let sensitivity = Option<Double>.number(
@@ -87,7 +87,7 @@ enum ConvertCommand: Command {
       if let refusal = Converter.check(from: source, to: target) { throw .refused(refusal) }
     }
     let (jobs, folders) = try RenderCommand.jobs(
-      named, output: output, suffix: "." + target.fileExtension,
+      named, output: output, suffix: "." + (arguments[Self.to] == "kotlin" ? "kt" : target.fileExtension),
       fileExtensions: Set(["ahap", "json", "haptic"] + audioExtensions))
     guard RenderCommand.prepareOutputs(jobs, folders: folders, inputs: inputs, what: "input") else {
       return ExitStatus.trouble
