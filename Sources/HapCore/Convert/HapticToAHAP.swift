@@ -104,7 +104,7 @@ public enum HapticToAHAP {
   typealias Envelope = [(time: Double, value: Double)]
 
   static func intensityEnvelope(_ clip: HapticClip, ducking: Double, adjustments: inout [Adjustment]) -> Envelope {
-    var points: Envelope = clip.amplitude.map { point in
+    let points: Envelope = clip.amplitude.map { point in
       let value = point.amplitude.squareRoot() * (point.emphasis == nil ? 1 : 1 - ducking)
       return (point.time, value)
     }
