@@ -67,7 +67,7 @@ public enum HapticToAHAP {
     let constant = sharpness.isEmpty ? defaultSharpness : sharpness.allSatisfy { $0.value == sharpness[0].value } ? sharpness[0].value : nil
     if constant != nil { sharpness = [] }
     var events = continuousEvents(from: start, to: length, sharpness: constant ?? 0)
-    if target == .hap { endReleaseAtClipEnd(&events, length: length) }
+    if target == .hap { endReleaseAtClipEnd(&events) }
     if events.count > 1 {
       adjustments.append(
         Adjustment(
@@ -266,7 +266,7 @@ public enum HapticToAHAP {
 
   /// The last continuous event shortened by its release (ReleaseTime's default), so that the
   /// release ends where the clip does (when the event is longer than its release).
-  static func endReleaseAtClipEnd(_ events: inout [Event], length: Double) {
+  static func endReleaseAtClipEnd(_ events: inout [Event]) {
     guard let last = events.indices.last else { return }
     let release = EnvelopeTiming.release(events[last].parameters.releaseTime)
     if events[last].duration > 2 * release { events[last].duration -= release }

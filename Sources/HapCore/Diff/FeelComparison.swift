@@ -125,7 +125,6 @@ public struct FeelComparison: Sendable, Equatable {
       let frame = window * Int((FeelComparison.frequencyFrame / FeelComparison.levelFrame).rounded())
       var buffer = [Float](repeating: 0, count: frame)
       var previous: Float = 0
-      var position = 0
       while renderer.remaining > 0 {
         let count = buffer.withUnsafeMutableBufferPointer { renderer.render(into: $0) }
         guard count > 0 else { break }
@@ -139,7 +138,6 @@ public struct FeelComparison: Sendable, Equatable {
         let kept = Int(FeelComparison.measuredSeconds * rate) - head.count
         if kept > 0 { head += buffer[0..<min(count, kept)] }
         previous = buffer[count - 1]
-        position += count
       }
     }
 

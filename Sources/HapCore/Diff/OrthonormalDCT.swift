@@ -10,11 +10,7 @@ import Foundation
 /// rotation with the scale folded in) are made once per length.
 struct OrthonormalDCT: Sendable {
   let count: Int
-  /// cos and sin of 2πj/N for j < N/2 (the FFT's twiddles).
-  private let cosines: [Double]
-  private let sines: [Double]
-  /// Where each sample goes before the in-place, decimation-in-time FFT.
-  private let bitReversed: [Int]
+  private let fft: RadixTwoFFT
   /// s(k)·cos(πk/2N) and s(k)·sin(πk/2N).
   private let rotationCos: [Double]
   private let rotationSin: [Double]
@@ -23,14 +19,7 @@ struct OrthonormalDCT: Sendable {
     precondition(count >= 2 && count & (count - 1) == 0, "the DCT's length must be a power of two")
     self.count = count
     let n = Double(count)
-    cosines = (0..<count / 2).map { cos(2 * Double.pi * Double($0) / n) }
-    sines = (0..<count / 2).map { sin(2 * Double.pi * Double($0) / n) }
-    let bits = count.trailingZeroBitCount
-    bitReversed = (0..<count).map { index in
-      var reversed = 0
-      for bit in 0..<bits where index & (1 << bit) != 0 { reversed |= 1 << (bits - 1 - bit) }
-      return reversed
-    }
+    fft = RadixTwoFFT(count: count)
     let scales = (0..<count).map { $0 == 0 ? (1 / n).squareRoot() : (2 / n).squareRoot() }
     rotationCos = (0..<count).map { scales[$0] * cos(Double.pi * Double($0) / (2 * n)) }
     rotationSin = (0..<count).map { scales[$0] * sin(Double.pi * Double($0) / (2 * n)) }
@@ -43,48 +32,18 @@ struct OrthonormalDCT: Sendable {
     real: UnsafeMutableBufferPointer<Double>, imaginary: UnsafeMutableBufferPointer<Double>
   ) {
     let half = count / 2
-    bitReversed.withUnsafeBufferPointer { reversed in
+    fft.bitReversed.withUnsafeBufferPointer { reversed in
       for n in 0..<half {
         real[reversed[n]] = input[2 * n]
         real[reversed[count - 1 - n]] = input[2 * n + 1]
       }
     }
     for k in 0..<count { imaginary[k] = 0 }
-    fft(real, imaginary)
+    fft.transform(real, imaginary)
     rotationCos.withUnsafeBufferPointer { c in
       rotationSin.withUnsafeBufferPointer { s in
         // Re((re + i·im)(cos θ − i·sin θ)) = re·cos θ + im·sin θ.
         for k in 0..<count { output[k] = real[k] * c[k] + imaginary[k] * s[k] }
-      }
-    }
-  }
-
-  /// In-place radix-2 FFT (forward, e^(-2πi nk/N)) of data already in bit-reversed order.
-  private func fft(_ real: UnsafeMutableBufferPointer<Double>, _ imaginary: UnsafeMutableBufferPointer<Double>) {
-    cosines.withUnsafeBufferPointer { cosines in
-      sines.withUnsafeBufferPointer { sines in
-        var size = 2
-        while size <= count {
-          let half = size / 2
-          let step = count / size
-          var start = 0
-          while start < count {
-            for j in 0..<half {
-              let wr = cosines[j * step]
-              let wi = -sines[j * step]
-              let a = start + j
-              let b = a + half
-              let tr = wr * real[b] - wi * imaginary[b]
-              let ti = wr * imaginary[b] + wi * real[b]
-              real[b] = real[a] - tr
-              imaginary[b] = imaginary[a] - ti
-              real[a] += tr
-              imaginary[a] += ti
-            }
-            start += size
-          }
-          size *= 2
-        }
       }
     }
   }

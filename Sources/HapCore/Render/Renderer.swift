@@ -465,7 +465,7 @@ public final class Renderer {
   }
 
   /// Meta's emphasis burst: gated, from phase 0, the low and high shapes blended, its gain
-  /// falling linearly over the burst by the fade's share (`fadeFrames`, 0...1).
+  /// falling linearly over the burst by the fade's share (`fadeShare`, 0...1).
   private func renderBurst(
     _ voice: Schedule.Voice, _ out: UnsafeMutablePointer<Float>, first: Int, from: Int, to: Int
   ) {
@@ -476,7 +476,7 @@ public final class Renderer {
       let wave =
         (1 - voice.blend) * Self.wave(emphasis.low.shape, phase) + voice.blend * Self.wave(emphasis.high.shape, phase)
       // fade_out_percent: the gain falls linearly over the whole burst to 1 − that share.
-      let fade = 1 - voice.fadeFrames * t / Double(max(1, voice.end - voice.start))
+      let fade = 1 - voice.fadeShare * t / Double(max(1, voice.end - voice.start))
       out[n - first] += Float(voice.peak * fade * wave)
     }
     statistics.noteFrequency(voice.increment * rate)

@@ -64,10 +64,10 @@ public struct Schedule: Sendable {
     public var fallFrames: Double = 0
     /// Transient with Meta's emphasis (``ActuatorProfile/emphasis``): a gated burst from phase 0,
     /// its shape `blend` of the way from the low shape to the high one, its gain falling
-    /// linearly over it by the share `fadeFrames` (0...1: `fade_out_percent` / 100).
+    /// linearly over it by the share `fadeShare` (0...1: `fade_out_percent` / 100).
     public var burst = false
     public var blend: Double = 0
-    public var fadeFrames: Double = 0
+    public var fadeShare: Double = 0
     /// Index of the `Event` in the pattern's (sorted) event list.
     public var event: Int
     /// Continuous: the event's own envelope parameters (the envelope controls are added to them).
@@ -169,7 +169,7 @@ public struct Schedule: Sendable {
     voice.blend = g
     voice.peak = profile.transientPeak(intensity: voice.intensity * intensity.value(at: frame))
     voice.increment = frequency / rate
-    voice.fadeFrames = min(max(emphasis.fadeOutPercent, 0), 100) / 100
+    voice.fadeShare = min(max(emphasis.fadeOutPercent, 0), 100) / 100
     voice.end = voice.start + Int(length.rounded(.up))
     voice.soundEnd = voice.end
     return voice

@@ -139,6 +139,10 @@ final class MotorEventOutput: EventOutput {
 
   /// Stores the levels in a signal slot of the mixer and starts it, bound to the voice's owner.
   func startRumble(_ levels: [RumbleTrack.Level], _ voice: ServiceVoice) -> Result<Double, ServiceError> {
+    guard levels.count <= mixer.signalCapacity else {
+      return .failure(
+        ServiceError(.badRequest, "the vibration is longer than the motor holds (\(mixer.signalCapacity) steps of 5 ms)."))
+    }
     guard let event = mixer.storeSignal(levels) else {
       return .failure(
         ServiceError(.busy, "the motor's last vibrations are still being let go; vibrate again in a moment."))

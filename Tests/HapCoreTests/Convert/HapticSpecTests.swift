@@ -87,4 +87,25 @@ struct HapticSpecTests {
     let written = HapticToAHAP.convert(try #require(HapticClipDecoder.decode(SourceText(Array(json.utf8))).clip))
     #expect(written.pattern.curves.contains { $0.points.contains { abs($0.value - 0.8 * 0.5.squareRoot()) < 1e-6 } })
   }
+
+  @Test("an ACF burst: gated from phase 0 at the low end's frequency and length, falling by fade_out_percent over it")
+  func burstShapeAndFade() throws {
+    var profile = ActuatorProfile.metaQuest
+    profile.emphasis?.fadeOutPercent = 100
+    var tap = EventParameters(defaultsFor: .hapticTransient)
+    tap.hapticIntensity = 1
+    tap.hapticSharpness = 0  // the low end: 55 Hz sine, 36.4 ms
+    let pattern = Pattern(events: [Event(time: 0, type: .hapticTransient, parameters: tap)])
+    let renderer = Renderer(schedule: Schedule(pattern: pattern, profile: profile, rate: Self.rate))
+    var samples = [Float](repeating: 0, count: renderer.frameCount)
+    samples.withUnsafeMutableBufferPointer { _ = renderer.render(into: $0) }
+    let length = Int((0.0364 * Self.rate).rounded(.up))
+    #expect(samples.count == length)
+    #expect(samples[0] == 0, "a sine from phase 0")
+    // A quarter cycle in: the sine's crest, the gain barely faded; the last cycle near silence.
+    let crest = Int((Self.rate / 55 / 4).rounded())
+    #expect(abs(Double(samples[crest]) - (1 - Double(crest) / Double(length))) < 0.01, "\(samples[crest])")
+    #expect(samples[(length - 40)...].allSatisfy { abs($0) < 0.05 })
+  }
 }
+

@@ -269,14 +269,12 @@ public struct AudioAnalysis: Sendable {
 }
 
 /// A Hann-windowed magnitude spectrum of ``size`` samples (the power of two nearest 20 ms),
-/// by an iterative radix-2 FFT, for spectral centroids.
+/// by ``RadixTwoFFT``, for spectral centroids.
 struct Spectrum {
   let size: Int
   let rate: Double
   private let window: [Double]
-  private let cosines: [Double]
-  private let sines: [Double]
-  private let reversed: [Int]
+  private let fft: RadixTwoFFT
   private var real: [Double]
   private var imaginary: [Double]
 
@@ -286,15 +284,7 @@ struct Spectrum {
     self.size = size
     self.rate = rate
     window = (0..<size).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size)) }
-    cosines = (0..<size / 2).map { cos(-2 * Double.pi * Double($0) / Double(size)) }
-    sines = (0..<size / 2).map { sin(-2 * Double.pi * Double($0) / Double(size)) }
-    var bits = 0
-    while 1 << bits < size { bits += 1 }
-    reversed = (0..<size).map { k in
-      var r = 0
-      for b in 0..<bits where k & (1 << b) != 0 { r |= 1 << (bits - 1 - b) }
-      return r
-    }
+    fft = RadixTwoFFT(count: size)
     real = [Double](repeating: 0, count: size)
     imaginary = [Double](repeating: 0, count: size)
   }
@@ -302,32 +292,14 @@ struct Spectrum {
   /// The magnitude-weighted mean frequency (Hz) of `x[from ..< from + size]` (zeros outside
   /// the signal), or 0 for silence.
   mutating func centroid(_ x: [Float], from: Int) -> Double {
+    let reversed = fft.bitReversed
     for k in 0..<size {
       let at = from + k
       real[reversed[k]] = at >= 0 && at < x.count ? Double(x[at]) * window[k] : 0
       imaginary[reversed[k]] = 0
     }
-    var length = 2
-    while length <= size {
-      let half = length / 2
-      let stride = size / length
-      var start = 0
-      while start < size {
-        for j in 0..<half {
-          let c = cosines[j * stride]
-          let s = sines[j * stride]
-          let a = start + j
-          let b = a + half
-          let re = real[b] * c - imaginary[b] * s
-          let im = real[b] * s + imaginary[b] * c
-          real[b] = real[a] - re
-          imaginary[b] = imaginary[a] - im
-          real[a] += re
-          imaginary[a] += im
-        }
-        start += length
-      }
-      length *= 2
+    real.withUnsafeMutableBufferPointer { real in
+      imaginary.withUnsafeMutableBufferPointer { imaginary in fft.transform(real, imaginary) }
     }
     var weighted = 0.0
     var total = 0.0
