@@ -42,6 +42,12 @@ struct MotorServiceTests {
       _ = Wait.until(60, every: 0.02) { [socket, process] in !process.isRunning || ServiceConnection.canConnect(socket)
       }
       #expect(ServiceConnection.canConnect(socket), "hap serve did not answer on its socket")
+      // The socket listens before the vocabulary loads and the folder's watcher starts: a
+      // request is answered only once both have (a file written before would go unseen).
+      let environment = self.environment
+      #expect(
+        Wait.until(60, every: 0.02) { (try? Hap.run(["status"], environment: environment))?.status == 0 },
+        "hap serve did not answer hap status")
     }
 
     func hap(_ arguments: [String]) throws -> Hap.Result { try Hap.run(arguments, environment: environment) }
