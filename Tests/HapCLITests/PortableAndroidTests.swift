@@ -191,7 +191,8 @@ struct AndroidTests {
       "VibrationEffect.createWaveform(ON_OFF_TIMINGS, -1)", "hasAmplitudeControl()", "areEnvelopeEffectsSupported()",
       "BasicEnvelopeBuilder()", ".addControlPoint(", "arePrimitivesSupported(", "startComposition()",
       ".addPrimitive(VibrationEffect.Composition.PRIMITIVE_CLICK, 1f, 0)",
-      ".addPrimitive(VibrationEffect.Composition.PRIMITIVE_THUD, 0.6f, 250)",
+      // The pause after the click ends: 250 ms − the click's 10 ms (two cycles at 209 Hz, sharpness 0.9).
+      ".addPrimitive(VibrationEffect.Composition.PRIMITIVE_THUD, 0.6f, 240)",
     ] {
       #expect(text.contains(call), "missing \(call)")
     }

@@ -1,8 +1,9 @@
 import Foundation
 
 /// AHAP to Android's `VibrationEffect` (`hap convert --to android`): the pattern's rendered
-/// intensity and sharpness envelope (as `hap plot` draws it: every event, the controls, the
-/// attack, decay and release) sampled every ``stepMs`` milliseconds, written as
+/// intensity (``RenderedEnvelope``: hap's own render, read back as intensity) and sharpness (as
+/// `hap plot` draws it: every event and the controls) sampled every ``stepMs`` milliseconds,
+/// written as
 ///
 /// - a `createWaveform(timings, amplitudes, -1)` waveform (amplitude = intensity × 255,
 ///   equal consecutive steps merged) for every device with amplitude control;
@@ -18,10 +19,19 @@ public struct AndroidEffect: Sendable {
   public static let stepMs = 10
   public static let onThreshold = 0.1
 
+  /// A transient as a primitive. Android starts a primitive `delayMs` after the previous one
+  /// ends (its default delay type, a pause); how long a primitive plays is the device's
+  /// (`Vibrator.getPrimitiveDurations`), so hap takes it as long as its own transient
+  /// (``lengthMs``: the profile's cycles at the transient's frequency) and writes the delay
+  /// that starts it on time.
   public struct Primitive: Sendable, Equatable {
     public var timeMs: Int
     public var name: String
     public var scale: Double
+    public var lengthMs: Int
+    /// The pause after the previous primitive ends (after the start, for the first); negative
+    /// where it would have to start before the previous one ends.
+    public var delayMs: Int
   }
 
   public struct EnvelopePoint: Sendable, Equatable {
@@ -53,15 +63,16 @@ public struct AndroidEffect: Sendable {
     let total = max(1, schedule.frameCount)
     durationMs = total
     let columns = Int((Double(total) / Double(AndroidEffect.stepMs)).rounded(.up))
-    let (levels, sharpness) = PlotSeries.levels(
+    let (_, sharpness) = PlotSeries.levels(
       schedule, window: PlotWindow(from: 0, to: Double(columns * AndroidEffect.stepMs) / rate, columns: columns))
+    let levels = RenderedEnvelope.levels(pattern, profile: profile, steps: columns)
     var samples: [(ms: Int, level: Double, sharp: Double)] = []
     var lastSharp = pattern.events.first?.parameters.hapticSharpness ?? 0.5
     for k in 0..<columns {
       let ms = min(AndroidEffect.stepMs, total - k * AndroidEffect.stepMs)
       let sharp = sharpness[k].map { ($0.lowerBound + $0.upperBound) / 2 } ?? lastSharp
       lastSharp = sharp
-      samples.append((ms, min(max(levels[k] ?? 0, 0), 1), sharp))
+      samples.append((ms, levels[k], sharp))
     }
     (timings, amplitudes) = AndroidEffect.waveform(samples)
     self.levels = samples.map(\.level)
@@ -69,7 +80,7 @@ public struct AndroidEffect: Sendable {
     onOffTimings = AndroidEffect.onOff(samples)
     initialSharpness = (samples.first?.sharp ?? 0.5).rounded3
     envelope = AndroidEffect.envelope(samples)
-    primitives = AndroidEffect.primitives(pattern, schedule: schedule)
+    primitives = AndroidEffect.primitives(pattern, schedule: schedule, profile: profile)
     hasContinuous = pattern.events.contains { $0.type == .hapticContinuous }
     var losses = [
       "the envelope is sampled every \(AndroidEffect.stepMs) ms; on devices without amplitude control only on/off timings play (on where intensity is at least \(AndroidEffect.onThreshold))"
@@ -139,15 +150,23 @@ public struct AndroidEffect: Sendable {
 
   /// Each transient as a primitive: crisp (sharpness ≥ 0.5) a CLICK, dull a THUD, faint
   /// (intensity below 0.3) a TICK; scale = its intensity as played (× the intensity control).
-  static func primitives(_ pattern: Pattern, schedule: Schedule) -> [Primitive] {
-    pattern.events.filter { $0.type == .hapticTransient }.map { event in
+  static func primitives(_ pattern: Pattern, schedule: Schedule, profile: ActuatorProfile) -> [Primitive] {
+    var previousEnd = 0
+    return pattern.events.filter { $0.type == .hapticTransient }.sorted { $0.time < $1.time }.map { event in
       let frame = Double(Frames.from(seconds: event.time, rate: schedule.rate))
       let scale = min(max(event.parameters.hapticIntensity * schedule.intensityControl.value(at: frame), 0), 1)
       let sharp = event.parameters.hapticSharpness + schedule.sharpnessControl.value(at: frame)
       let name = scale < 0.3 ? "PRIMITIVE_TICK" : sharp >= 0.5 ? "PRIMITIVE_CLICK" : "PRIMITIVE_THUD"
-      return Primitive(timeMs: Int((event.time * 1000).rounded()), name: name, scale: scale.rounded3)
+      let time = Int((event.time * 1000).rounded())
+      let length = Int((1000 * profile.transientCycles / profile.frequency(sharpness: event.parameters.hapticSharpness)).rounded(.up))
+      defer { previousEnd = time + length }
+      return Primitive(timeMs: time, name: name, scale: scale.rounded3, lengthMs: length, delayMs: time - previousEnd)
     }
   }
+
+  /// Whether the primitives keep the pattern's timing: none starts before the previous one ends
+  /// (a pause cannot be negative).
+  public var primitivesKeepTiming: Bool { primitives.allSatisfy { $0.delayMs >= 0 } }
 
   static func list(_ values: [Int]) -> String { values.map(String.init).joined(separator: ", ") }
 
@@ -155,11 +174,8 @@ public struct AndroidEffect: Sendable {
     let points = envelope.map {
       "{\"intensity\": \(AHAPWriter.number($0.intensity)), \"sharpness\": \(AHAPWriter.number($0.sharpness)), \"durationMs\": \($0.durationMs)}"
     }
-    var previous = 0
     let taps = primitives.map { p -> String in
-      defer { previous = p.timeMs }
-      return
-        "{\"timeMs\": \(p.timeMs), \"delayMs\": \(p.timeMs - previous), \"primitive\": \"\(p.name)\", \"scale\": \(AHAPWriter.number(p.scale))}"
+      "{\"timeMs\": \(p.timeMs), \"delayMs\": \(max(p.delayMs, 0)), \"lengthMs\": \(p.lengthMs), \"primitive\": \"\(p.name)\", \"scale\": \(AHAPWriter.number(p.scale))}"
     }
     return """
       {

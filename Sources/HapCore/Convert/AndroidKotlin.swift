@@ -26,7 +26,7 @@ extension AndroidEffect {
 
   public func kotlin(name: String) -> String {
     let object = AndroidEffect.identifier(name)
-    let primitiveBranch = primitives.isEmpty || hasContinuous ? "" : primitiveComposition
+    let primitiveBranch = primitives.isEmpty || hasContinuous || !primitivesKeepTiming ? "" : primitiveComposition
     let data = [
       Self.array("TIMINGS", "Long", timings.map(String.init), doc: "createWaveform(timings, amplitudes, -1): every device with amplitude control."),
       Self.array("AMPLITUDES", "Int", amplitudes.map(String.init)),
@@ -135,13 +135,9 @@ extension AndroidEffect {
   /// The primitives' data, when they are added in a loop: each one's kind (an index into the
   /// kinds used), scale and delay after the one before.
   private var primitiveData: [String] {
-    guard primitives.count > Self.chainLimit, !hasContinuous else { return [] }
+    guard primitives.count > Self.chainLimit, !hasContinuous, primitivesKeepTiming else { return [] }
     let used = Set(primitives.map(\.name)).sorted()
-    var previous = 0
-    let delays = primitives.map { p -> String in
-      defer { previous = p.timeMs }
-      return String(p.timeMs - previous)
-    }
+    let delays = primitives.map { String($0.delayMs) }
     return [
       "    private val PRIMITIVE_KINDS = intArrayOf(\(used.map { "VibrationEffect.Composition.\($0)" }.joined(separator: ", ")))",
       Self.array("PRIMITIVE_KIND", "Int", primitives.map { String(used.firstIndex(of: $0.name)!) }),
@@ -154,7 +150,6 @@ extension AndroidEffect {
   /// primitives, where the device supports every primitive used.
   private var primitiveComposition: String {
     let used = Set(primitives.map(\.name)).sorted()
-    var previous = 0
     let composed: String
     if primitives.count > Self.chainLimit {
       composed = """
@@ -166,9 +161,7 @@ extension AndroidEffect {
         """
     } else {
       let calls = primitives.map { p -> String in
-        defer { previous = p.timeMs }
-        return
-          "                .addPrimitive(VibrationEffect.Composition.\(p.name), \(float(p.scale)), \(p.timeMs - previous))"
+        "                .addPrimitive(VibrationEffect.Composition.\(p.name), \(float(p.scale)), \(p.delayMs))"
       }
       composed = (["            return VibrationEffect.startComposition()"] + calls + ["                .compose()"])
         .joined(separator: "\n")

@@ -3,8 +3,9 @@
 /// alternatives, best first (the device plays the first it supports), ending with a
 /// `<waveform-effect>` every device plays.
 ///
-/// - A pattern of transients only leads with its `<primitive-effect>`s (the primitive and scale
-///   ``AndroidEffect`` chose, `delayMs` from the previous one's start).
+/// - A pattern of transients only, none starting before the previous one ends, leads with its
+///   `<primitive-effect>`s (the primitive and scale ``AndroidEffect`` chose, `delayMs` the pause
+///   after the previous one, taken to last as long as hap's transient).
 /// - A pattern that fits an envelope (at most ``maxPoints`` control points of ``shortestMs`` to
 ///   ``longestMs`` each, so at most 16 s, following the 10 ms render with r ≥
 ///   ``envelopeFidelity``) has a `<basic-envelope-effect>`: control points picked where the render
@@ -37,10 +38,16 @@ public struct AndroidXML: Sendable {
     var alternatives: [Alternative] = []
     var notes: [String] = []
     if !effect.hasContinuous && !effect.primitives.isEmpty {
-      alternatives.append(.primitives(effect.primitives))
-      notes.append(
-        "transients play as Android's click, tick or thud primitives, whose length and shape the device decides; each delayMs counts from the previous primitive's start, and Android waits it from that primitive's end, so each plays later by the length of the one before (about 10 to 30 ms)"
-      )
+      if effect.primitivesKeepTiming {
+        alternatives.append(.primitives(effect.primitives))
+        notes.append(
+          "transients play as Android's click, tick or thud primitives, whose length and shape the device decides; Android waits each delayMs after the previous primitive ends, and hap takes a primitive to last as long as its own transient (\(Self.lengths(effect.primitives))), so a device whose primitives are longer or shorter plays each one that much later or sooner"
+        )
+      } else {
+        notes.append(
+          "transients follow each other closer than a primitive lasts (one every \(Self.closest(effect.primitives)) ms at the closest), and a primitive cannot start before the previous one ends: the \(effect.durationMs > Self.maxPoints * Self.longestMs ? "waveform" : "envelope or waveform") leads, which keeps their timing"
+        )
+      }
     }
     let seconds = Double(effect.durationMs) / 1000
     let longest = Self.maxPoints * Self.longestMs
@@ -81,13 +88,11 @@ public struct AndroidXML: Sendable {
         }
         lines.append("    </basic-envelope-effect>")
       case .primitives(let primitives):
-        var previous = 0
         for primitive in primitives {
           let name = primitive.name.replacingOccurrences(of: "PRIMITIVE_", with: "").lowercased()
           lines.append(
-            "    <primitive-effect name=\"\(name)\" scale=\"\(AHAPWriter.number(primitive.scale))\" delayMs=\"\(primitive.timeMs - previous)\"/>"
+            "    <primitive-effect name=\"\(name)\" scale=\"\(AHAPWriter.number(primitive.scale))\" delayMs=\"\(max(primitive.delayMs, 0))\"/>"
           )
-          previous = primitive.timeMs
         }
       case .waveform(let timings, let amplitudes):
         lines.append("    <waveform-effect>")
@@ -104,6 +109,24 @@ public struct AndroidXML: Sendable {
 }
 
 extension AndroidXML {
+  /// The lengths hap takes for the primitives used, by name ("click 12 ms, thud 24 ms").
+  static func lengths(_ primitives: [AndroidEffect.Primitive]) -> String {
+    var byName: [String: ClosedRange<Int>] = [:]
+    for p in primitives {
+      let name = p.name.replacingOccurrences(of: "PRIMITIVE_", with: "").lowercased()
+      byName[name] = byName[name].map { min($0.lowerBound, p.lengthMs)...max($0.upperBound, p.lengthMs) } ?? p.lengthMs...p.lengthMs
+    }
+    return byName.keys.sorted().map { name in
+      let range = byName[name]!
+      return "\(name) \(range.count == 1 ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)") ms"
+    }.joined(separator: ", ")
+  }
+
+  /// The shortest time from one primitive's start to the next one's, in ms.
+  static func closest(_ primitives: [AndroidEffect.Primitive]) -> Int {
+    zip(primitives, primitives.dropFirst()).map { $1.timeMs - $0.timeMs }.min() ?? 0
+  }
+
   /// The render's level at `ms`: linear between the 10 ms steps' centres.
   static func level(_ levels: [Double], at ms: Double) -> Double {
     guard !levels.isEmpty else { return 0 }

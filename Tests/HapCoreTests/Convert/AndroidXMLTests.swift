@@ -65,25 +65,26 @@ final class AndroidXMLReading: NSObject, XMLParserDelegate {
   }
 }
 
-/// One alternative as Android plays it, per 10 ms step (the level at each step's centre): an
-/// envelope from intensity 0 linear to each control point over its durationMs; a waveform's
-/// amplitude steps (÷ 255); primitives as bursts of ``burstMs`` at their scale, each starting
-/// delayMs after the previous one's start. Also its length in ms.
+/// One alternative as Android plays it, on a device that maps intensity to amplitude as hap's
+/// exciter does, as the mean amplitude of each 10 ms step: an envelope from intensity 0 linear to
+/// each control point over its durationMs; a waveform's amplitude steps (÷ 255); primitives as
+/// bursts at their scale, each starting delayMs after the previous one ends (Android's default
+/// delay type, a pause) and lasting as long as the pattern's transient it stands for (how long a
+/// primitive plays is the device's: these are the lengths hap assumes). Also its length in ms.
 enum AndroidPlayback {
-  static let burstMs = 20
-
   struct Played {
     var levels: [Double]
     var ms: Int
   }
 
-  static func render(_ alternative: [AndroidXMLReading.Element]) -> Played {
+  static func render(_ alternative: [AndroidXMLReading.Element], primitiveLengths: [Int]) -> Played {
     func number(_ element: AndroidXMLReading.Element, _ key: String) -> Double {
       Double(element.attributes[key] ?? "") ?? .nan
     }
     var timeline: [(start: Int, end: Int, from: Double, to: Double)] = []
     var time = 0
     var level = 0.0
+    var primitives = primitiveLengths.makeIterator()
     for element in alternative {
       switch element.name {
       case "control-point":
@@ -99,29 +100,58 @@ enum AndroidPlayback {
       case "primitive-effect":
         time += Int(number(element, "delayMs"))
         let scale = element.attributes["scale"].flatMap(Double.init) ?? 1
-        timeline.append((time, time + burstMs, scale, scale))
+        let length = primitives.next() ?? 0
+        timeline.append((time, time + length, scale, scale))
+        time += length
       default: break
       }
     }
     let ms = timeline.map(\.end).max() ?? 0
-    let steps = (ms + 9) / 10
-    let levels = (0..<steps).map { k -> Double in
-      let t = Double(k * 10 + 5)
-      return timeline.filter { Double($0.start) <= t && t < Double($0.end) }.map { span in
-        span.from + (span.to - span.from) * (t - Double(span.start)) / Double(max(span.end - span.start, 1))
-      }.max() ?? 0
+    let perMs = (0..<ms).map { m -> Double in
+      let t = Double(m) + 0.5
+      var intensity = 0.0
+      for span in timeline where Double(span.start) <= t && t < Double(span.end) {
+        let share = (t - Double(span.start)) / Double(max(span.end - span.start, 1))
+        intensity = max(intensity, span.from + (span.to - span.from) * share)
+      }
+      return ActuatorProfile.exciter.amplitude(intensity: intensity)
+    }
+    let levels = stride(from: 0, to: ms, by: 10).map { start in
+      perMs[start..<min(ms, start + 10)].reduce(0, +) / 10
     }
     return Played(levels: levels, ms: ms)
   }
 
-  /// hap's own render's envelope: the RMS of `Renderer`'s output per 10 ms.
+  /// hap's own render's envelope: the magnitude of its analytic signal (the envelope a carrier's
+  /// phase does not move: a 10 ms RMS follows the phase of a carrier under 100 Hz), averaged over
+  /// each 10 ms step.
   static func hapEnvelope(_ pattern: Pattern) -> [Double] {
-    let rate = 8000.0
-    let samples = PatternRender.samples(pattern, rate: rate)
-    return stride(from: 0, to: samples.count, by: 80).map { start in
-      let slice = samples[start..<min(samples.count, start + 80)]
-      return (slice.map { Double($0) * Double($0) }.reduce(0, +) / Double(slice.count)).squareRoot()
+    let samples = PatternRender.samples(pattern, rate: 8000)
+    let envelope = analyticMagnitude(samples)
+    return stride(from: 0, to: envelope.count, by: 80).map { start in
+      envelope[start..<min(envelope.count, start + 80)].reduce(0, +) / 80
     }
+  }
+
+  /// |x + i·H(x)|: the spectrum's negative half removed, the positive half doubled, transformed back.
+  static func analyticMagnitude(_ samples: [Float]) -> [Double] {
+    var n = 2
+    while n < samples.count { n *= 2 }
+    let fft = RadixTwoFFT(count: n)
+    var (re, im) = ([Double](repeating: 0, count: n), [Double](repeating: 0, count: n))
+    for (k, sample) in samples.enumerated() { re[fft.bitReversed[k]] = Double(sample) }
+    transform(fft, &re, &im)
+    for k in 1..<n / 2 { (re[k], im[k]) = (2 * re[k], 2 * im[k]) }
+    for k in (n / 2 + 1)..<n { (re[k], im[k]) = (0, 0) }
+    // The inverse: the forward transform of the conjugate, conjugated, ÷ n.
+    var (re2, im2) = ([Double](repeating: 0, count: n), [Double](repeating: 0, count: n))
+    for k in 0..<n { (re2[fft.bitReversed[k]], im2[fft.bitReversed[k]]) = (re[k], -im[k]) }
+    transform(fft, &re2, &im2)
+    return (0..<samples.count).map { (re2[$0] * re2[$0] + im2[$0] * im2[$0]).squareRoot() / Double(n) }
+  }
+
+  static func transform(_ fft: RadixTwoFFT, _ re: inout [Double], _ im: inout [Double]) {
+    re.withUnsafeMutableBufferPointer { r in im.withUnsafeMutableBufferPointer { i in fft.transform(r, i) } }
   }
 
   static func pearson(_ a: [Double], _ b: [Double]) -> Double {
@@ -144,9 +174,58 @@ struct AndroidXMLTests {
     #expect(Converter.check(from: .androidXML, to: .ahap) != nil)
   }
 
+  static func pattern(_ events: [String]) throws -> Pattern {
+    let text = #"{"Version": 1, "Pattern": ["# + events.map { #"{"Event": \#($0)}"# }.joined(separator: ", ") + "]}"
+    return try #require(Validator.validate(Array(text.utf8)).pattern)
+  }
+
+  static func transient(_ time: Double, intensity: Double = 1, sharpness: Double) -> String {
+    #"{"Time": \#(time), "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": \#(intensity)}, {"ParameterID": "HapticSharpness", "ParameterValue": \#(sharpness)}]}"#
+  }
+
+  @Test(
+    "primitives: each delayMs is the pause after the previous one ends (taken as long as hap's transient); transients closer than that do not lead with primitives"
+  )
+  func primitiveTiming() throws {
+    // Sharpness 0.9: 209 Hz, two cycles 9.57 ms → 10 ms; sharpness 0.1: 68.9 Hz → 29.03 ms → 30 ms.
+    let spaced = AndroidEffect(try Self.pattern([Self.transient(0.1, sharpness: 0.9), Self.transient(0.35, sharpness: 0.1), Self.transient(0.5, sharpness: 0.9)]))
+    #expect(spaced.primitives.map(\.lengthMs) == [10, 30, 10])
+    #expect(spaced.primitives.map(\.delayMs) == [100, 240, 120])
+    #expect(spaced.primitivesKeepTiming)
+    let xml = AndroidXML(spaced)
+    guard case .primitives = xml.alternatives.first else {
+      Issue.record("spaced transients do not lead with primitives: \(xml.alternatives)")
+      return
+    }
+    #expect(xml.text.contains(#"delayMs="240""#))
+    // 15 ms apart: each would have to start before the one before it ends.
+    let dense = AndroidEffect(try Self.pattern((0..<10).map { Self.transient(Double($0) * 0.015, sharpness: 0.1) }))
+    #expect(!dense.primitivesKeepTiming)
+    let denseXML = AndroidXML(dense)
+    #expect(!denseXML.alternatives.contains { if case .primitives = $0 { true } else { false } })
+    #expect(denseXML.approximations.contains { $0.contains("closer than a primitive lasts (one every 15 ms") })
+    #expect(!dense.kotlin(name: "Dense").contains("startComposition"))
+  }
+
+  @Test("the levels are hap's render read back as intensity: a held level whatever its carrier, a transient as its short burst")
+  func renderedLevels() throws {
+    for sharpness in [0.0, 0.37, 1.0] {
+      let held = AndroidEffect(try Self.pattern([
+        #"{"Time": 0, "EventType": "HapticContinuous", "EventDuration": 1, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}, {"ParameterID": "HapticSharpness", "ParameterValue": \#(sharpness)}]}"#
+      ]))
+      let middle = held.levels[10..<90]
+      #expect(middle.allSatisfy { abs($0 - 0.5) < 0.01 }, "sharpness \(sharpness): \(middle.min()!)…\(middle.max()!)")
+    }
+    // One transient at 0.2 s, sharpness 1 (240 Hz, 8.3 ms): its step and the next carry it, the rest is silent.
+    let tap = AndroidEffect(try Self.pattern([Self.transient(0.2, sharpness: 1)]))
+    let loud = tap.levels.indices.filter { tap.levels[$0] > 0.05 }
+    #expect(!loud.isEmpty && loud.allSatisfy { (19...21).contains($0) }, "\(loud)")
+    #expect(tap.levels.max()! < 1 && tap.levels.max()! > 0.3)
+  }
+
   /// Checks one written XML against the schema and the rules; returns the first alternative's
   /// read-back render and length, or nil (with issues recorded).
-  func check(_ xml: [UInt8], name: String) -> AndroidPlayback.Played? {
+  func check(_ xml: [UInt8], name: String, primitiveLengths: [Int] = []) -> AndroidPlayback.Played? {
     let text = String(decoding: xml, as: UTF8.self)
     #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"), "\(name): no XML declaration")
     let reading = AndroidXMLReading(Data(xml))
@@ -172,7 +251,7 @@ struct AndroidXMLTests {
     #expect(last == "waveform-effect", "\(name): the last alternative is not the waveform")
     for alternative in alternatives { checkAlternative(alternative, name: name) }
     guard let first = alternatives.first else { return nil }
-    return AndroidPlayback.render(first)
+    return AndroidPlayback.render(first, primitiveLengths: primitiveLengths)
   }
 
   /// One `vibration-effect`: one envelope (≤ 16 points of 20…1000 ms, ending at 0), one waveform
@@ -222,7 +301,8 @@ struct AndroidXMLTests {
       let output = try Converter.convert(bytes, from: .ahap, to: .androidXML)
       #expect(!output.approximations.isEmpty)
       let pattern = try #require(Validator.validate(bytes).pattern)
-      guard let played = check(output.bytes, name: file) else { continue }
+      let lengths = AndroidEffect(pattern).primitives.map(\.lengthMs)
+      guard let played = check(output.bytes, name: file, primitiveLengths: lengths) else { continue }
       let (levels, ms) = (played.levels, played.ms)
       let hapMs = Schedule(pattern: pattern, profile: .exciter, rate: 1000).frameCount
       let gap = abs(ms - hapMs)
@@ -231,16 +311,7 @@ struct AndroidXMLTests {
       let hap = AndroidPlayback.hapEnvelope(pattern)
       guard hap.contains(where: { $0 > 1e-4 }) else { continue }  // a silent pattern: nothing to follow
       let r = AndroidPlayback.pearson(levels, hap)
-      // Where even hap's own 10 ms levels (what every Android output is made of) stay under 0.9
-      // against the 10 ms RMS, the measurement is the limit: a 10 ms window is shorter than a
-      // cycle of a carrier under 100 Hz, overlapping carriers beat (Oscillate), and a 10 ms
-      // window catches a short transient burst or not. Those are known issues, said with both r.
-      let ceiling = AndroidPlayback.pearson(AndroidEffect(pattern).levels, hap)
-      if r < 0.9 && ceiling < 0.9 {
-        withKnownIssue("\(file): r = \(r); hap's own 10 ms levels: r = \(ceiling)") { Issue.record("r < 0.9") }
-      } else {
-        #expect(r >= 0.9, "\(file): r = \(r) (hap's own 10 ms levels: \(ceiling))")
-      }
+      #expect(r >= 0.9, "\(file): r = \(r)")
       if r < lowest { (lowest, lowestFile) = (r, file) }
     }
     print("AndroidXML corpus: lowest r \(lowest) (\(lowestFile)); widest duration gap \(widest) ms (\(widestFile))")
