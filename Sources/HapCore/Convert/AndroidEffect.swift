@@ -158,7 +158,8 @@ public struct AndroidEffect: Sendable {
       let sharp = event.parameters.hapticSharpness + schedule.sharpnessControl.value(at: frame)
       let name = scale < 0.3 ? "PRIMITIVE_TICK" : sharp >= 0.5 ? "PRIMITIVE_CLICK" : "PRIMITIVE_THUD"
       let time = Int((event.time * 1000).rounded())
-      let length = Int((1000 * profile.transientCycles / profile.frequency(sharpness: event.parameters.hapticSharpness)).rounded(.up))
+      let length = Int(
+        (1000 * profile.transientCycles / profile.frequency(sharpness: event.parameters.hapticSharpness)).rounded(.up))
       defer { previousEnd = time + length }
       return Primitive(timeMs: time, name: name, scale: scale.rounded3, lengthMs: length, delayMs: time - previousEnd)
     }

@@ -27,11 +27,16 @@ extension AndroidEffect {
   public func kotlin(name: String) -> String {
     let object = AndroidEffect.identifier(name)
     let primitiveBranch = primitives.isEmpty || hasContinuous || !primitivesKeepTiming ? "" : primitiveComposition
-    let data = [
-      Self.array("TIMINGS", "Long", timings.map(String.init), doc: "createWaveform(timings, amplitudes, -1): every device with amplitude control."),
-      Self.array("AMPLITUDES", "Int", amplitudes.map(String.init)),
-      Self.array("ON_OFF_TIMINGS", "Long", onOffTimings.map(String.init), doc: "Off, on, off, on… for devices without amplitude control."),
-    ] + envelopeData + primitiveData
+    let data =
+      [
+        Self.array(
+          "TIMINGS", "Long", timings.map(String.init),
+          doc: "createWaveform(timings, amplitudes, -1): every device with amplitude control."),
+        Self.array("AMPLITUDES", "Int", amplitudes.map(String.init)),
+        Self.array(
+          "ON_OFF_TIMINGS", "Long", onOffTimings.map(String.init),
+          doc: "Off, on, off, on… for devices without amplitude control."),
+      ] + envelopeData + primitiveData
     return """
       // Made by `hap convert --to android` (docs/convert.md): \(durationMs) ms, sampled every \(AndroidEffect.stepMs) ms.
       import android.os.Build
@@ -120,7 +125,11 @@ extension AndroidEffect {
       let calls = envelope.map {
         "                .addControlPoint(\(float($0.intensity)), \(float($0.sharpness)), \($0.durationMs)L)"
       }
-      return (["            return VibrationEffect.BasicEnvelopeBuilder()", "                .setInitialSharpness(\(float(initialSharpness)))"]
+      return
+        ([
+          "            return VibrationEffect.BasicEnvelopeBuilder()",
+          "                .setInitialSharpness(\(float(initialSharpness)))",
+        ]
         + calls + ["                .build()"]).joined(separator: "\n")
     }
     return """

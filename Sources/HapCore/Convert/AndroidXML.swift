@@ -53,22 +53,26 @@ public struct AndroidXML: Sendable {
     let longest = Self.maxPoints * Self.longestMs
     if effect.durationMs > longest {
       notes.append(
-        "the pattern lasts \(Format.number(seconds)) s, longer than an envelope holds (\(Self.maxPoints) control points of at most \(Format.number(Double(Self.longestMs) / 1000)) s): the waveform leads")
+        "the pattern lasts \(Format.number(seconds)) s, longer than an envelope holds (\(Self.maxPoints) control points of at most \(Format.number(Double(Self.longestMs) / 1000)) s): the waveform leads"
+      )
     } else {
       let points = Self.envelope(effect)
       let fit = Self.fidelity(points, effect: effect)
       if fit >= Self.envelopeFidelity {
         alternatives.append(.envelope(initialSharpness: effect.initialSharpness, points: points))
         notes.append(
-          "the envelope has \(points.count) control points (at most \(Self.maxPoints), \(Self.shortestMs) ms to \(Self.longestMs) ms each) where hap's render changes every \(AndroidEffect.stepMs) ms: it follows the render with r = \(Format.number(fit.rounded3)), starting from intensity 0 and ending at 0")
+          "the envelope has \(points.count) control points (at most \(Self.maxPoints), \(Self.shortestMs) ms to \(Self.longestMs) ms each) where hap's render changes every \(AndroidEffect.stepMs) ms: it follows the render with r = \(Format.number(fit.rounded3)), starting from intensity 0 and ending at 0"
+        )
       } else {
         notes.append(
-          "the pattern's changes do not fit \(Self.maxPoints) envelope control points (r = \(Format.number(fit.rounded3)) against hap's render): the waveform leads, without sharpness")
+          "the pattern's changes do not fit \(Self.maxPoints) envelope control points (r = \(Format.number(fit.rounded3)) against hap's render): the waveform leads, without sharpness"
+        )
       }
     }
     alternatives.append(.waveform(timings: effect.timings, amplitudes: effect.amplitudes))
     notes.append(
-      "the waveform is sampled every \(AndroidEffect.stepMs) ms without sharpness (the motor's own frequency); a device without amplitude control plays every step above 0 at full strength")
+      "the waveform is sampled every \(AndroidEffect.stepMs) ms without sharpness (the motor's own frequency); a device without amplitude control plays every step above 0 at full strength"
+    )
     self.alternatives = alternatives
     approximations = notes
   }
@@ -114,7 +118,8 @@ extension AndroidXML {
     var byName: [String: ClosedRange<Int>] = [:]
     for p in primitives {
       let name = p.name.replacingOccurrences(of: "PRIMITIVE_", with: "").lowercased()
-      byName[name] = byName[name].map { min($0.lowerBound, p.lengthMs)...max($0.upperBound, p.lengthMs) } ?? p.lengthMs...p.lengthMs
+      byName[name] =
+        byName[name].map { min($0.lowerBound, p.lengthMs)...max($0.upperBound, p.lengthMs) } ?? p.lengthMs...p.lengthMs
     }
     return byName.keys.sorted().map { name in
       let range = byName[name]!

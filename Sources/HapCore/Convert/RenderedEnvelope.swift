@@ -16,7 +16,8 @@ enum RenderedEnvelope {
   static func levels(_ pattern: Pattern, profile: ActuatorProfile, steps: Int) -> [Double] {
     let perMs = max(8, Int((4 * profile.maximumFrequency / 1000).rounded(.up)))
     let power = millisecondPower(pattern, profile: profile, samplesPerMs: perMs)
-    let weights = hann(milliseconds: max(AndroidEffect.stepMs, Int((1000 / max(profile.minimumFrequency, 1)).rounded())))
+    let weights = hann(
+      milliseconds: max(AndroidEffect.stepMs, Int((1000 / max(profile.minimumFrequency, 1)).rounded())))
     let total = weights.reduce(0, +) * Double(perMs)
     return (0..<steps).map { step in
       let first = step * AndroidEffect.stepMs + AndroidEffect.stepMs / 2 - weights.count / 2

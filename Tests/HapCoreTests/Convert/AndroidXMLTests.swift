@@ -188,7 +188,10 @@ struct AndroidXMLTests {
   )
   func primitiveTiming() throws {
     // Sharpness 0.9: 209 Hz, two cycles 9.57 ms → 10 ms; sharpness 0.1: 68.9 Hz → 29.03 ms → 30 ms.
-    let spaced = AndroidEffect(try Self.pattern([Self.transient(0.1, sharpness: 0.9), Self.transient(0.35, sharpness: 0.1), Self.transient(0.5, sharpness: 0.9)]))
+    let spaced = AndroidEffect(
+      try Self.pattern([
+        Self.transient(0.1, sharpness: 0.9), Self.transient(0.35, sharpness: 0.1), Self.transient(0.5, sharpness: 0.9),
+      ]))
     #expect(spaced.primitives.map(\.lengthMs) == [10, 30, 10])
     #expect(spaced.primitives.map(\.delayMs) == [100, 240, 120])
     #expect(spaced.primitivesKeepTiming)
@@ -207,12 +210,15 @@ struct AndroidXMLTests {
     #expect(!dense.kotlin(name: "Dense").contains("startComposition"))
   }
 
-  @Test("the levels are hap's render read back as intensity: a held level whatever its carrier, a transient as its short burst")
+  @Test(
+    "the levels are hap's render read back as intensity: a held level whatever its carrier, a transient as its short burst"
+  )
   func renderedLevels() throws {
     for sharpness in [0.0, 0.37, 1.0] {
-      let held = AndroidEffect(try Self.pattern([
-        #"{"Time": 0, "EventType": "HapticContinuous", "EventDuration": 1, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}, {"ParameterID": "HapticSharpness", "ParameterValue": \#(sharpness)}]}"#
-      ]))
+      let held = AndroidEffect(
+        try Self.pattern([
+          #"{"Time": 0, "EventType": "HapticContinuous", "EventDuration": 1, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}, {"ParameterID": "HapticSharpness", "ParameterValue": \#(sharpness)}]}"#
+        ]))
       let middle = held.levels[10..<90]
       #expect(middle.allSatisfy { abs($0 - 0.5) < 0.01 }, "sharpness \(sharpness): \(middle.min()!)…\(middle.max()!)")
     }
@@ -266,7 +272,8 @@ struct AndroidXMLTests {
     if kinds == ["basic-envelope-effect"] {
       #expect((1...AndroidXML.maxPoints).contains(points.count), "\(name): \(points.count) control points")
       let durations = points.compactMap { $0.attributes["durationMs"].flatMap(Int.init) }
-      #expect(durations.count == points.count && durations.allSatisfy { (20...1000).contains($0) }, "\(name): \(durations)")
+      #expect(
+        durations.count == points.count && durations.allSatisfy { (20...1000).contains($0) }, "\(name): \(durations)")
       #expect(points.last?.attributes["intensity"].flatMap(Double.init) == 0, "\(name): the envelope ends above 0")
       for point in points {
         for key in ["intensity", "sharpness"] {
@@ -293,7 +300,9 @@ struct AndroidXMLTests {
       corpusMissing("the AHAP corpus", at: SharedCorpus.expectations)
       return
     }
-    let files = try SharedCorpus.rows(SharedCorpus.expectations).compactMap { $0.count >= 2 && $0[1] == "valid" ? $0[0] : nil }
+    let files = try SharedCorpus.rows(SharedCorpus.expectations).compactMap {
+      $0.count >= 2 && $0[1] == "valid" ? $0[0] : nil
+    }
     #expect(files.count > 30)
     var lowest = 1.0, lowestFile = "", widest = 0, widestFile = ""
     for file in files {
