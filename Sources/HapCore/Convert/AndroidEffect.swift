@@ -28,6 +28,8 @@ public struct AndroidEffect: Sendable {
     public var timeMs: Int
     public var name: String
     public var scale: Double
+    /// The transient's sharpness (what the primitive was chosen by; the device plays its own).
+    public var sharpness: Double
     public var lengthMs: Int
     /// The pause after the previous primitive ends (after the start, for the first); negative
     /// where it would have to start before the previous one ends.
@@ -161,13 +163,23 @@ public struct AndroidEffect: Sendable {
       let length = Int(
         (1000 * profile.transientCycles / profile.frequency(sharpness: event.parameters.hapticSharpness)).rounded(.up))
       defer { previousEnd = time + length }
-      return Primitive(timeMs: time, name: name, scale: scale.rounded3, lengthMs: length, delayMs: time - previousEnd)
+      return Primitive(
+        timeMs: time, name: name, scale: scale.rounded3, sharpness: min(max(event.parameters.hapticSharpness, 0), 1),
+        lengthMs: length,
+        delayMs: time - previousEnd)
     }
   }
 
   /// Whether the primitives keep the pattern's timing: none starts before the previous one ends
   /// (a pause cannot be negative).
   public var primitivesKeepTiming: Bool { primitives.allSatisfy { $0.delayMs >= 0 } }
+
+  /// The branch the Kotlin plays first on a device that has them all: the primitives (a pattern
+  /// of transients only that they keep the timing of), else the envelope.
+  var firstBranch: AndroidXML.Alternative {
+    !hasContinuous && !primitives.isEmpty && primitivesKeepTiming
+      ? .primitives(primitives) : .envelope(initialSharpness: initialSharpness, points: envelope)
+  }
 
   static func list(_ values: [Int]) -> String { values.map(String.init).joined(separator: ", ") }
 

@@ -96,7 +96,8 @@ public enum Converter {
     /// What was approximated, one sentence each (`--verbose`).
     public var approximations: [String]
     /// The input and the output as hap plays them, to score the one against the other
-    /// (``FeelComparison``); nil where the output is not read back (Android, audio input).
+    /// (``FeelComparison``); nil where the output is not read back (audio input). An Android
+    /// output's result is what it plays first (``AndroidPlayedPattern``).
     public var source: Pattern? = nil
     public var result: Pattern? = nil
   }
@@ -110,7 +111,8 @@ public enum Converter {
     case (.audio, _):
       "hap converts audio to AHAP only ('-o NAME.ahap' or '--to ahap'); convert that AHAP on to another format"
     case (_, .audio): "hap does not convert to audio; 'hap render' writes a pattern's drive signal as WAV"
-    case (.android, _), (.androidXML, _): "hap does not read Android effects; it converts .haptic to AHAP and AHAP to .haptic"
+    case (.android, _), (.androidXML, _):
+      "hap does not read Android effects; it converts .haptic to AHAP and AHAP to .haptic"
     }
   }
 
@@ -197,12 +199,20 @@ public enum Converter {
       let effect = AndroidEffect(pattern)
       approximations += effect.losses
       let text = options.kotlin ? effect.kotlin(name: options.name) : effect.json()
-      return Output(bytes: Array(text.utf8), diagnostics: input.diagnostics, approximations: approximations)
+      approximations.append(AndroidPlayedPattern.scoredNote(effect.firstBranch, where: "the first branch"))
+      return Output(
+        bytes: Array(text.utf8), diagnostics: input.diagnostics, approximations: approximations,
+        result: AndroidPlayedPattern.pattern(effect.firstBranch, effect: effect))
     case .androidXML:
-      let xml = AndroidXML(AndroidEffect(pattern))
+      let effect = AndroidEffect(pattern)
+      let xml = AndroidXML(effect)
       approximations += xml.approximations
       if pattern.events.contains(where: { $0.type.isAudio }) { approximations.append("audio events are left out") }
-      return Output(bytes: Array(xml.text.utf8), diagnostics: input.diagnostics, approximations: approximations)
+      let first = xml.alternatives[0]
+      approximations.append(AndroidPlayedPattern.scoredNote(first, where: "the first alternative"))
+      return Output(
+        bytes: Array(xml.text.utf8), diagnostics: input.diagnostics, approximations: approximations,
+        result: AndroidPlayedPattern.pattern(first, effect: effect))
     case .haptic:
       let reverse = AHAPToHaptic.convert(pattern)
       approximations += reverse.approximations

@@ -229,6 +229,39 @@ struct AndroidXMLTests {
     #expect(tap.levels.max()! < 1 && tap.levels.max()! > 0.3)
   }
 
+  @Test(
+    "the output's result is what it plays first, for convert --verbose's score: an envelope and primitives that follow their source feel the same"
+  )
+  func playedPattern() throws {
+    guard SharedCorpus.isPresent else {
+      corpusMissing("the AHAP corpus", at: SharedCorpus.expectations)
+      return
+    }
+    for (file, kind) in [
+      ("apple__unityplugins/Inflate.ahap", "envelope"), ("apple__unityplugins/Hit.ahap", "primitives"),
+    ] {
+      let bytes = try [UInt8](Data(contentsOf: SharedCorpus.ahap.appendingPathComponent(file)))
+      for format in [ConversionFormat.androidXML, .android] {
+        let output = try Converter.convert(bytes, from: .ahap, to: format)
+        let source = try #require(output.source)
+        let result = try #require(output.result, "\(file) → \(format): no result to score")
+        #expect(output.approximations.contains { $0.contains("the score plays") && $0.contains(kind) }, "\(file)")
+        let feel = FeelComparison(source, result)
+        #expect(
+          feel.sameFeel,
+          "\(file) → \(format): \(feel.levelDiffering) of \(feel.levelFrames) level frames differ, \(feel.frequencyDiffering) of \(feel.frequencyFrames) in frequency"
+        )
+      }
+    }
+    // The played waveform steps as the entries do, at the pattern's first sharpness.
+    let effect = AndroidEffect(
+      try Self.pattern([Self.transient(0, sharpness: 0.3), Self.transient(0.01, sharpness: 0.3)]))
+    let waveform = AndroidPlayedPattern.pattern(.waveform(timings: [10, 20], amplitudes: [255, 51]), effect: effect)
+    #expect(waveform.events.allSatisfy { $0.type == .hapticContinuous && $0.parameters.hapticSharpness == 0.3 })
+    let points = waveform.curves.flatMap { curve in curve.points.map { ($0.time + curve.time, $0.value) } }
+    #expect(points.map(\.0) == [0, 0.01, 0.01, 0.03] && points.map(\.1) == [1, 1, 0.2, 0.2], "\(points)")
+  }
+
   /// Checks one written XML against the schema and the rules; returns the first alternative's
   /// read-back render and length, or nil (with issues recorded).
   func check(_ xml: [UInt8], name: String, primitiveLengths: [Int] = []) -> AndroidPlayback.Played? {
