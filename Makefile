@@ -87,6 +87,9 @@ test: deps sim
 	@# Convert's and the sound search's libsndfile tests (FLAC, MP3, a text file named .flac) are
 	@# skipped without it (loaded at run time).
 	@ldconfig -p | grep -q 'libsndfile\.so\.1' || $(MAKE) --no-print-directory apt PKGS=libsndfile1
+	@# KotlinCompileTests compile `hap convert`'s Kotlin (kotlinc) and measure its methods (javap).
+	@command -v kotlinc >/dev/null && command -v javac >/dev/null && command -v javap >/dev/null \
+	  || $(MAKE) --no-print-directory apt PKGS="kotlin default-jdk-headless"
 	@# hap serve --dbus: a private bus and feedbackd's own clients (fbcli, libfeedback from Python, gdbus).
 	@command -v dbus-daemon >/dev/null && command -v dbus-monitor >/dev/null && command -v fbcli >/dev/null \
 	  && command -v gdbus >/dev/null && ls /usr/lib/*/girepository-1.0/Lfb-0.0.typelib >/dev/null 2>&1 \
