@@ -115,6 +115,22 @@ struct FidelityRuleTests {
     #expect(result.findings("waveform-path-null").allSatisfy { $0.severity == .error })
   }
 
+  @Test("waveform-path-nul: a path holding a NUL is refused where it is written, not read up to the NUL")
+  func pathWithNUL() throws {
+    let (result, _) = assertFindings(
+      #"""
+      {"Version": 1.0, "Pattern": [
+        {"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": ⟨1⟩"s.wav\u0000.flac"}},
+        {"Event": {"Time": 1, "EventType": "AudioCustom", "EventWaveformPath": ⟨2⟩"\u0000"}}
+      ]}
+      """#, [("waveform-path-nul", 1), ("waveform-path-nul", 2)], ignoring: defaultIgnoredRules.union(["waveform-not-found"]))
+    let findings = result.findings("waveform-path-nul")
+    #expect(findings.first?.message.contains("its character 6") == true, "\(findings.map(\.message))")
+    #expect(findings.first?.pointer == "/Pattern/0/Event/EventWaveformPath")
+    #expect(findings.allSatisfy { $0.severity == .error })
+    #expect(result.pattern?.events.contains { $0.waveformPath?.hasPrefix("s.wav") == true } != true)
+  }
+
   @Test("null-ignored: Version null is version 1.0, without version-missing")
   func versionNull() throws {
     let (result, _) = assertFindings(

@@ -326,6 +326,11 @@ let ruleExamples: [RuleExample] = [
     expected: [("waveform-path-null", 1)],
     good: ahap(transientEntry)),
   RuleExample(
+    rule: "waveform-path-nul",
+    bad: ahap(#"{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": ⟨1⟩"s.wav\u0000.flac"}}"#),
+    expected: [("waveform-path-nul", 1)],
+    good: ahap(transientEntry)),
+  RuleExample(
     rule: "number-as-string",
     bad: ahap(#"{"Event": {"Time": ⟨1⟩"0.1", "EventType": "HapticTransient"}}"#),
     expected: [("number-as-string", 1)],
@@ -442,7 +447,7 @@ struct RuleExampleTests {
       .valueNotFinite, .curvePointsMissing, .waveformMissing, .keyUnknown, .versionMissing, .versionUnsupported,
       .valueOutOfRange, .parameterNotApplicable, .parameterDuplicate, .curveTooManyPoints, .curvePointsUnsorted,
       .curveTimesAbsolute, .curveOverlap, .continuousTooLong, .waveformNotFound, .patternEmpty, .profileValueInvalid,
-      .patternSilent, .curveParameterUnsupported, .nullIgnored, .waveformPathNull, .numberAsString, .durationNegative,
+      .patternSilent, .curveParameterUnsupported, .nullIgnored, .waveformPathNull, .waveformPathNUL, .numberAsString, .durationNegative,
       .parameterWrongEventType, .patternTooLong, .vocabularyNameDuplicate, .vocabularyFileMissing,
       .vocabularyPatternInvalid, .vocabularyTierShape, .vocabularyRarity, .hapticClipInvalid, .hapticClipAdjusted,
       .waveformUndecodable, .waveformBudgetExceeded, .waveformLoopDurationMissing, .waveformDurationIgnored,

@@ -196,7 +196,16 @@ extension PatternDecoder {
           "EventWaveformPath only applies to AudioCustom events; this \(type.rawValue) event ignores it",
           at: Int(document.node(value).offset), pointer: pointer())
       }
-      return (document.string(value), true)
+      let path = document.string(value)
+      if let nul = path.unicodeScalars.firstIndex(of: "\0") {
+        let position = path.unicodeScalars.distance(from: path.unicodeScalars.startIndex, to: nul) + 1
+        findings.add(
+          .waveformPathNUL,
+          "EventWaveformPath holds a NUL character (its character \(position)), which no file name can hold: the system would read the path only up to it",
+          at: Int(document.node(value).offset), pointer: pointer())
+        return (nil, false)
+      }
+      return (path, true)
     default:
       typeMismatch(value, key: "EventWaveformPath", expected: "a string", pointer: pointer())
       return (nil, false)
