@@ -38,6 +38,9 @@ public enum Resampler {
     case badRate(Double)
     /// libsoxr refuses it; `reason`: its own words.
     case refused(reason: String)
+    /// Resampled, it would hold `samples` (frames × channels), more than `limit`: refused before
+    /// anything is allocated.
+    case tooLarge(samples: Int, limit: Int)
 
     public var message: String {
       switch self {
@@ -45,18 +48,26 @@ public enum Resampler {
         "playing a sound at another rate than the output needs libsoxr, and \(Format.excerpt(library)) cannot be loaded (\(Format.excerpt(reason))); install it with 'apt install libsoxr0' (Debian, Ubuntu), or convert the sound to the output's rate"
       case .badRate(let rate): "\(rate) Hz is not a rate a sound can be resampled from or to"
       case .refused(let reason): "libsoxr cannot resample it: \(Format.excerpt(reason))"
+      case .tooLarge(let samples, let limit):
+        "resampled, it would hold \(samples == .max ? "more" : String(samples)) samples, more than hap holds of one sound (\(limit))"
       }
     }
   }
 
   /// `sound` at `rate` frames per second, its channels kept apart; `sound` itself when it is
   /// already at `rate` (libsoxr is then not loaded).
-  /// `library` names the libsoxr to load (default ``libraryName``).
+  /// `library` names the libsoxr to load (default ``libraryName``). `maxSamples`: the most
+  /// samples the result may hold (default ``DecodedSound/sampleLimit``), checked before libsoxr
+  /// is loaded or anything allocated.
   public static func resample(
-    _ sound: DecodedSound, to rate: Double, quality: Quality = .high, library: String = libraryName
+    _ sound: DecodedSound, to rate: Double, quality: Quality = .high, library: String = libraryName,
+    maxSamples: Int = DecodedSound.sampleLimit
   ) throws(Failure) -> DecodedSound {
     for r in [sound.rate, rate] where !(r.isFinite && r > 0) { throw .badRate(r) }
     if sound.rate == rate { return sound }
+    let format = SoundFormat(rate: sound.rate, channels: sound.channels, frames: sound.frames, container: "")
+    let resampled = format.samples(at: rate)
+    guard resampled <= maxSamples else { throw .tooLarge(samples: resampled, limit: maxSamples) }
     var message = [CChar](repeating: 0, count: 512)
     func reason() -> String {
       String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

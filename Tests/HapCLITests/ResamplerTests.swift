@@ -12,6 +12,17 @@ import Testing
 /// under CI a missing libsoxr fails).
 @Suite("Resampler")
 struct ResamplerTests {
+  @Test("a sound that would resample to more than hap holds is refused before libsoxr is loaded or anything allocated")
+  func refusedBeforeTheWork() {
+    let slow = DecodedSound(rate: 1, channels: 1, samples: [Float](repeating: 0.1, count: 4000))
+    #expect(throws: Resampler.Failure.tooLarge(samples: 192_000_000, limit: DecodedSound.sampleLimit)) {
+      try Resampler.resample(slow, to: 48000, library: "libhap-no-such-soxr.so")
+    }
+    #expect(throws: Resampler.Failure.tooLarge(samples: 8000, limit: 1000)) {
+      try Resampler.resample(slow, to: 2, library: "libhap-no-such-soxr.so", maxSamples: 1000)
+    }
+  }
+
   /// The conversions the issue names: (from, to).
   static let conversions: [(Double, Double)] = [(44_100, 48_000), (48_000, 44_100), (96_000, 48_000)]
   static let missing = "libhap-no-such-soxr.so.0"

@@ -28,6 +28,38 @@ struct SoundRuleTests {
       #"{"Event": {"Time": \#(time), "EventType": "AudioCustom", "EventWaveformPath": \#(mark)"\#(path)"\#(extra)}}"#
   }
 
+  @Test(
+    "pattern-too-long judges a sound at the rate it renders at and the length it plays, before anything decodes or resamples it"
+  )
+  func soundCostBeforeTheWork() throws {
+    // 8 KB at 1 Hz: 4,000 s, 192 M samples at 48 kHz (issue 31: validate passed it, info took 1.5 GB).
+    let slow = SoundFormat(rate: 1, channels: 1, frames: 4000, container: "WAV")
+    // 3,000 s at 10 Hz: within the hour, but 144 M samples at 48 kHz.
+    let low = SoundFormat(rate: 10, channels: 1, frames: 30000, container: "WAV")
+    // 600 s at 1 Hz: 28.8 M samples at 48 kHz, within both limits.
+    let fits = SoundFormat(rate: 1, channels: 1, frames: 600, container: "WAV")
+    let formats = ["slow.wav": slow, "low.wav": low, "fits.wav": fits]
+    let (result, _) = assertFindings(
+      ahap(
+        Self.custom(0, "slow.wav", marker: 1), Self.custom(1, "low.wav", marker: 2), Self.custom(2, "fits.wav"),
+        Self.custom(3, "slow.wav")),
+      [("pattern-too-long", 1), ("pattern-too-long", 2)], context: Self.context(formats))
+    #expect(result.findings("pattern-too-long").first?.message.contains("192000000 samples") == true)
+    // Judged at render's --rate: at 8 kHz the slow sound is 32 M samples, and it plays 4,000 s.
+    var context = Self.context(formats)
+    (context.renderRate, context.longestPattern) = (8000, 5000)
+    assertFindings(ahap(Self.custom(0, "slow.wav")), [], context: context)
+    // A sound plays whole: 20 s from 0 s ends past a 10 s limit; looping, its EventDuration counts.
+    context = Self.context(["long.wav": Self.format(seconds: 20, rate: 8000)])
+    context.longestPattern = 10
+    let (whole, _) = assertFindings(
+      ahap(Self.custom(0, "long.wav", marker: 1)), [("pattern-too-long", 1)], context: context)
+    #expect(whole.findings("pattern-too-long").first?.message.contains("lasts 20 s and plays whole") == true)
+    assertFindings(
+      ahap(Self.custom(0, "long.wav", extra: #", "EventDuration": 5, "EventWaveformLoopEnabled": true"#)), [],
+      context: context)
+  }
+
   @Test("waveform-not-found from a lookup that finds nothing; nothing else is said of that sound")
   func notFoundFromLookup() {
     let context = ValidationContext(sound: {

@@ -27,4 +27,8 @@ public struct DecodedSound: Sendable, Equatable {
 
   /// iOS's budget for decoded audio: 92,160,000 bytes (about 240 s of 48 kHz stereo).
   public static let iOSMemoryBudget = 92_160_000
+
+  /// The most samples (frames × channels) hap holds of one sound, decoded or resampled: 128 MiB
+  /// of floats (HapKit's `SoundFile.frameLimit`).
+  public static let sampleLimit = 128 * 1024 * 1024 / 4
 }

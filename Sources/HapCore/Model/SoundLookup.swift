@@ -52,6 +52,14 @@ public struct SoundFormat: Sendable, Equatable {
 
   /// Seconds of sound.
   public var duration: Double { rate > 0 ? Double(frames) / rate : 0 }
+
+  /// The samples (frames × channels) it holds resampled to `target` Hz (as the resampler
+  /// rounds: up); `Int.max` where that does not fit.
+  public func samples(at target: Double) -> Int {
+    guard rate > 0 else { return 0 }
+    let count = (Double(frames) * target / rate).rounded(.up) * Double(channels)
+    return count < Double(Int.max / 8) ? Int(count) : .max
+  }
 }
 
 /// Why a found sound cannot be decoded: its cause, a sentence only in ``message``.

@@ -19,6 +19,10 @@ public struct ValidationContext: Sendable {
   /// One hour: hap's choice (Apple documents no limit), see docs/format.md.
   public static let defaultLongestPattern = 3600.0
 
+  /// The rate sounds are judged at (`pattern-too-long`: a sound resampled to it must fit
+  /// ``DecodedSound/sampleLimit``): what render and play use unless told otherwise.
+  public var renderRate = 48_000.0
+
   public init(
     waveformExists: (@Sendable (String) -> Bool)? = nil, sound: (@Sendable (String) -> SoundLookup)? = nil,
     longestPattern: Double = defaultLongestPattern

@@ -34,8 +34,7 @@ public struct SoundSearch: Sendable {
   /// Where `waveform` (an `EventWaveformPath` as written) is found: the first regular file (or
   /// anything but a folder, which decoding then refuses) among the places, or nil.
   /// `patternFolder` is nil for a pattern read from standard input (no folder of its own).
-  public func find(_ waveform: String, patternFolder: String?) -> (path: String, place: SoundPlace)?
-  {
+  public func find(_ waveform: String, patternFolder: String?) -> (path: String, place: SoundPlace)? {
     if waveform.hasPrefix("/") { return Self.exists(waveform) ? (waveform, .absolute) : nil }
     if let patternFolder {
       let path = Self.join(patternFolder, waveform)
@@ -231,8 +230,11 @@ public struct PatternReading: Sendable {
   }
 
   /// Reads and validates `path` (`-` for standard input) without printing anything.
-  /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`).
-  public func check(_ path: String, longestPattern: Double = ValidationContext.defaultLongestPattern) -> Checked {
+  /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`), `renderRate`
+  /// the rate its sounds are judged at (`hap render --rate`).
+  public func check(
+    _ path: String, longestPattern: Double = ValidationContext.defaultLongestPattern, renderRate: Double = 48_000
+  ) -> Checked {
     let input: PatternFiles.Input = path == "-" ? .standardInput : .file(path)
     let bytes: [UInt8]
     do {
@@ -242,6 +244,7 @@ public struct PatternReading: Sendable {
     }
     var context = context(for: input)
     context.longestPattern = longestPattern
+    context.renderRate = renderRate
     let result = PatternFiles.validate(bytes, input: input, context: context)
     guard result.isValid, let pattern = result.pattern else { return .invalid(result.diagnostics) }
     return .valid(pattern, result.diagnostics)

@@ -20,17 +20,19 @@ enum PatternLoading {
 
   /// ``PatternReading/check(_:longestPattern:)``.
   static func check(
-    _ path: String, reading: PatternReading, longestPattern: Double = ValidationContext.defaultLongestPattern
+    _ path: String, reading: PatternReading, longestPattern: Double = ValidationContext.defaultLongestPattern,
+    renderRate: Double = 48_000
   ) -> Checked {
-    reading.check(path, longestPattern: longestPattern)
+    reading.check(path, longestPattern: longestPattern, renderRate: renderRate)
   }
 
   /// Reads and validates `path` (`-` for standard input). Warnings and notes are printed to
   /// standard error and the pattern is returned; errors are printed and it is refused.
-  /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`).
+  /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`), `renderRate`
+  /// the rate its sounds are judged at (`hap render --rate`).
   static func load(
     _ path: String, reading: PatternReading, quietWarnings: Bool = false,
-    longestPattern: Double = ValidationContext.defaultLongestPattern
+    longestPattern: Double = ValidationContext.defaultLongestPattern, renderRate: Double = 48_000
   ) throws(Failure) -> Pattern {
     let name = path == "-" ? PatternFiles.Input.standardInput.displayName : path
     let style = errorStyle
@@ -39,7 +41,7 @@ enum PatternLoading {
         Console.error(DiagnosticPrinter.text(diagnostic, file: name, style: style))
       }
     }
-    switch check(path, reading: reading, longestPattern: longestPattern) {
+    switch check(path, reading: reading, longestPattern: longestPattern, renderRate: renderRate) {
     case .valid(let pattern, let diagnostics):
       show(diagnostics)
       return pattern
@@ -77,7 +79,9 @@ enum PatternLoading {
       let names = ActuatorProfile.builtIns.map(\.name).joined(separator: ", ")
       return ["hap: '\(value)' is neither a built-in profile (\(names)) nor a readable profile file: \(error.message)"]
     case .invalid(let value, let diagnostics):
-      return diagnostics.map { DiagnosticPrinter.text($0, file: value, style: style) } + ["hap: profile '\(value)' has errors"]
+      return diagnostics.map { DiagnosticPrinter.text($0, file: value, style: style) } + [
+        "hap: profile '\(value)' has errors"
+      ]
     }
   }
 

@@ -283,7 +283,8 @@ enum RenderCommand: Command {
     let pattern: Pattern
     do {
       pattern = try PatternLoading.load(
-        patternPath, reading: settings.reading, quietWarnings: settings.quiet, longestPattern: settings.maxDuration)
+        patternPath, reading: settings.reading, quietWarnings: settings.quiet, longestPattern: settings.maxDuration,
+        renderRate: Double(settings.rate))
     } catch {
       return PatternLoading.status(error)
     }

@@ -5,8 +5,12 @@
 /// of signal at 48 kHz is already 330 MB of 16-bit WAV, and a time like `1e300` would ask for
 /// more frames than any machine holds. An event is checked where its sound ends (its `Time`,
 /// plus its `EventDuration` for continuous and audio events; a continuous event plays at most
-/// 30 s), a `Parameter` at its `Time`, a curve at its latest control point. For a file that
-/// really must be longer, `hap render --max-duration SECONDS` raises the limit for that render.
+/// 30 s; an AudioCustom event that does not loop plays its whole sound, however long), a
+/// `Parameter` at its `Time`, a curve at its latest control point. A sound is also judged at the
+/// rate it will be rendered at (48 kHz): a short file at a very low rate (8 KB at 1 Hz is 4,000
+/// s) resampled to more samples than hap holds of one sound (128 MiB of floats) is refused here,
+/// before any command decodes and resamples it. For a file that really must be longer,
+/// `hap render --max-duration SECONDS` raises the limit for that render.
 ///
 /// Bad:
 /// ```json
@@ -25,6 +29,7 @@ enum PatternTooLong: PatternCheck {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     let limit = context.longestPattern
     let longest = "the longest pattern hap renders is \(Format.seconds(limit)) (hap render --max-duration raises it)"
+    checkSounds(pattern, context: context, findings: &findings)
     for event in pattern.events {
       let end = event.time + Schedule.soundingLength(of: event)
       guard !(end <= limit) else { continue }
@@ -55,6 +60,35 @@ enum PatternTooLong: PatternCheck {
         at: point.source.offset,
         pointer: JSONPointer.entry(
           curve.source.entry, "ParameterCurve", "ParameterCurveControlPoints", String(point.source.item), "Time"))
+    }
+  }
+
+  /// Each AudioCustom event that plays its whole sound: where the sound ends, and each sound's
+  /// size at the render's rate.
+  static func checkSounds(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
+    var judged: Set<String> = []
+    var refused: Set<String> = []  // said once, at its first event
+    for event in pattern.events where event.type == .audioCustom {
+      guard let path = event.waveformPath, !refused.contains(path), let format = context.soundFormat(path) else {
+        continue
+      }
+      let at = event.source.waveformPath.offset
+      let pointer = JSONPointer.entry(event.source.entry.entry, "Event", "EventWaveformPath")
+      let samples = format.samples(at: context.renderRate)
+      if judged.insert(path).inserted, samples > DecodedSound.sampleLimit {
+        refused.insert(path)
+        findings.add(
+          .patternTooLong,
+          "sound \"\(Format.excerpt(path))\" is \(format.frames) frames at \(Format.number(format.rate)) Hz (\(Format.seconds(format.duration))): at \(Format.number(context.renderRate)) Hz, the rate hap renders at, that is \(samples == .max ? "more" : String(samples)) samples, more than hap holds of one sound (\(DecodedSound.sampleLimit))",
+          at: at, pointer: pointer)
+        continue
+      }
+      let end = event.time + format.duration
+      guard !event.waveformLoops, !(end <= context.longestPattern) else { continue }
+      findings.add(
+        .patternTooLong,
+        "sound \"\(Format.excerpt(path))\" lasts \(Format.seconds(format.duration)) and plays whole, so this AudioCustom event ends at \(Format.seconds(end)); the longest pattern hap renders is \(Format.seconds(context.longestPattern)) (hap render --max-duration raises it)",
+        at: at, pointer: pointer)
     }
   }
 }
