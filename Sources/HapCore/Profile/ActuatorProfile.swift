@@ -114,9 +114,10 @@ public struct ActuatorProfile: Sendable, Equatable {
 
   // Meta's three Actuator Configuration Files, as `ACFDecoder` reads them (the tests check that
   // each file decodes to exactly its profile here): facebook/meta-haptics-sdk (MIT),
-  // resources/acf/, commit 41c9dcbe86faafd993244d63510c856b7345e20a. Amplitude is linear
-  // (exponent 1), frequency in equal steps of hertz; `ducking` is 1 − the file's
-  // `emphasis_ducking`, which Meta's renderer multiplies the ducked signal by.
+  // resources/acf/, commit 41c9dcbe86faafd993244d63510c856b7345e20a. Intensity and sharpness
+  // are read as the √ of Meta's amplitude and frequency, as Lofelt's conversion writes them
+  // (exponent 2, frequency = min + sharpness² × span: docs/rendering.md); `ducking` is 1 − the
+  // file's `emphasis_ducking`, which Meta's renderer multiplies the ducked signal by.
 
   /// MetaQuest.acf: the Meta Quest controllers.
   public static let metaQuest = ActuatorProfile(
