@@ -168,15 +168,19 @@ golden: deps
 #   request  the service's request lines (a parse is written back and parses the same);
 #   control  control stream lines (`hap play --control`; values in range, written back the same);
 #   haptic   the .haptic reader and `hap convert` of a clip both ways (passes hap's own checks);
-#   wav      the WAV reader and the audio analysis of `hap convert` (finite samples, valid AHAP).
+#   wav      the WAV reader and the audio analysis of `hap convert` (finite samples, valid AHAP);
+#   acf      Meta's actuator configuration files (a profile that reads renders finite samples);
+#   theme    feedbackd themes (a theme that reads is a vocabulary of valid, finite patterns);
+#   dbus     D-Bus method calls to `hap serve --dbus`, in their wire form (fuzz/make-dbus-seeds.py).
 # FUZZ_TARGET=NAME picks one. Each starts from its seeds (fuzz/seeds/NAME; for pattern the
-# bundled patterns and the shared corpus's AHAP, for haptic also its clips) and the regression
+# bundled patterns and the shared corpus's AHAP, for haptic also its clips, for acf its device
+# files, for theme Debian's feedbackd theme when installed) and the regression
 # inputs (fuzz/regressions/, NAME/ for all but pattern); what it finds is kept in
 # .build/fuzz-corpus/NAME. An input that breaks a promise is written to .build/fuzz-artifacts/NAME/:
 # add it to fuzz/regressions/ (make test replays them) and fix the defect. A target that breaks a
 # promise stops the run (later targets are not run).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := pattern request control haptic wav
+FUZZ_TARGETS := pattern request control haptic wav acf theme dbus
 FUZZ_TARGET ?= $(FUZZ_TARGETS)
 fuzz: deps
 	@for t in $(FUZZ_TARGET); do case " $(FUZZ_TARGETS) " in *" $$t "*) ;; *) echo "error: FUZZ_TARGET=$$t: the targets are $(FUZZ_TARGETS)"; exit 2;; esac; done
@@ -189,6 +193,8 @@ fuzz: deps
 	    *) cp fuzz/seeds/$$t/* .build/fuzz-corpus/$$t/; [ ! -d fuzz/regressions/$$t ] || cp fuzz/regressions/$$t/* .build/fuzz-corpus/$$t/;; \
 	  esac; \
 	  [ $$t != haptic ] || (find $(HAP_CORPUS)/haptic -name '*.haptic' -size -8k -exec cp {} .build/fuzz-corpus/haptic/ \; 2>/dev/null || true); \
+	  [ $$t != acf ] || (cp $(HAP_CORPUS)/acf/*.acf .build/fuzz-corpus/acf/ 2>/dev/null || true); \
+	  [ $$t != theme ] || (cp /usr/share/feedbackd/themes/*.json .build/fuzz-corpus/theme/ 2>/dev/null || true); \
 	  echo "== fuzzing $$t for $(FUZZ_SECONDS) s"; \
 	  HAP_FUZZ_TARGET=$$t SWIFT_BACKTRACE=enable=no fuzz/.build/debug/HapFuzz .build/fuzz-corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
 	    -max_len=8192 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=.build/fuzz-artifacts/$$t/ || exit 1; \

@@ -55,7 +55,7 @@ let package = Package(
     // The command-line front end: argument parsing, commands, output formatting.
     .executableTarget(name: "hap", dependencies: ["HapCore", "HapKit", "HapALSA", "HapRumble", "CSndFile", "HapResample"]),
     // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
-    .target(name: "HapFuzzCheck", dependencies: ["HapCore"]),
+    .target(name: "HapFuzzCheck", dependencies: ["HapCore", "HapKit"]),
     // `make bench`: the render loop alone, without I/O.
     .executableTarget(name: "hap-bench", dependencies: ["HapCore", "HapResample"]),
     // The real-time probe (tests only): counts allocations, retains and releases on the

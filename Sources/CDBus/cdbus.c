@@ -196,6 +196,18 @@ void hap_dbus_close(void *connection) {
   p_connection_unref(connection);
 }
 
+void *hap_dbus_demarshal(const uint8_t *bytes, size_t count) {
+  static DBusMessage *(*demarshal)(const char *, int, hap_dbus_error *);
+  if (!library_handle || count > 0x7fffffff) return NULL;
+  if (!demarshal) *(void **)&demarshal = dlsym(library_handle, "dbus_message_demarshal");
+  if (!demarshal) return NULL;
+  hap_dbus_error error;
+  p_error_init(&error);
+  DBusMessage *message = demarshal((const char *)bytes, (int)count, &error);
+  if (p_error_is_set(&error)) p_error_free(&error);
+  return message;
+}
+
 int hap_dbus_kind(void *message) { return p_message_get_type(message); }
 
 static const char *or_empty(const char *text) { return text ? text : ""; }

@@ -13,6 +13,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case haptic
   /// WAV files (`hap convert X.wav`): ``WAVFuzzCheck/run(_:)``.
   case wav
+  /// Meta's actuator configuration files (`--profile X.acf`): ``ACFFuzzCheck/run(_:)``.
+  case acf
+  /// feedbackd theme files (`hap serve --theme`): ``ThemeFuzzCheck/run(_:)``.
+  case theme
+  /// D-Bus method calls in their wire form (`hap serve --dbus`): ``DBusFuzzCheck/run(_:)``.
+  case dbus
 
   public func run(_ bytes: [UInt8]) {
     switch self {
@@ -21,6 +27,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .control: ControlFuzzCheck.run(bytes)
     case .haptic: HapticFuzzCheck.run(bytes)
     case .wav: WAVFuzzCheck.run(bytes)
+    case .acf: ACFFuzzCheck.run(bytes)
+    case .theme: ThemeFuzzCheck.run(bytes)
+    case .dbus: DBusFuzzCheck.run(bytes)
     }
   }
 }

@@ -26,6 +26,11 @@ void hap_dbus_unref(void *message);
 void hap_dbus_flush(void *connection);
 void hap_dbus_close(void *connection);
 
+/// The message whose wire form is `bytes` (libdbus's dbus_message_demarshal, for the fuzzer);
+/// NULL when they are not one valid message or the library is not loaded. Released with
+/// hap_dbus_unref.
+void *hap_dbus_demarshal(const uint8_t *bytes, size_t count);
+
 /// 1 method call, 2 method return, 3 error, 4 signal.
 int hap_dbus_kind(void *message);
 /// The message's header fields ("" when absent).

@@ -34,7 +34,7 @@ public enum ACFDecoder {
   /// The highest frequency hap renders, as for a profile file's.
   static let maximumFrequency = 2000.0
   /// The longest emphasis burst hap accepts: a burst is a tap, not a note.
-  static let maximumBurstMilliseconds = 1000.0
+  package static let maximumBurstMilliseconds = 1000.0
 
   /// The profile, named `name` (the caller's: the file's stem, lowercased), or nil with at least
   /// one error among the diagnostics.

@@ -33,53 +33,36 @@ extension FeedbackBus {
   }
 
   private func call(_ message: UnsafeMutableRawPointer) {
-    let interface = String(cString: hap_dbus_interface(message))
-    let member = String(cString: hap_dbus_member(message))
-    let signature = String(cString: hap_dbus_signature(message))
-    let path = String(cString: hap_dbus_path(message))
-    guard path == Self.path else {
-      // The way down to the object, for tools that walk the tree from `/`.
-      if member == "Introspect", let child = Self.child(below: path) {
-        let xml = "<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\"\n"
-          + " \"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n<node><node name=\"\(child)\"/></node>\n"
-        _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, xml)
-        return
-      }
-      return refuse(message, "org.freedesktop.DBus.Error.UnknownObject", "no object at that path; hap answers \(Self.path).")
+    switch FeedbackCall.read(message) {
+    case .failure(let refusal): _ = hap_dbus_reply_error(connection, message, refusal.name, refusal.text)
+    case .success(let call): answer(message, call)
     }
-    let expected: String
-    switch (interface, member) {
-    case (Self.name, "TriggerFeedback"), ("", "TriggerFeedback"): expected = "ssa{sv}i"
-    case (Self.name, "EndFeedback"), ("", "EndFeedback"): expected = "u"
-    case (Self.haptic, "Vibrate"), ("", "Vibrate"): expected = "sa(du)"
-    // A call without an interface header names its method alone (the D-Bus spec allows it).
-    case (Self.properties, "Get"), ("", "Get"): expected = "ss"
-    case (Self.properties, "GetAll"), ("", "GetAll"): expected = "s"
-    case (Self.properties, "Set"), ("", "Set"): expected = "ssv"
-    case ("org.freedesktop.DBus.Introspectable", "Introspect"), ("", "Introspect"), ("org.freedesktop.DBus.Peer", "Ping"),
-      ("", "Ping"), ("org.freedesktop.DBus.Peer", "GetMachineId"), ("", "GetMachineId"):
-      expected = ""
-    default:
-      return refuse(
-        message, Self.unknownMethod,
-        "no method \(Self.excerpt(member)) in interface \(Self.excerpt(interface)); hap answers \(Self.name) (TriggerFeedback, EndFeedback, Profile), \(Self.haptic) (Vibrate) and the standard Properties and Introspectable.")
-    }
-    guard signature == expected else {
-      return refuse(
-        message, Self.invalidArgs, "\(member) takes arguments of signature (\(expected)), not (\(Self.excerpt(signature))).")
-    }
-    switch member {
-    case "TriggerFeedback": trigger(message)
-    case "EndFeedback": endFeedback(message)
-    case "Vibrate": vibrate(message)
-    case "Get", "GetAll", "Set": property(message, member)
-    case "Introspect": _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, Self.introspection)
-    case "GetMachineId":
+  }
+
+  /// Acts on a call that reads and answers it.
+  private func answer(_ message: UnsafeMutableRawPointer, _ call: FeedbackCall) {
+    switch call {
+    case .introspectNode(let child):
+      let xml =
+        "<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\"\n"
+        + " \"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n<node><node name=\"\(child)\"/></node>\n"
+      _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, xml)
+    case .trigger(_, let event, let timeout, let hint, let important, let soundFile):
+      start(message, event, timeout: timeout, hint: hint, important: important, soundFile: soundFile)
+    case .endFeedback(let id): endFeedback(message, id)
+    case .vibrate(_, let parts): vibrate(message, parts)
+    case .getProfile: _ = hap_dbus_reply_variant(connection, message, service.level.rawValue)
+    case .getAll: _ = hap_dbus_reply_dictionary(connection, message, "Profile", service.level.rawValue)
+    case .setProfile(let level):
+      if let error = service.setLevel(level) { log(.switchNotSaved(what: "the level", failure: error.message)) }
+      _ = hap_dbus_reply(connection, message, 0, 0, nil)
+    case .introspect: _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, Self.introspection)
+    case .machineID:
       guard let id = Self.machineID() else {
         return refuse(message, Self.failedError, "no machine id (/etc/machine-id, /var/lib/dbus/machine-id).")
       }
       _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, id)
-    default: _ = hap_dbus_reply(connection, message, 0, 0, nil)
+    case .ping: _ = hap_dbus_reply(connection, message, 0, 0, nil)
     }
   }
 
@@ -91,8 +74,8 @@ extension FeedbackBus {
   }
 
   func refuse(_ message: UnsafeMutableRawPointer, _ name: String, _ text: String) {
-    // Control characters of a client's text escaped, as the socket's replies escape them.
-    _ = hap_dbus_reply_error(connection, message, name, ServiceReply.oneLine(text))
+    let refusal = FeedbackCall.Refusal(name, text)
+    _ = hap_dbus_reply_error(connection, message, refusal.name, refusal.text)
   }
 
   /// A client's text for an error message: at most 80 characters, control characters escaped.
@@ -116,35 +99,6 @@ extension FeedbackBus {
       clients[sender] = nil
       service.disconnected(owner)
     }
-  }
-
-  private func trigger(_ message: UnsafeMutableRawPointer) {
-    var trigger = hap_dbus_trigger()
-    guard hap_dbus_read_trigger(message, &trigger) == 0, let app = trigger.app_id, let event = trigger.event else {
-      return refuse(message, Self.invalidArgs, "TriggerFeedback's arguments could not be read.")
-    }
-    if let bad = trigger.bad_hint {
-      let key = String(cString: bad)
-      return refuse(message, Self.invalidArgs, "the hint \(key) must be a \(key == "important" ? "boolean" : "string").")
-    }
-    let name = String(cString: event)
-    guard app.pointee != 0 else { return refuse(message, Self.invalidArgs, "the app id is empty.") }
-    guard !name.isEmpty else { return refuse(message, Self.invalidArgs, "the event name is empty.") }
-    guard name.utf8.count <= Self.maxEventBytes else {
-      return refuse(
-        message, Self.invalidArgs,
-        "the event name is \(name.utf8.count) bytes long; event names are at most \(Self.maxEventBytes).")
-    }
-    var hint: ServiceLevel?
-    if let profile = trigger.profile {
-      let word = String(cString: profile)
-      guard let level = ServiceLevel(rawValue: word) else {
-        return refuse(message, Self.invalidArgs, "unknown profile \"\(Self.excerpt(word))\"; expected full, quiet or silent.")
-      }
-      hint = level
-    }
-    let soundFile = trigger.sound_file.map { String(cString: $0) }
-    start(message, name, timeout: trigger.timeout, hint: hint, important: trigger.important != 0, soundFile: soundFile)
   }
 
   /// Plays the event and answers its id (a silent one ends at once, after the reply).
@@ -177,9 +131,7 @@ extension FeedbackBus {
     }
   }
 
-  private func endFeedback(_ message: UnsafeMutableRawPointer) {
-    var id: UInt32 = 0
-    guard hap_dbus_read_u32(message, &id) == 0 else { return refuse(message, Self.invalidArgs, "EndFeedback takes an id.") }
+  private func endFeedback(_ message: UnsafeMutableRawPointer, _ id: UInt32) {
     // As feedbackd: an id that already ended (or never was) is no error.
     if let sender = ids[id], endedBy[id] == nil {
       endedBy[id] = .explicit
@@ -188,67 +140,9 @@ extension FeedbackBus {
     _ = hap_dbus_reply(connection, message, 0, 0, nil)
   }
 
-  private func property(_ message: UnsafeMutableRawPointer, _ member: String) {
-    if member == "Set" { return setProperty(message) }
-    var strings: [UnsafePointer<CChar>?] = [nil, nil]
-    guard hap_dbus_read_strings(message, &strings, member == "Get" ? 2 : 1) == 0, let interface = strings[0] else {
-      return refuse(message, Self.invalidArgs, "\(member)'s arguments could not be read.")
-    }
-    let profile = service.level.rawValue
-    let named = String(cString: interface)
-    guard named == Self.name || named.isEmpty || (member == "GetAll" && named == Self.haptic)
-    else { return refuse(message, Self.invalidArgs, "no properties in interface \(Self.excerpt(String(cString: interface))).") }
-    if member == "GetAll" {
-      if named == Self.haptic { return replyEmptyDictionary(message) }
-      _ = hap_dbus_reply_dictionary(connection, message, "Profile", profile)
-      return
-    }
-    guard let property = strings[1], String(cString: property) == "Profile" else {
-      return refuse(message, Self.invalidArgs, "no property \(Self.excerpt(String(cString: strings[1]!))); \(Self.name) has Profile.")
-    }
-    _ = hap_dbus_reply_variant(connection, message, profile)
-  }
-
-  private func replyEmptyDictionary(_ message: UnsafeMutableRawPointer) {
-    // The haptic interface has no properties: an empty a{sv}.
-    refuse(message, Self.invalidArgs, "\(Self.haptic) has no properties.")
-  }
-
-  private func setProperty(_ message: UnsafeMutableRawPointer) {
-    var interface: UnsafePointer<CChar>?
-    var property: UnsafePointer<CChar>?
-    var type: CChar = 0
-    var value: UnsafePointer<CChar>?
-    guard hap_dbus_read_set(message, &interface, &property, &type, &value) == 0, let interface, let property else {
-      return refuse(message, Self.invalidArgs, "Set's arguments could not be read.")
-    }
-    guard [Self.name, ""].contains(String(cString: interface)), String(cString: property) == "Profile" else {
-      return refuse(message, Self.invalidArgs, "only \(Self.name).Profile can be set.")
-    }
-    guard let value, let level = ServiceLevel(rawValue: String(cString: value)) else {
-      return refuse(message, Self.invalidArgs, "Profile is one of full, quiet or silent (a string).")
-    }
-    if let error = service.setLevel(level) { log(.switchNotSaved(what: "the level", failure: error.message)) }
-    _ = hap_dbus_reply(connection, message, 0, 0, nil)
-  }
-
   /// `Vibrate(app_id, [(amplitude, ms)])`: one vibration at a time (a new one, or an empty
   /// array, ends the last); true when it plays, false when the level or mute keeps it silent.
-  private func vibrate(_ message: UnsafeMutableRawPointer) {
-    var app: UnsafePointer<CChar>?
-    let room = Vibration.maxPairs + 1
-    var amplitudes = [Double](repeating: 0, count: room)
-    var durations = [UInt32](repeating: 0, count: room)
-    var count: Int32 = 0
-    guard hap_dbus_read_vibrate(message, &app, &amplitudes, &durations, Int32(room), &count) == 0 else {
-      return refuse(message, Self.invalidArgs, "Vibrate's arguments could not be read.")
-    }
-    guard let app, app.pointee != 0 else { return refuse(message, Self.invalidArgs, "the app id is empty.") }
-    let parts = (0..<min(Int(count), room)).map { Vibration.Part(amplitude: amplitudes[$0], milliseconds: durations[$0]) }
-    if Int(count) > Vibration.maxPairs {
-      return refuse(message, Self.invalidArgs, "a vibration has at most \(Vibration.maxPairs) pairs, not \(count).")
-    }
-    if let why = Vibration.refusal(parts) { return refuse(message, Self.invalidArgs, why) }
+  private func vibrate(_ message: UnsafeMutableRawPointer, _ parts: [Vibration.Part]) {
     guard let (sender, owner) = owner(of: message) else {
       return refuse(message, "org.freedesktop.DBus.Error.LimitsExceeded", "too many clients have feedback playing.")
     }
