@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A sound card as the kernel describes it in `/proc/asound` (or a folder laid out the same way,
 /// `$HAP_PROC_ASOUND`, so tests can describe cards that are not there).
 public struct SoundCard: Sendable, Equatable {
@@ -20,8 +24,15 @@ public struct SoundCard: Sendable, Equatable {
   }
 
   /// Its raw playback device, bypassing `default`, plugins and UCM: `hw:CARD=ID,DEV=0`, or
-  /// `hw:N,0` when it has no id.
-  public var rawDevice: String { id.isEmpty ? "hw:\(number),0" : "hw:CARD=\(id),DEV=0" }
+  /// `hw:N,0` when it has no id or one the kernel would not have written (it keeps letters,
+  /// digits, `_` and `-`), which ALSA's configuration parser could not take as it is.
+  public var rawDevice: String { Self.isPlainID(id) ? "hw:CARD=\(id),DEV=0" : "hw:\(number),0" }
+
+  /// Whether `id` is a card id as the kernel writes them: 1 to 31 ASCII letters, digits, `_`, `-`.
+  static func isPlainID(_ id: String) -> Bool {
+    (1...31).contains(id.utf8.count)
+      && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x5F || $0 == 0x2D }
+  }
 
   /// The cards in `folder`: every `cardN` entry, with its id, usbid and its name from `cards`.
   public static func read(folder: String) -> [SoundCard] {
@@ -40,12 +51,25 @@ public struct SoundCard: Sendable, Equatable {
     return cards.sorted { $0.number < $1.number }
   }
 
-  /// The first 64 KiB of a small file (proc files report no size), or nil.
+  /// The first 64 KiB of a small file (proc files report no size), or nil. Opened without
+  /// blocking and read only when fstat(2) says it is a regular file (as proc files are), so a
+  /// FIFO or a device put where a file should be is skipped, never waited on (the rule
+  /// HapKit's `InputFile` follows, which this module sits below).
   static func contents(_ path: String) -> String? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    guard let data = try? handle.read(upToCount: 65536) else { return nil }
-    return String(decoding: data, as: UTF8.self)
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var status = stat()
+    guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+    var bytes = [UInt8](repeating: 0, count: 65536)
+    var count = 0
+    while count < bytes.count {
+      let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { break }
+      count += n
+    }
+    return String(decoding: bytes[..<count], as: UTF8.self)
   }
 
   /// The first line of a small file, trimmed, or nil.

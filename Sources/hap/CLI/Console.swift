@@ -1,4 +1,5 @@
 import Foundation
+import HapCore
 
 /// Writes to standard output and standard error, and knows whether each is a terminal.
 /// Output is written from the main thread only.
@@ -14,7 +15,23 @@ enum Console {
 
   static func line(_ text: String) { out(text + "\n") }
 
-  static func error(_ text: String) {
+  /// Text that came from outside (a file's or folder's name, a file's content, a card's id, a
+  /// client's words) as it is printed: control characters shown as escapes (`\x1B`, `\u{9B}`)
+  /// as `validate` shows them, never obeyed by the terminal. The one way such text is printed.
+  static func shown(_ text: String) -> String { HapCore.Format.visibleControls(text) }
+
+  /// ``shown(_:)`` line by line: the line breaks kept, every other control character escaped.
+  static func shownLines(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map { shown(String($0)) }.joined(separator: "\n")
+  }
+
+  /// A message on standard error. Its text is escaped line by line (``shown(_:)``): an error's
+  /// sentence carries names from outside (files, devices, cards, clients). A finding already
+  /// printed by `DiagnosticPrinter` (escaped there, and maybe styled) goes through ``finding(_:)``.
+  static func error(_ text: String) { finding(shownLines(text)) }
+
+  /// A line `DiagnosticPrinter` made (its names and message escaped, its style hap's own).
+  static func finding(_ text: String) {
     flush()
     var text = text + "\n"
     text.withUTF8 { buffer in _ = fwrite(buffer.baseAddress, 1, buffer.count, errors) }
@@ -25,7 +42,7 @@ enum Console {
   /// line); nil clears it. For terminals only: callers check ``stderrIsTerminal``.
   static func status(_ text: String?) {
     flush()
-    var text = "\r\u{1B}[K" + (text ?? "")
+    var text = "\r\u{1B}[K" + shown(text ?? "")
     text.withUTF8 { buffer in _ = fwrite(buffer.baseAddress, 1, buffer.count, errors) }
     fflush(errors)
   }

@@ -38,7 +38,7 @@ enum PatternLoading {
     let style = errorStyle
     func show(_ diagnostics: [Diagnostic]) {
       for diagnostic in diagnostics where diagnostic.severity == .error || !quietWarnings {
-        Console.error(DiagnosticPrinter.text(diagnostic, file: name, style: style))
+        Console.finding(DiagnosticPrinter.text(diagnostic, file: name, style: style))
       }
     }
     switch check(path, reading: reading, longestPattern: longestPattern, renderRate: renderRate) {
@@ -63,7 +63,7 @@ enum PatternLoading {
     do throws(ProfileFailure) {
       let (profile, warnings) = try ActuatorProfile.load(value)
       for diagnostic in warnings {
-        Console.error(DiagnosticPrinter.text(diagnostic, file: value ?? "", style: errorStyle))
+        Console.finding(DiagnosticPrinter.text(diagnostic, file: value ?? "", style: errorStyle))
       }
       return profile
     } catch {

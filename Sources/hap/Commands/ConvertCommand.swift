@@ -272,14 +272,14 @@ enum ConvertCommand: Command {
     switch error {
     case .invalidInput(let findings):
       for finding in findings where finding.severity == .error || !quiet {
-        Console.error(DiagnosticPrinter.text(finding, file: name, style: style))
+        Console.finding(DiagnosticPrinter.text(finding, file: name, style: style))
       }
       return ExitStatus.failure
     case .notBuilt(let sentence):
       Console.error("hap: \(sentence)")
       return ExitStatus.trouble
     case .invalidOutput(let findings):
-      for finding in findings { Console.error(DiagnosticPrinter.text(finding, file: output, style: style)) }
+      for finding in findings { Console.finding(DiagnosticPrinter.text(finding, file: output, style: style)) }
       Console.error(
         "hap: bug: the conversion of '\(Format.excerpt(name))' fails hap's own checks; nothing was written")
       return ExitStatus.trouble
@@ -301,7 +301,7 @@ enum ConvertCommand: Command {
   ) -> Int32 {
     let style = PatternLoading.errorStyle
     if !quiet {
-      for finding in converted.diagnostics { Console.error(DiagnosticPrinter.text(finding, file: name, style: style)) }
+      for finding in converted.diagnostics { Console.finding(DiagnosticPrinter.text(finding, file: name, style: style)) }
     }
     if portable && !quiet {
       for line in converted.approximations { Console.error("\(name): rewrote: \(line)") }

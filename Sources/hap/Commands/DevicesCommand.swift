@@ -92,11 +92,11 @@ enum DevicesCommand: Command {
   static func printMotors(_ motors: [RumblePlayback.Listed], listing: Bool) {
     let closed = listing ? motors.filter { !$0.opens } : []
     for motor in motors where !closed.contains(where: { $0.json == motor.json }) {
-      for line in motor.text { Console.line(line) }
+      for line in motor.text { Console.line(Console.shownLines(line)) }
     }
     guard let first = closed.first else { return }
     Console.line(
-      "evdev: \(closed.count) event device\(closed.count == 1 ? "" : "s") in \(MotorPlayback.folder()) did not open, so any motor among them is not listed; the first: \(first.text.last?.trimmingCharacters(in: .whitespaces) ?? "")"
+      Console.shownLines("evdev: \(closed.count) event device\(closed.count == 1 ? "" : "s") in \(MotorPlayback.folder()) did not open, so any motor among them is not listed; the first: \(first.text.last?.trimmingCharacters(in: .whitespaces) ?? "")")
     )
   }
 
@@ -156,7 +156,7 @@ enum DevicesCommand: Command {
   /// The devices as text: each one's name, and what it takes or why it does not open.
   static func printText(_ devices: [PlaybackDevice]) {
     for device in devices {
-      Console.line("\(device.name)\(device.description.isEmpty ? "" : ": \(device.description)")")
+      Console.line(Console.shownLines("\(device.name)\(device.description.isEmpty ? "" : ": \(device.description)")"))
       if let caps = device.capabilities {
         let rates =
           caps.rates.lowerBound == caps.rates.upperBound
@@ -169,7 +169,7 @@ enum DevicesCommand: Command {
         )
         if device.discardsSound { Console.line("  (discards everything it is sent: not a real output)") }
       } else {
-        Console.line("  does not open: \(device.error ?? "unknown error")")
+        Console.line(Console.shownLines("  does not open: \(device.error ?? "unknown error")"))
       }
     }
   }

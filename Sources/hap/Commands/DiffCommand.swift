@@ -193,7 +193,7 @@ enum DiffCommand: Command {
   /// clamped value, and the warning says what was written.
   static func printClamped(_ findings: [Diagnostic], file: String) {
     for finding in findings where finding.rule == Rule.valueOutOfRange.id {
-      Console.error(DiagnosticPrinter.text(finding, file: file, style: PatternLoading.errorStyle))
+      Console.finding(DiagnosticPrinter.text(finding, file: file, style: PatternLoading.errorStyle))
     }
   }
 
@@ -203,7 +203,7 @@ enum DiffCommand: Command {
     case .valid: return
     case .invalid(let findings):
       for finding in findings where finding.severity == .error {
-        Console.error(DiagnosticPrinter.text(finding, file: file, style: PatternLoading.errorStyle))
+        Console.finding(DiagnosticPrinter.text(finding, file: file, style: PatternLoading.errorStyle))
       }
       Console.error("hap: '\(file)' has errors; fix them first (hap validate shows them all)")
     case .unreadable(let message):
@@ -217,8 +217,8 @@ enum DiffCommand: Command {
     old: (path: String, label: String, side: PatternLoading.Checked),
     new: (path: String, label: String, side: PatternLoading.Checked), style: Style
   ) {
-    Console.line(style.bold("--- \(old.label)"))
-    Console.line(style.bold("+++ \(new.label)"))
+    Console.line(style.bold("--- \(Console.shown(old.label))"))
+    Console.line(style.bold("+++ \(Console.shown(new.label))"))
     var texts: [String] = []
     for (path, label, side) in [old, new] {
       switch side {
@@ -227,9 +227,9 @@ enum DiffCommand: Command {
         for finding in findings where finding.severity == .error {
           Console.line(DiagnosticPrinter.text(finding, file: label, style: style))
         }
-        Console.line("hap: '\(label)' has errors, so the two texts are compared line by line")
+        Console.line("hap: '\(Console.shown(label))' has errors, so the two texts are compared line by line")
       case .unreadable(let message):
-        Console.line("hap: cannot read '\(label)': \(message)")
+        Console.line(Console.shown("hap: cannot read '\(label)': \(message)"))
       }
       let bytes = path == "/dev/null" ? [] : (try? PatternFiles.read(.file(path))) ?? []
       texts.append(String(decoding: bytes, as: UTF8.self))
@@ -238,7 +238,7 @@ enum DiffCommand: Command {
     case .same:
       Console.line("the two texts are the same")
     case .hunks(let lines):
-      for line in lines {
+      for line in lines.map(Console.shown) {
         switch line.first {
         case "-": Console.line(style.red(line))
         case "+": Console.line(style.green(line))
@@ -252,14 +252,15 @@ enum DiffCommand: Command {
   }
 
   static func line(_ change: PatternDiff.Change, style: Style) -> String {
+    let detail = change.detail.map { " (\(Console.shown($0)))" } ?? ""
     let at = "@" + String(format: "%.3f", change.time) + "s"
     switch change.kind {
     case .added:
       let what = change.field.map { "\(change.subject.name): + \($0)" } ?? "+ \(change.subject.name)"
-      return style.green("\(at) \(what)\(change.detail.map { " (\($0))" } ?? "")")
+      return style.green("\(at) \(Console.shown(what))\(detail)")
     case .removed:
       let what = change.field.map { "\(change.subject.name): - \($0)" } ?? "- \(change.subject.name)"
-      return style.red("\(at) \(what)\(change.detail.map { " (\($0))" } ?? "")")
+      return style.red("\(at) \(Console.shown(what))\(detail)")
     case .changed:
       let subject =
         change.subject == .pattern || change.subject == .metadata ? change.subject.name : "\(at) \(change.subject.name)"
@@ -267,7 +268,7 @@ enum DiffCommand: Command {
         ["Time", "EventDuration", "duration"].contains(change.field ?? "") || change.field?.hasSuffix(" Time") == true
       let unit = seconds ? " s" : ""
       return
-        "\(subject): \(change.field ?? "") \(style.yellow(change.old.description + unit)) -> \(style.yellow(change.new.description + unit))"
+        "\(subject): \(change.field ?? "") \(style.yellow(Console.shown(change.old.description) + unit)) -> \(style.yellow(Console.shown(change.new.description) + unit))"
     }
   }
 
@@ -275,8 +276,8 @@ enum DiffCommand: Command {
     _ diff: PatternDiff, _ signals: (haptic: SignalComparison, audio: SignalComparison?), equal: Bool, old: String,
     new: String, style: Style, feel: FeelReport?
   ) {
-    Console.line(style.bold("--- \(old)"))
-    Console.line(style.bold("+++ \(new)"))
+    Console.line(style.bold("--- \(Console.shown(old))"))
+    Console.line(style.bold("+++ \(Console.shown(new))"))
     if diff.isEqual {
       Console.line("no structural change: both files are the same pattern")
     }

@@ -124,7 +124,7 @@ enum InfoCommand: Command {
     func row(_ label: String, _ value: String) {
       Console.line(style.bold(label.padding(toLength: 13, withPad: " ", startingAt: 0)) + value)
     }
-    row("pattern", name)
+    row("pattern", Console.shown(name))
     row("duration", Format.length(summary.duration) + (summary.end.map { ", where \($0.description) ends" } ?? ""))
     if summary.writtenDuration > summary.duration + 0.5 / Double(rate) {
       row("", "the written timeline runs on to \(Format.length(summary.writtenDuration)), silent there (not rendered)")
@@ -150,7 +150,9 @@ enum InfoCommand: Command {
       row("", "their audio track runs to \(Format.seconds(track)): 'hap render' writes both signals that long")
     }
     if !sounds.isEmpty {
-      for (index, line) in InfoSounds.textRows(sounds).enumerated() { row(index == 0 ? "sounds" : "", line) }
+      for (index, line) in InfoSounds.textRows(sounds).enumerated() {
+        row(index == 0 ? "sounds" : "", Console.shown(line))
+      }
     }
     let bars = summary.timelineBars(fullScale: max(profile.maximumAmplitude, Double(stats.peak)))
     row("timeline", "│" + style.cyan(bars) + "│")

@@ -1,0 +1,53 @@
+import Foundation
+import HapTestSupport
+import Testing
+
+/// Issue 31: text that came from outside (a sound file's name, a card's id) reaches the terminal
+/// with its control characters escaped as `validate` escapes them (`\x1B`, `\u{9B}`), in every
+/// command and output format, so that ESC, BEL, CR or CSI in a name is shown, never obeyed.
+@Suite("Control characters from outside are shown escaped")
+struct OutsideTextTests {
+  /// ESC [31m, BEL, CR and the C1 CSI in one file name.
+  static let hostile = "s\u{1B}[31m\u{07}\r\u{9B}.wav"
+
+  /// The first raw control character of `text` (line breaks and tabs allowed), if any.
+  static func rawControl(_ text: String) -> String? {
+    text.unicodeScalars.first { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) }
+      .map { "U+" + String($0.value, radix: 16, uppercase: true) }
+  }
+
+  /// A folder with the hostile sound and two patterns playing it (at 0 s and at 0.5 s).
+  static func patterns() throws -> TemporaryFolder {
+    let folder = try TemporaryFolder()
+    try folder.write(hostile, Data(SyntheticSound.wav([[Float](repeating: 0.25, count: 800)], rate: 8000)))
+    for (name, time) in [("a.ahap", 0.0), ("b.ahap", 0.5)] {
+      let object: [String: Any] = [
+        "Version": 1,
+        "Pattern": [
+          ["Event": ["Time": time, "EventType": "AudioCustom", "EventWaveformPath": hostile]],
+          ["Event": ["Time": 0, "EventType": "HapticTransient", "EventParameters": [] as [Any]]],
+        ],
+      ]
+      try folder.write(name, try JSONSerialization.data(withJSONObject: object))
+    }
+    return folder
+  }
+
+  @Test("hap info and hap diff escape a sound file's name, in text and in JSON")
+  func soundNames() throws {
+    let folder = try Self.patterns()
+    let (a, b) = (folder.path("a.ahap"), folder.path("b.ahap"))
+    let runs: [[String]] = [
+      ["info", a], ["info", "--format", "json", a], ["diff", a, b], ["diff", "--format", "json", a, b],
+      ["validate", a], ["validate", "--format", "json", a], ["plot", a, "-o", "-"],
+    ]
+    for arguments in runs {
+      let result = try Hap.run(arguments)
+      #expect(result.status <= 1, "\(arguments): \(result.stderr)")
+      #expect(Self.rawControl(result.stdout) == nil, "\(arguments) printed \(Self.rawControl(result.stdout) ?? "")")
+      #expect(Self.rawControl(result.stderr) == nil, "\(arguments) printed \(Self.rawControl(result.stderr) ?? "") on stderr")
+    }
+    let info = try Hap.run(["info", a])
+    #expect(info.stdout.contains("s\\x1B[31m\\x07\\x0D\\u{9B}.wav"), "\(info.stdout)")
+  }
+}
