@@ -31,7 +31,9 @@ public struct SoundCard: Sendable, Equatable {
   /// Whether `id` is a card id as the kernel writes them: 1 to 31 ASCII letters, digits, `_`, `-`.
   static func isPlainID(_ id: String) -> Bool {
     (1...31).contains(id.utf8.count)
-      && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x5F || $0 == 0x2D }
+      && id.utf8.allSatisfy {
+        ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x5F || $0 == 0x2D
+      }
   }
 
   /// The cards in `folder`: every `cardN` entry, with its id, usbid and its name from `cards`.

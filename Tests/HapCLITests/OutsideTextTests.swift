@@ -45,7 +45,8 @@ struct OutsideTextTests {
       let result = try Hap.run(arguments)
       #expect(result.status <= 1, "\(arguments): \(result.stderr)")
       #expect(Self.rawControl(result.stdout) == nil, "\(arguments) printed \(Self.rawControl(result.stdout) ?? "")")
-      #expect(Self.rawControl(result.stderr) == nil, "\(arguments) printed \(Self.rawControl(result.stderr) ?? "") on stderr")
+      #expect(
+        Self.rawControl(result.stderr) == nil, "\(arguments) printed \(Self.rawControl(result.stderr) ?? "") on stderr")
     }
     let info = try Hap.run(["info", a])
     #expect(info.stdout.contains("s\\x1B[31m\\x07\\x0D\\u{9B}.wav"), "\(info.stdout)")

@@ -27,7 +27,8 @@ struct SoundCardFilesTests {
         "\(arguments) printed \(OutsideTextTests.rawControl(result.stderr) ?? "") on stderr")
     }
     let listed = try machine.run(["devices", "-D", "dualsense"])
-    #expect(listed.stdout.contains("hw:1,0"), "a card whose id ALSA cannot take is opened by its number: \(listed.stdout)")
+    #expect(
+      listed.stdout.contains("hw:1,0"), "a card whose id ALSA cannot take is opened by its number: \(listed.stdout)")
   }
 
   @Test("a FIFO as cards, cardN/id or cardN/usbid: devices and play -D dualsense finish, the file skipped")

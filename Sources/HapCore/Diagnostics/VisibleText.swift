@@ -2,8 +2,13 @@ extension Format {
   /// `text` with every control character shown as an escape instead of written raw: C0 bytes
   /// and DEL as `\x1B`, C1 characters as `\u{9B}`. For text from outside (a control line) that
   /// goes into a message on a terminal, where ESC, BEL or CSI would be obeyed, not shown.
-  public static func visibleControls(_ text: String) -> String {
+  /// With `keepingLineBreaks`, line feeds stay as they are (a message of several lines).
+  public static func visibleControls(_ text: String, keepingLineBreaks: Bool = false) -> String {
     guard text.unicodeScalars.contains(where: isControl) else { return text }
+    if keepingLineBreaks {
+      return text.split(separator: "\n", omittingEmptySubsequences: false).map { visibleControls(String($0)) }
+        .joined(separator: "\n")
+    }
     var result = ""
     result.reserveCapacity(text.utf8.count + 8)
     for scalar in text.unicodeScalars {

@@ -26,6 +26,15 @@ public enum SoundPlace: Sendable, Equatable {
     case .soundPath(let folder): "sound path \(folder)"
     }
   }
+
+  /// Its word in `hap info --format json`.
+  public var word: String {
+    switch self {
+    case .absolute: "absolute"
+    case .patternFolder: "pattern-folder"
+    case .soundPath: "sound-path"
+    }
+  }
 }
 
 /// What a decoded sound holds, without its samples.

@@ -15,7 +15,8 @@ public enum JSONString {
       case "\t": out += "\\t"
       // DEL, the C1 controls and the two Unicode line breaks too: valid raw in JSON, but a
       // terminal would obey them and a JavaScript reader break the line.
-      case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}":
+      case _
+      where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}":
         out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
       default: out.unicodeScalars.append(scalar)
       }

@@ -23,6 +23,25 @@ public final class FileSink: PCMSink {
   private var written = 0
   /// True when the output is written in place (device, FIFO, `/dev/fd/N`): no temporary file.
   public var isDirect: Bool { folderFD < 0 }
+
+  /// The extensions of what hap writes: WAV, and headerless samples.
+  public static let wavExtensions: Set<String> = ["wav", "wave"]
+  public static let rawExtensions: Set<String> = ["raw", "pcm"]
+
+  /// Whether `output` gets raw samples: `--raw`, or a name ending in .raw or .pcm.
+  public static func isRaw(_ output: String, flag: Bool) -> Bool {
+    flag || rawExtensions.contains((output as NSString).pathExtension.lowercased())
+  }
+
+  /// The extension of an output file named for a format hap does not write (`-o x.png`), nil
+  /// when it writes it: with `raw`, any; devices, FIFOs and /dev/fd/N take what they are given.
+  public static func unwrittenExtension(_ output: String, raw: Bool) -> String? {
+    let ext = (output as NSString).pathExtension.lowercased()
+    guard !raw, !ext.isEmpty, !wavExtensions.contains(ext), !rawExtensions.contains(ext), output != "-",
+      !OutputTarget(output).isDirect
+    else { return nil }
+    return ext
+  }
   /// Test hook (documented in docs/testing.md): `HAP_FAULT_WRITE_LIMIT=N` makes writes fail
   /// with "No space left on device" after N bytes, to exercise the full-disk path.
   private let faultLimit: Int? = ProcessInfo.processInfo.environment["HAP_FAULT_WRITE_LIMIT"].flatMap(Int.init)

@@ -17,6 +17,53 @@ public enum OutputPlanFailure: Error, Sendable, Equatable {
   case sameOutput(String)
   /// A folder cannot be created: errno, or (0) a file of its name is in the way.
   case cannotCreate(folder: String, errno: Int32)
+  /// An output is (or would be) a file the command reads.
+  case overInput(output: String, input: ReadFile)
+}
+
+/// A file a command reads, which none of its outputs may be.
+public struct ReadFile: Sendable, Equatable {
+  public enum Role: Sendable, Equatable {
+    /// A pattern (`noun`: how the command names its inputs: "input pattern", "input").
+    case pattern(noun: String)
+    /// A sound the pattern at this path plays.
+    case sound(playedBy: String)
+    case controlStream
+    case profile
+
+    /// The file `named` (its name as printed) in words: "the control stream 'c.txt'".
+    public func words(_ named: String) -> String {
+      switch self {
+      case .pattern(let noun): "the \(noun) \(named)"
+      case .sound(let pattern): "\(named), the sound '\(Format.excerpt(pattern))' plays"
+      case .controlStream: "the control stream \(named)"
+      case .profile: "the profile \(named)"
+      }
+    }
+  }
+
+  public var path: String
+  public var role: Role
+
+  public init(_ path: String, _ role: Role) {
+    self.path = path
+    self.role = role
+  }
+
+  /// What a render reads: its patterns, the control stream's file, the profile's file, and
+  /// each sound a pattern plays, found as `sounds` finds it (``SoundSearch/files(of:)``: only
+  /// patterns that are regular files are read ahead). Standard input is no file.
+  public static func render(
+    patterns: [String], controlStream: String?, profileFile: String?, sounds: SoundSearch
+  ) -> [ReadFile] {
+    var files = patterns.filter { $0 != "-" }.map { ReadFile($0, .pattern(noun: "input pattern")) }
+    if let controlStream, controlStream != "-" { files.append(ReadFile(controlStream, .controlStream)) }
+    if let profileFile { files.append(ReadFile(profileFile, .profile)) }
+    for pattern in patterns where pattern != "-" {
+      files += sounds.files(of: pattern).map { ReadFile($0, .sound(playedBy: pattern)) }
+    }
+    return files
+  }
 }
 
 /// The patterns named on a command line that writes one output per pattern (`hap render`,
@@ -116,6 +163,14 @@ public enum OutputPlan {
     }
   }
 
+  /// Refuses an output that is, or will be, one of the files read (``same(_:_:)``), before
+  /// anything is written. Standard output (`-`) is no file.
+  public static func refuseOverwriting(_ outputs: [String], _ inputs: [ReadFile]) throws(OutputPlanFailure) {
+    for output in outputs where output != "-" {
+      if let input = inputs.first(where: { same($0.path, output) }) { throw .overInput(output: output, input: input) }
+    }
+  }
+
   /// `mkdir -p folder`.
   public static func createFolder(_ folder: String) throws(OutputPlanFailure) {
     var path = folder.hasPrefix("/") ? "/" : ""
@@ -129,6 +184,40 @@ public enum OutputPlan {
   public static func isDirectory(_ path: String) -> Bool {
     var info = stat()
     return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+  }
+
+  /// Whether `a` and `b` are, or will be, one file: the same device and inode when both exist,
+  /// else the same ``resolved(_:)`` path (so `out/` and `./out/`, or `x/../s.wav` and `s.wav`,
+  /// are one even before `out/` is made).
+  public static func same(_ a: String, _ b: String) -> Bool {
+    sameFile(a, b) || resolved(a) == resolved(b)
+  }
+
+  /// The absolute path of the file `path` names or will name: `.` and `..` resolved, and each
+  /// part that exists with its links followed (realpath(3)); the parts that do not exist yet
+  /// are taken as written.
+  public static func resolved(_ path: String) -> String {
+    var current = path.hasPrefix("/") ? "" : FileManager.default.currentDirectoryPath
+    if current == "/" { current = "" }
+    for component in path.split(separator: "/") {
+      switch component {
+      case ".": continue
+      case "..":
+        current = (current as NSString).deletingLastPathComponent
+        if current == "/" { current = "" }
+      default:
+        let candidate = current + "/" + component
+        var info = stat()
+        if lstat(candidate, &info) == 0, let real = realpath(candidate, nil) {
+          current = String(cString: real)
+          free(real)
+          if current == "/" { current = "" }
+        } else {
+          current = candidate
+        }
+      }
+    }
+    return current.isEmpty ? "/" : current
   }
 
   /// Whether `a` and `b` are one file (the same device and inode).

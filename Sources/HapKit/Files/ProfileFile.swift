@@ -73,7 +73,10 @@ extension ActuatorProfile {
   public var emphasisJSON: String {
     guard let e = emphasis else { return "null" }
     func burst(_ b: Emphasis.Burst) -> JSONValue {
-      .object([("frequency", .number(b.frequency)), ("milliseconds", .number(b.milliseconds)), ("shape", .string(b.shape.rawValue))])
+      .object([
+        ("frequency", .number(b.frequency)), ("milliseconds", .number(b.milliseconds)),
+        ("shape", .string(b.shape.rawValue)),
+      ])
     }
     let value: JSONValue = .object([
       ("gain", .number(e.gain)), ("ducking", .number(e.ducking)), ("fadeOutPercent", .number(e.fadeOutPercent)),

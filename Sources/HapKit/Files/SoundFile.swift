@@ -112,7 +112,8 @@ public enum SoundFile {
     var rate: Int32 = 0
     var channels: Int32 = 0
     let status = hap_sndfile_decode_channels_fd(
-      fd, 2, Int64(min(maxSamples, frameLimit)), silencesDecoders ? 1 : 0, &samples, &frames, &rate, &channels, &message,
+      fd, 2, Int64(min(maxSamples, frameLimit)), silencesDecoders ? 1 : 0, &samples, &frames, &rate, &channels,
+      &message,
       message.count)
     guard status == 0, let samples else {
       switch status {

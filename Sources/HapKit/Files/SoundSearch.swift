@@ -103,6 +103,27 @@ public struct SoundSearch: Sendable {
   }
 
   /// Finds and decodes `waveform`, keeping only what the sound holds (not its samples).
+  /// The files the AudioCustom events of the pattern at `patternPath` play, where this search
+  /// finds them (nothing decoded): what a command must not write over. Only a regular file is
+  /// read ahead (a FIFO's or a device's pattern would be consumed); one that does not parse
+  /// plays nothing.
+  public func files(of patternPath: String) -> [String] {
+    var info = stat()
+    guard stat(patternPath, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+      let bytes = try? PatternFiles.read(.file(patternPath), as: .folderPattern),
+      let pattern = Validator.validate(bytes).pattern
+    else { return [] }
+    let folder = PathName.folder(of: patternPath)
+    var found: [String] = []
+    for event in pattern.events where event.type == .audioCustom {
+      guard let waveform = event.waveformPath, let (path, _) = find(waveform, patternFolder: folder),
+        !found.contains(path)
+      else { continue }
+      found.append(path)
+    }
+    return found
+  }
+
   public func lookup(_ waveform: String, patternFolder: String?) -> SoundLookup {
     guard let (path, place) = find(waveform, patternFolder: patternFolder) else { return .notFound }
     return .found(
@@ -248,5 +269,34 @@ public struct PatternReading: Sendable {
     let result = PatternFiles.validate(bytes, input: input, context: context)
     guard result.isValid, let pattern = result.pattern else { return .invalid(result.diagnostics) }
     return .valid(pattern, result.diagnostics)
+  }
+}
+
+/// One sound a pattern plays, as `hap info` lists it: each distinct `EventWaveformPath` of its
+/// AudioCustom events, where it was found, its format and what it decodes to (iOS's budget
+/// counts that).
+public struct PatternSound: Sendable, Equatable {
+  public let waveform: String
+  public let lookup: SoundLookup
+
+  /// One per distinct waveform, in the order the events first name it (`path` is the
+  /// pattern's, `-` for standard input).
+  public static func list(of pattern: Pattern, path: String, search: SoundSearch) -> [PatternSound] {
+    let patternFolder = path == "-" ? nil : PathName.folder(of: path)
+    var seen: Set<String> = []
+    var sounds: [PatternSound] = []
+    for event in pattern.events where event.type == .audioCustom {
+      guard let waveform = event.waveformPath, seen.insert(waveform).inserted else { continue }
+      sounds.append(PatternSound(waveform: waveform, lookup: search.lookup(waveform, patternFolder: patternFolder)))
+    }
+    return sounds
+  }
+
+  /// The decoded bytes of every sound found and decoded.
+  public static func decodedBytes(_ sounds: [PatternSound]) -> Int {
+    sounds.reduce(0) { total, sound in
+      guard case .found(_, _, .success(let format)) = sound.lookup else { return total }
+      return total + format.decodedBytes
+    }
   }
 }

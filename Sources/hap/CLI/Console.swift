@@ -20,14 +20,10 @@ enum Console {
   /// as `validate` shows them, never obeyed by the terminal. The one way such text is printed.
   static func shown(_ text: String) -> String { HapCore.Format.visibleControls(text) }
 
-  /// ``shown(_:)`` line by line: the line breaks kept, every other control character escaped.
-  static func shownLines(_ text: String) -> String {
-    text.split(separator: "\n", omittingEmptySubsequences: false).map { shown(String($0)) }.joined(separator: "\n")
-  }
+  /// ``shown(_:)`` line by line: the line breaks kept.
+  static func shownLines(_ text: String) -> String { HapCore.Format.visibleControls(text, keepingLineBreaks: true) }
 
-  /// A message on standard error. Its text is escaped line by line (``shown(_:)``): an error's
-  /// sentence carries names from outside (files, devices, cards, clients). A finding already
-  /// printed by `DiagnosticPrinter` (escaped there, and maybe styled) goes through ``finding(_:)``.
+  /// A message on standard error, escaped line by line (its sentence carries outside names).
   static func error(_ text: String) { finding(shownLines(text)) }
 
   /// A line `DiagnosticPrinter` made (its names and message escaped, its style hap's own).

@@ -67,7 +67,7 @@ enum PatternLoading {
       }
       return profile
     } catch {
-      for line in describe(error) { Console.error(line) }
+      for line in describe(error) { Console.finding(line) }
       throw .unreadable
     }
   }
@@ -77,10 +77,13 @@ enum PatternLoading {
     switch failure {
     case .unreadable(let value, let error):
       let names = ActuatorProfile.builtIns.map(\.name).joined(separator: ", ")
-      return ["hap: '\(value)' is neither a built-in profile (\(names)) nor a readable profile file: \(error.message)"]
+      return [
+        Console.shown(
+          "hap: '\(value)' is neither a built-in profile (\(names)) nor a readable profile file: \(error.message)")
+      ]
     case .invalid(let value, let diagnostics):
       return diagnostics.map { DiagnosticPrinter.text($0, file: value, style: style) } + [
-        "hap: profile '\(value)' has errors"
+        "hap: profile '\(Console.shown(value))' has errors"
       ]
     }
   }

@@ -206,7 +206,7 @@ enum StatusCommand: Command {
   static func describe(_ s: ServiceStatus) -> String {
     let c = s.counters
     return """
-      events      \(s.events.count): \(s.events.map(Format.visibleControls).joined(separator: ", "))
+      events      \(s.events.count): \(s.events.map(Console.shown).joined(separator: ", "))
       loaded      \(s.loaded ?? "?")\(s.loads.map { $0 > 1 ? " (\($0) loads)" : "" } ?? "")
       level       \(s.level.rawValue)\(s.muted ? ", muted" : "")
       device      \(s.device), \(s.playing) playing

@@ -96,7 +96,9 @@ enum DevicesCommand: Command {
     }
     guard let first = closed.first else { return }
     Console.line(
-      Console.shownLines("evdev: \(closed.count) event device\(closed.count == 1 ? "" : "s") in \(MotorPlayback.folder()) did not open, so any motor among them is not listed; the first: \(first.text.last?.trimmingCharacters(in: .whitespaces) ?? "")")
+      Console.shownLines(
+        "evdev: \(closed.count) event device\(closed.count == 1 ? "" : "s") in \(MotorPlayback.folder()) did not open, so any motor among them is not listed; the first: \(first.text.last?.trimmingCharacters(in: .whitespaces) ?? "")"
+      )
     )
   }
 

@@ -1,8 +1,8 @@
 import Foundation
 import HapALSA
 import HapCore
-import HapRumble
 import HapKit
+import HapRumble
 
 /// `hap drag`: feel a texture under your finger. The touchpad's (or mouse's) velocity drives a
 /// pattern live, through the same mapping as `--map velocity`; or a recorded gesture renders
@@ -195,7 +195,7 @@ enum DragCommand: Command {
       if OutputPlan.isDirectory(output) {
         throw .refused("-o takes a file, and '\(Format.excerpt(output))' is a folder")
       }
-      for path in [pattern, input] where path != "-" && OutputPlan.sameFile(path, output) {
+      for path in [pattern, input] where path != "-" && OutputPlan.same(path, output) {
         Console.error("hap: refusing to write over the input '\(path)'")
         return ExitStatus.trouble
       }

@@ -61,7 +61,7 @@ enum InfoCommand: Command {
         continue
       }
       let summary = PatternSummary(pattern: pattern, profile: profile, rate: Double(rate), columns: width)
-      let sounds = InfoSounds.rows(of: pattern, path: path, search: reading.sounds)
+      let sounds = PatternSound.list(of: pattern, path: path, search: reading.sounds)
       let track = PatternAudio.trackDuration(
         pattern, path: path, rate: Double(rate), profile: profile, search: reading.sounds)
       if json {
@@ -82,7 +82,7 @@ enum InfoCommand: Command {
 
   /// One pattern's report as a JSON object.
   static func jsonReport(
-    _ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile, sounds: [InfoSounds.Row] = [],
+    _ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile, sounds: [PatternSound] = [],
     track: Double? = nil
   ) -> String {
     let stats = summary.statistics
@@ -117,7 +117,7 @@ enum InfoCommand: Command {
   /// One pattern's report as text, headed by its `pattern` row (the file's name).
   static func printText(
     _ summary: PatternSummary, name: String, rate: Int, profile: ActuatorProfile, width: Int,
-    sounds: [InfoSounds.Row] = [], track: Double? = nil
+    sounds: [PatternSound] = [], track: Double? = nil
   ) {
     let stats = summary.statistics
     let style = Style(enabled: ColorChoice.auto.enabled(forTerminal: Console.stdoutIsTerminal))

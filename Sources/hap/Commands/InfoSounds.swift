@@ -4,33 +4,8 @@ import HapKit
 /// `hap info`'s list of a pattern's sounds: each distinct `EventWaveformPath` of its AudioCustom
 /// events, where it was found, its format and what it decodes to (iOS's budget counts that).
 enum InfoSounds {
-  struct Row {
-    let waveform: String
-    let lookup: SoundLookup
-  }
-
-  /// One row per distinct waveform, in the order the events first name it.
-  static func rows(of pattern: Pattern, path: String, search: SoundSearch) -> [Row] {
-    let patternFolder = path == "-" ? nil : PathName.folder(of: path)
-    var seen: Set<String> = []
-    var rows: [Row] = []
-    for event in pattern.events where event.type == .audioCustom {
-      guard let waveform = event.waveformPath, seen.insert(waveform).inserted else { continue }
-      rows.append(Row(waveform: waveform, lookup: search.lookup(waveform, patternFolder: patternFolder)))
-    }
-    return rows
-  }
-
-  /// The decoded bytes of every sound found and decoded.
-  static func totalBytes(_ rows: [Row]) -> Int {
-    rows.reduce(0) { total, row in
-      guard case .found(_, _, .success(let format)) = row.lookup else { return total }
-      return total + format.decodedBytes
-    }
-  }
-
   /// A text line for `row`: "NAME: PATH (PLACE), FORMAT".
-  static func text(_ row: Row) -> String {
+  static func text(_ row: PatternSound) -> String {
     switch row.lookup {
     case .notFound:
       return "\(row.waveform): not found"
@@ -44,23 +19,23 @@ enum InfoSounds {
   }
 
   /// The text rows: one per sound, then the total against iOS's budget.
-  static func textRows(_ rows: [Row]) -> [String] {
+  static func textRows(_ rows: [PatternSound]) -> [String] {
     guard !rows.isEmpty else { return ["none"] }
     return rows.map(text)
-      + ["\(totalBytes(rows)) bytes decoded in all, of iOS's budget of \(DecodedSound.iOSMemoryBudget)"]
+      + ["\(PatternSound.decodedBytes(rows)) bytes decoded in all, of iOS's budget of \(DecodedSound.iOSMemoryBudget)"]
   }
 
   /// The JSON array of the rows.
-  static func json(_ rows: [Row]) -> String {
+  static func json(_ rows: [PatternSound]) -> String {
     JSONOutput.array(rows.map(jsonObject))
   }
 
-  private static func jsonObject(_ row: Row) -> String {
+  private static func jsonObject(_ row: PatternSound) -> String {
     var fields = [("waveform", JSONOutput.string(row.waveform))]
     guard case .found(let path, let place, let decoded) = row.lookup else {
       return JSONOutput.object(fields + [("found", "false")])
     }
-    fields += [("found", "true"), ("file", JSONOutput.string(path)), ("place", JSONOutput.string(placeName(place)))]
+    fields += [("found", "true"), ("file", JSONOutput.string(path)), ("place", JSONOutput.string(place.word))]
     if case .soundPath(let folder) = place { fields.append(("soundPath", JSONOutput.string(folder))) }
     switch decoded {
     case .failure(let failure):
@@ -73,13 +48,5 @@ enum InfoSounds {
       ]
     }
     return JSONOutput.object(fields)
-  }
-
-  static func placeName(_ place: SoundPlace) -> String {
-    switch place {
-    case .absolute: "absolute"
-    case .patternFolder: "pattern-folder"
-    case .soundPath: "sound-path"
-    }
   }
 }

@@ -109,7 +109,11 @@ enum PlotCommand: Command {
     } catch {
       return ExitStatus.trouble
     }
-    guard RenderCommand.prepareOutputs(jobs, folders: folders, inputs: patterns) else {
+    guard
+      RenderCommand.prepareOutputs(
+        jobs, folders: folders,
+        reading: patterns.filter { $0 != "-" }.map { ReadFile($0, .pattern(noun: "input pattern")) })
+    else {
       return ExitStatus.trouble
     }
     let reading = arguments.reading
@@ -164,8 +168,7 @@ enum PlotCommand: Command {
   /// be had (a pattern from standard input whose sounds are in no sound folder).
   static func audioTrack(
     _ pattern: Pattern, named name: String, path: String, rate: Double, quiet: Bool, search: SoundSearch
-  ) -> AudioSchedule?
-  {
+  ) -> AudioSchedule? {
     guard pattern.events.contains(where: \.type.isAudio) else { return nil }
     do throws(PatternAudio.Failure) {
       return try PatternAudio.schedule(pattern, patternPath: path, rate: rate, gain: 1, search: search)

@@ -17,7 +17,8 @@ enum RenderAudio {
     _ pattern: Pattern, named name: String, patternPath: String, schedule: Schedule, written: Bool,
     search: SoundSearch
   ) -> Result<PatternAudio.Track?, PatternAudio.Failure> {
-    let made = PatternAudio.track(pattern, patternPath: patternPath, schedule: schedule, written: written, search: search)
+    let made = PatternAudio.track(
+      pattern, patternPath: patternPath, schedule: schedule, written: written, search: search)
     if case .failure(let error) = made {
       Console.error("hap: \(name): \(error.message); the audio track cannot be rendered")
     }
@@ -74,9 +75,12 @@ enum RenderAudio {
       )
     }
     if audio == "-" && output == "-" { throw .refused("-o and --audio cannot both be '-' (standard output)") }
-    if audio == output || (audio != "-" && OutputPlan.sameFile(audio, output)) {
+    if audio == output || (audio != "-" && output != "-" && OutputPlan.same(audio, output)) {
+      let folder = audio.hasSuffix("/") || output.hasSuffix("/") || OutputPlan.isDirectory(audio)
+      let (what, fix) = folder ? ("folder", "tracks their own folder") : ("file", "track its own name")
       throw .refused(
-        "--audio and -o name the same file ('\(Format.excerpt(audio))'): give the audio track its own name")
+        "--audio and -o name the same \(what) ('\(Format.excerpt(audio))' and '\(Format.excerpt(output))'): give the audio \(fix)"
+      )
     }
   }
 }

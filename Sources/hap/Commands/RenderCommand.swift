@@ -87,6 +87,8 @@ enum RenderCommand: Command {
     var rate: Int
     var format: SampleFormat
     var profile: ActuatorProfile
+    /// The profile's file, when `--profile` names one (not a built-in).
+    var profileFile: String?
     var gain: Double
     var raw: Bool
     var quiet: Bool
@@ -126,6 +128,9 @@ enum RenderCommand: Command {
       throw .refused("'--control' takes a single pattern")
     }
     if settings.control?.name == "-" && inputs.paths.contains("-") { throw .bothFromStandardInput }
+    if let named = arguments[Options.profile], !ActuatorProfile.builtIns.contains(where: { $0.name == named }) {
+      settings.profileFile = named
+    }
     do {
       settings.profile = try PatternLoading.profile(
         arguments[Options.profile] ?? settings.layout?.deviceLayout?.profile)
@@ -168,14 +173,20 @@ enum RenderCommand: Command {
     if let audio {
       try RenderAudio.check(audio, output: output, settings: settings)
       let (tracks, trackFolders) = try self.jobs(inputs, output: audio, raw: settings.raw)
-      for (job, track) in zip(jobs, tracks) where job.output == track.output {
-        throw .refused("--audio and -o would both write '\(track.output)': give the audio tracks their own folder")
+      // Resolved, not as spelled: `-o out/ --audio ./out/` is one folder even before it exists.
+      let written = Set(jobs.map { OutputPlan.resolved($0.output) })
+      for track in tracks where track.output != "-" && written.contains(OutputPlan.resolved(track.output)) {
+        throw .refused(
+          "--audio and -o would both write '\(Format.excerpt(track.output))': give the audio tracks their own folder")
       }
       for k in plan.indices { plan[k].audio = tracks[k].output }
       all += trackFolders
       outputs += tracks
     }
-    guard prepareOutputs(outputs, folders: all, inputs: inputs.paths) else { return nil }
+    let reading = ReadFile.render(
+      patterns: inputs.paths, controlStream: settings.control?.name, profileFile: settings.profileFile,
+      sounds: settings.reading.sounds)
+    guard prepareOutputs(outputs, folders: all, reading: reading) else { return nil }
     for (path, given) in [(jobs[0].output, output), (plan[0].audio, audio)] where jobs.count == 1 && path == given {
       if let path { try checkExtension(path, raw: settings.raw) }
     }
@@ -185,22 +196,11 @@ enum RenderCommand: Command {
   static let terminalRefusal =
     "refusing to write binary audio to a terminal; redirect standard output (> out.wav, | aplay) or add --force"
 
-  /// The extensions of what hap writes: WAV, and headerless samples.
-  static let wavExtensions: Set<String> = ["wav", "wave"]
-  static let rawExtensions: Set<String> = ["raw", "pcm"]
-
-  /// Whether `output` gets raw samples: `--raw`, or a name ending in .raw or .pcm.
-  static func isRaw(_ output: String, flag: Bool) -> Bool {
-    flag || rawExtensions.contains((output as NSString).pathExtension.lowercased())
-  }
+  static func isRaw(_ output: String, flag: Bool) -> Bool { FileSink.isRaw(output, flag: flag) }
 
   /// Refuses an output file named for a format hap does not write (`-o x.png`) unless `--raw`.
-  /// Devices, FIFOs and /dev/fd/N take whatever they are given.
   static func checkExtension(_ output: String, raw: Bool) throws(UsageError) {
-    let ext = (output as NSString).pathExtension.lowercased()
-    guard !raw, !ext.isEmpty, !wavExtensions.contains(ext), !rawExtensions.contains(ext), output != "-",
-      !OutputTarget(output).isDirect
-    else { return }
+    guard let ext = FileSink.unwrittenExtension(output, raw: raw) else { return }
     throw .refused(
       "'.\(Format.excerpt(ext, limit: 20))' is not a format hap writes: name the output .wav (WAV) or .raw or .pcm (raw samples), or add --raw to write raw samples under any name"
     )
@@ -212,7 +212,9 @@ enum RenderCommand: Command {
   static func jobs(_ inputs: PatternFolders, output: String, raw: Bool) throws(UsageError) -> (
     [(pattern: String, output: String)], folders: [String]
   ) {
-    try jobs(inputs, output: output, suffix: raw ? ".raw" : ".wav", fileExtensions: wavExtensions.union(rawExtensions))
+    try jobs(
+      inputs, output: output, suffix: raw ? ".raw" : ".wav",
+      fileExtensions: FileSink.wavExtensions.union(FileSink.rawExtensions))
   }
 
   /// The same for any kind of output file (`hap plot`: NAME.svg): ``OutputPlan/jobs(_:output:suffix:fileExtensions:)``.
@@ -240,32 +242,26 @@ enum RenderCommand: Command {
     case .sameOutput(let target): "two patterns would both be written to '\(target)'"
     case .cannotCreate(let folder, 0): "cannot create the folder '\(folder)': a file of that name is in the way"
     case .cannotCreate(let folder, let code): "cannot create the folder '\(folder)': \(String(cString: strerror(code)))"
+    case .overInput(let output, let input):
+      "refusing to write over \(input.role.words("'\(Format.excerpt(input.path))'")): the output '\(Format.excerpt(output))' is that file"
     }
   }
 
-  /// Makes the outputs of `jobs` ready to write: creates `folders` (`mkdir -p`) and refuses
-  /// an output that is one of the `inputs` (render, plot and convert never write over what
-  /// they read; `what` names an input in the message). Says why on standard error and
-  /// returns false when it cannot.
-  static func prepareOutputs(
-    _ jobs: [(pattern: String, output: String)], folders: [String], inputs: [String],
-    what: String = "input pattern"
-  ) -> Bool {
-    for folder in folders {
-      do throws(OutputPlanFailure) {
-        try OutputPlan.createFolder(folder)
-      } catch {
-        Console.error("hap: \(outputPlanMessage(error))")
-        return false
-      }
+  /// Makes the outputs of `jobs` ready to write: refuses an output that is one of the files
+  /// read (``OutputPlan/refuseOverwriting(_:_:)``: render, plot and convert never write over
+  /// what they read), then creates `folders` (`mkdir -p`). Says why on standard error and
+  /// returns false when it cannot; nothing is written then.
+  static func prepareOutputs(_ jobs: [(pattern: String, output: String)], folders: [String], reading: [ReadFile])
+    -> Bool
+  {
+    do throws(OutputPlanFailure) {
+      try OutputPlan.refuseOverwriting(jobs.map(\.output), reading)
+      for folder in folders { try OutputPlan.createFolder(folder) }
+      return true
+    } catch {
+      Console.error("hap: \(outputPlanMessage(error))")
+      return false
     }
-    for job in jobs where job.output != "-" {
-      for input in inputs where input != "-" && OutputPlan.sameFile(input, job.output) {
-        Console.error("hap: refusing to write over the \(what) '\(Format.excerpt(input))'")
-        return false
-      }
-    }
-    return true
   }
 
   /// Renders one pattern to one output (and its audio track to `audio`); returns its exit
