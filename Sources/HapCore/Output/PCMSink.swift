@@ -38,6 +38,9 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
   case drainFailed(device: String, status: Int32)
   /// A file sink's failure (FileSink), still made as a sentence where it happens.
   case file(String)
+  /// Ctrl-C or SIGTERM ended a write that waited on a stream's reader (`output`: what was
+  /// written, as named in messages).
+  case interrupted(String)
 
   /// A file sink's failure.
   public init(_ message: String) { self = .file(message) }
@@ -63,6 +66,7 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case .drainFailed(let device, let status):
       "device '\(device)' failed while draining: \(Self.describe(status))"
     case .file(let message): message
+    case .interrupted(let output): "interrupted while writing \(output)"
     }
   }
 

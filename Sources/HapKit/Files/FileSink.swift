@@ -129,21 +129,21 @@ public final class FileSink: PCMSink {
   }
 
   public func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
-    var offset = 0
-    while offset < bytes.count {
-      if let faultLimit, written >= faultLimit {
-        throw SinkError("cannot write '\(path)': \(String(cString: strerror(ENOSPC)))")
+    if let faultLimit, written + bytes.count > faultLimit {
+      // The fault hook: what fits, then "No space left on device".
+      let room = max(0, faultLimit - written)
+      if room > 0 {
+        written += try StreamWrite.all(
+          UnsafeRawBufferPointer(rebasing: bytes[..<room]), to: fd, stream: isStream, what: "'\(path)'")
       }
-      let chunk = faultLimit.map { min(bytes.count - offset, max(1, $0 - written)) } ?? (bytes.count - offset)
-      let result = Foundation.write(fd, bytes.baseAddress! + offset, chunk)
-      if result < 0 {
-        if errno == EINTR { continue }
-        throw SinkError("cannot write '\(path)': \(String(cString: strerror(errno)))")
-      }
-      offset += result
-      written += result
+      throw SinkError("cannot write '\(path)': \(String(cString: strerror(ENOSPC)))")
     }
+    written += try StreamWrite.all(bytes, to: fd, stream: isStream, what: "'\(path)'")
   }
+
+  /// Whether the output is a stream a reader drains (a FIFO, a pipe, a device): its writes
+  /// wait in poll(2) with the interrupt (``StreamWrite``).
+  private lazy var isStream: Bool = isDirect && StreamWrite.isStream(fd)
 
   public func drain() throws(SinkError) {
     // Pipes, FIFOs and most devices cannot be synced (EINVAL); that is not a failure.
@@ -279,18 +279,13 @@ extension FileSink {
 }
 
 public final class StandardOutputSink: PCMSink {
+  /// Whether standard output is a pipe or another stream (``StreamWrite``), not a file.
+  private let isStream = StreamWrite.isStream(STDOUT_FILENO)
+
   public init() {}
 
   public func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
-    var offset = 0
-    while offset < bytes.count {
-      let result = Foundation.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-      if result < 0 {
-        if errno == EINTR { continue }
-        throw SinkError("cannot write to standard output: \(String(cString: strerror(errno)))")
-      }
-      offset += result
-    }
+    _ = try StreamWrite.all(bytes, to: STDOUT_FILENO, stream: isStream, what: "to standard output")
   }
 
   public func drain() throws(SinkError) {}

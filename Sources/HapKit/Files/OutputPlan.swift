@@ -50,13 +50,18 @@ public struct ReadFile: Sendable, Equatable {
     self.role = role
   }
 
+  /// The patterns among `paths` (standard input is no file), named `noun` in messages.
+  public static func patterns(_ paths: [String], noun: String = "input pattern") -> [ReadFile] {
+    paths.filter { $0 != "-" }.map { ReadFile($0, .pattern(noun: noun)) }
+  }
+
   /// What a render reads: its patterns, the control stream's file, the profile's file, and
   /// each sound a pattern plays, found as `sounds` finds it (``SoundSearch/files(of:)``: only
   /// patterns that are regular files are read ahead). Standard input is no file.
   public static func render(
     patterns: [String], controlStream: String?, profileFile: String?, sounds: SoundSearch
   ) -> [ReadFile] {
-    var files = patterns.filter { $0 != "-" }.map { ReadFile($0, .pattern(noun: "input pattern")) }
+    var files = Self.patterns(patterns)
     if let controlStream, controlStream != "-" { files.append(ReadFile(controlStream, .controlStream)) }
     if let profileFile { files.append(ReadFile(profileFile, .profile)) }
     for pattern in patterns where pattern != "-" {

@@ -39,8 +39,7 @@ enum ConvertCommand: Command {
   static let from = Option<String?>.choice(
     "from", "FORMAT", ["ahap", "haptic", "audio"], default: ": from the extension", "The input format")
   static let to = Option<String?>.choice(
-    "to", "FORMAT", ["ahap", "haptic", "android", "android-xml", "kotlin"], default: ": from OUT's extension",
-    "The output format")
+    "to", "FORMAT", ["ahap", "haptic", "android", "android-xml", "kotlin"], default: ": from OUT's extension", "The output format")
   static let portable = Option<Bool>.flag(
     "portable", "Rewrite an AHAP pattern so iOS plays it as hap does (strict-clean); print each rewrite.")
   static let sensitivity = Option<Double>.number(
@@ -90,10 +89,7 @@ enum ConvertCommand: Command {
     let (jobs, folders) = try RenderCommand.jobs(
       named, output: output, suffix: "." + (arguments[Self.to] == "kotlin" ? "kt" : target.fileExtension),
       fileExtensions: Set(["ahap", "json", "haptic"] + audioExtensions))
-    guard
-      RenderCommand.prepareOutputs(
-        jobs, folders: folders, reading: inputs.filter { $0 != "-" }.map { ReadFile($0, .pattern(noun: "input")) })
-    else {
+    guard RenderCommand.prepareOutputs(jobs, folders: folders, reading: ReadFile.patterns(inputs, noun: "input")) else {
       return ExitStatus.trouble
     }
     var status = ExitStatus.ok
@@ -109,8 +105,7 @@ enum ConvertCommand: Command {
   static func format(_ value: String?, option: String) throws(UsageError) -> ConversionFormat? {
     guard let value else { return nil }
     guard let format = ConversionFormat(name: value) else {
-      throw .refused(
-        "'\(Format.excerpt(value))' is not a format for \(option): ahap, haptic, audio, android or android-xml")
+      throw .refused("'\(Format.excerpt(value))' is not a format for \(option): ahap, haptic, audio, android or android-xml")
     }
     return format
   }
@@ -194,9 +189,7 @@ enum ConvertCommand: Command {
     }
     let status = write(converted, name: name, to: output, verbose: verbose, quiet: quiet, portable: portable)
     if status == ExitStatus.ok && !quiet && target == .ahap && input != "-" && output != "-" {
-      for note in soundNotes(converted.bytes, input: input, output: output, search: reading.sounds) {
-        Console.error(note)
-      }
+      for note in soundNotes(converted.bytes, input: input, output: output, search: reading.sounds) { Console.error(note) }
     }
     return status
   }
@@ -308,9 +301,7 @@ enum ConvertCommand: Command {
   ) -> Int32 {
     let style = PatternLoading.errorStyle
     if !quiet {
-      for finding in converted.diagnostics {
-        Console.finding(DiagnosticPrinter.text(finding, file: name, style: style))
-      }
+      for finding in converted.diagnostics { Console.finding(DiagnosticPrinter.text(finding, file: name, style: style)) }
     }
     if portable && !quiet {
       for line in converted.approximations { Console.error("\(name): rewrote: \(line)") }

@@ -109,11 +109,7 @@ enum PlotCommand: Command {
     } catch {
       return ExitStatus.trouble
     }
-    guard
-      RenderCommand.prepareOutputs(
-        jobs, folders: folders,
-        reading: patterns.filter { $0 != "-" }.map { ReadFile($0, .pattern(noun: "input pattern")) })
-    else {
+    guard RenderCommand.prepareOutputs(jobs, folders: folders, reading: ReadFile.patterns(patterns)) else {
       return ExitStatus.trouble
     }
     let reading = arguments.reading

@@ -40,8 +40,7 @@ extension PlotCommand {
       if let pattern = patterns.first {
         inputs = [
           .init(
-            name: pattern == "-" ? "<stdin>" : pattern,
-            pattern: try PatternLoading.load(pattern, reading: arguments.reading, quietWarnings: quiet))
+            name: pattern == "-" ? "<stdin>" : pattern, pattern: try PatternLoading.load(pattern, reading: arguments.reading, quietWarnings: quiet))
         ]
       }
     } catch {

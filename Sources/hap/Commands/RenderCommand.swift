@@ -389,24 +389,28 @@ enum RenderCommand: Command {
         try job.pump(
           into: sinks[0].sink, audioSink: sinks.count > 1 ? sinks[1].sink : nil, format: settings.format,
           rate: settings.rate, progress: { progress.update($0) }, shouldStop: { Interrupt.requested })
-      else {
-        for opened in sinks {
-          let what =
-            opened.file?.isDirect ?? true
-            ? "what was written to '\(opened.path)' is incomplete" : "nothing was written to '\(opened.path)'"
-          Console.error("hap: interrupted; \(what)")
-        }
-        return ExitStatus.interrupted
-      }
+      else { return interrupted(sinks.map { ($0.file, $0.path) }) }
       for opened in sinks { try opened.sink.drain() }
       // Only complete, renamed (and folder-synced) files earn the summary line below.
       for opened in sinks { try opened.file?.commit() }
     } catch {
+      if case .interrupted = error { return interrupted(sinks.map { ($0.file, $0.path) }) }
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
     }
     if !settings.quiet && job.path != "-" { Console.error(summary(job, settings: settings)) }
     return ExitStatus.ok
+  }
+
+  /// Says what each output holds after Ctrl-C or SIGTERM; exit 130.
+  static func interrupted(_ outputs: [(file: FileSink?, path: String)]) -> Int32 {
+    for (file, path) in outputs {
+      let partial = file?.isDirect ?? true
+      Console.error(
+        "hap: interrupted; \(partial ? "what was written to" : "nothing was written to") '\(path)'\(partial ? " is incomplete" : "")"
+      )
+    }
+    return ExitStatus.interrupted
   }
 
   /// `NAME -> OUT: 1.2 s, 48000 Hz s16, peak -3 dBFS`, and whether the limiter acted; a

@@ -39,8 +39,7 @@ enum ServeCommand: Command {
     """
   static let vocabulary = Option<String?>.text(
     "vocabulary", "DIR", .folders,
-    default:
-      ": ./patterns, else the bundled\nPREFIX/share/hap/patterns beside PREFIX/bin/hap; for feedbackd's\nAPI, ./desktop, else PREFIX/share/hap/desktop",
+    default: ": ./patterns, else the bundled\nPREFIX/share/hap/patterns beside PREFIX/bin/hap; for feedbackd's\nAPI, ./desktop, else PREFIX/share/hap/desktop",
     "The vocabulary folder")
   static let idleClose = Option<Double>.number(
     "idle-close", "S", in: 0...86_400, unit: .seconds, default: 5, "Close the device after S seconds of silence")
@@ -217,9 +216,7 @@ enum ServeCommand: Command {
   ) -> Vocabulary?? {
     let (asked, dbus) = (arguments[feedbackTheme], arguments[dbus])
     let theme = FeedbackThemeFile.forService(asked: asked, dbus: dbus, vocabulary: vocabulary, log: say)
-    reloader.theme = {
-      FeedbackThemeFile.forService(asked: asked, dbus: dbus, vocabulary: $0, reloading: true, log: say)
-    }
+    reloader.theme = { FeedbackThemeFile.forService(asked: asked, dbus: dbus, vocabulary: $0, reloading: true, log: say) }
     if case .failure = theme { socket.remove() }
     return try? theme.get()
   }

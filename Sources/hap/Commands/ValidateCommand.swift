@@ -153,9 +153,7 @@ enum ValidateCommand: Command {
     var start = 0
     while start < inputs.count {
       let range = start..<min(start + batchSize, inputs.count)
-      for report in PatternCheck.check(
-        Array(inputs[range]), settings: Array(settings[range]), jobs: jobs, reading: project.reading)
-      {
+      for report in PatternCheck.check(Array(inputs[range]), settings: Array(settings[range]), jobs: jobs, reading: project.reading) {
         summary.add(report, strict: strict)
         printer.print(report)
       }
