@@ -67,6 +67,14 @@ struct StalledOutputTests {
     return process.terminationStatus
   }
 
+  /// Whether a thread of `pid` sleeps in nanosleep(2).
+  static func sleeping(_ pid: Int32) -> Bool {
+    let tasks = "/proc/\(pid)/task"
+    return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).contains { task in
+      ((try? String(contentsOfFile: "\(tasks)/\(task)/wchan", encoding: .utf8)) ?? "").contains("nanosleep")
+    }
+  }
+
   /// Files whose names start with a dot (the atomic writes' temporary files).
   static func hidden(_ folder: TemporaryFolder) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".") }
@@ -89,6 +97,34 @@ struct StalledOutputTests {
       let left = try Self.hidden(folder)
       #expect(left.isEmpty, "\(name): \(left) left behind")
       #expect(!FileManager.default.fileExists(atPath: folder.path("h.wav")), "\(name): h.wav written")
+    }
+  }
+
+  @Test(
+    "plot -o FIFO and convert -o FIFO with no reader: SIGINT and SIGTERM end the wait, exit 130",
+    arguments: [SIGINT, SIGTERM])
+  func noReader(signal: Int32) throws {
+    let tick = Hap.root.appendingPathComponent("patterns/tick.json").path
+    for (name, arguments) in [
+      ("plot", ["plot", tick, "-o", "out.svg"]), ("convert", ["convert", tick, "--to", "haptic", "-o", "out.svg"]),
+    ] {
+      let folder = try Self.folder()
+      makeFIFO(folder.path("out.svg"))
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: Hap.binary)
+      process.arguments = arguments
+      process.currentDirectoryURL = folder.url
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+      // Waiting for a reader: opens that find none, between sleeps of 10 ms.
+      #expect(Wait.until(30, every: 0.01) { Self.sleeping(process.processIdentifier) || !process.isRunning })
+      kill(process.processIdentifier, signal)
+      #expect(Wait.exit(of: process, within: 30), "\(name) did not end")
+      process.waitUntilExit()
+      #expect(
+        process.terminationStatus == 130 && process.terminationReason == .exit, "\(name): \(process.terminationStatus)")
     }
   }
 }

@@ -48,7 +48,9 @@ public final class FileSink: PCMSink {
 
   /// Opens `path` for writing. Refuses a terminal unless `allowTerminal`. `shouldStop` is
   /// checked while waiting for a FIFO's reader, so Ctrl-C ends the wait.
-  public init(path: String, allowTerminal: Bool = false, shouldStop: () -> Bool = { false }) throws(SinkError) {
+  public init(path: String, allowTerminal: Bool = false, shouldStop: () -> Bool = { Interrupt.requested })
+    throws(SinkError)
+  {
     self.path = path
     switch OutputTarget(path) {
     case .descriptor(let number):
@@ -86,7 +88,7 @@ public final class FileSink: PCMSink {
       guard errno == ENXIO, isFIFO(resolved) else {
         throw SinkError("cannot write '\(shown)': \(String(cString: strerror(errno)))")
       }
-      if shouldStop() { throw SinkError("interrupted while waiting for a reader of '\(shown)'") }
+      if shouldStop() { throw .interrupted("'\(shown)' (no reader came)") }
       usleep(10_000)
     }
   }

@@ -94,6 +94,7 @@ enum ConvertCommand: Command {
     }
     var status = ExitStatus.ok
     for job in jobs {
+      if Interrupt.requested { return ExitStatus.interrupted }
       let result = convert(
         job.pattern, to: job.output, from: try inputFormat(job.pattern, given: from), target: target, audio: audio,
         verbose: arguments[verbose], quiet: arguments[quiet], portable: portable, reading: arguments.reading)

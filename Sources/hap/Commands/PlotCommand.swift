@@ -177,10 +177,13 @@ enum PlotCommand: Command {
   /// Writes `text` to `output` ('-': standard output) atomically, as `hap render` writes its
   /// files; false, after a message, when it cannot.
   static func write(_ text: String, to output: String) -> Bool {
+    Interrupt.install()  // from here Ctrl-C ends a wait for a FIFO's reader, not the process
     do {
       try FileSink.write(Array(text.utf8), to: output)
     } catch {
       Console.error("hap: \(error.message)")
+      // Ctrl-C or SIGTERM ended a wait for the output's reader: the run ends (its file removed).
+      if case .interrupted = error { exit(ExitStatus.interrupted) }
       return false
     }
     return true
