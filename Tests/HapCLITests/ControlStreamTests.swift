@@ -3,7 +3,7 @@ import HapTestSupport
 import Testing
 
 /// The resident memory high-water mark of process `pid` (VmHWM), in bytes; nil once it is gone.
-private func peakResident(_ pid: Int32) -> Int? {
+func peakResident(_ pid: Int32) -> Int? {
   guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
     let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
     let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")

@@ -112,6 +112,29 @@ struct ServiceSoundTests {
     #expect(lines.count == 1, "\(Self.log(service))")
   }
 
+  @Test("a sound that would be large at the service's rate is judged before it is resampled: left out, memory kept low")
+  func theBudgetComesBeforeTheResampling() throws {
+    let folder = try TemporaryFolder()
+    try folder.write(
+      "slow.ahap",
+      #"{"Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}, {"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "slow.wav"}}]}"#
+    )
+    // 600 s at 50 Hz: 60 kB on disk, within the hour and within what validate lets a sound
+    // hold at 48 kHz (28.8 M samples, 115 MB), far past a 16 MiB budget.
+    try folder.write("slow.wav", Data(SyntheticSound.wav([[Float](repeating: 0.25, count: 30_000)], rate: 50)))
+    let device = try SimulatedExciter(speaker: "")
+    let service = try RunningService(
+      ["--vocabulary", folder.url.path, "--memory-budget", "16", "--audio-device", "speaker", "--keep-open"],
+      device: device)
+    #expect(try service.status()["loads"] as? Int == 1)
+    let refused = try service.hap(["fire", "slow"])
+    #expect(refused.status != 0 && refused.stderr.contains("memory"), "\(refused.stderr)")
+    let peak = try #require(peakResident(service.process.processIdentifier))
+    #expect(peak < 100 << 20, "the service reached \(peak >> 20) MiB with a 16 MiB budget")
+    #expect(service.terminate() == 0)
+    #expect(Self.log(service).contains("slow left out") || Self.log(service).contains("\"slow\" left out"), "\(Self.log(service))")
+  }
+
   @Test("the memory budget counts the decoded sounds and the audio track; a sound file edited reloads")
   func theBudgetCountsTheSoundAndASoundFileReloads() throws {
     let folder = try TemporaryFolder()

@@ -177,8 +177,11 @@ public struct SoundSearch: Sendable {
 
   /// The decoded sound of every `AudioCustom` event of `pattern`, keyed by `EventWaveformPath`
   /// as written, at each file's own rate (resampling to the output rate is the renderer's).
-  /// `patternPath` is the pattern's file (nil: standard input).
-  public func loadSounds(of pattern: Pattern, patternPath: String?) throws(LoadFailure) -> [String: DecodedSound] {
+  /// `patternPath` is the pattern's file (nil: standard input). `maxSamples` bounds each
+  /// decode (a service's memory budget).
+  public func loadSounds(of pattern: Pattern, patternPath: String?, maxSamples: Int = SoundFile.frameLimit)
+    throws(LoadFailure) -> [String: DecodedSound]
+  {
     let patternFolder = patternPath.map { PathName.folder(of: $0) }
     var sounds: [String: DecodedSound] = [:]
     for event in pattern.events where event.type == .audioCustom {
@@ -186,7 +189,7 @@ public struct SoundSearch: Sendable {
       guard let (path, _) = find(waveform, patternFolder: patternFolder) else {
         throw .notFound(waveform)
       }
-      switch decode(path) {
+      switch decode(path, maxSamples: maxSamples) {
       case .success(let decoded): sounds[waveform] = decoded.sound
       case .failure(let failure): throw .undecodable(waveform, failure)
       }

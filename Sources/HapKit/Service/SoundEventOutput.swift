@@ -107,7 +107,7 @@ final class SoundEventOutput: EventOutput {
     let renders = renderers.enumerated().map { k, renderer in
       fits.contains(k) ? renderer.renderAfterLeadingSilence() : (lead: 0, samples: [])
     }
-    let sounds = tracks.enumerated().map { k, track in fits.contains(k) ? track?.renderer.renderForMixer() : nil }
+    let sounds = tracks.enumerated().map { k, track in fits.contains(k) ? track?.renderer?.renderForMixer() : nil }
     let mixer = EventMixer(
       events: renders.map(\.samples), leads: renders.map(\.lead), sounds: sounds, rate: Double(rate),
       queueCapacity: VocabularyService.queueCapacity,
@@ -134,19 +134,31 @@ final class SoundEventOutput: EventOutput {
   /// The audio track of `event` at `rate` (as `hap render --audio` renders it, as long as its
   /// haptic signal or longer) and the bytes it costs (its decoded sounds and the track, 8
   /// bytes a frame); nil when it has no audio events, `--no-audio`, or its sounds cannot be had
-  /// (a notice: the event plays its haptics).
+  /// (a notice: the event plays its haptics); without a renderer when its sounds at `rate`
+  /// alone cost more than the budget (the event is then left out, and nothing was resampled).
   private static func soundTrack(
     _ event: VocabularyEvent, _ settings: ServiceSettings, rate: Int, frameCount: Int,
     log: @Sendable (ServiceNotice) -> Void
-  ) -> (renderer: AudioRenderer, bytes: Int)? {
+  ) -> (renderer: AudioRenderer?, bytes: Int)? {
     guard settings.device.audio != .hapticsOnly, event.pattern.events.contains(where: \.type.isAudio) else {
       return nil
     }
     var sounds: [String: DecodedSound] = [:]
     do {
       let path = SoundSearch.join(settings.folder, event.fileName)
-      for (name, sound) in try settings.search.loadSounds(of: event.pattern, patternPath: path) {
-        sounds[name] = try Resampler.resample(sound, to: Double(rate))
+      // Each sound decoded within the budget, and its cost at the service's rate judged
+      // before it is resampled (a 50 Hz sound grows 960 times): over the budget, the event is
+      // left out as too large, nothing resampled.
+      let budget = settings.memoryBudget
+      let decoded = try settings.search.loadSounds(
+        of: event.pattern, patternPath: path, maxSamples: budget / MemoryLayout<Float>.size)
+      let cost = decoded.values.reduce(0) { total, sound in
+        let samples = SoundFormat(sound, container: "").samples(at: Double(rate))
+        return samples > Int.max / 8 ? Int.max : min(Int.max / 2, total + samples * MemoryLayout<Float>.size)
+      }
+      guard cost <= budget else { return (nil, cost) }
+      for (name, sound) in decoded {
+        sounds[name] = try Resampler.resample(sound, to: Double(rate), maxSamples: budget / MemoryLayout<Float>.size)
       }
     } catch {
       log(.soundLeftOut(event: event.name, why: soundFailure(error)))
