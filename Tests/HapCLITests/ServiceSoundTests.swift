@@ -132,7 +132,9 @@ struct ServiceSoundTests {
     let peak = try #require(peakResident(service.process.processIdentifier))
     #expect(peak < 100 << 20, "the service reached \(peak >> 20) MiB with a 16 MiB budget")
     #expect(service.terminate() == 0)
-    #expect(Self.log(service).contains("slow left out") || Self.log(service).contains("\"slow\" left out"), "\(Self.log(service))")
+    #expect(
+      Self.log(service).contains("slow left out") || Self.log(service).contains("\"slow\" left out"),
+      "\(Self.log(service))")
   }
 
   @Test("the memory budget counts the decoded sounds and the audio track; a sound file edited reloads")

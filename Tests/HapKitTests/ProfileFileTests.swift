@@ -1,6 +1,7 @@
 import Foundation
 import HapCore
 import HapKit
+import HapTestSupport
 import Testing
 
 @Suite("Profile files: ActuatorProfile.load")
@@ -70,5 +71,19 @@ struct ProfileFileTests {
     #expect(throws: ProfileFailure.self) { try ActuatorProfile.load(json5) }
     #expect(try ActuatorProfile.load("metaquest").0 == .metaQuest)
     #expect(try ActuatorProfile.load("console-simple").0 == .consoleSimple)
+  }
+}
+
+/// Issue 31: a name read from a file (a config's profile, a theme's sound) that holds a NUL is
+/// refused, not opened up to the NUL as another file.
+@Suite("A NUL in a file's name")
+struct NULInNameTests {
+  @Test("InputFile refuses a name holding a NUL, for every purpose, though the part before it exists")
+  func refused() throws {
+    let real = Repository.bundledPattern("tick")
+    for purpose in [InputFile.Purpose.namedInput, .profile, .config, .seekable, .folderPattern, .manifest] {
+      #expect(throws: PatternFiles.ReadError.nulInName) { _ = try InputFile.read(real + "\u{0}.json", for: purpose) }
+    }
+    #expect(try InputFile.read(real, for: .profile).count > 0)
   }
 }

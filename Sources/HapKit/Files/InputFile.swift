@@ -89,6 +89,8 @@ public enum InputFile {
 
   /// Opens `path` for reading as `purpose` says, never blocking; the caller closes the descriptor.
   public static func open(_ path: String, for purpose: Purpose) throws(PatternFiles.ReadError) -> Opened {
+    // A C string ends at its first NUL: "a.json\0x" would open "a.json".
+    guard !path.utf8.contains(0) else { throw .nulInName }
     let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
     guard fd >= 0 else { throw .system(errno: errno) }
     var info = stat()

@@ -180,6 +180,9 @@ public enum PatternFiles {
     case unlisted(reason: String)
     /// Ctrl-C or SIGTERM ended the wait for a FIFO's writer (or its next bytes).
     case interrupted
+    /// The name holds a NUL (from a JSON string's `\u0000`): the system would read it only up
+    /// to the NUL, another file.
+    case nulInName
 
     public var message: String {
       switch self {
@@ -193,6 +196,7 @@ public enum PatternFiles {
         "it goes on past \(PatternFiles.formatBytes(PatternFiles.sizeLimit)), the most hap reads of one file (real AHAP files are a few kilobytes)"
       case .unlisted(let reason): reason
       case .interrupted: "interrupted while waiting for its writer"
+      case .nulInName: "its name holds a NUL character (\\u0000), which no file name can"
       }
     }
   }

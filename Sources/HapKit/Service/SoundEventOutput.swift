@@ -302,7 +302,8 @@ final class SoundEventOutput: EventOutput {
 
   /// The gain at once; a sharpness as a variant (rendered on a cache miss, the lock released)
   /// the voice crossfades to at the same place of its timeline.
-  func set(_ voice: ServiceVoice, _ k: Int, gain: Float?, sharpness: Int?, service: VocabularyService) -> ServiceError? {
+  func set(_ voice: ServiceVoice, _ k: Int, gain: Float?, sharpness: Int?, service: VocabularyService) -> ServiceError?
+  {
     if let sharpness, sharpness != voice.sharpness, SharpnessVariant.reaches(voice.event.pattern) {
       if let refusal = refusal(voice.event, k, sharpness: sharpness, budget: service.currentSettings.memoryBudget) {
         return refusal
@@ -337,13 +338,15 @@ final class SoundEventOutput: EventOutput {
     let bytes = (samples.count + (sound?.samples.count ?? 0)) * MemoryLayout<Float>.size
     if let refusal = VocabularyService.signalRefusal(bytes: bytes, budget: signalBudget) { return .failure(refusal) }
     if let hinted = voice.sound, hinted.rate != mixer.rate {
-      return .failure(ServiceError(.busy, "the device opened at another rate while the sound-file was read; trigger again."))
+      return .failure(
+        ServiceError(.busy, "the device opened at another rate while the sound-file was read; trigger again."))
     }
     signals += 1
     let event = k ?? mixer.blankEvent
     // Keys of their own: never a sharpness variant's (a few steps either way).
     let key = VariantCache.Key(event: event, steps: k == nil ? signals : -(1 << 40) - signals)
-    guard let slot = mixer.storeVariant(key, samples: samples, lead: k.map { mixer.lead(ofEvent: $0) } ?? 0, sound: sound)
+    guard
+      let slot = mixer.storeVariant(key, samples: samples, lead: k.map { mixer.lead(ofEvent: $0) } ?? 0, sound: sound)
     else {
       return .failure(ServiceError(.busy, "all \(mixer.variantCapacity) variant slots are sounding; try again later."))
     }
@@ -391,7 +394,8 @@ final class SoundEventOutput: EventOutput {
     case .failure(let error): return .failure(error)
     case .success(let slot):
       let command = EventMixer.Command.startVariant(
-        event: Int32(k), variant: Int32(slot), gain: voice.gain, priority: Int32(clamping: voice.event.settings.priority),
+        event: Int32(k), variant: Int32(slot), gain: voice.gain,
+        priority: Int32(clamping: voice.event.settings.priority),
         ducking: Float(voice.event.settings.ducking), owner: voice.owner, loops: loops, bound: bound, id: voice.id)
       return queue(command, frames: mixer.duration(ofVariant: slot, event: k))
     }
