@@ -67,7 +67,7 @@ struct JSON5SyntaxTests {
       #"["one two","three four","five six","seven eight"]"#)
     expectValue(#"["\uD83D\uDE00", '😀', '\uD800', '\uDC00x']"#, #"["😀","😀","\#u{FFFD}","\#u{FFFD}x"]"#)
     expectValue(
-      "['tab\there', 'nul\u{0}here', 'sep\u{2028}here']", #"["tab\there","nul\u0000here","sep\#u{2028}here"]"#)
+      "['tab\there', 'nul\u{0}here', 'sep\u{2028}here']", #"["tab\there","nul\u0000here","sep\u2028here"]"#)
   }
 
   @Test("comments and JSON5's white space (no-break space, byte-order mark, line separators, Zs)")
