@@ -143,7 +143,7 @@ struct InfoCommandTests {
     #expect((frequency["minimum"] ?? 0) >= 155 && (frequency["maximum"] ?? 1000) <= 185, "\(frequency)")
     // Text: the audio row.
     let text = try Hap.run(["info", pattern])
-    #expect(row("audio", in: text.stdout) == "1 audio events not part of the haptic signal")
+    #expect(row("audio", in: text.stdout) == "1 audio event not part of the haptic signal")
   }
 
   // Regression test: with no haptic event, the renderer read one uninitialised voice (see

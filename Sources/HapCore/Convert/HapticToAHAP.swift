@@ -197,7 +197,7 @@ public enum HapticToAHAP {
       adjustments.append(
         Adjustment(
           message:
-            "\(raises.count) emphasis\(raises.count == 1 ? " is" : "es are") stronger than the continuous intensity under \(raises.count == 1 ? "it" : "them"): the intensity control is raised to the transient's intensity for \(Format.number(2000 * raiseHalfWidth)) ms around each (at \(raises.prefix(5).map { Format.seconds($0.time) }.joined(separator: ", "))\(raises.count > 5 ? ", ..." : ""))",
+            "\(raises.count) \(raises.count == 1 ? "emphasis is" : "emphases are") stronger than the continuous intensity under \(raises.count == 1 ? "it" : "them"): the intensity control is raised to the transient's intensity for \(Format.number(2000 * raiseHalfWidth)) ms around each (at \(raises.prefix(5).map { Format.seconds($0.time) }.joined(separator: ", "))\(raises.count > 5 ? ", ..." : ""))",
           offset: clip.amplitudeOffset, aboutClip: false))
     }
     return events

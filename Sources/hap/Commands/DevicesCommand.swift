@@ -66,7 +66,7 @@ enum DevicesCommand: Command {
     }
     if usable == 0 {
       Console.error(
-        "hap: no usable playback device: \(named == nil ? noneUsable(devices) : "'\(Format.excerpt(named!))' does not play"); no sound card, or no access to it (is your user in the 'audio' group?); 'hap play -D sim' plays on the simulated exciter."
+        "hap: no usable playback device: \(named == nil ? noneUsable(devices) : "'\(Format.excerpt(named!))' does not play"); \(named.map(RumblePlayback.names) == true ? "no such event device, or no access to it (is your user in the 'input' group?)" : "no sound card, or no access to it (is your user in the 'audio' group?)"); 'hap play -D sim' plays on the simulated exciter."
       )
       return ExitStatus.failure
     }

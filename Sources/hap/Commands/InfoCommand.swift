@@ -11,11 +11,11 @@ enum InfoCommand: Command {
     Renders the pattern (as 'hap render' would, without writing anything) and reports its
     duration: where its last sound ends (a tap, a release tail, a decay to silence, or an audio
     event), and which event that is. Parameters and curves that run on after the last sound do
-    not lengthen it; info says when they do. Then the events by type, dynamic parameters and curves by ID,
-    the carrier frequency range it uses, the peak and RMS level of the signal, the peak before
-    the soft limiter and whether the limiter acted, the sounds of its AudioCustom events (each
-    file, where it was found, its format and the bytes it decodes to, against iOS's budget),
-    and a compact timeline of its level.
+    not lengthen it; info says when they do. Then the events by type, dynamic parameters and
+    curves by ID, the carrier frequency range it uses, the peak and RMS level of the signal,
+    the peak before the soft limiter and whether the limiter acted, the sounds of its
+    AudioCustom events (each file, where it was found, its format and the bytes it decodes to,
+    against iOS's budget), and a compact timeline of its level.
 
     Several patterns (or folders of them, searched as 'hap validate' searches them) give one
     report each, in order, separated by a blank line and each headed by its 'pattern' row; with
@@ -144,7 +144,8 @@ enum InfoCommand: Command {
         ? "acted on \(stats.limitedFrames) frames; peak before it \(RenderCommand.decibels(stats.peakBeforeLimiter))"
         : "did not act (peak before it \(RenderCommand.decibels(stats.peakBeforeLimiter)))")
     if summary.skippedAudioEvents > 0 {
-      row("audio", "\(summary.skippedAudioEvents) audio events not part of the haptic signal")
+      let count = summary.skippedAudioEvents
+      row("audio", "\(count) audio event\(count == 1 ? "" : "s") not part of the haptic signal")
     }
     if let track, track > summary.duration {
       row("", "their audio track runs to \(Format.seconds(track)): 'hap render' writes both signals that long")

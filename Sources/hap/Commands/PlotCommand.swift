@@ -28,8 +28,8 @@ enum PlotCommand: Command {
 
     '-o -' writes to standard output. With several patterns, a folder of them (searched as
     'hap validate' searches it), or an OUT ending in '/', OUT is a folder (created if missing)
-    and each pattern becomes NAME.svg in it (a subfolder's pattern in the same subfolder). Files are written
-    atomically, as 'hap render' writes them. A pattern with errors is refused with its
+    and each pattern becomes NAME.svg in it (a subfolder's pattern in the same subfolder). Files
+    are written atomically, as 'hap render' writes them. A pattern with errors is refused with its
     diagnostics (exit 1); an unreadable pattern or an unwritable output is exit 2.
 
     --signal FILE draws a recorded signal (the simulated exciter's capture, 'hap play -D sim
