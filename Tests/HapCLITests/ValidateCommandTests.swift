@@ -244,3 +244,35 @@ struct CommandLineTests {
     #expect(unknown.stderr.contains("did you mean 'curve-times-absolute'?"))
   }
 }
+
+/// Issue 32: a report redirected into the folder being checked is hap's own output, not a pattern.
+@Suite("validate's own output is not checked")
+struct ValidateOwnOutputTests {
+  @Test("hap validate --format json . > report.json: exit 0 on a clean folder, report.json left out")
+  func redirectedReport() throws {
+    let folder = try TemporaryFolder()
+    try folder.write(
+      "tap.json", #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#)
+    for format in ["json", "text", "github"] {
+      let result = try BinaryRun.run(
+        executable: "/bin/sh",
+        [
+          "-c", "cd \"$1\" && exec \"$0\" validate --format \(format) . > report.\(format)", Hap.binary,
+          folder.url.path,
+        ])
+      #expect(result.status == 0, "\(format): \(result.stderr)")
+      let report = try String(contentsOf: folder.url.appendingPathComponent("report.\(format)"), encoding: .utf8)
+      #expect(!report.contains("report."), "\(format): the report checked itself: \(report)")
+    }
+    // info reads folders as validate does (a fresh folder: info reads the reports above as patterns).
+    try FileManager.default.removeItem(at: folder.url)
+    try folder.write(
+      "tap.json", #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#)
+    let info = try BinaryRun.run(
+      executable: "/bin/sh",
+      ["-c", "cd \"$1\" && exec \"$0\" info --format json . > info.json", Hap.binary, folder.url.path])
+    #expect(info.status == 0, "\(info.stderr)")
+    let report = try String(contentsOf: folder.url.appendingPathComponent("info.json"), encoding: .utf8)
+    #expect(!report.contains("info.json"), "\(report)")
+  }
+}

@@ -103,6 +103,8 @@ public struct PatternFolders: Sendable {
       for input in PatternFiles.expand([argument]) {
         let path: String
         switch input {
+        // hap's own output, redirected into the folder (`hap info --format json . > i.json`).
+        case .found(let found) where PatternFiles.isStandardOutput(found): continue
         case .found(let found): path = found
         // A folder that cannot be read stays in the list: reading it says why.
         case .unreadable(let folder, _): path = folder

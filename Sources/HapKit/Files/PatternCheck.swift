@@ -52,7 +52,9 @@ public enum PatternCheck {
       let found = PatternFiles.expand([path], ignores: ignores)
       if let failure = ignores.failure { return .failure(.unusableConfig(failure)) }
       guard !found.isEmpty else { return .failure(.noPatterns(path)) }
-      inputs += found
+      // A file the shell made for hap's own output (`hap validate . > report.json`) is no
+      // pattern: a folder walk leaves it out.
+      inputs += found.filter { if case .found(let file) = $0 { !PatternFiles.isStandardOutput(file) } else { true } }
     }
     var config = ignores.ruleConfig
     var result: [(input: PatternFiles.Input, settings: RuleSettings)] = []

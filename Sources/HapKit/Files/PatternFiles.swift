@@ -13,6 +13,17 @@ public enum PatternFiles {
   public static let vocabularyExtensions: Set<String> = ["ahap", "json"]
 
   /// One input named on the command line, after expanding directories.
+  /// Whether `path` is the regular file standard output writes to (the same device and
+  /// inode), so that hap never reads its own report as an input.
+  public static func isStandardOutput(_ path: String) -> Bool {
+    var output = stat()
+    var file = stat()
+    guard fstat(STDOUT_FILENO, &output) == 0, output.st_mode & S_IFMT == S_IFREG, stat(path, &file) == 0 else {
+      return false
+    }
+    return output.st_dev == file.st_dev && output.st_ino == file.st_ino
+  }
+
   public enum Input: Sendable {
     /// A file named on the command line.
     case file(String)
