@@ -276,3 +276,32 @@ struct ValidateOwnOutputTests {
     #expect(!report.contains("info.json"), "\(report)")
   }
 }
+
+/// Issue 32: `--max-warnings N`, as eslint has it: more than N warnings over the run fail it.
+@Suite("validate --max-warnings")
+struct MaxWarningsTests {
+  /// A valid pattern with one warning (an unknown key).
+  static let warned =
+    #"{"Version": 1, "Colour": "red", "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#
+
+  @Test("two warnings pass --max-warnings 2 and fail --max-warnings 1 (exit 1, saying so); the limit takes 0")
+  func limit() throws {
+    let folder = try TemporaryFolder()
+    try folder.write("a.json", Self.warned)
+    try folder.write("b.json", Self.warned)
+    let plain = try Hap.run(["validate", folder.url.path])
+    #expect(plain.status == 0, "\(plain.stdout)")
+    let within = try Hap.run(["validate", "--max-warnings", "2", folder.url.path])
+    #expect(within.status == 0, "\(within.stderr)")
+    for limit in ["1", "0"] {
+      let over = try Hap.run(["validate", "--max-warnings", limit, folder.url.path])
+      #expect(over.status == 1, "\(limit): \(over.stderr)")
+      #expect(over.stderr.contains("2 warnings, more than --max-warnings \(limit)"), "\(over.stderr)")
+    }
+    let json = try Hap.run(["validate", "--format", "json", "--max-warnings", "1", folder.url.path])
+    #expect(json.status == 1, "\(json.stderr)")
+    #expect(try decodeJSON(json.stdout)["summary"] != nil)
+    let bad = try Hap.run(["validate", "--max-warnings", "-1", folder.url.path])
+    #expect(bad.status == 2, "\(bad.stderr)")
+  }
+}

@@ -25,6 +25,8 @@ public enum PatternCheck {
     public var ignore: [String] = []
     /// How the files and their sounds are read (`--sound-path`; `--watch`).
     public var reading = PatternReading()
+    /// `--max-warnings N`: more warnings than this over the run fail it (nil: no limit).
+    public var maxWarnings: Int?
 
     public init(levels: RuleSettings = RuleSettings(), ignore: [String] = []) {
       self.levels = levels

@@ -53,6 +53,8 @@ enum ValidateCommand: Command {
     "quiet", short: "q", "Print only the findings that fail a file, and no summary line.")
   static let jobs = Option<Int?>.integer(
     "jobs", short: "j", "N", in: 1...1024, default: ": the number of CPU cores", "Check N files at a time")
+  static let maxWarnings = Option<Int?>.integer(
+    "max-warnings", "N", in: 0...Int.max, default: ": no limit", "Fail (exit 1) when the run has more than N warnings")
   static let color = Option<ColorChoice>.choice("color", "WHEN", default: .auto, "Colour the text output")
   static let disable = Option<String?>.text(
     "disable", "RULE[,RULE...]", .rules, "Leave out RULE's findings (repeatable; over .haprc.json).")
@@ -68,7 +70,8 @@ enum ValidateCommand: Command {
   static let watch = Option<Bool>.flag(
     "watch", "Check again each time a pattern file is saved, under a timestamped line, until Ctrl-C.")
   static let options: [any DeclaredOption] = [
-    strict, format, quiet, jobs, color, disable, warning, error, ignore, config, noConfig, watch, Options.soundPath,
+    strict, format, quiet, maxWarnings, jobs, color, disable, warning, error, ignore, config, noConfig, watch,
+    Options.soundPath,
   ]
   static let examples = [
     ("hap validate patterns/", "Check every pattern in a folder"),
@@ -97,6 +100,7 @@ enum ValidateCommand: Command {
     } else if arguments[noConfig] {
       project.source = .none
     }
+    project.maxWarnings = arguments[maxWarnings]
     guard arguments[watch] else {
       return validate(
         arguments.positionals, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
@@ -167,6 +171,11 @@ enum ValidateCommand: Command {
       return ExitStatus.trouble
     }
     if summary.unreadable > 0 { return ExitStatus.trouble }
+    if let limit = project.maxWarnings, summary.invalid == 0, summary.warnings > limit {
+      let count = summary.warnings
+      Console.error("hap: \(count) warning\(count == 1 ? "" : "s"), more than --max-warnings \(limit)")
+      return ExitStatus.failure
+    }
     return summary.invalid > 0 ? ExitStatus.failure : ExitStatus.ok
   }
 
