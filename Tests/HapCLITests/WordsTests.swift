@@ -79,3 +79,23 @@ struct WordsTests {
     for key in summary.keys { #expect(row.contains("`\(key)`"), "README's summary row lacks `\(key)`") }
   }
 }
+
+/// Issue 32: `-q/--quiet` on the commands that read patterns and printed their warnings anyway.
+@Suite("-q on info and play")
+struct QuietEverywhereTests {
+  @Test("info -q and play -q leave a pattern's warnings out; without -q they are printed")
+  func quiet() throws {
+    let folder = try TemporaryFolder()
+    let warned = try folder.write(
+      "w.json", #"{"Version": 1, "Colour": "red", "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#)
+    for command in [["info"], ["play", "-D", "null"]] {
+      let loud = try Hap.run(command + [warned])
+      #expect(loud.status == 0 && loud.stderr.contains("warning"), "\(command): \(loud.stderr)")
+      for flag in ["-q", "--quiet"] {
+        let quiet = try Hap.run(command + [flag, warned])
+        #expect(quiet.status == 0, "\(command) \(flag): \(quiet.stderr)")
+        #expect(!quiet.stderr.contains("warning"), "\(command) \(flag): \(quiet.stderr)")
+      }
+    }
+  }
+}

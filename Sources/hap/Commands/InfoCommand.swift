@@ -24,7 +24,7 @@ enum InfoCommand: Command {
     1 a pattern has errors, 2 a file cannot be read).
     """
   static let options: [any DeclaredOption] = [
-    Options.format, Options.profile, Options.rate, Options.timelineWidth, Options.soundPath,
+    Options.format, Options.profile, Options.rate, Options.timelineWidth, Options.quiet, Options.soundPath,
   ]
   static let examples = [
     ("hap info patterns/winner.json", "See a pattern's shape at a glance"),
@@ -52,7 +52,7 @@ enum InfoCommand: Command {
       let name = path == "-" ? "<stdin>" : path
       let pattern: Pattern
       do {
-        pattern = try PatternLoading.load(path, reading: reading, quietWarnings: json)
+        pattern = try PatternLoading.load(path, reading: reading, quietWarnings: json || arguments[Options.quiet])
       } catch {
         let status = PatternLoading.status(error)
         worst = max(worst, status)

@@ -76,7 +76,7 @@ enum PlayCommand: Command {
 
   static let options: [any DeclaredOption] =
     [loop, gap, control, ControlInput.mapOption, start, loopEnd, speed] + DeviceOptions.all + DeviceOptions.sound + [
-      watch, Options.soundPath,
+      watch, Options.quiet, Options.soundPath,
     ]
   static let examples = [
     ("hap play patterns/correct.json", "Feel a pattern"),
@@ -104,7 +104,7 @@ enum PlayCommand: Command {
     var loaded: [Pattern] = []
     do {
       profile = try device.loadProfile()
-      for path in patterns { loaded.append(try PatternLoading.load(path, reading: settings.reading)) }
+      for path in patterns { loaded.append(try PatternLoading.load(path, reading: settings.reading, quietWarnings: settings.quiet)) }
     } catch {
       return PatternLoading.status(error)
     }
@@ -137,7 +137,7 @@ enum PlayCommand: Command {
     if arguments[watch] { return try MotorWatch.run(patterns, path: path, settings: settings, device: device) }
     var loaded: [Pattern] = []
     do {
-      for path in patterns { loaded.append(try PatternLoading.load(path, reading: settings.reading)) }
+      for path in patterns { loaded.append(try PatternLoading.load(path, reading: settings.reading, quietWarnings: settings.quiet)) }
     } catch {
       return PatternLoading.status(error)
     }
@@ -168,10 +168,13 @@ enum PlayCommand: Command {
     var control: ControlInput?
     /// How the patterns and their sounds are read (`--sound-path`).
     var reading: PatternReading
+    /// `-q`: the patterns' warnings left out.
+    var quiet: Bool
 
     init(_ arguments: Arguments, patterns: [String]) throws(UsageError) {
       gap = arguments[PlayCommand.gap] / 1000
       reading = arguments.reading
+      quiet = arguments[Options.quiet]
       loops = arguments.gave(PlayCommand.loop) ? arguments[PlayCommand.loop] : 1
       speed = arguments[PlayCommand.speed]
       startAt = arguments[PlayCommand.start]
