@@ -39,7 +39,8 @@ struct OutsideTextTests {
     let (a, b) = (folder.path("a.ahap"), folder.path("b.ahap"))
     let runs: [[String]] = [
       ["info", a], ["info", "--format", "json", a], ["diff", a, b], ["diff", "--format", "json", a, b],
-      ["validate", a], ["validate", "--format", "json", a], ["plot", a, "-o", "-"],
+      ["validate", a], ["validate", "--format", "json", a], ["validate", "--format", "github", a],
+      ["validate", "--format", "github", folder.url.path], ["plot", a, "-o", "-"],
     ]
     for arguments in runs {
       let result = try Hap.run(arguments)
@@ -50,5 +51,28 @@ struct OutsideTextTests {
     }
     let info = try Hap.run(["info", a])
     #expect(info.stdout.contains("s\\x1B[31m\\x07\\x0D\\u{9B}.wav"), "\(info.stdout)")
+  }
+
+  @Test("a pattern file named with control characters: validate --format github and plot -o - escape its name")
+  func patternNames() throws {
+    let folder = try TemporaryFolder()
+    // An unknown key: a warning, so that github format prints an annotation naming the file.
+    let name = "p\u{1B}[31m\u{07}\r\u{7F}\u{9B}.json"
+    try folder.write(
+      name, #"{"Version": 1, "Colour": "red", "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#)
+    let path = folder.path(name)
+    for arguments in [
+      ["validate", "--format", "github", path], ["plot", path, "-o", "-"],
+      ["validate", "--format", "github", folder.url.path],
+    ] {
+      let result = try Hap.run(arguments)
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+      #expect(
+        OutsideTextTests.rawControl(result.stdout) == nil,
+        "\(arguments) printed \(OutsideTextTests.rawControl(result.stdout) ?? "")")
+      #expect(
+        OutsideTextTests.rawControl(result.stderr) == nil,
+        "\(arguments) printed \(OutsideTextTests.rawControl(result.stderr) ?? "") on stderr")
+    }
   }
 }

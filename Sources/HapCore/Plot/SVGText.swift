@@ -12,17 +12,19 @@ struct SVGText {
     return magnitude % 10 == 0 ? "\(sign)\(magnitude / 10)" : "\(sign)\(magnitude / 10).\(magnitude % 10)"
   }
 
-  /// Text for XML content or an attribute: markup characters escaped, and characters XML 1.0
-  /// cannot hold (most control characters) replaced by U+FFFD.
+  /// Text for XML content or an attribute: markup characters escaped, control characters
+  /// (C0 but tab and line feed, DEL, C1: text from outside, such as a file's name) shown as
+  /// `Format.visibleControls` shows them, and the two noncharacters XML 1.0 cannot hold
+  /// replaced by U+FFFD.
   static func escape(_ text: String) -> String {
     var out = ""
-    for scalar in text.unicodeScalars {
+    for scalar in Format.visibleControls(text, keepingLineBreaks: true).unicodeScalars {
       switch scalar {
       case "&": out += "&amp;"
       case "<": out += "&lt;"
       case ">": out += "&gt;"
       case "\"": out += "&quot;"
-      case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+      case "\n": out.unicodeScalars.append(scalar)
       default:
         if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) {
           out += "\u{FFFD}"

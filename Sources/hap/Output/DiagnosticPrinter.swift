@@ -42,13 +42,14 @@ enum DiagnosticPrinter {
     case .warning: command = "warning"
     case .note: command = "notice"
     }
-    return "::\(command) file=\(escapeProperty(file)),line=\(diagnostic.line),col=\(diagnostic.column),"
+    return "::\(command) file=\(escapeProperty(HapCore.Format.visibleControls(file))),line=\(diagnostic.line),col=\(diagnostic.column),"
       + "title=\(escapeProperty(diagnostic.rule))::\(escapeData(HapCore.Format.visibleControls(diagnostic.message)))"
   }
 
   /// A file-level GitHub error (an unreadable file).
   static func githubFileError(_ message: String, file: String) -> String {
-    "::error file=\(escapeProperty(file)),title=unreadable::\(escapeData(message))"
+    let (file, message) = (HapCore.Format.visibleControls(file), HapCore.Format.visibleControls(message))
+    return "::error file=\(escapeProperty(file)),title=unreadable::\(escapeData(message))"
   }
 
   static func escapeData(_ text: String) -> String {
