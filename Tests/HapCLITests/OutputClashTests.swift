@@ -80,4 +80,36 @@ struct OutputClashTests {
       #expect(try String(contentsOf: folder.url.appendingPathComponent(name), encoding: .utf8) == text, "\(arguments)")
     }
   }
+
+  @Test("plot, convert and diff --plot: an output over the sound, the --signal, the --profile or a pattern is refused")
+  func theOtherWriters() throws {
+    let folder = try Self.folder()
+    let profile = #"{"Name": "shaker", "Description": "bass shaker", "MinimumFrequency": 30, "MaximumFrequency": 120}"#
+    try folder.write("prof.svg", profile)
+    let wav = try Data(contentsOf: folder.url.appendingPathComponent("s.wav"))
+    try folder.write("s.svg", wav)
+    try folder.write("sig.svg", wav)
+    try folder.write(
+      "w.json",
+      #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "s.svg"}}, {"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#
+    )
+    try folder.write("p.svg", Self.tap)
+    let runs: [([String], String)] = [
+      (["convert", "sound.json", "-o", "s.wav", "--to", "ahap"], "s.wav"),
+      (["convert", "sound.json", "-o", "./x/../s.wav", "--to", "haptic"], "s.wav"),
+      (["plot", "w.json", "-o", "s.svg"], "s.svg"),
+      (["plot", "--signal", "sig.svg", "-o", "./sig.svg"], "sig.svg"),
+      (["plot", "--signal", "s.wav", "p.svg", "-o", "p.svg"], "p.svg"),
+      (["plot", "a.json", "--profile", "prof.svg", "-o", "prof.svg"], "prof.svg"),
+      (["diff", "a.json", "p.svg", "--plot", "p.svg"], "p.svg"),
+      (["diff", "a.json", "b.json", "--profile", "prof.svg", "--plot", "prof.svg"], "prof.svg"),
+    ]
+    for (arguments, name) in runs {
+      let before = try Data(contentsOf: folder.url.appendingPathComponent(name))
+      let result = try Self.run(arguments, in: folder)
+      #expect(result.status == 2, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains("refusing to write over"), "\(arguments): \(result.stderr)")
+      #expect(try Data(contentsOf: folder.url.appendingPathComponent(name)) == before, "\(arguments) replaced \(name)")
+    }
+  }
 }

@@ -30,6 +30,8 @@ public struct ReadFile: Sendable, Equatable {
     case sound(playedBy: String)
     case controlStream
     case profile
+    /// A recorded signal (`hap plot --signal`).
+    case signal
 
     /// The file `named` (its name as printed) in words: "the control stream 'c.txt'".
     public func words(_ named: String) -> String {
@@ -38,6 +40,7 @@ public struct ReadFile: Sendable, Equatable {
       case .sound(let pattern): "\(named), the sound '\(Format.excerpt(pattern))' plays"
       case .controlStream: "the control stream \(named)"
       case .profile: "the profile \(named)"
+      case .signal: "the signal \(named)"
       }
     }
   }
@@ -55,18 +58,23 @@ public struct ReadFile: Sendable, Equatable {
     paths.filter { $0 != "-" }.map { ReadFile($0, .pattern(noun: noun)) }
   }
 
-  /// What a render reads: its patterns, the control stream's file, the profile's file, and
-  /// each sound a pattern plays, found as `sounds` finds it (``SoundSearch/files(of:)``: only
-  /// patterns that are regular files are read ahead). Standard input is no file.
-  public static func render(
-    patterns: [String], controlStream: String?, profileFile: String?, sounds: SoundSearch
+  /// What a command reads: its patterns (named `noun`), each sound a pattern plays, found as
+  /// `sounds` finds it (``SoundSearch/files(of:)``: only patterns that are regular files are read
+  /// ahead), and the control stream's, the profile's and the recorded signal's files. Standard
+  /// input is no file; a built-in profile's name is none.
+  public static func inputs(
+    patterns: [String], noun: String = "input pattern", sounds: SoundSearch, controlStream: String? = nil,
+    profile: String? = nil, signal: String? = nil
   ) -> [ReadFile] {
-    var files = Self.patterns(patterns)
-    if let controlStream, controlStream != "-" { files.append(ReadFile(controlStream, .controlStream)) }
-    if let profileFile { files.append(ReadFile(profileFile, .profile)) }
+    var files = Self.patterns(patterns, noun: noun)
     for pattern in patterns where pattern != "-" {
       files += sounds.files(of: pattern).map { ReadFile($0, .sound(playedBy: pattern)) }
     }
+    if let controlStream, controlStream != "-" { files.append(ReadFile(controlStream, .controlStream)) }
+    if let profile, !ActuatorProfile.builtIns.contains(where: { $0.name == profile }) {
+      files.append(ReadFile(profile, .profile))
+    }
+    if let signal { files.append(ReadFile(signal, .signal)) }
     return files
   }
 }

@@ -15,9 +15,8 @@ enum Console {
 
   static func line(_ text: String) { out(text + "\n") }
 
-  /// Text that came from outside (a file's or folder's name, a file's content, a card's id, a
-  /// client's words) as it is printed: control characters shown as escapes (`\x1B`, `\u{9B}`)
-  /// as `validate` shows them, never obeyed by the terminal. The one way such text is printed.
+  /// The one way text from outside (a name, a file's content, a card's id, a client's words) is
+  /// printed: control characters shown as `\x1B`, `\u{9B}` (as validate does), never obeyed.
   static func shown(_ text: String) -> String { HapCore.Format.visibleControls(text) }
 
   /// ``shown(_:)`` line by line: the line breaks kept.

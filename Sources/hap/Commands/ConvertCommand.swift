@@ -89,7 +89,8 @@ enum ConvertCommand: Command {
     let (jobs, folders) = try RenderCommand.jobs(
       named, output: output, suffix: "." + (arguments[Self.to] == "kotlin" ? "kt" : target.fileExtension),
       fileExtensions: Set(["ahap", "json", "haptic"] + audioExtensions))
-    guard RenderCommand.prepareOutputs(jobs, folders: folders, reading: ReadFile.patterns(inputs, noun: "input")) else {
+    guard RenderCommand.prepareOutputs(
+        jobs, folders: folders, reading: ReadFile.inputs(patterns: inputs, noun: "input", sounds: arguments.reading.sounds)) else {
       return ExitStatus.trouble
     }
     var status = ExitStatus.ok

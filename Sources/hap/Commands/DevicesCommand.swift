@@ -95,11 +95,9 @@ enum DevicesCommand: Command {
       for line in motor.text { Console.line(Console.shownLines(line)) }
     }
     guard let first = closed.first else { return }
-    Console.line(
-      Console.shownLines(
-        "evdev: \(closed.count) event device\(closed.count == 1 ? "" : "s") in \(MotorPlayback.folder()) did not open, so any motor among them is not listed; the first: \(first.text.last?.trimmingCharacters(in: .whitespaces) ?? "")"
-      )
-    )
+    let what = "\(closed.count) event device\(closed.count == 1 ? "" : "s") in \(MotorPlayback.folder())"
+    let detail = first.text.last?.trimmingCharacters(in: .whitespaces) ?? ""
+    Console.line(Console.shownLines("evdev: \(what) did not open, so any motor among them is not listed; the first: \(detail)"))
   }
 
   /// The rumble motors to list: the one `-D evdev:PATH` names, else those of `$HAP_DEV_INPUT`

@@ -88,7 +88,9 @@ enum DiffCommand: Command {
     let json = arguments[Options.format] == .json
     let style = Style(enabled: !json && arguments[color].enabled(forTerminal: Console.stdoutIsTerminal))
     let plot = try plotFile(arguments)
-
+    let read = ReadFile.inputs(
+      patterns: [oldPath, newPath], sounds: arguments.reading.sounds, profile: arguments[Options.profile])
+    if let plot, !RenderCommand.prepareOutputs([(oldPath, plot)], folders: [], reading: read) { return ExitStatus.trouble }
     let profile: ActuatorProfile
     do {
       profile = try PatternLoading.profile(arguments[Options.profile])

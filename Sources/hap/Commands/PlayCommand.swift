@@ -168,8 +168,7 @@ enum PlayCommand: Command {
     var control: ControlInput?
     /// How the patterns and their sounds are read (`--sound-path`).
     var reading: PatternReading
-    /// `-q`: the patterns' warnings left out.
-    var quiet: Bool
+    var quiet: Bool  // -q: the patterns' warnings left out
 
     init(_ arguments: Arguments, patterns: [String]) throws(UsageError) {
       gap = arguments[PlayCommand.gap] / 1000

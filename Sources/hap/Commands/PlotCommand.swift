@@ -109,7 +109,8 @@ enum PlotCommand: Command {
     } catch {
       return ExitStatus.trouble
     }
-    guard RenderCommand.prepareOutputs(jobs, folders: folders, reading: ReadFile.patterns(patterns)) else {
+    let read = ReadFile.inputs(patterns: patterns, sounds: arguments.reading.sounds, profile: arguments[Options.profile])
+    guard RenderCommand.prepareOutputs(jobs, folders: folders, reading: read) else {
       return ExitStatus.trouble
     }
     let reading = arguments.reading
@@ -182,8 +183,7 @@ enum PlotCommand: Command {
       try FileSink.write(Array(text.utf8), to: output)
     } catch {
       Console.error("hap: \(error.message)")
-      // Ctrl-C or SIGTERM ended a wait for the output's reader: the run ends (its file removed).
-      if case .interrupted = error { exit(ExitStatus.interrupted) }
+      if case .interrupted = error { exit(ExitStatus.interrupted) }  // Ctrl-C or SIGTERM: the file is removed
       return false
     }
     return true

@@ -30,6 +30,9 @@ extension PlotCommand {
     if ["json", "ahap"].contains(ext) {
       throw .refused("'\(Format.excerpt(path))' is a pattern, not a signal: give it without --signal")
     }
+    let read = ReadFile.inputs(
+      patterns: patterns, sounds: arguments.reading.sounds, profile: arguments[Options.profile], signal: path)
+    guard RenderCommand.prepareOutputs([(path, output)], folders: [], reading: read) else { return ExitStatus.trouble }
     let raw = SignalSeries.Layout(
       format: arguments[signalFormat], rate: arguments[signalRate], channels: arguments[signalChannels])
     let quiet = arguments[Options.quiet]

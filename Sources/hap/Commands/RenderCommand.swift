@@ -87,7 +87,7 @@ enum RenderCommand: Command {
     var rate: Int
     var format: SampleFormat
     var profile: ActuatorProfile
-    /// The profile's file, when `--profile` names one (not a built-in).
+    /// What `--profile` names (a file, or a built-in profile's name).
     var profileFile: String?
     var gain: Double
     var raw: Bool
@@ -128,9 +128,7 @@ enum RenderCommand: Command {
       throw .refused("'--control' takes a single pattern")
     }
     if settings.control?.name == "-" && inputs.paths.contains("-") { throw .bothFromStandardInput }
-    if let named = arguments[Options.profile], !ActuatorProfile.builtIns.contains(where: { $0.name == named }) {
-      settings.profileFile = named
-    }
+    settings.profileFile = arguments[Options.profile]
     do {
       settings.profile = try PatternLoading.profile(
         arguments[Options.profile] ?? settings.layout?.deviceLayout?.profile)
@@ -183,9 +181,9 @@ enum RenderCommand: Command {
       all += trackFolders
       outputs += tracks
     }
-    let reading = ReadFile.render(
-      patterns: inputs.paths, controlStream: settings.control?.name, profileFile: settings.profileFile,
-      sounds: settings.reading.sounds)
+    let reading = ReadFile.inputs(
+      patterns: inputs.paths, sounds: settings.reading.sounds, controlStream: settings.control?.name,
+      profile: settings.profileFile)
     guard prepareOutputs(outputs, folders: all, reading: reading) else { return nil }
     for (path, given) in [(jobs[0].output, output), (plan[0].audio, audio)] where jobs.count == 1 && path == given {
       if let path { try checkExtension(path, raw: settings.raw) }
@@ -195,8 +193,6 @@ enum RenderCommand: Command {
 
   static let terminalRefusal =
     "refusing to write binary audio to a terminal; redirect standard output (> out.wav, | aplay) or add --force"
-
-  static func isRaw(_ output: String, flag: Bool) -> Bool { FileSink.isRaw(output, flag: flag) }
 
   /// Refuses an output file named for a format hap does not write (`-o x.png`) unless `--raw`.
   static func checkExtension(_ output: String, raw: Bool) throws(UsageError) {
@@ -300,7 +296,7 @@ enum RenderCommand: Command {
       unwritten.patterns += 1
       unwritten.events += schedule.skippedAudioEvents
     }
-    let sound = Sound(track: track, written: writesTrack, file: audio.map { ($0, isRaw($0, flag: settings.raw)) })
+    let sound = Sound(track: track, written: writesTrack, file: audio.map { ($0, FileSink.isRaw($0, flag: settings.raw)) })
     guard var job = prepare(pattern, schedule, named: name, to: output, settings: settings, given: given, sound: sound)
     else {
       // Ctrl-C while waiting for a --control FIFO's writer
@@ -327,7 +323,7 @@ enum RenderCommand: Command {
   ) -> RenderJob? {
     let rate = schedule.rate
     var job = RenderJob(
-      name: name, path: output, raw: isRaw(output, flag: settings.raw), renderer: Renderer(schedule: schedule),
+      name: name, path: output, raw: FileSink.isRaw(output, flag: settings.raw), renderer: Renderer(schedule: schedule),
       player: nil, frameCount: sound.track?.renderer.frameCount ?? schedule.frameCount)
     let sounds = sound.written ? sound.track?.sounds : nil
     if settings.control != nil || given != nil {
@@ -406,9 +402,7 @@ enum RenderCommand: Command {
   static func interrupted(_ outputs: [(file: FileSink?, path: String)]) -> Int32 {
     for (file, path) in outputs {
       let partial = file?.isDirect ?? true
-      Console.error(
-        "hap: interrupted; \(partial ? "what was written to" : "nothing was written to") '\(path)'\(partial ? " is incomplete" : "")"
-      )
+      Console.error("hap: interrupted; \(partial ? "what was written to '\(path)' is incomplete" : "nothing was written to '\(path)'")")
     }
     return ExitStatus.interrupted
   }
