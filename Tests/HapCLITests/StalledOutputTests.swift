@@ -127,4 +127,38 @@ struct StalledOutputTests {
         process.terminationStatus == 130 && process.terminationReason == .exit, "\(name): \(process.terminationStatus)")
     }
   }
+
+  @Test(
+    "validate, info, plot, convert and diff waiting on a FIFO or standard input with no writer: SIGINT and SIGTERM exit 130",
+    arguments: [SIGINT, SIGTERM])
+  func noWriter(signal: Int32) throws {
+    let tick = Hap.root.appendingPathComponent("patterns/tick.json").path
+    let runs: [[String]] = [
+      ["validate", "in.json"], ["info", "in.json"], ["plot", "in.json", "-o", "x.svg"],
+      ["convert", "in.json", "-o", "x.haptic"], ["diff", "in.json", tick], ["validate", "-"], ["info", "-"],
+    ]
+    for arguments in runs {
+      let folder = try Self.folder()
+      makeFIFO(folder.path("in.json"))
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: Hap.binary)
+      process.arguments = arguments
+      process.currentDirectoryURL = folder.url
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      let input = Pipe()  // held open, never written: standard input without data
+      process.standardInput = input
+      try process.run()
+      defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+      // Waiting for its writer: in poll(2) on the FIFO or on standard input.
+      #expect(Wait.until(30, every: 0.01) { Self.blockedWriting(process.processIdentifier) || !process.isRunning })
+      kill(process.processIdentifier, signal)
+      #expect(Wait.exit(of: process, within: 30), "\(arguments) did not end")
+      process.waitUntilExit()
+      #expect(
+        process.terminationReason == .exit && process.terminationStatus == 130,
+        "\(arguments), signal \(signal): \(process.terminationReason == .exit ? "exit" : "killed") \(process.terminationStatus)"
+      )
+    }
+  }
 }

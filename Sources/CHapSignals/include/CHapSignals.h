@@ -12,6 +12,14 @@
 /// interrupted system calls) and unblocks both signals on the calling thread. Returns 0 or a negative errno.
 int hap_interrupt_install(void);
 
+/// A wait on an input (a FIFO, a pipe, standard input) in a program that has not installed the
+/// handler for good: between begin and end (counted, for waits on several threads), SIGINT and
+/// SIGTERM raise the flag and wake the wait instead of ending the process by their default
+/// action; at the last end the actions before are restored. Both do nothing once
+/// hap_interrupt_install ran. begin returns 0 or a negative errno.
+int hap_interrupt_wait_begin(void);
+void hap_interrupt_wait_end(void);
+
 /// Raises the flag as the handler does (for a program that takes the signals with sigwait).
 void hap_interrupt_raise(void);
 

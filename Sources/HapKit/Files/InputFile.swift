@@ -171,6 +171,10 @@ public enum InputFile {
   /// Waits until `fd` is readable (data, its end, or an error to read), or Ctrl-C or SIGTERM
   /// came (false): poll(2) on it and on the interrupt's wake-up pipe.
   public static func waitReadable(_ fd: Int32) -> Bool {
+    Interrupt.catching { pollReadable(fd) }
+  }
+
+  private static func pollReadable(_ fd: Int32) -> Bool {
     var fds = [
       pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
       pollfd(fd: Interrupt.wakeFD, events: Int16(POLLIN), revents: 0),

@@ -34,6 +34,15 @@ public enum Interrupt {
     _ = hap_interrupt_install()
   }
 
+  /// Runs `wait` (a wait on an input) with Ctrl-C and SIGTERM caught, so they end it (the flag
+  /// raised, the wake-up pipe readable) instead of ending the process mid-read; before and after,
+  /// a program that did not ``install()`` the handler keeps the signals' default action.
+  public static func catching<T>(_ wait: () -> T) -> T {
+    _ = hap_interrupt_wait_begin()
+    defer { hap_interrupt_wait_end() }
+    return wait()
+  }
+
   /// Blocks SIGINT, SIGTERM and SIGHUP, before any other thread starts, so every thread
   /// inherits the mask; returns SIGINT and SIGTERM, which a thread of their own takes with
   /// sigwait (SIGHUP is the reloader's thread's).

@@ -56,7 +56,8 @@ enum HapCommandLine {
     _ = startedAt
     let status = dispatch(arguments)
     Console.flush()
-    return status
+    // Ctrl-C or SIGTERM ended a wait (a FIFO, standard input): interrupted, whatever failed after.
+    return status != ExitStatus.ok && Interrupt.requested ? ExitStatus.interrupted : status
   }
 
   private static func dispatch(_ arguments: [String]) -> Int32 {
