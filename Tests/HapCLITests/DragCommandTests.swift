@@ -396,7 +396,7 @@ struct DragCommandTests {
     #expect(
       playOwn == [
         "--loop", "--gap", "--control", "--map", "--start", "--loop-end", "--speed", "--watch", "--sound-path",
-        "--help",
+        "--quiet", "--help",
       ])
     #expect(
       dragOwn == ["--input", "--map", "--window", "--output", "--raw", "--quiet", "--force", "--sound-path", "--help"])

@@ -75,4 +75,18 @@ struct OutsideTextTests {
         "\(arguments) printed \(OutsideTextTests.rawControl(result.stderr) ?? "") on stderr")
     }
   }
+
+  @Test("a profile file's Name holding control characters: profiles and info show it escaped")
+  func profileNames() throws {
+    let folder = try TemporaryFolder()
+    let profile = try folder.write(
+      "prof.json", #"{"Name": "sh\u001b[31m\u0007\r\u007f\u009bX", "MinimumFrequency": 30, "MaximumFrequency": 120}"#)
+    for arguments in [["profiles", profile], ["info", Repository.bundledPattern("tick"), "--profile", profile]] {
+      let result = try Hap.run(arguments)
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+      #expect(
+        OutsideTextTests.rawControl(result.stdout) == nil,
+        "\(arguments) printed \(OutsideTextTests.rawControl(result.stdout) ?? "")")
+    }
+  }
 }

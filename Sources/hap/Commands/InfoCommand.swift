@@ -133,7 +133,7 @@ enum InfoCommand: Command {
     row("parameters", list(summary.parameterCounts.map { "\($0.count) \($0.id.rawValue)" }))
     row("curves", list(summary.curveCounts.map { "\($0.count) \($0.id.rawValue)" }))
     if let low = stats.minimumFrequency, let high = stats.maximumFrequency {
-      row("frequency", "\(Format.number(round1(low)))..\(Format.number(round1(high))) Hz (profile \(profile.name))")
+      row("frequency", "\(Format.number(round1(low)))..\(Format.number(round1(high))) Hz (profile \(Console.shown(profile.name)))")
     } else {
       row("frequency", "none (no haptic event sounds)")
     }

@@ -54,7 +54,7 @@ enum ProfilesCommand: Command {
     }
     for (index, p) in profiles.enumerated() {
       if index > 0 { Console.line("") }
-      Console.line("\(p.name): \(p.description)")
+      Console.line(Console.shownLines("\(p.name): \(p.description)"))
       for line in p.mappingLines { Console.line("  " + line) }
     }
     return ExitStatus.ok
