@@ -16,14 +16,14 @@ enum StreamWrite {
     return kind == S_IFIFO || kind == S_IFCHR || kind == S_IFSOCK
   }
 
-  /// Writes all of `bytes` to `fd`; `what` names it in an error ("'out.wav'", "standard
-  /// output"). `limit` caps each write (the fault hook's).
+  /// Writes all of `bytes` to `fd`; `what` names it in an error ("'out.wav'", "to standard
+  /// output"). Returns the bytes written.
   static func all(
-    _ bytes: UnsafeRawBufferPointer, to fd: Int32, stream: Bool, what: String, limit: (Int) -> Int = { $0 }
+    _ bytes: UnsafeRawBufferPointer, to fd: Int32, stream: Bool, what: String
   ) throws(SinkError) -> Int {
     var offset = 0
     while offset < bytes.count {
-      var chunk = limit(bytes.count - offset)
+      var chunk = bytes.count - offset
       if stream {
         try waitForRoom(fd, what: what)
         chunk = min(chunk, Int(PIPE_BUF))
