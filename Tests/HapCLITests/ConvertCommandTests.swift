@@ -241,3 +241,27 @@ struct ConvertCommandTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["s.wav"])
   }
 }
+
+/// Issue 32: outputs that carry no sound do not need the pattern's sound files.
+@Suite("convert to outputs without sound")
+struct ConvertWithoutSoundsTests {
+  @Test("an AHAP whose sound is missing converts to .haptic, Kotlin and Android XML, with one note that the sound is left out")
+  func soundNotNeeded() throws {
+    let folder = try TemporaryFolder()
+    let spawn = try folder.write(
+      "Spawn.ahap",
+      #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "missing.wav"}}, {"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#
+    )
+    for output in ["Spawn.haptic", "Spawn.kt", "Spawn.xml"] {
+      let result = try Hap.run(["convert", spawn, "-o", folder.path(output)])
+      #expect(result.status == 0, "\(output): \(result.stderr)")
+      #expect(FileManager.default.fileExists(atPath: folder.path(output)), "\(output)")
+      let notes = result.stderr.split(separator: "\n").filter { $0.contains("left out") && $0.contains("sound") }
+      #expect(notes.count == 1, "\(output): \(result.stderr)")
+      #expect(!result.stderr.contains("waveform-not-found"), "\(output): \(result.stderr)")
+    }
+    // To AHAP the sound is part of the output: still an error.
+    let ahap = try Hap.run(["convert", spawn, "-o", folder.path("copy.ahap")])
+    #expect(ahap.status == 1 && ahap.stderr.contains("waveform-not-found"), "\(ahap.stderr)")
+  }
+}

@@ -100,6 +100,9 @@ public enum Converter {
     /// output's result is what it plays first (``AndroidPlayedPattern``).
     public var source: Pattern? = nil
     public var result: Pattern? = nil
+
+    /// The AudioCustom events of the input (nil when it is not read back as a pattern).
+    public var soundEvents: Int? { source?.events.filter { $0.type == .audioCustom }.count }
   }
 
   /// Whether `from` → `to` is built: the later directions say so in one sentence.

@@ -18,10 +18,8 @@ enum Console {
   /// The one way text from outside (a name, a file's content, a card's id, a client's words) is
   /// printed: control characters shown as `\x1B`, `\u{9B}` (as validate does), never obeyed.
   static func shown(_ text: String) -> String { HapCore.Format.visibleControls(text) }
-
   /// ``shown(_:)`` line by line: the line breaks kept.
   static func shownLines(_ text: String) -> String { HapCore.Format.visibleControls(text, keepingLineBreaks: true) }
-
   /// A message on standard error, escaped line by line (its sentence carries outside names).
   static func error(_ text: String) { finding(shownLines(text)) }
 

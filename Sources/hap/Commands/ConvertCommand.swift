@@ -184,12 +184,16 @@ enum ConvertCommand: Command {
       let options = Converter.Options(
         portable: portable, kotlin: output.lowercased().hasSuffix(".kt"),
         name: String(name.split(separator: "/").last?.split(separator: ".").first ?? "pattern"))
-      converted = try Converter.convert(
-        bytes, from: from, to: target, context: reading.context(for: file), options: options, audio: audio)
+      var context = reading.context(for: file)  // an output without sound needs no sound file
+      if target != .ahap { (context.waveformExists, context.sound) = (nil, nil) }
+      converted = try Converter.convert(bytes, from: from, to: target, context: context, options: options, audio: audio)
     } catch {
       return report(error, name: name, output: output, quiet: quiet)
     }
     let status = write(converted, name: name, to: output, verbose: verbose, quiet: quiet, portable: portable)
+    if status == ExitStatus.ok && !quiet && !verbose && target != .ahap, let sounds = converted.soundEvents, sounds > 0 {
+      Console.error("hap: note: \(name): its sound (\(sounds) AudioCustom event\(sounds == 1 ? "" : "s")) is left out; \(output) carries no sound")
+    }
     if status == ExitStatus.ok && !quiet && target == .ahap && input != "-" && output != "-" {
       for note in soundNotes(converted.bytes, input: input, output: output, search: reading.sounds) { Console.error(note) }
     }

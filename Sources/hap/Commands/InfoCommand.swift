@@ -150,10 +150,8 @@ enum InfoCommand: Command {
     if let track, track > summary.duration {
       row("", "their audio track runs to \(Format.seconds(track)): 'hap render' writes both signals that long")
     }
-    if !sounds.isEmpty {
-      for (index, line) in InfoSounds.textRows(sounds).enumerated() {
-        row(index == 0 ? "sounds" : "", Console.shown(line))
-      }
+    for (index, line) in (sounds.isEmpty ? [] : InfoSounds.textRows(sounds)).enumerated() {
+      row(index == 0 ? "sounds" : "", Console.shown(line))
     }
     let bars = summary.timelineBars(fullScale: max(profile.maximumAmplitude, Double(stats.peak)))
     row("timeline", "│" + style.cyan(bars) + "│")
