@@ -265,3 +265,26 @@ struct ConvertWithoutSoundsTests {
     #expect(ahap.status == 1 && ahap.stderr.contains("waveform-not-found"), "\(ahap.stderr)")
   }
 }
+
+/// Issue 32: a WAV whose samples hap's own reader does not take (8-bit) is read by libsndfile.
+@Suite("convert of an 8-bit WAV")
+struct ConvertEightBitTests {
+  @Test("an 8-bit WAV converts to a valid AHAP, as libsndfile reads it")
+  func eightBit() throws {
+    let folder = try TemporaryFolder()
+    // 0.5 s of a 100 Hz tone at 8 kHz, unsigned 8-bit samples (WAV's 8-bit PCM), after 0.1 s of silence.
+    var samples = [UInt8](repeating: 128, count: 800)
+    samples += (0..<4000).map { UInt8(128 + 100 * sin(Double($0) * 2 * .pi * 100 / 8000)) }
+    var wav = Array("RIFF".utf8) + le32(36 + samples.count) + Array("WAVEfmt ".utf8) + le32(16)
+    wav += le16(1) + le16(1) + le32(8000) + le32(8000) + le16(1) + le16(8)
+    wav += Array("data".utf8) + le32(samples.count) + samples
+    let input = try folder.write("tone8.wav", Data(wav))
+    let result = try Hap.run(["convert", input, "-o", folder.path("tone8.ahap")])
+    #expect(result.status == 0, "\(result.stderr)")
+    let check = try Hap.run(["validate", "--strict", folder.path("tone8.ahap")])
+    #expect(check.status == 0, "\(check.stdout)")
+  }
+
+  func le16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
+  func le32(_ value: Int) -> [UInt8] { le16(value & 0xFFFF) + le16(value >> 16) }
+}

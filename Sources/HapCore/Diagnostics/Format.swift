@@ -1,5 +1,8 @@
 /// Number formatting for messages: short, exact enough, and the same on every machine.
 public enum Format {
+  /// "1 audio event", "2 audio events": `count` and `noun`, plural with an s.
+  public static func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
   /// User text for a message: at most `limit` characters, cut with "…" when longer.
   /// Looks at no more of `text` than it keeps, so a 20 MB string costs no more than a short one.
   public static func excerpt(_ text: String, limit: Int = 80) -> String {

@@ -38,8 +38,24 @@ public struct SignalSeries: Sendable {
   /// Why a file is not a signal hap can draw: one sentence (without the file's name).
   public struct Failure: Error, Sendable, Equatable {
     public let message: String
+    /// A WAV file whose samples hap's reader does not take (8-bit, 64-bit float, A-law...),
+    /// which a general decoder (libsndfile) may read.
+    public var unsupportedSamples = false
     public init(message: String) { self.message = message }
-    init(_ message: String) { self.message = message }
+    init(_ message: String, unsupportedSamples: Bool = false) {
+      self.message = message
+      self.unsupportedSamples = unsupportedSamples
+    }
+  }
+
+  /// Whether `bytes` are a WAV file whose samples hap's reader does not take.
+  public static func hasUnsupportedSamples(_ bytes: [UInt8]) -> Bool {
+    do {
+      _ = try wavLayout(bytes)
+      return false
+    } catch {
+      return error.unsupportedSamples
+    }
   }
 
   /// The layout of a WAV file from its first bytes (`head`, at least up to its `data` chunk),
@@ -69,7 +85,8 @@ public struct SignalSeries: Sendable {
           default: nil
           }
         guard let sample else {
-          throw Failure("its WAV samples (format \(code), \(bits) bits) are not s16, s24, s32 or f32")
+          throw Failure(
+            "its WAV samples (format \(code), \(bits) bits) are not s16, s24, s32 or f32", unsupportedSamples: true)
         }
         let channels = u16(at + 10)
         let rate = Int(u32(at + 12))

@@ -27,6 +27,7 @@ public final class FileSink: PCMSink {
   /// The extensions of what hap writes: WAV, and headerless samples.
   public static let wavExtensions: Set<String> = ["wav", "wave"]
   public static let rawExtensions: Set<String> = ["raw", "pcm"]
+  public static let writtenExtensions = wavExtensions.union(rawExtensions)
 
   /// Whether `output` gets raw samples: `--raw`, or a name ending in .raw or .pcm.
   public static func isRaw(_ output: String, flag: Bool) -> Bool {

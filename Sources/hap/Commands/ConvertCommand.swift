@@ -179,6 +179,9 @@ enum ConvertCommand: Command {
       Console.error("hap: cannot read '\(Format.excerpt(name))': \(error.message)")
       return ExitStatus.trouble
     }
+    if from == .audio, input != "-", SignalSeries.hasUnsupportedSamples(bytes) {
+      return convertSound(input, to: output, audio: audio, verbose: verbose, quiet: quiet)
+    }
     let converted: Converter.Output
     do {
       let options = Converter.Options(

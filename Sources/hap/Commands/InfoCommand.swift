@@ -144,8 +144,7 @@ enum InfoCommand: Command {
         ? "acted on \(stats.limitedFrames) frames; peak before it \(RenderCommand.decibels(stats.peakBeforeLimiter))"
         : "did not act (peak before it \(RenderCommand.decibels(stats.peakBeforeLimiter)))")
     if summary.skippedAudioEvents > 0 {
-      let count = summary.skippedAudioEvents
-      row("audio", "\(count) audio event\(count == 1 ? "" : "s") not part of the haptic signal")
+      row("audio", "\(Format.counted(summary.skippedAudioEvents, "audio event")) not part of the haptic signal")
     }
     if let track, track > summary.duration {
       row("", "their audio track runs to \(Format.seconds(track)): 'hap render' writes both signals that long")

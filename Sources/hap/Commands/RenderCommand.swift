@@ -208,9 +208,7 @@ enum RenderCommand: Command {
   static func jobs(_ inputs: PatternFolders, output: String, raw: Bool) throws(UsageError) -> (
     [(pattern: String, output: String)], folders: [String]
   ) {
-    try jobs(
-      inputs, output: output, suffix: raw ? ".raw" : ".wav",
-      fileExtensions: FileSink.wavExtensions.union(FileSink.rawExtensions))
+    try jobs(inputs, output: output, suffix: raw ? ".raw" : ".wav", fileExtensions: FileSink.writtenExtensions)
   }
 
   /// The same for any kind of output file (`hap plot`: NAME.svg): ``OutputPlan/jobs(_:output:suffix:fileExtensions:)``.
