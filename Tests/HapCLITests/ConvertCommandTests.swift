@@ -49,9 +49,14 @@ struct HapticCorpusTests {
     #expect(result.stderr.contains("approximated: sharpness becomes frequency"), "\(result.stderr)")
     #expect(result.stderr.contains("scored: same feel: "), "\(result.stderr)")
     // Android is scored as what it plays first, and says so.
-    let android = try Hap.run(["convert", jump, "-o", out.appendingPathComponent("Jump.json").path, "--to", "android", "--verbose"])
-    #expect(android.stderr.contains("approximated: the score plays the first branch (the envelope)"), "\(android.stderr)")
-    #expect(android.stderr.contains("scored: same feel: ") || android.stderr.contains("scored: different feel: "), "\(android.stderr)")
+    let android = try Hap.run([
+      "convert", jump, "-o", out.appendingPathComponent("Jump.json").path, "--to", "android", "--verbose",
+    ])
+    #expect(
+      android.stderr.contains("approximated: the score plays the first branch (the envelope)"), "\(android.stderr)")
+    #expect(
+      android.stderr.contains("scored: same feel: ") || android.stderr.contains("scored: different feel: "),
+      "\(android.stderr)")
   }
 
   @Test("the .haptic corpus is present where CI requires it")
@@ -245,7 +250,9 @@ struct ConvertCommandTests {
 /// Issue 32: outputs that carry no sound do not need the pattern's sound files.
 @Suite("convert to outputs without sound")
 struct ConvertWithoutSoundsTests {
-  @Test("an AHAP whose sound is missing converts to .haptic, Kotlin and Android XML, with one note that the sound is left out")
+  @Test(
+    "an AHAP whose sound is missing converts to .haptic, Kotlin and Android XML, with one note that the sound is left out"
+  )
   func soundNotNeeded() throws {
     let folder = try TemporaryFolder()
     let spawn = try folder.write(
@@ -287,4 +294,29 @@ struct ConvertEightBitTests {
 
   func le16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
   func le32(_ value: Int) -> [UInt8] { le16(value & 0xFFFF) + le16(value >> 16) }
+}
+
+/// Issue 32: an 8-bit WAV as a pattern's sound, which iOS's audio-file reader decodes.
+@Suite("an 8-bit WAV as a pattern's sound")
+struct EightBitSoundTests {
+  @Test("validate --strict passes a pattern playing an 8-bit WAV; info reads it; render --audio writes its track")
+  func eightBitSound() throws {
+    let folder = try TemporaryFolder()
+    let samples = (0..<4000).map { UInt8(128 + 100 * sin(Double($0) * 2 * .pi * 100 / 8000)) }
+    let eight = ConvertEightBitTests()
+    var wav = Array("RIFF".utf8) + eight.le32(36 + samples.count) + Array("WAVEfmt ".utf8) + eight.le32(16)
+    wav += eight.le16(1) + eight.le16(1) + eight.le32(8000) + eight.le32(8000) + eight.le16(1) + eight.le16(8)
+    wav += Array("data".utf8) + eight.le32(samples.count) + samples
+    try folder.write("s8.wav", Data(wav))
+    let pattern = try folder.write(
+      "p.json",
+      #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "s8.wav"}}, {"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#
+    )
+    let check = try Hap.run(["validate", "--strict", pattern])
+    #expect(check.status == 0, "\(check.stdout)")
+    let info = try Hap.run(["info", pattern])
+    #expect(info.stdout.contains("8000 Hz mono, 4000 frames"), "\(info.stdout)")
+    let render = try Hap.run(["render", pattern, "-o", folder.path("h.wav"), "--audio", folder.path("a.wav")])
+    #expect(render.status == 0, "\(render.stderr)")
+  }
 }

@@ -57,7 +57,7 @@ public struct SoundSearch: Sendable {
   }
 
   /// Decodes the sound file at `path`: WAV by hap's own reader, anything else through
-  /// libsndfile, both keeping one or two channels, within ``PatternFiles/sizeLimit`` bytes of
+  /// libsndfile (also a WAV of samples hap's reader does not take, such as 8-bit), both keeping one or two channels, within ``PatternFiles/sizeLimit`` bytes of
   /// file and ``SoundFile/frameLimit`` decoded samples (as many bytes of floats).
   /// `maxSamples`: a tighter bound on the decoded samples (a service's memory budget).
   public func decode(_ path: String, maxSamples: Int = SoundFile.frameLimit)
@@ -78,6 +78,10 @@ public struct SoundSearch: Sendable {
       bytes = try InputFile.read(path, for: .seekable)
     } catch {
       return .failure(.unreadable(error.message))
+    }
+    // A WAV of samples hap's reader does not take (8-bit): libsndfile, as iOS's reader decodes it.
+    if SignalSeries.hasUnsupportedSamples(bytes) {
+      return Self.decodeOther(path, silencesDecoders: silencesDecoders, maxSamples: maxSamples)
     }
     do throws(SoundFailure) {
       return .success((try DecodedSound.wav(bytes, maxSamples: min(maxSamples, SoundFile.frameLimit)), "WAV"))
