@@ -16,6 +16,16 @@ struct OutsideTextTests {
       .map { "U+" + String($0.value, radix: 16, uppercase: true) }
   }
 
+  /// Expects neither output of `hap ARGUMENTS` to hold a raw control character.
+  static func expectShown(
+    _ result: Hap.Result, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    for (stream, text) in [("stdout", result.stdout), ("stderr", result.stderr)] {
+      let raw = rawControl(text)
+      #expect(raw == nil, "\(arguments) printed \(raw ?? "") on \(stream)", sourceLocation: sourceLocation)
+    }
+  }
+
   /// A folder with the hostile sound and two patterns playing it (at 0 s and at 0.5 s).
   static func patterns() throws -> TemporaryFolder {
     let folder = try TemporaryFolder()
@@ -45,9 +55,7 @@ struct OutsideTextTests {
     for arguments in runs {
       let result = try Hap.run(arguments)
       #expect(result.status <= 1, "\(arguments): \(result.stderr)")
-      #expect(Self.rawControl(result.stdout) == nil, "\(arguments) printed \(Self.rawControl(result.stdout) ?? "")")
-      #expect(
-        Self.rawControl(result.stderr) == nil, "\(arguments) printed \(Self.rawControl(result.stderr) ?? "") on stderr")
+      Self.expectShown(result, arguments)
     }
     let info = try Hap.run(["info", a])
     #expect(info.stdout.contains("s\\x1B[31m\\x07\\x0D\\u{9B}.wav"), "\(info.stdout)")
@@ -67,12 +75,7 @@ struct OutsideTextTests {
     ] {
       let result = try Hap.run(arguments)
       #expect(result.status == 0, "\(arguments): \(result.stderr)")
-      #expect(
-        OutsideTextTests.rawControl(result.stdout) == nil,
-        "\(arguments) printed \(OutsideTextTests.rawControl(result.stdout) ?? "")")
-      #expect(
-        OutsideTextTests.rawControl(result.stderr) == nil,
-        "\(arguments) printed \(OutsideTextTests.rawControl(result.stderr) ?? "") on stderr")
+      Self.expectShown(result, arguments)
     }
   }
 
@@ -84,9 +87,7 @@ struct OutsideTextTests {
     for arguments in [["profiles", profile], ["info", Repository.bundledPattern("tick"), "--profile", profile]] {
       let result = try Hap.run(arguments)
       #expect(result.status == 0, "\(arguments): \(result.stderr)")
-      #expect(
-        OutsideTextTests.rawControl(result.stdout) == nil,
-        "\(arguments) printed \(OutsideTextTests.rawControl(result.stdout) ?? "")")
+      Self.expectShown(result, arguments)
     }
   }
 }

@@ -19,12 +19,7 @@ struct SoundCardFilesTests {
     for arguments in runs {
       let result = try machine.run(arguments)
       #expect(result.status <= 2, "\(arguments): \(result.stderr)")
-      #expect(
-        OutsideTextTests.rawControl(result.stdout) == nil,
-        "\(arguments) printed \(OutsideTextTests.rawControl(result.stdout) ?? "")")
-      #expect(
-        OutsideTextTests.rawControl(result.stderr) == nil,
-        "\(arguments) printed \(OutsideTextTests.rawControl(result.stderr) ?? "") on stderr")
+      OutsideTextTests.expectShown(result, arguments)
     }
     let listed = try machine.run(["devices", "-D", "dualsense"])
     #expect(

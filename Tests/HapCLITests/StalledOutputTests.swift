@@ -18,41 +18,63 @@ struct StalledOutputTests {
     return folder
   }
 
+  /// What each thread of `pid` waits in (its wchan).
+  static func waits(_ pid: Int32) -> [String] {
+    let tasks = "/proc/\(pid)/task"
+    return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).map { task in
+      (try? String(contentsOfFile: "\(tasks)/\(task)/wchan", encoding: .utf8)) ?? ""
+    }
+  }
+
   /// Whether a thread of `pid` sleeps in a pipe's write, or in poll(2) waiting to write (its
   /// reader stopped reading).
   static func blockedWriting(_ pid: Int32) -> Bool {
-    let tasks = "/proc/\(pid)/task"
-    return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).contains { task in
-      let wchan = (try? String(contentsOfFile: "\(tasks)/\(task)/wchan", encoding: .utf8)) ?? ""
-      return wchan.contains("pipe_write") || wchan.contains("pipe_wait") || wchan.contains("poll")
+    waits(pid).contains { $0.contains("pipe_write") || $0.contains("pipe_wait") || $0.contains("poll") }
+  }
+
+  /// Whether a thread of `pid` sleeps in nanosleep(2).
+  static func sleeping(_ pid: Int32) -> Bool { waits(pid).contains { $0.contains("nanosleep") } }
+
+  /// `hap ARGUMENTS` started in `folder`, its standard error discarded.
+  static func start(_ arguments: [String], in folder: TemporaryFolder, output: Any, input: Any) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = arguments
+    process.currentDirectoryURL = folder.url
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = input
+    try process.run()
+    return process
+  }
+
+  /// Once `waiting` holds of the process, sends `signal`; whether it then exited 130 (a
+  /// sentence of what happened when not). A process that never waits or never ends is a
+  /// failure too (it is killed by the caller's defer).
+  static func endsWith130(_ process: Process, after signal: Int32, waiting: (Int32) -> Bool) -> String? {
+    guard Wait.until(30, every: 0.01, { waiting(process.processIdentifier) || !process.isRunning }) else {
+      return "it never waited"
     }
+    kill(process.processIdentifier, signal)
+    guard Wait.exit(of: process, within: 30) else { return "it did not end" }
+    process.waitUntilExit()
+    guard process.terminationReason == .exit, process.terminationStatus == 130 else {
+      return "\(process.terminationReason == .exit ? "exit" : "killed by") \(process.terminationStatus)"
+    }
+    return nil
   }
 
   /// Starts `hap ARGUMENTS` in `folder` with standard output into a pipe; a reader takes 100
   /// bytes of `stalled` (the FIFO, or nil for standard output) and stops; once hap waits in its
   /// write, `signal` is sent. The exit status (nil when it did not end within 30 s: killed).
   static func stall(_ arguments: [String], fifo: String?, in folder: TemporaryFolder, signal: Int32) throws -> Int32? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = arguments
-    process.currentDirectoryURL = folder.url
     let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
+    let process = try start(arguments, in: folder, output: out, input: FileHandle.nullDevice)
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-    var reader: Int32 = -1
-    if let fifo {
-      // Opened as soon as hap waits for a reader (a FIFO's open blocks without a writer).
-      _ = Wait.until(30, every: 0.01) {
-        reader = open(fifo, O_RDONLY | O_NONBLOCK)
-        return reader >= 0 && isWaiting(process.processIdentifier, on: fifo)
-      }
-    } else {
-      reader = out.fileHandleForReading.fileDescriptor
-    }
+    // A FIFO opened for reading without blocking, once; hap's open then finds its reader.
+    let reader = fifo.map { open($0, O_RDONLY | O_NONBLOCK) } ?? out.fileHandleForReading.fileDescriptor
     defer { if fifo != nil && reader >= 0 { close(reader) } }
+    if let fifo { _ = Wait.until(30, every: 0.01) { isWaiting(process.processIdentifier, on: fifo) } }
     var taken = 0
     var buffer = [UInt8](repeating: 0, count: 100)
     _ = Wait.until(30, every: 0.01) {
@@ -65,14 +87,6 @@ struct StalledOutputTests {
     guard Wait.exit(of: process, within: 30) else { return nil }
     process.waitUntilExit()
     return process.terminationStatus
-  }
-
-  /// Whether a thread of `pid` sleeps in nanosleep(2).
-  static func sleeping(_ pid: Int32) -> Bool {
-    let tasks = "/proc/\(pid)/task"
-    return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).contains { task in
-      ((try? String(contentsOfFile: "\(tasks)/\(task)/wchan", encoding: .utf8)) ?? "").contains("nanosleep")
-    }
   }
 
   /// Files whose names start with a dot (the atomic writes' temporary files).
@@ -110,21 +124,11 @@ struct StalledOutputTests {
     ] {
       let folder = try Self.folder()
       makeFIFO(folder.path("out.svg"))
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: Hap.binary)
-      process.arguments = arguments
-      process.currentDirectoryURL = folder.url
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
+      let process = try Self.start(arguments, in: folder, output: FileHandle.nullDevice, input: FileHandle.nullDevice)
       defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
       // Waiting for a reader: opens that find none, between sleeps of 10 ms.
-      #expect(Wait.until(30, every: 0.01) { Self.sleeping(process.processIdentifier) || !process.isRunning })
-      kill(process.processIdentifier, signal)
-      #expect(Wait.exit(of: process, within: 30), "\(name) did not end")
-      process.waitUntilExit()
-      #expect(
-        process.terminationStatus == 130 && process.terminationReason == .exit, "\(name): \(process.terminationStatus)")
+      let failure = Self.endsWith130(process, after: signal, waiting: Self.sleeping)
+      #expect(failure == nil, "\(name), signal \(signal): \(failure ?? "")")
     }
   }
 
@@ -140,25 +144,12 @@ struct StalledOutputTests {
     for arguments in runs {
       let folder = try Self.folder()
       makeFIFO(folder.path("in.json"))
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: Hap.binary)
-      process.arguments = arguments
-      process.currentDirectoryURL = folder.url
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
       let input = Pipe()  // held open, never written: standard input without data
-      process.standardInput = input
-      try process.run()
+      let process = try Self.start(arguments, in: folder, output: FileHandle.nullDevice, input: input)
       defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
       // Waiting for its writer: in poll(2) on the FIFO or on standard input.
-      #expect(Wait.until(30, every: 0.01) { Self.blockedWriting(process.processIdentifier) || !process.isRunning })
-      kill(process.processIdentifier, signal)
-      #expect(Wait.exit(of: process, within: 30), "\(arguments) did not end")
-      process.waitUntilExit()
-      #expect(
-        process.terminationReason == .exit && process.terminationStatus == 130,
-        "\(arguments), signal \(signal): \(process.terminationReason == .exit ? "exit" : "killed") \(process.terminationStatus)"
-      )
+      let failure = Self.endsWith130(process, after: signal, waiting: Self.blockedWriting)
+      #expect(failure == nil, "\(arguments), signal \(signal): \(failure ?? "")")
     }
   }
 }

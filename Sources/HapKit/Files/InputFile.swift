@@ -141,7 +141,18 @@ public enum InputFile {
 
   /// Reads `fd` to its end: a stream only once poll(2) says it is readable, so a signal ends the
   /// wait (``PatternFiles/ReadError/interrupted``).
+  /// A stream is read inside ``Interrupt/catching(_:)`` as a whole, so a signal between two
+  /// of its chunks ends the read as one during a wait does.
   public static func readAll(fd: Int32, kind: Kind, knownSize: Int?, limit: Int = PatternFiles.sizeLimit)
+    throws(PatternFiles.ReadError) -> [UInt8]
+  {
+    guard kind.isStream else { return try readLoop(fd: fd, kind: kind, knownSize: knownSize, limit: limit) }
+    return try Interrupt.catching { () throws(PatternFiles.ReadError) in
+      try readLoop(fd: fd, kind: kind, knownSize: knownSize, limit: limit)
+    }
+  }
+
+  private static func readLoop(fd: Int32, kind: Kind, knownSize: Int?, limit: Int)
     throws(PatternFiles.ReadError) -> [UInt8]
   {
     var bytes = [UInt8](repeating: 0, count: min(knownSize ?? 64 * 1024, limit) + 1)

@@ -15,14 +15,19 @@ public enum PatternFiles {
   /// One input named on the command line, after expanding directories.
   /// Whether `path` is the regular file standard output writes to (the same device and
   /// inode), so that hap never reads its own report as an input.
+  /// Standard output is looked at once; `path` only when standard output is a regular file.
   public static func isStandardOutput(_ path: String) -> Bool {
-    var output = stat()
+    guard let output = standardOutputFile else { return false }
     var file = stat()
-    guard fstat(STDOUT_FILENO, &output) == 0, output.st_mode & S_IFMT == S_IFREG, stat(path, &file) == 0 else {
-      return false
-    }
-    return output.st_dev == file.st_dev && output.st_ino == file.st_ino
+    return stat(path, &file) == 0 && file.st_dev == output.device && file.st_ino == output.inode
   }
+
+  /// The device and inode of the regular file standard output writes to; nil for anything else.
+  private static let standardOutputFile: (device: dev_t, inode: ino_t)? = {
+    var output = stat()
+    guard fstat(STDOUT_FILENO, &output) == 0, output.st_mode & S_IFMT == S_IFREG else { return nil }
+    return (output.st_dev, output.st_ino)
+  }()
 
   public enum Input: Sendable {
     /// A file named on the command line.

@@ -1,5 +1,5 @@
-import Foundation
 import CHapSignals
+import Foundation
 import HapCore
 
 /// Ctrl-C and SIGTERM: set a flag that long-running work checks, so it can stop cleanly
@@ -37,10 +37,10 @@ public enum Interrupt {
   /// Runs `wait` (a wait on an input) with Ctrl-C and SIGTERM caught, so they end it (the flag
   /// raised, the wake-up pipe readable) instead of ending the process mid-read; before and after,
   /// a program that did not ``install()`` the handler keeps the signals' default action.
-  public static func catching<T>(_ wait: () -> T) -> T {
+  public static func catching<T, E: Error>(_ wait: () throws(E) -> T) throws(E) -> T {
     _ = hap_interrupt_wait_begin()
     defer { hap_interrupt_wait_end() }
-    return wait()
+    return try wait()
   }
 
   /// Blocks SIGINT, SIGTERM and SIGHUP, before any other thread starts, so every thread
