@@ -95,6 +95,8 @@ test: deps sim
 	  && command -v gdbus >/dev/null && ls /usr/lib/*/girepository-1.0/Lfb-0.0.typelib >/dev/null 2>&1 \
 	  && /usr/bin/python3 -c 'import gi' 2>/dev/null \
 	  || $(MAKE) --no-print-directory apt PKGS="dbus-daemon dbus-bin feedbackd gir1.2-lfb-0.0 python3-gi libglib2.0-bin libdbus-1-3"
+	@# ReportFormatTests check validate's SARIF and JUnit reports against their schemas.
+	@/usr/bin/python3 -c 'import jsonschema, lxml' 2>/dev/null || $(MAKE) --no-print-directory apt PKGS="python3-jsonschema python3-lxml"
 	python3 scripts/gen-rules.py --check
 	@# No function over 60 lines in Sources unless a 'long-function:' comment says why.
 	python3 scripts/long-functions.py --check >/dev/null

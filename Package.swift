@@ -47,13 +47,15 @@ let package = Package(
     // that mixes many players on one device, sounds, and Core Haptics' API over them
     // (docs/hapkit.md). Prints nothing; no global mutable state.
     .target(
-      name: "HapKit", dependencies: ["HapCore", "HapALSA", "HapResample", "HapRumble", "CSndFile", "CHapSignals", "CDBus"]),
+      name: "HapKit",
+      dependencies: ["HapCore", "HapALSA", "HapResample", "HapRumble", "CSndFile", "CHapSignals", "CDBus"]),
     // `make bench`'s in-process figures for HapKit (start to first sample, sendParameters).
     .executableTarget(name: "hapkit-bench", dependencies: ["HapKit"]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.
     .target(name: "CHapSignals"),
     // The command-line front end: argument parsing, commands, output formatting.
-    .executableTarget(name: "hap", dependencies: ["HapCore", "HapKit", "HapALSA", "HapRumble", "CSndFile", "HapResample"]),
+    .executableTarget(
+      name: "hap", dependencies: ["HapCore", "HapKit", "HapALSA", "HapRumble", "CSndFile", "HapResample"]),
     // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
     .target(name: "HapFuzzCheck", dependencies: ["HapCore", "HapKit"]),
     // `make bench`: the render loop alone, without I/O.
@@ -71,6 +73,6 @@ let package = Package(
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
     .testTarget(
       name: "HapCLITests", dependencies: ["HapCore", "HapKit", "HapTestSupport", "hap", "HapResample"],
-      exclude: ["Golden", "CorpusVerdictChanges.tsv"]),
+      exclude: ["Golden", "CorpusVerdictChanges.tsv", "Schemas"]),
   ]
 )

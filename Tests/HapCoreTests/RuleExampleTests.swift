@@ -19,6 +19,8 @@ struct RuleExample: Sendable, CustomTestStringConvertible {
   var vocabulary: [(String, String)]? = nil
   /// The pattern files of the good example, when they differ from the bad one's.
   var goodVocabulary: [(String, String)]? = nil
+  /// The folder's entries passed over (name, why) in the bad example (none in the good one).
+  var skipped: [(fileName: String, why: String)] = []
 
   var testDescription: String { rule }
 
@@ -34,7 +36,7 @@ struct RuleExample: Sendable, CustomTestStringConvertible {
     }
     if let vocabulary = good ? goodVocabulary ?? vocabulary : vocabulary {
       let files = vocabulary.map { VocabularyFile(fileName: $0.0, bytes: Array($0.1.utf8)) }
-      let result = VocabularyValidator.validate(manifest: source, files: files)
+      let result = VocabularyValidator.validate(manifest: source, files: files, skipped: good ? [] : skipped)
       return (result.diagnostics, result.isValid)
     }
     let result = Validator.validate(source, context: context)
@@ -372,6 +374,20 @@ let ruleExamples: [RuleExample] = [
     good: #"{"Events": [{"Name": "timerUrgent"}]}"#,
     vocabulary: [("timerUrgent.json", heartbeat(0.85, 0.7))]),
   RuleExample(
+    rule: "vocabulary-name-unfireable",
+    bad: #"{"Events": [{"Name": ⟨1⟩"low health"}]}"#,
+    expected: [("vocabulary-name-unfireable", 1)],
+    good: #"{"Events": [{"Name": "low-health"}]}"#,
+    vocabulary: [("low health.json", ahap(transientEntry))],
+    goodVocabulary: [("low-health.json", ahap(transientEntry))]),
+  RuleExample(
+    rule: "vocabulary-file-skipped",
+    bad: #"⟨1⟩{"Events": [{"Name": "tick"}]}"#,
+    expected: [("vocabulary-file-skipped", 1)],
+    good: #"{"Events": [{"Name": "tick"}]}"#,
+    vocabulary: [("tick.json", ahap(transientEntry))],
+    skipped: [("tick.json.orig", "its name does not end in .ahap, .json or .haptic")]),
+  RuleExample(
     rule: "vocabulary-pattern-invalid",
     bad: #"{"Events": [{"Name": ⟨1⟩"tick"}, {"Name": "buzz"}]}"#,
     expected: [("vocabulary-pattern-invalid", 1)],
@@ -447,8 +463,10 @@ struct RuleExampleTests {
       .valueNotFinite, .curvePointsMissing, .waveformMissing, .keyUnknown, .versionMissing, .versionUnsupported,
       .valueOutOfRange, .parameterNotApplicable, .parameterDuplicate, .curveTooManyPoints, .curvePointsUnsorted,
       .curveTimesAbsolute, .curveOverlap, .continuousTooLong, .waveformNotFound, .patternEmpty, .profileValueInvalid,
-      .patternSilent, .curveParameterUnsupported, .nullIgnored, .waveformPathNull, .waveformPathNUL, .numberAsString, .durationNegative,
+      .patternSilent, .curveParameterUnsupported, .nullIgnored, .waveformPathNull, .waveformPathNUL, .numberAsString,
+      .durationNegative,
       .parameterWrongEventType, .patternTooLong, .vocabularyNameDuplicate, .vocabularyFileMissing,
+      .vocabularyNameUnfireable, .vocabularyFileSkipped,
       .vocabularyPatternInvalid, .vocabularyTierShape, .vocabularyRarity, .hapticClipInvalid, .hapticClipAdjusted,
       .waveformUndecodable, .waveformBudgetExceeded, .waveformLoopDurationMissing, .waveformDurationIgnored,
     ]

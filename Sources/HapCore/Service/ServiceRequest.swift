@@ -233,7 +233,8 @@ public enum ServiceRequest: Equatable, Sendable {
     guard arguments.count <= 1 else { return .failure(extra("stop", arguments[1])) }
     if let word = arguments.first, !word.isEmpty, word.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
       guard let id = voiceNumber(word) else {
-        return .failure(ServiceError(.badRequest, "\"\(Format.excerpt(word))\" is not a voice number (1 to 4294967295)."))
+        return .failure(
+          ServiceError(.badRequest, "\"\(Format.excerpt(word))\" is not a voice number (1 to 4294967295)."))
       }
       return .success(.stopVoice(id))
     }
@@ -255,7 +256,9 @@ public enum ServiceRequest: Equatable, Sendable {
       let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       guard parts.count == 2 else {
         return .failure(
-          ServiceError(.badRequest, "expected intensity=X or sharpness=X after the voice number, not \"\(Format.excerpt(word))\"."))
+          ServiceError(
+            .badRequest, "expected intensity=X or sharpness=X after the voice number, not \"\(Format.excerpt(word))\".")
+        )
       }
       if let error = control(parts, "set", &intensity, &sharpness) { return .failure(error) }
     }
@@ -273,6 +276,25 @@ public enum ServiceRequest: Equatable, Sendable {
 
   private static func extra(_ verb: String, _ word: String) -> ServiceError {
     ServiceError(.badRequest, "unexpected \"\(Format.excerpt(word))\" after \(verb).")
+  }
+
+  /// Whether a client can fire the event `name`: `fire NAME` reads back as exactly that name.
+  public static func canFire(_ name: String) -> Bool {
+    guard case .success(.fire(let parsed, nil, nil, false, false)) = parse("fire " + name) else { return false }
+    return parsed == name
+  }
+
+  /// Why ``canFire(_:)`` is false for `name`, in words.
+  public static func unfireableReason(_ name: String) -> String {
+    if name.utf8.count + 5 > maxLineBytes { return "it is longer than a request line (\(maxLineBytes) bytes)" }
+    if name.unicodeScalars.contains(where: isForbidden) {
+      return "it holds a control character, which a request line cannot carry"
+    }
+    if name.unicodeScalars.contains(where: \.properties.isWhitespace) {
+      return "it holds a space, and a request's words are separated by spaces"
+    }
+    if name.contains("=") { return "it holds '=', and a word with '=' is read as an option" }
+    return "'fire \(Format.visibleControls(name))' does not name it"
   }
 
   /// Line breaks and control characters other than the tab.

@@ -9,9 +9,10 @@ public enum RuleLevel: String, Sendable, CaseIterable {
 
 /// The rule levels a project chose, applied to the findings of one file after validation.
 ///
-/// Only `hap validate`'s verdict reads them: the renderer never sees them, so a file that passes
-/// validate with a rule turned down is still refused by render, play, info, plot and diff when
-/// it has an error. `json-syntax` cannot be turned off or down (``locked``): after a syntax
+/// `hap validate`'s verdict reads them all. The other commands that read patterns read them
+/// through ``tightened(_:)``: the renderer never sees them, so a file that passes validate with
+/// a rule turned down is still refused by render, play, info, plot and diff when it has an
+/// error. `json-syntax` cannot be turned off or down (``locked``): after a syntax
 /// error nothing else of the file was read, so a pass would say nothing about it.
 public struct RuleSettings: Sendable, Equatable {
   public private(set) var levels: [String: RuleLevel] = [:]
@@ -54,6 +55,14 @@ public struct RuleSettings: Sendable, Equatable {
       }
       return changed
     }
+  }
+
+  /// The findings as a command other than `hap validate` shows them (render, play, info, plot,
+  /// convert, diff, serve's load): a warning's or a note's rule can be left out or raised to an
+  /// error, but an error stays an error, because those commands cannot play what iOS refuses.
+  public func tightened(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+    guard !levels.isEmpty else { return diagnostics }
+    return diagnostics.compactMap { $0.severity == .error ? $0 : apply([$0]).first }
   }
 
   /// A config file is small; a longer one is refused unread.

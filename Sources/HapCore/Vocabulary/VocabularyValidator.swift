@@ -12,21 +12,40 @@ public enum VocabularyValidator {
     VocabularyPatternInvalid.check(input, findings: &findings)
     VocabularyTierShape.check(input, findings: &findings)
     VocabularyRarity.check(input, findings: &findings)
+    VocabularyNameUnfireable.check(input, findings: &findings)
+    VocabularyFileSkipped.check(input, findings: &findings)
+  }
+
+  /// One file of the folder read as the service reads it: a `.haptic` clip through its
+  /// conversion, anything else as AHAP; its findings through `levels` (the project's).
+  static func read(
+    _ file: VocabularyFile, context: ValidationContext, levels: ([Diagnostic]) -> [Diagnostic]
+  ) -> Result<ValidationResult, VocabularyReadError> {
+    file.contents.map { bytes in
+      let result =
+        file.fileName.lowercased().hasSuffix(".haptic")
+        ? HapticReading.read(SourceText(bytes)).result : Validator.validate(bytes, context: context)
+      return ValidationResult(pattern: result.pattern, diagnostics: levels(result.diagnostics))
+    }
   }
 
   /// Checks `manifest` (nil when the folder has none) against the pattern files `files`.
   /// The diagnostics are the manifest's; each pattern's own findings are in `patterns`.
-  /// `context` gives each file's validation context by its name (how its sounds are found).
+  /// `context` gives each file's validation context by its name (how its sounds are found),
+  /// `levels` each file's findings at the project's rule levels (by its name; an error there
+  /// leaves the event out). `skipped`: the folder's entries the caller passed over, and why.
   public static func validate(
     manifest source: SourceText?, files: [VocabularyFile],
-    context: (String) -> ValidationContext = { _ in ValidationContext() }
+    context: (String) -> ValidationContext = { _ in ValidationContext() },
+    levels: (String, [Diagnostic]) -> [Diagnostic] = { $1 }, skipped: [(fileName: String, why: String)] = []
   ) -> VocabularyResult {
     var findings = FindingCollector()
     let manifest = source.flatMap { ManifestDecoder.decode($0, findings: &findings) }
     let patterns = files.map { file in
-      (file: file, result: file.contents.map { Validator.validate($0, context: context(file.fileName)) })
+      (file: file, result: read(file, context: context(file.fileName)) { levels(file.fileName, $0) })
     }
-    let input = VocabularyCheckInput(manifest: manifest ?? VocabularyManifest(), patterns: patterns)
+    var input = VocabularyCheckInput(manifest: manifest ?? VocabularyManifest(), patterns: patterns)
+    input.skipped = skipped
     if manifest != nil { runChecks(input, findings: &findings) }
     let diagnostics = source.map { findings.diagnostics(in: $0) } ?? []
     var events: [VocabularyEvent] = []
@@ -64,6 +83,8 @@ struct VocabularyCheckInput {
   let patterns: [(file: VocabularyFile, result: Result<ValidationResult, VocabularyReadError>)]
   /// Event name → index of its first file (in the order given).
   let firstFile: [String: Int]
+  /// The folder's entries passed over, and why (``VocabularyFileSkipped``).
+  var skipped: [(fileName: String, why: String)] = []
 
   init(
     manifest: VocabularyManifest,

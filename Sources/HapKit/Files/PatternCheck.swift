@@ -27,6 +27,8 @@ public enum PatternCheck {
     public var reading = PatternReading()
     /// `--max-warnings N`: more warnings than this over the run fail it (nil: no limit).
     public var maxWarnings: Int?
+    /// `-o FILE`: the report's file, which a folder walk leaves out (hap's own output).
+    public var report: String?
 
     public init(levels: RuleSettings = RuleSettings(), ignore: [String] = []) {
       self.levels = levels
@@ -54,9 +56,12 @@ public enum PatternCheck {
       let found = PatternFiles.expand([path], ignores: ignores)
       if let failure = ignores.failure { return .failure(.unusableConfig(failure)) }
       guard !found.isEmpty else { return .failure(.noPatterns(path)) }
-      // A file the shell made for hap's own output (`hap validate . > report.json`) is no
-      // pattern: a folder walk leaves it out.
-      inputs += found.filter { if case .found(let file) = $0 { !PatternFiles.isStandardOutput(file) } else { true } }
+      // A file the shell made for hap's own output (`hap validate . > report.json`), or the
+      // report of an earlier `-o`, is no pattern: a folder walk leaves it out.
+      inputs += found.filter {
+        guard case .found(let file) = $0 else { return true }
+        return !PatternFiles.isStandardOutput(file) && !(project.report.map { OutputPlan.sameFile($0, file) } ?? false)
+      }
     }
     var config = ignores.ruleConfig
     var result: [(input: PatternFiles.Input, settings: RuleSettings)] = []
@@ -110,7 +115,8 @@ public enum PatternCheck {
       let files = PatternFiles.vocabularyFiles(in: folder)
       let result = VocabularyValidator.validate(
         manifest: SourceText(bytes), files: files,
-        context: { PatternFiles.context(for: .found(SoundSearch.join(folder, $0)), sounds: search) })
+        context: { PatternFiles.context(for: .found(SoundSearch.join(folder, $0)), sounds: search) },
+        skipped: PatternFiles.vocabularyEntries(in: folder).skipped)
       return Report(name: path, diagnostics: settings.apply(result.diagnostics), unreadable: nil, isManifest: true)
     } catch {
       return Report(name: path, diagnostics: [], unreadable: error.message, isManifest: true)

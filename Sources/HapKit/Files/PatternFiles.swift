@@ -9,8 +9,8 @@ public enum PatternFiles {
 
   /// Extensions picked up when walking a directory (case-insensitive).
   public static let patternExtensions: Set<String> = ["ahap", "json", "haptic"]
-  /// Extensions of a vocabulary's pattern files: AHAP only.
-  public static let vocabularyExtensions: Set<String> = ["ahap", "json"]
+  /// Extensions of a vocabulary's pattern files: AHAP, and `.haptic` clips (as they play).
+  public static let vocabularyExtensions: Set<String> = ["ahap", "json", "haptic"]
 
   /// One input named on the command line, after expanding directories.
   /// Whether `path` is the regular file standard output writes to (the same device and
@@ -145,28 +145,59 @@ public enum PatternFiles {
 
   /// The paths of a vocabulary folder's pattern files, sorted, without reading them (what
   /// ``vocabularyFiles(in:)`` reads; `hap completion --list events` names their stems).
-  public static func vocabularyPaths(in folder: String) -> [String] {
+  public static func vocabularyPaths(in folder: String) -> [String] { vocabularyEntries(in: folder).served }
+
+  /// A vocabulary folder's entries: the paths of its pattern files (`*.ahap`, `*.json`,
+  /// `*.haptic` that are regular files, sorted; hidden entries and the manifest aside), and the
+  /// names it passes over that look meant as events, with why: such a name that is not a
+  /// regular file, a pattern's name with more after it (`tick.ahap.orig`), a subfolder
+  /// holding pattern files (the service does not read subfolders).
+  public static func vocabularyEntries(in folder: String) -> (
+    served: [String], skipped: [(fileName: String, why: String)]
+  ) {
+    var served: [String] = []
+    var skipped: [(fileName: String, why: String)] = []
+    for name in folderNames(folder) where !name.hasPrefix(".") && name != manifestName {
+      let path = folder.isEmpty ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
+      var info = stat()
+      let exists = stat(path, &info) == 0
+      let kind = InputFile.Kind(mode: info.st_mode)
+      if hasVocabularyExtension(name) {
+        if exists && kind == .regularFile {
+          served.append(path)
+        } else {
+          skipped.append((name, exists ? "it is \(kind.phrase), not a regular file" : "it is a link to nothing"))
+        }
+      } else if exists && kind == .directory {
+        if folderNames(path).contains(where: hasVocabularyExtension) {
+          skipped.append((name, "it is a folder, and the service reads only its folder's own pattern files"))
+        }
+      } else if vocabularyExtensions.contains(where: {
+        name.lowercased().contains(".\($0).") || name.lowercased().hasSuffix(".\($0)~")
+      }) {
+        skipped.append((name, "its name does not end in .ahap, .json or .haptic"))
+      }
+    }
+    return (served, skipped)
+  }
+
+  private static func hasVocabularyExtension(_ name: String) -> Bool {
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
+    return vocabularyExtensions.contains(name[name.index(after: dot)...].lowercased())
+  }
+
+  /// The names in `folder`, sorted ("." and ".." aside); none when it cannot be opened.
+  private static func folderNames(_ folder: String) -> [String] {
     guard let stream = opendir(folder.isEmpty ? "." : folder) else { return [] }
     var names: [String] = []
     while let entry = readdir(stream) {
       let name = withUnsafePointer(to: entry.pointee.d_name) {
         $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
       }
-      if name.hasPrefix(".") || name == manifestName { continue }
-      names.append(name)
+      if name != "." && name != ".." { names.append(name) }
     }
     closedir(stream)
-    var found: [String] = []
-    for name in names.sorted() {
-      guard let dot = name.lastIndex(of: "."),
-        vocabularyExtensions.contains(name[name.index(after: dot)...].lowercased())
-      else { continue }
-      let path = folder.isEmpty ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
-      var info = stat()
-      guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-      found.append(path)
-    }
-    return found
+    return names.sorted()
   }
 
   /// The pattern files of a vocabulary folder (not recursive: `*.ahap` and `*.json` directly

@@ -223,10 +223,30 @@ private final class LookupCache: @unchecked Sendable {
 public struct PatternReading: Sendable {
   public var sounds: SoundSearch
   public var namedFiles: InputFile.Purpose
+  /// Where the project's rule levels come from: the nearest `.haprc.json` above each file, as
+  /// `hap validate` finds it (``RuleConfig``), read through ``RuleSettings/tightened(_:)``.
+  public var project: RuleConfig.Source
 
-  public init(sounds: SoundSearch = SoundSearch(), namedFiles: InputFile.Purpose = .namedInput) {
+  public init(
+    sounds: SoundSearch = SoundSearch(), namedFiles: InputFile.Purpose = .namedInput,
+    project: RuleConfig.Source = .nearest
+  ) {
     self.sounds = sounds
     self.namedFiles = namedFiles
+    self.project = project
+  }
+
+  /// The project's rule levels for `input` (none for a config that cannot be used: ``check``
+  /// says why).
+  public func levels(for input: PatternFiles.Input) throws(RuleConfig.Failure) -> RuleSettings {
+    var config = RuleConfig(overrides: RuleSettings(), source: project)
+    return try config.settings(for: input)
+  }
+
+  /// `diagnostics` of `input` at the project's levels (``RuleSettings/tightened(_:)``); as they
+  /// are when the project's settings cannot be used.
+  public func levelled(_ diagnostics: [Diagnostic], of input: PatternFiles.Input) -> [Diagnostic] {
+    ((try? levels(for: input)) ?? RuleSettings()).tightened(diagnostics)
   }
 
   /// The same, reading named files as `--watch` does.
@@ -265,6 +285,12 @@ public struct PatternReading: Sendable {
   ) -> Checked {
     let input: PatternFiles.Input = path == "-" ? .standardInput : .file(path)
     let bytes: [UInt8]
+    let levels: RuleSettings
+    do throws(RuleConfig.Failure) {
+      levels = try self.levels(for: input)
+    } catch {
+      return .unreadable("the project's settings '\(Format.excerpt(error.path))' cannot be used: \(error.message)")
+    }
     do {
       bytes = try read(input)
     } catch {
@@ -274,8 +300,9 @@ public struct PatternReading: Sendable {
     context.longestPattern = longestPattern
     context.renderRate = renderRate
     let result = PatternFiles.validate(bytes, input: input, context: context)
-    guard result.isValid, let pattern = result.pattern else { return .invalid(result.diagnostics) }
-    return .valid(pattern, result.diagnostics)
+    let diagnostics = levels.tightened(result.diagnostics)
+    guard result.isValid, !diagnostics.hasErrors, let pattern = result.pattern else { return .invalid(diagnostics) }
+    return .valid(pattern, diagnostics)
   }
 }
 

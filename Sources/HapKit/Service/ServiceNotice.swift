@@ -17,6 +17,12 @@ public enum ServiceNotice: Sendable {
   case manifestUnusable(path: String)
   /// A pattern file left out: it cannot be read (`reason`), or its first error.
   case patternLeftOut(file: String, reason: String, error: Diagnostic?)
+  /// A pattern file loaded whose event no client can fire by name (`why`: ``ServiceRequest/unfireableReason(_:)``).
+  case eventUnfireable(file: String, why: String)
+  /// An entry of the folder passed over (``PatternFiles/vocabularyEntries(in:)``), and why.
+  case fileSkipped(file: String, why: String)
+  /// A pattern's warnings and notes at the project's levels (not under `hap serve -q`).
+  case patternWarnings(file: String, [Diagnostic])
   /// No pattern of the folder is valid: every fire is refused until one is added.
   case noEvents(folder: String)
 

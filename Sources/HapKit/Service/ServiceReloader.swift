@@ -38,6 +38,8 @@ public final class ServiceReloader: @unchecked Sendable {
   /// Reads feedbackd's theme again for a vocabulary (on SIGHUP, as feedbackd does); a failure
   /// keeps the theme read before (said by it). Nil: the service has no theme.
   public var theme: (@Sendable (Vocabulary) -> Result<Vocabulary?, FeedbackThemeFailure>)?
+  /// `hap serve -q`: the vocabulary's warnings are left out of the log at each reload.
+  public var quietLoad = false
   private let log: @Sendable (ServiceNotice) -> Void
 
   public init(
@@ -148,7 +150,9 @@ public final class ServiceReloader: @unchecked Sendable {
   /// Loads the vocabulary folder again and swaps it in; a folder that is gone keeps the old one.
   func reloadVocabulary(_ reason: String, rereadingTheme: Bool = false) {
     guard let service else { return }
-    guard let vocabulary = VocabularyFolder(path: folder, source: .named).load(search: search, log: log) else {
+    guard
+      let vocabulary = VocabularyFolder(path: folder, source: .named).load(search: search, quiet: quietLoad, log: log)
+    else {
       log(.vocabularyKept)
       return
     }

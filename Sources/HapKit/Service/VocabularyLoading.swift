@@ -4,14 +4,22 @@ import HapCore
 extension VocabularyFolder {
   /// The stems of the folder's pattern files, without reading them: the events it would serve.
   public var eventNames: [String] {
-    PatternFiles.vocabularyPaths(in: path).map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension }
+    PatternFiles.vocabularyPaths(in: path).map {
+      (($0 as NSString).lastPathComponent as NSString).deletingPathExtension
+    }
   }
 
   /// Reads and validates the folder's vocabulary: each pattern left out, a manifest that
   /// cannot be used (the default settings then) and an empty vocabulary go to `log`. Nil when
   /// the folder is not there (said to `log`). Each pattern's sounds are looked for beside it,
   /// then as `search` says.
-  public func load(search: SoundSearch, log: @Sendable (ServiceNotice) -> Void) -> Vocabulary? {
+  /// Each event's warnings go to `log` too (not with `quiet`), and so do an event no client can
+  /// fire and an entry passed over (``PatternFiles/vocabularyEntries(in:)``). The nearest
+  /// `.haprc.json`'s rule levels apply (``RuleSettings/tightened(_:)``), as `reading.project` says.
+  public func load(
+    search: SoundSearch, project: RuleConfig.Source = .nearest, quiet: Bool = false,
+    log: @Sendable (ServiceNotice) -> Void
+  ) -> Vocabulary? {
     guard Self.isFolder(path) else {
       log(.vocabularyMissing(self))
       return nil
@@ -30,14 +38,21 @@ extension VocabularyFolder {
     let context = { (name: String) in
       PatternFiles.context(for: .found(SoundSearch.join(folder, name)), sounds: search)
     }
-    var result = VocabularyValidator.validate(manifest: manifest, files: files, context: context)
+    let reading = PatternReading(sounds: search, project: project)
+    let levels = { (name: String, found: [Diagnostic]) in
+      reading.levelled(found, of: .found(SoundSearch.join(folder, name)))
+    }
+    let skipped = PatternFiles.vocabularyEntries(in: folder).skipped
+    var result = VocabularyValidator.validate(
+      manifest: manifest, files: files, context: context, levels: levels, skipped: skipped)
     for diagnostic in result.diagnostics where diagnostic.severity == .error {
       log(.manifestError(path: manifestPath, diagnostic))
     }
     if result.vocabulary == nil {
       log(.manifestUnusable(path: manifestPath))
-      result = VocabularyValidator.validate(manifest: nil, files: files, context: context)
+      result = VocabularyValidator.validate(manifest: nil, files: files, context: context, levels: levels)
     }
+    for entry in skipped { log(.fileSkipped(file: entry.fileName, why: entry.why)) }
     for (fileName, pattern) in result.patterns {
       switch pattern {
       case .failure(let error):
@@ -45,7 +60,13 @@ extension VocabularyFolder {
       case .success(let validation) where !validation.isValid:
         let first = validation.diagnostics.first { $0.severity == .error }
         log(.patternLeftOut(file: fileName, reason: "it has errors", error: first))
-      default: break
+      case .success(let validation):
+        let stem = VocabularyFile(fileName: fileName, bytes: []).stem
+        if !ServiceRequest.canFire(stem) {
+          log(.eventUnfireable(file: fileName, why: ServiceRequest.unfireableReason(stem)))
+        }
+        let warnings = validation.diagnostics.filter { $0.severity != .error }
+        if !quiet && !warnings.isEmpty { log(.patternWarnings(file: fileName, warnings)) }
       }
     }
     if let events = result.vocabulary?.events, events.isEmpty { log(.noEvents(folder: folder)) }

@@ -39,7 +39,8 @@ enum ConvertCommand: Command {
   static let from = Option<String?>.choice(
     "from", "FORMAT", ["ahap", "haptic", "audio"], default: ": from the extension", "The input format")
   static let to = Option<String?>.choice(
-    "to", "FORMAT", ["ahap", "haptic", "android", "android-xml", "kotlin"], default: ": from OUT's extension", "The output format")
+    "to", "FORMAT", ["ahap", "haptic", "android", "android-xml", "kotlin"], default: ": from OUT's extension",
+    "The output format")
   static let portable = Option<Bool>.flag(
     "portable", "Rewrite an AHAP pattern so iOS plays it as hap does (strict-clean); print each rewrite.")
   static let sensitivity = Option<Double>.number(
@@ -89,8 +90,11 @@ enum ConvertCommand: Command {
     let (jobs, folders) = try RenderCommand.jobs(
       named, output: output, suffix: "." + (arguments[Self.to] == "kotlin" ? "kt" : target.fileExtension),
       fileExtensions: Set(["ahap", "json", "haptic"] + audioExtensions))
-    guard RenderCommand.prepareOutputs(
-        jobs, folders: folders, reading: ReadFile.inputs(patterns: inputs, noun: "input", sounds: arguments.reading.sounds)) else {
+    guard
+      RenderCommand.prepareOutputs(
+        jobs, folders: folders,
+        reading: ReadFile.inputs(patterns: inputs, noun: "input", sounds: arguments.reading.sounds))
+    else {
       return ExitStatus.trouble
     }
     var status = ExitStatus.ok
@@ -107,7 +111,8 @@ enum ConvertCommand: Command {
   static func format(_ value: String?, option: String) throws(UsageError) -> ConversionFormat? {
     guard let value else { return nil }
     guard let format = ConversionFormat(name: value) else {
-      throw .refused("'\(Format.excerpt(value))' is not a format for \(option): ahap, haptic, audio, android or android-xml")
+      throw .refused(
+        "'\(Format.excerpt(value))' is not a format for \(option): ahap, haptic, audio, android or android-xml")
     }
     return format
   }
@@ -182,7 +187,7 @@ enum ConvertCommand: Command {
     if from == .audio, input != "-", SignalSeries.hasUnsupportedSamples(bytes) {
       return convertSound(input, to: output, audio: audio, verbose: verbose, quiet: quiet)
     }
-    let converted: Converter.Output
+    var converted: Converter.Output
     do {
       let options = Converter.Options(
         portable: portable, kotlin: output.lowercased().hasSuffix(".kt"),
@@ -190,15 +195,26 @@ enum ConvertCommand: Command {
       var context = reading.context(for: file)  // an output without sound needs no sound file
       if target != .ahap { (context.waveformExists, context.sound) = (nil, nil) }
       converted = try Converter.convert(bytes, from: from, to: target, context: context, options: options, audio: audio)
+    } catch .invalidInput(let findings) {
+      return report(.invalidInput(reading.levelled(findings, of: file)), name: name, output: output, quiet: quiet)
     } catch {
       return report(error, name: name, output: output, quiet: quiet)
     }
+    converted.diagnostics = reading.levelled(converted.diagnostics, of: file)  // .haprc.json's levels
+    if converted.diagnostics.hasErrors {
+      return report(.invalidInput(converted.diagnostics), name: name, output: output, quiet: quiet)
+    }
     let status = write(converted, name: name, to: output, verbose: verbose, quiet: quiet, portable: portable)
-    if status == ExitStatus.ok && !quiet && !verbose && target != .ahap, let sounds = converted.soundEvents, sounds > 0 {
-      Console.error("hap: note: \(name): its sound (\(sounds) AudioCustom event\(sounds == 1 ? "" : "s")) is left out; \(output) carries no sound")
+    if status == ExitStatus.ok && !quiet && !verbose && target != .ahap, let sounds = converted.soundEvents, sounds > 0
+    {
+      Console.error(
+        "hap: note: \(name): its sound (\(sounds) AudioCustom event\(sounds == 1 ? "" : "s")) is left out; \(output) carries no sound"
+      )
     }
     if status == ExitStatus.ok && !quiet && target == .ahap && input != "-" && output != "-" {
-      for note in soundNotes(converted.bytes, input: input, output: output, search: reading.sounds) { Console.error(note) }
+      for note in soundNotes(converted.bytes, input: input, output: output, search: reading.sounds) {
+        Console.error(note)
+      }
     }
     return status
   }
@@ -310,7 +326,9 @@ enum ConvertCommand: Command {
   ) -> Int32 {
     let style = PatternLoading.errorStyle
     if !quiet {
-      for finding in converted.diagnostics { Console.finding(DiagnosticPrinter.text(finding, file: name, style: style)) }
+      for finding in converted.diagnostics {
+        Console.finding(DiagnosticPrinter.text(finding, file: name, style: style))
+      }
     }
     if portable && !quiet {
       for line in converted.approximations { Console.error("\(name): rewrote: \(line)") }

@@ -61,8 +61,9 @@ enum DiffCommand: Command {
     "Also draw both patterns overlaid (two colours, a legend) into FILE.svg,\nas 'hap plot' draws one.")
   static let options: [any DeclaredOption] = [
     signal, thresholdDB, timeTolerance, metadata, exact, Options.format, color, Options.profile, Options.rate,
-    Options.timelineWidth, plot, Options.soundPath,
+    Options.timelineWidth, plot, Options.soundPath, quiet,
   ]
+  static let quiet = Option<Bool>.flag("quiet", short: "q", "Do not print the warnings of clamped values.")
   static let examples = [
     ("hap diff old/correct.json patterns/correct.json", "Review a change to a pattern"),
     ("hap diff --signal a.ahap b.ahap", "Do they feel the same?"),
@@ -90,7 +91,9 @@ enum DiffCommand: Command {
     let plot = try plotFile(arguments)
     let read = ReadFile.inputs(
       patterns: [oldPath, newPath], sounds: arguments.reading.sounds, profile: arguments[Options.profile])
-    if let plot, !RenderCommand.prepareOutputs([(oldPath, plot)], folders: [], reading: read) { return ExitStatus.trouble }
+    if let plot, !RenderCommand.prepareOutputs([(oldPath, plot)], folders: [], reading: read) {
+      return ExitStatus.trouble
+    }
     let profile: ActuatorProfile
     do {
       profile = try PatternLoading.profile(arguments[Options.profile])
@@ -101,8 +104,7 @@ enum DiffCommand: Command {
     let new: Pattern
     switch (load(oldPath, reading: arguments.reading), load(newPath, reading: arguments.reading)) {
     case (.valid(let a, let aFindings), .valid(let b, let bFindings)):
-      printClamped(aFindings, file: oldLabel)
-      printClamped(bFindings, file: newLabel)
+      if !arguments[quiet] { (printClamped(aFindings, file: oldLabel), printClamped(bFindings, file: newLabel)) }
       (old, new) = (a, b)
     case (let a, let b):
       guard git else {

@@ -39,7 +39,8 @@ enum ServeCommand: Command {
     """
   static let vocabulary = Option<String?>.text(
     "vocabulary", "DIR", .folders,
-    default: ": ./patterns, else the bundled\nPREFIX/share/hap/patterns beside PREFIX/bin/hap; for feedbackd's\nAPI, ./desktop, else PREFIX/share/hap/desktop",
+    default:
+      ": ./patterns, else the bundled\nPREFIX/share/hap/patterns beside PREFIX/bin/hap; for feedbackd's\nAPI, ./desktop, else PREFIX/share/hap/desktop",
     "The vocabulary folder")
   static let idleClose = Option<Double>.number(
     "idle-close", "S", in: 0...86_400, unit: .seconds, default: 5, "Close the device after S seconds of silence")
@@ -58,8 +59,12 @@ enum ServeCommand: Command {
   static let clientTimeout = Option<Double>.number(
     "client-timeout", "S", in: 0...86_400, unit: .seconds, default: 300,
     "Close a connection idle for S seconds, {}; 0: never\n(a connection holding a loop is not idle).")
+  static let quiet = Option<Bool>.flag("quiet", short: "q", "Leave the vocabulary's warnings and notes out of the log.")
   static let options: [any DeclaredOption] =
-    [vocabulary, ServiceClient.socket, idleClose, keepOpen, dbus, feedbackTheme, config, memoryBudget, clientTimeout]
+    [
+      vocabulary, quiet, ServiceClient.socket, idleClose, keepOpen, dbus, feedbackTheme, config, memoryBudget,
+      clientTimeout,
+    ]
     + [Options.soundPath]
     + DeviceOptions.all.map { $0.spec.name == latency.spec.name ? latency : $0 } + DeviceOptions.sound
   static let examples = [
@@ -108,6 +113,7 @@ enum ServeCommand: Command {
         device: options.settings, gaveDevice: arguments.gave(DeviceOptions.device),
         gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)),
       log: say)
+    reloader.quietLoad = arguments[quiet]
     log.add(vocabularyFolder.logLine)
     let trouble = {  // trouble before serving: the last log lines are written first
       log.drain(within: 1)
@@ -124,7 +130,7 @@ enum ServeCommand: Command {
     // The socket first: a live service is refused before any work, and clients that connect
     // while the events render wait in the backlog.
     guard let (listener, socket) = listen(socketPath, log: log) else { return trouble() }
-    guard let vocabulary = vocabularyFolder.load(search: reloader.search, log: say) else {
+    guard let vocabulary = vocabularyFolder.load(search: reloader.search, quiet: arguments[quiet], log: say) else {
       socket.remove()
       return trouble()
     }
@@ -216,7 +222,9 @@ enum ServeCommand: Command {
   ) -> Vocabulary?? {
     let (asked, dbus) = (arguments[feedbackTheme], arguments[dbus])
     let theme = FeedbackThemeFile.forService(asked: asked, dbus: dbus, vocabulary: vocabulary, log: say)
-    reloader.theme = { FeedbackThemeFile.forService(asked: asked, dbus: dbus, vocabulary: $0, reloading: true, log: say) }
+    reloader.theme = {
+      FeedbackThemeFile.forService(asked: asked, dbus: dbus, vocabulary: $0, reloading: true, log: say)
+    }
     if case .failure = theme { socket.remove() }
     return try? theme.get()
   }

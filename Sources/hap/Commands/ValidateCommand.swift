@@ -28,6 +28,11 @@ enum ValidateCommand: Command {
     Files above \(PatternFiles.formatBytes(PatternFiles.sizeLimit)) are refused as unreadable.
 
     After the totals, a summary per rule: how many findings each rule raised, errors first.
+    For CI: --format sarif (GitHub code scanning) and junit (GitLab, Jenkins) are whole
+    documents; github annotates at most 10 findings of each kind (what GitHub shows per step)
+    and prints the rest as text lines in the log, with one notice counting them. -o FILE
+    writes the report when the run ends (a temporary file, then renamed); a folder walk never
+    checks that file, nor the file standard output is redirected to. docs/ci.md has recipes.
 
     Rules can be configured for a project: --disable, --warning and --error RULE (each
     repeatable) turn a rule's findings off or change their severity, and so does the nearest
@@ -35,8 +40,9 @@ enum ValidateCommand: Command {
     "warning" | "error"}, "ignore": ["GLOB", ...]} (--config FILE: that file instead;
     --no-config: none); the command line wins over the file. An unknown rule id, a broken
     .haprc.json (or one that is not a regular file, such as a FIFO, or a link to nothing)
-    or turning json-syntax down is trouble (exit 2). The levels only change
-    validate's verdict: render, play, info, plot and diff still refuse a file with errors.
+    or turning json-syntax down is trouble (exit 2). The other commands that read patterns
+    read the nearest .haprc.json too: a rule off is not printed, a warning raised to an error
+    refuses the pattern, and an error stays one (what iOS refuses is never played).
 
     Exit status: 0 when no file has an error (warnings allowed), 1 when any file has an
     error (with --strict: or a warning), 2 when a path cannot be read, a folder holds no
@@ -48,7 +54,11 @@ enum ValidateCommand: Command {
   static let strict = Option<Bool>.flag("strict", "Treat warnings as failures: exit 1 if any file has a warning.")
   static let format = Option<DiagnosticPrinter.Format>.choice(
     "format", "FORMAT", default: .text,
-    "Output format, {}; json: one document,\ngithub: GitHub Actions annotations on pull requests.")
+    "Report format, {}; json: one document; github: GitHub\nActions annotations; sarif: SARIF 2.1.0 (code scanning); junit: JUnit XML"
+  )
+  static let output = Option<String?>.text(
+    "output", short: "o", "FILE", .files, "Write the report to FILE (atomically, after the run), not to standard output"
+  )
   static let quiet = Option<Bool>.flag(
     "quiet", short: "q", "Print only the findings that fail a file, and no summary line.")
   static let jobs = Option<Int?>.integer(
@@ -70,7 +80,7 @@ enum ValidateCommand: Command {
   static let watch = Option<Bool>.flag(
     "watch", "Check again each time a pattern file is saved, under a timestamped line, until Ctrl-C.")
   static let options: [any DeclaredOption] = [
-    strict, format, quiet, maxWarnings, jobs, color, disable, warning, error, ignore, config, noConfig, watch,
+    strict, format, output, quiet, maxWarnings, jobs, color, disable, warning, error, ignore, config, noConfig, watch,
     Options.soundPath,
   ]
   static let examples = [
@@ -89,7 +99,8 @@ enum ValidateCommand: Command {
     let strict = arguments[Self.strict]
     let quiet = arguments[Self.quiet]
     let jobs = arguments[Self.jobs] ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
-    let style = Style(enabled: format == .text && arguments[color].enabled(forTerminal: Console.stdoutIsTerminal))
+    let toTerminal = Console.stdoutIsTerminal && (arguments[output] ?? "-") == "-"
+    let style = Style(enabled: format == .text && arguments[color].enabled(forTerminal: toTerminal))
     guard !arguments.positionals.isEmpty else { throw .noPatternFiles }
     if arguments.positionals.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
     var project = Project(levels: try ruleLevels(arguments), ignore: arguments.all(ignore).compactMap { $0 })
@@ -101,11 +112,21 @@ enum ValidateCommand: Command {
       project.source = .none
     }
     project.maxWarnings = arguments[maxWarnings]
+    project.report = arguments[output].flatMap { $0 == "-" ? nil : $0 }
     guard arguments[watch] else {
+      if let report = project.report,
+        !RenderCommand.prepareOutputs(
+          [("", report)], folders: [], reading: ReadFile.patterns(arguments.positionals.filter { $0 != "-" }))
+      {
+        return ExitStatus.trouble
+      }
       return validate(
         arguments.positionals, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
     }
-    if format == .json { throw .refused("'--watch' prints text or github reports, not one json document") }
+    if ![.text, .github].contains(format) || project.report != nil {
+      throw .refused(
+        "'--watch' prints text or github reports to the terminal, not one \(format.rawValue) document or a file")
+    }
     project.reading = project.reading.watching
     return try watch(arguments.positionals) { paths in
       validate(paths, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
@@ -150,20 +171,24 @@ enum ValidateCommand: Command {
     }
 
     var summary = PatternCheck.Summary()
-    var printer = ReportPrinter(format: format, strict: strict, quiet: quiet, style: style)
+    var printer = ReportPrinter(
+      format: format, strict: strict, quiet: quiet, style: style, gathering: project.report != nil)
     printer.begin()
     // Check in batches so that output starts early and memory stays bounded for huge folders.
     let batchSize = 256
     var start = 0
     while start < inputs.count {
       let range = start..<min(start + batchSize, inputs.count)
-      for report in PatternCheck.check(Array(inputs[range]), settings: Array(settings[range]), jobs: jobs, reading: project.reading) {
+      for report in PatternCheck.check(
+        Array(inputs[range]), settings: Array(settings[range]), jobs: jobs, reading: project.reading)
+      {
         summary.add(report, strict: strict)
         printer.print(report)
       }
       start += batchSize
     }
     printer.end(summary)
+    if let report = project.report, !PlotCommand.write(printer.report, to: report) { return ExitStatus.trouble }
     if summary.files == 0 && summary.notPatterns > 0 {
       Console.error(
         "hap: no pattern files in '\(paths.map { Format.excerpt($0) }.joined(separator: "', '"))': only JSON files that are not patterns (no \"Pattern\" key)"

@@ -13,6 +13,8 @@ enum ServiceNotices {
     case .profileUnusable(let failure): PatternLoading.describe(failure, style: Style(enabled: false))
     case .profileWarnings(let file, let warnings):
       warnings.map { DiagnosticPrinter.text($0, file: file, style: Style(enabled: false)) }
+    case .patternWarnings(let file, let warnings):
+      warnings.map { DiagnosticPrinter.text($0, file: file, style: Style(enabled: false)) }
     case .configProfileUnusable(let failure):
       PatternLoading.describe(failure, style: Style(enabled: false)) + [line(notice)]
     default: [line(notice)]
@@ -31,7 +33,10 @@ enum ServiceNotices {
     case .patternLeftOut(let file, let reason, let error):
       "hap: \(Format.excerpt(file)) left out: \(error.map { "\($0.message) [\($0.rule)]" } ?? reason)"
     case .noEvents(let folder):
-      "hap: warning: the vocabulary '\(Format.excerpt(folder))' has no events (no valid *.ahap or *.json file in it); every fire is refused until one is added"
+      "hap: warning: the vocabulary '\(Format.excerpt(folder))' has no events (no valid *.ahap, *.json or *.haptic file in it); every fire is refused until one is added"
+    case .eventUnfireable(let file, let why):
+      "hap: warning: \(Format.excerpt(file)) loads, but no client can fire its event by name: \(why); rename the file"
+    case .fileSkipped(let file, let why): "hap: warning: \(Format.excerpt(file)) is not served: \(why)"
     default: deviceLine(notice) ?? reloadLine(notice)
     }
   }
@@ -50,7 +55,8 @@ enum ServiceNotices {
       "hap: feedbackd's theme '\(path)' serves \(events.count) events the vocabulary lacks"
     case .themeMissing(let why): "hap: \(why); the vocabulary serves alone"
     case .themeFailed(let why): "hap: --feedback-theme: \(why)"
-    case .ownerNotStopped(let thread): "hap: could not stop the events of a closed connection (the \(thread) is stalled)"
+    case .ownerNotStopped(let thread):
+      "hap: could not stop the events of a closed connection (the \(thread) is stalled)"
     case .deviceOpened(let device, let capture, let soundCapture):
       "hap: device '\(device)' opened\(capture.map { ", recording to \($0)" } ?? "")\(soundCapture.map { ", its sound to \($0)" } ?? "")"
     case .deviceClosed(let device, let thread): "hap: device '\(device)' closed (\(thread))"
@@ -67,7 +73,8 @@ enum ServiceNotices {
     case .configUnusable(let file, let why, let atStart):
       "hap: the config file '\(file)' cannot be used (\(why)); \(atStart ? "starting with the defaults" : "keeping the last good settings")"
     case .configWarning(let file, let warning): "hap: warning: '\(file)': \(warning)"
-    case .configProfileUnusable: "hap: the config file's profile cannot be loaded; keeping the last good device settings"
+    case .configProfileUnusable:
+      "hap: the config file's profile cannot be loaded; keeping the last good device settings"
     case .configReread(let file): "hap: the config file '\(file)' was read again"
     case .switchNotSaved(let what, let failure): "hap: the \(what) was not saved: \(failure)"
     case .vocabularyKept: "hap: keeping the vocabulary loaded before"

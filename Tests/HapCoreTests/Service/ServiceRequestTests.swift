@@ -140,7 +140,8 @@ struct ServiceReplyTests {
     }
     #expect(message("fre") == "unknown request \"fre\"; did you mean \"fire\"?")
     #expect(
-      message("xyzzy") == "unknown request \"xyzzy\"; expected one of fire, set, stop, status, mute, unmute, level or ping.")
+      message("xyzzy")
+        == "unknown request \"xyzzy\"; expected one of fire, set, stop, status, mute, unmute, level or ping.")
     #expect(message("level ful") == "unknown level \"ful\"; did you mean \"full\"?")
     #expect(message("level xyzzy") == "unknown level \"xyzzy\"; expected one of full, quiet or silent.")
     guard case .error(let muted) = ServiceReply.fire("a", .refuse(.muted)) else {
@@ -271,5 +272,18 @@ struct ServiceLineFramerTests {
     _ = framer.feed([UInt8](repeating: 0x61, count: 5000))
     #expect(framer.finish() == .tooLong)
     #expect(framer.finish() == nil)
+  }
+}
+
+@Suite("ServiceRequest.canFire: the names a client can fire")
+struct CanFireTests {
+  @Test func names() {
+    for name in ["tick", "timer-urgent", "ü", "loop", "a.b", "x_1"] {
+      #expect(ServiceRequest.canFire(name), "\(name)")
+    }
+    for name in ["low health", "tab\there", "bell\u{7}", "a=b", "", String(repeating: "x", count: 5000), "nl\nx"] {
+      #expect(!ServiceRequest.canFire(name), "\(name.debugDescription)")
+      #expect(!ServiceRequest.unfireableReason(name).isEmpty)
+    }
   }
 }

@@ -1,0 +1,173 @@
+import Foundation
+import HapCore
+
+/// `hap validate`'s machine-readable reports, as text: one JSON document, GitHub Actions
+/// annotations, a SARIF 2.1.0 log (GitHub code scanning) or JUnit XML (GitLab, Jenkins). The
+/// command line prints or writes what it returns; the text report, in the terminal's colours,
+/// is the command line's own.
+public struct ReportWriter {
+  public enum Format: String, CaseIterable, Sendable {
+    case text, json, github, sarif, junit
+  }
+
+  /// Annotations of one kind that GitHub shows per step (10 errors, 10 warnings, 10 notices:
+  /// actions/toolkit, docs/problem-matchers.md, "Limitations"). The rest are printed as text
+  /// lines in the step's log, and one notice counts them.
+  public static let annotationsPerKind = 10
+
+  public let format: Format
+  public let strict: Bool
+  public let quiet: Bool
+  /// `hap --version`'s version, for SARIF's tool.
+  public let version: String
+  private var first = true
+  private var annotated: [Severity: Int] = [:]
+  private var beyondAnnotations = 0
+  /// SARIF's results and notifications, JUnit's test cases: written at the end.
+  var items: [String] = []
+  var notifications: [String] = []
+
+  public init(format: Format, strict: Bool, quiet: Bool, version: String) {
+    (self.format, self.strict, self.quiet, self.version) = (format, strict, quiet, version)
+  }
+
+  /// Whether a finding is shown: with `--quiet`, only those that fail the file.
+  public func shows(_ diagnostic: Diagnostic) -> Bool {
+    !quiet || diagnostic.severity == .error || (strict && diagnostic.severity == .warning)
+  }
+
+  func fails(_ report: PatternCheck.Report) -> Bool {
+    report.diagnostics.hasErrors || (strict && report.diagnostics.warningCount > 0)
+  }
+
+  /// What starts the report.
+  public func begin() -> String { format == .json ? "{\"files\":[" : "" }
+
+  /// One file's part of the report, to print now ("" for the formats written at the end).
+  public mutating func add(_ report: PatternCheck.Report) -> String {
+    if report.notAPattern { return "" }
+    switch format {
+    case .text: return ""
+    case .json: return json(report)
+    case .github: return github(report)
+    case .sarif:
+      sarif(report)
+      return ""
+    case .junit:
+      items.append(junit(report))
+      return ""
+    }
+  }
+
+  /// What ends the report: the summary, or the whole SARIF log or JUnit document.
+  /// `seconds`: how long the run took (JUnit's `time`).
+  public func end(_ summary: PatternCheck.Summary, seconds: Double) -> String {
+    switch format {
+    case .text: return ""
+    case .json: return "\n],\"summary\":\(Self.json(summary))}\n"
+    case .github:
+      guard beyondAnnotations > 0 else { return "" }
+      return
+        "::notice title=hap validate::\(Self.escapeData("\(beyondAnnotations) more findings than GitHub shows as annotations (\(Self.annotationsPerKind) of each kind per step) are in this step's log as text lines"))\n"
+    case .sarif: return sarifLog(successful: summary.unreadable == 0)
+    case .junit: return junitDocument(summary, seconds: seconds)
+    }
+  }
+
+  // MARK: JSON
+
+  private mutating func json(_ report: PatternCheck.Report) -> String {
+    var members: [(String, String)] = [("file", JSONOutput.string(report.name))]
+    if report.isManifest { members.append(("manifest", "true")) }
+    if let reason = report.unreadable {
+      members += [
+        ("valid", "false"), ("error", JSONOutput.string("cannot read: \(reason)")), ("findings", "[]"),
+      ]
+    } else {
+      members.append(("valid", fails(report) ? "false" : "true"))
+      members.append(("findings", JSONOutput.array(report.diagnostics.filter(shows).map(Self.json))))
+    }
+    defer { first = false }
+    return (first ? "\n" : ",\n") + JSONOutput.object(members)
+  }
+
+  /// One finding as a JSON object (the `findings` items of `--format json`).
+  public static func json(_ diagnostic: Diagnostic) -> String {
+    JSONOutput.object([
+      ("rule", JSONOutput.string(diagnostic.rule)), ("severity", JSONOutput.string(diagnostic.severity.rawValue)),
+      ("line", String(diagnostic.line)), ("column", String(diagnostic.column)),
+      ("pointer", JSONOutput.string(diagnostic.pointer)), ("message", JSONOutput.string(diagnostic.message)),
+    ])
+  }
+
+  static func json(_ summary: PatternCheck.Summary) -> String {
+    let rules = summary.rules.map {
+      JSONOutput.object([
+        ("rule", JSONOutput.string($0.rule)), ("severity", JSONOutput.string($0.severity.rawValue)),
+        ("count", String($0.count)),
+      ])
+    }
+    return JSONOutput.object([
+      ("files", String(summary.files)), ("manifests", String(summary.manifests)), ("valid", String(summary.valid)),
+      ("invalid", String(summary.invalid)), ("notPatterns", String(summary.notPatterns)),
+      ("unreadable", String(summary.unreadable)), ("errors", String(summary.errors)),
+      ("warnings", String(summary.warnings)), ("rules", JSONOutput.array(rules)),
+    ])
+  }
+
+  // MARK: GitHub
+
+  private mutating func github(_ report: PatternCheck.Report) -> String {
+    if let reason = report.unreadable {
+      return Self.githubFileError("cannot read: \(reason)", file: report.name) + "\n"
+    }
+    var lines = ""
+    for diagnostic in report.diagnostics where shows(diagnostic) {
+      let shown = annotated[diagnostic.severity, default: 0]
+      // The notice that counts the rest is the last notice GitHub shows.
+      let room = Self.annotationsPerKind - (diagnostic.severity == .note ? 1 : 0)
+      if shown < room {
+        annotated[diagnostic.severity] = shown + 1
+        lines += Self.github(diagnostic, file: report.name) + "\n"
+      } else {
+        beyondAnnotations += 1
+        lines += Self.plainLine(diagnostic, file: report.name) + "\n"
+      }
+    }
+    return lines
+  }
+
+  /// `path:line:col: severity: message [rule-id]`, without colour.
+  public static func plainLine(_ diagnostic: Diagnostic, file: String) -> String {
+    "\(HapCore.Format.visibleControls(file)):\(diagnostic.line):\(diagnostic.column): \(diagnostic.severity.rawValue): "
+      + "\(HapCore.Format.visibleControls(diagnostic.message)) [\(diagnostic.rule)]"
+  }
+
+  /// A GitHub Actions workflow command, shown inline on pull requests:
+  /// `::error file=F,line=L,col=C,title=rule-id::message`.
+  public static func github(_ diagnostic: Diagnostic, file: String) -> String {
+    let command =
+      switch diagnostic.severity {
+      case .error: "error"
+      case .warning: "warning"
+      case .note: "notice"
+      }
+    return
+      "::\(command) file=\(escapeProperty(HapCore.Format.visibleControls(file))),line=\(diagnostic.line),col=\(diagnostic.column),"
+      + "title=\(escapeProperty(diagnostic.rule))::\(escapeData(HapCore.Format.visibleControls(diagnostic.message)))"
+  }
+
+  /// A file-level GitHub error (an unreadable file).
+  public static func githubFileError(_ message: String, file: String) -> String {
+    let (file, message) = (HapCore.Format.visibleControls(file), HapCore.Format.visibleControls(message))
+    return "::error file=\(escapeProperty(file)),title=unreadable::\(escapeData(message))"
+  }
+
+  public static func escapeData(_ text: String) -> String {
+    text.replacing("%", with: "%25").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
+  }
+
+  public static func escapeProperty(_ text: String) -> String {
+    escapeData(text).replacing(":", with: "%3A").replacing(",", with: "%2C")
+  }
+}
