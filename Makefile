@@ -31,7 +31,7 @@ export HAP_CORPUS ?= $(abspath ../shared/corpus)
 APT_GET := $(shell command -v apt-get 2>/dev/null)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench install uninstall dist clean rules plot-docs golden format lint deps bench-deps sim fuzz
+.PHONY: all build run test bench install uninstall dist dist-check clean rules plot-docs golden format lint deps bench-deps sim fuzz
 
 all: build
 
@@ -183,6 +183,13 @@ dist: build sim
 	cd dist && sha256sum $(DIST_NAME).tar.gz > $(DIST_NAME).tar.gz.sha256
 	rm -rf dist/stage dist/stage.tar
 	@echo "$(DIST_TARBALL): $$(du -h $(DIST_TARBALL) | cut -f1)"
+
+# Unpack the tarball and prove it needs no Swift: in a mount namespace with /opt/swift hidden, the
+# unpacked hap links no Swift library, plays on -D sim (with the tarball's plugin), validates the
+# shared corpus exactly as $(HAP) does and the bundled vocabulary cleanly, and install.sh installs
+# a hap that runs (scripts/dist-check.sh; root, or unprivileged user namespaces, needed).
+dist-check: dist
+	sh scripts/dist-check.sh $(DIST_TARBALL) $(HAP)
 
 # Regenerate Validate/RuleCatalog.generated.swift and docs/rules.md from the rules' doc comments.
 rules:
