@@ -31,7 +31,7 @@ export HAP_CORPUS ?= $(abspath ../shared/corpus)
 APT_GET := $(shell command -v apt-get 2>/dev/null)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench install uninstall clean rules plot-docs golden format lint deps bench-deps sim fuzz
+.PHONY: all build run test bench install uninstall dist dist-check clean rules plot-docs golden format lint deps bench-deps sim fuzz
 
 all: build
 
@@ -151,6 +151,48 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/hap/patterns $(DESTDIR)$(PREFIX)/share/hap/desktop
 	-rmdir $(DESTDIR)$(PREFIX)/share/hap 2>/dev/null
 
+# A tarball for machines without Swift: dist/hap-VERSION-linux-ARCH.tar.gz (and its .sha256),
+# one folder hap-VERSION-linux-ARCH/ laid out by `make install` (bin/hap, lib/hap/ with the
+# simulated exciter's plugin, share/hap/patterns, the completions, the man page; the systemd user
+# unit as in contrib/, its %h/.local paths rewritten by install.sh), with contrib/dist's README
+# and install.sh (`./install.sh [--prefix DIR]`) and the D-Bus activation file in contrib/
+# (`./install.sh --dbus-activation`). The system libraries hap loads at run time (libasound2,
+# libsndfile1, libsoxr0, libdbus-1-3) are not bundled: install.sh names the missing ones.
+# VERSION is `hap --version`'s. Reproducible as far as the binary is: names sorted, owner root,
+# every mtime the last commit's time (or $SOURCE_DATE_EPOCH), gzip without name or time stamp.
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/hap/CLI/HapCommandLine.swift)
+ARCH := $(shell uname -m)
+DIST_NAME := hap-$(VERSION)-linux-$(ARCH)
+DIST_TARBALL := dist/$(DIST_NAME).tar.gz
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
+dist: build sim
+	@[ -n "$(VERSION)" ] || { echo "error: no version in Sources/hap/CLI/HapCommandLine.swift"; exit 2; }
+	rm -rf dist/stage && mkdir -p dist/stage
+	$(MAKE) --no-print-directory install NO_BUILD=1 DESTDIR=$(abspath dist/stage) PREFIX=/$(DIST_NAME) \
+	  SYSTEMD_USER_DIR=/$(DIST_NAME)/lib/systemd/user DBUS_ACTIVATION= >/dev/null
+	install -m 644 contrib/hap.service dist/stage/$(DIST_NAME)/lib/systemd/user/hap.service
+	install -D -m 644 contrib/org.sigxcpu.Feedback.service dist/stage/$(DIST_NAME)/contrib/org.sigxcpu.Feedback.service
+	install -m 755 contrib/dist/install.sh dist/stage/$(DIST_NAME)/install.sh
+	@# The README names the newest glibc and libstdc++ symbol versions the binary asks for.
+	glibc=$$(objdump -T $(HAP) | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -n 1); \
+	glibcxx=$$(objdump -T $(HAP) | grep -o 'GLIBCXX_[0-9.]*' | sort -Vu | tail -n 1); \
+	sed "s/@VERSION@/$(VERSION)/g; s/@ARCH@/$(ARCH)/g; s/@GLIBC@/$${glibc#GLIBC_}/g; s/@GLIBCXX@/$$glibcxx/g" \
+	  contrib/dist/README.md > dist/stage/$(DIST_NAME)/README.md
+	chmod 644 dist/stage/$(DIST_NAME)/README.md
+	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(SOURCE_DATE_EPOCH) --mode=u+rwX,go+rX,go-w \
+	  -C dist/stage -cf dist/stage.tar $(DIST_NAME)
+	gzip -n -9 -c dist/stage.tar > $(DIST_TARBALL).tmp && mv $(DIST_TARBALL).tmp $(DIST_TARBALL)
+	cd dist && sha256sum $(DIST_NAME).tar.gz > $(DIST_NAME).tar.gz.sha256
+	rm -rf dist/stage dist/stage.tar
+	@echo "$(DIST_TARBALL): $$(du -h $(DIST_TARBALL) | cut -f1)"
+
+# Unpack the tarball and prove it needs no Swift: in a mount namespace with /opt/swift hidden, the
+# unpacked hap links no Swift library, plays on -D sim (with the tarball's plugin), validates the
+# shared corpus exactly as $(HAP) does and the bundled vocabulary cleanly, and install.sh installs
+# a hap that runs (scripts/dist-check.sh; root, or unprivileged user namespaces, needed).
+dist-check: dist
+	sh scripts/dist-check.sh $(DIST_TARBALL) $(HAP)
+
 # Regenerate Validate/RuleCatalog.generated.swift and docs/rules.md from the rules' doc comments.
 rules:
 	python3 scripts/gen-rules.py
@@ -212,4 +254,4 @@ lint: deps
 	$(SWIFT) format lint $(FORMATTED)
 
 clean:
-	rm -rf .build bench/out
+	rm -rf .build bench/out dist
