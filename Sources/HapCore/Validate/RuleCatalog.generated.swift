@@ -125,7 +125,7 @@ enum RuleCatalog {
     RuleCatalogEntry(
       id: "curve-overlap", severity: .warning,
       summary: "Two curves of the same parameter overlap in time.",
-      documentation: "Two curves of the same parameter overlap in time.\n\nOnly one curve can drive a parameter at a time; which one wins differs between players. Let each\ncurve end before the next of the same ID starts.\n\nBad:\n```text\nHapticIntensityControl curves over 0..1.0 s and 0.5..1.5 s\n```\n\nGood:\n```text\nHapticIntensityControl curves over 0..0.5 s and 0.5..1.5 s\n```"),
+      documentation: "Two curves of the same parameter overlap in time.\n\nOnly one curve can drive a parameter at a time; which one wins differs between players. Let each\ncurve end before the next of the same ID starts. A curve that starts where the previous one\nends, within a nanosecond, does not overlap it (point times are added to the curve's `Time` in\nbinary floating point: 0.01 + 0.14 is not exactly 0.15).\n\nBad:\n```text\nHapticIntensityControl curves over 0..1.0 s and 0.5..1.5 s\n```\n\nGood:\n```text\nHapticIntensityControl curves over 0..0.5 s and 0.5..1.5 s\n```"),
     RuleCatalogEntry(
       id: "curve-points-unsorted", severity: .warning,
       summary: "Control points not in time order.",

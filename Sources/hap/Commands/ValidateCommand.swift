@@ -69,8 +69,9 @@ enum ValidateCommand: Command {
   static let noConfig = Option<Bool>.flag("no-config", "Read no .haprc.json: only the command line's settings.")
   static let watch = Option<Bool>.flag(
     "watch", "Check again each time a pattern file is saved, under a timestamped line, until Ctrl-C.")
+  static let fix = Option<Bool>.flag("fix", "Repair first what 'hap fix' repairs, writing the files back.")
   static let options: [any DeclaredOption] = [
-    strict, format, quiet, maxWarnings, jobs, color, disable, warning, error, ignore, config, noConfig, watch,
+    strict, format, quiet, maxWarnings, jobs, color, disable, warning, error, ignore, config, noConfig, watch, fix,
     Options.soundPath,
   ]
   static let examples = [
@@ -101,10 +102,15 @@ enum ValidateCommand: Command {
       project.source = .none
     }
     project.maxWarnings = arguments[maxWarnings]
-    guard arguments[watch] else {
+    // nil: check only; false: fix and write; true: fix, print the change and write nothing.
+    let fixing = arguments.knows(FixCommand.dryRun) ? arguments[FixCommand.dryRun] : arguments[fix] ? false : nil
+    if fixing == false && arguments.positionals.contains("-") { throw .refused(FixCommand.standardInput) }
+    guard arguments.knows(watch) && arguments[watch] else {
       return validate(
-        arguments.positionals, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
+        arguments.positionals, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style,
+        fixing: fixing)
     }
+    if fixing != nil { throw .refused("'--watch' and '--fix' cannot be given together") }
     if format == .json { throw .refused("'--watch' prints text or github reports, not one json document") }
     project.reading = project.reading.watching
     return try watch(arguments.positionals) { paths in
@@ -134,7 +140,7 @@ enum ValidateCommand: Command {
   /// file's .haprc.json) and prints the report; the exit status.
   static func validate(
     _ paths: [String], project: Project, format: DiagnosticPrinter.Format, strict: Bool, quiet: Bool, jobs: Int,
-    style: Style
+    style: Style, fixing: Bool? = nil
   ) -> Int32 {
     let inputs: [PatternFiles.Input]
     let settings: [RuleSettings]
@@ -150,14 +156,20 @@ enum ValidateCommand: Command {
     }
 
     var summary = PatternCheck.Summary()
-    var printer = ReportPrinter(format: format, strict: strict, quiet: quiet, style: style)
+    // --dry-run: standard output holds only the diffs.
+    var printer = ReportPrinter(format: format, strict: strict, quiet: quiet, style: style, silent: fixing == true)
+    var unwritten = false
     printer.begin()
     // Check in batches so that output starts early and memory stays bounded for huge folders.
     let batchSize = 256
     var start = 0
     while start < inputs.count {
       let range = start..<min(start + batchSize, inputs.count)
-      for report in PatternCheck.check(Array(inputs[range]), settings: Array(settings[range]), jobs: jobs, reading: project.reading) {
+      let batch = (inputs: Array(inputs[range]), settings: Array(settings[range]))
+      let reports =
+        fixing.map { FixCommand.fix(batch, jobs: jobs, reading: project.reading, dryRun: $0, format: format, &unwritten) }
+        ?? PatternCheck.check(batch.inputs, settings: batch.settings, jobs: jobs, reading: project.reading)
+      for report in reports {
         summary.add(report, strict: strict)
         printer.print(report)
       }
@@ -170,7 +182,7 @@ enum ValidateCommand: Command {
       )
       return ExitStatus.trouble
     }
-    if summary.unreadable > 0 { return ExitStatus.trouble }
+    if summary.unreadable > 0 || unwritten { return ExitStatus.trouble }
     if let limit = project.maxWarnings, summary.invalid == 0, summary.warnings > limit {
       let count = summary.warnings
       Console.error("hap: \(count) warning\(count == 1 ? "" : "s"), more than --max-warnings \(limit)")

@@ -7,13 +7,16 @@ struct ReportPrinter {
   let strict: Bool
   let quiet: Bool
   let style: Style
+  /// Prints nothing (`hap fix --dry-run`: standard output holds only the diffs).
+  let silent: Bool
   private var first = true
 
-  init(format: DiagnosticPrinter.Format, strict: Bool, quiet: Bool, style: Style) {
+  init(format: DiagnosticPrinter.Format, strict: Bool, quiet: Bool, style: Style, silent: Bool = false) {
     self.format = format
     self.strict = strict
     self.quiet = quiet
     self.style = style
+    self.silent = silent
   }
 
   /// Whether a finding is shown: with `--quiet`, only those that fail the file.
@@ -23,12 +26,13 @@ struct ReportPrinter {
   }
 
   mutating func begin() {
-    if format == .json { Console.out("{\"files\":[") }
+    if format == .json && !silent { Console.out("{\"files\":[") }
   }
 
   mutating func print(_ report: PatternCheck.Report) {
-    if report.notAPattern { return }
-    switch format {
+    // Silent, a file that cannot be read is still said on standard error.
+    if report.notAPattern || (silent && report.unreadable == nil) { return }
+    switch silent ? .text : format {
     case .text:
       if let reason = report.unreadable {
         Console.error("hap: cannot read '\(report.name)': \(reason)")
@@ -64,6 +68,7 @@ struct ReportPrinter {
   }
 
   func end(_ summary: PatternCheck.Summary) {
+    if silent { return }
     switch format {
     case .json:
       let object = JSONOutput.object([
