@@ -36,12 +36,14 @@ public enum PatternFix {
 
     public var changed: Bool { fixed != original }
 
-    /// How many findings of each rule repaired were fixed (fewer after than before), in the
-    /// order of ``PatternFix/fixableRules``.
+    /// How many findings of each rule the fix removed (fewer after than before: those repaired,
+    /// and those a repair made moot, such as `duration-missing` once `EventDuraton` is renamed),
+    /// the fixable rules first in the order of ``PatternFix/fixableRules``.
     public var fixedFindings: [(rule: String, count: Int)] {
-      let repaired = Set(applied.map(\.rule))
-      return PatternFix.fixableRules.compactMap { rule in
-        guard repaired.contains(rule) else { return nil }
+      let others = before.diagnostics.map(\.rule).filter { !PatternFix.fixableRules.contains($0) }
+      var seen = Set<String>()
+      return (PatternFix.fixableRules + others).compactMap { rule in
+        guard seen.insert(rule).inserted else { return nil }
         let count = before.diagnostics.count { $0.rule == rule } - after.diagnostics.count { $0.rule == rule }
         return count > 0 ? (rule, count) : nil
       }

@@ -60,11 +60,13 @@ public enum PatternFixing {
     do {
       bytes = try reading.read(input)
     } catch {
-      return Report(outcome: nil, check: PatternCheck.Report(name: input.displayName, diagnostics: [], unreadable: error.message))
+      return Report(
+        outcome: nil, check: PatternCheck.Report(name: input.displayName, diagnostics: [], unreadable: error.message))
     }
     if case .found(let path) = input, PatternFiles.isNotAPattern(bytes, path: path) {
       return Report(
-        outcome: nil, check: PatternCheck.Report(name: input.displayName, diagnostics: [], unreadable: nil, notAPattern: true))
+        outcome: nil,
+        check: PatternCheck.Report(name: input.displayName, diagnostics: [], unreadable: nil, notAPattern: true))
     }
     let outcome = PatternFix.fix(bytes, context: reading.context(for: input)) { settings.levels[$0] != .off }
     var report = Report(

@@ -36,7 +36,8 @@ enum FixCommand: Command {
     _ batch: (inputs: [PatternFiles.Input], settings: [RuleSettings]), jobs: Int, reading: PatternReading,
     dryRun: Bool, format: DiagnosticPrinter.Format, _ unwritten: inout Bool
   ) -> [PatternCheck.Report] {
-    let reports = PatternFixing.fix(batch.inputs, settings: batch.settings, jobs: jobs, reading: reading, dryRun: dryRun)
+    let reports = PatternFixing.fix(
+      batch.inputs, settings: batch.settings, jobs: jobs, reading: reading, dryRun: dryRun)
     for report in reports {
       if let failure = report.writeFailure {
         Console.error("hap: \(failure)")

@@ -167,7 +167,9 @@ enum ValidateCommand: Command {
       let range = start..<min(start + batchSize, inputs.count)
       let batch = (inputs: Array(inputs[range]), settings: Array(settings[range]))
       let reports =
-        fixing.map { FixCommand.fix(batch, jobs: jobs, reading: project.reading, dryRun: $0, format: format, &unwritten) }
+        fixing.map {
+          FixCommand.fix(batch, jobs: jobs, reading: project.reading, dryRun: $0, format: format, &unwritten)
+        }
         ?? PatternCheck.check(batch.inputs, settings: batch.settings, jobs: jobs, reading: project.reading)
       for report in reports {
         summary.add(report, strict: strict)
