@@ -7,18 +7,16 @@ enum FixCommand: Command {
   static let summary = "Repair what a rule can repair without guessing, then check as validate does."
   static let forms = ["PATH..."]
   static let description = """
-    Repairs, in place, the findings whose repair is certain (docs/fix.md): trailing commas, a
-    byte-order mark, curve point times made relative, values clamped where iOS clamps them,
-    Version, a misspelt key with one candidate, EventTime or ParameterTime as Time, numbers
-    written as strings. The rest of each file is kept byte for byte. Each file is written
-    atomically with its permissions (a symbolic link's target is rewritten, the link kept);
-    .haptic clips, vocabulary.json and JSON files that are not patterns are left alone.
-    A line says what was fixed in each file; what remains is then reported as 'hap validate'
-    reports it, with its options, and the exit status is validate's.
+    Repairs in place what a rule can repair without guessing, keeping the rest of each file
+    byte for byte (docs/fix.md lists how): trailing commas, a byte-order mark, curve point
+    times, clamped values, Version, a misspelt key, EventTime, numbers as strings. Files are
+    written atomically with their permissions (a symbolic link's target is rewritten); .haptic
+    clips, vocabulary.json and JSON that is not a pattern are left alone. A line says what was
+    fixed in each file; what remains is reported as 'hap validate' reports it, with its options
+    and exit status (2 also when a file cannot be written).
 
-    --dry-run: writes nothing and prints each change as a unified diff (--- a/PATH, +++ b/PATH)
-    on standard output, and nothing else there. '-' (standard input) is read only with
-    --dry-run. Exit status 2 also when a file cannot be written.
+    --dry-run: writes nothing, and prints each change as a unified diff, and nothing else, on
+    standard output. '-' (standard input) is read only with --dry-run.
     """
   static let dryRun = Option<Bool>.flag("dry-run", "Write nothing: print each change as a unified diff.")
   static let options: [any DeclaredOption] =
