@@ -6,7 +6,8 @@ import Testing
 @Suite("Words: plurals, hints and help that reads")
 struct WordsTests {
   static let commands = [
-    "validate", "play", "drag", "serve", "fire", "status", "mute", "unmute", "level", "devices", "render", "convert",
+    "validate", "fix", "play", "drag", "serve", "fire", "status", "mute", "unmute", "level", "devices", "render",
+    "convert",
     "plot", "info", "diff", "profiles", "rules", "completion",
   ]
 
@@ -87,7 +88,8 @@ struct QuietEverywhereTests {
   func quiet() throws {
     let folder = try TemporaryFolder()
     let warned = try folder.write(
-      "w.json", #"{"Version": 1, "Colour": "red", "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#)
+      "w.json", #"{"Version": 1, "Colour": "red", "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#
+    )
     for command in [["info"], ["play", "-D", "null"]] {
       let loud = try Hap.run(command + [warned])
       #expect(loud.status == 0 && loud.stderr.contains("warning"), "\(command): \(loud.stderr)")

@@ -85,7 +85,7 @@ extension PatternDecoder {
       } else if document.stringEquals(key, "ParameterValue") {
         valueIndex = value
       } else {
-        unknownKey(key, among: PatternDecoder.parameterEntryKeys, pointer: base())
+        unknownKey(key, among: PatternDecoder.parameterEntryKeys, in: index, pointer: base())
       }
     }
     let id = dynamicID(idIndex, in: index, what: "Parameter", base: base())
@@ -118,7 +118,7 @@ extension PatternDecoder {
       } else if document.stringEquals(key, "ParameterCurveControlPoints") {
         pointsIndex = value
       } else {
-        unknownKey(key, among: PatternDecoder.curveKeys, pointer: base())
+        unknownKey(key, among: PatternDecoder.curveKeys, in: index, pointer: base())
       }
     }
     let parameter = curveID(idIndex, in: index, entry: entry)

@@ -79,7 +79,7 @@ extension PatternDecoder {
       } else if document.stringEquals(key, "EventWaveformLoopEnabled") {
         members.loops = value
       } else {
-        unknownKey(key, among: PatternDecoder.eventKeys, pointer: JSONPointer.entry(entry, "Event"))
+        unknownKey(key, among: PatternDecoder.eventKeys, in: index, pointer: JSONPointer.entry(entry, "Event"))
       }
     }
     return members
@@ -288,6 +288,7 @@ extension PatternDecoder {
         "Sustained is \(Format.number(value)); it is a switch, 0 or 1, and this reads as \(on ? 1 : 0)",
         at: Int(document.node(valueIndex).offset), pointer: pointer() + "/ParameterValue")
       switched = on ? 1 : 0
+      offerValue(switched, at: valueIndex, rule: .valueOutOfRange)
     }
     parameters[id] = clamp(
       switched, to: id.range, name: id.rawValue, at: valueIndex, pointer: pointer() + "/ParameterValue")

@@ -83,7 +83,7 @@ struct PatternDecoder {
           typeMismatch(value, key: "Metadata", expected: "an object", pointer: "/Metadata")
         }
       } else {
-        unknownKey(key, among: PatternDecoder.topLevelKeys, pointer: "")
+        unknownKey(key, among: PatternDecoder.topLevelKeys, in: root, pointer: "")
       }
     }
     return (versionIndex, metadata, patternIndex)
@@ -115,6 +115,7 @@ struct PatternDecoder {
       findings.add(
         .versionMissing, "no \"Version\"; Core Haptics assumes 1.0 (write \"Version\": 1.0)",
         at: Int(rootNode.offset), pointer: "")
+      offerVersionInsertion()
       return 1
     }
     let node = document.node(index)
@@ -129,6 +130,7 @@ struct PatternDecoder {
           .versionUnsupported,
           "Version \(Format.number(version)) is outside 1.0 to 1.1, and iOS refuses the pattern (error -4809, unsupported version number)",
           at: Int(node.offset), pointer: "/Version")
+        offerVersionOne(index, rule: .versionUnsupported)
       }
       return version
     default:
@@ -136,6 +138,7 @@ struct PatternDecoder {
         .versionMissing,
         "\"Version\" is \(node.kind.described), not a number; iOS's loader ignores a Version that is not a number and assumes 1.0 (write \"Version\": 1.0)",
         at: Int(node.offset), pointer: "/Version")
+      offerVersionOne(index, rule: .versionMissing)
       return 1
     }
   }
@@ -207,7 +210,7 @@ struct PatternDecoder {
       return
     }
     for key in others {
-      unknownKey(key, among: PatternDecoder.entryKinds, pointer: pointer())
+      unknownKey(key, among: PatternDecoder.entryKinds, in: index, pointer: pointer())
     }
     if let event {
       decodeEvent(event, entry: entry)
@@ -274,6 +277,7 @@ struct PatternDecoder {
         at: offset, pointer: pointer)
       return nil
     }
+    offerNumber(for: index, text: text, value: value)
     findings.add(
       .numberAsString,
       "\(key) is written as the string \"\(Format.excerpt(text))\"; iOS reads it as \(value.isFinite ? "the number " + Format.number(value) : "a number"), but other readers (JSON schema checkers, Android converters, older versions of hap) refuse it, so write the number without quotes",
@@ -351,12 +355,13 @@ struct PatternDecoder {
     findings.add(.typeMismatch, message, at: Int(node.offset), pointer: pointer())
   }
 
-  mutating func unknownKey(_ key: Int, among known: [String], pointer: @autoclosure () -> String) {
+  mutating func unknownKey(_ key: Int, among known: [String], in object: Int, pointer: @autoclosure () -> String) {
     let name = document.string(key)
     findings.add(
       .keyUnknown,
       "unknown key \"\(Format.excerpt(name))\" is ignored" + Suggestion.hint(for: name, among: known),
       at: Int(document.node(key).offset), pointer: JSONPointer.member(pointer(), name))
+    offerRename(key, among: known, in: object)
   }
 
   /// The time an event or `Parameter` gives: its `Time`, else the other spelling iOS's loader
@@ -378,6 +383,10 @@ struct PatternDecoder {
       .timeSpelling,
       "\"\(otherKey)\" is read as \"Time\" by iOS; other readers know only \"Time\": write \"Time\"",
       at: offset, pointer: base + "/" + otherKey)
+    // The key is the node before its value.
+    if let range = document.writtenRange(other - 1) {
+      findings.offer(FixEdit(rule: .timeSpelling, range: range, with: "\"Time\""))
+    }
     return (other, otherKey)
   }
 
@@ -405,7 +414,7 @@ struct PatternDecoder {
       } else if document.stringEquals(key, second) {
         secondIndex = value
       } else {
-        unknownKey(key, among: known, pointer: pointer())
+        unknownKey(key, among: known, in: index, pointer: pointer())
       }
     }
     return (firstIndex, secondIndex)
@@ -429,6 +438,7 @@ struct PatternDecoder {
       .valueOutOfRange,
       "\(name) \(Format.number(value)) is \(side) \(Format.number(bound)) (range \(Format.number(range.lowerBound))..\(Format.number(range.upperBound))); Core Haptics clamps it to \(Format.number(clamped))",
       at: Int(document.node(index).offset), pointer: pointer())
+    offerValue(clamped, at: index, rule: .valueOutOfRange)
     return clamped
   }
 }

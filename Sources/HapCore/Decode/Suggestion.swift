@@ -8,10 +8,23 @@ public enum Suggestion {
   /// Names longer than 128 bytes get no suggestion: no one misspells a key that badly, and
   /// comparing a 20 MB key with every candidate would take seconds.
   public static func closest(to name: String, among candidates: [String]) -> String? {
-    guard name.utf8.count <= 128 else { return nil }
+    ranked(name, among: candidates).first?.name
+  }
+
+  /// The closest of `candidates` to `name` when no other is as close (what `hap fix` renames a
+  /// misspelt key to), else nil.
+  public static func unique(to name: String, among candidates: [String]) -> String? {
+    let found = ranked(name, among: candidates)
+    guard let best = found.first, found.dropFirst().allSatisfy({ $0.score > best.score }) else { return nil }
+    return best.name
+  }
+
+  /// The candidates plausibly meant by `name`, closest first (in their order where as close).
+  static func ranked(_ name: String, among candidates: [String]) -> [(name: String, score: Int)] {
+    guard name.utf8.count <= 128 else { return [] }
     let lowered = Array(name.lowercased().unicodeScalars)
-    guard !lowered.isEmpty else { return nil }
-    var best: (name: String, score: Int)?
+    guard !lowered.isEmpty else { return [] }
+    var found: [(name: String, score: Int)] = []
     for candidate in candidates where candidate != name {
       let other = Array(candidate.lowercased().unicodeScalars)
       var score = distance(lowered, other)
@@ -23,9 +36,9 @@ public enum Suggestion {
           || candidate.lowercased().contains(name.lowercased()))
       if contains { score = min(score, limit) }
       guard score <= limit else { continue }
-      if best == nil || score < best!.score { best = (candidate, score) }
+      found.append((candidate, score))
     }
-    return best?.name
+    return found.enumerated().sorted { ($0.element.score, $0.offset) < ($1.element.score, $1.offset) }.map(\.element)
   }
 
   /// " (did you mean \"X\"?)" or "".

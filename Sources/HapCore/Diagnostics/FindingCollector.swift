@@ -11,11 +11,18 @@ public struct FindingCollector: Sendable {
   }
 
   private(set) var pending: [Pending] = []
+  /// The repairs offered with the findings (``FixEdit``), for `hap fix`: in the order found.
+  public private(set) var edits: [FixEdit] = []
 
   public init() {}
 
   public mutating func add(_ rule: Rule, _ message: String, at offset: Int, pointer: String) {
     pending.append(Pending(rule: rule, message: message, offset: offset, pointer: pointer))
+  }
+
+  /// Offers `edit` as the certain repair of a finding of its rule.
+  public mutating func offer(_ edit: FixEdit) {
+    edits.append(edit)
   }
 
   public var hasErrors: Bool { pending.contains { $0.rule.severity == .error } }

@@ -94,7 +94,11 @@ public enum LineDiff {
   }
 
   /// Groups the edit script into hunks with `context` unchanged lines around each change.
-  static func hunks(_ operations: [Operation], _ a: [Substring], _ b: [Substring], context: Int) -> [String] {
+  /// With `endsWithoutNewline`, the texts' last lines have no line end, and the last line of
+  /// each side is followed by `\ No newline at end of file`, as diff(1) writes it.
+  static func hunks(
+    _ operations: [Operation], _ a: [Substring], _ b: [Substring], context: Int, endsWithoutNewline: Bool = false
+  ) -> [String] {
     // Where each operation reads in a and b.
     var positions: [(a: Int, b: Int)] = []
     positions.reserveCapacity(operations.count)
@@ -135,9 +139,25 @@ public enum LineDiff {
       let oldStart = oldCount == 0 ? positions[start].a : positions[start].a + 1
       let newStart = newCount == 0 ? positions[start].b : positions[start].b + 1
       output.append("@@ -\(oldStart),\(oldCount) +\(newStart),\(newCount) @@")
+      if endsWithoutNewline { body = marked(body, operations[start..<end], positions[start..<end], a.count, b.count) }
       output += body
       index = last + 1
     }
     return output
+  }
+
+  /// `body` with `\ No newline at end of file` after the last line of either side.
+  private static func marked(
+    _ body: [String], _ operations: ArraySlice<Operation>, _ positions: ArraySlice<(a: Int, b: Int)>, _ oldCount: Int,
+    _ newCount: Int
+  ) -> [String] {
+    var result: [String] = []
+    for (line, (operation, position)) in zip(body, zip(operations, positions)) {
+      result.append(line)
+      let lastOld = operation != .insert && position.a == oldCount - 1
+      let lastNew = operation != .delete && position.b == newCount - 1
+      if lastOld || lastNew { result.append("\\ No newline at end of file") }
+    }
+    return result
   }
 }

@@ -98,6 +98,7 @@ public struct JSONParser {
         .jsonByteOrderMark,
         "the file starts with a UTF-8 byte-order mark; Core Haptics skips it, but many JSON tools refuse it",
         at: 0, pointer: "")
+      findings.offer(FixEdit(rule: .jsonByteOrderMark, range: 0..<3, with: ""))
       i = 3
     }
     skipWhitespace()
@@ -333,6 +334,7 @@ public struct JSONParser {
         findings.add(
           .jsonTrailingComma, "trailing comma before '\(object ? "}" : "]")'; strict JSON parsers refuse it",
           at: comma, pointer: "")
+        findings.offer(FixEdit(rule: .jsonTrailingComma, range: comma..<comma + 1, with: ""))
         i += 1
         return .end
       }

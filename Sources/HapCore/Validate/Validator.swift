@@ -22,7 +22,7 @@ public enum Validator {
   {
     var findings = FindingCollector()
     guard let document = JSONParser.parse(source, findings: &findings) else {
-      return ValidationResult(pattern: nil, diagnostics: findings.diagnostics(in: source))
+      return ValidationResult(pattern: nil, diagnostics: findings.diagnostics(in: source), edits: findings.edits)
     }
     var decoder = PatternDecoder(document: document, findings: findings)
     let pattern = decoder.decode()
@@ -30,7 +30,10 @@ public enum Validator {
     if let pattern {
       runChecks(pattern, context: context, findings: &findings)
     }
-    return ValidationResult(pattern: pattern, diagnostics: findings.diagnostics(in: source))
+    let diagnostics = findings.diagnostics(in: source)
+    return ValidationResult(
+      pattern: pattern, diagnostics: diagnostics,
+      edits: findings.edits + CurveTimesAbsolute.edits(in: document, for: diagnostics))
   }
 
   public static func validate(_ bytes: [UInt8], context: ValidationContext = ValidationContext())
@@ -47,6 +50,8 @@ public struct ValidationResult: Sendable {
   /// ``isValid`` (or for best-effort display).
   public let pattern: Pattern?
   public let diagnostics: [Diagnostic]
+  /// The certain repairs of findings that `hap fix` applies (``PatternFix``), in the order found.
+  public internal(set) var edits: [FixEdit] = []
 
   /// True when there is a pattern and no finding is an error.
   public var isValid: Bool { pattern != nil && !diagnostics.hasErrors }

@@ -131,6 +131,12 @@ public final class FileSink: PCMSink {
     throw SinkError("cannot write '\(path)': \(reason)")
   }
 
+  /// Gives the temporary file `mode`'s permission bits (`hap fix` keeps a file's), umask or not.
+  public func keepMode(_ mode: mode_t) throws(SinkError) {
+    guard !isDirect else { return }
+    if fchmod(fd, mode) != 0 { throw SinkError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+  }
+
   public func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
     if let faultLimit, written + bytes.count > faultLimit {
       // The fault hook: what fits, then "No space left on device".

@@ -74,6 +74,34 @@ public struct ReportWriter {
     }
   }
 
+  // MARK: Text
+
+  /// The text report's totals line (`2 files checked: 1 valid, 1 invalid; ...`); `failed`: any
+  /// file invalid or unreadable.
+  public func totals(_ summary: PatternCheck.Summary) -> (line: String, failed: Bool) {
+    var line = "\(HapCore.Format.counted(summary.files, "file")) checked"
+    if summary.manifests > 0 { line += " (\(HapCore.Format.counted(summary.manifests, "vocabulary manifest")))" }
+    line += ": \(summary.valid) valid, \(summary.invalid) invalid"
+    if summary.unreadable > 0 { line += ", \(summary.unreadable) unreadable" }
+    line +=
+      "; \(HapCore.Format.counted(summary.errors, "error")), \(HapCore.Format.counted(summary.warnings, "warning"))"
+    if strict { line += " (--strict: warnings fail)" }
+    if summary.notPatterns > 0 {
+      line += "; \(HapCore.Format.counted(summary.notPatterns, "JSON file")) without a \"Pattern\" key left out"
+    }
+    return (line, summary.invalid + summary.unreadable > 0)
+  }
+
+  /// The summary per rule under the totals, errors first: each count padded to one width
+  /// (`3 errors  `), its severity and the rule.
+  public static func ruleLines(_ summary: PatternCheck.Summary) -> [(count: String, severity: Severity, rule: String)] {
+    let counts = summary.rules.map { HapCore.Format.counted($0.count, $0.severity.rawValue) }
+    let width = counts.map(\.count).max() ?? 0
+    return zip(summary.rules, counts).map {
+      ($1.padding(toLength: width, withPad: " ", startingAt: 0), $0.severity, $0.rule)
+    }
+  }
+
   // MARK: JSON
 
   private mutating func json(_ report: PatternCheck.Report) -> String {

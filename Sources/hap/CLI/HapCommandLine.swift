@@ -29,6 +29,7 @@ enum HapCommandLine {
 
   nonisolated(unsafe) static let commands: [any Command.Type] = [
     ValidateCommand.self,
+    FixCommand.self,
     PlayCommand.self,
     DragCommand.self,
     ServeCommand.self,

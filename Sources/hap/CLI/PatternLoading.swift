@@ -18,14 +18,6 @@ enum PatternLoading {
 
   typealias Checked = PatternReading.Checked
 
-  /// ``PatternReading/check(_:longestPattern:)``.
-  static func check(
-    _ path: String, reading: PatternReading, longestPattern: Double = ValidationContext.defaultLongestPattern,
-    renderRate: Double = 48_000
-  ) -> Checked {
-    reading.check(path, longestPattern: longestPattern, renderRate: renderRate)
-  }
-
   /// Reads and validates `path` (`-` for standard input). Warnings and notes are printed to
   /// standard error and the pattern is returned; errors are printed and it is refused.
   /// `longestPattern` is the `pattern-too-long` limit (`hap render --max-duration`), `renderRate`
@@ -41,7 +33,7 @@ enum PatternLoading {
         Console.finding(DiagnosticPrinter.text(diagnostic, file: name, style: style))
       }
     }
-    switch check(path, reading: reading, longestPattern: longestPattern, renderRate: renderRate) {
+    switch reading.check(path, longestPattern: longestPattern, renderRate: renderRate) {
     case .valid(let pattern, let diagnostics):
       show(diagnostics)
       return pattern

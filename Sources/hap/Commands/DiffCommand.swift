@@ -83,7 +83,6 @@ enum DiffCommand: Command {
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let (git, (oldPath, oldLabel), (newPath, newLabel)) = try sides(arguments.positionals)
     let options = diffOptions(arguments)
-    let threshold = arguments[thresholdDB]
     let rate = arguments[Options.rate]
     let width = arguments[Options.timelineWidth]
     let json = arguments[Options.format] == .json
@@ -123,7 +122,8 @@ enum DiffCommand: Command {
     let diff = PatternDiff(old, new, options: options, sounds: audio.sounds)
     let signal = SignalComparison(old, new, profile: profile, rate: Double(rate), columns: width)
     let feel = arguments[Self.signal] ? FeelReport(old, new, profile: profile, rate: Double(rate)) : nil
-    let equal = feel.map { $0.sameFeel && (audio.signal.map { $0.psnr >= threshold } ?? true) } ?? diff.isEqual
+    let equal =
+      feel.map { $0.sameFeel && (audio.signal.map { $0.psnr >= arguments[thresholdDB] } ?? true) } ?? diff.isEqual
 
     if json {
       printJSON(diff, signal, audio: audio.signal, feel: feel, equal: equal, old: oldLabel, new: newLabel)
@@ -190,7 +190,7 @@ enum DiffCommand: Command {
   /// Reads and checks a pattern; `/dev/null` (git's side of an added or deleted file) is an
   /// empty one.
   static func load(_ path: String, reading: PatternReading) -> PatternLoading.Checked {
-    path == "/dev/null" ? .valid(Pattern(), []) : PatternLoading.check(path, reading: reading)
+    path == "/dev/null" ? .valid(Pattern(), []) : reading.check(path)
   }
 
   /// Warnings are not shown, except for values Core Haptics clamps: the diff compares the

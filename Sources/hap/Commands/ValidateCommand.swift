@@ -79,9 +79,10 @@ enum ValidateCommand: Command {
   static let noConfig = Option<Bool>.flag("no-config", "Read no .haprc.json: only the command line's settings.")
   static let watch = Option<Bool>.flag(
     "watch", "Check again each time a pattern file is saved, under a timestamped line, until Ctrl-C.")
+  static let fix = Option<Bool>.flag("fix", "Repair first what 'hap fix' repairs, writing the files back.")
   static let options: [any DeclaredOption] = [
     strict, format, output, quiet, maxWarnings, jobs, color, disable, warning, error, ignore, config, noConfig, watch,
-    Options.soundPath,
+    fix, Options.soundPath,
   ]
   static let examples = [
     ("hap validate patterns/", "Check every pattern in a folder"),
@@ -113,7 +114,10 @@ enum ValidateCommand: Command {
     }
     project.maxWarnings = arguments[maxWarnings]
     project.report = arguments[output].flatMap { $0 == "-" ? nil : $0 }
-    guard arguments[watch] else {
+    // nil: check only; false: fix and write; true: fix, print the change and write nothing.
+    let fixing = arguments.knows(FixCommand.dryRun) ? arguments[FixCommand.dryRun] : arguments[fix] ? false : nil
+    if fixing == false && arguments.positionals.contains("-") { throw .refused(FixCommand.standardInput) }
+    guard arguments.knows(watch) && arguments[watch] else {
       if let report = project.report,
         !RenderCommand.prepareOutputs(
           [("", report)], folders: [], reading: ReadFile.patterns(arguments.positionals.filter { $0 != "-" }))
@@ -121,8 +125,10 @@ enum ValidateCommand: Command {
         return ExitStatus.trouble
       }
       return validate(
-        arguments.positionals, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style)
+        arguments.positionals, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style,
+        fixing: fixing)
     }
+    if fixing != nil { throw .refused("'--watch' and '--fix' cannot be given together") }
     if ![.text, .github].contains(format) || project.report != nil {
       throw .refused(
         "'--watch' prints text or github reports to the terminal, not one \(format.rawValue) document or a file")
@@ -155,7 +161,7 @@ enum ValidateCommand: Command {
   /// file's .haprc.json) and prints the report; the exit status.
   static func validate(
     _ paths: [String], project: Project, format: DiagnosticPrinter.Format, strict: Bool, quiet: Bool, jobs: Int,
-    style: Style
+    style: Style, fixing: Bool? = nil
   ) -> Int32 {
     let inputs: [PatternFiles.Input]
     let settings: [RuleSettings]
@@ -171,17 +177,23 @@ enum ValidateCommand: Command {
     }
 
     var summary = PatternCheck.Summary()
-    var printer = ReportPrinter(
-      format: format, strict: strict, quiet: quiet, style: style, gathering: project.report != nil)
+    var printer = ReportPrinter(  // --dry-run: standard output holds only the diffs
+      format: format, strict: strict, quiet: quiet, style: style, gathering: project.report != nil,
+      silent: fixing == true && project.report == nil)
+    var unwritten = false
     printer.begin()
     // Check in batches so that output starts early and memory stays bounded for huge folders.
     let batchSize = 256
     var start = 0
     while start < inputs.count {
       let range = start..<min(start + batchSize, inputs.count)
-      for report in PatternCheck.check(
-        Array(inputs[range]), settings: Array(settings[range]), jobs: jobs, reading: project.reading)
-      {
+      let batch = (inputs: Array(inputs[range]), settings: Array(settings[range]))
+      let reports =
+        fixing.map {
+          FixCommand.fix(batch, jobs: jobs, reading: project.reading, dryRun: $0, format: format, &unwritten)
+        }
+        ?? PatternCheck.check(batch.inputs, settings: batch.settings, jobs: jobs, reading: project.reading)
+      for report in reports {
         summary.add(report, strict: strict)
         printer.print(report)
       }
@@ -195,7 +207,7 @@ enum ValidateCommand: Command {
       )
       return ExitStatus.trouble
     }
-    if summary.unreadable > 0 { return ExitStatus.trouble }
+    if summary.unreadable > 0 || unwritten { return ExitStatus.trouble }
     if let limit = project.maxWarnings, summary.invalid == 0, summary.warnings > limit {
       let count = summary.warnings
       Console.error("hap: \(count) warning\(count == 1 ? "" : "s"), more than --max-warnings \(limit)")

@@ -27,7 +27,8 @@ enum WatchPlayback {
     do {
       // The sound's device opens when the files have sound when the watch starts (or it is named).
       let sound = device.audioDevice != nil || unique.contains { Self.hasAudio($0, reading: settings.reading) }
-      session = try PlaybackSession.openForCommand(device, profile: profile, commandStarted: started, live: false, sound: sound)
+      session = try PlaybackSession.openForCommand(
+        device, profile: profile, commandStarted: started, live: false, sound: sound)
     } catch {
       return PlaybackSession.fail(error)
     }
@@ -56,7 +57,7 @@ enum WatchPlayback {
 
   /// Whether the pattern at `path` is valid and has audio events (read without printing).
   private static func hasAudio(_ path: String, reading: PatternReading) -> Bool {
-    guard case .valid(let pattern, _) = PatternLoading.check(path, reading: reading.watching) else { return false }
+    guard case .valid(let pattern, _) = reading.watching.check(path) else { return false }
     return pattern.events.contains { $0.type.isAudio }
   }
 

@@ -1,7 +1,9 @@
 /// Two curves of the same parameter overlap in time.
 ///
 /// Only one curve can drive a parameter at a time; which one wins differs between players. Let each
-/// curve end before the next of the same ID starts.
+/// curve end before the next of the same ID starts. A curve that starts where the previous one
+/// ends, within a nanosecond, does not overlap it (point times are added to the curve's `Time` in
+/// binary floating point: 0.01 + 0.14 is not exactly 0.15).
 ///
 /// Bad:
 /// ```text
@@ -21,7 +23,7 @@ enum CurveOverlap: PatternCheck {
     // Curves are sorted by start time; compare each with the latest-ending earlier curve of its ID.
     var latest: [DynamicParameterID: ParameterCurve] = [:]
     for curve in pattern.curves {
-      if let previous = latest[curve.id], curve.start < previous.end {
+      if let previous = latest[curve.id], curve.start < previous.end - 1e-9 * max(1, abs(previous.end)) {
         findings.add(
           .curveOverlap,
           "this \(curve.id.rawValue) curve starts at \(Format.seconds(curve.start)), before the one at \(Format.seconds(previous.start)) ends at \(Format.seconds(previous.end))",

@@ -3,6 +3,8 @@
 /// Point times are added to the curve's `Time`, so a curve at 2.0 whose first point is at 2.0
 /// starts at 4.0. Tools that split long curves often make this mistake.
 ///
+/// `hap fix` makes the point times relative: each less the curve's `Time` (docs/fix.md).
+///
 /// Bad:
 /// ```json
 /// {"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 2.0, "ParameterCurveControlPoints": [{"Time": 2.0, "ParameterValue": 1}, {"Time": 2.5, "ParameterValue": 0}]}}

@@ -3,6 +3,8 @@
 /// Core Haptics skips it, but RFC 8259 forbids it in JSON sent between systems and many tools
 /// refuse it. Save the file as UTF-8 without BOM.
 ///
+/// `hap fix` removes it (docs/fix.md).
+///
 /// Bad:
 /// ```text
 /// <EF BB BF>{"Pattern": []}

@@ -2,6 +2,9 @@
 ///
 /// An ignored key is usually a misspelling, so the value the author meant never takes effect.
 ///
+/// `hap fix` renames the key when one known key is closer than any other and the object does
+/// not have it already (docs/fix.md).
+///
 /// Bad:
 /// ```json
 /// {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuraton": 0.5}}

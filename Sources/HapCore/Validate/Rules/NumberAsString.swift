@@ -10,6 +10,8 @@
 /// parameter's `ParameterValue`, a `Parameter`'s `Time` and `ParameterValue`, a `ParameterCurve`'s
 /// `Time`, and a control point's `Time` and `ParameterValue`. Write the number without quotes.
 ///
+/// `hap fix` writes the number without quotes (docs/fix.md).
+///
 /// Bad:
 /// ```json
 /// {"Event": {"Time": "0.1", "EventType": "HapticTransient"}}

@@ -9,6 +9,8 @@
 /// and names the other: which one iOS prefers is not known. A `ParameterCurve` and its control
 /// points have only `Time`. Write `Time`.
 ///
+/// `hap fix` renames the key to `Time` where there is no `Time` beside it (docs/fix.md).
+///
 /// Bad:
 /// ```json
 /// {"Event": {"EventTime": 0.1, "EventType": "HapticTransient"}}

@@ -5,6 +5,8 @@
 /// AudioVolumeControl 0..1; the other controls -1..1. The clamped value is what plays, so the
 /// written one misleads.
 ///
+/// `hap fix` writes the value Core Haptics clamps it to (docs/fix.md).
+///
 /// Bad:
 /// ```json
 /// {"ParameterID": "HapticSharpness", "ParameterValue": -1.0}

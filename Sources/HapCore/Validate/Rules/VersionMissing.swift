@@ -5,6 +5,8 @@
 /// iOS 26.1 loader, reverse-engineered). A file that says what it is, as a number, stays readable
 /// as the format evolves. (`"Version": null` is `null-ignored`.)
 ///
+/// `hap fix` writes `"Version": 1.0` (docs/fix.md).
+///
 /// Bad:
 /// ```json
 /// {"Pattern": []}

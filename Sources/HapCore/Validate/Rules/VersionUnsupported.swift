@@ -5,6 +5,8 @@
 /// anything between are accepted (compared as 32-bit floats, as the loader reads them). A
 /// `Version` that is not a number at all is ignored by the loader (`version-missing`).
 ///
+/// `hap fix` writes 1.0 (docs/fix.md).
+///
 /// Bad:
 /// ```json
 /// {"Version": 2.0, "Pattern": []}

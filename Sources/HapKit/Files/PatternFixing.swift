@@ -1,0 +1,133 @@
+import Foundation
+import HapCore
+
+/// `hap fix`'s files: each pattern read, fixed by HapCore's ``PatternFix`` (only the rules the
+/// project has not turned off), written back atomically, and checked again as `hap validate`
+/// checks it (docs/fix.md).
+///
+/// A file is replaced as ``FileSink`` writes one: a temporary file in the same folder, renamed
+/// over it when complete, with the file's permission bits. A symbolic link is followed: the
+/// file it names is rewritten and the link kept. A file that is not a regular file (a FIFO, a
+/// device) is read but never written. A `.haptic` clip, a vocabulary manifest and a `*.json`
+/// file that is not a pattern are left alone (checked, not fixed).
+public enum PatternFixing {
+  /// What happened to one input.
+  public struct Report: Sendable {
+    /// The fix, when the input is a pattern that was read; nil otherwise.
+    public let outcome: PatternFix.Outcome?
+    /// What remains, as `hap validate` reports it (the project's rule levels applied).
+    public let check: PatternCheck.Report
+    /// Why the fixed file could not be written; nil when it was (or nothing was to be written).
+    public var writeFailure: String?
+
+    public var name: String { check.name }
+    /// Whether the file changes (or, in a dry run, would).
+    public var changed: Bool { outcome?.changed ?? false }
+
+    /// `fixed 3 findings in x.ahap (json-trailing-comma ×2, curve-times-absolute)`, or nil when
+    /// nothing changed.
+    public var fixedLine: String? {
+      guard let outcome, outcome.changed else { return nil }
+      let counts = outcome.fixedFindings
+      let rules = counts.map { $0.count > 1 ? "\($0.rule) ×\($0.count)" : $0.rule }.joined(separator: ", ")
+      let total = counts.reduce(0) { $0 + $1.count }
+      return "fixed \(Format.counted(total, "finding")) in \(name) (\(rules))"
+    }
+  }
+
+  /// Fixes `inputs` on up to `jobs` threads, each with its rule levels (`settings`, one per
+  /// input), writing each changed file unless `dryRun`; results come back in input order.
+  public static func fix(
+    _ inputs: [PatternFiles.Input], settings: [RuleSettings], jobs: Int, reading: PatternReading, dryRun: Bool
+  ) -> [Report] {
+    let slots = Slots(count: inputs.count)
+    DispatchQueue.concurrentPerform(iterations: min(jobs, inputs.count)) { _ in
+      while let index = slots.next() {
+        slots.store(fixOne(inputs[index], settings: settings[index], reading: reading, dryRun: dryRun), at: index)
+      }
+    }
+    return slots.reports
+  }
+
+  /// Fixes one input (writing it unless `dryRun`).
+  public static func fixOne(_ input: PatternFiles.Input, settings: RuleSettings, reading: PatternReading, dryRun: Bool)
+    -> Report
+  {
+    guard let path = input.patternPath ?? (input.isStandardInput ? "-" : nil), !HapticReading.isClip(path) else {
+      return Report(outcome: nil, check: PatternCheck.checkOne(input, settings: settings, reading: reading))
+    }
+    let bytes: [UInt8]
+    do {
+      bytes = try reading.read(input)
+    } catch {
+      return Report(
+        outcome: nil, check: PatternCheck.Report(name: input.displayName, diagnostics: [], unreadable: error.message))
+    }
+    if case .found(let path) = input, PatternFiles.isNotAPattern(bytes, path: path) {
+      return Report(
+        outcome: nil,
+        check: PatternCheck.Report(name: input.displayName, diagnostics: [], unreadable: nil, notAPattern: true))
+    }
+    let outcome = PatternFix.fix(bytes, context: reading.context(for: input)) { settings.levels[$0] != .off }
+    var report = Report(
+      outcome: outcome,
+      check: PatternCheck.Report(
+        name: input.displayName, diagnostics: settings.apply(outcome.after.diagnostics), unreadable: nil))
+    if outcome.changed && !dryRun {
+      do throws(SinkError) {
+        try replace(path, with: outcome.fixed)
+      } catch {
+        report.writeFailure = error.message
+      }
+    }
+    return report
+  }
+
+  /// Replaces the regular file at `path` (a symbolic link's target) with `bytes`, atomically,
+  /// keeping its permission bits.
+  public static func replace(_ path: String, with bytes: [UInt8]) throws(SinkError) {
+    guard path != "-", case .file = OutputTarget(path) else {
+      throw SinkError("cannot write '\(path)': hap fix rewrites regular files only")
+    }
+    var info = stat()
+    guard stat(path, &info) == 0 else { throw SinkError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+    let sink = try FileSink(path: path, allowTerminal: true)
+    defer { sink.close(success: false) }
+    try sink.keepMode(info.st_mode & 0o7777)
+    try bytes.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
+    try sink.drain()
+    try sink.commit()
+  }
+}
+
+extension PatternFiles.Input {
+  var isStandardInput: Bool {
+    if case .standardInput = self { return true }
+    return false
+  }
+}
+
+/// The reports of a run, each slot filled by one thread, and the next input to take.
+private final class Slots: @unchecked Sendable {
+  private var storage: [PatternFixing.Report?]
+  private var taken = 0
+  private let lock = NSLock()
+
+  init(count: Int) { storage = Array(repeating: nil, count: count) }
+
+  func next() -> Int? {
+    lock.lock()
+    defer { lock.unlock() }
+    guard taken < storage.count else { return nil }
+    taken += 1
+    return taken - 1
+  }
+
+  func store(_ report: PatternFixing.Report, at index: Int) {
+    lock.lock()
+    storage[index] = report
+    lock.unlock()
+  }
+
+  var reports: [PatternFixing.Report] { storage.map { $0! } }
+}
