@@ -99,8 +99,7 @@ enum DiffCommand: Command {
     } catch {
       return ExitStatus.trouble
     }
-    let old: Pattern
-    let new: Pattern
+    let old: Pattern, new: Pattern
     switch (load(oldPath, reading: arguments.reading), load(newPath, reading: arguments.reading)) {
     case (.valid(let a, let aFindings), .valid(let b, let bFindings)):
       if !arguments[quiet] { (printClamped(aFindings, file: oldLabel), printClamped(bFindings, file: newLabel)) }

@@ -18,9 +18,7 @@ struct ReportPrinter {
     format: ReportWriter.Format, strict: Bool, quiet: Bool, style: Style, gathering: Bool = false, silent: Bool = false
   ) {
     writer = ReportWriter(format: format, strict: strict, quiet: quiet, version: HapCommandLine.version)
-    self.style = style
-    gathered = gathering ? "" : nil
-    self.silent = silent
+    (self.style, self.silent, gathered) = (style, silent, gathering ? "" : nil)
   }
 
   /// The report gathered for `-o`.
