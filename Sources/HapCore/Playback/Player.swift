@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Plays a list of patterns as a stream of frames, under control: live parameter changes and the
 /// advanced player's transport (pause, resume, stop, seek, rate, loop), as on iOS.
 ///
@@ -53,6 +55,11 @@ public final class Player {
   public var loopEnd: Int?
 
   private var item = 0
+  /// How many times a pattern of the list has begun to play (its first frame rendered), over
+  /// every pass: the number a watcher off the real-time thread reads (``patternsBegun``).
+  private let begun = Atomic<Int>(0)
+  /// Whether the current pattern's start has been counted in ``begun``.
+  private var counted = false
   /// Frames rendered in the current pass over the list.
   private var passFrames = 0
   private var pass = 0
@@ -156,6 +163,11 @@ public final class Player {
     withRenderer(k) { $0.seek(to: frame) }
     soundTable[k]?._withUnsafeGuaranteedRef { $0.seek(to: frame) }
   }
+
+  /// How many times a pattern of the list has begun to play, over every pass (the `n`th
+  /// beginning is pattern `(n - 1) % count`, a seek aside): read from any thread, written by the
+  /// real-time thread with one atomic add.
+  public var patternsBegun: Int { begun.load(ordering: .acquiring) }
 
   /// Moves the first pattern's signals to `frame` before playing (`--start`).
   public func start(at frame: Int) {
@@ -367,6 +379,10 @@ public final class Player {
         gapLeft -= n
         continue
       }
+      if !counted {
+        begun.add(1, ordering: .releasing)
+        counted = true
+      }
       let (rendered, ended) = renderItem(slice, from: filled, at: offset + filled)
       filled += rendered
       passFrames += rendered
@@ -386,6 +402,7 @@ public final class Player {
         withRenderer(item) { $0.reset() }
         soundTable[item]?._withUnsafeGuaranteedRef { $0.reset() }
         gapLeft = gapFrames
+        counted = false
       }
     }
     return filled

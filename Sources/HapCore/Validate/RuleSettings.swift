@@ -34,6 +34,32 @@ public struct RuleSettings: Sendable, Equatable {
     levels[id] = level
   }
 
+  /// Why the command line's levels cannot be had.
+  public enum OptionsFailure: Error {
+    /// A rule given to two options of different levels (`--disable x --error x`).
+    case twice(rule: String, first: String, second: String)
+    /// An option names a rule that does not exist or cannot have its level.
+    case invalid(option: String, RuleSettingsError)
+  }
+
+  /// The command line's levels: for each option (`disable`, `warning`, `error`) its level and
+  /// its values, each a rule id or a comma-separated list (`--disable a,b` as well as
+  /// `--disable a --disable b`, as eslint's and sox's lists).
+  public init(options: [(option: String, level: RuleLevel, values: [String])]) throws(OptionsFailure) {
+    var given: [String: String] = [:]
+    for (option, level, values) in options {
+      for id in values.flatMap({ $0.split(separator: ",").map(String.init) }) {
+        if let earlier = given[id], earlier != option { throw .twice(rule: id, first: earlier, second: option) }
+        given[id] = option
+        do throws(RuleSettingsError) {
+          try set(id, level)
+        } catch {
+          throw .invalid(option: option, error)
+        }
+      }
+    }
+  }
+
   /// These settings with `overrides`' levels in place of any given here (the command line's
   /// flags over a file's).
   public func overridden(by overrides: RuleSettings) -> RuleSettings {

@@ -113,6 +113,10 @@ public struct PatternFolders: Sendable {
         switch input {
         // hap's own output, redirected into the folder (`hap info --format json . > i.json`).
         case .found(let found) where PatternFiles.isStandardOutput(found): continue
+        // A *.json file that is not a pattern (package.json), as validate leaves it out.
+        case .found(let found)
+        where (try? PatternFiles.read(input)).map({ PatternFiles.isNotAPattern($0, path: found) }) == true:
+          continue
         case .found(let found): path = found
         // A folder that cannot be read stays in the list: reading it says why.
         case .unreadable(let folder, _): path = folder

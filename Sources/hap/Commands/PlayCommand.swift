@@ -12,7 +12,9 @@ enum PlayCommand: Command {
   static let description = """
     Plays the patterns in order on an ALSA playback device, from a real-time thread, with the
     same renderer as 'hap render': at the same rate and sample format the device receives
-    exactly the samples 'hap render' writes. '-' reads one pattern from standard input.
+    exactly the samples 'hap render' writes. '-' reads one pattern from standard input; a
+    folder plays its patterns in name order (searched as 'hap validate' searches it). With
+    several, each says 'playing NAME (i of n)' as it begins (not with -q); Ctrl-C stops all.
 
     Device: -D, else $HAP_DEVICE, else 'default' (on a desktop that reaches PipeWire or
     PulseAudio). 'hap devices' lists the devices and what they take. A pattern with errors is
@@ -117,9 +119,14 @@ enum PlayCommand: Command {
     // Compile every pattern at the rate the device took; all buffers are made here.
     let renderers = session.factory.set(loaded, speed: settings.speed)
     let controls = settings.control.map { [$0.controlSource(patterns: loaded, session: session)] } ?? []
+    let announcer = PatternAnnouncer(count: patterns.count, saying: patterns.count > 1 && !settings.quiet) { k in
+      Console.error("hap: playing \(Console.shown(patterns[k])) (\(k + 1) of \(patterns.count))")
+    }
+    defer { announcer.stop() }
     return session.play(renderers, playback: settings.engineOptions, controls: controls) { player in
       if settings.startAt > 0 { player.start(at: session.frames(settings.startAt / settings.speed)) }
       if let loopEnd = settings.loopEnd { player.loopEnd = session.frames(loopEnd) }
+      announcer.follow(player)
     }
   }
 
@@ -145,12 +152,16 @@ enum PlayCommand: Command {
     return RumblePlayback.run(&walk, path: path, gainDecibels: device.gain, verbose: device.verbose)
   }
 
-  /// The pattern arguments: at least one, and standard input at most once.
+  /// The pattern arguments: at least one, standard input at most once, a folder's patterns
+  /// (searched as 'hap validate' searches it) in name order.
   static func patternArguments(_ arguments: Arguments) throws(UsageError) -> [String] {
-    let patterns = arguments.positionals
-    guard !patterns.isEmpty else { throw .noPattern }
-    if patterns.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
-    return patterns
+    guard !arguments.positionals.isEmpty else { throw .noPattern }
+    if arguments.positionals.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
+    do throws(OutputPlanFailure) {
+      return try PatternFolders(arguments.positionals).paths
+    } catch {
+      throw .refused(RenderCommand.outputPlanMessage(error))
+    }
   }
 
   /// What `hap play` takes besides its patterns and the device options.

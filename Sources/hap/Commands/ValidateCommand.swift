@@ -128,10 +128,9 @@ enum ValidateCommand: Command {
         arguments.positionals, project: project, format: format, strict: strict, quiet: quiet, jobs: jobs, style: style,
         fixing: fixing)
     }
-    if fixing != nil { throw .refused("'--watch' and '--fix' cannot be given together") }
-    if ![.text, .github].contains(format) || project.report != nil {
+    if fixing != nil || ![.text, .github].contains(format) || project.report != nil {
       throw .refused(
-        "'--watch' prints text or github reports to the terminal, not one \(format.rawValue) document or a file")
+        "'--watch' prints text or github reports to the terminal: not with --fix, -o or --format \(format)")
     }
     project.reading = project.reading.watching
     return try watch(arguments.positionals) { paths in
@@ -209,34 +208,25 @@ enum ValidateCommand: Command {
     }
     if summary.unreadable > 0 || unwritten { return ExitStatus.trouble }
     if let limit = project.maxWarnings, summary.invalid == 0, summary.warnings > limit {
-      let count = summary.warnings
-      Console.error("hap: \(count) warning\(count == 1 ? "" : "s"), more than --max-warnings \(limit)")
+      Console.error("hap: \(Format.counted(summary.warnings, "warning")), more than --max-warnings \(limit)")
       return ExitStatus.failure
     }
     return summary.invalid > 0 ? ExitStatus.failure : ExitStatus.ok
   }
 
-  /// `--disable`, `--warning` and `--error`: a rule named twice with different levels is a
-  /// usage error.
+  /// `--disable`, `--warning` and `--error` (``RuleSettings/init(options:)``).
   static func ruleLevels(_ arguments: Arguments) throws(UsageError) -> RuleSettings {
-    var settings = RuleSettings()
-    var given: [String: String] = [:]
-    for (declared, level) in [(disable, RuleLevel.off), (warning, .warning), (error, .error)] {
-      let option = declared.spec.name
-      // `--disable a,b` as well as `--disable a --disable b` (as eslint's and sox's lists).
-      let ids = arguments.all(declared).compactMap { $0 }.flatMap { $0.split(separator: ",").map(String.init) }
-      for id in ids {
-        if let earlier = given[id], earlier != option {
-          throw .refused("rule '\(Format.excerpt(id))' is given to both --\(earlier) and --\(option)")
-        }
-        given[id] = option
-        do {
-          try settings.set(id, level)
-        } catch {
-          throw .refused("--\(option): \(error.message)")
-        }
+    let given = [(disable, RuleLevel.off), (warning, .warning), (error, .error)].map {
+      (option: $0.0.spec.name, level: $0.1, values: arguments.all($0.0).compactMap { $0 })
+    }
+    do throws(RuleSettings.OptionsFailure) {
+      return try RuleSettings(options: given)
+    } catch {
+      switch error {
+      case .twice(let id, let first, let second):
+        throw .refused("rule '\(Format.excerpt(id))' is given to both --\(first) and --\(second)")
+      case .invalid(let option, let error): throw .refused("--\(option): \(error.message)")
       }
     }
-    return settings
   }
 }
