@@ -100,6 +100,8 @@ public struct PatternFolders: Sendable {
     names = []
     hasFolder = false
     for argument in arguments {
+      // `patterns/*.json` names the vocabulary's manifest too: not a pattern, left out.
+      if arguments.count > 1 && PatternFiles.isManifest(argument) { continue }
       guard argument != "-", OutputPlan.isDirectory(argument) else {
         paths.append(argument)
         names.append(argument == "-" ? "stdin" : Self.stem((argument as NSString).lastPathComponent))

@@ -1,0 +1,115 @@
+import Foundation
+import HapTestSupport
+import Testing
+
+/// Issue 32, "Words": the README's examples run as written from the repository's root. Each
+/// `hap ...` line of its code blocks, and each inline example of its opening, runs through
+/// `sh -c` (globs and `&&` as a shell reads them) in a copy of the root's patterns/ and
+/// examples/, with `hap` on the PATH and `HAP_DEVICE` naming the simulated exciter. An example
+/// that cannot run here is left out only for a reason the test names (hardware, a service,
+/// Ctrl-C, or a file of the reader's own, never one of the repository's own folders).
+@Suite("The README's examples run as written", .serialized)
+struct ReadmeExamplesTests {
+  /// The repository's folders an example may name; any file under them must exist.
+  static let repositoryFolders = ["patterns/", "examples/", "desktop/", "docs/", "contrib/"]
+
+  /// The examples: code-block lines (usage lines, which hold `[`, aside) and the opening's inline ones.
+  static func examples() throws -> [String] {
+    let readme = try String(contentsOf: Hap.root.appendingPathComponent("README.md"), encoding: .utf8)
+    var found: [String] = []
+    let blocks = readme.components(separatedBy: "```")
+    for (k, block) in blocks.enumerated() where k % 2 == 1 {
+      for raw in block.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        var line =
+          raw.hasPrefix("$ ") ? String(raw.dropFirst(2)) : raw.hasPrefix("- run: ") ? String(raw.dropFirst(7)) : raw
+        // Usage lines (`[--x]`, `a|b`, `OLD-FILE`) are checked against `hap help` elsewhere.
+        let words = line.split(separator: " ")
+        guard line.hasPrefix("hap "), !line.contains("["),
+          !words.contains(where: {
+            $0.count > 1 && $0.contains("|")
+              || !$0.hasPrefix("-") && $0.count > 2 && $0.allSatisfy { $0.isUppercase || $0 == "-" }
+          })
+        else { continue }
+        if let comment = line.range(of: "  #") { line = String(line[..<comment.lowerBound]) }
+        found.append(line.trimmingCharacters(in: .whitespaces))
+      }
+    }
+    let opening = readme.components(separatedBy: "## Set-up").first ?? ""
+    for part in opening.components(separatedBy: "`").enumerated() where part.offset % 2 == 1 {
+      if part.element.hasPrefix("hap "), part.element.split(separator: " ").count > 2 { found.append(part.element) }
+    }
+    return found
+  }
+
+  /// Why `example` cannot run here, or nil.
+  static func reasonNotRun(_ example: String) -> String? {
+    let words = example.split(separator: " ").map(String.init)
+    if words.contains("--watch") { return "runs until Ctrl-C" }
+    if ["serve", "drag"].contains(words[1]) { return "runs until stopped, on a device or input device" }
+    if ["fire", "mute", "unmute", "level", "status"].contains(words[1]) { return "needs a running hap serve" }
+    for (k, word) in words.enumerated() where ["-D", "--device", "--audio-device"].contains(word) {
+      if k + 1 < words.count, words[k + 1] != "sim" { return "needs the device \(words[k + 1])" }
+    }
+    if example.contains("| aplay") { return "plays through the speakers" }
+    for word in words where word.contains("*") {
+      let folder = String(word.prefix { $0 != "*" })
+      if !repositoryFolders.contains(where: folder.hasPrefix) && !folder.isEmpty {
+        return "a glob of the reader's own: \(word)"
+      }
+    }
+    for input in inputs(words)
+    where !FileManager.default.fileExists(atPath: Hap.root.appendingPathComponent(input).path) {
+      // One of ours (a path into the repository's folders, or the name of a bundled pattern
+      // without its folder, as `hap play correct.json` once was): it must run, and fails.
+      let bundled = Hap.root.appendingPathComponent("patterns/" + input).path
+      if repositoryFolders.contains(where: input.hasPrefix)
+        || (!input.contains("/") && FileManager.default.fileExists(atPath: bundled))
+      {
+        return nil
+      }
+      return "names a file of the reader's own: \(input)"
+    }
+    return nil
+  }
+
+  /// The files and folders an example reads (not what follows an output option, nor globs).
+  static func inputs(_ words: [String]) -> [String] {
+    let outputs: Set<String> = ["-o", "--output", "--audio", "--plot"]
+    return words.enumerated().compactMap { k, word in
+      guard k > 1, !word.hasPrefix("-"), !outputs.contains(words[k - 1]), !word.contains("*"), word != "&&" else {
+        return nil
+      }
+      guard word.contains("/") || word.contains(".") else { return nil }
+      return word
+    }.filter { !["hap", "play", "render"].contains($0) }
+  }
+
+  @Test("every example runs (exit 0) or is left out for a reason the test names")
+  func everyExample() throws {
+    let examples = try Self.examples()
+    #expect(examples.count > 40)
+    #expect(examples.contains("hap play patterns/correct.json"), "the README's first example")
+    let device = try SimulatedExciter()
+    let root = device.folder.path("root")
+    for folder in ["patterns", "examples", "desktop"] {
+      try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+      try FileManager.default.copyItem(
+        atPath: Hap.root.appendingPathComponent(folder).path, toPath: root + "/" + folder)
+    }
+    let binaries = URL(fileURLWithPath: Hap.binary).deletingLastPathComponent().path
+    let path = binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    var ran = 0
+    for example in examples {
+      if let reason = Self.reasonNotRun(example) {
+        #expect(!reason.isEmpty)
+        continue
+      }
+      let result = try Hap.run(
+        ["-c", example], environment: device.environment.merging(["PATH": path, "HAP_DEVICE": "exciter"]) { $1 },
+        directory: URL(fileURLWithPath: root), timeout: 120, executable: "/bin/sh")
+      #expect(result.status == 0, "\(example): exit \(result.status)\n\(result.stderr.suffix(600))")
+      ran += 1
+    }
+    #expect(ran >= 16, "only \(ran) examples ran")
+  }
+}
