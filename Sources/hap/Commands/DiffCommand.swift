@@ -102,7 +102,7 @@ enum DiffCommand: Command {
     let old: Pattern, new: Pattern
     switch (load(oldPath, reading: arguments.reading), load(newPath, reading: arguments.reading)) {
     case (.valid(let a, let aFindings), .valid(let b, let bFindings)):
-      if !arguments[quiet] { (printClamped(aFindings, file: oldLabel), printClamped(bFindings, file: newLabel)) }
+      if !arguments[quiet] { printClamped([(aFindings, oldLabel), (bFindings, newLabel)]) }
       (old, new) = (a, b)
     case (let a, let b):
       guard git else {
@@ -192,10 +192,10 @@ enum DiffCommand: Command {
     path == "/dev/null" ? .valid(Pattern(), []) : reading.check(path)
   }
 
-  /// Warnings are not shown, except for values Core Haptics clamps: the diff compares the
-  /// clamped value, and the warning says what was written.
-  static func printClamped(_ findings: [Diagnostic], file: String) {
-    for finding in findings where finding.rule == Rule.valueOutOfRange.id {
+  /// Only the warnings of values Core Haptics clamps (the diff compares the clamped value).
+  static func printClamped(_ sides: [(findings: [Diagnostic], file: String)]) {
+    for (finding, file) in sides.flatMap({ side in side.findings.map { ($0, side.file) } })
+    where finding.rule == Rule.valueOutOfRange.id {
       Console.finding(DiagnosticPrinter.text(finding, file: file, style: PatternLoading.errorStyle))
     }
   }
