@@ -149,6 +149,23 @@ struct ReportFormatTests {
     let over = try Hap.run(["validate", pattern, "-o", pattern])
     #expect(over.status == 2 && over.stderr.contains("refusing to write over"), "\(over.stderr)")
     #expect(try Data(contentsOf: URL(fileURLWithPath: pattern)) == before)
+    // A pattern (or a manifest) the walk finds is never the report's file: refused, kept.
+    let walked = try Hap.run(["validate", folder.url.path, "-o", folder.path("./tick.ahap")])
+    #expect(walked.status == 2 && walked.stderr.contains("refusing to write the report over"), "\(walked.stderr)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: pattern)) == before)
+    let manifest = try folder.write("vocabulary.json", "{}")
+    let overManifest = try Hap.run(["validate", folder.url.path, "-o", manifest])
+    #expect(overManifest.status == 2)
+    #expect(try String(contentsOfFile: manifest, encoding: .utf8) == "{}")
+    try FileManager.default.removeItem(atPath: manifest)
+    for format in ["text", "github", "sarif", "junit"] {  // an earlier report of each format is left out
+      let report = folder.path("report-\(format).json")
+      for _ in 0..<2 {
+        let run = try Hap.run(["validate", "--format", format, folder.url.path, "-o", report])
+        #expect(run.status == 0, "\(format): \(run.stderr)")
+      }
+      try FileManager.default.removeItem(atPath: report)
+    }
     let nowhere = try Hap.run(["validate", pattern, "-o", folder.path("no/such/folder/r.json")])
     #expect(nowhere.status == 2, "\(nowhere.stderr)")
     for format in ["sarif", "junit", "json"] {

@@ -42,6 +42,8 @@ public enum PatternCheck {
     case unusableConfig(RuleConfig.Failure)
     /// A path named holds no pattern file.
     case noPatterns(String)
+    /// `-o` names a file the walk checks (a pattern, a clip, a manifest), not an earlier report.
+    case reportOverInput(String)
   }
 
   /// The files `paths` name (folders walked, what the project ignores left out), each with its
@@ -58,9 +60,16 @@ public enum PatternCheck {
       guard !found.isEmpty else { return .failure(.noPatterns(path)) }
       // A file the shell made for hap's own output (`hap validate . > report.json`), or the
       // report of an earlier `-o`, is no pattern: a folder walk leaves it out.
-      inputs += found.filter {
-        guard case .found(let file) = $0 else { return true }
-        return !PatternFiles.isStandardOutput(file) && !(project.report.map { OutputPlan.sameFile($0, file) } ?? false)
+      for input in found {
+        guard case .found(let file) = input, PatternFiles.isStandardOutput(file) else {
+          guard let report = project.report, let file = input.walkedPath, OutputPlan.sameFile(report, file) else {
+            inputs.append(input)
+            continue
+          }
+          // Only hap's own earlier report is left out; a pattern there would be destroyed.
+          if case .found = input, ReportWriter.isReport((try? PatternFiles.read(input)) ?? []) { continue }
+          return .failure(.reportOverInput(file))
+        }
       }
     }
     var config = ignores.ruleConfig

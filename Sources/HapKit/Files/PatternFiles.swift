@@ -49,6 +49,14 @@ public enum PatternFiles {
     }
 
     /// The path of a pattern file (named or found); nil for the others.
+    /// The path of a file a folder walk found (a pattern or a manifest).
+    public var walkedPath: String? {
+      switch self {
+      case .found(let path), .manifest(let path): path
+      case .file, .unreadable, .standardInput: nil
+      }
+    }
+
     public var patternPath: String? {
       switch self {
       case .file(let path), .found(let path): path

@@ -112,8 +112,8 @@ extension ReportWriter {
         + "      <error message=\"\(Self.xml("cannot read: \(reason)"))\" type=\"unreadable\"/>\n    </testcase>\n"
     }
     let shown = report.diagnostics.filter(shows)
-    let failing = shown.filter { $0.severity == .error || (strict && $0.severity == .warning) }
-    let others = shown.filter { !failing.contains($0) }
+    let fails = { (finding: Diagnostic) in finding.severity == .error || (strict && finding.severity == .warning) }
+    let (failing, others) = (shown.filter(fails), shown.filter { !fails($0) })
     var text = "    <testcase name=\"\(name)\" classname=\"hap.validate\">\n"
     if !failing.isEmpty {
       let counted = [(failing.errorCount, "error"), (failing.warningCount, "warning")].filter { $0.0 > 0 }

@@ -31,6 +31,22 @@ public struct ReportWriter {
     (self.format, self.strict, self.quiet, self.version) = (format, strict, quiet, version)
   }
 
+  /// Whether `bytes` are a report hap wrote (`-o` of an earlier run, in any format), by its
+  /// opening or its summary line: never a pattern, which a folder walk may leave out.
+  public static func isReport(_ bytes: [UInt8]) -> Bool {
+    let text = String(decoding: bytes.prefix(200), as: UTF8.self)
+    if text.hasPrefix("{\"files\":[") || text.hasPrefix("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\"")
+      || text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hap validate\"")
+    {
+      return true
+    }
+    // Text and github: findings' lines or annotations, then the totals.
+    let lines = String(decoding: bytes.suffix(64 * 1024), as: UTF8.self).split(separator: "\n")
+    guard bytes.first != UInt8(ascii: "{"), bytes.first != UInt8(ascii: "[") else { return false }
+    return lines.contains { $0.range(of: #"^\d+ files? checked"#, options: .regularExpression) != nil }
+      || (!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("::") || $0.contains(": warning: ") || $0.contains(": error: ") || $0.contains(": note: ") })
+  }
+
   /// Whether a finding is shown: with `--quiet`, only those that fail the file.
   public func shows(_ diagnostic: Diagnostic) -> Bool {
     !quiet || diagnostic.severity == .error || (strict && diagnostic.severity == .warning)

@@ -168,6 +168,9 @@ enum ValidateCommand: Command {
     case .failure(.unusableConfig(let failure)):
       Console.error("hap: '\(Format.excerpt(failure.path))' is not a usable rule configuration: \(failure.message)")
       return ExitStatus.trouble
+    case .failure(.reportOverInput(let path)):
+      Console.error("hap: refusing to write the report over '\(Format.excerpt(path))', a file this run checks; name another -o")
+      return ExitStatus.trouble
     case .failure(.noPatterns(let path)):
       // A folder without patterns is a mistake (a CI pointed at the wrong folder), not a pass.
       Console.error("hap: no pattern files in '\(Format.excerpt(path))' (searched for *.ahap, *.json and *.haptic)")
