@@ -239,4 +239,36 @@ struct FixTests {
     #expect(String(decoding: result, as: UTF8.self) == "aXdeZf")
     #expect(applied.map(\.rule) == ["a", "c"])
   }
+
+  @Test("a CRLF file's diff has a line per line (each \\r\\n a line end), as patch reads it")
+  func crlfDiff() {
+    let old =
+      "{\"Version\": 1,\r\n \"Pattern\": [\r\n  {\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\"}},\r\n ]\r\n}\r\n"
+    let outcome = PatternFix.fix(Array(old.utf8))
+    #expect(
+      String(decoding: outcome.fixed, as: UTF8.self) == old.replacingOccurrences(of: "}},\r\n ]", with: "}}\r\n ]"))
+    let diff = PatternFix.unifiedDiff(outcome.original, outcome.fixed, path: "crlf.ahap")
+    #expect(diff.contains("@@ -1,5 +1,5 @@"), "\(diff)")
+    #expect(diff.contains("\n-  {\"Event\"") && diff.contains("\n+  {\"Event\""), "\(diff)")
+  }
+
+  @Test("many edits are applied as one at a time would apply them: in file order, an overlapping one left out")
+  func manyEdits() {
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<200 {
+      let bytes = [UInt8](repeating: UInt8(ascii: "x"), count: 64)
+      let edits = (0..<Int.random(in: 1...24, using: &generator)).map { k -> FixEdit in
+        let start = Int.random(in: 0...60, using: &generator)
+        let end = start + Int.random(in: 0...3, using: &generator)
+        return FixEdit(rule: "r\(k)", range: start..<end, replacement: Array("\(k)".utf8))
+      }
+      // The reference: each edit, by its start then as offered, kept when it touches none kept.
+      let ordered = edits.enumerated().sorted {
+        ($0.element.range.lowerBound, $0.offset) < ($1.element.range.lowerBound, $1.offset)
+      }
+      var kept: [FixEdit] = []
+      for (_, edit) in ordered where !kept.contains(where: edit.overlaps) { kept.append(edit) }
+      #expect(FixEdit.apply(edits, to: bytes).applied.map(\.rule) == kept.map(\.rule))
+    }
+  }
 }

@@ -38,7 +38,10 @@ public enum LineDiff {
 
   /// The lines of `text`; a final line end does not start another line.
   static func lines(_ text: String) -> [Substring] {
-    var result = text.split(separator: "\n", omittingEmptySubsequences: false)
+    // Split at each line feed, a scalar: as Characters, "\r\n" is one and would not split.
+    var result = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map {
+      Substring(String(String.UnicodeScalarView($0)))
+    }
     if result.last == "" { result.removeLast() }
     return result
   }

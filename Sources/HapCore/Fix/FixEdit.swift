@@ -25,14 +25,26 @@ public struct FixEdit: Sendable, Hashable {
     return range.overlaps(other.range)
   }
 
-  /// `bytes` with `edits` applied: in file order, an edit that overlaps one kept before it is
-  /// left out (for the next pass). Returns the bytes and the edits applied.
+  /// `bytes` with `edits` applied: in file order (by where each starts, then as offered), an
+  /// edit that overlaps one kept before it is left out (for the next pass). Returns the bytes
+  /// and the edits applied. Linear after the sort: the kept edits do not overlap, so their ends
+  /// rise with their starts, and only those ending at or after an edit's start can touch it.
   public static func apply(_ edits: [FixEdit], to bytes: [UInt8]) -> (bytes: [UInt8], applied: [FixEdit]) {
+    let ordered = edits.enumerated().sorted {
+      ($0.element.range.lowerBound, $0.offset) < ($1.element.range.lowerBound, $1.offset)
+    }.map(\.element)
     var kept: [FixEdit] = []
-    for edit in edits where edit.range.upperBound <= bytes.count && !kept.contains(where: edit.overlaps) {
-      kept.append(edit)
+    for edit in ordered where edit.range.upperBound <= bytes.count {
+      var touches = false
+      for earlier in kept.reversed() {
+        if earlier.range.upperBound < edit.range.lowerBound { break }
+        if earlier.overlaps(edit) {
+          touches = true
+          break
+        }
+      }
+      if !touches { kept.append(edit) }
     }
-    kept.sort { $0.range.lowerBound < $1.range.lowerBound }
     var result: [UInt8] = []
     result.reserveCapacity(bytes.count + 64)
     var position = 0

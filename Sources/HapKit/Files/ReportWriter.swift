@@ -35,7 +35,8 @@ public struct ReportWriter {
   /// opening or its summary line: never a pattern, which a folder walk may leave out.
   public static func isReport(_ bytes: [UInt8]) -> Bool {
     let text = String(decoding: bytes.prefix(200), as: UTF8.self)
-    if text.hasPrefix("{\"files\":[") || text.hasPrefix("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\"")
+    if text.hasPrefix("{\"files\":[")
+      || text.hasPrefix("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\"")
       || text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hap validate\"")
     {
       return true
@@ -44,7 +45,10 @@ public struct ReportWriter {
     let lines = String(decoding: bytes.suffix(64 * 1024), as: UTF8.self).split(separator: "\n")
     guard bytes.first != UInt8(ascii: "{"), bytes.first != UInt8(ascii: "[") else { return false }
     return lines.contains { $0.range(of: #"^\d+ files? checked"#, options: .regularExpression) != nil }
-      || (!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("::") || $0.contains(": warning: ") || $0.contains(": error: ") || $0.contains(": note: ") })
+      || (!lines.isEmpty
+        && lines.allSatisfy {
+          $0.hasPrefix("::") || $0.contains(": warning: ") || $0.contains(": error: ") || $0.contains(": note: ")
+        })
   }
 
   /// Whether a finding is shown: with `--quiet`, only those that fail the file.
