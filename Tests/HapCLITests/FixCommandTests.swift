@@ -105,6 +105,10 @@ struct FixCommandTests {
     #expect(result.stderr.contains("cannot write '\(path)'"), "\(result.stderr)")
     #expect(try Self.read(path) == Self.fixable)
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["x.ahap"])
+    // The report speaks of the file as it stayed: its findings, not the fixed text's.
+    let json = try Hap.run(["fix", "--format", "json", path], environment: ["HAP_FAULT_WRITE_LIMIT": "10"])
+    let file = try #require((try decodeJSON(json.stdout)["files"] as? [[String: Any]])?.first)
+    #expect(file["valid"] as? Bool == true && (file["findings"] as? [Any])?.isEmpty == false, "\(json.stdout)")
   }
 
   @Test("exit statuses: 1 when an error remains, 2 for a path that cannot be read")

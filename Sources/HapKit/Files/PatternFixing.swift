@@ -15,8 +15,9 @@ public enum PatternFixing {
   public struct Report: Sendable {
     /// The fix, when the input is a pattern that was read; nil otherwise.
     public let outcome: PatternFix.Outcome?
-    /// What remains, as `hap validate` reports it (the project's rule levels applied).
-    public let check: PatternCheck.Report
+    /// What remains, as `hap validate` reports it (the project's rule levels applied): the
+    /// file as it is on disk, so the original's findings when the fix could not be written.
+    public internal(set) var check: PatternCheck.Report
     /// Why the fixed file could not be written; nil when it was (or nothing was to be written).
     public var writeFailure: String?
 
@@ -78,6 +79,8 @@ public enum PatternFixing {
         try replace(path, with: outcome.fixed)
       } catch {
         report.writeFailure = error.message
+        report.check = PatternCheck.Report(
+          name: input.displayName, diagnostics: settings.apply(outcome.before.diagnostics), unreadable: nil)
       }
     }
     return report
