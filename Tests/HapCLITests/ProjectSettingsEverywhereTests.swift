@@ -81,7 +81,10 @@ struct ProjectSettingsEverywhereTests {
     let folder = try TemporaryFolder()
     let pattern = try folder.write("p.ahap", Self.absoluteCurve)
     _ = try folder.write(".haprc.json", #"{"rules": {"no-such-rule": "off"}}"#)
-    for command in [["info", pattern], ["render", pattern, "-o", folder.path("x.wav")]] {
+    for command in [
+      ["info", pattern], ["render", pattern, "-o", folder.path("x.wav")],
+      ["convert", pattern, "-o", folder.path("x.haptic")],
+    ] {
       let result = try Hap.run(command)
       #expect(result.status == 2, "\(command): \(result.stderr)")
       #expect(result.stderr.contains(".haprc.json' cannot be used"), "\(command): \(result.stderr)")

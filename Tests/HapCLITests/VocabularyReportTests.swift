@@ -70,4 +70,32 @@ struct VocabularyReportTests {
     #expect(log.contains("pipe.ahap is not served: it is a FIFO"), "\(log)")
     #expect(log.contains("more is not served: it is a folder"), "\(log)")
   }
+
+  @Test(
+    "serve reads the folder's .haprc.json for these rules too: off is silent, error leaves the event out; -q; a broken one is one line"
+  )
+  func serveLevels() throws {
+    let device = try SimulatedExciter()
+    let folder = try Self.folder(in: device.folder.url.path)
+    func load(_ arguments: [String] = []) throws -> (log: String, events: [String]) {
+      let service = try RunningService(["--vocabulary", folder] + arguments, device: device)
+      let events = try service.status()["events"] as? [String] ?? []
+      service.terminate()
+      return (String(decoding: service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), events)
+    }
+    try Data(#"{"rules": {"vocabulary-name-unfireable": "error", "vocabulary-file-skipped": "off"}}"#.utf8)
+      .write(to: URL(fileURLWithPath: folder + "/.haprc.json"))
+    let levelled = try load()
+    #expect(levelled.log.contains("low health.ahap left out: no client can fire"), "\(levelled.log)")
+    #expect(!levelled.log.contains("is not served"), "\(levelled.log)")
+    #expect(levelled.events == ["heartbeat", "tick"])
+    try FileManager.default.removeItem(atPath: folder + "/.haprc.json")
+    let quiet = try load(["-q"])
+    #expect(!quiet.log.contains("is not served") && !quiet.log.contains("no client can fire"), "\(quiet.log)")
+    try Data(#"{"rules": "#.utf8).write(to: URL(fileURLWithPath: folder + "/.haprc.json"))
+    let broken = try load()
+    #expect(
+      broken.log.contains(".haprc.json") && broken.log.contains("the vocabulary loads without it"), "\(broken.log)")
+    #expect(broken.events == ["heartbeat", "low health", "tick"])
+  }
 }

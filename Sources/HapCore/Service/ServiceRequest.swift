@@ -290,8 +290,9 @@ public enum ServiceRequest: Equatable, Sendable {
     if name.unicodeScalars.contains(where: isForbidden) {
       return "it holds a control character, which a request line cannot carry"
     }
-    if name.unicodeScalars.contains(where: \.properties.isWhitespace) {
-      return "it holds a space, and a request's words are separated by spaces"
+    if let space = name.unicodeScalars.first(where: \.properties.isWhitespace) {
+      let what = space == " " ? "a space" : space == "\t" ? "a tab" : "a Unicode space"
+      return "it holds \(what), and a request's words are separated by spaces and tabs"
     }
     if name.contains("=") { return "it holds '=', and a word with '=' is read as an option" }
     return "'fire \(Format.visibleControls(name))' does not name it"

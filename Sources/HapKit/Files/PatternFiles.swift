@@ -233,6 +233,8 @@ public enum PatternFiles {
     case tooLarge(size: Int?)
     /// Found unreadable while the inputs were listed (`reason` said then).
     case unlisted(reason: String)
+    /// The project's `.haprc.json` for the file cannot be used (``PatternReading/read(_:checkingSettings:)``).
+    case unusableSettings(path: String, why: String)
     /// Ctrl-C or SIGTERM ended the wait for a FIFO's writer (or its next bytes).
     case interrupted
     /// The name holds a NUL (from a JSON string's `\u0000`): the system would read it only up
@@ -252,6 +254,8 @@ public enum PatternFiles {
       case .unlisted(let reason): reason
       case .interrupted: "interrupted while waiting for its writer"
       case .nulInName: "its name holds a NUL character (\\u0000), which no file name can"
+      case .unusableSettings(let path, let why):
+        "the project's settings '\(Format.excerpt(path))' cannot be used: \(why)"
       }
     }
   }

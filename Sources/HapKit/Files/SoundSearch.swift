@@ -256,8 +256,18 @@ public struct PatternReading: Sendable {
     return reading
   }
 
-  /// Reads `input` (a named file as ``namedFiles`` says).
-  public func read(_ input: PatternFiles.Input) throws(PatternFiles.ReadError) -> [UInt8] {
+  /// Reads `input` (a named file as ``namedFiles`` says); `checkingSettings`: first, that the
+  /// project's settings for it can be used (``levels(for:)``).
+  public func read(_ input: PatternFiles.Input, checkingSettings: Bool = false) throws(PatternFiles.ReadError)
+    -> [UInt8]
+  {
+    if checkingSettings {
+      do throws(RuleConfig.Failure) {
+        _ = try levels(for: input)
+      } catch {
+        throw .unusableSettings(path: error.path, why: error.message)
+      }
+    }
     if case .file = input { return try PatternFiles.read(input, as: namedFiles) }
     return try PatternFiles.read(input)
   }
@@ -285,17 +295,12 @@ public struct PatternReading: Sendable {
   ) -> Checked {
     let input: PatternFiles.Input = path == "-" ? .standardInput : .file(path)
     let bytes: [UInt8]
-    let levels: RuleSettings
-    do throws(RuleConfig.Failure) {
-      levels = try self.levels(for: input)
-    } catch {
-      return .unreadable("the project's settings '\(Format.excerpt(error.path))' cannot be used: \(error.message)")
-    }
     do {
-      bytes = try read(input)
+      bytes = try read(input, checkingSettings: true)
     } catch {
       return .unreadable(error.message)
     }
+    let levels = (try? self.levels(for: input)) ?? RuleSettings()
     var context = context(for: input)
     context.longestPattern = longestPattern
     context.renderRate = renderRate

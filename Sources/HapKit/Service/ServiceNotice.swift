@@ -18,7 +18,10 @@ public enum ServiceNotice: Sendable {
   /// A pattern file left out: it cannot be read (`reason`), or its first error.
   case patternLeftOut(file: String, reason: String, error: Diagnostic?)
   /// A pattern file loaded whose event no client can fire by name (`why`: ``ServiceRequest/unfireableReason(_:)``).
-  case eventUnfireable(file: String, why: String)
+  /// `leftOut`: the project's `.haprc.json` makes `vocabulary-name-unfireable` an error.
+  case eventUnfireable(file: String, why: String, leftOut: Bool)
+  /// The project's `.haprc.json` cannot be used: the vocabulary loads at the rules' own levels.
+  case settingsUnusable(path: String, why: String)
   /// An entry of the folder passed over (``PatternFiles/vocabularyEntries(in:)``), and why.
   case fileSkipped(file: String, why: String)
   /// A pattern's warnings and notes at the project's levels (not under `hap serve -q`).

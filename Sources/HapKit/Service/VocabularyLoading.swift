@@ -39,6 +39,12 @@ extension VocabularyFolder {
       PatternFiles.context(for: .found(SoundSearch.join(folder, name)), sounds: search)
     }
     let reading = PatternReading(sounds: search, project: project)
+    let manifestInput = PatternFiles.Input.manifest(manifestPath)
+    do throws(RuleConfig.Failure) {
+      _ = try reading.levels(for: manifestInput)
+    } catch {
+      log(.settingsUnusable(path: error.path, why: error.message))
+    }
     let levels = { (name: String, found: [Diagnostic]) in
       reading.levelled(found, of: .found(SoundSearch.join(folder, name)))
     }
@@ -52,24 +58,51 @@ extension VocabularyFolder {
       log(.manifestUnusable(path: manifestPath))
       result = VocabularyValidator.validate(manifest: nil, files: files, context: context, levels: levels)
     }
-    for entry in skipped { log(.fileSkipped(file: entry.fileName, why: entry.why)) }
-    for (fileName, pattern) in result.patterns {
-      switch pattern {
-      case .failure(let error):
-        log(.patternLeftOut(file: fileName, reason: error.reason, error: nil))
-      case .success(let validation) where !validation.isValid:
-        let first = validation.diagnostics.first { $0.severity == .error }
-        log(.patternLeftOut(file: fileName, reason: "it has errors", error: first))
-      case .success(let validation):
-        let stem = VocabularyFile(fileName: fileName, bytes: []).stem
-        if !ServiceRequest.canFire(stem) {
-          log(.eventUnfireable(file: fileName, why: ServiceRequest.unfireableReason(stem)))
-        }
-        let warnings = validation.diagnostics.filter { $0.severity != .error }
-        if !quiet && !warnings.isEmpty { log(.patternWarnings(file: fileName, warnings)) }
-      }
+    let folderLevels = ((try? reading.levels(for: manifestInput)) ?? RuleSettings()).levels
+    if !quiet && folderLevels[Rule.vocabularyFileSkipped.id] != .off {
+      for entry in skipped { log(.fileSkipped(file: entry.fileName, why: entry.why)) }
     }
-    if let events = result.vocabulary?.events, events.isEmpty { log(.noEvents(folder: folder)) }
-    return result.vocabulary
+    var vocabulary = result.vocabulary
+    Self.report(result.patterns, folderLevels: folderLevels, quiet: quiet, into: &vocabulary, log: log)
+    if let events = vocabulary?.events, events.isEmpty { log(.noEvents(folder: folder)) }
+    return vocabulary
+  }
+
+  /// Each pattern file's load, to `log`: left out (unreadable, with errors, or unfireable when
+  /// the project makes that an error, then taken out of `vocabulary`), an event no client can
+  /// fire, its warnings (not `quiet`).
+  static func report(
+    _ patterns: [(fileName: String, result: Result<ValidationResult, VocabularyReadError>)],
+    folderLevels: [String: RuleLevel], quiet: Bool, into vocabulary: inout Vocabulary?,
+    log: @Sendable (ServiceNotice) -> Void
+  ) {
+    let unfireable = folderLevels[Rule.vocabularyNameUnfireable.id]
+    for (fileName, pattern) in patterns {
+      guard case .success(let validation) = pattern, validation.isValid else {
+        logLeftOut(fileName, pattern, log: log)
+        continue
+      }
+      let stem = VocabularyFile(fileName: fileName, bytes: []).stem
+      if !ServiceRequest.canFire(stem) && unfireable != .off && (!quiet || unfireable == .error) {
+        log(.eventUnfireable(file: fileName, why: ServiceRequest.unfireableReason(stem), leftOut: unfireable == .error))
+        if unfireable == .error { vocabulary?.events.removeAll { $0.name == stem } }
+      }
+      let warnings = validation.diagnostics.filter { $0.severity != .error }
+      if !quiet && !warnings.isEmpty { log(.patternWarnings(file: fileName, warnings)) }
+    }
+  }
+
+  /// A pattern file that cannot be read or has errors: one line, its first error.
+  static func logLeftOut(
+    _ fileName: String, _ pattern: Result<ValidationResult, VocabularyReadError>,
+    log: @Sendable (ServiceNotice) -> Void
+  ) {
+    switch pattern {
+    case .failure(let error): log(.patternLeftOut(file: fileName, reason: error.reason, error: nil))
+    case .success(let validation):
+      log(
+        .patternLeftOut(
+          file: fileName, reason: "it has errors", error: validation.diagnostics.first { $0.severity == .error }))
+    }
   }
 }

@@ -176,7 +176,7 @@ enum ConvertCommand: Command {
     }
     let bytes: [UInt8]
     do {
-      bytes = try reading.read(file)
+      bytes = try reading.read(file, checkingSettings: true)
     } catch {
       if from == .audio, case .tooLarge(let size?) = error, case .file(let path) = file {
         return refuseLargeWAV(path, size: size)
@@ -236,9 +236,7 @@ enum ConvertCommand: Command {
     var notes: [String] = []
     for (waveform, found, target) in search.notBeside(pattern, movedFrom: input, to: output) {
       let folder = (target as NSString).deletingLastPathComponent
-      let printable = [found, target].allSatisfy {
-        !$0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }
-      }
+      let printable = [found, target].allSatisfy { Format.visibleControls($0) == $0 }
       let copy =
         !printable
         ? "copy it there"

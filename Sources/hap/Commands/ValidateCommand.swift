@@ -171,8 +171,7 @@ enum ValidateCommand: Command {
     case .failure(.reportOverInput(let path)):
       Console.error("hap: refusing to write the report over '\(Format.excerpt(path))', a file this run checks; name another -o")
       return ExitStatus.trouble
-    case .failure(.noPatterns(let path)):
-      // A folder without patterns is a mistake (a CI pointed at the wrong folder), not a pass.
+    case .failure(.noPatterns(let path)):  // a mistake (CI pointed at the wrong folder), not a pass
       Console.error("hap: no pattern files in '\(Format.excerpt(path))' (searched for *.ahap, *.json and *.haptic)")
       return ExitStatus.trouble
     case .success(let found): (inputs, settings) = (found.map(\.input), found.map(\.settings))

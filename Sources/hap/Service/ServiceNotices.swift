@@ -34,8 +34,9 @@ enum ServiceNotices {
       "hap: \(Format.excerpt(file)) left out: \(error.map { "\($0.message) [\($0.rule)]" } ?? reason)"
     case .noEvents(let folder):
       "hap: warning: the vocabulary '\(Format.excerpt(folder))' has no events (no valid *.ahap, *.json or *.haptic file in it); every fire is refused until one is added"
-    case .eventUnfireable(let file, let why):
-      "hap: warning: \(Format.excerpt(file)) loads, but no client can fire its event by name: \(why); rename the file"
+    case .eventUnfireable(let file, let why, let out):
+      "hap: \(out ? "" : "warning: ")\(Format.excerpt(file)) \(out ? "left out:" : "loads, but") no client can fire its event by name: \(why)\(out ? " [vocabulary-name-unfireable]" : "; rename the file")"
+    case .settingsUnusable(let path, let why): "hap: warning: \(path): \(why); the vocabulary loads without it"
     case .fileSkipped(let file, let why): "hap: warning: \(Format.excerpt(file)) is not served: \(why)"
     default: deviceLine(notice) ?? reloadLine(notice)
     }
@@ -55,8 +56,7 @@ enum ServiceNotices {
       "hap: feedbackd's theme '\(path)' serves \(events.count) events the vocabulary lacks"
     case .themeMissing(let why): "hap: \(why); the vocabulary serves alone"
     case .themeFailed(let why): "hap: --feedback-theme: \(why)"
-    case .ownerNotStopped(let thread):
-      "hap: could not stop the events of a closed connection (the \(thread) is stalled)"
+    case .ownerNotStopped(let thread): "hap: could not stop a closed connection's events (the \(thread) is stalled)"
     case .deviceOpened(let device, let capture, let soundCapture):
       "hap: device '\(device)' opened\(capture.map { ", recording to \($0)" } ?? "")\(soundCapture.map { ", its sound to \($0)" } ?? "")"
     case .deviceClosed(let device, let thread): "hap: device '\(device)' closed (\(thread))"
