@@ -82,6 +82,10 @@ struct ReportFormatTests {
       let uri = (location?["artifactLocation"] as? [String: Any])?["uri"] as? String ?? ""
       #expect(uri.hasPrefix("file:///") && !uri.contains(" ") && URL(string: uri) != nil, "\(uri)")
     }
+    let colon = try folder.write(
+      "co:lon.ahap", #"{"Version": 1, "Pattern": [{"Event": {"Time": -1, "EventType": "HapticTransient"}}]}"#)
+    let relative = try Hap.run(["validate", "--format", "sarif", "co:lon.ahap"], directory: folder.url)
+    #expect(relative.stdout.contains(#""uri":"./co:lon.ahap""#), "a colon in the first segment is no scheme: \(colon)")
     let invocation = try #require((run["invocations"] as? [[String: Any]])?.first)
     #expect(invocation["executionSuccessful"] as? Bool == false)
     #expect((invocation["toolExecutionNotifications"] as? [Any])?.count == 1)
@@ -123,7 +127,10 @@ struct ReportFormatTests {
     #expect(
       result.stdoutLines.filter { $0.hasSuffix("[json-trailing-comma]") && $0.contains(": warning: ") }.count == 3)
     let notices = result.stdoutLines.filter { $0.hasPrefix("::notice ") }
-    #expect(notices.count == 1 && notices[0].contains("3 more findings than GitHub shows"), "\(result.stdout)")
+    #expect(
+      notices.count == 1 && notices[0].contains("3 more findings than GitHub shows as annotations"), "\(result.stdout)")
+    let eleven = try Hap.run(["validate", "--format", "github"] + (0..<11).map { folder.path("w\($0).ahap") })
+    #expect(eleven.stdout.contains("1 more finding than GitHub shows"), "\(eleven.stdout)")
     let few = try Hap.run(["validate", "--format", "github", folder.path("w1.ahap")])
     #expect(!few.stdout.contains("::notice"))
   }

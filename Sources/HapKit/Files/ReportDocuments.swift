@@ -45,8 +45,10 @@ extension ReportWriter {
       String($0).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", ";", "?", "#", "%"]))
         ?? ""
     }.joined(separator: "/")
+    // A first segment with ':' would read as a scheme (RFC 3986, 4.2): `./co:lon.ahap`.
+    let relative = encoded.split(separator: "/").first?.contains(":") == true ? "./" + encoded : encoded
     var artifact: [(String, String)] = [
-      ("uri", JSONOutput.string(trimmed.hasPrefix("/") ? "file://" + encoded : encoded))
+      ("uri", JSONOutput.string(trimmed.hasPrefix("/") ? "file://" + encoded : relative))
     ]
     if !trimmed.hasPrefix("/") { artifact.append(("uriBaseId", "\"%SRCROOT%\"")) }
     var physical: [(String, String)] = [("artifactLocation", JSONOutput.object(artifact))]

@@ -88,7 +88,7 @@ public struct ReportWriter {
     case .github:
       guard beyondAnnotations > 0 else { return "" }
       return
-        "::notice title=hap validate::\(Self.escapeData("\(beyondAnnotations) more findings than GitHub shows as annotations (\(Self.annotationsPerKind) of each kind per step) are in this step's log as text lines"))\n"
+        "::notice title=hap validate::\(Self.escapeData("\(HapCore.Format.counted(beyondAnnotations, "more finding")) than GitHub shows as annotations (\(Self.annotationsPerKind) of each kind per step): in this step's log as text lines"))\n"
     case .sarif: return sarifLog(successful: summary.unreadable == 0)
     case .junit: return junitDocument(summary, seconds: seconds)
     }
