@@ -129,8 +129,7 @@ enum ValidateCommand: Command {
         fixing: fixing)
     }
     if fixing != nil || ![.text, .github].contains(format) || project.report != nil {
-      throw .refused(
-        "'--watch' prints text or github reports to the terminal: without --fix or -o")
+      throw .refused("'--watch' prints text or github reports to the terminal: without --fix or -o")
     }
     project.reading = project.reading.watching
     return try watch(arguments.positionals) { paths in
@@ -169,8 +168,7 @@ enum ValidateCommand: Command {
       Console.error("hap: '\(Format.excerpt(failure.path))' is not a usable rule configuration: \(failure.message)")
       return ExitStatus.trouble
     case .failure(.reportOverInput(let path)):
-      Console.error(
-        "hap: refusing to write the report over '\(Format.excerpt(path))', a file this run checks; name another -o")
+      Console.error("hap: refusing to write the report over '\(Format.excerpt(path))', a file this run checks")
       return ExitStatus.trouble
     case .failure(.noPatterns(let path)):  // a mistake (CI pointed at the wrong folder), not a pass
       Console.error("hap: no pattern files in '\(Format.excerpt(path))' (searched for *.ahap, *.json and *.haptic)")
