@@ -148,6 +148,10 @@ struct ReportFormatTests {
       let summary = try decodeJSON(try String(contentsOfFile: report, encoding: .utf8))["summary"] as? [String: Any]
       #expect(summary?["files"] as? Int == 1 && summary?["notPatterns"] as? Int == 0, "\(summary ?? [:])")
     }
+    #expect(chmod(report, 0o640) == 0)  // a report replaced keeps its permissions
+    _ = try Hap.run(["validate", "--format", "json", folder.url.path, "-o", report])
+    var info = stat()
+    #expect(stat(report, &info) == 0 && info.st_mode & 0o777 == 0o640)
     let text = try Hap.run(["validate", folder.url.path, "--output", folder.path("report.txt"), "--color", "auto"])
     #expect(text.status == 0 && text.stdout.isEmpty)
     #expect(try String(contentsOfFile: folder.path("report.txt"), encoding: .utf8).hasPrefix("1 file checked"))

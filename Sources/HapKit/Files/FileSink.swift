@@ -276,9 +276,13 @@ public enum OutputTarget: Equatable {
 /// Writes rendered output to standard output (`-o -`), e.g. for `| aplay`.
 extension FileSink {
   /// Writes `bytes` to `output` ('-': standard output) atomically, as `hap render` writes its
-  /// files (a terminal allowed: it is text).
+  /// files (a terminal allowed: it is text); a regular file replaced keeps its permission bits.
   public static func write(_ bytes: [UInt8], to output: String) throws(SinkError) {
     let file = output == "-" ? nil : try FileSink(path: output, allowTerminal: true)
+    var before = stat()
+    if let file, stat(output, &before) == 0, before.st_mode & S_IFMT == S_IFREG {
+      try file.keepMode(before.st_mode & 0o7777)
+    }
     let sink: any PCMSink = file ?? StandardOutputSink()
     defer { sink.close(success: false) }
     try bytes.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
