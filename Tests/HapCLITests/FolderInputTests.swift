@@ -92,4 +92,22 @@ struct FolderInputTests {
     #expect(back.status == 0, "\(back.stderr)")
     #expect(Self.exists(folder.path("ahap/correct.ahap")))
   }
+
+  @Test("a pattern file whose name is not UTF-8 is said (unreadable, exit 2), never passed over in silence")
+  func nameNotUTF8() throws {
+    let folder = try TemporaryFolder()
+    _ = try folder.write(
+      "ok.ahap", #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#)
+    let name = folder.url.path + "/\u{FF}bad.ahap"  // replaced below by the raw byte 0xFF
+    var bytes = Array(folder.url.path.utf8) + [UInt8(ascii: "/"), 0xFF] + Array("bad.ahap".utf8) + [0]
+    let fd = bytes.withUnsafeMutableBufferPointer {
+      open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644)
+    }
+    #expect(fd >= 0, "\(name)")
+    close(fd)
+    let result = try Hap.run(["validate", folder.url.path])
+    #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.contains("its name is not valid UTF-8"), "\(result.stderr)")
+    #expect(result.stdout.contains("2 files checked"), "\(result.stdout)")
+  }
 }

@@ -93,6 +93,14 @@ public enum PatternFiles {
     return inputs
   }
 
+  /// Why a file whose name is not UTF-8 is not read.
+  static let notUTF8Name = "its name is not valid UTF-8, and hap opens files by their names as text; rename it"
+
+  private static func hasPatternExtension(_ name: String) -> Bool {
+    guard let dot = name.lastIndex(of: ".") else { return false }
+    return patternExtensions.contains(name[name.index(after: dot)...].lowercased())
+  }
+
   private static func walk(_ directory: String, root: String, ignores: WalkIgnores?, into inputs: inout [Input]) {
     guard let stream = opendir(directory) else {
       inputs.append(.unreadable(directory, String(cString: strerror(errno))))
@@ -100,10 +108,18 @@ public enum PatternFiles {
     }
     var names: [String] = []
     while let entry = readdir(stream) {
-      let name = withUnsafePointer(to: entry.pointee.d_name) {
-        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+      let (name, valid) = withUnsafePointer(to: entry.pointee.d_name) {
+        $0.withMemoryRebound(to: CChar.self, capacity: 256) {
+          (String(cString: $0), String(validatingCString: $0) != nil)
+        }
       }
       if name.hasPrefix(".") { continue }
+      // A name that is not UTF-8 cannot be opened by its decoded text: said, never passed over.
+      guard valid else {
+        let shown = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+        if hasPatternExtension(name) { inputs.append(.unreadable(shown, Self.notUTF8Name)) }
+        continue
+      }
       names.append(name)
     }
     closedir(stream)
