@@ -102,7 +102,7 @@ struct ReportFormatTests {
     #expect(
       result.stdout.contains(#"<testsuites name="hap validate" tests="4" failures="2" errors="1""#), "\(result.stdout)")
     #expect(result.stdout.components(separatedBy: "<testcase ").count - 1 == 4)
-    #expect(result.stdout.contains("100% &lt;loud&gt; &amp; \\u{1}.ahap"), "\(result.stdout)")
+    #expect(result.stdout.contains(#"100% &lt;loud&gt; &amp; \x01.ahap"#), "\(result.stdout)")
   }
 
   @Test("the corpus's reports validate: SARIF and JUnit over every AHAP file")

@@ -108,7 +108,7 @@ extension ReportWriter {
   /// One file as a test case: a failure with the findings that fail it, an error when it
   /// cannot be read; the other findings in its standard output.
   func junit(_ report: PatternCheck.Report) -> String {
-    let name = Self.xml(report.name)
+    let name = Self.xml(HapCore.Format.visibleControls(report.name))
     if let reason = report.unreadable {
       return "    <testcase name=\"\(name)\" classname=\"hap.validate\">\n"
         + "      <error message=\"\(Self.xml("cannot read: \(reason)"))\" type=\"unreadable\"/>\n    </testcase>\n"
