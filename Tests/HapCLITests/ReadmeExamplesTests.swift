@@ -91,10 +91,20 @@ struct ReadmeExamplesTests {
     #expect(examples.contains("hap play patterns/correct.json"), "the README's first example")
     let device = try SimulatedExciter()
     let root = device.folder.path("root")
+    // The repository's files, not hidden entries: examples/.build is another test's, built
+    // while this one runs.
     for folder in ["patterns", "examples", "desktop"] {
-      try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-      try FileManager.default.copyItem(
-        atPath: Hap.root.appendingPathComponent(folder).path, toPath: root + "/" + folder)
+      let source = Hap.root.appendingPathComponent(folder)
+      let files = FileManager.default.enumerator(
+        at: source, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
+      while let file = files?.nextObject() as? URL {
+        guard (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+        let inside = String(file.path.dropFirst(source.path.count))
+        let target = URL(fileURLWithPath: root + "/" + folder + inside)
+        try FileManager.default.createDirectory(
+          at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: file, to: target)
+      }
     }
     let binaries = URL(fileURLWithPath: Hap.binary).deletingLastPathComponent().path
     let path = binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
