@@ -48,13 +48,7 @@ struct PlayFolderTests {
   func ctrlCStopsAll() throws {
     let device = try SimulatedExciter()
     let folder = try Self.folder(in: device, seconds: 5)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = ["play", "-D", "exciter", "--sample-format", "f32", folder]
-    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
-    let errors = Pipe()
-    process.standardError = errors
-    try process.run()
+    let (process, errors) = try device.start(["play", "-D", "exciter", "--sample-format", "f32", folder])
     #expect(device.waitForCapture(frames: 48000 * 3 / 10, bytesPerFrame: 4, within: 20), "nothing was played")
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()

@@ -106,6 +106,19 @@ struct SimulatedExciter {
     return values
   }
 
+  /// Starts `hap ARGUMENTS` on this device (its environment), standard error into a pipe (or,
+  /// without `keepingErrors`, to /dev/null), and returns without waiting.
+  func start(_ arguments: [String], keepingErrors: Bool = true) throws -> (process: Process, errors: Pipe) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Hap.binary)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let errors = Pipe()
+    process.standardError = keepingErrors ? errors : FileHandle.nullDevice
+    try process.run()
+    return (process, errors)
+  }
+
   /// A pattern of one continuous event lasting `seconds` (minus its release), in `folder`.
   func continuousPattern(_ seconds: Double, name: String = "continuous.json") throws -> String {
     try folder.write(
@@ -169,13 +182,9 @@ struct SimulatedExciterTests {
   private func playStoppedFor25ms() throws -> (status: Int32, underruns: Int, stderr: String) {
     let device = try SimulatedExciter()
     let pattern = try device.continuousPattern(1.0)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = ["play", "-D", "exciter", "--latency", "40", "-f", "s16", "--verbose", pattern]
-    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
-    let errors = Pipe()
-    process.standardError = errors
-    try process.run()
+    let (process, errors) = try device.start([
+      "play", "-D", "exciter", "--latency", "40", "-f", "s16", "--verbose", pattern,
+    ])
     // Wait for the event (0.3 s of s16 frames captured), not for a time.
     let waited = Date()
     while (try? device.captured().count) ?? 0 < 48000 * 2 * 3 / 10 && Date().timeIntervalSince(waited) < 10 {
@@ -236,13 +245,7 @@ struct SimulatedExciterTests {
   @Test func ctrlCDuringAReconnectWaitSaysItStopped() throws {
     let device = try SimulatedExciter("vanish_after_frames 4800")
     let pattern = try device.continuousPattern(1.0)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = ["play", "-D", "exciter", "--reconnect", "30", pattern]
-    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
-    let errors = Pipe()
-    process.standardError = errors
-    try process.run()
+    let (process, errors) = try device.start(["play", "-D", "exciter", "--reconnect", "30", pattern])
     let state = device.folder.path("state")
     let waited = Date()
     while !((try? String(contentsOfFile: state, encoding: .utf8))?.contains("vanished_ns") ?? false)
@@ -264,12 +267,8 @@ struct SimulatedExciterTests {
   @Test func ctrlCFadesOutAndExits130Quickly() throws {
     let device = try SimulatedExciter()
     let pattern = try device.continuousPattern(3.0)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = ["play", "-D", "exciter", "--sample-format", "f32", pattern]
-    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let process = try device.start(["play", "-D", "exciter", "--sample-format", "f32", pattern], keepingErrors: false)
+      .process
     // Signal once 0.3 s has reached the device (a fixed sleep is too short on a loaded machine).
     #expect(device.waitForCapture(frames: 48000 * 3 / 10, bytesPerFrame: 4, within: 10), "nothing was played")
     let signalled = Date()
@@ -300,12 +299,9 @@ struct SimulatedExciterTests {
   @Test func ctrlCWhileTheLastPeriodsDrainIsExit130() throws {
     let device = try SimulatedExciter()
     let pattern = try device.continuousPattern(0.5)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = ["play", "-D", "exciter", "--latency", "200", "-f", "s16", pattern]
-    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let process = try device.start(
+      ["play", "-D", "exciter", "--latency", "200", "-f", "s16", pattern], keepingErrors: false
+    ).process
     // Every frame written (the capture holds the whole pattern): the engine is draining, with
     // up to 200 ms still to play.
     let waited = Date()

@@ -117,7 +117,8 @@ public struct PatternFolders: Sendable {
         case .found(let found) where PatternFiles.isStandardOutput(found): continue
         // A *.json file that is not a pattern (package.json), as validate leaves it out.
         case .found(let found)
-        where (try? PatternFiles.read(input)).map({ PatternFiles.isNotAPattern($0, path: found) }) == true:
+        where found.lowercased().hasSuffix(".json")
+          && (try? PatternFiles.read(input)).map({ PatternFiles.isNotAPattern($0, path: found) }) == true:
           continue
         case .found(let found): path = found
         // A folder that cannot be read stays in the list: reading it says why.

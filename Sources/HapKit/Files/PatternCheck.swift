@@ -61,15 +61,13 @@ public enum PatternCheck {
       // A file the shell made for hap's own output (`hap validate . > report.json`), or the
       // report of an earlier `-o`, is no pattern: a folder walk leaves it out.
       for input in found {
-        guard case .found(let file) = input, PatternFiles.isStandardOutput(file) else {
-          guard let report = project.report, let file = input.walkedPath, OutputPlan.sameFile(report, file) else {
-            inputs.append(input)
-            continue
-          }
+        if case .found(let file) = input, PatternFiles.isStandardOutput(file) { continue }
+        if let report = project.report, let file = input.walkedPath, OutputPlan.sameFile(report, file) {
           // Only hap's own earlier report is left out; a pattern there would be destroyed.
           if case .found = input, ReportWriter.isReport((try? PatternFiles.read(input)) ?? []) { continue }
           return .failure(.reportOverInput(file))
         }
+        inputs.append(input)
       }
     }
     var config = ignores.ruleConfig
@@ -121,11 +119,11 @@ public enum PatternCheck {
     do {
       let bytes = try PatternFiles.read(.manifest(path))
       let folder = PathName.folder(of: path)
-      let files = PatternFiles.vocabularyFiles(in: folder)
+      let entries = PatternFiles.vocabularyEntries(in: folder)
       let result = VocabularyValidator.validate(
-        manifest: SourceText(bytes), files: files,
+        manifest: SourceText(bytes), files: PatternFiles.vocabularyFiles(entries.served),
         context: { PatternFiles.context(for: .found(SoundSearch.join(folder, $0)), sounds: search) },
-        skipped: PatternFiles.vocabularyEntries(in: folder).skipped)
+        skipped: entries.skipped)
       return Report(name: path, diagnostics: settings.apply(result.diagnostics), unreadable: nil, isManifest: true)
     } catch {
       return Report(name: path, diagnostics: [], unreadable: error.message, isManifest: true)

@@ -96,9 +96,10 @@ public enum PatternFiles {
   /// Why a file whose name is not UTF-8 is not read.
   static let notUTF8Name = "its name is not valid UTF-8, and hap opens files by their names as text; rename it"
 
-  private static func hasPatternExtension(_ name: String) -> Bool {
-    guard let dot = name.lastIndex(of: ".") else { return false }
-    return patternExtensions.contains(name[name.index(after: dot)...].lowercased())
+  /// Whether `name` ends in one of `extensions` (case-insensitive; a leading dot is no extension).
+  private static func hasExtension(_ name: String, in extensions: Set<String> = patternExtensions) -> Bool {
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
+    return extensions.contains(name[name.index(after: dot)...].lowercased())
   }
 
   private static func walk(_ directory: String, root: String, ignores: WalkIgnores?, into inputs: inout [Input]) {
@@ -117,7 +118,7 @@ public enum PatternFiles {
       // A name that is not UTF-8 cannot be opened by its decoded text: said, never passed over.
       guard valid else {
         let shown = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-        if hasPatternExtension(name) { inputs.append(.unreadable(shown, Self.notUTF8Name)) }
+        if hasExtension(name) { inputs.append(.unreadable(shown, Self.notUTF8Name)) }
         continue
       }
       names.append(name)
@@ -137,8 +138,7 @@ public enum PatternFiles {
       if kind == S_IFDIR {
         if ignores?.ignores(path, isFolder: true, root: root) == true { continue }
         walk(path, root: root, ignores: ignores, into: &inputs)
-      } else if kind == S_IFREG, let dot = name.lastIndex(of: "."),
-        patternExtensions.contains(name[name.index(after: dot)...].lowercased()),
+      } else if kind == S_IFREG, hasExtension(name),
         ignores?.ignores(path, isFolder: false, root: root) != true
       {
         inputs.append(name == manifestName ? .manifest(path) : .found(path))
@@ -186,14 +186,14 @@ public enum PatternFiles {
       var info = stat()
       let exists = stat(path, &info) == 0
       let kind = InputFile.Kind(mode: info.st_mode)
-      if hasVocabularyExtension(name) {
+      if hasExtension(name, in: vocabularyExtensions) {
         if exists && kind == .regularFile {
           served.append(path)
         } else {
           skipped.append((name, exists ? "it is \(kind.phrase), not a regular file" : "it is a link to nothing"))
         }
       } else if exists && kind == .directory {
-        if folderNames(path).contains(where: hasVocabularyExtension) {
+        if folderNames(path).contains(where: { hasExtension($0, in: vocabularyExtensions) }) {
           skipped.append((name, "it is a folder, and the service reads only its folder's own pattern files"))
         }
       } else if vocabularyExtensions.contains(where: {
@@ -203,11 +203,6 @@ public enum PatternFiles {
       }
     }
     return (served, skipped)
-  }
-
-  private static func hasVocabularyExtension(_ name: String) -> Bool {
-    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
-    return vocabularyExtensions.contains(name[name.index(after: dot)...].lowercased())
   }
 
   /// The names in `folder`, sorted ("." and ".." aside); none when it cannot be opened.
@@ -227,8 +222,12 @@ public enum PatternFiles {
   /// The pattern files of a vocabulary folder (not recursive: `*.ahap` and `*.json` directly
   /// in it, sorted, hidden entries and the manifest skipped), each read or with why not.
   public static func vocabularyFiles(in folder: String) -> [VocabularyFile] {
-    let found = vocabularyPaths(in: folder).map(Input.found)
-    return found.map { input -> VocabularyFile in
+    vocabularyFiles(vocabularyPaths(in: folder))
+  }
+
+  /// The pattern files at `paths` (``vocabularyEntries(in:)``'s `served`), each read or with why not.
+  public static func vocabularyFiles(_ paths: [String]) -> [VocabularyFile] {
+    paths.map(Input.found).map { input -> VocabularyFile in
       let name = (input.displayName as NSString).lastPathComponent
       do throws(ReadError) {
         return VocabularyFile(fileName: name, bytes: try read(input))

@@ -16,10 +16,9 @@ extension ReportWriter {
         ]))
       return
     }
-    let ids = Rule.all.map(\.id)
     for diagnostic in report.diagnostics where shows(diagnostic) {
       var members: [(String, String)] = [("ruleId", JSONOutput.string(diagnostic.rule))]
-      if let index = ids.firstIndex(of: diagnostic.rule) { members.append(("ruleIndex", String(index))) }
+      if let index = Self.ruleIDs.firstIndex(of: diagnostic.rule) { members.append(("ruleIndex", String(index))) }
       members += [
         ("level", JSONOutput.string(diagnostic.severity.rawValue)), ("message", Self.sarifMessage(diagnostic.message)),
       ]
@@ -32,6 +31,9 @@ extension ReportWriter {
       items.append(JSONOutput.object(members))
     }
   }
+
+  /// The rules in the order the log lists them (`ruleIndex`).
+  static let ruleIDs = Rule.all.map(\.id)
 
   static func sarifMessage(_ text: String) -> String { JSONOutput.object([("text", JSONOutput.string(text))]) }
 
@@ -108,7 +110,7 @@ extension ReportWriter {
   /// One file as a test case: a failure with the findings that fail it, an error when it
   /// cannot be read; the other findings in its standard output.
   func junit(_ report: PatternCheck.Report) -> String {
-    let name = Self.xml(HapCore.Format.visibleControls(report.name))
+    let name = Self.xml(report.name)
     if let reason = report.unreadable {
       return "    <testcase name=\"\(name)\" classname=\"hap.validate\">\n"
         + "      <error message=\"\(Self.xml("cannot read: \(reason)"))\" type=\"unreadable\"/>\n    </testcase>\n"
@@ -122,11 +124,13 @@ extension ReportWriter {
         .map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }.joined(separator: ", ")
       text +=
         "      <failure message=\"\(Self.xml(counted))\" type=\"\(failing.hasErrors ? "error" : "warning")\">"
-        + Self.xml(failing.map { Self.plainLine($0, file: report.name) }.joined(separator: "\n")) + "</failure>\n"
+        + Self.xml(failing.map { Self.plainLine($0, file: report.name) }.joined(separator: "\n"), lines: true)
+        + "</failure>\n"
     }
     if !others.isEmpty {
       text +=
-        "      <system-out>" + Self.xml(others.map { Self.plainLine($0, file: report.name) }.joined(separator: "\n"))
+        "      <system-out>"
+        + Self.xml(others.map { Self.plainLine($0, file: report.name) }.joined(separator: "\n"), lines: true)
         + "</system-out>\n"
     }
     return text + "    </testcase>\n"
@@ -141,21 +145,19 @@ extension ReportWriter {
       + "  </testsuite>\n</testsuites>\n"
   }
 
-  /// Text for an XML attribute or element: markup escaped; what XML 1.0 cannot hold (control
-  /// characters but tab and line feed, U+FFFE, U+FFFF) shown as `\u{…}`.
-  static func xml(_ text: String) -> String {
+  /// Text for an XML attribute or element: control characters shown as the text report shows
+  /// them (HapCore's `Format.visibleControls`), markup escaped, and what XML 1.0
+  /// still cannot hold (U+FFFE, U+FFFF) shown as `\u{…}`.
+  /// `lines`: the text is several lines (an element's), whose line feeds stay.
+  static func xml(_ text: String, lines: Bool = false) -> String {
     var out = ""
-    for scalar in text.unicodeScalars {
+    for scalar in HapCore.Format.visibleControls(text, keepingLineBreaks: lines).unicodeScalars {
       switch scalar {
       case "&": out += "&amp;"
       case "<": out += "&lt;"
       case ">": out += "&gt;"
       case "\"": out += "&quot;"
-      case "\t", "\n": out.unicodeScalars.append(scalar)
-      case _
-      where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
-        || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
-        out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+      case "\u{FFFE}", "\u{FFFF}": out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
       default: out.unicodeScalars.append(scalar)
       }
     }

@@ -295,12 +295,17 @@ public struct PatternReading: Sendable {
   ) -> Checked {
     let input: PatternFiles.Input = path == "-" ? .standardInput : .file(path)
     let bytes: [UInt8]
+    let levels: RuleSettings
+    do throws(RuleConfig.Failure) {
+      levels = try self.levels(for: input)
+    } catch {
+      return .unreadable(PatternFiles.ReadError.unusableSettings(path: error.path, why: error.message).message)
+    }
     do {
-      bytes = try read(input, checkingSettings: true)
+      bytes = try read(input)
     } catch {
       return .unreadable(error.message)
     }
-    let levels = (try? self.levels(for: input)) ?? RuleSettings()
     var context = context(for: input)
     context.longestPattern = longestPattern
     context.renderRate = renderRate

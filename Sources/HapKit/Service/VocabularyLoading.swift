@@ -25,7 +25,8 @@ extension VocabularyFolder {
       return nil
     }
     let folder = path
-    let files = PatternFiles.vocabularyFiles(in: folder)
+    let entries = PatternFiles.vocabularyEntries(in: folder)
+    let files = PatternFiles.vocabularyFiles(entries.served)
     let manifestPath = (folder as NSString).appendingPathComponent(PatternFiles.manifestName)
     var manifest: SourceText?
     if FileManager.default.fileExists(atPath: manifestPath) {
@@ -39,16 +40,15 @@ extension VocabularyFolder {
       PatternFiles.context(for: .found(SoundSearch.join(folder, name)), sounds: search)
     }
     let reading = PatternReading(sounds: search, project: project)
-    let manifestInput = PatternFiles.Input.manifest(manifestPath)
+    // The folder's files share one .haprc.json, the nearest above the folder: read once.
+    var settings = RuleSettings()
     do throws(RuleConfig.Failure) {
-      _ = try reading.levels(for: manifestInput)
+      settings = try reading.levels(for: .manifest(manifestPath))
     } catch {
       log(.settingsUnusable(path: error.path, why: error.message))
     }
-    let levels = { (name: String, found: [Diagnostic]) in
-      reading.levelled(found, of: .found(SoundSearch.join(folder, name)))
-    }
-    let skipped = PatternFiles.vocabularyEntries(in: folder).skipped
+    let levels = { [settings] (_: String, found: [Diagnostic]) in settings.tightened(found) }
+    let skipped = entries.skipped
     var result = VocabularyValidator.validate(
       manifest: manifest, files: files, context: context, levels: levels, skipped: skipped)
     for diagnostic in result.diagnostics where diagnostic.severity == .error {
@@ -58,7 +58,7 @@ extension VocabularyFolder {
       log(.manifestUnusable(path: manifestPath))
       result = VocabularyValidator.validate(manifest: nil, files: files, context: context, levels: levels)
     }
-    let folderLevels = ((try? reading.levels(for: manifestInput)) ?? RuleSettings()).levels
+    let folderLevels = settings.levels
     if !quiet && folderLevels[Rule.vocabularyFileSkipped.id] != .off {
       for entry in skipped { log(.fileSkipped(file: entry.fileName, why: entry.why)) }
     }
