@@ -39,6 +39,9 @@ let package = Package(
     // libdbus-1 (feedbackd's D-Bus API, `hap serve --dbus`), loaded at run time with dlopen; its
     // few prototypes and structures are declared in the target, so building needs no libdbus header.
     .target(name: "CDBus", linkerSettings: [.linkedLibrary("dl")]),
+    // libmicrohttpd (`hap studio`'s local web server), loaded at run time with dlopen; its few
+    // prototypes and constants are declared in the target, so building needs no header of it.
+    .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
     // Linux force feedback (rumble motors behind /dev/input/eventN): the ioctls and writes.
     .target(name: "CEvdev", linkerSettings: [.linkedLibrary("dl")]),
     // The rumble motor: its device, the paced engine that updates one effect, the listing.
@@ -48,7 +51,14 @@ let package = Package(
     // (docs/hapkit.md). Prints nothing; no global mutable state.
     .target(
       name: "HapKit",
-      dependencies: ["HapCore", "HapALSA", "HapResample", "HapRumble", "CSndFile", "CHapSignals", "CDBus"]),
+      dependencies: [
+        "HapCore", "HapALSA", "HapResample", "HapRumble", "CSndFile", "CHapSignals", "CDBus", "CMicroHTTPD",
+      ],
+      // `hap studio`'s page, in the binary: no resource folder, works offline.
+      resources: [
+        .embedInCode("Studio/Page/studio.html"), .embedInCode("Studio/Page/studio.css"),
+        .embedInCode("Studio/Page/studio.js"),
+      ]),
     // `make bench`'s in-process figures for HapKit (start to first sample, sendParameters).
     .executableTarget(name: "hapkit-bench", dependencies: ["HapKit"]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.

@@ -22,6 +22,8 @@ public struct JSONParser {
     public let shape: String
 
     public static let pattern = Expectation(noun: "an AHAP pattern", shape: "a JSON object with a \"Pattern\" array")
+    /// Any JSON value (a request's body).
+    public static let value = Expectation(noun: "a JSON value", shape: "JSON")
     public static let profile = Expectation(
       noun: "an actuator profile", shape: "a JSON object with the profile's \"Name\" and values")
   }

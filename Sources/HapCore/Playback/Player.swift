@@ -53,6 +53,9 @@ public final class Player {
   /// Frame (at speed 1) where each pass ends and the next begins (`--loop-end`), or nil for the
   /// pattern's end.
   public var loopEnd: Int?
+  /// Frame (at speed 1) where each pass after the first begins (`hap studio`'s loop region), or
+  /// nil for the pattern's start.
+  public var loopStart: Int?
 
   private var item = 0
   /// How many times a pattern of the list has begun to play (its first frame rendered), over
@@ -399,8 +402,12 @@ public final class Player {
             return filled
           }
         }
-        withRenderer(item) { $0.reset() }
-        soundTable[item]?._withUnsafeGuaranteedRef { $0.reset() }
+        if let loopStart, loopStart > 0 {
+          seekItem(item, to: Frames.scaled(loopStart, atSpeed: speed))
+        } else {
+          withRenderer(item) { $0.reset() }
+          soundTable[item]?._withUnsafeGuaranteedRef { $0.reset() }
+        }
         gapLeft = gapFrames
         counted = false
       }

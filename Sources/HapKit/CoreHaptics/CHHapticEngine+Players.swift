@@ -27,6 +27,13 @@ extension CHHapticEngine {
     if settings.loops && settings.loopEnd > 0 {
       hapticPlayer.loopEnd = Frames.from(seconds: settings.loopEnd, rate: run.rate)
     }
+    if settings.loops && player.loopStart > 0 {
+      hapticPlayer.loopStart = Frames.from(seconds: player.loopStart, rate: run.rate)
+    }
+    if player.startOffset > 0 {
+      hapticPlayer.start(at: Frames.from(seconds: player.startOffset / settings.rate, rate: run.rate))
+      player.startOffset = 0
+    }
     let queue = ControlQueue(capacity: 1024)
     hapticPlayer.attach(queue)
     let record = trace.map { _ in ControlTrace() }

@@ -41,6 +41,11 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
   let advanced: Bool
   /// The start sounding now (guarded by the engine's lock).
   var current: PlayerRun?
+  /// Where the next start begins in the pattern (seconds): a `seek(toOffset:)` made before the
+  /// player sounds (iOS starts there), or `hap studio`'s cursor. Taken by that start.
+  var startOffset: TimeInterval = 0
+  /// Where each pass after the first begins when looping (`hap studio`'s loop region).
+  var loopStart: TimeInterval = 0
   /// The pattern compiled for its first start, at the rate engines ask for (made with the
   /// player, so that start only queues it); nil once used.
   var compiled: RendererSet?
@@ -156,6 +161,10 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
   func seek(toOffset offsetTime: TimeInterval) throws {
     try checkTime(offsetTime)
     try engine.locked {
+      guard current != nil else {
+        startOffset = max(0, offsetTime)
+        return
+      }
       try requireRunning()
       try send(.seek(offsetTime), at: nil)
     }

@@ -33,6 +33,7 @@ enum HapCommandLine {
     PlayCommand.self,
     DragCommand.self,
     ServeCommand.self,
+    StudioCommand.self,
     FireCommand.self,
     StatusCommand.self,
     MuteCommand.self,

@@ -1,0 +1,221 @@
+import Foundation
+import HapCore
+
+/// The profiles the plot previews: hap's built-ins, the one `--profile` named (a built-in or a
+/// file), and the ACF and profile files in the studio's folder (read when asked for).
+struct StudioProfiles: Sendable {
+  /// The id of the profile the studio starts with.
+  let initial: String
+  private let named: (id: String, profile: ActuatorProfile)?
+
+  init(initial: String?) throws(StudioFailure) {
+    guard let initial else {
+      self.initial = ActuatorProfile.exciter.name
+      named = nil
+      return
+    }
+    do {
+      let (profile, _) = try ActuatorProfile.load(initial)
+      self.initial = ActuatorProfile.builtIn(named: initial) == nil ? "file:" + initial : profile.name
+      named = ActuatorProfile.builtIn(named: initial) == nil ? (self.initial, profile) : nil
+    } catch {
+      throw .badRequest("--profile \(initial): the profile cannot be used")
+    }
+  }
+
+  /// The profile `id` names: a built-in's name, `file:PATH` as given to `--profile`, or
+  /// `acf:NAME` for an `.acf` file of the folder `root`.
+  func profile(_ id: String?, root: String) throws(StudioFailure) -> (id: String, profile: ActuatorProfile) {
+    let id = id ?? initial
+    if let builtIn = ActuatorProfile.builtIn(named: id) { return (id, builtIn) }
+    if let named, named.id == id { return named }
+    if id.hasPrefix("acf:") {
+      let name = String(id.dropFirst(4))
+      guard !name.contains("/"), name.lowercased().hasSuffix(".acf"), let real = StudioPaths.real(root + "/" + name),
+        StudioPaths.isInside(real, root), let (profile, _) = try? ActuatorProfile.load(real)
+      else { throw .notFound("there is no usable device file \(Format.excerpt(name)) in the folder") }
+      return (id, profile)
+    }
+    throw .notFound("there is no profile \(Format.excerpt(id))")
+  }
+
+  func listJSON(root: String) -> String {
+    var items = ActuatorProfile.builtIns.map { ($0.name, $0.name) }
+    if let named { items.append((named.id, named.profile.name)) }
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+    for file in files.sorted() where file.lowercased().hasSuffix(".acf") { items.append(("acf:" + file, file)) }
+    return JSONOutput.array(
+      items.map { JSONOutput.object([("id", JSONOutput.string($0.0)), ("name", JSONOutput.string($0.1))]) })
+  }
+}
+
+extension Studio {
+  /// The longest span `/api/render` renders, in seconds.
+  static let longestRender = 600.0
+
+  /// `/api/render`: the rendered signal reduced to columns.
+  func render(_ query: [String: String]) throws(StudioFailure) -> String {
+    let document = try document(named: query["path"])
+    let (id, profile) = try profiles.profile(query["profile"], root: root)
+    guard let t0 = query["t0"].flatMap(Double.init), let t1 = query["t1"].flatMap(Double.init), t0.isFinite,
+      t1.isFinite, t1 > t0, t1 - t0 <= Self.longestRender, t0 > -Self.longestRender
+    else { throw .badRequest("t0 and t1 must be seconds with t0 < t1, at most \(Int(Self.longestRender)) s apart") }
+    guard let columns = query["columns"].flatMap(Int.init), (1...4096).contains(columns) else {
+      throw .badRequest("columns must be 1…4096")
+    }
+    let pattern: Pattern? = try locked { () throws(StudioFailure) in
+      query["side"] == "baseline" ? Validator.validate(document.baseline).pattern : document.result.pattern
+    }
+    let reduced = pattern.map { StudioPlot(pattern: $0, profile: profile).columns(from: t0, to: t1, count: columns) }
+    return JSONOutput.object([
+      ("t0", JSONOutput.number(t0)), ("t1", JSONOutput.number(t1)), ("columns", String(columns)),
+      ("profile", JSONOutput.string(id)),
+      ("min", JSONOutput.array((reduced?.low ?? []).map { String(format: "%.4f", $0) })),
+      ("max", JSONOutput.array((reduced?.high ?? []).map { String(format: "%.4f", $0) })),
+      ("frequency", JSONOutput.array((reduced?.frequency ?? []).map { $0.map { String(format: "%.1f", $0) } ?? "null" })),
+      ("audio", "null"),
+    ])
+  }
+
+  /// `/api/compare`: `hap diff`'s verdict by feel, the baseline against the file.
+  func compare(_ name: String?) throws(StudioFailure) -> String {
+    let document = try document(named: name)
+    let (baseline, current, label) = try locked { () throws(StudioFailure) in
+      (document.baseline, document.bytes, document.baselineName)
+    }
+    let before = Validator.validate(baseline).pattern
+    let after = Validator.validate(current).pattern
+    var members = [("baseline", JSONOutput.string(label)), ("same", baseline == current ? "true" : "false")]
+    if baseline == current {
+      members.append(("verdict", JSONOutput.string("the file is as \(label == "git HEAD" ? "at git HEAD" : "when the studio opened it"): nothing to compare")))
+    } else if let before, let after {
+      let profile = profiles.initialProfile
+      let report = FeelReport(before, after, profile: profile, rate: 48000)
+      let psnr = SignalComparison(before, after, profile: profile, rate: 48000).psnr
+      members[1] = ("same", report.sameFeel ? "true" : "false")
+      members.append(
+        ("verdict", JSONOutput.string(report.sentence(psnr: psnr, audioPSNR: nil, structural: "the file against \(label)"))))
+    } else {
+      members.append(("verdict", JSONOutput.string("one side has errors; fix them to compare by feel")))
+    }
+    return JSONOutput.object(members)
+  }
+
+  /// `/api/folder`: the folder's patterns with their place in the vocabulary.
+  func folderJSON() -> String {
+    let collected = NoticeList()
+    let folder = VocabularyFolder(path: root, source: .named)
+    let vocabulary = folder.load(search: settings.reading.sounds, quiet: true) { collected.add(StudioNotices.describe($0)) }
+    let notices = collected.lines
+    let patterns = PatternFiles.vocabularyPaths(in: root).map { path in
+      patternJSON(path, vocabulary: vocabulary)
+    }
+    let findings = notices.filter { !$0.isEmpty }.map { JSONOutput.object([("message", JSONOutput.string($0))]) }
+    return JSONOutput.object([("patterns", JSONOutput.array(patterns)), ("findings", JSONOutput.array(findings))])
+  }
+
+  private func patternJSON(_ path: String, vocabulary: Vocabulary?) -> String {
+    let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+    let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : (path as NSString).lastPathComponent
+    let tier = vocabulary?.tiers.first { $0.contains(name) }.map { tier in
+      "\(tier.firstIndex(of: name)! + 1) of \(tier.count) (\(tier.joined(separator: " → ")))"
+    }
+    let rarity = vocabulary.flatMap { $0.rarity.firstIndex(of: name) }.map { "\($0 + 1) of \(vocabulary!.rarity.count)" }
+    let checked = settings.reading.check(path)
+    var counts = (errors: 0, warnings: 0, duration: 0.0)
+    switch checked {
+    case .valid(let pattern, let findings):
+      counts = (0, findings.count { $0.severity == .warning }, pattern.duration)
+    case .invalid(let findings): counts.errors = findings.count { $0.severity == .error }
+    case .unreadable: counts.errors = 1
+    }
+    return JSONOutput.object([
+      ("path", JSONOutput.string(relative)), ("name", JSONOutput.string(name)),
+      ("tier", tier.map(JSONOutput.string) ?? "null"), ("rarity", rarity.map(JSONOutput.string) ?? "null"),
+      ("duration", JSONOutput.number(counts.duration)), ("errors", String(counts.errors)),
+      ("warnings", String(counts.warnings)),
+    ])
+  }
+}
+
+extension StudioProfiles {
+  var initialProfile: ActuatorProfile {
+    named?.profile ?? ActuatorProfile.builtIn(named: initial) ?? .exciter
+  }
+}
+
+/// The rendered signal of a pattern reduced to pixel columns: min, max and the dominant
+/// frequency (zero crossings over at least 10 ms around each column).
+struct StudioPlot {
+  let pattern: Pattern
+  let profile: ActuatorProfile
+  static let rate = 48_000.0
+
+  func columns(from t0: Double, to t1: Double, count: Int) -> (low: [Float], high: [Float], frequency: [Double?]) {
+    let renderer = Renderer(schedule: Schedule(pattern: pattern, profile: profile, rate: Self.rate, gain: 1))
+    let first = Int((t0 * Self.rate).rounded(.down))
+    let last = Int((t1 * Self.rate).rounded(.up))
+    var low = [Float](repeating: 0, count: count)
+    var high = [Float](repeating: 0, count: count)
+    var crossings = [Int](repeating: 0, count: count)
+    var sounding = [Int](repeating: 0, count: count)
+    let perColumn = Double(last - first) / Double(count)
+    let start = max(0, first)
+    let end = min(last, renderer.frameCount)
+    if start < end {
+      renderer.seek(to: start)
+      var buffer = [Float](repeating: 0, count: 4096)
+      var frame = start
+      var previous: Float = 0
+      while frame < end {
+        let want = min(buffer.count, end - frame)
+        let got = buffer.withUnsafeMutableBufferPointer { b in
+          renderer.render(into: UnsafeMutableBufferPointer(rebasing: b[0..<want]))
+        }
+        if got == 0 { break }
+        for k in 0..<got {
+          let c = min(count - 1, Int(Double(frame + k - first) / perColumn))
+          let v = buffer[k]
+          low[c] = min(low[c], v)
+          high[c] = max(high[c], v)
+          if (v >= 0) != (previous >= 0) { crossings[c] += 1 }
+          if abs(v) > 1e-3 { sounding[c] += 1 }
+          previous = v
+        }
+        frame += got
+      }
+    }
+    return (low, high, frequencies(crossings, sounding: sounding, seconds: perColumn / Self.rate))
+  }
+
+  /// Half the zero crossings per second of sounding signal (above -60 dB), over the columns
+  /// within 5 ms of each; nil where a column is silent.
+  private func frequencies(_ crossings: [Int], sounding: [Int], seconds: Double) -> [Double?] {
+    let reach = max(0, Int((0.005 / seconds).rounded(.up)))
+    return crossings.indices.map { c in
+      guard sounding[c] > 0 else { return nil }
+      let lo = max(0, c - reach)
+      let hi = min(crossings.count - 1, c + reach)
+      let active = Double(sounding[lo...hi].reduce(0, +)) / Self.rate
+      return active > 0.001 ? Double(crossings[lo...hi].reduce(0, +)) / 2 / active : nil
+    }
+  }
+}
+
+/// Lines gathered from a loader's log, from any thread.
+private final class NoticeList: @unchecked Sendable {
+  private let lock = NSLock()
+  private var stored: [String] = []
+
+  func add(_ line: String) {
+    lock.lock()
+    stored.append(line)
+    lock.unlock()
+  }
+
+  var lines: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return stored
+  }
+}

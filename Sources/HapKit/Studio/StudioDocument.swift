@@ -1,0 +1,224 @@
+import Foundation
+import HapCore
+
+/// One pattern file open in the studio: its bytes as last read or written, what `hap validate`
+/// finds in them, and the steps that can be undone. The file on disk is the document: every
+/// step is written to it at once (atomically, keeping its permission bits), and a change made
+/// by another program is read back as a new revision.
+final class StudioDocument {
+  /// The path relative to the studio's folder, with `/` (what the API names).
+  let name: String
+  /// The real path of the file.
+  let path: String
+  private(set) var bytes: [UInt8]
+  /// Counts the versions seen (1 for the first read).
+  private(set) var revision = 1
+  private(set) var result: ValidationResult
+  /// The findings at the project's levels (`.haprc.json`), as `hap validate` prints them.
+  private(set) var findings: [Diagnostic]
+  /// What the A/B switch compares with: the file at git HEAD, else as first read.
+  let baseline: [UInt8]
+  let baselineName: String
+  private var undoSteps: [Step] = []
+  private var redoSteps: [Step] = []
+  /// The file's identity when last read or written, to notice another program's change.
+  private var stamp: FileStamp
+  private let reading: PatternReading
+
+  struct Step {
+    let before: [UInt8]
+    let after: [UInt8]
+  }
+
+  /// The most steps kept for undo.
+  static let undoLimit = 500
+
+  init(name: String, path: String, reading: PatternReading) throws(StudioFailure) {
+    self.name = name
+    self.path = path
+    self.reading = reading
+    let read = try Self.read(path)
+    bytes = read.bytes
+    stamp = read.stamp
+    (result, findings) = Self.check(read.bytes, path: path, reading: reading)
+    if let head = GitBaseline.head(of: path) {
+      baseline = head
+      baselineName = "git HEAD"
+    } else {
+      baseline = read.bytes
+      baselineName = "as opened"
+    }
+  }
+
+  var undoCount: Int { undoSteps.count }
+  var redoCount: Int { redoSteps.count }
+
+  /// The folder sounds' relative paths start from.
+  var folder: String { (path as NSString).deletingLastPathComponent }
+
+  // MARK: Steps
+
+  /// Applies `operations` as one step, on revision `revision`.
+  func edit(_ operations: [JSONPatchOperation], on revision: Int) throws(StudioFailure) {
+    try requireCurrent(revision)
+    let after: [UInt8]
+    do {
+      after = try JSONPatchWriter.apply(operations, to: bytes)
+    } catch {
+      throw .unprocessable(error.message)
+    }
+    try commit(Step(before: bytes, after: after))
+  }
+
+  /// `hap fix`'s repair of finding `index` (its rule's edits at the finding's place).
+  func fix(finding index: Int, on revision: Int) throws(StudioFailure) {
+    try requireCurrent(revision)
+    guard findings.indices.contains(index) else { throw .unprocessable("there is no finding \(index)") }
+    let finding = findings[index]
+    let edits = result.edits.filter { $0.rule == finding.rule }
+    guard let edit = edits.min(by: { Self.distance($0, finding.offset) < Self.distance($1, finding.offset) }) else {
+      throw .unprocessable("hap fix has no certain repair for this \(finding.rule) finding")
+    }
+    try commit(Step(before: bytes, after: FixEdit.apply([edit], to: bytes).bytes))
+  }
+
+  private static func distance(_ edit: FixEdit, _ offset: Int) -> Int {
+    edit.range.contains(offset) || edit.range.lowerBound == offset ? 0 : abs(edit.range.lowerBound - offset) + 1
+  }
+
+  /// Whether finding `index` has a repair `fix(finding:on:)` can make.
+  func isFixable(_ index: Int) -> Bool {
+    let rule = findings[index].rule
+    return PatternFix.fixableRules.contains(rule) && result.edits.contains { $0.rule == rule }
+  }
+
+  func undo() throws(StudioFailure) {
+    guard let step = undoSteps.last else { throw .unprocessable("there is nothing to undo") }
+    try requireUnchanged(step.after, doing: "undo")
+    try write(step.before)
+    undoSteps.removeLast()
+    redoSteps.append(step)
+  }
+
+  func redo() throws(StudioFailure) {
+    guard let step = redoSteps.last else { throw .unprocessable("there is nothing to redo") }
+    try requireUnchanged(step.before, doing: "redo")
+    try write(step.after)
+    redoSteps.removeLast()
+    undoSteps.append(step)
+  }
+
+  private func commit(_ step: Step) throws(StudioFailure) {
+    guard step.after != step.before else { return }
+    try write(step.after)
+    undoSteps.append(step)
+    if undoSteps.count > Self.undoLimit { undoSteps.removeFirst() }
+    redoSteps.removeAll()
+  }
+
+  private func requireCurrent(_ revision: Int) throws(StudioFailure) {
+    _ = reloadIfChanged()
+    guard revision == self.revision else {
+      throw .conflict("the file changed on disk (revision \(self.revision)); your edit was made on revision \(revision)")
+    }
+  }
+
+  private func requireUnchanged(_ expected: [UInt8], doing what: String) throws(StudioFailure) {
+    _ = reloadIfChanged()
+    guard bytes == expected else {
+      throw .conflict("the file was changed by another program since; \(what) would lose that change")
+    }
+  }
+
+  /// Writes `new` to the file atomically and takes it as the next revision.
+  private func write(_ new: [UInt8]) throws(StudioFailure) {
+    do {
+      try PatternFixing.replace(path, with: new)
+    } catch {
+      throw .trouble(error.message)
+    }
+    take(new, stamp: FileStamp(path: path))
+  }
+
+  private func take(_ new: [UInt8], stamp: FileStamp?) {
+    bytes = new
+    self.stamp = stamp ?? self.stamp
+    revision += 1
+    (result, findings) = Self.check(new, path: path, reading: reading)
+  }
+
+  // MARK: Reading
+
+  /// Reads the file again when another program changed it; true when it did.
+  @discardableResult
+  func reloadIfChanged() -> Bool {
+    guard let now = FileStamp(path: path), now != stamp else { return false }
+    guard let read = try? Self.read(path) else { return false }
+    stamp = read.stamp
+    guard read.bytes != bytes else { return false }
+    take(read.bytes, stamp: read.stamp)
+    return true
+  }
+
+  static func read(_ path: String) throws(StudioFailure) -> (bytes: [UInt8], stamp: FileStamp) {
+    let stamp = FileStamp(path: path)
+    do {
+      let bytes = try PatternFiles.read(.file(path), as: .watched)
+      guard let stamp else { throw StudioFailure.notFound("\(path) is gone") }
+      return (bytes, stamp)
+    } catch let failure as StudioFailure {
+      throw failure
+    } catch let error as PatternFiles.ReadError {
+      throw .trouble(error.message)
+    } catch {
+      throw .trouble("\(error)")
+    }
+  }
+
+  static func check(_ bytes: [UInt8], path: String, reading: PatternReading) -> (ValidationResult, [Diagnostic]) {
+    let input = PatternFiles.Input.file(path)
+    let result = PatternFiles.validate(bytes, input: input, context: reading.context(for: input))
+    return (result, reading.levelled(result.diagnostics, of: input))
+  }
+}
+
+/// What identifies a version of a file without reading it: its inode, size and change time.
+struct FileStamp: Equatable {
+  let inode: UInt64
+  let size: Int64
+  let modified: Int64
+  let changed: Int64
+
+  init?(path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    inode = UInt64(info.st_ino)
+    size = Int64(info.st_size)
+    modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+  }
+}
+
+/// The file as committed at git HEAD, when it is tracked in a git work tree.
+enum GitBaseline {
+  static func head(of path: String) -> [UInt8]? {
+    let folder = (path as NSString).deletingLastPathComponent
+    let name = (path as NSString).lastPathComponent
+    guard let git = (["/usr/bin/git", "/usr/local/bin/git", "/bin/git"] as [String]).first(where: { (path: String) in access(path, X_OK) == 0 }) else {
+      return nil
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: git)
+    process.arguments = ["-C", folder, "show", "HEAD:./" + name]
+    process.environment = ["PATH": "/usr/bin:/bin", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+    do { try process.run() } catch { return nil }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, data.count <= PatternFiles.sizeLimit else { return nil }
+    return [UInt8](data)
+  }
+}
