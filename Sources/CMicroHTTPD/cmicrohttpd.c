@@ -152,6 +152,7 @@ struct hap_http_request {
   size_t capacity;
   int handled;   // the handler has been called
   int answered;  // a response has been queued
+  int nul_seen;  // a value looked up held a NUL byte (cut short in its C string)
   char peer[INET6_ADDRSTRLEN];
 };
 
@@ -477,10 +478,14 @@ void hap_http_stop(hap_http_server *server) {
 // A value of `kind` named `name`: "" when present without a value, NULL when absent.
 static const char *lookup(const hap_http_request *request, enum MHD_ValueKind kind, const char *name) {
   const char *value = NULL;
-  if (mhd.lookup_connection_value_n(request->connection, kind, name, strlen(name), &value, NULL) != MHD_YES)
+  size_t size = 0;
+  if (mhd.lookup_connection_value_n(request->connection, kind, name, strlen(name), &value, &size) != MHD_YES)
     return NULL;
+  if (value && strlen(value) != size) ((hap_http_request *)request)->nul_seen = 1;
   return value ? value : "";
 }
+
+int hap_http_nul_seen(const hap_http_request *request) { return request->nul_seen; }
 
 const char *hap_http_method(const hap_http_request *request) { return request->method; }
 

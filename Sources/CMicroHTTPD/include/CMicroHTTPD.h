@@ -86,6 +86,9 @@ const char *hap_http_header(const hap_http_request *request, const char *name);
 const char *hap_http_cookie(const hap_http_request *request, const char *name);
 /// A query argument's value (percent-decoded), or NULL; "" for a name without a value.
 const char *hap_http_argument(const hap_http_request *request, const char *name);
+/// Whether a header, cookie or argument looked up so far held a NUL byte, which its C string
+/// leaves out (the request is then refused, not read as the shorter value).
+int hap_http_nul_seen(const hap_http_request *request);
 /// The body (never NULL; `*size` 0 when there is none).
 const uint8_t *hap_http_body(const hap_http_request *request, size_t *size);
 /// The peer's address as text ("127.0.0.1", "::1").

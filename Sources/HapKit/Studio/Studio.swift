@@ -82,6 +82,12 @@ public final class Studio: @unchecked Sendable {
   /// Starts the device and the thread that notices files changed by other programs.
   public func start() {
     playback.open()
+    startWatching()
+  }
+
+  /// Starts the thread that notices files changed by other programs (``start()`` does).
+  public func startWatching() {
+    guard watcher == nil else { return }
     let thread = Thread { [weak self] in self?.watch() }
     thread.name = "hap studio watcher"
     watcher = thread

@@ -73,6 +73,9 @@ public final class StudioServer: @unchecked Sendable {
 
   private func handle(_ raw: OpaquePointer) -> Int32 {
     let request = Self.request(raw)
+    guard hap_http_nul_seen(raw) == 0 else {
+      return send(.failure(.badRequest("a header or argument holds a NUL byte")), for: request, on: raw)
+    }
     let response = gate.check(request) ?? studio.respond(to: request)
     return send(response, for: request, on: raw)
   }

@@ -1,0 +1,394 @@
+import Foundation
+import HapCore
+import HapTestSupport
+import Testing
+
+@testable import HapKit
+
+/// One HTTP/1.1 exchange over a socket of its own (`Connection: close`), with the request's
+/// bytes as given: what a browser or an attacker sends, nothing added.
+struct RawHTTP {
+  let port: Int
+  var host = "127.0.0.1"
+
+  struct Answer {
+    let status: Int
+    let head: String
+    let body: String
+
+    func header(_ name: String) -> String? {
+      for line in head.split(separator: "\r\n") {
+        let parts = line.split(separator: ":", maxSplits: 1)
+        if parts.count == 2, parts[0].lowercased() == name.lowercased() {
+          return parts[1].trimmingCharacters(in: .whitespaces)
+        }
+      }
+      return nil
+    }
+  }
+
+  /// Sends `request` (its whole text) and reads the answer until the server closes.
+  func send(_ request: String, ipv6: Bool = false) throws -> Answer {
+    let fd = try connect(ipv6: ipv6)
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let bytes = Array(request.utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let n = read(fd, &buffer, buffer.count)
+      if n <= 0 { break }
+      received += buffer[0..<n]
+    }
+    let text = String(decoding: received, as: UTF8.self)
+    let split = text.range(of: "\r\n\r\n")
+    let head = split.map { String(text[..<$0.lowerBound]) } ?? text
+    let body = split.map { String(text[$0.upperBound...]) } ?? ""
+    let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+    return Answer(status: status, head: head, body: body)
+  }
+
+  func connect(ipv6: Bool = false) throws -> Int32 {
+    let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var result: Int32
+    if ipv6 {
+      var address = sockaddr_in6()
+      address.sin6_family = sa_family_t(AF_INET6)
+      address.sin6_port = in_port_t(UInt16(port).bigEndian)
+      address.sin6_addr = in6addr_loopback
+      result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+      }
+    } else {
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = in_port_t(UInt16(port).bigEndian)
+      address.sin_addr.s_addr = inet_addr(host)
+      result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      }
+    }
+    guard result == 0 else {
+      close(fd)
+      throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED)
+    }
+    return fd
+  }
+
+  /// A request's text with the usual headers.
+  static func request(
+    _ method: String, _ target: String, host: String, cookie: String? = nil, origin: String? = nil,
+    studioHeader: Bool = true, body: String? = nil
+  ) -> String {
+    var lines = ["\(method) \(target) HTTP/1.1", "Host: \(host)", "Connection: close"]
+    if let cookie { lines.append("Cookie: \(cookie)") }
+    if let origin { lines.append("Origin: \(origin)") }
+    if method == "POST" && studioHeader { lines.append("X-Hap-Studio: 1") }
+    if let body {
+      lines.append("Content-Type: application/json")
+      lines.append("Content-Length: \(body.utf8.count)")
+    }
+    return lines.joined(separator: "\r\n") + "\r\n\r\n" + (body ?? "")
+  }
+}
+
+/// A studio over a copy of a pattern in a folder of its own, served on a free port.
+final class StudioFixture {
+  let folder: URL
+  let studio: Studio
+  let server: StudioServer
+  let cookie: String
+
+  init(pattern: String = Repository.bundledPattern("correct"), name: String = "correct.json") throws {
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent("studio-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: pattern, toPath: folder.appendingPathComponent(name).path)
+    studio = try Studio(settings: StudioSettings(target: folder.appendingPathComponent(name).path, device: "sim"))
+    server = try StudioServer.start(studio, port: 0)
+    let http = RawHTTP(port: server.port)
+    let answer = try http.send(RawHTTP.request("GET", "/?token=\(server.gate.token)", host: "127.0.0.1:\(server.port)"))
+    let setCookie = try #require(answer.header("Set-Cookie"))
+    cookie = String(setCookie.split(separator: ";")[0])
+  }
+
+  deinit {
+    server.stop()
+    studio.stop()
+    try? FileManager.default.removeItem(at: folder)
+  }
+
+  var host: String { "127.0.0.1:\(server.port)" }
+  var origin: String { "http://127.0.0.1:\(server.port)" }
+  var http: RawHTTP { RawHTTP(port: server.port) }
+
+  func get(_ target: String) throws -> RawHTTP.Answer {
+    try http.send(RawHTTP.request("GET", target, host: host, cookie: cookie))
+  }
+
+  func post(_ target: String, _ body: String) throws -> RawHTTP.Answer {
+    try http.send(RawHTTP.request("POST", target, host: host, cookie: cookie, origin: origin, body: body))
+  }
+
+  func file(_ name: String = "correct.json") throws -> String {
+    try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+  }
+}
+
+@Suite("hap studio's server: the security model (docs/studio.md)", .serialized)
+struct StudioSecurityTests {
+  @Test("without the session cookie every request is refused (401), the page and the API alike")
+  func noToken() throws {
+    let fixture = try StudioFixture()
+    for target in ["/", "/studio.js", "/api/session", "/api/pattern?path=correct.json", "/api/events"] {
+      let answer = try fixture.http.send(RawHTTP.request("GET", target, host: fixture.host))
+      #expect(answer.status == 401, "\(target)")
+    }
+    let post = try fixture.http.send(
+      RawHTTP.request("POST", "/api/stop", host: fixture.host, origin: fixture.origin, body: "{}"))
+    #expect(post.status == 401)
+    let wrong = try fixture.http.send(RawHTTP.request("GET", "/api/session", host: fixture.host, cookie: "hap-studio=0"))
+    #expect(wrong.status == 401)
+  }
+
+  @Test("the token is exchanged once for an HttpOnly, SameSite=Strict cookie; a second use is refused")
+  func tokenOnce() throws {
+    let fixture = try StudioFixture()
+    #expect(fixture.cookie.hasPrefix("hap-studio="))
+    let again = try fixture.http.send(
+      RawHTTP.request("GET", "/?token=\(fixture.server.gate.token)", host: fixture.host))
+    #expect(again.status == 401)
+    let guess = try fixture.http.send(RawHTTP.request("GET", "/?token=00", host: fixture.host))
+    #expect(guess.status == 401)
+    let fresh = StudioGate(port: 1)
+    let answer = try #require(
+      fresh.check(StudioRequest(method: "GET", path: "/", query: ["token": fresh.token], headers: ["host": "localhost:1"])))
+    let cookie = try #require(answer.headers.first { $0.0 == "Set-Cookie" }?.1)
+    #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"))
+    #expect(answer.status == 303)
+    #expect(try fixture.get("/api/session").status == 200)
+  }
+
+  @Test("a foreign Host is refused (403): DNS rebinding")
+  func foreignHost() throws {
+    let fixture = try StudioFixture()
+    let port = fixture.server.port
+    for host in ["evil.example:\(port)", "127.0.0.1:\(port + 1)", "localhost", "127.0.0.1", "0.0.0.0:\(port)", "[::2]:\(port)"] {
+      let answer = try fixture.http.send(RawHTTP.request("GET", "/api/session", host: host, cookie: fixture.cookie))
+      #expect(answer.status == 403, "Host: \(host)")
+    }
+    for host in ["localhost:\(port)", "LOCALHOST:\(port)", "[::1]:\(port)"] {
+      let answer = try fixture.http.send(RawHTTP.request("GET", "/api/session", host: host, cookie: fixture.cookie))
+      #expect(answer.status == 200, "Host: \(host)")
+    }
+    let noHost = try fixture.http.send("GET /api/session HTTP/1.0\r\nCookie: \(fixture.cookie)\r\n\r\n")
+    #expect(noHost.status == 403)
+  }
+
+  @Test("a POST or the event stream from a foreign Origin is refused (403), as a POST without X-Hap-Studio")
+  func foreignOrigin() throws {
+    let fixture = try StudioFixture()
+    let before = try fixture.file()
+    let edit = #"{"path":"correct.json","revision":1,"ops":[{"op":"replace","path":"/Pattern/0/Event/Time","value":0.5}]}"#
+    for origin in ["http://evil.example", "null", "http://127.0.0.1:\(fixture.server.port + 1)", "https://127.0.0.1:\(fixture.server.port)"] {
+      let answer = try fixture.http.send(
+        RawHTTP.request("POST", "/api/edit", host: fixture.host, cookie: fixture.cookie, origin: origin, body: edit))
+      #expect(answer.status == 403, "Origin: \(origin)")
+      let stream = try fixture.http.send(
+        RawHTTP.request("GET", "/api/events", host: fixture.host, cookie: fixture.cookie, origin: origin))
+      #expect(stream.status == 403, "Origin: \(origin)")
+    }
+    let bare = try fixture.http.send(
+      RawHTTP.request(
+        "POST", "/api/edit", host: fixture.host, cookie: fixture.cookie, origin: fixture.origin, studioHeader: false,
+        body: edit))
+    #expect(bare.status == 403)
+    #expect(try fixture.file() == before)
+    #expect(try fixture.post("/api/edit", edit).status == 200)
+    #expect(try fixture.file() != before)
+  }
+
+  @Test("a path outside the folder is refused: .., absolute, %2e%2e, a link out, another extension")
+  func pathsOutside() throws {
+    let fixture = try StudioFixture()
+    let outside = fixture.folder.deletingLastPathComponent().appendingPathComponent("outside-\(UUID().uuidString).json")
+    try Data(#"{"Pattern":[]}"#.utf8).write(to: outside)
+    defer { try? FileManager.default.removeItem(at: outside) }
+    try FileManager.default.createSymbolicLink(
+      atPath: fixture.folder.appendingPathComponent("link.json").path, withDestinationPath: outside.path)
+    try Data("secret".utf8).write(to: fixture.folder.appendingPathComponent("notes.txt"))
+    let names = [
+      "../\(outside.lastPathComponent)", outside.path, "%2e%2e/\(outside.lastPathComponent)",
+      "%2E%2E%2F\(outside.lastPathComponent)", "link.json", "notes.txt", "./correct.json/..", "/etc/passwd",
+      "..%2f..%2fetc%2fpasswd", "correct.json%00.txt",
+    ]
+    for name in names {
+      let answer = try fixture.get("/api/pattern?path=\(name)")
+      #expect([400, 403, 404].contains(answer.status), "path=\(name): \(answer.status) \(answer.body)")
+      #expect(!answer.body.contains("secret") && !answer.body.contains("root:"))
+    }
+    for target in ["/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/rules/../../etc/passwd", "/studio.js/../../x"] {
+      let answer = try fixture.get(target)
+      #expect([403, 404].contains(answer.status), "\(target): \(answer.status) \(answer.body.prefix(80))")
+    }
+    #expect(try fixture.get("/api/pattern?path=correct.json").status == 200)
+  }
+
+  @Test("a 100 MB body is refused (413) before it is sent")
+  func hugeBody() throws {
+    let fixture = try StudioFixture()
+    let fd = try fixture.http.connect()
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let head =
+      "POST /api/edit HTTP/1.1\r\nHost: \(fixture.host)\r\nCookie: \(fixture.cookie)\r\nOrigin: \(fixture.origin)\r\nX-Hap-Studio: 1\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n"
+    _ = Array(head.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let n = read(fd, &buffer, buffer.count)
+    let text = String(decoding: buffer[0..<max(0, n)], as: UTF8.self)
+    #expect(text.hasPrefix("HTTP/1.1 413"), "\(text)")
+  }
+
+  @Test("the server listens on 127.0.0.1 and ::1 only")
+  func loopbackOnly() throws {
+    let fixture = try StudioFixture()
+    let port = fixture.server.port
+    let listening = Self.listeners(port: port)
+    #expect(!listening.isEmpty)
+    #expect(Set(listening).isSubset(of: ["127.0.0.1", "::1"]), "\(listening)")
+    if fixture.server.listensOnIPv6 {
+      #expect(try RawHTTP(port: port).send(
+        RawHTTP.request("GET", "/api/session", host: "[::1]:\(port)", cookie: fixture.cookie), ipv6: true).status == 200)
+    }
+    guard let address = Self.nonLoopbackAddress() else {
+      cannotCheck("this machine has no non-loopback IPv4 address to try a connection on")
+      return
+    }
+    #expect(throws: (any Error).self) { try RawHTTP(port: port, host: address).connect() }
+  }
+
+  /// The local addresses of listening TCP sockets on `port` (from /proc/net/tcp and tcp6).
+  static func listeners(port: Int) -> [String] {
+    var found: [String] = []
+    for (file, six) in [("/proc/net/tcp", false), ("/proc/net/tcp6", true)] {
+      guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+      for line in text.split(separator: "\n").dropFirst() {
+        let fields = line.split(separator: " ")
+        guard fields.count > 3, fields[3] == "0A" else { continue }
+        let local = fields[1].split(separator: ":")
+        guard local.count == 2, Int(local[1], radix: 16) == port else { continue }
+        found.append(six ? (local[0] == "00000000000000000000000001000000" ? "::1" : String(local[0])) : ipv4(String(local[0])))
+      }
+    }
+    return found
+  }
+
+  private static func ipv4(_ hex: String) -> String {
+    guard let value = UInt32(hex, radix: 16) else { return hex }
+    return [0, 8, 16, 24].map { String((value >> UInt32($0)) & 0xFF) }.joined(separator: ".")
+  }
+
+  static func nonLoopbackAddress() -> String? {
+    var list: UnsafeMutablePointer<ifaddrs>?
+    guard getifaddrs(&list) == 0, let first = list else { return nil }
+    defer { freeifaddrs(list) }
+    var node: UnsafeMutablePointer<ifaddrs>? = first
+    while let current = node {
+      if let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) {
+        let ip = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { String(cString: inet_ntoa($0.pointee.sin_addr)) }
+        if !ip.hasPrefix("127.") { return ip }
+      }
+      node = current.pointee.ifa_next
+    }
+    return nil
+  }
+}
+
+@Suite("hap studio's API in process: edits written as byte-range edits, undo, conflicts, outside changes")
+struct StudioAPITests {
+  static func request(_ method: String, _ path: String, query: [String: String] = [:], body: String = "") -> StudioRequest {
+    StudioRequest(method: method, path: path, query: query, body: Array(body.utf8))
+  }
+
+  static func studio() throws -> (Studio, URL) {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("studio-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let file = folder.appendingPathComponent("correct.json")
+    try FileManager.default.copyItem(atPath: Repository.bundledPattern("correct"), toPath: file.path)
+    return (try Studio(settings: StudioSettings(target: file.path, device: "sim")), file)
+  }
+
+  @Test("an edit changes the one number in the file; undo restores every byte; redo again")
+  func editUndoRedo() throws {
+    let (studio, file) = try Self.studio()
+    let original = try String(contentsOf: file, encoding: .utf8)
+    let edit = #"{"path":"correct.json","revision":1,"ops":[{"op":"replace","path":"/Pattern/1/Event/Time","value":0.125}]}"#
+    let answer = studio.respond(to: Self.request("POST", "/api/edit", body: edit))
+    #expect(answer.status == 200)
+    let edited = try String(contentsOf: file, encoding: .utf8)
+    #expect(edited == original.replacingOccurrences(of: "\"Time\": 0.09", with: "\"Time\": 0.125"))
+    #expect(studio.respond(to: Self.request("POST", "/api/undo", body: #"{"path":"correct.json"}"#)).status == 200)
+    #expect(try String(contentsOf: file, encoding: .utf8) == original)
+    #expect(studio.respond(to: Self.request("POST", "/api/redo", body: #"{"path":"correct.json"}"#)).status == 200)
+    #expect(try String(contentsOf: file, encoding: .utf8) == edited)
+  }
+
+  @Test("an edit on a stale revision is refused (409) with the file as it is; the file is not touched")
+  func conflict() throws {
+    let (studio, file) = try Self.studio()
+    _ = studio.respond(to: Self.request("GET", "/api/pattern", query: ["path": "correct.json"]))
+    let outside = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "0.09", with: "0.3")
+    try outside.write(to: file, atomically: false, encoding: .utf8)
+    let edit = #"{"path":"correct.json","revision":1,"ops":[{"op":"replace","path":"/Pattern/0/Event/Time","value":0.01}]}"#
+    let answer = studio.respond(to: Self.request("POST", "/api/edit", body: edit))
+    #expect(answer.status == 409)
+    #expect(String(decoding: answer.body, as: UTF8.self).contains("\"document\":{"))
+    #expect(try String(contentsOf: file, encoding: .utf8) == outside)
+    #expect(studio.respond(to: Self.request("POST", "/api/undo", body: #"{"path":"correct.json"}"#)).status == 422)
+  }
+
+  @Test("a file rewritten by another program is a document event within a second")
+  func outsideChange() throws {
+    let (studio, file) = try Self.studio()
+    let subscription = try #require(studio.events.subscribe())
+    studio.startWatching()
+    defer { studio.stop() }
+    _ = subscription.next(capacity: 4096)  // the retry line
+    let text = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "0.09", with: "0.4")
+    try text.write(to: file, atomically: true, encoding: .utf8)
+    let started = Date()
+    let message = try #require(subscription.next(capacity: 4096))
+    #expect(Date().timeIntervalSince(started) < 1)
+    #expect(String(decoding: message, as: UTF8.self).contains("event: document"))
+    let document = String(decoding: studio.respond(to: Self.request("GET", "/api/pattern", query: ["path": "correct.json"])).body, as: UTF8.self)
+    #expect(document.contains("\"time\":0.4"))
+  }
+
+  @Test("a file made invalid shows its rule id as a finding")
+  func invalidFile() throws {
+    let (studio, file) = try Self.studio()
+    try "{\"Pattern\": [".write(to: file, atomically: true, encoding: .utf8)
+    let document = String(
+      decoding: studio.respond(to: Self.request("GET", "/api/pattern", query: ["path": "correct.json"])).body, as: UTF8.self)
+    #expect(document.contains("\"rule\":\"json-syntax\""))
+    let edit = #"{"path":"correct.json","revision":2,"ops":[{"op":"remove","path":"/Pattern/0"}]}"#
+    #expect(studio.respond(to: Self.request("POST", "/api/edit", body: edit)).status == 422)
+  }
+
+  @Test("malformed requests get 400 and a sentence, never a crash")
+  func malformed() throws {
+    let (studio, _) = try Self.studio()
+    for body in ["", "[]", "{", "\u{0}", #"{"path":"correct.json","revision":1,"ops":"x"}"#, #"{"path":7}"#] {
+      let answer = studio.respond(to: Self.request("POST", "/api/edit", body: body))
+      #expect([400, 403, 404, 409].contains(answer.status), "\(body): \(answer.status)")
+      #expect(String(decoding: answer.body, as: UTF8.self).hasPrefix("{\"error\":"))
+    }
+    for query in [["path": "correct.json", "t0": "0", "t1": "nan", "columns": "10"], ["path": "correct.json", "t0": "0", "t1": "1", "columns": "0"], ["path": "correct.json", "t0": "0", "t1": "1e300", "columns": "10"]] {
+      #expect(studio.respond(to: Self.request("GET", "/api/render", query: query)).status == 400)
+    }
+    #expect(studio.respond(to: Self.request("GET", "/api/nothing")).status == 404)
+    #expect(studio.respond(to: Self.request("DELETE", "/api/edit")).status == 405)
+  }
+}
