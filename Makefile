@@ -97,6 +97,11 @@ test: deps sim
 	  || $(MAKE) --no-print-directory apt PKGS="dbus-daemon dbus-bin feedbackd gir1.2-lfb-0.0 python3-gi libglib2.0-bin libdbus-1-3"
 	@# ReportFormatTests check validate's SARIF and JUnit reports against their schemas.
 	@/usr/bin/python3 -c 'import jsonschema, lxml' 2>/dev/null || $(MAKE) --no-print-directory apt PKGS="python3-jsonschema python3-lxml"
+	@# hap studio: libmicrohttpd (loaded at run time) serves it; StudioBrowserTests drive the page in
+	@# Debian's headless chromium through its chromedriver and python3-selenium (nothing downloaded).
+	@ldconfig -p | grep -q 'libmicrohttpd\.so\.12' || $(MAKE) --no-print-directory apt PKGS=libmicrohttpd12
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null && /usr/bin/python3 -c 'import selenium' 2>/dev/null \
+	  || $(MAKE) --no-print-directory apt PKGS="chromium chromium-driver python3-selenium"
 	python3 scripts/gen-rules.py --check
 	@# No function over 60 lines in Sources unless a 'long-function:' comment says why.
 	python3 scripts/long-functions.py --check >/dev/null

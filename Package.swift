@@ -79,7 +79,7 @@ let package = Package(
     .target(name: "HapTestSupport", dependencies: ["HapCore"], path: "Tests/HapTestSupport"),
     .testTarget(name: "HapCoreTests", dependencies: ["HapCore", "HapTestSupport", "HapFuzzCheck"]),
     // HapKit in process: Core Haptics' API on the simulated exciter, against `hap render`.
-    .testTarget(name: "HapKitTests", dependencies: ["HapKit", "HapCore", "HapTestSupport"]),
+    .testTarget(name: "HapKitTests", dependencies: ["HapKit", "HapCore", "HapTestSupport", "HapResample"]),
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
     .testTarget(
       name: "HapCLITests", dependencies: ["HapCore", "HapKit", "HapTestSupport", "hap", "HapResample"],

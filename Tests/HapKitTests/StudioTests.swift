@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapResample
 import HapTestSupport
 import Testing
 
@@ -390,5 +391,105 @@ struct StudioAPITests {
     }
     #expect(studio.respond(to: Self.request("GET", "/api/nothing")).status == 404)
     #expect(studio.respond(to: Self.request("DELETE", "/api/edit")).status == 405)
+  }
+}
+
+/// The studio's playback on the simulated exciter: what plays is `hap render`'s signal, bit for
+/// bit, from the start or from the cursor, and a pattern's sound plays in sync beside it.
+@Suite("hap studio's playback on the simulated exciter", .serialized)
+struct StudioPlaybackTests {
+  /// A studio on `file` playing on a simulated exciter that records to `capture.raw` beside it.
+  static func studio(_ file: URL) throws -> (Studio, String) {
+    let plugin = try #require(SimEngine.plugin, "the simulated exciter is not built: run 'make sim'")
+    let capture = file.deletingLastPathComponent().appendingPathComponent("capture.raw").path
+    var environment = ProcessInfo.processInfo.environment
+    environment["HAP_SIM_PLUGIN"] = plugin
+    let studio = try Studio(
+      settings: StudioSettings(target: file.path, device: "sim:CAPTURE=\(capture)", environment: environment))
+    studio.start()
+    return (studio, capture)
+  }
+
+  /// Plays `body` and waits for its `stopped` event.
+  static func play(_ studio: Studio, _ body: String) throws {
+    let events = try #require(studio.events.subscribe())
+    let answer = studio.respond(to: StudioAPITests.request("POST", "/api/play", body: body))
+    #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+    var seen = ""
+    let ended = Wait.until(10) {
+      seen += String(decoding: events.next(capacity: 1 << 16) ?? [], as: UTF8.self)
+      return seen.contains("event: stopped")
+    }
+    #expect(ended, "no stopped event: \(seen)")
+    #expect(seen.contains("event: playing") && seen.contains("event: position"))
+    events.finished()
+  }
+
+  static func folder(with pattern: String, as name: String) throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("studio-play-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let file = folder.appendingPathComponent(name)
+    try FileManager.default.copyItem(atPath: pattern, toPath: file.path)
+    return file
+  }
+
+  @Test("play: the capture is hap render of the file, bit for bit, and nothing else")
+  func playIsRender() throws {
+    let file = try Self.folder(with: Repository.bundledPattern("winner"), as: "winner.json")
+    let (studio, capture) = try Self.studio(file)
+    try Self.play(studio, #"{"path": "winner.json"}"#)
+    studio.stop()
+    let model = try #require(Validator.validate([UInt8](Data(contentsOf: file))).pattern)
+    let expected = PatternRender.samples(model, rate: 48000)
+    let captured = try PCM.floats(contentsOf: capture, format: .f32)
+    let at = try #require(locate(expected, in: captured))
+    #expect(at >= 0 && captured.count >= at + expected.count)
+    #expect(Array(captured[at..<(at + expected.count)]) == expected)
+    #expect(captured[(at + expected.count)...].allSatisfy { $0 == 0 })
+  }
+
+  @Test("play from the cursor: the render from that frame on, bit for bit")
+  func playFromCursor() throws {
+    let file = try Self.folder(with: Repository.bundledPattern("winner"), as: "winner.json")
+    let (studio, capture) = try Self.studio(file)
+    try Self.play(studio, #"{"path": "winner.json", "from": 0.25}"#)
+    studio.stop()
+    let model = try #require(Validator.validate([UInt8](Data(contentsOf: file))).pattern)
+    let expected = Array(PatternRender.samples(model, rate: 48000)[12000...])
+    let captured = try PCM.floats(contentsOf: capture, format: .f32)
+    let at = try #require(locate(expected, in: captured))
+    #expect(Array(captured[at..<(at + expected.count)]) == expected)
+  }
+
+  @Test("an AHAP with sounds (Apple's Ricochet) plays its sound in sync, as hap play does")
+  func soundInSync() throws {
+    let corpus = SharedCorpus.ahapAudio.appendingPathComponent("apple__unityplugins")
+    guard FileManager.default.fileExists(atPath: corpus.appendingPathComponent("Spawn.ahap").path) else {
+      corpusMissing("ahap-audio/apple__unityplugins/Spawn.ahap", at: corpus)
+      return
+    }
+    let file = try Self.folder(with: corpus.appendingPathComponent("Spawn.ahap").path, as: "Spawn.ahap")
+    let sounds = file.deletingLastPathComponent().appendingPathComponent("CoreHaptics")
+    try FileManager.default.copyItem(at: corpus.appendingPathComponent("CoreHaptics"), to: sounds)
+    let (studio, capture) = try Self.studio(file)
+    try Self.play(studio, #"{"path": "Spawn.ahap"}"#)
+    studio.stop()
+    let model = try #require(Validator.validate([UInt8](Data(contentsOf: file))).pattern)
+    let haptic = PatternRender.samples(model, rate: 48000)
+    var decoded: [String: DecodedSound] = [:]
+    for event in model.events where event.type == .audioCustom {
+      let path = try #require(event.waveformPath)
+      let sound = try SoundSearch().decode(file.deletingLastPathComponent().appendingPathComponent(path).path).get().sound
+      decoded[path] = try Resampler.resample(sound, to: 48000)
+    }
+    let expected = PatternRender.audio(model, sounds: decoded, rate: 48000, frames: haptic.count)
+    let hapticPlayed = try PCM.floats(contentsOf: capture, format: .f32)
+    let soundCapture = (capture as NSString).deletingPathExtension + "-sound.raw"
+    let played = try PCM.floats(contentsOf: soundCapture, format: .f32)
+    // Both devices are fed the same periods: the sound starts where the haptic signal does.
+    let at = try #require(locate(haptic, in: hapticPlayed))
+    #expect(Array(hapticPlayed[at..<(at + haptic.count)]) == haptic)
+    #expect(played.count >= 2 * at + expected.count)
+    #expect(Array(played[(2 * at)..<(2 * at + expected.count)]) == expected)
   }
 }

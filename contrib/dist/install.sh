@@ -25,7 +25,8 @@ A file already there is replaced (a running hap keeps its old binary until it re
 Then it names the Debian packages of the libraries hap loads at run time that this machine
 lacks (checked with ldconfig -p): libasound2 (playing, -D sim too), libsndfile1 (sounds that
 are not WAV; hap convert from FLAC, Ogg, MP3), libsoxr0 (sounds at another rate than the
-output), libdbus-1-3 (hap serve --dbus). validate, info, render and plot need none of them.
+output), libdbus-1-3 (hap serve --dbus), libmicrohttpd12 (hap studio). validate, info, render
+and plot need none of them.
 USAGE
 }
 
@@ -121,7 +122,7 @@ for candidate in /sbin/ldconfig /usr/sbin/ldconfig; do
   [ -n "$ldconfig" ] || { [ ! -x "$candidate" ] || ldconfig=$candidate; }
 done
 if [ -z "$ldconfig" ] || ! libraries=$("$ldconfig" -p 2>/dev/null); then
-  echo "note: cannot list the system libraries (no ldconfig); hap loads libasound2 (playing), libsndfile1, libsoxr0 and libdbus-1-3 (Debian's packages) when it needs them"
+  echo "note: cannot list the system libraries (no ldconfig); hap loads libasound2 (playing), libsndfile1, libsoxr0, libdbus-1-3 and libmicrohttpd12 (Debian's packages) when it needs them"
   exit 0
 fi
 missing=
@@ -135,8 +136,9 @@ need libasound.so.2 libasound2 "playing (hap play, hap serve, -D sim too)"
 need libsndfile.so.1 libsndfile1 "sounds that are not WAV and hap convert from FLAC, Ogg, MP3"
 need libsoxr.so.0 libsoxr0 "sounds at another rate than the output"
 need libdbus-1.so.3 libdbus-1-3 "hap serve --dbus (feedbackd's D-Bus API)"
+need libmicrohttpd.so.12 libmicrohttpd12 "hap studio (the pattern editor in the browser)"
 if [ -n "$missing" ]; then
   echo "install them with: apt install$missing   (Debian, Ubuntu)"
 else
-  echo "the system libraries hap loads (libasound2, libsndfile1, libsoxr0, libdbus-1-3) are all here"
+  echo "the system libraries hap loads (libasound2, libsndfile1, libsoxr0, libdbus-1-3, libmicrohttpd12) are all here"
 fi
