@@ -46,6 +46,7 @@ struct ReadmeExamplesTests {
     let words = example.split(separator: " ").map(String.init)
     if words.contains("--watch") { return "runs until Ctrl-C" }
     if ["serve", "drag"].contains(words[1]) { return "runs until stopped, on a device or input device" }
+    if words[1] == "studio" { return "serves the studio until Ctrl-C (StudioBrowserTests drive it)" }
     if ["fire", "mute", "unmute", "level", "status"].contains(words[1]) { return "needs a running hap serve" }
     for (k, word) in words.enumerated() where ["-D", "--device", "--audio-device"].contains(word) {
       if k + 1 < words.count, words[k + 1] != "sim" { return "needs the device \(words[k + 1])" }
