@@ -22,6 +22,8 @@ public struct PatternOutline: Sendable {
     public var points: [Point] = []
     /// The pointer of `ParameterCurveControlPoints`.
     public var pointsPath: String?
+    /// The element as written (what a copy of it pastes).
+    public var value: JSONValue = .null
   }
 
   public struct Point: Sendable, Equatable {
@@ -49,6 +51,7 @@ public struct PatternOutline: Sendable {
 
   private static func entry(_ document: JSONDocument, _ element: Int, at position: Int) -> Entry {
     var entry = Entry(index: position)
+    entry.value = JSONValue(document, element)
     guard document.node(element).kind == .object else { return entry }
     for kind in ["Event", "Parameter", "ParameterCurve"] {
       if let body = document.member(kind, of: element), document.node(body).kind == .object {

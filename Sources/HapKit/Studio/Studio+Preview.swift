@@ -157,8 +157,7 @@ struct StudioPlot {
     let last = Int((t1 * Self.rate).rounded(.up))
     var low = [Float](repeating: 0, count: count)
     var high = [Float](repeating: 0, count: count)
-    var crossings = [Int](repeating: 0, count: count)
-    var sounding = [Int](repeating: 0, count: count)
+    var crossings = Crossings(count: count)
     let perColumn = Double(last - first) / Double(count)
     let start = max(0, first)
     let end = min(last, renderer.frameCount)
@@ -178,26 +177,49 @@ struct StudioPlot {
           let v = buffer[k]
           low[c] = min(low[c], v)
           high[c] = max(high[c], v)
-          if (v >= 0) != (previous >= 0) { crossings[c] += 1 }
-          if abs(v) > 1e-3 { sounding[c] += 1 }
+          if (v >= 0) != (previous >= 0) { crossings.add(frame + k, column: c) }
           previous = v
         }
         frame += got
       }
     }
-    return (low, high, frequencies(crossings, sounding: sounding, seconds: perColumn / Self.rate))
+    return (low, high, crossings.frequencies(low: low, high: high, seconds: perColumn / Self.rate, rate: Self.rate))
+  }
+}
+
+/// Zero crossings per column: how many, and the frames of the first and the last, from which
+/// a frequency is read without the error of counting whole crossings in a short window.
+struct Crossings {
+  var count: [Int]
+  var first: [Int]
+  var last: [Int]
+
+  init(count columns: Int) {
+    count = Array(repeating: 0, count: columns)
+    first = Array(repeating: Int.max, count: columns)
+    last = Array(repeating: Int.min, count: columns)
   }
 
-  /// Half the zero crossings per second of sounding signal (above -60 dB), over the columns
-  /// within 5 ms of each; nil where a column is silent.
-  private func frequencies(_ crossings: [Int], sounding: [Int], seconds: Double) -> [Double?] {
+  mutating func add(_ frame: Int, column: Int) {
+    count[column] += 1
+    first[column] = min(first[column], frame)
+    last[column] = max(last[column], frame)
+  }
+
+  /// For each sounding column (above -60 dB), the crossings within 10 ms around it: half
+  /// their number less one over the time from the first to the last; nil where silent or
+  /// with fewer than three crossings.
+  func frequencies(low: [Float], high: [Float], seconds: Double, rate: Double) -> [Double?] {
     let reach = max(0, Int((0.005 / seconds).rounded(.up)))
-    return crossings.indices.map { c in
-      guard sounding[c] > 0 else { return nil }
+    return count.indices.map { c in
+      guard max(high[c], -low[c]) > 1e-3 else { return nil }
       let lo = max(0, c - reach)
-      let hi = min(crossings.count - 1, c + reach)
-      let active = Double(sounding[lo...hi].reduce(0, +)) / Self.rate
-      return active > 0.001 ? Double(crossings[lo...hi].reduce(0, +)) / 2 / active : nil
+      let hi = min(count.count - 1, c + reach)
+      let total = count[lo...hi].reduce(0, +)
+      let from = first[lo...hi].min() ?? Int.max
+      let to = last[lo...hi].max() ?? Int.min
+      guard total >= 3, to > from else { return nil }
+      return Double(total - 1) / 2 / (Double(to - from) / rate)
     }
   }
 }

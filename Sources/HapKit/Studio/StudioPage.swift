@@ -8,6 +8,7 @@ enum StudioPage {
     case "/", "/index.html": return .file(PackageResources.studio_html, type: "text/html; charset=utf-8")
     case "/studio.js": return .file(PackageResources.studio_js, type: "text/javascript; charset=utf-8")
     case "/studio.css": return .file(PackageResources.studio_css, type: "text/css; charset=utf-8")
+    case "/favicon.ico": return StudioResponse(status: 204, headers: StudioResponse.common, body: [])
     default:
       guard path.hasPrefix("/rules/") else { return nil }
       return rule(String(path.dropFirst("/rules/".count)))

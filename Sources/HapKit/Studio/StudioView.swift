@@ -65,12 +65,15 @@ enum StudioView {
         ("time", JSONOutput.number(entry.numbers["Time"] ?? 0)), ("points", points(entry)),
         ("pointsPath", entry.pointsPath.map(JSONOutput.string) ?? "null"),
       ]
-    default: members.append(("kind", JSONOutput.string("other")))
+    default:
+      members.append(("kind", JSONOutput.string("other")))
+      if let time = entry.numbers["Time"] { members.append(("time", JSONOutput.number(time))) }
     }
     let valid = model != nil && !document.findings.contains { $0.severity == .error && entryIndex(of: $0.pointer) == entry.index }
     members.append(("valid", valid ? "true" : "false"))
     members.append(("paths", JSONOutput.object(entry.paths.sorted { $0.key < $1.key }.map { ($0.key, JSONOutput.string($0.value)) })))
     members.append(("parametersPath", entry.parametersPath.map(JSONOutput.string) ?? "null"))
+    members.append(("json", entry.value.jsonText))
     if entry.type == EventType.audioCustom.rawValue, let sound = entry.waveform {
       members.append(("sound", JSONOutput.string(sound)))
       if let waveform = waveforms.waveform(sound, folder: document.folder) { members.append(("waveform", waveform)) }

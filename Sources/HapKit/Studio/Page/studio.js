@@ -1206,9 +1206,20 @@ function pointsPath(e) {
   return containerPath(e) + '/ParameterCurveControlPoints';
 }
 
-/** An entry's JSON as AHAP writes it, from its fields (for copy/paste and the palette). */
+/**
+ * An entry's JSON (for copy/paste and the palette): as the file writes it when the server
+ * sent it (every key kept, the time moved), else built from its fields.
+ */
 function entryJSON(e, time) {
   const t = time == null ? num(e.time) : time;
+  if (e.json && typeof e.json === 'object') {
+    const copy = JSON.parse(JSON.stringify(e.json));
+    const body = copy.Event || copy.Parameter || copy.ParameterCurve;
+    if (body && typeof body === 'object') {
+      if (time != null) body.Time = t;
+      return copy;
+    }
+  }
   if (e.kind === 'parameter') return { Parameter: { ParameterID: e.parameter, Time: t, ParameterValue: num(e.value) } };
   if (e.kind === 'curve') {
     return { ParameterCurve: { ParameterID: e.parameter, Time: t,
