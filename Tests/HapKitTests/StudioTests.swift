@@ -493,3 +493,134 @@ struct StudioPlaybackTests {
     #expect(Array(played[(2 * at)..<(2 * at + expected.count)]) == expected)
   }
 }
+
+@Suite("hap studio: render, loop region, folder, fix and exports in process", .serialized)
+struct StudioFeatureTests {
+  static func folder(_ files: [String: String]) throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("studio-f-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+    return folder
+  }
+
+  static func json(_ response: StudioResponse) -> JSONValue? { JSONValue.parse(response.body) }
+
+  @Test("render: the envelope and the frequency a continuous event plays (the profile's, within 1 %)")
+  func renderColumns() throws {
+    let text = #"{"Pattern": [{"Event": {"Time": 0.1, "EventType": "HapticContinuous", "EventDuration": 0.5, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.5}]}}]}"#
+    let folder = try Self.folder(["c.json": text])
+    let studio = try Studio(settings: StudioSettings(target: folder.appendingPathComponent("c.json").path, device: "sim"))
+    let answer = studio.respond(
+      to: StudioAPITests.request("GET", "/api/render", query: ["path": "c.json", "t0": "0", "t1": "1", "columns": "100"]))
+    let value = try #require(Self.json(answer))
+    guard case .array(let frequency) = value["frequency"], case .array(let high) = value["max"] else {
+      Issue.record("no columns: \(String(decoding: answer.body, as: UTF8.self))")
+      return
+    }
+    #expect(frequency.count == 100 && high.count == 100)
+    let expected = ActuatorProfile.exciter.frequency(sharpness: 0.5)
+    for column in 15..<55 {
+      let f = try #require(frequency[column].numberValue, "column \(column) silent")
+      #expect(abs(f - expected) / expected < 0.01, "column \(column): \(f) Hz, expected \(expected)")
+    }
+    #expect(frequency[5] == .null && frequency[80] == .null)
+    #expect((high[5].numberValue ?? 1) == 0 && (high[30].numberValue ?? 0) > 0.5)
+  }
+
+  @Test("a loop region plays from its start to its end again and again, each pass the render's stretch")
+  func loopRegion() throws {
+    let file = try StudioPlaybackTests.folder(with: Repository.bundledPattern("winner"), as: "winner.json")
+    let (studio, capture) = try StudioPlaybackTests.studio(file)
+    let events = try #require(studio.events.subscribe())
+    let answer = studio.respond(
+      to: StudioAPITests.request("POST", "/api/play", body: #"{"path": "winner.json", "from": 0.1, "to": 0.2, "loop": true}"#))
+    #expect(answer.status == 200)
+    var seen = ""
+    #expect(Wait.until(10) {
+      seen += String(decoding: events.next(capacity: 1 << 16) ?? [], as: UTF8.self)
+      return seen.components(separatedBy: "event: position").count > 8
+    })
+    #expect(Wait.until(10) { Wait.fileSize(capture) >= 4 * 48000 / 2 })
+    _ = studio.respond(to: StudioAPITests.request("POST", "/api/stop", body: "{}"))
+    studio.stop()
+    let model = try #require(Validator.validate([UInt8](Data(contentsOf: file))).pattern)
+    let pass = Array(PatternRender.samples(model, rate: 48000)[4800..<9600])
+    let captured = try PCM.floats(contentsOf: capture, format: .f32)
+    let at = try #require(locate(pass, in: captured))
+    #expect(captured.count > at + 3 * pass.count)
+    for k in 0..<3 { #expect(Array(captured[(at + k * pass.count)..<(at + (k + 1) * pass.count)]) == pass, "pass \(k)") }
+  }
+
+  @Test("a folder: its patterns with their tier and rarity, and the vocabulary's findings")
+  func folderList() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("studio-v-\(UUID().uuidString)")
+    try FileManager.default.copyItem(at: Repository.url("patterns"), to: folder)
+    try #"{"Pattern": [{"Event": {"Time": -1, "EventType": "HapticTransient"}}]}"#
+      .write(to: folder.appendingPathComponent("broken.json"), atomically: true, encoding: .utf8)
+    let studio = try Studio(settings: StudioSettings(target: folder.path, device: "sim"))
+    let value = try #require(Self.json(studio.respond(to: StudioAPITests.request("GET", "/api/folder"))))
+    guard case .array(let patterns) = value["patterns"], case .array(let findings) = value["findings"] else {
+      Issue.record("no list")
+      return
+    }
+    let names = patterns.compactMap { $0["name"]?.stringValue }
+    #expect(names.contains("winner") && names.contains("timerUrgent") && names.contains("broken"))
+    #expect(!names.contains("vocabulary"))
+    let urgent = try #require(patterns.first { $0["name"]?.stringValue == "timerUrgent" })
+    #expect(urgent["tier"]?.stringValue?.hasPrefix("2 of 2") == true)
+    let winner = try #require(patterns.first { $0["name"]?.stringValue == "winner" })
+    #expect(winner["rarity"]?.stringValue == "1 of 9")
+    #expect(patterns.first { $0["name"]?.stringValue == "broken" }?["errors"]?.numberValue ?? 0 >= 1)
+    #expect(findings.contains { $0["message"]?.stringValue?.contains("broken") == true })
+    let document = studio.respond(to: StudioAPITests.request("GET", "/api/pattern", query: ["path": "winner.json"]))
+    #expect(document.status == 200)
+  }
+
+  @Test("Fix repairs one finding as hap fix does; the rest of the file is kept")
+  func fixOne() throws {
+    let text = "{\"Version\": 1, \"Pattern\": [{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"EventParameters\": [{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": 1.5}]}},]}"
+    let folder = try Self.folder(["f.json": text])
+    let file = folder.appendingPathComponent("f.json")
+    let studio = try Studio(settings: StudioSettings(target: file.path, device: "sim"))
+    let document = try #require(Self.json(studio.respond(to: StudioAPITests.request("GET", "/api/pattern", query: ["path": "f.json"]))))
+    guard case .array(let findings) = document["findings"] else { Issue.record("no findings"); return }
+    let comma = try #require(findings.first { $0["rule"]?.stringValue == "json-trailing-comma" })
+    #expect(comma["fixable"] == .bool(true))
+    let id = try #require(comma["id"]?.numberValue)
+    let answer = studio.respond(
+      to: StudioAPITests.request("POST", "/api/fix", body: "{\"path\": \"f.json\", \"revision\": 1, \"finding\": \(Int(id))}"))
+    #expect(answer.status == 200)
+    #expect(try String(contentsOf: file, encoding: .utf8) == text.replacingOccurrences(of: "}},]}", with: "}}]}"))
+  }
+
+  @Test("exports write beside the file what hap convert and hap render write, and say the command")
+  func exports() throws {
+    let hap = Repository.url(".build/debug/hap").path
+    guard FileManager.default.isExecutableFile(atPath: hap) else {
+      cannotCheck("no hap binary at \(hap) to run the exports with")
+      return
+    }
+    let folder = try Self.folder([:])
+    let file = folder.appendingPathComponent("winner.json")
+    try FileManager.default.copyItem(atPath: Repository.bundledPattern("winner"), toPath: file.path)
+    var settings = StudioSettings(target: file.path, device: "sim")
+    settings.executable = hap
+    let studio = try Studio(settings: settings)
+    for (format, written, command) in [
+      ("haptic", "winner.haptic", "hap convert winner.json -o winner.haptic"),
+      ("android", "winner.xml", "hap convert winner.json --to android-xml -o winner.xml"),
+      ("kotlin", "winner.kt", "hap convert winner.json --to android -o winner.kt"),
+      ("wav", "winner.wav", "hap render winner.json -o winner.wav"),
+    ] {
+      let answer = studio.respond(
+        to: StudioAPITests.request("POST", "/api/export", body: "{\"path\": \"winner.json\", \"format\": \"\(format)\"}"))
+      let value = try #require(Self.json(answer))
+      #expect(answer.status == 200, "\(format): \(String(decoding: answer.body, as: UTF8.self))")
+      #expect(value["written"]?.stringValue == written)
+      #expect(value["command"]?.stringValue == command)
+      #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(written).path), "\(written)")
+    }
+    let bad = studio.respond(to: StudioAPITests.request("POST", "/api/export", body: #"{"path": "winner.json", "format": "mp3"}"#))
+    #expect(bad.status == 400)
+  }
+}

@@ -7,7 +7,7 @@ import HapKit
 enum StudioCommand: Command {
   static let name = "studio"
   static let summary = "Edit a pattern on a timeline in your browser and feel every edit at once."
-  static let forms = ["[FILE|FOLDER] [-D DEVICE] [--port N] [--open]"]
+  static let forms = ["[FILE|FOLDER]"]
   static let description = """
     Serves a studio on this machine only (127.0.0.1 and [::1]) and prints its URL as the first
     line of standard output: open it in a browser (--open hands it to xdg-open). The page
@@ -65,7 +65,7 @@ enum StudioCommand: Command {
       server = try StudioServer.start(studio, port: arguments[port])
     } catch let failure as StudioFailure {
       Console.error("hap studio: \(failure.message)")
-      return failure.status == 500 ? ExitStatus.trouble : ExitStatus.failure
+      return ExitStatus.trouble
     } catch let failure as StudioServer.Failure {
       Console.error("hap studio: \(failure.message)")
       return ExitStatus.trouble
