@@ -149,14 +149,14 @@ struct StudioSecurityTests {
     let post = try fixture.http.send(
       RawHTTP.request("POST", "/api/stop", host: fixture.host, origin: fixture.origin, body: "{}"))
     #expect(post.status == 401)
-    let wrong = try fixture.http.send(RawHTTP.request("GET", "/api/session", host: fixture.host, cookie: "hap-studio=0"))
+    let wrong = try fixture.http.send(RawHTTP.request("GET", "/api/session", host: fixture.host, cookie: "hap-studio-\(fixture.server.port)=0"))
     #expect(wrong.status == 401)
   }
 
   @Test("the token is exchanged once for an HttpOnly, SameSite=Strict cookie; a second use is refused")
   func tokenOnce() throws {
     let fixture = try StudioFixture()
-    #expect(fixture.cookie.hasPrefix("hap-studio="))
+    #expect(fixture.cookie.hasPrefix("hap-studio-\(fixture.server.port)="))
     let again = try fixture.http.send(
       RawHTTP.request("GET", "/?token=\(fixture.server.gate.token)", host: fixture.host))
     #expect(again.status == 401)

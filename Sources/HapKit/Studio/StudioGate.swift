@@ -14,7 +14,9 @@ public final class StudioGate: @unchecked Sendable {
   private let lock = NSLock()
   private var tokenUsed = false
 
-  public static let cookieName = "hap-studio"
+  /// The session cookie's name, with the port: browsers keep cookies by host, not by port, so
+  /// two studios on one machine must not overwrite each other's.
+  public var cookieName: String { "hap-studio-\(port)" }
 
   public init(port: Int, token: String = StudioGate.secret(), session: String = StudioGate.secret()) {
     self.port = port
@@ -44,7 +46,7 @@ public final class StudioGate: @unchecked Sendable {
         .forbidden("this server answers only to localhost, 127.0.0.1 and [::1] on port \(port)"), request)
     }
     if request.path == "/", let offered = request.query["token"] { return exchange(offered, request) }
-    guard let cookie = request.cookies[Self.cookieName], Self.same(cookie, session) else {
+    guard let cookie = request.cookies[cookieName], Self.same(cookie, session) else {
       return refusal(
         .unauthorized("no studio session: open the URL hap studio printed (its token works once)"), request)
     }
@@ -62,7 +64,7 @@ public final class StudioGate: @unchecked Sendable {
 
   /// The token for a cookie, once; the page is then loaded without the token in its URL.
   private func exchange(_ offered: String, _ request: StudioRequest) -> StudioResponse {
-    let hasSession = request.cookies[Self.cookieName].map { Self.same($0, session) } ?? false
+    let hasSession = request.cookies[cookieName].map { Self.same($0, session) } ?? false
     lock.lock()
     let accepted = !tokenUsed && Self.same(offered, token)
     if accepted { tokenUsed = true }
@@ -74,7 +76,7 @@ public final class StudioGate: @unchecked Sendable {
     }
     var headers = StudioResponse.common + [("Location", "/"), ("Content-Type", "text/plain; charset=utf-8")]
     if accepted {
-      headers.append(("Set-Cookie", "\(Self.cookieName)=\(session); HttpOnly; SameSite=Strict; Path=/"))
+      headers.append(("Set-Cookie", "\(cookieName)=\(session); HttpOnly; SameSite=Strict; Path=/"))
     }
     return StudioResponse(status: 303, headers: headers, body: Array("see /\n".utf8))
   }

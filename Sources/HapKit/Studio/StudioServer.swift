@@ -72,7 +72,7 @@ public final class StudioServer: @unchecked Sendable {
   // MARK: Requests
 
   private func handle(_ raw: OpaquePointer) -> Int32 {
-    let request = Self.request(raw)
+    let request = Self.request(raw, cookie: gate.cookieName)
     guard hap_http_nul_seen(raw) == 0 else {
       return send(.failure(.badRequest("a header or argument holds a NUL byte")), for: request, on: raw)
     }
@@ -80,7 +80,7 @@ public final class StudioServer: @unchecked Sendable {
     return send(response, for: request, on: raw)
   }
 
-  private static func request(_ raw: OpaquePointer) -> StudioRequest {
+  private static func request(_ raw: OpaquePointer, cookie: String) -> StudioRequest {
     func text(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
     var headers: [String: String] = [:]
     for name in ["host", "origin", "x-hap-studio", "content-type"] {
@@ -91,7 +91,7 @@ public final class StudioServer: @unchecked Sendable {
       if let value = text(hap_http_argument(raw, name)) { query[name] = value }
     }
     var cookies: [String: String] = [:]
-    if let session = text(hap_http_cookie(raw, StudioGate.cookieName)) { cookies[StudioGate.cookieName] = session }
+    if let session = text(hap_http_cookie(raw, cookie)) { cookies[cookie] = session }
     var size = 0
     let body = hap_http_body(raw, &size)
     return StudioRequest(
