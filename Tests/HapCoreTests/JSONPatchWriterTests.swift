@@ -113,4 +113,52 @@ struct JSONPatchWriterTests {
       #expect(throws: JSONPatchFailure.self) { try JSONPatchOperation.operations(from: parsed) }
     }
   }
+
+  /// `ops` applied one call each: the reference a run made in one pass must equal.
+  static func oneByOne(_ text: String, _ ops: [JSONPatchOperation]) throws -> String {
+    var current = text
+    for op in ops { current = try patched(current, op) }
+    return current
+  }
+
+  static func events(_ count: Int, pretty: Bool) -> String {
+    let entries = (0..<count).map { k in
+      pretty
+        ? "    {\n      \"Event\": {\n        \"Time\": \(k),\n        \"EventType\": \"HapticTransient\"\n      }\n    }"
+        : "{\"Event\": {\"Time\": \(k), \"EventType\": \"HapticTransient\"}}"
+    }
+    return pretty
+      ? "{\n  \"Pattern\": [\n" + entries.joined(separator: ",\n") + "\n  ]\n}\n"
+      : "{\"Pattern\": [" + entries.joined(separator: ", ") + "]}"
+  }
+
+  @Test("removals by falling index in one pass: byte for byte what one removal at a time makes", arguments: [false, true])
+  func batchedRemovals(pretty: Bool) throws {
+    let text = Self.events(12, pretty: pretty)
+    var generator = SystemRandomNumberGenerator()
+    for trial in 0..<60 {
+      var chosen = (0..<12).filter { _ in Bool.random(using: &generator) }
+      if trial == 0 { chosen = Array(0..<12) }
+      if trial == 1 { chosen = [11] }
+      if trial == 2 { chosen = [0] }
+      if chosen.isEmpty { continue }
+      let ops = chosen.reversed().map { JSONPatchOperation(.remove, path: ["Pattern", String($0)]) }
+      let batched = String(decoding: try JSONPatchWriter.apply(ops, to: Array(text.utf8)), as: UTF8.self)
+      #expect(batched == (try Self.oneByOne(text, ops)), "removing \(chosen)")
+    }
+  }
+
+  @Test("additions to an array's end in one pass: byte for byte what one at a time makes, also from empty", arguments: [false, true])
+  func batchedAdditions(pretty: Bool) throws {
+    let event: JSONValue = .object([
+      (key: "Event", value: .object([(key: "Time", value: .number(2.5)), (key: "EventType", value: .string("HapticTransient"))]))
+    ])
+    for count in [0, 1, 3] {
+      let text = Self.events(count, pretty: pretty)
+      let ops = (0..<5).map { _ in JSONPatchOperation(.add, path: ["Pattern", "-"], value: event) }
+      let batched = String(decoding: try JSONPatchWriter.apply(ops, to: Array(text.utf8)), as: UTF8.self)
+      #expect(batched == (try Self.oneByOne(text, ops)), "\(count) elements")
+      #expect(Validator.validate(Array(batched.utf8)).pattern?.events.count == count + 5)
+    }
+  }
 }

@@ -3,27 +3,89 @@
 /// element or member after its siblings in their style (their separator and indentation), a
 /// removed one taken out with its separator; every other byte of the file is kept.
 public enum JSONPatchWriter {
-  /// `bytes` with `operations` applied in order (each on the result of the one before).
+  /// `bytes` with `operations` applied in order (each on the result of the one before). A run
+  /// of removals from one array, highest index first, and a run of additions to the end of one
+  /// array are each made in one pass over the file (what deleting or pasting many entries sends).
   public static func apply(_ operations: [JSONPatchOperation], to bytes: [UInt8]) throws(JSONPatchFailure)
     -> [UInt8]
   {
     var current = bytes
-    for operation in operations {
-      let edit = try self.edit(for: operation, in: current)
-      current = Array(current[..<edit.range.lowerBound]) + edit.replacement + Array(current[edit.range.upperBound...])
+    var k = 0
+    while k < operations.count {
+      var run = Self.run(in: operations, from: k)
+      var edits: [(range: Range<Int>, replacement: [UInt8])] = []
+      if run.count > 1, let batched = try batch(Array(operations[k..<(k + run.count)]), removing: run.removing, in: current) {
+        edits = batched
+      } else {
+        run.count = 1
+        edits = [try edit(for: operations[k], in: current)]
+      }
+      for edit in edits.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+        current.replaceSubrange(edit.range, with: edit.replacement)
+      }
+      k += run.count
     }
     return current
+  }
+
+  /// How many operations from `start` form one run: removals of one array's elements by
+  /// strictly falling index, or additions to one array's end (`-`).
+  private static func run(in operations: [JSONPatchOperation], from start: Int) -> (count: Int, removing: Bool) {
+    let first = operations[start]
+    let parent = first.path.dropLast()
+    let removing = first.kind == .remove
+    guard removing || (first.kind == .add && first.path.last == "-") else { return (1, false) }
+    var previous = removing ? JSONText.arrayIndex(first.path.last!) : nil
+    if removing, previous == nil { return (1, false) }
+    var end = start + 1
+    while end < operations.count {
+      let next = operations[end]
+      guard next.kind == first.kind, next.path.dropLast() == parent else { break }
+      if removing {
+        guard let index = JSONText.arrayIndex(next.path.last!), let before = previous, index < before else { break }
+        previous = index
+      } else if next.path.last != "-" {
+        break
+      }
+      end += 1
+    }
+    return (end - start, removing)
+  }
+
+  /// The edits of a run (``run(in:from:)``) against one parse of `bytes`; nil for additions to
+  /// an empty array (the first opens it, then the rest follow it in a run of their own).
+  private static func batch(_ run: [JSONPatchOperation], removing: Bool, in bytes: [UInt8]) throws(JSONPatchFailure)
+    -> [(range: Range<Int>, replacement: [UInt8])]?
+  {
+    let text = try parsed(bytes)
+    let pointer = JSONPatchOperation(.add, path: Array(run[0].path.dropLast())).pointer
+    guard let parent = text.resolve(Array(run[0].path.dropLast())), text.document.node(parent).kind == .array else {
+      throw JSONPatchFailure("\(pointer) is not an array in the file")
+    }
+    if removing {
+      let indices = run.compactMap { JSONText.arrayIndex($0.path.last!) }
+      guard let highest = indices.first, highest < Int(text.document.node(parent).count) else {
+        throw JSONPatchFailure("\(run[0].pointer) is not in the file")
+      }
+      return text.removing(Set(indices), of: parent)
+    }
+    guard text.document.node(parent).count > 0 else { return nil }
+    return [text.appending(run.map { $0.value! }, to: parent)]
+  }
+
+  static func parsed(_ bytes: [UInt8]) throws(JSONPatchFailure) -> JSONText {
+    var findings = FindingCollector()
+    guard let document = JSONParser.parse(SourceText(bytes), findings: &findings) else {
+      throw JSONPatchFailure("the file is not valid JSON; fix its syntax before editing it here")
+    }
+    return JSONText(document: document)
   }
 
   /// The one byte-range edit that carries out `operation` on `bytes`.
   public static func edit(for operation: JSONPatchOperation, in bytes: [UInt8]) throws(JSONPatchFailure)
     -> (range: Range<Int>, replacement: [UInt8])
   {
-    var findings = FindingCollector()
-    guard let document = JSONParser.parse(SourceText(bytes), findings: &findings) else {
-      throw JSONPatchFailure("the file is not valid JSON; fix its syntax before editing it here")
-    }
-    let text = JSONText(document: document)
+    let text = try parsed(bytes)
     let parentPath = Array(operation.path.dropLast())
     let last = operation.path[operation.path.count - 1]
     guard let parent = text.resolve(parentPath) else {
@@ -144,6 +206,40 @@ struct JSONText {
     return ((start(parent) + 1)..<closing(parent), [])
   }
 
+  /// The elements at `indices` of the array `parent` taken out, as removing them one by one
+  /// from the highest would: each run of removed elements up to the next kept one, the run at
+  /// the end from the last kept element's end, all of them from the inside of the brackets.
+  func removing(_ indices: Set<Int>, of parent: Int) -> [(range: Range<Int>, replacement: [UInt8])] {
+    let items = children(of: parent)
+    guard let lastKept = items.indices.last(where: { !indices.contains($0) }) else {
+      return [((start(parent) + 1)..<closing(parent), [])]
+    }
+    var edits: [(range: Range<Int>, replacement: [UInt8])] = []
+    if lastKept < items.count - 1 { edits.append((end(items[lastKept].value)..<end(items[items.count - 1].value), [])) }
+    var k = 0
+    while k < lastKept {
+      guard indices.contains(k) else {
+        k += 1
+        continue
+      }
+      var next = k
+      while indices.contains(next) { next += 1 }
+      edits.append((items[k].start..<items[next].start, []))
+      k = next
+    }
+    return edits
+  }
+
+  /// `values` added to the end of the array `parent` (which has elements), in order, in one
+  /// insertion.
+  func appending(_ values: [JSONValue], to parent: Int) -> (range: Range<Int>, replacement: [UInt8]) {
+    let items = children(of: parent)
+    let separator = self.separator(items, parent: parent)
+    let style = self.style(for: items, parent: parent, separator: separator)
+    let at = end(items[items.count - 1].value)
+    return (at..<at, Array(values.map { separator + style.text($0, like: nil) }.joined().utf8))
+  }
+
   func adding(_ value: JSONValue, as token: String, to parent: Int, pointer: String) throws(JSONPatchFailure)
     -> (range: Range<Int>, replacement: [UInt8])
   {
@@ -163,16 +259,13 @@ struct JSONText {
   }
 
   /// The new child written at `position` of `parent` in the style of its siblings.
-  private func inserting(
+  func inserting(
     _ value: JSONValue, key: String?, at position: Int, into parent: Int,
     items: [(start: Int, value: Int, key: Int?)]
   ) -> (range: Range<Int>, replacement: [UInt8]) {
     let separator = self.separator(items, parent: parent)
-    let sibling = items.last.map { String(decoding: bytes[start($0.value)..<end($0.value)], as: UTF8.self) }
-    let lineIndent = separator.split(separator: "\n", omittingEmptySubsequences: false).last.map(String.init)
     let multiline = separator.contains("\n")
-    let indent = multiline ? lineIndent ?? "" : indentation(ofLineAt: start(parent))
-    let style = JSONStyle(multiline: sibling?.contains("\n") ?? multiline, indent: indent, unit: unit)
+    let style = self.style(for: items, parent: parent, separator: separator)
     var text = style.text(value, like: nil)
     if let key { text = JSONString.literal(key) + colon(items) + text }
     if items.isEmpty {
@@ -189,9 +282,19 @@ struct JSONText {
     return (at..<at, Array((separator + text).utf8))
   }
 
+  /// How a new child of `parent` is written: as its last sibling is (over lines or on one),
+  /// indented as the line the separator ends with.
+  private func style(for items: [(start: Int, value: Int, key: Int?)], parent: Int, separator: String) -> JSONStyle {
+    let sibling = items.last.map { String(decoding: bytes[start($0.value)..<end($0.value)], as: UTF8.self) }
+    let lineIndent = separator.split(separator: "\n", omittingEmptySubsequences: false).last.map(String.init)
+    let multiline = separator.contains("\n")
+    let indent = multiline ? lineIndent ?? "" : indentation(ofLineAt: start(parent))
+    return JSONStyle(multiline: sibling?.contains("\n") ?? multiline, indent: indent, unit: unit)
+  }
+
   /// What separates the children: the bytes between the last two (`,\n    `), or a comma and
   /// what follows the opening bracket before the only child; `, ` when it has none.
-  private func separator(_ items: [(start: Int, value: Int, key: Int?)], parent: Int) -> String {
+  func separator(_ items: [(start: Int, value: Int, key: Int?)], parent: Int) -> String {
     if items.count >= 2 {
       let between = bytes[end(items[items.count - 2].value)..<items[items.count - 1].start]
       let text = String(decoding: between, as: UTF8.self)
