@@ -8,7 +8,11 @@ enum StudioView {
   static func document(_ document: StudioDocument, waveforms: StudioWaveforms) -> String {
     let outline = PatternOutline(document.bytes)?.entries ?? []
     let model = document.result.pattern
-    let entries = outline.map { entry(for: $0, model: model, document: document, waveforms: waveforms) }
+    var events: [Int: Event] = [:]
+    for event in model?.events ?? [] where events[event.source.entry.entry] == nil { events[event.source.entry.entry] = event }
+    let failing = Set(document.findings.filter { $0.severity == .error }.compactMap { entryIndex(of: $0.pointer) })
+    let context = Context(readable: model != nil, events: events, failing: failing)
+    let entries = outline.map { entry(for: $0, context: context, document: document, waveforms: waveforms) }
     let findings = document.findings.indices.map { finding(document, $0) }
     return JSONOutput.object([
       ("path", JSONOutput.string(document.name)),
@@ -47,12 +51,21 @@ enum StudioView {
     return Int(tokens[1])
   }
 
+  /// What every entry's item needs of the whole document, made once.
+  struct Context {
+    let readable: Bool
+    /// The decoded event of each entry.
+    let events: [Int: Event]
+    /// The entries with an error.
+    let failing: Set<Int>
+  }
+
   private static func entry(
-    for entry: PatternOutline.Entry, model: Pattern?, document: StudioDocument, waveforms: StudioWaveforms
+    for entry: PatternOutline.Entry, context: Context, document: StudioDocument, waveforms: StudioWaveforms
   ) -> String {
     var members: [(String, String)] = [("index", String(entry.index))]
     switch entry.kind {
-    case "Event": members += event(entry, model: model?.events.first { $0.source.entry.entry == entry.index })
+    case "Event": members += event(entry, model: context.events[entry.index])
     case "Parameter":
       members += [
         ("kind", JSONOutput.string("parameter")), ("parameter", JSONOutput.string(entry.type ?? "")),
@@ -69,7 +82,7 @@ enum StudioView {
       members.append(("kind", JSONOutput.string("other")))
       if let time = entry.numbers["Time"] { members.append(("time", JSONOutput.number(time))) }
     }
-    let valid = model != nil && !document.findings.contains { $0.severity == .error && entryIndex(of: $0.pointer) == entry.index }
+    let valid = context.readable && !context.failing.contains(entry.index)
     members.append(("valid", valid ? "true" : "false"))
     members.append(("paths", JSONOutput.object(entry.paths.sorted { $0.key < $1.key }.map { ($0.key, JSONOutput.string($0.value)) })))
     members.append(("parametersPath", entry.parametersPath.map(JSONOutput.string) ?? "null"))
