@@ -551,6 +551,31 @@ struct StudioFeatureTests {
     for k in 0..<3 { #expect(Array(captured[(at + k * pass.count)..<(at + (k + 1) * pass.count)]) == pass, "pass \(k)") }
   }
 
+  @Test("an audition plays the event alone (with the curves); a curve's point plays its neighbourhood")
+  func audition() throws {
+    let file = try StudioPlaybackTests.folder(with: Repository.bundledPattern("winner"), as: "winner.json")
+    let bytes = [UInt8](try Data(contentsOf: file))
+    let outline = try #require(PatternOutline(bytes))
+    let transient = try #require(outline.entries.first { $0.type == "HapticTransient" && ($0.numbers["Time"] ?? 0) > 0.1 })
+    let curve = try #require(outline.entries.first { $0.kind == "ParameterCurve" })
+    let (studio, capture) = try StudioPlaybackTests.studio(file)
+    let from = transient.numbers["Time"]!
+    try StudioPlaybackTests.play(studio, "{\"path\": \"winner.json\", \"entries\": [\(transient.index)], \"from\": \(from), \"to\": \(from + 0.1)}")
+    let alone = try #require(Validator.validate(try Studio.only([transient.index], of: bytes)).pattern)
+    #expect(alone.events.count == 1)
+    let first = Int((from * 48000).rounded())
+    let expected = Array(PatternRender.samples(alone, rate: 48000)[first...])
+    let played = try PCM.floats(contentsOf: capture, format: .f32)
+    let at = try #require(locate(expected, in: played))
+    #expect(Array(played[at..<(at + expected.count)]) == expected)
+    let before = played.count
+    try StudioPlaybackTests.play(studio, "{\"path\": \"winner.json\", \"entries\": [\(curve.index)], \"from\": 0.2, \"to\": 0.5}")
+    studio.stop()
+    let after = try PCM.floats(contentsOf: capture, format: .f32)
+    #expect(after[before...].contains { $0 != 0 }, "a curve's audition played nothing")
+    #expect(try Studio.only([curve.index], of: bytes) == bytes)
+  }
+
   @Test("a folder: its patterns with their tier and rarity, and the vocabulary's findings")
   func folderList() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("studio-v-\(UUID().uuidString)")

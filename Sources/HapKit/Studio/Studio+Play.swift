@@ -46,10 +46,13 @@ extension Studio {
     return (from, min(end, from + StudioPlayback.longest))
   }
 
-  /// `bytes` with only the events at `indices` of its `Pattern` (and every parameter and curve).
+  /// `bytes` with only the events at `indices` of its `Pattern` (and every parameter and curve);
+  /// when `indices` names no event (a curve's point was dragged), every event: the
+  /// neighbourhood the play's `from` and `to` give is what is heard.
   static func only(_ indices: [Int], of bytes: [UInt8]) throws(StudioFailure) -> [UInt8] {
     guard let outline = PatternOutline(bytes) else { throw .unprocessable("the file is not a pattern") }
     let keep = Set(indices)
+    guard outline.entries.contains(where: { $0.kind == "Event" && keep.contains($0.index) }) else { return bytes }
     let removed = outline.entries.filter { $0.kind != "Parameter" && $0.kind != "ParameterCurve" && !keep.contains($0.index) }
     let ops = removed.reversed().map { JSONPatchOperation(.remove, path: ["Pattern", String($0.index)]) }
     do {
