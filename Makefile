@@ -31,7 +31,7 @@ export HAP_CORPUS ?= $(abspath ../shared/corpus)
 APT_GET := $(shell command -v apt-get 2>/dev/null)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench install uninstall dist dist-check clean rules plot-docs golden format lint deps bench-deps sim fuzz
+.PHONY: all build run test bench install uninstall dist dist-check clean rules plot-docs golden format lint deps bench-deps sim fuzz studio-screenshots
 
 all: build
 
@@ -52,6 +52,10 @@ bench-deps: deps
 	@ldconfig -p | grep -q 'libsndfile\.so\.1' || $(MAKE) --no-print-directory apt PKGS=libsndfile1
 	@# Sounds at another rate than the output are resampled with libsoxr (loaded at run time).
 	@ldconfig -p | grep -q 'libsoxr\.so\.0' || $(MAKE) --no-print-directory apt PKGS=libsoxr0
+	@# hap studio's figures: libmicrohttpd serves it, headless chromium measures the page.
+	@ldconfig -p | grep -q 'libmicrohttpd\.so\.12' || $(MAKE) --no-print-directory apt PKGS=libmicrohttpd12
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null && /usr/bin/python3 -c 'import selenium' 2>/dev/null \
+	  || $(MAKE) --no-print-directory apt PKGS="chromium chromium-driver python3-selenium"
 
 # Some images cannot run gpgv as apt's sandbox user; retry the update as root then.
 apt:
@@ -206,6 +210,17 @@ rules:
 plot-docs: deps
 	$(SWIFT) build --product hap
 	sh scripts/plot-docs.sh .build/debug/hap
+
+# The studio's pictures in docs/ (studio-spawn.png, studio-winner.png, which the README and
+# docs/studio.md show): StudioBrowserTests takes them in headless chromium into
+# .build/studio-screenshots/ on every run; HAP_STUDIO_SCREENSHOTS_TO_DOCS=1 copies them to docs/.
+studio-screenshots: deps sim
+	@ldconfig -p | grep -q 'libmicrohttpd\.so\.12' || $(MAKE) --no-print-directory apt PKGS=libmicrohttpd12
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null && /usr/bin/python3 -c 'import selenium' 2>/dev/null \
+	  || $(MAKE) --no-print-directory apt PKGS="chromium chromium-driver python3-selenium"
+	$(SWIFT) build --build-tests
+	HAP_STUDIO_SCREENSHOTS_TO_DOCS=1 $(SWIFT) test --skip-build --filter 'StudioBrowserTests/screenshots'
+	@ls -l docs/studio-spawn.png docs/studio-winner.png
 
 # Re-record the golden renders (Tests/HapCLITests/Golden/) after an intended change to the
 # rendering model; review the diff of the printed summary before committing.

@@ -83,6 +83,6 @@ let package = Package(
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
     .testTarget(
       name: "HapCLITests", dependencies: ["HapCore", "HapKit", "HapTestSupport", "hap", "HapResample"],
-      exclude: ["Golden", "CorpusVerdictChanges.tsv", "Schemas"]),
+      exclude: ["Golden", "CorpusVerdictChanges.tsv", "Schemas", "Studio"]),
   ]
 )

@@ -974,12 +974,154 @@ def hapkit_bench():
         print(f"    half-way to the new level: median {statistics.median(half):.2f} ms, worst {half[-1]:.1f} ms")
 
 
+def studio_bench():
+    """`hap studio` in Debian's headless chromium (python3-selenium; the page driven by
+    Tests/HapCLITests/Studio/studio_browser.py's bench scenarios) on the simulated exciter,
+    beside `hap play`'s start in the same run: page ready, edit to redraw, a click on play to
+    its first sample at the device, the playhead's frame rate."""
+    driver = os.path.join(root, "Tests/HapCLITests/Studio/studio_browser.py")
+    python = "/usr/bin/python3"  # Debian's, which has python3-selenium
+    print("\n== hap studio in headless chromium, on the simulated exciter (f32 48 kHz) ==")
+    lacking = [p for p in ("/usr/bin/chromium", "/usr/bin/chromedriver", python) if not os.path.exists(p)]
+    if not lacking and subprocess.run([python, "-c", "import selenium"], capture_output=True).returncode != 0:
+        lacking.append("python3-selenium")
+    if lacking:
+        print(f"  skipped: no {', '.join(lacking)} (apt install chromium chromium-driver python3-selenium)")
+        return
+    sim = os.path.join(out, "studio")
+    os.makedirs(sim, exist_ok=True)
+    capture = os.path.join(sim, "capture.raw")
+    stats = os.path.join(sim, "stats.txt")
+    timing = os.path.join(sim, "timing.txt")
+    # Every opening of the device appends to the capture and the timing file: all the clicks'
+    # samples in one capture, each transfer's time beside it (the fire section's method).
+    env = sim_config(os.path.join(sim, "config"), capture, stats, f'timing "{timing}" capture_append true')
+    runs = max(RUNS, 5)
+
+    def pattern(name, events):
+        path = os.path.join(sim, name)
+        with open(path, "w") as f:
+            json.dump({"Version": 1.0, "Pattern": events}, f, indent=2)
+        return path
+
+    def transient(t, i, s):
+        return {"Event": {"Time": round(t, 4), "EventType": "HapticTransient", "EventParameters": [
+            {"ParameterID": "HapticIntensity", "ParameterValue": i}, {"ParameterID": "HapticSharpness", "ParameterValue": s}]}}
+
+    def continuous(t, d, i, s):
+        return {"Event": {"Time": round(t, 4), "EventType": "HapticContinuous", "EventDuration": d, "EventParameters": [
+            {"ParameterID": "HapticIntensity", "ParameterValue": i}, {"ParameterID": "HapticSharpness", "ParameterValue": s}]}}
+
+    # 1,000 events over 20 s (every fourth a continuous one); 10 s of transients and swells.
+    thousand = pattern("thousand.json", [continuous(k * 0.02, 0.015, 0.5, 0.3) if k % 4 == 3 else
+                                         transient(k * 0.02, 0.4 + (k % 7) / 10, (k % 11) / 10) for k in range(1000)])
+    ten = pattern("ten-seconds.json", [transient(k * 0.25, 0.8, (k % 5) / 5) for k in range(40)] +
+                  [continuous(k * 1.0 + 0.1, 0.6, 0.6, 0.4) for k in range(10)])
+    tick = pattern("tick.json", [transient(0, 0.6, 0.7)])
+
+    def studio(path):
+        for old in (capture, timing):
+            if os.path.exists(old):
+                os.remove(old)
+        proc = subprocess.Popen([hap, "studio", path, "-D", "exciter", "--port", "0"], env=env, text=True,
+                                stdout=subprocess.PIPE, stderr=open(os.path.join(sim, "studio.log"), "w"))
+        return proc, proc.stdout.readline().strip()
+
+    def stop(proc):
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def browse(scenario, url, *arguments):
+        result = subprocess.run([python, driver, scenario, url, sim, *arguments], capture_output=True, text=True,
+                                timeout=600)
+        lines = result.stdout.strip().splitlines()
+        if result.returncode != 0 or not lines:
+            print(f"  WARNING: {scenario}: {(result.stdout + result.stderr).strip()[:400]}")
+            return None
+        return json.loads(lines[-1])
+
+    def figures(values, unit="ms"):
+        values = sorted(v for v in values if v is not None)
+        if not values:
+            return "none measured"
+        return f"median {statistics.median(values):.1f} {unit}, min {values[0]:.1f}, max {values[-1]:.1f} ({len(values)} runs)"
+
+    # Page ready: ms from the navigation's start to the first timeline drawn, each load a new one.
+    proc, url = studio(thousand)
+    got = browse("bench-ready", url, str(runs))
+    stop(proc)
+    if got:
+        print(f"  page ready, 1,000 events (20 s): {figures(got['ready'])} (no target set; the first load "
+              f"includes the token's redirect)")
+    # An edit to the redrawn plot: a drag's pointerup to the render of the new revision drawn.
+    proc, url = studio(ten)
+    got = browse("bench-edit", url, os.path.basename(ten), str(2 * runs))
+    stop(proc)
+    if got:
+        print(f"  edit to redrawn plot, 10 s pattern (a transient dragged): {figures(got['editToRedraw'])} (target < 50 ms)")
+    # The playhead's frame rate while the 10 s pattern plays.
+    proc, url = studio(ten)
+    got = browse("play", url, os.path.basename(ten), "click")
+    stop(proc)
+    if got:
+        fps = got["timings"].get("playheadFps")
+        print(f"  playhead during a 10 s playback: {fps} frames/s (target 60)")
+    # A click on play to the first sample at the device, from the click event's own time (the
+    # page clock mapped to CLOCK_MONOTONIC) as the fire section measures a fire: the first
+    # captured frame written after it, then the pattern's first sample, played when the
+    # device's pacing clock reaches it (the timing file).
+    reference = os.path.join(sim, "tick-reference.raw")
+    subprocess.run([hap, "render", tick, "-o", reference, "-f", "f32", "--raw", "--quiet"], check=True)
+    onset = first_nonzero(f32_samples(reference))
+    proc, url = studio(tick)
+    got = browse("bench-click", url, os.path.basename(tick), str(4 * runs))
+    stop(proc)
+    clicked = []
+    if got and os.path.exists(timing) and os.path.exists(stats):
+        samples = f32_samples(capture)
+        timeline = Timeline(timing, int(read_stats(stats)["rate"]))
+        for t0 in got["clicks"]:
+            start = timeline.first_written_after(t0)
+            found = None if start is None else first_nonzero(samples, start)
+            if found is None:
+                continue
+            played = timeline.play_ns(found - onset)
+            clicked.append(((timeline.write_ns(found - onset) - t0) / 1e6, None if played is None else (played - t0) / 1e6))
+        print(f"  click on play to the first sample (tick.json; the page clock's offset within "
+              f"{got['roundTripMs']:.2f} ms), {len(clicked)} of {len(got['clicks'])} clicks found:")
+        print(f"    written: {figures([c[0] for c in clicked])}")
+        print(f"    played:  {figures([c[1] for c in clicked])} (target < 10 ms)")
+    # Beside it, hap play's start in this run: spawn to the first period at the device (the
+    # play section's figure) and to the first sample played (the same method as the clicks).
+    # Each hap play opens the device anew (its timing file's frames count from 0): one capture each.
+    play_env = sim_config(os.path.join(sim, "play-config"), capture, stats, f'timing "{timing}"')
+    starts, spawned = [], []
+    for _ in range(20):
+        t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        subprocess.run([hap, "play", "-D", "exciter", "-f", "f32", tick], env=play_env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        starts.append((int(read_stats(stats)["first_write_ns"]) - t0) / 1e6)
+        timeline = Timeline(timing, int(read_stats(stats)["rate"]))
+        samples = f32_samples(capture)
+        start = timeline.first_written_after(t0)
+        found = None if start is None else first_nonzero(samples, start)
+        played = None if found is None else timeline.play_ns(found - onset)
+        if played is not None:
+            spawned.append((played - t0) / 1e6)
+    print(f"  hap play -D exciter tick.json, 20 runs: spawn to the first period at the device {figures(starts)} "
+          f"(the play section's target: median < 5 ms); to the first sample played {figures(spawned)}")
+
+
 if __name__ == "__main__":
     # BENCH_ONLY=fire,stall (names below) runs some sections; all of them by default.
     sections = [("validate", main), ("render", render_bench), ("play", play_bench), ("control", control_bench),
                 ("fire", fire_bench), ("stall", stall_bench), ("convert", convert_audio_bench),
                 ("sounds", real_sound_effects_bench), ("resample", resample_bench), ("audio", audio_track_bench),
-                ("hapkit", hapkit_bench)]
+                ("hapkit", hapkit_bench), ("studio", studio_bench)]
     only = [name for name in os.environ.get("BENCH_ONLY", "").split(",") if name]
     unknown = [name for name in only if name not in dict(sections)]
     if unknown:

@@ -159,28 +159,37 @@ struct StudioPlot {
     var high = [Float](repeating: 0, count: count)
     var crossings = Crossings(count: count)
     let perColumn = Double(last - first) / Double(count)
-    let start = max(0, first)
-    let end = min(last, renderer.frameCount)
-    if start < end {
-      renderer.seek(to: start)
-      var buffer = [Float](repeating: 0, count: 4096)
-      var frame = start
-      var previous: Float = 0
-      while frame < end {
-        let want = min(buffer.count, end - frame)
-        let got = buffer.withUnsafeMutableBufferPointer { b in
-          renderer.render(into: UnsafeMutableBufferPointer(rebasing: b[0..<want]))
+    var buffer = [Float](repeating: 0, count: 4096)
+    var previous: Float = 0
+    var position = -1
+    for c in 0..<count {
+      // The column's frames, within the pattern (before and after it, silence).
+      let a = max(0, first + Int((Double(c) * perColumn).rounded(.down)))
+      let b = min(renderer.frameCount, first + Int((Double(c + 1) * perColumn).rounded(.down)))
+      var frame = a
+      if frame < b, position != frame {
+        renderer.seek(to: frame)
+        position = frame
+      }
+      while frame < b {
+        let want = min(buffer.count, b - frame)
+        let got = buffer.withUnsafeMutableBufferPointer { all in
+          renderer.render(into: UnsafeMutableBufferPointer(rebasing: all[0..<want]))
         }
         if got == 0 { break }
+        var lo = low[c]
+        var hi = high[c]
         for k in 0..<got {
-          let c = min(count - 1, Int(Double(frame + k - first) / perColumn))
           let v = buffer[k]
-          low[c] = min(low[c], v)
-          high[c] = max(high[c], v)
+          lo = min(lo, v)
+          hi = max(hi, v)
           if (v >= 0) != (previous >= 0) { crossings.add(frame + k, column: c) }
           previous = v
         }
+        low[c] = lo
+        high[c] = hi
         frame += got
+        position = frame
       }
     }
     return (low, high, crossings.frequencies(low: low, high: high, seconds: perColumn / Self.rate, rate: Self.rate))

@@ -1078,7 +1078,7 @@ function setDocument(doc, { fit = false, force = false } = {}) {
   el.statusRev.textContent = `rev ${doc.revision} · ${doc.entries.length} entries · ${fmt(doc.duration)} s`;
   renderInspector();
   renderFindings();
-  scheduleRender(S.ready ? 50 : 0);
+  scheduleRender(0);   // a new document is drawn at once; only zoom and scroll are debounced
   scheduleCompare();
   timings.documentDraw = Math.round((performance.now() - began) * 10) / 10;
 }
@@ -1267,7 +1267,7 @@ function sendEdit(ops, opts = {}) {
       clearPreview();
       toast(editError(r), true);
     }
-    if (S.pendingDocRev > (S.doc ? S.doc.revision : 0) && !S.inflight) { S.pendingDocRev = 0; refreshDocument(); }
+    refreshIfNewer();
     return r.ok ? r.data : null;
   };
   const p = S.editChain.then(run, run);
@@ -1403,7 +1403,7 @@ function beginDrag(ev, d) {
     if (e.pointerId !== drag.pointerId) return;
     done();
     if (drag.started) drag.onEnd(e); else if (drag.onClick) drag.onClick(e);
-    if (S.pendingDocRev && !S.inflight) { S.pendingDocRev = 0; refreshDocument(); }
+    refreshIfNewer();
   };
   const cancel = (e) => {
     if (e.pointerId !== drag.pointerId) return;
@@ -2191,6 +2191,18 @@ async function exportAs(format) {
 // ======================================================================
 // live updates: one EventSource per tab
 // ======================================================================
+
+/**
+ * After an edit or a drag: fetches the document when a `document` event announced a revision
+ * newer than the one drawn (another program's change); one that is not newer (our own edit,
+ * whose event arrived before its answer) is forgotten.
+ */
+function refreshIfNewer() {
+  if (S.inflight || S.drag) return;
+  const newer = S.pendingDocRev > (S.doc ? S.doc.revision : 0);
+  S.pendingDocRev = 0;
+  if (newer) refreshDocument();
+}
 
 function connectEvents() {
   const es = new EventSource('/api/events');
