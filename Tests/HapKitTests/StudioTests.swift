@@ -649,3 +649,158 @@ struct StudioFeatureTests {
     #expect(bad.status == 400)
   }
 }
+
+/// The cases a review found (an attacker's and a careless user's), each as it was reproduced:
+/// every one crashed, wrote outside the folder, hung or played past a stop before its fix.
+@Suite("hap studio: what a review broke", .serialized)
+struct StudioReviewTests {
+  static func studio(_ name: String = "correct.json", pattern: String = Repository.bundledPattern("correct")) throws
+    -> (Studio, URL)
+  {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("studio-r-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: pattern, toPath: folder.appendingPathComponent(name).path)
+    return (try Studio(settings: StudioSettings(target: folder.path, device: "sim")), folder)
+  }
+
+  static func post(_ studio: Studio, _ endpoint: String, _ body: String) -> StudioResponse {
+    studio.respond(to: StudioAPITests.request("POST", "/api/\(endpoint)", body: body))
+  }
+
+  @Test("numbers Int() traps on (1e300, NaN, 1e400) are 400, never a crash", arguments: ["1e300", "NaN", "1e400", "-1e300", "1.5", "\"1\""])
+  func hugeNumbers(number: String) throws {
+    let (studio, _) = try Self.studio()
+    let edit = #"{"path":"correct.json","revision":"# + number + #","ops":[]}"#
+    #expect(Self.post(studio, "edit", edit).status == 400)
+    #expect(Self.post(studio, "fix", #"{"path":"correct.json","revision":1,"finding":"# + number + "}").status == 400)
+    #expect(Self.post(studio, "play", #"{"path":"correct.json","entries":["# + number + "]}").status == 400)
+    #expect([400, 422].contains(Self.post(studio, "play", #"{"path":"correct.json","from":"# + number + "}").status))
+    let value = #"{"path":"correct.json","revision":1,"ops":[{"op":"replace","path":"/Pattern/0/Event/Time","value":"# + number + "}]}"
+    let answer = Self.post(studio, "edit", value)
+    #expect(["NaN", "1e400"].contains(number) ? answer.status == 400 : answer.status != 500, "\(answer.status)")
+  }
+
+  @Test("a render far past the longest pattern is 400")
+  func renderFarAway() throws {
+    let (studio, _) = try Self.studio()
+    let query = ["path": "correct.json", "t0": "1e15", "t1": "1000000000000000.125", "columns": "1"]
+    #expect(studio.respond(to: StudioAPITests.request("GET", "/api/render", query: query)).status == 400)
+  }
+
+  @Test("only patterns are opened: package.json, hidden files and folders, vocabulary.json are refused (403)")
+  func onlyPatterns() throws {
+    let (studio, folder) = try Self.studio()
+    try #"{"scripts": {"postinstall": "true"}}"#.write(to: folder.appendingPathComponent("package.json"), atomically: true, encoding: .utf8)
+    try FileManager.default.createDirectory(at: folder.appendingPathComponent(".vscode"), withIntermediateDirectories: true)
+    let pattern = try String(contentsOfFile: Repository.bundledPattern("correct"), encoding: .utf8)
+    for name in [".vscode/tasks.json", ".haprc.json", "vocabulary.json", ".hidden.json"] {
+      try pattern.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+    for name in ["package.json", ".vscode/tasks.json", ".haprc.json", "vocabulary.json", ".hidden.json"] {
+      let answer = studio.respond(to: StudioAPITests.request("GET", "/api/pattern", query: ["path": name]))
+      #expect(answer.status == 403, "\(name): \(answer.status)")
+      let edit = #"{"path":""# + name + #"","revision":1,"ops":[{"op":"add","path":"/x","value":1}]}"#
+      #expect(Self.post(studio, "edit", edit).status == 403, "\(name)")
+    }
+    #expect(try String(contentsOf: folder.appendingPathComponent("package.json"), encoding: .utf8) == #"{"scripts": {"postinstall": "true"}}"#)
+  }
+
+  @Test("a file swapped for a link out of the folder after it was opened: the edit never writes outside")
+  func swappedForALink() throws {
+    let (studio, folder) = try Self.studio()
+    let outside = folder.deletingLastPathComponent().appendingPathComponent("victim-\(UUID().uuidString).json")
+    let victim = try String(contentsOfFile: Repository.bundledPattern("tick"), encoding: .utf8)
+    try victim.write(to: outside, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: outside) }
+    #expect(studio.respond(to: StudioAPITests.request("GET", "/api/pattern", query: ["path": "correct.json"])).status == 200)
+    let file = folder.appendingPathComponent("correct.json")
+    try FileManager.default.removeItem(at: file)
+    try FileManager.default.createSymbolicLink(atPath: file.path, withDestinationPath: outside.path)
+    for revision in 1...4 {
+      let edit = #"{"path":"correct.json","revision":"# + String(revision) + #","ops":[{"op":"replace","path":"/Pattern/0/Event/Time","value":0.5}]}"#
+      let answer = Self.post(studio, "edit", edit)
+      #expect(answer.status != 200, "revision \(revision) was written")
+    }
+    #expect(try String(contentsOf: outside, encoding: .utf8) == victim)
+    // The race itself: the check passes on the file, the link is made before the write.
+    #expect(throws: StudioFailure.self) { try StudioDocument.replace(file.path, with: Array("{}".utf8)) }
+    #expect(try String(contentsOf: outside, encoding: .utf8) == victim)
+  }
+
+  @Test("a read-only pattern is refused (403) and stays as it is")
+  func readOnly() throws {
+    let (studio, folder) = try Self.studio()
+    let file = folder.appendingPathComponent("correct.json")
+    let before = try Data(contentsOf: file)
+    chmod(file.path, 0o444)
+    let edit = #"{"path":"correct.json","revision":1,"ops":[{"op":"replace","path":"/Pattern/0/Event/Time","value":0.5}]}"#
+    #expect(Self.post(studio, "edit", edit).status == 403)
+    #expect(try Data(contentsOf: file) == before)
+  }
+
+  @Test("an export never writes through a link, into a FIFO, or over the pattern's own sound")
+  func exportTargets() throws {
+    let hap = Repository.url(".build/debug/hap").path
+    guard FileManager.default.isExecutableFile(atPath: hap) else {
+      cannotCheck("no hap binary at \(hap) to run the exports with")
+      return
+    }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("studio-x-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let pattern = #"{"Pattern": [{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "boom.wav"}}, {"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#
+    try pattern.write(to: folder.appendingPathComponent("boom.json"), atomically: true, encoding: .utf8)
+    let tone = (0..<4800).map { Float(0.3 * sin(Double($0) / 10)) }
+    let sound = SyntheticSound.wav([tone], rate: 48000, format: .f32)
+    try Data(sound).write(to: folder.appendingPathComponent("boom.wav"))
+    try FileManager.default.copyItem(atPath: Repository.bundledPattern("correct"), toPath: folder.appendingPathComponent("-o.json").path)
+    try FileManager.default.copyItem(atPath: Repository.bundledPattern("tick"), toPath: folder.appendingPathComponent("tick.json").path)
+    let outside = folder.deletingLastPathComponent().appendingPathComponent("victim-\(UUID().uuidString).txt")
+    try "keep me".write(to: outside, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: outside) }
+    try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("tick.wav").path, withDestinationPath: outside.path)
+    mkfifo(folder.appendingPathComponent("tick.haptic").path, 0o600)
+    var settings = StudioSettings(target: folder.path, device: "sim")
+    settings.executable = hap
+    let studio = try Studio(settings: settings)
+    #expect(Self.post(studio, "export", #"{"path":"tick.json","format":"wav"}"#).status == 409)
+    #expect(try String(contentsOf: outside, encoding: .utf8) == "keep me")
+    #expect(Self.post(studio, "export", #"{"path":"tick.json","format":"haptic"}"#).status == 409)
+    #expect(Self.post(studio, "export", #"{"path":"boom.json","format":"wav"}"#).status == 409)
+    #expect([UInt8](try Data(contentsOf: folder.appendingPathComponent("boom.wav"))) == sound)
+    let dashed = Self.post(studio, "export", #"{"path":"-o.json","format":"haptic"}"#)
+    #expect(dashed.status == 200, "\(String(decoding: dashed.body, as: UTF8.self))")
+    #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("-o.haptic").path))
+    #expect(String(decoding: dashed.body, as: UTF8.self).contains("hap convert ./-o.json -o ./-o.haptic"))
+  }
+
+  @Test("compare of a pattern too long to judge here answers at once, saying so")
+  func compareBounded() throws {
+    let (studio, _) = try Self.studio()
+    let edit = #"{"path":"correct.json","revision":1,"ops":[{"op":"replace","path":"/Pattern/1/Event/Time","value":3000}]}"#
+    #expect(Self.post(studio, "edit", edit).status == 200)
+    let started = Date()
+    let answer = studio.respond(to: StudioAPITests.request("GET", "/api/compare", query: ["path": "correct.json"]))
+    #expect(answer.status == 200)
+    #expect(String(decoding: answer.body, as: UTF8.self).contains("hap diff --signal"))
+    #expect(Date().timeIntervalSince(started) < 5, "compare took \(Date().timeIntervalSince(started)) s")
+  }
+
+  @Test("a play whose end is before its start is refused before anything sounds")
+  func playBackwards() throws {
+    let plugin = try #require(SimEngine.plugin, "the simulated exciter is not built: run 'make sim'")
+    let (_, folder) = try Self.studio()
+    let capture = folder.appendingPathComponent("capture.raw").path
+    var environment = ProcessInfo.processInfo.environment
+    environment["HAP_SIM_PLUGIN"] = plugin
+    let studio = try Studio(
+      settings: StudioSettings(target: folder.path, device: "sim:CAPTURE=\(capture)", environment: environment))
+    studio.start()
+    for body in [#"{"path":"correct.json","from":0,"to":-5}"#, #"{"path":"correct.json","from":0.05,"to":0.01}"#, #"{"path":"correct.json","loop":"yes"}"#, #"{"path":"correct.json","side":"nonsense"}"#, #"{"path":"correct.json","entries":"all"}"#] {
+      let answer = Self.post(studio, "play", body)
+      #expect([400, 422].contains(answer.status), "\(body): \(answer.status)")
+    }
+    studio.stop()
+    let captured = (try? PCM.floats(contentsOf: capture, format: .f32)) ?? []
+    #expect(captured.allSatisfy { $0 == 0 }, "something played")
+  }
+}

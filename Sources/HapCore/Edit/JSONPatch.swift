@@ -88,6 +88,9 @@ extension JSONPatchOperation {
     }
     let value = member("value")
     if kind != .remove, value == nil { throw JSONPatchFailure("operation \(k) (\(opName)) needs a \"value\"") }
+    if let value, !value.isFinite {
+      throw JSONPatchFailure("operation \(k): a number in its value is not finite (1e400, NaN); AHAP numbers are finite")
+    }
     if path.isEmpty { throw JSONPatchFailure("operation \(k): the whole document cannot be \(opName)d") }
     return JSONPatchOperation(kind, path: path, value: kind == .remove ? nil : value)
   }
@@ -118,6 +121,24 @@ extension JSONValue {
   public var numberValue: Double? {
     if case .number(let n) = self { return n }
     return nil
+  }
+
+  /// Whether every number in the value is finite.
+  public var isFinite: Bool {
+    switch self {
+    case .number(let n): n.isFinite
+    case .array(let items): items.allSatisfy(\.isFinite)
+    case .object(let members): members.allSatisfy(\.value.isFinite)
+    default: true
+    }
+  }
+
+  /// A whole number within `range`, or nil (another type, a fraction, NaN, out of range).
+  public func integer(in range: ClosedRange<Int>) -> Int? {
+    guard case .number(let n) = self, n.isFinite, n == n.rounded(), n >= Double(range.lowerBound),
+      n <= Double(range.upperBound)
+    else { return nil }
+    return Int(n)
   }
 
   public var boolValue: Bool? {

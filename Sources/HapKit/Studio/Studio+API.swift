@@ -12,7 +12,9 @@ extension Studio {
       {
         return .failure(error, document: current)
       }
-      return .failure(error)
+      var answer = StudioResponse.failure(error)
+      if case .methodNotAllowed = error { answer.headers.append(("Allow", "GET, HEAD, POST")) }
+      return answer
     }
   }
 
@@ -60,6 +62,15 @@ extension Studio {
     }
   }
 
+  /// The revision an edit or fix names: a whole number (0 for undo and redo, which need none).
+  static func revision(_ body: JSONValue, needed: Bool) throws(StudioFailure) -> Int {
+    guard needed else { return 0 }
+    guard let revision = body["revision"]?.integer(in: 0...Int(Int32.max)) else {
+      throw .badRequest("an edit needs \"revision\", the whole number of the document it was made on")
+    }
+    return revision
+  }
+
   static func body(_ request: StudioRequest) -> JSONValue? {
     guard let value = JSONValue.parse(request.body), case .object = value else { return nil }
     return value
@@ -78,7 +89,7 @@ extension Studio {
   private func change(_ kind: String, _ body: JSONValue) throws(StudioFailure) -> String {
     try admitEdit()
     let document = try document(named: body["path"]?.stringValue)
-    let revision = Int(body["revision"]?.numberValue ?? -1)
+    let revision = try Self.revision(body, needed: kind == "edit" || kind == "fix")
     let answer = try locked { () throws(StudioFailure) -> String in
       switch kind {
       case "edit":
@@ -91,10 +102,10 @@ extension Studio {
         }
         try document.edit(operations, on: revision)
       case "fix":
-        guard let finding = body["finding"]?.numberValue, finding >= 0, finding < 1e9 else {
+        guard let finding = body["finding"]?.integer(in: 0...1_000_000) else {
           throw .badRequest("a fix needs \"finding\", a finding's id")
         }
-        try document.fix(finding: Int(finding), on: revision)
+        try document.fix(finding: finding, on: revision)
       case "undo": try document.undo()
       default: try document.redo()
       }

@@ -5,18 +5,19 @@ extension Studio {
   /// `POST /api/play`: the file (or its baseline, or some of its entries) on the device.
   func play(_ body: JSONValue) throws(StudioFailure) -> String {
     let document = try document(named: body["path"]?.stringValue)
-    let baseline = body["side"]?.stringValue == "baseline"
+    let baseline = try Self.side(body)
     var bytes = try locked { () throws(StudioFailure) in
       document.reloadIfChanged()
       return baseline ? document.baseline : document.bytes
     }
-    if case .array(let chosen) = body["entries"] {
-      bytes = try Self.only(chosen.compactMap { $0.numberValue }.map { Int($0) }, of: bytes)
-    }
+    if let chosen = try Self.entries(body) { bytes = try Self.only(chosen, of: bytes) }
     let result = Validator.validate(bytes, context: settings.reading.context(for: .file(document.path)))
     guard let pattern = result.pattern, result.isValid else {
       let first = result.diagnostics.first { $0.severity == .error }
       throw .unprocessable("it has errors (first: \(first.map { "\($0.rule) at line \($0.line)" } ?? "none")); fix them to play it")
+    }
+    guard body["loop"] == nil || body["loop"] == .null || body["loop"]?.boolValue != nil else {
+      throw .badRequest("loop must be true or false")
     }
     let loop = body["loop"]?.boolValue ?? false
     let (from, to) = try Self.span(body, duration: pattern.duration, loop: loop)
@@ -27,14 +28,46 @@ extension Studio {
     ])
   }
 
+  /// Which side a play asks for: true for the baseline.
+  static func side(_ body: JSONValue) throws(StudioFailure) -> Bool {
+    switch body["side"] {
+    case nil, .null, .string("edit"): return false
+    case .string("baseline"): return true
+    default: throw .badRequest("side must be \"edit\" or \"baseline\"")
+    }
+  }
+
+  /// The entries a play names (nil: all of them): whole numbers of the file's entries.
+  static func entries(_ body: JSONValue) throws(StudioFailure) -> [Int]? {
+    switch body["entries"] {
+    case nil, .null: return nil
+    case .array(let items):
+      let indices = items.compactMap { $0.integer(in: 0...10_000_000) }
+      guard indices.count == items.count, items.count <= 100_000 else {
+        throw .badRequest("entries must be a list of entry numbers (whole numbers from 0)")
+      }
+      return indices
+    default: throw .badRequest("entries must be a list of entry numbers, or null")
+    }
+  }
+
+  /// A number a play names (nil when absent or null).
+  static func seconds(_ body: JSONValue, _ name: String) throws(StudioFailure) -> Double? {
+    switch body[name] {
+    case nil, .null: return nil
+    case .number(let n) where n.isFinite: return n
+    default: throw .badRequest("\(name) must be a number of seconds")
+    }
+  }
+
   /// The stretch a play asks for, bounded: from 0 to the pattern's end, at most
   /// ``StudioPlayback/longest`` seconds unless it loops.
   static func span(_ body: JSONValue, duration: Double, loop: Bool) throws(StudioFailure) -> (Double, Double) {
-    let from = body["from"]?.numberValue ?? 0
-    let to = body["to"]?.numberValue ?? duration
-    guard from.isFinite, to.isFinite, from >= 0 else { throw .badRequest("from and to must be seconds, from ≥ 0") }
+    let from = try seconds(body, "from") ?? 0
+    let to = try seconds(body, "to") ?? duration
+    guard from >= 0, to >= 0 else { throw .badRequest("from and to must be seconds from 0") }
     let end = min(to, duration)
-    guard from < end || (!loop && from == 0) else {
+    guard from < end || (!loop && from == 0 && end == 0) else {
       throw .unprocessable("nothing plays from \(Format.seconds(from)) to \(Format.seconds(end))")
     }
     if loop {
@@ -63,22 +96,43 @@ extension Studio {
   }
 
   /// `POST /api/export`: what `hap convert` or `hap render` writes beside the file, made by
-  /// running that command.
+  /// running that command. The output must be a new or regular file (not a link, a FIFO or a
+  /// device) and not a sound the pattern plays.
   func export(_ body: JSONValue) throws(StudioFailure) -> String {
     let document = try document(named: body["path"]?.stringValue)
     guard let executable = settings.executable else { throw .trouble("exports need the hap command, which is not known here") }
-    let stem = (document.name as NSString).deletingPathExtension
     let (id, _) = try profiles.profile(body["profile"]?.stringValue, root: root)
+    let (output, arguments) = try Self.exportCommand(body["format"]?.stringValue, of: document.name, profile: id)
+    let outputPath = (document.folder as NSString).appendingPathComponent((output as NSString).lastPathComponent)
+    try checkExportOutput(outputPath, of: document)
+    try Self.run(executable, arguments, in: root)
+    let command = (["hap"] + arguments).map(Self.quoted).joined(separator: " ")
+    var members = [("written", JSONOutput.string(output)), ("command", JSONOutput.string(command))]
+    if output.hasSuffix(".haptic"), FileManager.default.fileExists(atPath: (document.folder as NSString).appendingPathComponent(PatternFiles.manifestName)) {
+      let name = ((output as NSString).lastPathComponent as NSString).deletingPathExtension
+      members.append(
+        ("warning", JSONOutput.string("this folder is a vocabulary, which serves .haptic files too: '\(name)' is now two events' name; move \((output as NSString).lastPathComponent) out of the folder")))
+    }
+    return JSONOutput.object(members)
+  }
+
+  /// The file a format is exported to and the command that writes it, run in the studio's
+  /// folder (a name starting with '-' is passed as ./NAME, never as an option).
+  static func exportCommand(_ format: String?, of name: String, profile id: String) throws(StudioFailure)
+    -> (output: String, arguments: [String])
+  {
+    let stem = (name as NSString).deletingPathExtension
+    let input = name.hasPrefix("-") ? "./" + name : name
     let output: String
     var arguments: [String]
-    switch body["format"]?.stringValue {
-    case "haptic": (output, arguments) = (stem + ".haptic", ["convert", document.name])
-    case "android": (output, arguments) = (stem + ".xml", ["convert", document.name, "--to", "android-xml"])
-    case "kotlin": (output, arguments) = (stem + ".kt", ["convert", document.name, "--to", "android"])
+    switch format {
+    case "haptic": (output, arguments) = (stem + ".haptic", ["convert", input])
+    case "android": (output, arguments) = (stem + ".xml", ["convert", input, "--to", "android-xml"])
+    case "kotlin": (output, arguments) = (stem + ".kt", ["convert", input, "--to", "android"])
     case "wav":
-      (output, arguments) = (stem + ".wav", ["render", document.name])
+      (output, arguments) = (stem + ".wav", ["render", input])
       if id.hasPrefix("acf:") {
-        arguments += ["--profile", String(id.dropFirst(4))]
+        arguments += ["--profile", "./" + String(id.dropFirst(4))]
       } else if id.hasPrefix("file:") {
         arguments += ["--profile", String(id.dropFirst(5))]
       } else if id != ActuatorProfile.exciter.name {
@@ -86,10 +140,23 @@ extension Studio {
       }
     default: throw .badRequest("format must be haptic, android, kotlin or wav")
     }
-    arguments += ["-o", output]
-    try Self.run(executable, arguments, in: root)
-    let command = (["hap"] + arguments).map(Self.quoted).joined(separator: " ")
-    return JSONOutput.object([("written", JSONOutput.string(output)), ("command", JSONOutput.string(command))])
+    return (output, arguments + ["-o", output.hasPrefix("-") ? "./" + output : output])
+  }
+
+  /// Refuses an export over anything but a regular file, or over a sound `document` plays.
+  private func checkExportOutput(_ path: String, of document: StudioDocument) throws(StudioFailure) {
+    var info = stat()
+    let name = (path as NSString).lastPathComponent
+    if lstat(path, &info) == 0 {
+      guard info.st_mode & S_IFMT == S_IFREG else {
+        throw .conflict("\(name) exists and is not a regular file (a link, a FIFO, a folder); the export would not go there")
+      }
+      let real = StudioPaths.real(path)
+      let sounds = settings.reading.sounds.files(of: document.path).compactMap(StudioPaths.real)
+      if let real, sounds.contains(real) {
+        throw .conflict("\(name) is a sound this pattern plays; the export would replace it")
+      }
+    }
   }
 
   private static func run(_ executable: String, _ arguments: [String], in folder: String) throws(StudioFailure) {
@@ -101,12 +168,12 @@ extension Studio {
     process.standardError = errors
     process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
     process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    do { try process.run() } catch { throw .trouble("cannot run \(executable): \(error)") }
+    do { try process.run() } catch { throw .trouble("cannot run hap for the export: \(error.localizedDescription)") }
     let said = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
-      let text = String(decoding: said.prefix(2000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-      throw .unprocessable(text.isEmpty ? "the export failed (exit \(process.terminationStatus))" : text)
+      let first = String(decoding: said.prefix(4000), as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+      throw .unprocessable(first.isEmpty ? "the export failed (exit \(process.terminationStatus))" : first)
     }
   }
 

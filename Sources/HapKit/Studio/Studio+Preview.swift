@@ -43,7 +43,11 @@ struct StudioProfiles: Sendable {
     var items = ActuatorProfile.builtIns.map { ($0.name, $0.name) }
     if let named { items.append((named.id, named.profile.name)) }
     let files = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-    for file in files.sorted() where file.lowercased().hasSuffix(".acf") { items.append(("acf:" + file, file)) }
+    for file in files.sorted() where file.lowercased().hasSuffix(".acf") && !file.hasPrefix(".") {
+      var info = stat()
+      guard stat(root + "/" + file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+      items.append(("acf:" + file, file))
+    }
     return JSONOutput.array(
       items.map { JSONOutput.object([("id", JSONOutput.string($0.0)), ("name", JSONOutput.string($0.1))]) })
   }
@@ -58,7 +62,8 @@ extension Studio {
     let document = try document(named: query["path"])
     let (id, profile) = try profiles.profile(query["profile"], root: root)
     guard let t0 = query["t0"].flatMap(Double.init), let t1 = query["t1"].flatMap(Double.init), t0.isFinite,
-      t1.isFinite, t1 > t0, t1 - t0 <= Self.longestRender, t0 > -Self.longestRender
+      t1.isFinite, t1 > t0, t1 - t0 <= Self.longestRender, t0 > -Self.longestRender,
+      t1 <= ValidationContext.defaultLongestPattern + Self.longestRender
     else { throw .badRequest("t0 and t1 must be seconds with t0 < t1, at most \(Int(Self.longestRender)) s apart") }
     guard let columns = query["columns"].flatMap(Int.init), (1...4096).contains(columns) else {
       throw .badRequest("columns must be 1…4096")
@@ -83,8 +88,8 @@ extension Studio {
     let (baseline, current, label) = try locked { () throws(StudioFailure) in
       (document.baseline, document.bytes, document.baselineName)
     }
-    let before = Validator.validate(baseline).pattern
-    let after = Validator.validate(current).pattern
+    let before = Self.comparable(baseline)
+    let after = Self.comparable(current)
     var members = [("baseline", JSONOutput.string(label)), ("same", baseline == current ? "true" : "false")]
     if baseline == current {
       members.append(("verdict", JSONOutput.string("the file is as \(label == "git HEAD" ? "at git HEAD" : "when the studio opened it"): nothing to compare")))
@@ -96,9 +101,25 @@ extension Studio {
       members.append(
         ("verdict", JSONOutput.string(report.sentence(psnr: psnr, audioPSNR: nil, structural: "the file against \(label)"))))
     } else {
-      members.append(("verdict", JSONOutput.string("one side has errors; fix them to compare by feel")))
+      members.append(
+        (
+          "verdict",
+          JSONOutput.string(
+            "one side has errors, or lasts over \(Int(Self.longestComparison)) s; compare them with hap diff --signal")
+        ))
     }
     return JSONOutput.object(members)
+  }
+
+  /// The longest pattern `/api/compare` judges, in seconds (its cost grows with the length: a
+  /// longer one is for `hap diff --signal`).
+  static let longestComparison = 120.0
+
+  /// `bytes` as a pattern to compare: nil with errors, or longer than ``longestComparison``.
+  static func comparable(_ bytes: [UInt8]) -> Pattern? {
+    let result = Validator.validate(bytes)
+    guard result.isValid, let pattern = result.pattern, pattern.duration <= longestComparison else { return nil }
+    return pattern
   }
 
   /// `/api/folder`: the folder's patterns with their place in the vocabulary.
@@ -107,9 +128,9 @@ extension Studio {
     let folder = VocabularyFolder(path: root, source: .named)
     let vocabulary = folder.load(search: settings.reading.sounds, quiet: true) { collected.add(StudioNotices.describe($0)) }
     let notices = collected.lines
-    let patterns = PatternFiles.vocabularyPaths(in: root).map { path in
-      patternJSON(path, vocabulary: vocabulary)
-    }
+    let patterns = PatternFiles.vocabularyPaths(in: root).filter { path in
+      StudioPaths.real(path).map { StudioPaths.isInside($0, root) } ?? false
+    }.map { patternJSON($0, vocabulary: vocabulary) }
     let findings = notices.filter { !$0.isEmpty }.map { JSONOutput.object([("message", JSONOutput.string($0))]) }
     return JSONOutput.object([("patterns", JSONOutput.array(patterns)), ("findings", JSONOutput.array(findings))])
   }

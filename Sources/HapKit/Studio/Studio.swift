@@ -94,6 +94,9 @@ public final class Studio: @unchecked Sendable {
     thread.start()
   }
 
+  /// Why the device does not play (it is tried again at each play), or nil.
+  public var deviceProblem: String? { playback.problemNow }
+
   /// Ends every event stream, stops playback and closes the device.
   public func stop() {
     lock.lock()
@@ -108,11 +111,13 @@ public final class Studio: @unchecked Sendable {
   /// The open document `name` names (opened now when it is not yet).
   func document(named name: String?) throws(StudioFailure) -> StudioDocument {
     let found = try StudioPaths.pattern(name, root: root)
-    let canonical = String(found.path.dropFirst(root == "/" ? 1 : root.count + 1))
     lock.lock()
     defer { lock.unlock() }
     if let open = documents[found.path] { return open }
-    let opened = try StudioDocument(name: canonical, path: found.path, reading: settings.reading)
+    let opened = try StudioDocument(name: found.name, path: found.path, reading: settings.reading)
+    guard !PatternFiles.isNotAPattern(opened.bytes, path: found.path) else {
+      throw .forbidden("\(Format.excerpt(found.name)) is JSON without a \"Pattern\": the studio opens pattern files only")
+    }
     documents[found.path] = opened
     return opened
   }

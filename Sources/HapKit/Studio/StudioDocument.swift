@@ -132,12 +132,50 @@ final class StudioDocument {
 
   /// Writes `new` to the file atomically and takes it as the next revision.
   private func write(_ new: [UInt8]) throws(StudioFailure) {
-    do {
-      try PatternFixing.replace(path, with: new)
-    } catch {
-      throw .trouble(error.message)
-    }
+    try Self.replace(path, with: new)
     take(new, stamp: FileStamp(path: path))
+  }
+
+  /// Replaces the file at the real path `path` with `bytes`: a temporary file in its folder,
+  /// written, given the file's permission bits, synced and renamed over it. The rename replaces
+  /// whatever is at `path` now, never a link's target: a file swapped for a link to somewhere
+  /// else after it was checked is replaced in the folder, and nothing outside is written. A file
+  /// this user may not write is refused (a read-only pattern stays as it is).
+  static func replace(_ path: String, with bytes: [UInt8]) throws(StudioFailure) {
+    var info = stat()
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+      throw .conflict("the file is no longer a regular file; reopen it")
+    }
+    // Its mode says read-only (chmod a-w, which root would write through), or this user may not.
+    guard info.st_mode & 0o222 != 0, access(path, W_OK) == 0 else {
+      throw .forbidden("the file is read-only; the studio leaves it as it is (make it writable to edit it)")
+    }
+    let folder = (path as NSString).deletingLastPathComponent
+    var template = Array((folder + "/.hap-studio-XXXXXX").utf8CString)
+    let fd = mkstemp(&template)
+    guard fd >= 0 else { throw .trouble("cannot write in \(folder): \(String(cString: strerror(errno)))") }
+    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    var written = 0
+    let ok = bytes.withUnsafeBytes { buffer -> Bool in
+      while written < buffer.count {
+        let n = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return false }
+        written += n
+      }
+      return fchmod(fd, info.st_mode & 0o7777) == 0 && fsync(fd) == 0
+    }
+    let reason = String(cString: strerror(errno))
+    close(fd)
+    guard ok, rename(temporary, path) == 0 else {
+      unlink(temporary)
+      throw .trouble("cannot write \((path as NSString).lastPathComponent): \(ok ? String(cString: strerror(errno)) : reason)")
+    }
+    let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if folderFD >= 0 {
+      fsync(folderFD)
+      close(folderFD)
+    }
   }
 
   private func take(_ new: [UInt8], stamp: FileStamp?) {

@@ -31,6 +31,10 @@ enum StudioPaths {
     guard !parts.contains(where: { $0 == ".." || $0 == "." }) else {
       throw .forbidden("\(Format.excerpt(name)) is not a file of the studio's folder")
     }
+    // Hidden files and folders (.haprc.json, .vscode/, .git/) are settings, never patterns.
+    guard !parts.contains(where: { $0.hasPrefix(".") }) else {
+      throw .forbidden("the studio does not open hidden files (\(Format.excerpt(name)))")
+    }
     let ext = (name as NSString).pathExtension.lowercased()
     guard patternExtensions.contains(ext) else {
       throw .forbidden("the studio opens .ahap and .json pattern files only")
@@ -43,6 +47,13 @@ enum StudioPaths {
     guard stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
       throw .forbidden("\(Format.excerpt(name)) is not a regular file")
     }
-    return (parts.joined(separator: "/"), real)
+    let relative = String(real.dropFirst(root == "/" ? 1 : root.count + 1))
+    guard !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else {
+      throw .forbidden("the studio does not open hidden files (\(Format.excerpt(name)))")
+    }
+    guard (real as NSString).lastPathComponent != PatternFiles.manifestName else {
+      throw .forbidden("\(PatternFiles.manifestName) is a vocabulary's settings, not a pattern")
+    }
+    return (relative, real)
   }
 }

@@ -62,6 +62,13 @@ final class StudioPlayback: @unchecked Sendable {
     return nil
   }
 
+  /// Why the device does not play, or nil when it opened.
+  var problemNow: String? {
+    lock.lock()
+    defer { lock.unlock() }
+    return problem
+  }
+
   func deviceJSON() -> String {
     lock.lock()
     defer { lock.unlock() }
@@ -92,9 +99,17 @@ final class StudioPlayback: @unchecked Sendable {
       nextID += 1
       player.completionHandler = { [weak self] _ in self?.ended(id) }
       try player.start(atTime: CHHapticTimeImmediate)
-      if !loop, to < pattern.duration { try player.stop(atTime: engine.currentTime + (to - from) + 0.0025) }
+      // From here it sounds: it is the current play, which stop() reaches, whatever follows.
       current = Playing(id: id, player: player, from: from, to: to, loop: loop)
       startReporter()
+      if !loop, to < pattern.duration {
+        do {
+          try player.stop(atTime: engine.currentTime + max(0, to - from) + 0.0025)
+        } catch {
+          stopLocked()
+          throw error
+        }
+      }
       return id
     } catch let error as CHHapticError {
       throw .unprocessable("cannot play it: \(error.localizedDescription)")

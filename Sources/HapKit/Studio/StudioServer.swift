@@ -15,7 +15,7 @@ public final class StudioServer: @unchecked Sendable {
     public var message: String {
       switch self {
       case .library(let why):
-        "hap studio needs libmicrohttpd (install Debian's libmicrohttpd12: apt install libmicrohttpd12): \(why)"
+        "libmicrohttpd is missing (install Debian's package: apt install libmicrohttpd12): \(why)"
       case .listen(let why): "cannot listen: \(why)"
       }
     }

@@ -45,7 +45,7 @@ enum StudioCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     guard arguments.positionals.count <= 1 else {
-      throw .noArgumentsTaken(command: name, extra: arguments.positionals[1])
+      throw .refused("'hap studio' takes one file or folder, not also '\(Format.excerpt(arguments.positionals[1]))'")
     }
     let target = arguments.positionals.first ?? "."
     let environment = ProcessInfo.processInfo.environment
@@ -56,7 +56,7 @@ enum StudioCommand: Command {
     settings.version = HapCommandLine.version
     settings.executable = StudioCommand.executable
     // Before any thread starts, so that every thread inherits the mask and sigwait takes them.
-    let signals = Interrupt.blockForService()
+    let signals = stopSignals()
     signal(SIGPIPE, SIG_IGN)
     let studio: Studio
     let server: StudioServer
@@ -76,12 +76,42 @@ enum StudioCommand: Command {
     Console.flush()
     studio.start()
     describe(studio, server: server)
-    if arguments[open] { openBrowser(server.url) }
+    if arguments[open] { openBrowser(server) }
+    return waitForStop(signals, studio: studio, server: server)
+  }
+
+  /// SIGINT, SIGTERM and SIGHUP (the terminal closed), blocked here and taken by ``waitForStop``.
+  private static func stopSignals() -> sigset_t {
+    var signals = Interrupt.blockForService()
+    sigaddset(&signals, SIGHUP)
+    return signals
+  }
+
+  /// Waits for a stop signal, then stops: the event streams end, what plays fades out and the
+  /// device closes, then the server finishes the requests under way (each file write is atomic,
+  /// so none is left half-written). A request that takes longer than 3 s, or a second signal,
+  /// does not hold the exit up. Exit 130.
+  private static func waitForStop(_ signals: sigset_t, studio: Studio, server: StudioServer) -> Int32 {
     var caught: Int32 = 0
     var set = signals
     sigwait(&set, &caught)
-    server.stop()
-    studio.stop()
+    let stopped = DispatchSemaphore(value: 0)
+    let stopper = Thread {
+      studio.stop()
+      server.stop()
+      stopped.signal()
+    }
+    stopper.start()
+    let watcher = Thread {
+      var again: Int32 = 0
+      var set = signals
+      sigwait(&set, &again)
+      stopped.signal()
+    }
+    watcher.start()
+    if stopped.wait(timeout: .now() + 3) == .timedOut {
+      Console.error("hap studio: a request is still running; stopping without it")
+    }
     Console.error("hap studio: stopped")
     return ExitStatus.interrupted
   }
@@ -90,28 +120,51 @@ enum StudioCommand: Command {
   private static func describe(_ studio: Studio, server: StudioServer) {
     let what = studio.file.map { "'\($0)' in \(studio.root)" } ?? "the folder \(studio.root)"
     Console.error("hap studio: editing \(what); playing on \(studio.settings.device)")
+    if let problem = studio.deviceProblem {
+      Console.error("hap studio: the device \(studio.settings.device) does not play (\(problem)); the page shows it, and each play tries it again")
+    }
+    if studio.file == nil, PatternFiles.vocabularyPaths(in: studio.root).isEmpty {
+      Console.error("hap studio: \(studio.root) holds no pattern files (.ahap, .json) yet")
+    }
     Console.error(
       "hap studio: listening on 127.0.0.1:\(server.port)\(server.listensOnIPv6 ? " and [::1]:\(server.port)" : ""); Ctrl-C stops it")
   }
 
-  private static func openBrowser(_ url: String) {
+  /// Hands the studio to the browser through a page of this user's only (mode 0600, in
+  /// `$XDG_RUNTIME_DIR/hap`, else the temporary folder) that forwards to the URL: the token
+  /// never appears on a command line, where every user of the machine could read it (ps).
+  private static func openBrowser(_ server: StudioServer) {
+    let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { $0 + "/hap" } ?? NSTemporaryDirectory()
+    mkdir(folder, 0o700)
+    let page = (folder as NSString).appendingPathComponent("studio-\(server.port).html")
+    let html = """
+      <!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=\(server.url)">
+      <title>hap studio</title></head><body><a href="\(server.url)">Open hap studio</a></body></html>
+
+      """
+    unlink(page)
+    let fd = Glibc.open(page, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard fd >= 0 else {
+      Console.error("hap studio: cannot write \(page) for the browser; open the URL above yourself")
+      return
+    }
+    _ = Array(html.utf8).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    close(fd)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["xdg-open", url]
+    process.arguments = ["xdg-open", "file://" + page]
     process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
     process.standardError = FileHandle(forWritingAtPath: "/dev/null")
     do {
       try process.run()
     } catch {
-      Console.error("hap studio: cannot run xdg-open (\(error)); open the URL above yourself")
+      Console.error("hap studio: cannot run xdg-open (\(error.localizedDescription)); open the URL above yourself")
     }
   }
 
-  /// This program's own path, for the exports it runs (`hap convert`, `hap render`).
+  /// This program, for the exports it runs (`hap convert`, `hap render`): /proc/self/exe runs
+  /// this very binary even when the file it came from was rebuilt or removed since.
   static var executable: String? {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard count > 0 else { return nil }
-    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    FileManager.default.isExecutableFile(atPath: "/proc/self/exe") ? "/proc/self/exe" : nil
   }
 }
