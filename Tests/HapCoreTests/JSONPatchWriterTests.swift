@@ -161,4 +161,25 @@ struct JSONPatchWriterTests {
       #expect(Validator.validate(Array(batched.utf8)).pattern?.events.count == count + 5)
     }
   }
+
+  @Test("replacements in one pass (a multi-selection moved): byte for byte what one at a time makes")
+  func batchedReplacements() throws {
+    let text = Self.events(10, pretty: true)
+    let ops = (0..<10).reversed().map { k in
+      JSONPatchOperation(.replace, path: ["Pattern", String(k), "Event", "Time"], value: .number(Double(k) + 0.125))
+    }
+    let batched = String(decoding: try JSONPatchWriter.apply(ops, to: Array(text.utf8)), as: UTF8.self)
+    #expect(batched == (try Self.oneByOne(text, ops)))
+    #expect(batched.contains("\"Time\": 9.125,"))
+    // A container among them, or one value named twice: made one by one, the same result.
+    let mixed = ops + [
+      JSONPatchOperation(.replace, path: ["Pattern", "0", "Event"], value: .object([(key: "Time", value: .number(7))])),
+      JSONPatchOperation(.replace, path: ["Pattern", "1", "Event", "Time"], value: .number(3)),
+      JSONPatchOperation(.replace, path: ["Pattern", "1", "Event", "Time"], value: .number(4)),
+    ]
+    #expect(String(decoding: try JSONPatchWriter.apply(mixed, to: Array(text.utf8)), as: UTF8.self) == (try Self.oneByOne(text, mixed)))
+    #expect(throws: JSONPatchFailure.self) {
+      try JSONPatchWriter.apply(ops + [JSONPatchOperation(.replace, path: ["Nope"], value: .null)], to: Array(text.utf8))
+    }
+  }
 }

@@ -32,6 +32,11 @@ public enum JSONPatchWriter {
   /// strictly falling index, or additions to one array's end (`-`).
   private static func run(in operations: [JSONPatchOperation], from start: Int) -> (count: Int, removing: Bool) {
     let first = operations[start]
+    if first.kind == .replace {
+      var end = start + 1
+      while end < operations.count, operations[end].kind == .replace { end += 1 }
+      return (end - start, false)
+    }
     let parent = first.path.dropLast()
     let removing = first.kind == .remove
     guard removing || (first.kind == .add && first.path.last == "-") else { return (1, false) }
@@ -53,11 +58,14 @@ public enum JSONPatchWriter {
   }
 
   /// The edits of a run (``run(in:from:)``) against one parse of `bytes`; nil for additions to
-  /// an empty array (the first opens it, then the rest follow it in a run of their own).
+  /// an empty array (the first opens it, then the rest follow it in a run of their own), and for
+  /// replacements that are not all of distinct numbers, strings, booleans or nulls (made one by
+  /// one then).
   private static func batch(_ run: [JSONPatchOperation], removing: Bool, in bytes: [UInt8]) throws(JSONPatchFailure)
     -> [(range: Range<Int>, replacement: [UInt8])]?
   {
     let text = try parsed(bytes)
+    if run[0].kind == .replace { return text.replacingScalars(run) }
     let pointer = JSONPatchOperation(.add, path: Array(run[0].path.dropLast())).pointer
     guard let parent = text.resolve(Array(run[0].path.dropLast())), text.document.node(parent).kind == .array else {
       throw JSONPatchFailure("\(pointer) is not an array in the file")
@@ -204,6 +212,24 @@ struct JSONText {
     if k + 1 < items.count { return (items[k].start..<items[k + 1].start, []) }
     if k > 0 { return (end(items[k - 1].value)..<end(target), []) }
     return ((start(parent) + 1)..<closing(parent), [])
+  }
+
+  /// Replacements of values that are not containers, each where it is, all found in this one
+  /// parse (a scalar written anew moves no other value's pointer); nil when one names a
+  /// container, a value not in the file, or a value another one names too.
+  func replacingScalars(_ run: [JSONPatchOperation]) -> [(range: Range<Int>, replacement: [UInt8])]? {
+    var edits: [(range: Range<Int>, replacement: [UInt8])] = []
+    var targets = Set<Int>()
+    for operation in run {
+      guard let target = resolve(operation.path), !document.node(target).kind.isContainer,
+        targets.insert(target).inserted, let value = operation.value
+      else { return nil }
+      switch value {
+      case .array, .object: return nil
+      default: edits.append(replacing(target, with: value))
+      }
+    }
+    return edits
   }
 
   /// The elements at `indices` of the array `parent` taken out, as removing them one by one
