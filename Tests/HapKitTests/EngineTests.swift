@@ -221,6 +221,27 @@ struct EngineTests {
     sim.stop()
   }
 
+  /// (At 0.1 s no event is under way: a seek into a sounding continuous event starts its
+  /// carrier afresh, as `hap play --start` does, so only its envelope is where the render's is.)
+  @Test("seek(toOffset:) before start: the player starts there (iOS), the render from that frame bit for bit")
+  func seekBeforeStart() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(
+      events: [transient(0.9, 0.7), continuous(0.6, 0.3, at: 0.12, for: 0.15)], parameters: [])
+    try sim.engine.start()
+    let player = try sim.engine.makeAdvancedPlayer(with: pattern)
+    try player.seek(toOffset: 0.1)
+    try player.start(atTime: CHHapticTimeImmediate)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+    let expected = Array(try SimEngine.render(pattern)[4800...])
+    let capture = try sim.captured()
+    let at = try #require(locate(expected, in: capture))
+    let differ = (0..<expected.count).first { capture[at + $0] != expected[$0] }
+    #expect(differ == nil, "first difference at \(differ ?? -1): \(differ.map { (capture[at + $0], expected[$0]) }.debugDescription); expected[0..<4] \(expected[0..<4])")
+    #expect(capture[..<at].allSatisfy { $0 == 0 }, "the pattern's first 0.1 s played")
+  }
+
   @Test("a looping advanced player plays until stopped, then its completion handler runs once")
   func loopAndCompletion() throws {
     let sim = try SimEngine()

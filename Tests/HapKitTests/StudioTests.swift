@@ -804,3 +804,4 @@ struct StudioReviewTests {
     #expect(captured.allSatisfy { $0 == 0 }, "something played")
   }
 }
+
