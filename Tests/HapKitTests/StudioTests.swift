@@ -448,6 +448,8 @@ struct StudioPlaybackTests {
     #expect(captured[(at + expected.count)...].allSatisfy { $0 == 0 })
   }
 
+  /// At 0.25 s no event of winner.json is under way (a continuous one would start its carrier
+  /// afresh there, as `hap play --start` does: docs/hapkit.md).
   @Test("play from the cursor: the render from that frame on, bit for bit")
   func playFromCursor() throws {
     let file = try Self.folder(with: Repository.bundledPattern("winner"), as: "winner.json")
