@@ -119,7 +119,8 @@ final class StudioDocument {
   private func requireCurrent(_ revision: Int) throws(StudioFailure) {
     _ = reloadIfChanged()
     guard revision == self.revision else {
-      throw .conflict("the file changed on disk (revision \(self.revision)); your edit was made on revision \(revision)")
+      throw .conflict(
+        "the file changed since (it is at revision \(self.revision), by another program or another tab); your edit was made on revision \(revision)")
     }
   }
 
