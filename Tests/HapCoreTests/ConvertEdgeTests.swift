@@ -48,6 +48,21 @@ struct ConvertEdgeTests {
     #expect(message.contains("microsecond") && !message.contains("bug"), "\(message)")
   }
 
+  @Test("a clip of one amplitude breakpoint (or all at one time) past 0, no emphasis: the clip's fault, never hap's bug (issue 42)")
+  func singleBreakpoint() throws {
+    for times in [[0.5], [1.0], [0.25, 0.25]] {
+      let read = HapticReading.read(SourceText(Self.clip(times)))
+      #expect(read.result.diagnostics.map(\.rule).contains("haptic-clip-invalid"), "\(times): \(read.result.diagnostics)")
+      #expect(!read.result.diagnostics.contains { $0.message.contains("bug") }, "\(times)")
+      #expect(throws: (any Error).self) { try Converter.convert(Self.clip(times), from: .haptic, to: .ahap) }
+    }
+    // With an emphasis, the instant is a transient: it converts and plays.
+    let emphasis = Array(
+      "{\"version\": {\"major\": 1}, \"signals\": {\"continuous\": {\"envelopes\": {\"amplitude\": [{\"time\": 0.2, \"amplitude\": 0.5, \"emphasis\": {\"amplitude\": 1, \"frequency\": 0.8}}]}}}}".utf8)
+    let output = try Converter.convert(emphasis, from: .haptic, to: .ahap)
+    #expect(Validator.validate(output.bytes).isValid)
+  }
+
   @Test("a clip whose last piece after a 30 s split is under a microsecond converts cleanly (case 17)")
   func tinyTailAfterASplit() throws {
     for length in [30.000_000_4, 30.000_000_6, 60.000_000_1, 0.000_001_4] {

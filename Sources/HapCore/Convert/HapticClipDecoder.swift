@@ -141,6 +141,14 @@ public struct HapticClipDecoder {
       invalid(
         "every amplitude breakpoint is at time 0, so the clip has no length and nothing to play", amplitude,
         base + "/amplitude")
+    } else if !findings.hasErrors, let first = clip.amplitude.first, clip.amplitude.allSatisfy({ $0.time == first.time }),
+      !clip.amplitude.contains(where: { $0.emphasis != nil })
+    {
+      // One instant of envelope (one breakpoint, or all at one time) spans no time: nothing
+      // sounds, and without an emphasis there is nothing to play at all.
+      invalid(
+        "every amplitude breakpoint is at \(Format.number(first.time)) s and none has an emphasis, so the clip has no span and nothing to play",
+        amplitude, base + "/amplitude")
     } else if !findings.hasErrors && AHAPWriter.rounded(clip.length) <= 0 {
       invalid(
         "the clip lasts \(clip.length) s, less than half a microsecond (the finest time an AHAP pattern is written in), so it has nothing to play",
