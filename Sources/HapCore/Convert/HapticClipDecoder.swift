@@ -137,10 +137,17 @@ public struct HapticClipDecoder {
       clip.frequencyOffset = Int(document.node(frequency).offset)
       clip.frequency = frequencyPoints(frequency, pointer: base + "/frequency")
     }
+    checkSpan(of: clip, amplitude: amplitude, pointer: base + "/amplitude")
+    return clip
+  }
+
+  /// A clip with nothing to play: no length, less than AHAP's finest time, or one instant of
+  /// envelope without an emphasis.
+  private mutating func checkSpan(of clip: HapticClip, amplitude: Int, pointer: String) {
     if !findings.hasErrors && clip.length <= 0 {
       invalid(
         "every amplitude breakpoint is at time 0, so the clip has no length and nothing to play", amplitude,
-        base + "/amplitude")
+        pointer)
     } else if !findings.hasErrors, let first = clip.amplitude.first, clip.amplitude.allSatisfy({ $0.time == first.time }),
       !clip.amplitude.contains(where: { $0.emphasis != nil })
     {
@@ -148,13 +155,12 @@ public struct HapticClipDecoder {
       // sounds, and without an emphasis there is nothing to play at all.
       invalid(
         "every amplitude breakpoint is at \(Format.number(first.time)) s and none has an emphasis, so the clip has no span and nothing to play",
-        amplitude, base + "/amplitude")
+        amplitude, pointer)
     } else if !findings.hasErrors && AHAPWriter.rounded(clip.length) <= 0 {
       invalid(
         "the clip lasts \(clip.length) s, less than half a microsecond (the finest time an AHAP pattern is written in), so it has nothing to play",
-        amplitude, base + "/amplitude")
+        amplitude, pointer)
     }
-    return clip
   }
 
   private mutating func checkVersion(_ root: Int) -> Bool {
