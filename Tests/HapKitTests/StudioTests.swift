@@ -787,6 +787,24 @@ struct StudioReviewTests {
     #expect(Date().timeIntervalSince(started) < 5, "compare took \(Date().timeIntervalSince(started)) s")
   }
 
+  @Test("A/B: the baseline renders as opened, and compare gives hap diff's verdict by feel of an edit")
+  func abCompare() throws {
+    let (studio, _) = try Self.studio()
+    let same = try #require(JSONValue.parse(studio.respond(to: StudioAPITests.request("GET", "/api/compare", query: ["path": "correct.json"])).body))
+    #expect(same["same"] == .bool(true))
+    let edit = #"{"path":"correct.json","revision":1,"ops":[{"op":"replace","path":"/Pattern/1/Event/EventParameters/0/ParameterValue","value":0.1}]}"#
+    #expect(Self.post(studio, "edit", edit).status == 200)
+    let answer = try #require(JSONValue.parse(studio.respond(to: StudioAPITests.request("GET", "/api/compare", query: ["path": "correct.json"])).body))
+    #expect(answer["same"] == .bool(false))
+    #expect(answer["verdict"]?.stringValue?.hasPrefix("different feel") == true, "\(answer)")
+    let query = ["path": "correct.json", "t0": "0", "t1": "0.2", "columns": "50"]
+    var baselineQuery = query
+    baselineQuery["side"] = "baseline"
+    let edited = studio.respond(to: StudioAPITests.request("GET", "/api/render", query: query)).body
+    let baseline = studio.respond(to: StudioAPITests.request("GET", "/api/render", query: baselineQuery)).body
+    #expect(edited != baseline)
+  }
+
   @Test("a play whose end is before its start is refused before anything sounds")
   func playBackwards() throws {
     let plugin = try #require(SimEngine.plugin, "the simulated exciter is not built: run 'make sim'")

@@ -12,18 +12,18 @@ public enum JSONPatchWriter {
     var current = bytes
     var k = 0
     while k < operations.count {
-      var run = Self.run(in: operations, from: k)
+      let run = Self.run(in: operations, from: k)
       var edits: [(range: Range<Int>, replacement: [UInt8])] = []
+      var used = 1
       if run.count > 1, let batched = try batch(Array(operations[k..<(k + run.count)]), removing: run.removing, in: current) {
-        edits = batched
+        (edits, used) = batched
       } else {
-        run.count = 1
         edits = [try edit(for: operations[k], in: current)]
       }
       for edit in edits.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
         current.replaceSubrange(edit.range, with: edit.replacement)
       }
-      k += run.count
+      k += used
     }
     return current
   }
@@ -57,15 +57,19 @@ public enum JSONPatchWriter {
     return (end - start, removing)
   }
 
-  /// The edits of a run (``run(in:from:)``) against one parse of `bytes`; nil for additions to
-  /// an empty array (the first opens it, then the rest follow it in a run of their own), and for
-  /// replacements that are not all of distinct numbers, strings, booleans or nulls (made one by
-  /// one then).
+  /// The edits of a run (``run(in:from:)``) against one parse of `bytes`, and how many of its
+  /// operations they carry out: all of them, but for replacements only those before the first
+  /// that is not of a number, string, boolean or null named once (the rest make a run of their
+  /// own). Nil for additions to an empty array (the first opens it, then the rest follow it in a
+  /// run of their own), and when fewer than two replacements qualify (made one by one then).
   private static func batch(_ run: [JSONPatchOperation], removing: Bool, in bytes: [UInt8]) throws(JSONPatchFailure)
-    -> [(range: Range<Int>, replacement: [UInt8])]?
+    -> (edits: [(range: Range<Int>, replacement: [UInt8])], used: Int)?
   {
     let text = try parsed(bytes)
-    if run[0].kind == .replace { return text.replacingScalars(run) }
+    if run[0].kind == .replace {
+      let edits = text.replacingScalars(run)
+      return edits.count > 1 ? (edits, edits.count) : nil
+    }
     let pointer = JSONPatchOperation(.add, path: Array(run[0].path.dropLast())).pointer
     guard let parent = text.resolve(Array(run[0].path.dropLast())), text.document.node(parent).kind == .array else {
       throw JSONPatchFailure("\(pointer) is not an array in the file")
@@ -75,10 +79,10 @@ public enum JSONPatchWriter {
       guard let highest = indices.first, highest < Int(text.document.node(parent).count) else {
         throw JSONPatchFailure("\(run[0].pointer) is not in the file")
       }
-      return text.removing(Set(indices), of: parent)
+      return (text.removing(Set(indices), of: parent), run.count)
     }
     guard text.document.node(parent).count > 0 else { return nil }
-    return [text.appending(run.map { $0.value! }, to: parent)]
+    return ([text.appending(run.map { $0.value! }, to: parent)], run.count)
   }
 
   static func parsed(_ bytes: [UInt8]) throws(JSONPatchFailure) -> JSONText {
@@ -215,17 +219,17 @@ struct JSONText {
   }
 
   /// Replacements of values that are not containers, each where it is, all found in this one
-  /// parse (a scalar written anew moves no other value's pointer); nil when one names a
-  /// container, a value not in the file, or a value another one names too.
-  func replacingScalars(_ run: [JSONPatchOperation]) -> [(range: Range<Int>, replacement: [UInt8])]? {
+  /// parse (a scalar written anew moves no other value's pointer): those of the run up to the
+  /// first that names a container, a value not in the file, or a value named before.
+  func replacingScalars(_ run: [JSONPatchOperation]) -> [(range: Range<Int>, replacement: [UInt8])] {
     var edits: [(range: Range<Int>, replacement: [UInt8])] = []
     var targets = Set<Int>()
     for operation in run {
       guard let target = resolve(operation.path), !document.node(target).kind.isContainer,
         targets.insert(target).inserted, let value = operation.value
-      else { return nil }
+      else { break }
       switch value {
-      case .array, .object: return nil
+      case .array, .object: return edits
       default: edits.append(replacing(target, with: value))
       }
     }

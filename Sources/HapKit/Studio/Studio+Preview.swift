@@ -69,7 +69,7 @@ extension Studio {
       throw .badRequest("columns must be 1…4096")
     }
     let pattern: Pattern? = try locked { () throws(StudioFailure) in
-      query["side"] == "baseline" ? Validator.validate(document.baseline).pattern : document.result.pattern
+      query["side"] == "baseline" ? document.baselineResult.pattern : document.result.pattern
     }
     let reduced = pattern.map { StudioPlot(pattern: $0, profile: profile).columns(from: t0, to: t1, count: columns) }
     return JSONOutput.object([
@@ -85,11 +85,11 @@ extension Studio {
   /// `/api/compare`: `hap diff`'s verdict by feel, the baseline against the file.
   func compare(_ name: String?) throws(StudioFailure) -> String {
     let document = try document(named: name)
-    let (baseline, current, label) = try locked { () throws(StudioFailure) in
-      (document.baseline, document.bytes, document.baselineName)
+    let (baseline, current, label, results) = try locked { () throws(StudioFailure) in
+      (document.baseline, document.bytes, document.baselineName, (document.baselineResult, document.result))
     }
-    let before = Self.comparable(baseline)
-    let after = Self.comparable(current)
+    let before = Self.comparable(results.0)
+    let after = Self.comparable(results.1)
     var members = [("baseline", JSONOutput.string(label)), ("same", baseline == current ? "true" : "false")]
     if baseline == current {
       members.append(("verdict", JSONOutput.string("the file is as \(label == "git HEAD" ? "at git HEAD" : "when the studio opened it"): nothing to compare")))
@@ -115,9 +115,8 @@ extension Studio {
   /// longer one is for `hap diff --signal`).
   static let longestComparison = 120.0
 
-  /// `bytes` as a pattern to compare: nil with errors, or longer than ``longestComparison``.
-  static func comparable(_ bytes: [UInt8]) -> Pattern? {
-    let result = Validator.validate(bytes)
+  /// A side's pattern to compare: nil with errors, or longer than ``longestComparison``.
+  static func comparable(_ result: ValidationResult) -> Pattern? {
     guard result.isValid, let pattern = result.pattern, pattern.duration <= longestComparison else { return nil }
     return pattern
   }

@@ -50,6 +50,9 @@ final class StudioDocument {
     }
   }
 
+  /// The baseline as `hap validate` reads it, made when first asked for (the A/B switch).
+  private(set) lazy var baselineResult: ValidationResult = Self.check(baseline, path: path, reading: reading).0
+
   var undoCount: Int { undoSteps.count }
   var redoCount: Int { redoSteps.count }
 
@@ -92,20 +95,19 @@ final class StudioDocument {
     return PatternFix.fixableRules.contains(rule) && result.edits.contains { $0.rule == rule }
   }
 
-  func undo() throws(StudioFailure) {
-    guard let step = undoSteps.last else { throw .unprocessable("there is nothing to undo") }
-    try requireUnchanged(step.after, doing: "undo")
-    try write(step.before)
-    undoSteps.removeLast()
-    redoSteps.append(step)
-  }
+  func undo() throws(StudioFailure) { try move(from: &undoSteps, to: &redoSteps, undoing: true) }
 
-  func redo() throws(StudioFailure) {
-    guard let step = redoSteps.last else { throw .unprocessable("there is nothing to redo") }
-    try requireUnchanged(step.before, doing: "redo")
-    try write(step.after)
-    redoSteps.removeLast()
-    undoSteps.append(step)
+  func redo() throws(StudioFailure) { try move(from: &redoSteps, to: &undoSteps, undoing: false) }
+
+  /// Takes the last step of `from` back (undo) or again (redo), when the file is as that step
+  /// left it, and keeps it in `to`.
+  private func move(from: inout [Step], to: inout [Step], undoing: Bool) throws(StudioFailure) {
+    let what = undoing ? "undo" : "redo"
+    guard let step = from.last else { throw .unprocessable("there is nothing to \(what)") }
+    try requireUnchanged(undoing ? step.after : step.before, doing: what)
+    try write(undoing ? step.before : step.after)
+    from.removeLast()
+    to.append(step)
   }
 
   private func commit(_ step: Step) throws(StudioFailure) {

@@ -33,17 +33,6 @@ enum StudioPage {
     return .file(Array(html.utf8), type: "text/html; charset=utf-8")
   }
 
-  static func escape(_ text: String) -> String {
-    var out = ""
-    for character in text {
-      switch character {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      default: out.append(character)
-      }
-    }
-    return out
-  }
+  /// Text for the page: markup escaped, control characters shown (as validate's reports do).
+  static func escape(_ text: String) -> String { ReportWriter.xml(text, lines: true) }
 }

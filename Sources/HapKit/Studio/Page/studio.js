@@ -1936,12 +1936,17 @@ function addInfoRow(grid, label, text) {
   grid.appendChild(row);
 }
 let inputSeq = 0;
-function addNumberRow(grid, e, field, label, value, absent, step) {
-  const id = `f-${++inputSeq}`;
+/** A field's label for the input `id`, marked "default" when the file does not write it. */
+function fieldLabel(id, label, absent) {
   const l = document.createElement('label');
   l.htmlFor = id;
   l.textContent = label;
   if (absent) { const d = document.createElement('span'); d.className = 'def'; d.textContent = 'default'; l.appendChild(d); }
+  return l;
+}
+function addNumberRow(grid, e, field, label, value, absent, step) {
+  const id = `f-${++inputSeq}`;
+  const l = fieldLabel(id, label, absent);
   const inp = document.createElement('input');
   inp.type = 'number';
   inp.id = id;
@@ -1956,10 +1961,7 @@ function addNumberRow(grid, e, field, label, value, absent, step) {
 }
 function addCheckRow(grid, e, field, label, on, absent) {
   const id = `f-${++inputSeq}`;
-  const l = document.createElement('label');
-  l.htmlFor = id;
-  l.textContent = label;
-  if (absent) { const d = document.createElement('span'); d.className = 'def'; d.textContent = 'default'; l.appendChild(d); }
+  const l = fieldLabel(id, label, absent);
   const inp = document.createElement('input');
   inp.type = 'checkbox';
   inp.id = id;
