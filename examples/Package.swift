@@ -13,6 +13,8 @@ let package = Package(
     .executable(name: "engine-owner", targets: ["EngineOwner"]),
     .executable(name: "vocabulary-service", targets: ["VocabularyService"]),
     .executable(name: "core-haptics-tour", targets: ["CoreHapticsTour"]),
+    .executable(name: "ported-styles", targets: ["PortedStyles"]),
+    .executable(name: "ricochet", targets: ["Ricochet"]),
   ],
   dependencies: [.package(name: "hap", path: "..")],
   targets: [
@@ -20,6 +22,12 @@ let package = Package(
     .executableTarget(name: "EngineOwner", dependencies: [.product(name: "HapKit", package: "hap")]),
     .executableTarget(name: "VocabularyService", dependencies: [.product(name: "HapKit", package: "hap")]),
     .executableTarget(name: "CoreHapticsTour", dependencies: [.product(name: "HapKit", package: "hap")]),
+    // Core Haptics code in the styles public iOS projects use (issue 42).
+    .executableTarget(name: "PortedStyles", dependencies: [.product(name: "HapKit", package: "hap")]),
+    // Apple's HapticRicochet sample's engine set-up and AHAP loading, with its bundle's sounds.
+    .executableTarget(name: "Ricochet", dependencies: [.product(name: "HapKit", package: "hap")]),
+    // Apple's documented interface, symbol by symbol, with Apple's types: it only has to compile.
+    .target(name: "CoreHapticsInterfaceProbe", dependencies: [.product(name: "HapKit", package: "hap")]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -36,7 +36,9 @@ struct HapKitExamplesTests {
   }
 
   /// Runs example `name` on `-D sim` (a raw capture, appended to when it opens the device again).
-  func run(_ name: String, _ arguments: [String] = []) throws -> Run {
+  func run(_ name: String, _ arguments: [String] = [], executable: URL? = nil, in directory: String? = nil) throws
+    -> Run
+  {
     let bin = try Self.built.get()
     let folder = try TemporaryFolder()
     let capture = folder.path("capture.raw")
@@ -46,7 +48,8 @@ struct HapKitExamplesTests {
       environment: [
         "HAP_DEVICE": "sim:CAPTURE=\(capture)", "HAP_SIM_APPEND": "1", "HAP_TRACE": trace.path,
         "HAP_SIM_PLUGIN": SimulatedExciter.plugin ?? "",
-      ], timeout: 120, executable: bin.appendingPathComponent(name).path)
+      ], directory: directory.map { URL(fileURLWithPath: $0) }, timeout: 120,
+      executable: (executable ?? bin.appendingPathComponent(name)).path)
     let samples = (try? PCM.floats(contentsOf: capture, format: .f32)) ?? []
     return Run(result: result, capture: samples, trace: trace, folder: folder)
   }
@@ -54,7 +57,9 @@ struct HapKitExamplesTests {
   /// Each traced player, rendered by `hap render` with its control file, found in the capture
   /// bit for bit and in order; the capture holds nothing else. Returns the players' rows.
   @discardableResult
-  func expectCaptureIsTheRenders(_ run: Run, players expected: Int) throws -> [[String]] {
+  func expectCaptureIsTheRenders(_ run: Run, players expected: Int, renderArguments: [String] = []) throws
+    -> [[String]]
+  {
     let index = try String(contentsOf: run.trace.appendingPathComponent("players.tsv"), encoding: .utf8)
     let rows = index.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
     #expect(rows.count == expected, "\(rows)")
@@ -65,7 +70,7 @@ struct HapKitExamplesTests {
       let rendered = try Hap.run([
         "render", run.trace.appendingPathComponent("\(row[0]).ahap").path, "--control",
         run.trace.appendingPathComponent("\(row[0]).control").path, "-f", "f32", "--raw", "-o", out, "--quiet",
-      ])
+      ] + renderArguments)
       try #require(rendered.status == 0, "\(rendered.stderr)")
       let reference = try PCM.floats(contentsOf: out, format: .f32)
       guard let at = locate(reference, in: run.capture, from: position) else {
@@ -104,6 +109,72 @@ struct HapKitExamplesTests {
       #expect(control.contains(line + "\n"), "\(line) missing from:\n\(control)")
     }
     #expect(control.contains(" seek 0.1\n"), "\(control)")
+  }
+
+  /// Issue 42: code in the styles public iOS projects use (a Codable reader subclassing the CH
+  /// types, a file using Foundation's names through `import HapKit` alone, extensions on the CH
+  /// types, a library with Apple's global keys, typealias, error domain and
+  /// `DispatchTime.advanced(by:)`), built unchanged and played.
+  @Test("code in the styles iOS projects use: subclasses, Foundation through HapKit, extensions, Apple's globals")
+  func portedStyles() throws {
+    let patterns = try TemporaryFolder()
+    try FileManager.default.copyItem(
+      atPath: Hap.root.appendingPathComponent("patterns/reveal.json").path, toPath: patterns.path("reveal.ahap"))
+    let tone = (0..<4800).map { Float(0.4 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
+    try Data(SyntheticSound.wav([tone], rate: 48000, format: .f32)).write(to: patterns.url.appendingPathComponent("tone.wav"))
+    let run = try run("ported-styles", [patterns.url.path, patterns.path("tone.wav")])
+    #expect(run.result.status == 0, "\(run.result.stdout)\(run.result.stderr)")
+    for line in [
+      "played a decoded pattern of 0.5 s", "events equal by identity: true, intensity 0.5",
+      "an event describes itself as an object", "played a heartbeat", "registered a sound as resource 1",
+      "the library's player completed (error: none)", "a library error reads com.apple.CoreHaptics -4805",
+      "userInfo kept: a test, domain com.apple.CoreHaptics",
+    ] {
+      #expect(run.result.stdout.contains("ported-styles: \(line)\n"), "\(line) missing from:\n\(run.result.stdout)")
+    }
+    // The decoded pattern is the file's events and curves: what it played is the file's render.
+    let decoded = try #require(Validator.validate(Array(try Data(contentsOf: run.trace.appendingPathComponent("0.ahap")))).pattern)
+    let file = try #require(Validator.validate(Array(try Data(contentsOf: URL(fileURLWithPath: patterns.path("reveal.ahap"))))).pattern)
+    // (Within Float's precision: the reader decodes values as Float, as Core Haptics holds them.)
+    let (a, b) = (PatternRender.samples(decoded, rate: 48000), PatternRender.samples(file, rate: 48000))
+    #expect(a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 1e-5 }, "the decoded pattern plays otherwise")
+    try expectCaptureIsTheRenders(run, players: 3)
+    let sound = try PCM.floats(contentsOf: run.folder.path("capture-sound.raw"), format: .f32)
+    #expect(sound.contains { abs($0) > 0.1 }, "the registered sound did not play")
+  }
+
+  /// Issue 42: Apple's HapticRicochet sample makes its engine from the audio session and reads
+  /// its AHAP files from the app bundle into `[CHHapticPattern.Key: Any]`; their sounds are
+  /// found in the bundle, as iOS finds them (FullURLPathFromURL, iOS 26.1, reverse-engineered).
+  /// On Linux the bundle is the executable's folder: a copy of the program with the patterns
+  /// and sounds beside it, run from another folder.
+  @Test("Apple's Ricochet sample's set-up: patterns and their sounds from the program's bundle")
+  func ricochet() throws {
+    guard SharedCorpus.isPresent else {
+      cannotCheck("the shared corpus is not there (HAP_CORPUS): no Ricochet patterns")
+      return
+    }
+    let corpus = SharedCorpus.folder.appendingPathComponent("ahap-audio/apple__unityplugins")
+    let app = try TemporaryFolder()
+    try FileManager.default.createDirectory(
+      at: app.url.appendingPathComponent("CoreHaptics/Ricochet"), withIntermediateDirectories: true)
+    let program = app.url.appendingPathComponent("ricochet")
+    try FileManager.default.copyItem(at: try Self.built.get().appendingPathComponent("ricochet"), to: program)
+    let names = ["Spawn", "Implode"]
+    for name in names {
+      try FileManager.default.copyItem(
+        at: corpus.appendingPathComponent("\(name).ahap"), to: app.url.appendingPathComponent("\(name).ahap"))
+      try FileManager.default.copyItem(
+        at: corpus.appendingPathComponent("CoreHaptics/Ricochet/\(name).wav"),
+        to: app.url.appendingPathComponent("CoreHaptics/Ricochet/\(name).wav"))
+    }
+    let elsewhere = try TemporaryFolder()
+    let run = try run("ricochet", names, executable: program, in: elsewhere.url.path)
+    #expect(run.result.status == 0, "\(run.result.stdout)\(run.result.stderr)")
+    #expect(run.result.stdout == names.map { "ricochet: played \($0)\n" }.joined(), "\(run.result.stdout)")
+    try expectCaptureIsTheRenders(run, players: 2, renderArguments: ["--sound-path", app.url.path])
+    let sound = try PCM.floats(contentsOf: run.folder.path("capture-sound.raw"), format: .f32)
+    #expect(sound.contains { abs($0) > 0.01 }, "the bundle's sounds did not play")
   }
 
   @Test("seed 000, the textured drag, replaying a recorded drag")

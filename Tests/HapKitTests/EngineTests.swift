@@ -242,6 +242,53 @@ struct EngineTests {
     #expect(capture[..<at].allSatisfy { $0 == 0 }, "the pattern's first 0.1 s played")
   }
 
+  /// iOS's header (CHHapticPatternPlayer.h): a looping player "loops back to the beginning of
+  /// the pattern whenever playback reaches the loopEnd time"; nothing in its player clamps a
+  /// loop end past the pattern's end (AdvancedPatternPlayer's setLoopEnd:, iOS 26.1,
+  /// reverse-engineered). Issue 42: a 0.1 s pattern with loopEnd 0.5 looped every 0.117 s.
+  @Test("loopEnd past the pattern's end: each pass lasts until it, the pattern then silence")
+  func loopEndPastTheEnd() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(events: [continuous(0.8, 0.5, for: 0.1)], parameters: [])
+    try sim.engine.start()
+    let player = try sim.engine.makeAdvancedPlayer(with: pattern)
+    player.loopEnabled = true
+    player.loopEnd = 0.5
+    player.loopEnd = -1  // ignored, as iOS ignores it
+    #expect(player.loopEnd == 0.5)
+    try player.start(atTime: CHHapticTimeImmediate)
+    try player.stop(atTime: sim.engine.currentTime + 1.3)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+    let once = try SimEngine.render(pattern)
+    let capture = try sim.captured()
+    let first = try #require(locate(once, in: capture))
+    for pass in 0..<2 {
+      let start = first + pass * 24000
+      #expect(Array(capture[start..<(start + once.count)]) == once, "pass \(pass) is not the pattern")
+      #expect(capture[(start + once.count)..<(start + 24000)].allSatisfy { $0 == 0 }, "pass \(pass) is not silent after it")
+    }
+  }
+
+  /// iOS makes the pattern and refuses the player (HapticCommandConverter's
+  /// eventForEventEntry:, iOS 26.1, reverse-engineered: "Continuous haptic event has a missing or
+  /// zero-length duration", -4823).
+  @Test("a continuous event of duration 0: the pattern is made, the player refused with invalidEventDuration")
+  func zeroLengthContinuous() throws {
+    let sim = try SimEngine()
+    let pattern = try CHHapticPattern(
+      events: [CHHapticEvent(eventType: .hapticContinuous, parameters: [], relativeTime: 0)], parameters: [])
+    #expect(pattern.findings.contains { $0.rule == "duration-missing" })
+    let attempts: [() throws -> Void] = [
+      { _ = try sim.engine.makePlayer(with: pattern) }, { _ = try sim.engine.makeAdvancedPlayer(with: pattern) },
+      { try sim.engine.playPattern(from: pattern.ahapData) },
+    ]
+    for attempt in attempts {
+      let error = #expect(throws: CHHapticError.self) { try attempt() }
+      #expect(error?.code == .invalidEventDuration)
+    }
+  }
+
   @Test("a looping advanced player plays until stopped, then its completion handler runs once")
   func loopAndCompletion() throws {
     let sim = try SimEngine()
@@ -369,15 +416,21 @@ struct EngineEdgeTests {
     Thread.sleep(forTimeInterval: 0.3)  // the stream stops while idle
     let player = try sim.engine.makeAdvancedPlayer(with: pattern)
     try player.start(atTime: CHHapticTimeImmediate)
+    let at = sim.engine.currentTime + 0.2
     try player.sendParameters(
-      [CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.3, relativeTime: 0)],
-      atTime: sim.engine.currentTime + 0.2)
+      [CHHapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.3, relativeTime: 0)], atTime: at)
     #expect(sim.waitForPlayers())
     sim.stop()
     let control = try String(contentsOf: trace.appendingPathComponent("0.control"), encoding: .utf8)
     let line = try #require(control.split(separator: "\n").first { $0.contains("HapticIntensityControl") })
     let time = try #require(Double(line.split(separator: " ")[0].dropFirst()))
-    #expect(abs(time - 0.2) < 0.01, "acted at \(time) s into the pattern")
+    // Where the player started on the engine's clock (players.tsv: its engine frame): the change
+    // acts `at` on that clock, whatever the thread's delay between start and send.
+    let row = try String(contentsOf: trace.appendingPathComponent("players.tsv"), encoding: .utf8)
+      .split(separator: "\n")[0].split(separator: "\t")
+    let started = try #require(Double(row[1])) / 48000
+    #expect(abs(started + time - at) < 0.003, "acted at \(time) s into the pattern, started at \(started) s")
+    #expect(time > 0.19, "acted at \(time) s into the pattern: the start did not count from where it started")
   }
 
   @Test("starting a sounding advanced player again restarts it without calling its completion handler")
@@ -434,6 +487,42 @@ struct EngineSoundTests {
     #expect(Array(played[(2 * at)..<(2 * at + expected.count)]) == expected)
     try sim.engine.unregisterAudioResource(id)
     #expect(throws: CHHapticError.self) { try sim.engine.unregisterAudioResource(id) }
+  }
+
+  /// iOS looks for a relative `EventWaveformPath` of a pattern made from a dictionary in the
+  /// app's bundle, then the user's folders (FullURLPathFromURL, iOS 26.1, reverse-engineered);
+  /// HapKit in the executable's folder, then `$HAP_SOUND_PATH` (docs/hapkit.md). The bundle is
+  /// HapKitExamplesTests' (Apple's Ricochet sample); this is the search path.
+  @Test("a sound named relative to nothing is found in $HAP_SOUND_PATH's folders, in a subfolder")
+  func soundFoundOnTheSearchPath() throws {
+    let resources = FileManager.default.temporaryDirectory.appendingPathComponent("hapkit-sounds-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(
+      at: resources.appendingPathComponent("sounds"), withIntermediateDirectories: true)
+    let tone = (0..<4800).map { Float(0.5 * sin(2 * Double.pi * 220 * Double($0) / 48000)) }
+    try Data(SyntheticSound.wav([tone], rate: 48000, format: .f32))
+      .write(to: resources.appendingPathComponent("sounds/tone.wav"))
+    let dictionary: [CHHapticPattern.Key: Any] = [
+      .pattern: [
+        [
+          CHHapticPattern.Key.event: [
+            CHHapticPattern.Key.eventType: "AudioCustom", CHHapticPattern.Key.time: 0.0,
+            CHHapticPattern.Key.eventWaveformPath: "sounds/tone.wav",
+          ]
+        ]
+      ]
+    ]
+    let pattern = try CHHapticPattern(dictionary: dictionary)
+    let without = try SimEngine()
+    try without.engine.start()
+    #expect(throws: CHHapticError.self) { try without.engine.makePlayer(with: pattern).start(atTime: 0) }
+    without.stop()
+    let sim = try SimEngine(environment: ["HAP_SOUND_PATH": "/nowhere:\(resources.path)"])
+    try sim.engine.start()
+    try sim.engine.makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
+    #expect(sim.waitForPlayers())
+    sim.stop()
+    let played = try PCM.floats(contentsOf: sim.folder.appendingPathComponent("capture-sound.raw").path, format: .f32)
+    #expect(played.contains { abs($0) > 0.1 }, "the sound did not play")
   }
 
   @Test("an AIFF resource (read through libsndfile) plays as the same samples in a WAV do")

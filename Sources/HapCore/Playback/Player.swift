@@ -51,7 +51,7 @@ public final class Player {
   private let rebuild: ((Double) -> RendererSet)?
 
   /// Frame (at speed 1) where each pass ends and the next begins (`--loop-end`), or nil for the
-  /// pattern's end.
+  /// pattern's end. Past the pattern's end, each pass is that long: silence follows the pattern.
   public var loopEnd: Int?
   /// Frame (at speed 1) where each pass after the first begins (`hap studio`'s loop region), or
   /// nil for the pattern's start.
@@ -390,6 +390,9 @@ public final class Player {
       filled += rendered
       passFrames += rendered
       if ended {
+        // A loop end past the pattern's end: the pass lasts until it, in silence (as iOS's
+        // advanced player loops back only when playback reaches `loopEnd`).
+        let padding = loopEnd.map { max(0, Frames.scaled($0, atSpeed: speed) - position(item)) } ?? 0
         item += 1
         if item == table.count {
           item = 0
@@ -408,7 +411,8 @@ public final class Player {
           withRenderer(item) { $0.reset() }
           soundTable[item]?._withUnsafeGuaranteedRef { $0.reset() }
         }
-        gapLeft = gapFrames
+        let (gap, overflow) = gapFrames.addingReportingOverflow(padding)
+        gapLeft = overflow ? Int.max : gap
         counted = false
       }
     }

@@ -49,7 +49,7 @@ extension CHHapticEngine {
     guard run.mixer.send(.start(slot: slot, player: Unmanaged.passUnretained(hapticPlayer), frame: frame)) else {
       throw CHHapticError(.resourceNotAvailable, .other("the engine's command queue is full"))
     }
-    started.traceRun = trace?.begin(json: player.pattern.json, looping: settings.loops)
+    started.traceRun = trace?.begin(json: tracedJSON(player.pattern), looping: settings.loops)
     run.players[slot] = started
     player.current = started
     housekeep(fast: true)
@@ -76,6 +76,34 @@ extension CHHapticEngine {
     if case .dualSense = device { return nil }
     let factory = RendererFactory(profile: .exciter, rate: Double(EngineDevice.rate), linearGain: 1)
     return Self.owningSounds(factory.set([pattern.model]))
+  }
+
+  /// `pattern`'s JSON as the trace keeps it: a registered sound named by its file's path, so
+  /// that `hap render` of the trace finds it.
+  private func tracedJSON(_ pattern: CHHapticPattern) -> [UInt8] {
+    var json = pattern.json
+    for (id, path) in resourcePaths {
+      guard let named = try? JSONSerialization.data(withJSONObject: path, options: .fragmentsAllowed) else { continue }
+      json = Self.replacing(Array("\"\(CHHapticAudioResources.path(of: id))\"".utf8), with: Array(named), in: json)
+    }
+    return json
+  }
+
+  /// `bytes` with every `old` run replaced by `new`.
+  private static func replacing(_ old: [UInt8], with new: [UInt8], in bytes: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var k = 0
+    while k < bytes.count {
+      if bytes[k] == old[0], k + old.count <= bytes.count, Array(bytes[k..<(k + old.count)]) == old {
+        out += new
+        k += old.count
+      } else {
+        out.append(bytes[k])
+        k += 1
+      }
+    }
+    return out
   }
 
   /// The lowest slot no player of `run` holds.
@@ -121,8 +149,8 @@ extension CHHapticEngine {
         }
         sound = registered
       } else {
-        let full = path.hasPrefix("/") ? path : ((pattern.folder ?? ".") as NSString).appendingPathComponent(path)
-        sound = try decode(URL(fileURLWithPath: full))
+        let found = soundSearch.find(path, patternFolder: pattern.folder)?.path ?? path
+        sound = try decode(URL(fileURLWithPath: found))
       }
       do {
         found[path] = try Resampler.resample(sound, to: rate)
@@ -131,6 +159,15 @@ extension CHHapticEngine {
       }
     }
     return found
+  }
+
+  /// Where a sound named by a relative `EventWaveformPath` is looked for, after the pattern's own
+  /// folder (a pattern read from a file), as iOS looks (its loader's `FullURLPathFromURL`, iOS
+  /// 26.1, reverse-engineered): the program's bundle folder (`Bundle.main.bundleURL`: on Linux
+  /// the executable's folder, where an app keeps its resources); then, standing in for iOS's user
+  /// and iCloud folders, each folder of `$HAP_SOUND_PATH`; last the current folder (Linux).
+  var soundSearch: SoundSearch {
+    SoundSearch(userFolders: [Bundle.main.bundleURL.path], environment: environment).appending(".")
   }
 
   /// A sound file, decoded (``SoundReader``: WAV, and what libsndfile reads).
@@ -149,12 +186,14 @@ extension CHHapticEngine {
     return locked {
       let id = nextResourceID()
       resources[id] = sound
+      resourcePaths[id] = resourceURL.absoluteURL.path
       return id
     }
   }
 
   public func unregisterAudioResource(_ resourceID: CHHapticAudioResourceID) throws {
     try locked {
+      resourcePaths[resourceID] = nil
       guard resources.removeValue(forKey: resourceID) != nil else {
         throw CHHapticError(.invalidAudioResource, .other("audio resource \(resourceID) is not registered"))
       }
@@ -165,10 +204,4 @@ extension CHHapticEngine {
     defer { nextResource += 1 }
     return nextResource
   }
-}
-
-/// `CHHapticAudioResourceKey`: the options of ``CHHapticEngine/registerAudioResource(_:options:)``.
-public enum CHHapticAudioResourceKey {
-  public static let useVolumeEnvelope = "UseVolumeEnvelope"
-  public static let loopEnabled = "LoopEnabled"
 }

@@ -9,7 +9,9 @@ import HapCore
 /// is back.
 ///
 /// Thread-safe: every method may be called from any thread; handlers run on the engine's own
-/// serial queue, never on the real-time thread and never with the engine's lock held.
+/// serial queue, never on the real-time thread and never with the engine's lock held. Not an
+/// `NSObject` subclass (Apple's is): `init() throws` cannot override `NSObject`'s `init()`
+/// in Swift (docs/hapkit.md).
 public final class CHHapticEngine: @unchecked Sendable {
   /// Why the engine stopped (Apple's raw values).
   public enum StoppedReason: Int, Sendable {
@@ -48,6 +50,8 @@ public final class CHHapticEngine: @unchecked Sendable {
   private let closing = DispatchGroup()
   private var waitingForDevice = false
   var resources: [CHHapticAudioResourceID: DecodedSound] = [:]
+  /// Each registered sound's file (the trace names it there).
+  var resourcePaths: [CHHapticAudioResourceID: String] = [:]
   var nextResource = 1
   let trace: EngineTrace?
 
@@ -255,12 +259,16 @@ public final class CHHapticEngine: @unchecked Sendable {
 
   // MARK: Players
 
+  /// A player of `pattern`; a continuous event without a duration is refused here, as iOS
+  /// refuses it (``CHHapticPattern/refusal``).
   public func makePlayer(with pattern: CHHapticPattern) throws -> any CHHapticPatternPlayer {
-    HapticPatternPlayer(engine: self, pattern: pattern, advanced: false)
+    if let refusal = pattern.refusal { throw refusal }
+    return HapticPatternPlayer(engine: self, pattern: pattern, advanced: false)
   }
 
   public func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> any CHHapticAdvancedPatternPlayer {
-    HapticPatternPlayer(engine: self, pattern: pattern, advanced: true)
+    if let refusal = pattern.refusal { throw refusal }
+    return HapticPatternPlayer(engine: self, pattern: pattern, advanced: true)
   }
 
   /// Plays an AHAP file at once (its sounds found from its folder).

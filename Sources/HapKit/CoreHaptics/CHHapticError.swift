@@ -5,8 +5,10 @@ import HapCore
 /// the same raw values) and, on Linux, the cause: what hap found (a pattern's findings with
 /// their positions, the device's refusal), so a program can say why.
 ///
-/// Matches as on iOS: `catch CHHapticError.engineNotRunning`, `error.code == .invalidEventTime`.
-public struct CHHapticError: Error, Sendable, CustomStringConvertible, CustomNSError {
+/// Matches as on iOS: `catch CHHapticError.engineNotRunning`, `error.code == .invalidEventTime`;
+/// bridges to `NSError` in domain ``CoreHapticsErrorDomain``. Sendable as Apple's error is:
+/// `userInfo`'s values are the caller's, taken as given.
+public struct CHHapticError: Error, @unchecked Sendable, CustomStringConvertible, CustomNSError, Hashable {
   /// The codes of `CHHapticErrors.h`, with Apple's raw values.
   public enum Code: Int, Sendable, CaseIterable {
     case engineNotRunning = -4805
@@ -52,16 +54,41 @@ public struct CHHapticError: Error, Sendable, CustomStringConvertible, CustomNSE
   }
 
   public let code: Code
+  /// Linux: what hap found (nil for an error made by a program).
   public let cause: Cause?
+  /// What the error carries besides its code, as Apple's `CHHapticError(_:userInfo:)` takes it.
+  public let userInfo: [String: Any]
 
-  public init(_ code: Code, _ cause: Cause? = nil) {
+  /// As on Apple's platforms: a code and what it carries.
+  public init(_ code: Code, userInfo: [String: Any] = [:]) {
     self.code = code
-    self.cause = cause
+    cause = nil
+    self.userInfo = userInfo
   }
 
-  public static var errorDomain: String { "com.apple.CoreHaptics" }
+  /// Linux: a code and its cause.
+  public init(_ code: Code, _ cause: Cause) {
+    self.code = code
+    self.cause = cause
+    userInfo = [:]
+  }
+
+  public static var errorDomain: String { CoreHapticsErrorDomain }
   public var errorCode: Int { code.rawValue }
-  public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: description] }
+  /// ``userInfo``, with the description under `NSLocalizedDescriptionKey` unless it gives one.
+  public var errorUserInfo: [String: Any] {
+    userInfo.merging([NSLocalizedDescriptionKey: description]) { given, _ in given }
+  }
+
+  /// Equal when the code and what is said of it (the description) are.
+  public static func == (a: CHHapticError, b: CHHapticError) -> Bool {
+    a.code == b.code && a.description == b.description
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(description)
+  }
 
   public var description: String {
     let what = "\(code) (\(code.rawValue))"
@@ -106,6 +133,9 @@ public struct CHHapticError: Error, Sendable, CustomStringConvertible, CustomNSE
   public static var unknownError: Code { .unknownError }
   public static var memoryError: Code { .memoryError }
 }
+
+/// Core Haptics' error domain, `com.apple.CoreHaptics` (Apple's `CoreHapticsErrorDomain`).
+public let CoreHapticsErrorDomain: String = "com.apple.CoreHaptics"
 
 extension CHHapticError.Code {
   /// `catch CHHapticError.invalidEventTime`.

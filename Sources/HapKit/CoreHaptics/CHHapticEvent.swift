@@ -9,7 +9,12 @@ public typealias CHHapticAudioResourceID = Int
 
 /// One event of a pattern: a haptic transient or continuous event, or an audio event, at a time
 /// relative to the pattern's start, with its event parameters (Core Haptics' `CHHapticEvent`).
-public final class CHHapticEvent: @unchecked Sendable {
+///
+/// As on Apple's platforms, an open `NSObject` subclass: programs subclass it (a `Decodable`
+/// reader of AHAP) and extend it; equality, hashing and `description` are `NSObject`'s (the
+/// object's identity). Thread-safe to hand between threads as `NSObject` is (Sendable); a
+/// pattern copies what it needs when it is made.
+open class CHHapticEvent: NSObject {
   /// `CHHapticEvent.EventType`: the four types, with Apple's raw values (the AHAP words).
   public struct EventType: RawRepresentable, Hashable, Sendable {
     public let rawValue: String
@@ -37,6 +42,7 @@ public final class CHHapticEvent: @unchecked Sendable {
   }
 
   public let type: EventType
+  /// Settable here (a HapKit addition); read-only on Apple's platforms.
   public var eventParameters: [CHHapticEventParameter]
   public var relativeTime: TimeInterval
   public var duration: TimeInterval
@@ -49,6 +55,7 @@ public final class CHHapticEvent: @unchecked Sendable {
     self.relativeTime = relativeTime
     duration = 0
     audioResourceID = nil
+    super.init()
   }
 
   public init(
@@ -60,6 +67,7 @@ public final class CHHapticEvent: @unchecked Sendable {
     self.relativeTime = relativeTime
     self.duration = duration
     audioResourceID = nil
+    super.init()
   }
 
   /// An `audioCustom` event playing a registered resource; it lasts the whole sound.
@@ -72,6 +80,7 @@ public final class CHHapticEvent: @unchecked Sendable {
     self.relativeTime = relativeTime
     duration = 0
     audioResourceID = resourceID
+    super.init()
   }
 
   /// An `audioCustom` event playing a registered resource for `duration` seconds.
@@ -84,6 +93,7 @@ public final class CHHapticEvent: @unchecked Sendable {
     self.relativeTime = relativeTime
     self.duration = duration
     audioResourceID = resourceID
+    super.init()
   }
 
   /// The `Event` entry of an AHAP dictionary.
@@ -100,21 +110,23 @@ public final class CHHapticEvent: @unchecked Sendable {
   }
 }
 
-/// An event parameter's value (Core Haptics' `CHHapticEventParameter`).
-public final class CHHapticEventParameter: @unchecked Sendable {
+/// An event parameter's value (Core Haptics' `CHHapticEventParameter`); an open `NSObject`
+/// subclass, as on Apple's platforms.
+open class CHHapticEventParameter: NSObject {
   public let parameterID: CHHapticEvent.ParameterID
   public var value: Float
 
   public init(parameterID: CHHapticEvent.ParameterID, value: Float) {
     self.parameterID = parameterID
     self.value = value
+    super.init()
   }
 }
 
 /// A dynamic parameter: a control that changes every event of a player from a time on, in a
 /// pattern (`Parameter`) or sent live (`sendParameters(_:atTime:)`) (Core Haptics'
-/// `CHHapticDynamicParameter`).
-public final class CHHapticDynamicParameter: @unchecked Sendable {
+/// `CHHapticDynamicParameter`); an open `NSObject` subclass, as on Apple's platforms.
+open class CHHapticDynamicParameter: NSObject {
   /// `CHHapticDynamicParameter.ID`, with Apple's raw values.
   public struct ID: RawRepresentable, Hashable, Sendable {
     public let rawValue: String
@@ -144,6 +156,7 @@ public final class CHHapticDynamicParameter: @unchecked Sendable {
     self.parameterID = parameterID
     self.value = value
     self.relativeTime = relativeTime
+    super.init()
   }
 
   var entry: [String: Any] {
@@ -152,16 +165,17 @@ public final class CHHapticDynamicParameter: @unchecked Sendable {
 }
 
 /// A dynamic parameter's value ramped linearly between control points (Core Haptics'
-/// `CHHapticParameterCurve`).
-public final class CHHapticParameterCurve: @unchecked Sendable {
+/// `CHHapticParameterCurve`); an open `NSObject` subclass, as on Apple's platforms.
+open class CHHapticParameterCurve: NSObject {
   /// One point of the curve, at a time relative to the curve's start.
-  public final class ControlPoint: @unchecked Sendable {
+  open class ControlPoint: NSObject {
     public var relativeTime: TimeInterval
     public var value: Float
 
     public init(relativeTime: TimeInterval, value: Float) {
       self.relativeTime = relativeTime
       self.value = value
+      super.init()
     }
   }
 
@@ -173,6 +187,7 @@ public final class CHHapticParameterCurve: @unchecked Sendable {
     self.parameterID = parameterID
     self.controlPoints = controlPoints
     self.relativeTime = relativeTime
+    super.init()
   }
 
   var entry: [String: Any] {

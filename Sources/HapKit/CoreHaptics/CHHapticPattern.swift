@@ -8,28 +8,20 @@ import HapCore
 /// `hap render` use), so a pattern refused here is one `hap validate` refuses, with the same
 /// finding (the error's ``CHHapticError/cause``), and what a player plays is what `hap render`
 /// writes for the same JSON (``exportDictionary()``).
-public final class CHHapticPattern: @unchecked Sendable {
-  /// `CHHapticPattern.Key`: the AHAP dictionary's keys, with Apple's raw values.
-  public struct Key: RawRepresentable, Hashable, Sendable {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public static let version = Key("Version")
-    public static let pattern = Key("Pattern")
-    public static let event = Key("Event")
-    public static let eventType = Key("EventType")
-    public static let time = Key("Time")
-    public static let eventDuration = Key("EventDuration")
-    public static let eventWaveformPath = Key("EventWaveformPath")
-    public static let eventParameters = Key("EventParameters")
-    public static let eventWaveformUseVolumeEnvelope = Key("EventWaveformUseVolumeEnvelope")
-    public static let eventWaveformLoopEnabled = Key("EventWaveformLoopEnabled")
-    public static let parameter = Key("Parameter")
-    public static let parameterID = Key("ParameterID")
-    public static let parameterValue = Key("ParameterValue")
-    public static let parameterCurve = Key("ParameterCurve")
-    public static let parameterCurveControlPoints = Key("ParameterCurveControlPoints")
-  }
+///
+/// As on Apple's platforms, an open `NSObject` subclass (programs subclass it: a `Decodable`
+/// pattern whose `init(from:)` calls `init(events:parameters:)`).
+open class CHHapticPattern: NSObject {
+  /// `CHHapticPattern.Key`: the AHAP dictionary's keys, with Apple's raw values as its static
+  /// members (`.version`, `.pattern`, `.event`, ...).
+  ///
+  /// On Linux a `String` (Apple's is a `String`-backed struct bridged to `NSString`): without
+  /// Objective-C bridging, `JSONSerialization`'s `[String: Any]` could not be cast to a
+  /// dictionary keyed by a struct, and iOS code does exactly that (`dict as? [CHHapticPattern.Key:
+  /// Any]`, Apple's samples); as a `String`, that cast, `init(dictionary:)` and nested
+  /// dictionaries all work as on iOS. `Key(rawValue:)` and `.rawValue` are the only spellings
+  /// lost (docs/hapkit.md).
+  public typealias Key = String
 
   /// The pattern as hap's renderer takes it.
   let model: Pattern
@@ -37,8 +29,14 @@ public final class CHHapticPattern: @unchecked Sendable {
   let json: [UInt8]
   /// The folder its sounds' relative paths start from (a file's own; nil: none).
   let folder: String?
-  /// The pattern's findings that are not errors (warnings, notes), as `hap validate` gives them.
+  /// The pattern's findings, as `hap validate` gives them: warnings and notes, and the error
+  /// of ``refusal``.
   public let findings: [Diagnostic]
+  /// Why no player can be made of it: a continuous event without a duration. iOS makes such a
+  /// pattern and refuses it when a player is made (error -4823; its `HapticCommandConverter`,
+  /// iOS 26.1, reverse-engineered: "Continuous haptic event has a missing or zero-length
+  /// duration"), so HapKit does too.
+  let refusal: CHHapticError?
 
   /// Seconds from the pattern's start to the end of its last event, parameter or curve.
   public var duration: TimeInterval { model.duration }
@@ -66,15 +64,13 @@ public final class CHHapticPattern: @unchecked Sendable {
     }
   }
 
-  private convenience init(entries: [[String: Any]]) throws {
+  convenience init(entries: [[String: Any]]) throws {
     try self.init(anyDictionary: ["Version": 1.0, "Pattern": entries], folder: nil)
   }
 
   /// An AHAP dictionary, keyed by ``Key``.
   public convenience init(dictionary: [CHHapticPattern.Key: Any]) throws {
-    var plain: [String: Any] = [:]
-    for (key, value) in dictionary { plain[key.rawValue] = value }
-    try self.init(anyDictionary: plain, folder: nil)
+    try self.init(anyDictionary: dictionary, folder: nil)
   }
 
   /// An AHAP file (a regular file of at most 128 MiB, opened without blocking); its sounds'
@@ -104,14 +100,27 @@ public final class CHHapticPattern: @unchecked Sendable {
     try self.init(json: [UInt8](data), folder: folder)
   }
 
-  /// AHAP JSON bytes, read by hap's loader.
-  init(json: [UInt8], folder: String?) throws {
+  /// Linux: AHAP JSON bytes, read by hap's loader; relative sound paths start from
+  /// `soundFolder` (nil: as for a pattern made from a dictionary, ``CHHapticEngine``'s search).
+  /// The one designated initializer, so that a subclass in another module inherits every other.
+  public init(ahapData: Data, soundFolder: URL? = nil) throws {
+    let json = [UInt8](ahapData)
     let result = Validator.validate(json)
-    guard result.isValid, let pattern = result.pattern else { throw CHHapticError.pattern(result.diagnostics) }
+    let errors = result.diagnostics.filter { $0.severity == .error }
+    guard let pattern = result.pattern, errors.allSatisfy({ $0.rule == Rule.durationMissing.id }) else {
+      throw CHHapticError.pattern(result.diagnostics)
+    }
+    refusal = errors.isEmpty ? nil : CHHapticError.pattern(result.diagnostics)
     model = pattern
     self.json = json
-    self.folder = folder
+    folder = soundFolder?.path
     findings = result.diagnostics
+    super.init()
+  }
+
+  /// AHAP JSON bytes, read by hap's loader.
+  convenience init(json: [UInt8], folder: String?) throws {
+    try self.init(ahapData: Data(json), soundFolder: folder.map { URL(fileURLWithPath: $0, isDirectory: true) })
   }
 
   /// The pattern as an AHAP dictionary (what `init(dictionary:)` takes), keyed by ``Key``.
@@ -119,33 +128,22 @@ public final class CHHapticPattern: @unchecked Sendable {
     guard let object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] else {
       throw CHHapticError(.invalidPatternData)
     }
-    var out: [Key: Any] = [:]
-    for (key, value) in object { out[Key(key)] = value }
-    return out
+    return object
   }
 
   /// The AHAP JSON it plays (UTF-8), as `hap render` reads it: write it to a file and render
   /// that to hear the same pattern offline.
   public var ahapData: Data { Data(json) }
 
-  /// Keys (``Key``, `String`) and values as JSON objects: ``Key`` keys become their strings,
-  /// `Float`s become `Double`s, event types and parameter IDs their raw values.
+  /// Keys and values as JSON objects: `Float`s become `Double`s, event types and parameter IDs their raw values.
   static func plain(_ value: Any) -> Any {
     switch value {
-    case let dictionary as [Key: Any]:
-      var out: [String: Any] = [:]
-      for (key, item) in dictionary { out[key.rawValue] = plain(item) }
-      return out
     case let dictionary as [String: Any]:
       return dictionary.mapValues(plain)
     case let dictionary as [AnyHashable: Any]:
       var out: [String: Any] = [:]
       for (key, item) in dictionary {
-        if let key = key.base as? Key {
-          out[key.rawValue] = plain(item)
-        } else {
-          out["\(key.base)"] = plain(item)
-        }
+        out["\(key.base)"] = plain(item)
       }
       return out
     case let array as [Any]: return array.map(plain)
@@ -153,7 +151,6 @@ public final class CHHapticPattern: @unchecked Sendable {
     case let type as CHHapticEvent.EventType: return type.rawValue
     case let id as CHHapticEvent.ParameterID: return id.rawValue
     case let id as CHHapticDynamicParameter.ID: return id.rawValue
-    case let key as Key: return key.rawValue
     default: return value
     }
   }
@@ -169,4 +166,25 @@ enum CHHapticAudioResources {
     guard path.hasPrefix(scheme) else { return nil }
     return Int(path.dropFirst(scheme.count))
   }
+}
+
+/// `CHHapticPattern.Key`'s members with Apple's names and raw values (`CHHapticPatternKeyVersion`,
+/// ...): static members of `String` because the key type is `String` on Linux
+/// (``CHHapticPattern/Key``), so that `[.version: 1.0, .pattern: [...]]` reads as on iOS.
+extension String {
+  public static let version = "Version"
+  public static let pattern = "Pattern"
+  public static let event = "Event"
+  public static let eventType = "EventType"
+  public static let time = "Time"
+  public static let eventDuration = "EventDuration"
+  public static let eventWaveformPath = "EventWaveformPath"
+  public static let eventParameters = "EventParameters"
+  public static let eventWaveformUseVolumeEnvelope = "EventWaveformUseVolumeEnvelope"
+  public static let eventWaveformLoopEnabled = "EventWaveformLoopEnabled"
+  public static let parameter = "Parameter"
+  public static let parameterID = "ParameterID"
+  public static let parameterValue = "ParameterValue"
+  public static let parameterCurve = "ParameterCurve"
+  public static let parameterCurveControlPoints = "ParameterCurveControlPoints"
 }

@@ -22,7 +22,8 @@ public protocol CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer {
   func resume(atTime time: TimeInterval) throws
   func seek(toOffset offsetTime: TimeInterval) throws
   var loopEnabled: Bool { get set }
-  /// Where each pass ends when looping (seconds into the pattern; 0: its end).
+  /// Where each pass ends when looping (seconds into the pattern; 0: its end; past its end, the
+  /// pass goes on in silence until then).
   var loopEnd: TimeInterval { get set }
   /// 0.25 ... 4: the pattern's times scaled, not its carrier.
   var playbackRate: Float { get set }
@@ -74,7 +75,11 @@ final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Senda
 
   var loopEnd: TimeInterval {
     get { engine.locked { _loopEnd } }
-    set { engine.locked { _loopEnd = max(0, newValue) } }
+    // A negative one (or not a number) is ignored, as iOS's advanced player ignores it.
+    set {
+      guard newValue >= 0 else { return }
+      engine.locked { _loopEnd = newValue }
+    }
   }
 
   /// Out of 0.25 ... 4, the nearest end (a property cannot throw); not a number: unchanged.

@@ -31,6 +31,11 @@ public struct SoundSearch: Sendable {
     self.silencesDecoders = silencesDecoders
   }
 
+  /// This search with `folder` searched last.
+  public func appending(_ folder: String) -> SoundSearch {
+    SoundSearch(folders: folders + [folder], silencesDecoders: silencesDecoders)
+  }
+
   /// Where `waveform` (an `EventWaveformPath` as written) is found: the first regular file (or
   /// anything but a folder, which decoding then refuses) among the places, or nil.
   /// `patternFolder` is nil for a pattern read from standard input (no folder of its own).

@@ -42,6 +42,22 @@ struct PlayerTests {
     #expect(drain(player).count == 800)
   }
 
+  /// iOS loops back when playback reaches `loopEnd` (CHHapticPatternPlayer.h): a loop end past
+  /// the pattern's end makes each pass that long, the pattern then silence (issue 42: a 0.1 s
+  /// pattern with loopEnd 0.5 looped every 0.117 s).
+  @Test func loopEndPastTheEndPadsEachPassWithSilence() {
+    let single = renderer(buzz()).frameCount
+    let player = Player(renderers: [renderer(buzz())], loops: 3, rampFrames: 20)
+    player.loopEnd = single + 500
+    let out = drain(player)
+    #expect(out.count == 3 * (single + 500) - 500)
+    for pass in 0..<2 {
+      let start = pass * (single + 500)
+      #expect(out[(start + single)..<(start + single + 500)].allSatisfy { $0 == 0 })
+      #expect(out[start..<(start + single)].contains { $0 != 0 })
+    }
+  }
+
   @Test func timedMessagesApplyInTimeOrderWhateverTheirArrivalOrder() {
     let player = Player(renderers: [renderer(buzz(1))], loops: 1, rampFrames: 20)
     player.receive(ControlMessage(time: 0.5, action: .stop))
