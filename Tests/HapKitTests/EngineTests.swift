@@ -525,6 +525,41 @@ struct EngineSoundTests {
     #expect(played.contains { abs($0) > 0.1 }, "the sound did not play")
   }
 
+  /// `CHHapticAudioResourceKeyUseVolumeEnvelope` (default true: the sound fades in and out)
+  /// given false: the sound plays as the file is, as the AHAP key
+  /// `EventWaveformUseVolumeEnvelope` false renders it; a looping resource needs a duration.
+  @Test("registerAudioResource's options act on the events that play it")
+  func resourceOptions() throws {
+    let sim = try SimEngine()
+    let tone = (0..<9600).map { Float(0.5 * cos(2 * Double.pi * 330 * Double($0) / 48000)) }
+    let file = sim.folder.appendingPathComponent("tone.wav")
+    try Data(SyntheticSound.wav([tone], rate: 48000, format: .f32)).write(to: file)
+    try sim.engine.start()
+    let id = try sim.engine.registerAudioResource(file, options: [CHHapticAudioResourceKeyUseVolumeEnvelope: false])
+    let pattern = try CHHapticPattern(
+      events: [CHHapticEvent(audioResourceID: id, parameters: [], relativeTime: 0), transient(1, 0.5)], parameters: [])
+    try sim.engine.makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
+    #expect(sim.waitForPlayers())
+    let looping = try sim.engine.registerAudioResource(file, options: [CHHapticAudioResourceKeyLoopEnabled: true])
+    let refused = try CHHapticPattern(
+      events: [CHHapticEvent(audioResourceID: looping, parameters: [], relativeTime: 0)], parameters: [])
+    let error = #expect(throws: CHHapticError.self) { try sim.engine.makePlayer(with: refused) }
+    #expect(error?.code == .invalidEventDuration)
+    sim.stop()
+    var model = try SimEngine.model(pattern)
+    let k = try #require(model.events.firstIndex { $0.type == .audioCustom })
+    #expect(model.events[k].waveformUsesVolumeEnvelope, "the AHAP default is the envelope")
+    model.events[k].waveformUsesVolumeEnvelope = false
+    let sound = try #require(DecodedSound.wav([UInt8](Data(contentsOf: file))) as DecodedSound?)
+    let haptic = PatternRender.samples(model, rate: 48000)
+    let expected = PatternRender.audio(
+      model, sounds: [model.events[k].waveformPath!: sound], rate: 48000, frames: haptic.count)
+    let played = try PCM.floats(contentsOf: sim.folder.appendingPathComponent("capture-sound.raw").path, format: .f32)
+    let at = try #require(locate(haptic, in: try sim.captured()))
+    #expect(Array(played[(2 * at)..<(2 * at + expected.count)]) == expected)
+    #expect(abs(played[2 * at]) > 0.1, "the sound faded in: \(played[2 * at])")
+  }
+
   @Test("an AIFF resource (read through libsndfile) plays as the same samples in a WAV do")
   func aiffThroughLibsndfile() throws {
     let sim = try SimEngine()

@@ -128,7 +128,32 @@ extension CHHapticEngine {
     if run.playsSound, !_playsHapticsOnly, pattern.model.events.contains(where: \.type.isAudio) {
       factory.sounds = [try sounds(of: pattern, rate: run.rate)]
     }
-    return Self.owningSounds(factory.set([pattern.model], speed: speed))
+    return Self.owningSounds(factory.set([withResourceOptions(pattern.model)], speed: speed))
+  }
+
+  /// `model` with each registered sound's options (`registerAudioResource(_:options:)`) on the
+  /// events that play it, as iOS applies a resource's options to its events.
+  func withResourceOptions(_ model: Pattern) -> Pattern {
+    guard !resourceOptions.isEmpty else { return model }
+    var out = model
+    for k in out.events.indices {
+      guard let path = out.events[k].waveformPath, let id = CHHapticAudioResources.id(of: path),
+        let options = resourceOptions[id]
+      else { continue }
+      if let envelope = options.volumeEnvelope { out.events[k].waveformUsesVolumeEnvelope = envelope }
+      if let loops = options.loops { out.events[k].waveformLoops = loops }
+    }
+    return out
+  }
+
+  /// A looping registered sound on an event without a duration: iOS refuses its player (-4823,
+  /// `HapticCommandConverter`, iOS 26.1, reverse-engineered).
+  func checkResourceOptions(_ pattern: CHHapticPattern) throws {
+    let events = locked { withResourceOptions(pattern.model).events }
+    if events.contains(where: { $0.type == .audioCustom && $0.waveformLoops && $0.duration <= 0 }) {
+      throw CHHapticError(
+        .invalidEventDuration, .other("a looping audio resource (CHHapticAudioResourceKeyLoopEnabled) plays on an event without a duration"))
+    }
   }
 
   func rendererSet(for player: HapticPatternPlayer, run: EngineRun, speed: Double) -> RendererSet {
@@ -183,9 +208,11 @@ extension CHHapticEngine {
     -> CHHapticAudioResourceID
   {
     let sound = try decode(resourceURL)
+    let given = ResourceOptions(options)
     return locked {
       let id = nextResourceID()
       resources[id] = sound
+      resourceOptions[id] = given
       resourcePaths[id] = resourceURL.absoluteURL.path
       return id
     }
@@ -194,6 +221,7 @@ extension CHHapticEngine {
   public func unregisterAudioResource(_ resourceID: CHHapticAudioResourceID) throws {
     try locked {
       resourcePaths[resourceID] = nil
+      resourceOptions[resourceID] = nil
       guard resources.removeValue(forKey: resourceID) != nil else {
         throw CHHapticError(.invalidAudioResource, .other("audio resource \(resourceID) is not registered"))
       }
@@ -203,5 +231,24 @@ extension CHHapticEngine {
   private func nextResourceID() -> CHHapticAudioResourceID {
     defer { nextResource += 1 }
     return nextResource
+  }
+}
+
+/// What `registerAudioResource(_:options:)`'s options say (nil: not said, the event's own).
+struct ResourceOptions {
+  var volumeEnvelope: Bool?
+  var loops: Bool?
+
+  init(_ options: [AnyHashable: Any]) {
+    func flag(_ key: String) -> Bool? {
+      switch options[AnyHashable(key)] {
+      case let value as Bool: value
+      case let value as NSNumber: value.boolValue
+      case let value as Int: value != 0
+      default: nil
+      }
+    }
+    volumeEnvelope = flag(CHHapticAudioResourceKeyUseVolumeEnvelope)
+    loops = flag(CHHapticAudioResourceKeyLoopEnabled)
   }
 }

@@ -50,6 +50,8 @@ public final class CHHapticEngine: @unchecked Sendable {
   private let closing = DispatchGroup()
   private var waitingForDevice = false
   var resources: [CHHapticAudioResourceID: DecodedSound] = [:]
+  /// Each registered sound's options.
+  var resourceOptions: [CHHapticAudioResourceID: ResourceOptions] = [:]
   /// Each registered sound's file (the trace names it there).
   var resourcePaths: [CHHapticAudioResourceID: String] = [:]
   var nextResource = 1
@@ -263,11 +265,13 @@ public final class CHHapticEngine: @unchecked Sendable {
   /// refuses it (``CHHapticPattern/refusal``).
   public func makePlayer(with pattern: CHHapticPattern) throws -> any CHHapticPatternPlayer {
     if let refusal = pattern.refusal { throw refusal }
+    try checkResourceOptions(pattern)
     return HapticPatternPlayer(engine: self, pattern: pattern, advanced: false)
   }
 
   public func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> any CHHapticAdvancedPatternPlayer {
     if let refusal = pattern.refusal { throw refusal }
+    try checkResourceOptions(pattern)
     return HapticPatternPlayer(engine: self, pattern: pattern, advanced: true)
   }
 
