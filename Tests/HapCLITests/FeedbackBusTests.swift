@@ -121,6 +121,21 @@ struct FeedbackBusTests {
         monitorTool, ["--address", bus.address, "type='signal',interface='org.sigxcpu.Feedback'"], bus: bus)
       // The monitor is listening once it has said so.
       usleep(200_000)
+      // The service answers on its socket before it owns its bus name: a client's first call waits for the name.
+      #expect(try Wait.until(20, every: 0.05) { try nameOwned() }, "hap serve --dbus did not take its name")
+    }
+
+    /// Whether org.sigxcpu.Feedback has an owner on the bus (true without gdbus: not checked).
+    func nameOwned() throws -> Bool {
+      guard let gdbus = systemTool("gdbus") else { return true }
+      let (_, said) = try BusClient(
+        gdbus,
+        [
+          "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus", "--method",
+          "org.freedesktop.DBus.NameHasOwner", "org.sigxcpu.Feedback",
+        ], bus: bus
+      ).finish(within: 10)
+      return said.contains("true")
     }
 
     func fbcli(_ arguments: [String]) throws -> BusClient { try BusClient("/usr/bin/fbcli", arguments, bus: bus) }
@@ -174,10 +189,17 @@ struct FeedbackBusTests {
     }
 
     /// The FeedbackEnded signals the monitor saw (after stopping it).
-    func endedSignals() -> Int {
+    func endedSignals() -> Int { endedReasons().count }
+
+    /// The reasons of the FeedbackEnded signals the monitor saw, in order (after stopping it).
+    func endedReasons() -> [UInt32] {
       kill(monitor.process.processIdentifier, SIGKILL)
       let (_, text) = monitor.finish(within: 5)
-      return text.components(separatedBy: "member=FeedbackEnded").count - 1
+      return text.components(separatedBy: "member=FeedbackEnded").dropFirst().map { signal in
+        // dbus-monitor prints the arguments one a line: `uint32 ID`, then `uint32 REASON`.
+        let values = signal.split(separator: "\n").filter { $0.contains("uint32 ") }.prefix(2)
+        return values.count == 2 ? UInt32(values.last!.split(separator: " ").last!) ?? 0 : 0
+      }
     }
   }
 
@@ -222,7 +244,8 @@ struct FeedbackBusTests {
     #expect(elapsed >= 2.9, "ended after \(elapsed) s")
     #expect(try served.service.status()["playing"] as? Int == 0)
     #expect(served.service.terminate() == 0)
-    #expect(served.endedSignals() == 2)
+    // feedbackd's reasons: 2 (explicit) for a client gone, as for EndFeedback; 1 for a timeout.
+    #expect(served.endedReasons() == [2, 1])
   }
 
   @Test func fbcliSetsTheProfileAndTheLevelFollows() throws {
@@ -337,12 +360,20 @@ struct FeedbackBusTests {
   /// array stops it.
   @Test func aOneShotVibrateAtTheQuietLevelPlaysItsWholePattern() throws {
     guard let served = try Served() else { return }
+    // The level lowered to quiet while a vibration plays: it plays on (feedbackd's profile change
+    // ends triggered events alone).
+    guard let first = try served.vibrate("[(1.0, 800)]") else { return }
+    #expect(first == "(true,)")
+    #expect(try Wait.until(10, every: 0.02) { try served.service.status()["playing"] as? Int == 1 }, "no vibration")
     let (set, text) = try served.fbcli(["-P", "quiet"]).finish(within: 20)
     #expect(set, "\(text)")
     #expect(try served.service.status()["level"] as? String == "quiet")
+    let kept = Self.parts(try served.playedSince(0))
+    #expect(kept.count == 1 && abs((kept.first?.ms ?? 0) - 800) <= 3, "parts (ms, sounding): \(kept)")
+    let start = try served.service.device.captured().count
     guard let answer = try served.vibrate("[(1.0, 200), (0.0, 100), (0.5, 200)]") else { return }
     #expect(answer == "(true,)")
-    let s = try served.playedSince(0)
+    let s = try served.playedSince(start)
     let parts = Self.parts(s)
     #expect(parts.count == 3, "parts (ms, sounding): \(parts)")
     if parts.count == 3 {
@@ -416,10 +447,7 @@ struct FeedbackBusTests {
     #expect(text.contains("triggered True") && text.contains("ended [-1]"), "\(text)")
     #expect(try served.service.counters()["played"] == 0)
     #expect(served.service.terminate() == 0)
-    kill(served.monitor.process.processIdentifier, SIGKILL)
-    let (_, signals) = served.monitor.finish(within: 5)
-    let ended = signals.components(separatedBy: "member=FeedbackEnded").dropFirst()
-    #expect(ended.count == 2 && ended.allSatisfy { $0.contains("uint32 4294967295") }, "\(signals)")
+    #expect(served.endedReasons() == [4_294_967_295, 4_294_967_295])
   }
 
   /// The parts of a vibration as the exciter played them, from its first sounding sample to its
