@@ -104,7 +104,10 @@ call("trigger-no-interface.bin", None, b"TriggerFeedback", trigger(b"a", b"timeo
 call("end.bin", FEEDBACK, b"EndFeedback", lambda it: append(it, "u", 3))
 call("vibrate.bin", HAPTIC, b"Vibrate", lambda it: (append(it, "s", b"org.example.Game"),
                                                     vibration(it, [(1.0, 200), (0.0, 50), (0.5, 300)])))
-call("vibrate-bad.bin", HAPTIC, b"Vibrate", lambda it: (append(it, "s", b"g"), vibration(it, [(2.5, 20000)])))
+# Clamped as feedbackd clamps, never refused: 13 pairs (the first 10 play), 20,000 ms, amplitudes out of 0..1.
+call("vibrate-clamped.bin", HAPTIC, b"Vibrate", lambda it: (append(it, "s", b"g"), vibration(
+    it, [(2.5, 20000), (-0.5, 10), (float("nan"), 10), (float("inf"), 5)] + [(0.25, 1)] * 9)))
+call("vibrate-no-app.bin", HAPTIC, b"Vibrate", lambda it: (append(it, "s", b""), vibration(it, [])))
 call("get.bin", PROPERTIES, b"Get", lambda it: (append(it, "s", FEEDBACK), append(it, "s", b"Profile")))
 call("get-all.bin", PROPERTIES, b"GetAll", lambda it: append(it, "s", HAPTIC))
 call("set.bin", PROPERTIES, b"Set", lambda it: (append(it, "s", FEEDBACK), append(it, "s", b"Profile"),

@@ -291,7 +291,8 @@ int hap_dbus_read_vibrate(
   if (!p_iter_next(&iter) || p_iter_get_arg_type(&iter) != TYPE_ARRAY) return -1;
   hap_dbus_iter pairs;
   p_iter_recurse(&iter, &pairs);
-  while (p_iter_get_arg_type(&pairs) == TYPE_STRUCT) {
+  // The first `capacity` pairs alone (feedbackd plays the first 10): the rest are not walked.
+  while (*count < capacity && p_iter_get_arg_type(&pairs) == TYPE_STRUCT) {
     hap_dbus_iter pair;
     p_iter_recurse(&pairs, &pair);
     double amplitude = 0;
@@ -300,10 +301,8 @@ int hap_dbus_read_vibrate(
     p_iter_get_basic(&pair, &amplitude);
     if (!p_iter_next(&pair) || p_iter_get_arg_type(&pair) != TYPE_UINT32) return -1;
     p_iter_get_basic(&pair, &duration);
-    if (*count < capacity) {
-      amplitudes[*count] = amplitude;
-      durations[*count] = duration;
-    }
+    amplitudes[*count] = amplitude;
+    durations[*count] = duration;
     *count += 1;
     if (!p_iter_next(&pairs)) break;
   }

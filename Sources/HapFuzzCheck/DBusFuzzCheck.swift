@@ -4,9 +4,10 @@ import HapKit
 
 /// D-Bus method calls to `hap serve --dbus` (`FeedbackCall.read`, over libdbus's reading of
 /// the wire form): never a trap; a refusal is a D-Bus error name with one short line; a call
-/// that reads holds what the service may act on without another check: a non-empty app id, an
-/// event name of at most ``FeedbackBus/maxEventBytes`` bytes, a vibration of at most
-/// ``Vibration/maxPairs`` pairs that ``Vibration/refusal(_:)`` passes. Reading is pure: the same
+/// that reads holds what the service may act on without another check: a trigger's non-empty
+/// app id and event name of at most ``FeedbackBus/maxEventBytes`` bytes, a vibration of at most
+/// ``Vibration/maxPairs`` pairs clamped as feedbackd clamps them (amplitudes finite in 0...1,
+/// durations at most ``Vibration/maxMilliseconds``). Reading is pure: the same
 /// message reads the same twice. Without libdbus-1 the target checks nothing and says so once.
 public enum DBusFuzzCheck {
   static let errorNames: Set<String> = [
@@ -39,11 +40,12 @@ public enum DBusFuzzCheck {
     case .trigger(let app, let event, _, _, _, _):
       precondition(!app.isEmpty && !event.isEmpty, "an empty app id or event passed")
       precondition(event.utf8.count <= FeedbackBus.maxEventBytes, "a long event name passed")
-    case .vibrate(let app, let parts):
-      precondition(!app.isEmpty, "an empty app id passed")
+    case .vibrate(_, let parts):
       precondition(parts.count <= Vibration.maxPairs, "\(parts.count) pairs passed")
-      precondition(Vibration.refusal(parts) == nil, "a refused vibration passed")
-      for part in parts { precondition(part.amplitude.isFinite && (0...1).contains(part.amplitude), "amplitude") }
+      for part in parts {
+        precondition(part.amplitude.isFinite && (0...1).contains(part.amplitude), "amplitude")
+        precondition(part.milliseconds <= Vibration.maxMilliseconds, "\(part.milliseconds) ms passed")
+      }
     case .introspectNode(let child): precondition(!child.isEmpty && !child.contains("/"), "a node \(child)")
     default: break
     }

@@ -121,15 +121,85 @@ struct FeedbackBusTests {
         monitorTool, ["--address", bus.address, "type='signal',interface='org.sigxcpu.Feedback'"], bus: bus)
       // The monitor is listening once it has said so.
       usleep(200_000)
+      // The service answers on its socket before it owns its bus name: a client's first call waits for the name.
+      #expect(try Wait.until(20, every: 0.05) { try nameOwned() }, "hap serve --dbus did not take its name")
+    }
+
+    /// Whether org.sigxcpu.Feedback has an owner on the bus (true without gdbus: not checked).
+    func nameOwned() throws -> Bool {
+      guard let gdbus = systemTool("gdbus") else { return true }
+      let (_, said) = try BusClient(
+        gdbus,
+        [
+          "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus", "--method",
+          "org.freedesktop.DBus.NameHasOwner", "org.sigxcpu.Feedback",
+        ], bus: bus
+      ).finish(within: 10)
+      return said.contains("true")
     }
 
     func fbcli(_ arguments: [String]) throws -> BusClient { try BusClient("/usr/bin/fbcli", arguments, bus: bus) }
 
+    /// `gdbus call ... Vibrate org.example.Test PATTERN`, one-shot (gdbus leaves the bus as soon
+    /// as it has the answer): what it printed, trimmed; nil (after saying why) without gdbus.
+    func vibrate(_ pattern: String) throws -> String? {
+      guard let gdbus = systemTool("gdbus") else {
+        cannotCheck("gdbus is not installed (Debian: libglib2.0-bin)")
+        return nil
+      }
+      let call = try BusClient(
+        gdbus,
+        [
+          "call", "--session", "--dest", "org.sigxcpu.Feedback", "--object-path", "/org/sigxcpu/Feedback", "--method",
+          "org.sigxcpu.Feedback.Haptic.Vibrate", "org.example.Test", pattern,
+        ], bus: bus)
+      let (exited, said) = call.finish(within: 20)
+      #expect(exited && call.process.terminationStatus == 0, "\(said)")
+      return said.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// What the exciter played from byte `offset` of its capture on, once it played to its end:
+    /// nothing sounds and the capture's last sounding sample stayed where it was for a poll.
+    func playedSince(_ offset: Int, within seconds: Double = 20) throws -> [Float] {
+      var last = -1
+      var samples: [Float] = []
+      let done = try Wait.until(seconds, every: 0.05) {
+        samples = PCM.floats(Array(try service.device.captured().dropFirst(offset)), format: .f32)
+        let end = samples.lastIndex { $0 != 0 } ?? -1
+        defer { last = end }
+        guard end >= 0, end == last else { return false }
+        return try service.status()["playing"] as? Int == 0
+      }
+      #expect(done, "nothing played, or it did not end within \(seconds) s")
+      return samples
+    }
+
+    /// Whether python3 with libfeedback's introspection data is there (after saying why not).
+    func libfeedback() -> Bool {
+      let probe = Process()
+      probe.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+      probe.arguments = ["-c", "import gi; gi.require_version('Lfb', '0.0'); from gi.repository import Lfb"]
+      probe.standardOutput = FileHandle.nullDevice
+      probe.standardError = FileHandle.nullDevice
+      guard (try? probe.run()) != nil, Wait.exit(of: probe, within: 30), probe.terminationStatus == 0 else {
+        cannotCheck("python3 with libfeedback is not installed (Debian: python3-gi, gir1.2-lfb-0.0)")
+        return false
+      }
+      return true
+    }
+
     /// The FeedbackEnded signals the monitor saw (after stopping it).
-    func endedSignals() -> Int {
+    func endedSignals() -> Int { endedReasons().count }
+
+    /// The reasons of the FeedbackEnded signals the monitor saw, in order (after stopping it).
+    func endedReasons() -> [UInt32] {
       kill(monitor.process.processIdentifier, SIGKILL)
       let (_, text) = monitor.finish(within: 5)
-      return text.components(separatedBy: "member=FeedbackEnded").count - 1
+      return text.components(separatedBy: "member=FeedbackEnded").dropFirst().map { signal in
+        // dbus-monitor prints the arguments one a line: `uint32 ID`, then `uint32 REASON`.
+        let values = signal.split(separator: "\n").filter { $0.contains("uint32 ") }.prefix(2)
+        return values.count == 2 ? UInt32(values.last!.split(separator: " ").last!) ?? 0 : 0
+      }
     }
   }
 
@@ -174,7 +244,8 @@ struct FeedbackBusTests {
     #expect(elapsed >= 2.9, "ended after \(elapsed) s")
     #expect(try served.service.status()["playing"] as? Int == 0)
     #expect(served.service.terminate() == 0)
-    #expect(served.endedSignals() == 2)
+    // feedbackd's reasons: 2 (explicit) for a client gone, as for EndFeedback; 1 for a timeout.
+    #expect(served.endedReasons() == [2, 1])
   }
 
   @Test func fbcliSetsTheProfileAndTheLevelFollows() throws {
@@ -271,7 +342,8 @@ struct FeedbackBusTests {
     #expect(said.contains("signature error org.freedesktop.DBus.Error.InvalidArgs"), "\(said)")
     #expect(said.contains("interface error org.freedesktop.DBus.Error.UnknownMethod"), "\(said)")
     #expect(said.contains("huge error org.freedesktop.DBus.Error.InvalidArgs"), "\(said)")
-    #expect(said.contains("unknown error org.sigxcpu.Feedback.Error.NotFound"), "\(said)")
+    // An event with no pattern answers an id, as feedbackd does (FeedbackEnded, not found, follows).
+    #expect(said.contains("unknown ok ("), "\(said)")
     #expect(said.contains("ids 100 100"), "\(said)")
     #expect(said.contains("root True"), "tools walking the object tree from / find the object: \(said)")
     #expect(said.contains("bare ok"), "a call without an interface header: \(said)")
@@ -281,51 +353,131 @@ struct FeedbackBusTests {
     #expect(served.service.terminate() == 0)
   }
 
-  /// feedbackd's `Vibrate`: relative amplitudes (as its motors take them) for milliseconds,
-  /// within its caps.
-  @Test func vibratePlaysRelativeAmplitudesWithinFeedbackdsCaps() throws {
+  /// feedbackd's `Vibrate` as its documented one-shot `gdbus call` makes it: the caller leaves
+  /// the bus at once, and the whole pattern plays all the same (feedbackd never ties a vibration
+  /// to its caller), at the quiet level too (feedbackd plays Vibrate at quiet); relative
+  /// amplitudes, as its motors take them. A new Vibrate replaces the running one; an empty
+  /// array stops it.
+  @Test func aOneShotVibrateAtTheQuietLevelPlaysItsWholePattern() throws {
     guard let served = try Served() else { return }
-    func vibrate(_ pattern: String) throws -> BusClient {
-      try BusClient(
-        "/usr/bin/gdbus",
-        [
-          "call", "--session", "--dest", "org.sigxcpu.Feedback", "--object-path", "/org/sigxcpu/Feedback", "--method",
-          "org.sigxcpu.Feedback.Haptic.Vibrate", "org.example.Test", pattern,
-        ], bus: served.bus)
+    // The level lowered to quiet while a vibration plays: it plays on (feedbackd's profile change
+    // ends triggered events alone).
+    guard let first = try served.vibrate("[(1.0, 800)]") else { return }
+    #expect(first == "(true,)")
+    #expect(try Wait.until(10, every: 0.02) { try served.service.status()["playing"] as? Int == 1 }, "no vibration")
+    let (set, text) = try served.fbcli(["-P", "quiet"]).finish(within: 20)
+    #expect(set, "\(text)")
+    #expect(try served.service.status()["level"] as? String == "quiet")
+    let kept = Self.parts(try served.playedSince(0))
+    #expect(kept.count == 1 && abs((kept.first?.ms ?? 0) - 800) <= 3, "parts (ms, sounding): \(kept)")
+    let start = try served.service.device.captured().count
+    guard let answer = try served.vibrate("[(1.0, 200), (0.0, 100), (0.5, 200)]") else { return }
+    #expect(answer == "(true,)")
+    let s = try served.playedSince(start)
+    let parts = Self.parts(s)
+    #expect(parts.count == 3, "parts (ms, sounding): \(parts)")
+    if parts.count == 3 {
+      for (part, expected) in zip(parts, [(200.0, true), (100.0, false), (200.0, true)]) {
+        #expect(abs(part.ms - expected.0) <= 3 && part.sounding == expected.1, "parts (ms, sounding): \(parts)")
+      }
+      // The amplitudes relative to the first part's: the third at 0.5.
+      let first = Self.rms(s, from: parts[0].start + 1200, to: parts[0].start + 8400)
+      let third = Self.rms(s, from: parts[2].start + 1200, to: parts[2].start + 8400)
+      #expect(first > 0.1 && abs(third / first - 0.5) < 0.01, "third part \(third / first) of the first")
     }
-    let eleven = "[" + Array(repeating: "(0.5, 10)", count: 11).joined(separator: ", ") + "]"
-    for (pattern, why) in [(eleven, "at most 10 pairs, not 11"), ("[(1.0, 20000)]", "at most 10000 ms, not 20000")] {
-      let (exited, said) = try vibrate(pattern).finish(within: 20)
-      #expect(exited && said.contains("InvalidArgs") && said.contains(why), "\(said)")
+    // A new one replaces the running one; an empty array stops it (each answered true).
+    for (next, longest) in [("[(0.5, 300)]", 3000.0), ("[]", 3000.0)] {
+      let from = try served.service.device.captured().count
+      #expect(try served.vibrate("[(1.0, 5000)]") == "(true,)")
+      #expect(try Wait.until(10, every: 0.02) { try served.service.status()["playing"] as? Int == 1 }, "no vibration")
+      #expect(try served.vibrate(next) == "(true,)")
+      let played = Self.parts(try served.playedSince(from)).reduce(0) { $0 + $1.ms }
+      #expect(played < longest, "\(next): the 5 s vibration went on (\(played) ms played)")
     }
-    // The client stays on the bus while it plays (its vibration ends with its bus name).
+    #expect(served.service.terminate() == 0)
+  }
+
+  /// feedbackd clamps a vibration, it does not refuse one (its `fbd-haptic-manager.c`): of 11
+  /// pairs the first 10 play, a pair of 20,000 ms plays 10,000 ms; each answers true.
+  @Test func vibrateClampsAsFeedbackdDoesAndAnswersTrue() throws {
+    guard let served = try Served() else { return }
+    // Five 40 ms bursts 40 ms apart, then an 11th pair, of 300 ms, that does not play.
+    let eleven = "[" + Array(repeating: "(1.0, 40), (0.0, 40)", count: 5).joined(separator: ", ") + ", (1.0, 300)]"
+    guard let answer = try served.vibrate(eleven) else { return }
+    #expect(answer == "(true,)")
+    let bursts = Self.parts(try served.playedSince(0))
+    #expect(bursts.count == 9, "parts (ms, sounding): \(bursts)")
+    for (k, part) in bursts.enumerated() {
+      #expect(abs(part.ms - 40) <= 3 && part.sounding == (k % 2 == 0), "parts (ms, sounding): \(bursts)")
+    }
+    let from = try served.service.device.captured().count
+    #expect(try served.vibrate("[(1.0, 20000)]") == "(true,)")
+    let long = Self.parts(try served.playedSince(from, within: 40))
+    #expect(long.count == 1 && abs((long.first?.ms ?? 0) - 10_000) <= 5, "parts (ms, sounding): \(long)")
+    #expect(served.service.terminate() == 0)
+  }
+
+  /// An event with no pattern is no error, as feedbackd answers it: an id, then at once
+  /// `FeedbackEnded(id, 4294967295)` (not found), so that fbcli ends well and libfeedback's
+  /// `trigger_feedback()` succeeds and sees its event end, reason not found.
+  @Test func anUnknownEventAnswersAnIdAndFeedbackEndedNotFound() throws {
+    guard let served = try Served() else { return }
+    let fbcli = try served.fbcli(["-E", "no-such-event"])
+    let (exited, said) = fbcli.finish(within: 20)
+    #expect(exited, "fbcli did not end: no FeedbackEnded? \(said)")
+    #expect(fbcli.process.terminationStatus == 0, "\(said)")
+    guard served.libfeedback() else { return }
     let script = """
-      import sys, time
-      from gi.repository import Gio, GLib
-      bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-      result = bus.call_sync('org.sigxcpu.Feedback', '/org/sigxcpu/Feedback', 'org.sigxcpu.Feedback.Haptic', 'Vibrate',
-          GLib.Variant('(sa(du))', ('org.example.Test', [(1.0, 200), (0.0, 100), (0.5, 200)])),
-          GLib.VariantType('(b)'), 0, 5000, None)
-      print(result.unpack())
-      time.sleep(1)
+      import gi
+      gi.require_version('Lfb', '0.0')
+      from gi.repository import Lfb, GLib
+      Lfb.init('org.example.HapTest')
+      loop = GLib.MainLoop()
+      event = Lfb.Event.new('no-such-event')
+      ended = []
+      event.connect('feedback-ended', lambda e: (ended.append(int(e.get_end_reason())), loop.quit()))
+      print('triggered', event.trigger_feedback())
+      GLib.timeout_add_seconds(10, loop.quit)
+      loop.run()
+      print('ended', ended)
       """
     let client = try BusClient("/usr/bin/python3", ["-c", script], bus: served.bus)
-    let (exited, said) = client.finish(within: 20)
-    #expect(exited && said.contains("(True,)"), "\(said)")
-    #expect(try Wait.until(10, every: 0.02) { try served.service.status()["playing"] as? Int == 0 })
+    let (done, text) = client.finish(within: 30)
+    #expect(done && client.process.terminationStatus == 0, "\(text)")
+    #expect(text.contains("triggered True") && text.contains("ended [-1]"), "\(text)")
+    #expect(try served.service.counters()["played"] == 0)
     #expect(served.service.terminate() == 0)
-    let s = PCM.floats(try served.service.device.captured(), format: .f32)
-    let c0 = try #require(s.firstIndex { $0 != 0 }, "nothing played")
-    let last = try #require(s.lastIndex { $0 != 0 })
-    #expect(abs(last - c0 - 24000) < 240, "lasted \(Double(last - c0) / 48) ms")
-    func rms(_ from: Int, _ to: Int) -> Double {
-      let part = s[(c0 + from)..<(c0 + to)]
-      return (part.reduce(0) { $0 + Double($1) * Double($1) } / Double(part.count)).squareRoot()
+    #expect(served.endedReasons() == [4_294_967_295, 4_294_967_295])
+  }
+
+  /// The parts of a vibration as the exciter played them, from its first sounding sample to its
+  /// last: sounding stretches and silent ones (a run of at least 5 ms of zero samples), each
+  /// with its first sample and its length in ms at 48 kHz.
+  static func parts(_ s: [Float]) -> [(start: Int, ms: Double, sounding: Bool)] {
+    guard let first = s.firstIndex(where: { $0 != 0 }), let last = s.lastIndex(where: { $0 != 0 }) else { return [] }
+    var parts: [(start: Int, ms: Double, sounding: Bool)] = []
+    var start = first
+    var n = first
+    while n <= last {
+      guard s[n] == 0 else {
+        n += 1
+        continue
+      }
+      let zeros = s[n...last].prefix { $0 == 0 }.count
+      if zeros >= 240 {
+        parts.append((start, Double(n - start) / 48, true))
+        parts.append((n, Double(zeros) / 48, false))
+        start = n + zeros
+      }
+      n += zeros
     }
-    let first = rms(1200, 8400)
-    #expect(first > 0.1)
-    #expect(rms(9700, 14300) == 0, "the 0.0 part sounded")
-    #expect(abs(rms(15600, 22800) / first - 0.5) < 0.01, "third part \(rms(15600, 22800) / first) of the first")
+    parts.append((start, Double(last + 1 - start) / 48, true))
+    return parts
+  }
+
+  static func rms(_ s: [Float], from: Int, to: Int) -> Double {
+    let part = s[min(from, s.count)..<min(to, s.count)]
+    return (part.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(1, part.count))).squareRoot()
   }
 
   /// feedbackd's own theme (Debian's default.json) serves the events the desktop vocabulary

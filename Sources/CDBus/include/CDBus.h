@@ -59,8 +59,8 @@ typedef struct {
 } hap_dbus_trigger;
 int hap_dbus_read_trigger(void *message, hap_dbus_trigger *trigger);
 
-/// Vibrate's arguments ("sa(du)"): at most `capacity` pairs are stored; `count` is how many
-/// the array holds.
+/// Vibrate's arguments ("sa(du)"): the array's first pairs, at most `capacity`, are stored
+/// and counted in `count` (the rest are not read).
 int hap_dbus_read_vibrate(
   void *message, const char **app_id, double *amplitudes, uint32_t *durations, int capacity, int *count);
 

@@ -3,7 +3,8 @@
 /// played one after another. The signal is one continuous event at full intensity (sharpness
 /// 0.5, the profile's carrier) rendered for the whole length, each part scaled by its
 /// amplitude, so that a part's RMS is its amplitude times the full one's; between parts the
-/// scale ramps over 1 ms (no click). feedbackd's caps: at most ``maxPairs`` pairs, each at most
+/// scale ramps over 1 ms (no click). feedbackd's caps, which clamp and never refuse
+/// (``clamped(amplitude:milliseconds:)``): the first ``maxPairs`` pairs play, each at most
 /// ``maxMilliseconds``.
 public enum Vibration {
   public static let maxPairs = 10
@@ -18,16 +19,12 @@ public enum Vibration {
     }
   }
 
-  /// Why a pattern is refused: one sentence.
-  public static func refusal(_ parts: [Part]) -> String? {
-    if parts.count > maxPairs { return "a vibration has at most \(maxPairs) pairs, not \(parts.count)." }
-    if let long = parts.first(where: { $0.milliseconds > maxMilliseconds }) {
-      return "each part lasts at most \(maxMilliseconds) ms, not \(long.milliseconds)."
-    }
-    if let bad = parts.first(where: { !($0.amplitude >= 0 && $0.amplitude <= 1) }) {
-      return "an amplitude is from 0 to 1, not \(bad.amplitude)."
-    }
-    return nil
+  /// A pair as feedbackd plays it (its `build_pattern`, fbd-haptic-manager.c): the duration at
+  /// most ``maxMilliseconds``, the amplitude clamped into 0...1. NaN plays as 0 (nothing):
+  /// feedbackd's `MAX (0.0, MIN (magnitude, 1.0))` makes it 1, full strength, from a value that
+  /// is no amplitude; hap keeps that silent (docs/service.md lists it).
+  public static func clamped(amplitude: Double, milliseconds: UInt32) -> Part {
+    Part(amplitude: amplitude.isNaN ? 0 : min(max(amplitude, 0), 1), milliseconds: min(milliseconds, maxMilliseconds))
   }
 
   /// The signal at `rate` with `profile` and `gain` (as the service renders its events).

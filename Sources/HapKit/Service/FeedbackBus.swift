@@ -29,8 +29,8 @@ public enum FeedbackBusError: Error, Sendable {
 /// feedbackd's D-Bus API (../notes: org.sigxcpu.Feedback on the session bus) answered by the
 /// service: `TriggerFeedback` plays the vocabulary's event of that name, `EndFeedback` ends it,
 /// `FeedbackEnded` says once when an id's voice ended, the `Profile` property is the service's
-/// level, `Vibrate` plays relative amplitudes. Every client's voices end when its bus name
-/// goes away. One thread owns the connection (libdbus loaded at run time): it waits in `poll`
+/// level, `Vibrate` plays relative amplitudes. Every client's triggered voices end when its
+/// bus name goes away; a vibration plays to its end (as feedbackd's). One thread owns the connection (libdbus loaded at run time): it waits in `poll`
 /// on the bus's socket and a pipe the service's threads wake it with (a voice's end, a
 /// level change), so it never polls on a timer.
 public final class FeedbackBus: @unchecked Sendable {
@@ -42,7 +42,8 @@ public final class FeedbackBus: @unchecked Sendable {
   public static let maxEventBytes = 256
   /// Clients (bus names) with voices at once; a new one past it is refused.
   public static let maxClients = 4096
-  /// feedbackd's caps on `Vibrate`.
+  /// feedbackd's caps on `Vibrate` (``Vibration/maxPairs``, ``Vibration/maxMilliseconds``): a
+  /// longer pattern is clamped to them, never refused.
   public static let maxVibratePairs = 10
   public static let maxVibrateMilliseconds: UInt32 = 10_000
 
@@ -72,9 +73,8 @@ public final class FeedbackBus: @unchecked Sendable {
   var clients: [String: Int32] = [:]
   var ids: [UInt32: String] = [:]
   var endedBy: [UInt32: EndReason] = [:]
-  /// The voice `Vibrate` plays (one at a time, as feedbackd's haptic interface).
+  /// The voice `Vibrate` plays (one at a time, as feedbackd's haptic interface; no client's).
   var vibration: UInt32 = 0
-  var vibrationSender = ""
 
   /// Connects to the session bus and takes the name.
   public init(service: VocabularyService, log: @escaping @Sendable (ServiceNotice) -> Void) throws(FeedbackBusError) {
@@ -178,11 +178,12 @@ public final class FeedbackBus: @unchecked Sendable {
     }
   }
 
-  /// Voice `id` ended: FeedbackEnded, once, if a client of the bus started it.
+  /// Voice `id` ended: FeedbackEnded, once, if a trigger of the bus started it (a vibration
+  /// has no id its client knows).
   func ended(_ id: UInt32) {
+    if vibration == id { vibration = 0 }
     guard ids.removeValue(forKey: id) != nil else { return }
     let reason = endedBy.removeValue(forKey: id) ?? .natural
-    if vibration == id { vibration = 0 }
     _ = hap_dbus_signal_two_u32(connection, Self.path, Self.name, "FeedbackEnded", id, reason.rawValue)
   }
 }

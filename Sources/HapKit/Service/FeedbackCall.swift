@@ -163,23 +163,22 @@ package enum FeedbackCall: Equatable, Sendable {
     return .success(.setProfile(level))
   }
 
-  /// `Vibrate(app_id, [(amplitude, ms)])`, its pairs within ``Vibration/maxPairs`` and
-  /// ``Vibration/refusal(_:)``.
+  /// `Vibrate(app_id, [(amplitude, ms)])` clamped as feedbackd clamps, never refused: its first
+  /// ``Vibration/maxPairs`` pairs (the reader keeps no more, however many the message holds),
+  /// each ``Vibration/clamped(amplitude:milliseconds:)``. feedbackd takes any app id here, an
+  /// empty one too.
   private static func vibrate(_ message: UnsafeMutableRawPointer) -> Result<FeedbackCall, Refusal> {
     var app: UnsafePointer<CChar>?
-    let room = Vibration.maxPairs + 1
+    let room = Vibration.maxPairs
     var amplitudes = [Double](repeating: 0, count: room)
     var durations = [UInt32](repeating: 0, count: room)
     var count: Int32 = 0
-    guard hap_dbus_read_vibrate(message, &app, &amplitudes, &durations, Int32(room), &count) == 0 else {
+    guard hap_dbus_read_vibrate(message, &app, &amplitudes, &durations, Int32(room), &count) == 0, let app else {
       return invalid("Vibrate's arguments could not be read.")
     }
-    guard let app, app.pointee != 0 else { return invalid("the app id is empty.") }
-    if Int(count) > Vibration.maxPairs {
-      return invalid("a vibration has at most \(Vibration.maxPairs) pairs, not \(count).")
+    let parts = (0..<min(Int(count), room)).map {
+      Vibration.clamped(amplitude: amplitudes[$0], milliseconds: durations[$0])
     }
-    let parts = (0..<Int(count)).map { Vibration.Part(amplitude: amplitudes[$0], milliseconds: durations[$0]) }
-    if let why = Vibration.refusal(parts) { return invalid(why) }
     return .success(.vibrate(app: String(cString: app), parts: parts))
   }
 }

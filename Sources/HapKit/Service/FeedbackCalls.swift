@@ -7,8 +7,6 @@ import HapCore
 extension FeedbackBus {
   static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
   static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
-  /// An event the vocabulary has no pattern for.
-  static let notFound = "org.sigxcpu.Feedback.Error.NotFound"
   static let failedError = "org.freedesktop.DBus.Error.Failed"
 
   func handle(_ message: UnsafeMutableRawPointer) {
@@ -19,7 +17,8 @@ extension FeedbackBus {
     }
   }
 
-  /// NameOwnerChanged: a client whose bus name went away ends everything it started.
+  /// NameOwnerChanged: a client whose bus name went away ends everything it started, reason 2
+  /// (explicit), as feedbackd ends a vanished client's events (a vibration is no client's).
   private func signal(_ message: UnsafeMutableRawPointer) {
     guard String(cString: hap_dbus_member(message)) == "NameOwnerChanged",
       String(cString: hap_dbus_signature(message)) == "sss"
@@ -28,7 +27,9 @@ extension FeedbackBus {
     guard hap_dbus_read_strings(message, &strings, 3) == 0, let name = strings[0], let new = strings[2],
       new.pointee == 0
     else { return }
-    guard let owner = clients.removeValue(forKey: String(cString: name)) else { return }
+    let sender = String(cString: name)
+    guard let owner = clients.removeValue(forKey: sender) else { return }
+    for (id, started) in ids where started == sender && endedBy[id] == nil { endedBy[id] = .explicit }
     service.disconnected(owner)
   }
 
@@ -94,14 +95,16 @@ extension FeedbackBus {
 
   /// Forgets the clients with nothing playing (the limit counts those with feedback playing).
   private func forgetIdleClients() {
-    let busy = Set(ids.values).union(vibration != 0 ? [vibrationSender] : [])
+    let busy = Set(ids.values)
     for (sender, owner) in clients where !busy.contains(sender) {
       clients[sender] = nil
       service.disconnected(owner)
     }
   }
 
-  /// Plays the event and answers its id (a silent one ends at once, after the reply).
+  /// Plays the event and answers its id. One with nothing to play (no pattern, the level, the
+  /// mute switch) ends at once, as feedbackd's: `FeedbackEnded(id, not found)` after the reply,
+  /// so that a client has the id its signal names first.
   private func start(
     _ message: UnsafeMutableRawPointer, _ name: String, timeout: Int32, hint: ServiceLevel?, important: Bool,
     soundFile: String?
@@ -111,8 +114,6 @@ extension FeedbackBus {
     }
     let run: VocabularyService.FeedbackRun = timeout < 0 ? .once : .loop
     switch service.trigger(name, owner: owner, run: run, hint: hint, important: important, soundFile: soundFile) {
-    case .failure(let error) where error.code == .unknownEvent:
-      refuse(message, Self.notFound, error.message)
     case .failure(let error) where error.code == .badRequest:
       refuse(message, Self.invalidArgs, error.message)
     case .failure(let error):
@@ -140,17 +141,15 @@ extension FeedbackBus {
     _ = hap_dbus_reply(connection, message, 0, 0, nil)
   }
 
-  /// `Vibrate(app_id, [(amplitude, ms)])`: one vibration at a time (a new one, or an empty
-  /// array, ends the last); true when it plays, false when the level or mute keeps it silent.
+  /// `Vibrate(app_id, [(amplitude, ms)])` (clamped by ``FeedbackCall``): one vibration at a
+  /// time, as feedbackd's, tied to no client (it plays to its end after its caller leaves); a
+  /// new one, or an empty array, ends the last. True when it plays; false when the silent level
+  /// or the mute switch keeps it silent, or no device opens (as feedbackd without a vibra motor).
   private func vibrate(_ message: UnsafeMutableRawPointer, _ parts: [Vibration.Part]) {
-    guard let (sender, owner) = owner(of: message) else {
-      return refuse(message, "org.freedesktop.DBus.Error.LimitsExceeded", "too many clients have feedback playing.")
-    }
-    if vibration != 0 { _ = service.endVoice(vibration, by: owner) }
-    vibrationSender = sender
+    if vibration != 0 { _ = service.endVoice(vibration, by: 0) }
     vibration = 0
-    if parts.isEmpty { return reply(message, true) }
-    if service.playsRumble { return played(message, service.vibrate(rumble: Vibration.rumble(parts), owner: owner)) }
+    if parts.isEmpty { return reply(message, service.vibrationPlays) }
+    if service.playsRumble { return played(message, service.vibrate(rumble: Vibration.rumble(parts))) }
     let made = service.signalSettings
     // The budget before the render it bounds (100 s at 48 kHz is 19 MB).
     let milliseconds = parts.reduce(0) { $0 + Double($1.milliseconds) }
@@ -159,12 +158,14 @@ extension FeedbackBus {
       return refuse(message, Self.failedError, refusal.message)
     }
     let samples = Vibration.signal(parts, profile: made.profile, rate: made.rate, gain: made.gain)
-    played(message, service.vibrate(samples, owner: owner))
+    played(message, service.vibrate(samples))
   }
 
-  /// Answers a Vibrate: true when it plays, false when the level or the mute keeps it silent.
+  /// Answers a Vibrate: true when it plays; false when the level or the mute switch keeps it
+  /// silent, or the device does not open (`hap status` says `missing`).
   private func played(_ message: UnsafeMutableRawPointer, _ result: Result<UInt32?, ServiceError>) {
     switch result {
+    case .failure(let error) where error.code == .noDevice: reply(message, false)
     case .failure(let error): refuse(message, Self.failedError, error.message)
     case .success(let id):
       vibration = id ?? 0

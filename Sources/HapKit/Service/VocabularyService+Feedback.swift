@@ -11,8 +11,9 @@ extension VocabularyService {
   }
 
   /// What a trigger did: a voice that plays (its number; its end is said by ``voiceEnded``), or
-  /// nothing to play (the level, the mute switch, or the same event just played): a number all
-  /// the same, ended at once, as feedbackd answers an event it has no feedback for.
+  /// nothing to play (an event with no pattern, the level, the mute switch, or the same event
+  /// just played): a number all the same, ended at once, as feedbackd answers an event it has
+  /// no feedback for.
   public enum FeedbackStart: Equatable, Sendable {
     case playing(UInt32)
     case silent(UInt32)
@@ -20,8 +21,9 @@ extension VocabularyService {
 
   /// Plays event `name` for client `owner` (from ``connected()``; its voices end with
   /// ``disconnected(_:)``). The level is feedbackd's: the service's level, lowered by `hint`,
-  /// or `hint` itself (default full) for an `important` event. An unknown event is
-  /// `unknown-event`; a device or budget refusal its error. `soundFile` (an absolute path) plays,
+  /// or `hint` itself (default full) for an `important` event. An event with no pattern is
+  /// ``FeedbackStart/silent(_:)``, as feedbackd answers it; a device or budget refusal its
+  /// error. `soundFile` (an absolute path) plays,
   /// at the full level, in place of the event's sound, or alone for an event hap has no pattern
   /// for (as feedbackd plays it); one that cannot be read or exceeds the budget is the error.
   public func trigger(
@@ -56,7 +58,8 @@ extension VocabularyService {
     switch reply {
     case .fired(_, let voice): result = .success(.playing(voice))
     case .coalesced, .filtered: result = .success(.silent(live.number()))
-    case .error(let error) where error.code == .muted: result = .success(.silent(live.number()))
+    case .error(let error) where error.code == .muted || error.code == .unknownEvent:
+      result = .success(.silent(live.number()))
     case .error(let error): result = .failure(error)
     default: result = .failure(ServiceError(.badRequest, "the trigger was not understood."))
     }
@@ -120,7 +123,7 @@ extension VocabularyService {
     return (settings.profile, Double(output.rate ?? settings.device.rate), settings.device.linearGain, output.signalBudget)
   }
 
-  /// Whether the device is a rumble motor (a vibration plays as levels, ``vibrate(rumble:owner:)``).
+  /// Whether the device is a rumble motor (a vibration plays as levels, ``vibrate(rumble:)``).
   public var playsRumble: Bool {
     lock.lock()
     defer { lock.unlock() }
@@ -137,34 +140,43 @@ extension VocabularyService {
     )
   }
 
-  /// Plays `samples` (a vibration, made with ``signalSettings``) for client `owner`, bound to
-  /// it: its voice number. The level and the mute switch apply as to an event that is not
-  /// essential (nil: kept silent).
-  public func vibrate(_ samples: [Float], owner: Int32) -> Result<UInt32?, ServiceError> {
-    vibrate(owner: owner) { output.startSignal(samples, $0) }
+  /// The name of a vibration's voice (``vibrate(_:)``), which the quiet level keeps.
+  static let vibrationName = "(vibration)"
+
+  /// Whether a vibration plays now (feedbackd's Vibrate plays at the quiet level): neither the
+  /// silent level nor the mute switch keeps it silent.
+  public var vibrationPlays: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return !policy.muted && policy.level != .silent
+  }
+
+  /// Plays `samples` (a vibration, made with ``signalSettings``): its voice number. It is tied to
+  /// no client (feedbackd's vibrations play to their end after their caller leaves): it ends
+  /// by itself, by ``endVoice(_:by:)``, the silent level or the mute switch (nil: kept silent).
+  public func vibrate(_ samples: [Float]) -> Result<UInt32?, ServiceError> {
+    vibrate { output.startSignal(samples, $0) }
   }
 
   /// Plays `levels` (a vibration made for a rumble motor, ``Vibration/rumble(_:step:)``) as
-  /// ``vibrate(_:owner:)`` plays a signal.
-  public func vibrate(rumble levels: [RumbleTrack.Level], owner: Int32) -> Result<UInt32?, ServiceError> {
-    vibrate(owner: owner) { output.startRumble(levels, $0) }
+  /// ``vibrate(_:)`` plays a signal.
+  public func vibrate(rumble levels: [RumbleTrack.Level]) -> Result<UInt32?, ServiceError> {
+    vibrate { output.startRumble(levels, $0) }
   }
 
-  private func vibrate(owner: Int32, _ start: (ServiceVoice) -> Result<Double, ServiceError>)
-    -> Result<UInt32?, ServiceError>
-  {
+  private func vibrate(_ start: (ServiceVoice) -> Result<Double, ServiceError>) -> Result<UInt32?, ServiceError> {
     lock.lock()
     defer { unlockSaying() }
     collectEnds()
-    guard !policy.muted, policy.level == .full else { return .success(nil) }
+    guard !policy.muted, policy.level != .silent else { return .success(nil) }
     if let refusal = openDevice() { return .failure(refusal) }
-    let event = VocabularyEvent(name: "(vibration)", fileName: "", pattern: Pattern())
-    let voice = ServiceVoice(owner: owner, event: event, gain: 1, sharpness: 0, id: live.number())
+    let event = VocabularyEvent(name: Self.vibrationName, fileName: "", pattern: Pattern())
+    // Owner 0, nobody's: no client's leaving ends it.
+    let voice = ServiceVoice(owner: 0, event: event, gain: 1, sharpness: 0, id: live.number())
     switch start(voice) {
     case .failure(let error): return .failure(error)
     case .success(let seconds):
       live.add(LiveVoices.Entry(voice: voice, k: -1, loops: false, generation: output.generation))
-      owners.started(boundTo: owner)
       noteActive(seconds)
       return .success(voice.id)
     }

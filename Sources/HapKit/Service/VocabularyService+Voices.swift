@@ -103,14 +103,15 @@ extension VocabularyService {
     stopped(why: "the level became \(level.rawValue)") { ids.contains($0.id) }
   }
 
-  /// Whether `level` plays `voice`: quiet keeps essential events and quiet forms (not an event
-  /// that has a quiet form), silent none.
+  /// Whether `level` plays `voice`: quiet keeps essential events, quiet forms (not an event
+  /// that has a quiet form) and a vibration (feedbackd's Vibrate plays at quiet), silent none.
   private func kept(_ voice: ServiceVoice, at level: ServiceLevel) -> Bool {
     switch level {
     case .full: true
     case .silent: false
     case .quiet:
       voice.form != nil || (voice.event.settings.essential && vocabulary.quietForms[voice.event.name] == nil)
+        || (voice.owner == 0 && voice.event.name == Self.vibrationName)
     }
   }
 }
