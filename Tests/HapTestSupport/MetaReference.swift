@@ -10,18 +10,27 @@ import HapCore
 /// `fade_out_percent` %, the continuous signal times `emphasis_ducking` (the profile's 1 −
 /// ducking) while it sounds; summed with no limiter; the stream ends
 /// at the last amplitude breakpoint.
+///
+/// One emphasis at a time: the renderer has a single emphasis oscillator, and an emphasis that
+/// comes while another plays restarts it (phase 0, its own frequency, length, shape and fade), so
+/// a burst ends where the next one starts, bursts never add, and the ducking covers the union of
+/// what sounds. Two emphases on one sample (Meta's C++ renderer refuses such a clip): the
+/// stronger plays, the later of equals (hap's choice, as its `Schedule` makes it).
 public enum MetaReference {
   public struct Burst: Sendable {
     public let start: Int
     public let end: Int
   }
 
+  /// An emphasis's burst: its first sample, where its own length ends, frequency (Hz), g and gain.
+  typealias Planned = (start: Int, end: Int, frequency: Double, g: Double, gain: Double)
+
   public static func render(_ clip: HapticClip, _ profile: ActuatorProfile, rate: Double)
     -> (samples: [Float], bursts: [Burst])
   {
     let emphasis = profile.emphasis!
     let count = Int((clip.length * rate).rounded())
-    var bursts: [(start: Int, end: Int, frequency: Double, g: Double, gain: Double)] = []
+    var bursts: [Planned] = []
     for point in clip.amplitude {
       guard let e = point.emphasis, e.amplitude > 0 else { continue }
       let g = e.frequency
@@ -30,14 +39,18 @@ public enum MetaReference {
       let start = Int((point.time * rate).rounded())
       bursts.append((start, start + Int((ms / 1000 * rate).rounded(.up)), frequency, g, e.amplitude * emphasis.gain))
     }
-    // The bursts, and where one sounds (the continuous signal is ducked there).
+    bursts = oneAtATime(bursts)
+    // The bursts, each cut where the next starts, and where one sounds (the continuous signal is
+    // ducked there). `end` is where a burst's own length ends: its fade runs to it.
     var burst = [Double](repeating: 0, count: count)
     var ducked = [Bool](repeating: false, count: count)
-    for b in bursts {
-      for n in b.start..<min(b.end, count) {
+    for (k, b) in bursts.enumerated() {
+      let cut = k + 1 < bursts.count ? min(b.end, bursts[k + 1].start) : b.end
+      for n in b.start..<min(cut, count) {
         let phase = (Double(n - b.start) * b.frequency / rate).truncatingRemainder(dividingBy: 1)
         let fade = 1 - emphasis.fadeOutPercent / 100 * Double(n - b.start) / Double(b.end - b.start)
-        burst[n] += b.gain * fade * ((1 - b.g) * shape(emphasis.low.shape, phase) + b.g * shape(emphasis.high.shape, phase))
+        let wave = (1 - b.g) * shape(emphasis.low.shape, phase) + b.g * shape(emphasis.high.shape, phase)
+        burst[n] = b.gain * fade * wave
         ducked[n] = true
       }
     }
@@ -56,7 +69,24 @@ public enum MetaReference {
       if ducked[n] { continuous *= 1 - emphasis.ducking }
       samples[n] = Float(continuous + burst[n])
     }
-    return (samples, bursts.map { Burst(start: $0.start, end: min($0.end, count)) })
+    let spans = bursts.indices.map { k in
+      Burst(start: bursts[k].start, end: min(bursts[k].end, k + 1 < bursts.count ? bursts[k + 1].start : count, count))
+    }
+    return (samples, spans)
+  }
+
+  /// `bursts` in start order, one per start sample: of those on one sample the strongest, the
+  /// later of equals.
+  static func oneAtATime(_ bursts: [Planned]) -> [Planned] {
+    var kept: [Planned] = []
+    for b in bursts.enumerated().sorted(by: { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }) {
+      if let last = kept.last, last.start == b.element.start {
+        if b.element.gain >= last.gain { kept[kept.count - 1] = b.element }
+      } else {
+        kept.append(b.element)
+      }
+    }
+    return kept
   }
 
   static func shape(_ shape: ActuatorProfile.Emphasis.Shape, _ phase: Double) -> Double {

@@ -27,8 +27,15 @@ public enum HapticToAHAP {
   /// How much the continuous intensity is lowered under an emphasis (Lofelt's
   /// `AMPLITUDE_DUCKING`).
   public static let ducking = 0.2
-  /// Half the width of the raise of the intensity control around a transient that needs it.
+  /// Half the width of the raise of the intensity control around a transient that needs it, in
+  /// the AHAP written for iOS (whose sampling of a control between its points is not known).
   public static let raiseHalfWidth = 0.001
+  /// The same in the pattern hap plays (``Target/hap``): hap reads a transient's intensity
+  /// control at the transient's exact time, so a raise two microseconds wide (wider than the
+  /// AHAP's microsecond rounding) gives the transient its strength while the continuous signal,
+  /// whose controls are read every 1.3 ms, keeps the clip's amplitude: under a 1 ms raise it was
+  /// raised to the emphasis's level around every emphasis stronger than the continuous.
+  public static let narrowRaiseHalfWidth = 0.000002
 
   public struct Result: Sendable {
     public var pattern: Pattern
@@ -61,7 +68,9 @@ public enum HapticToAHAP {
     var intensity = intensityEnvelope(clip, ducking: ducking, adjustments: &adjustments)
     var sharpness = sharpnessEnvelope(clip, length: length, adjustments: &adjustments)
     var steps = 0
-    let transients = transientEvents(clip, intensity: &intensity, adjustments: &adjustments, steps: &steps)
+    let transients = transientEvents(
+      clip, intensity: &intensity, adjustments: &adjustments, steps: &steps,
+      width: target == .hap ? narrowRaiseHalfWidth : raiseHalfWidth)
     let start = min(clip.amplitude.first?.time ?? 0, length)
     // A constant frequency (none given: the spec's 0.5) is the events' own sharpness, not a curve.
     let constant = sharpness.isEmpty ? defaultSharpness : sharpness.allSatisfy { $0.value == sharpness[0].value } ? sharpness[0].value : nil
@@ -170,9 +179,10 @@ public enum HapticToAHAP {
   }
 
   /// The transients of the emphasis breakpoints; raises `intensity` around those it would
-  /// otherwise scale below their strength.
+  /// otherwise scale below their strength, ±`width` s around each.
   static func transientEvents(
-    _ clip: HapticClip, intensity: inout Envelope, adjustments: inout [Adjustment], steps: inout Int
+    _ clip: HapticClip, intensity: inout Envelope, adjustments: inout [Adjustment], steps: inout Int,
+    width: Double = raiseHalfWidth
   ) -> [Event] {
     var events: [Event] = []
     var raises: [(time: Double, value: Double)] = []
@@ -193,27 +203,27 @@ public enum HapticToAHAP {
       events.append(Event(time: AHAPWriter.rounded(point.time), type: .hapticTransient, parameters: parameters))
     }
     if !raises.isEmpty {
-      intensity = raised(intensity, at: raises, end: clip.length, steps: &steps)
+      intensity = raised(intensity, at: raises, end: clip.length, width: width, steps: &steps)
       adjustments.append(
         Adjustment(
           message:
-            "\(raises.count) \(raises.count == 1 ? "emphasis is" : "emphases are") stronger than the continuous intensity under \(raises.count == 1 ? "it" : "them"): the intensity control is raised to the transient's intensity for \(Format.number(2000 * raiseHalfWidth)) ms around each (at \(raises.prefix(5).map { Format.seconds($0.time) }.joined(separator: ", "))\(raises.count > 5 ? ", ..." : ""))",
+            "\(raises.count) \(raises.count == 1 ? "emphasis is" : "emphases are") stronger than the continuous intensity under \(raises.count == 1 ? "it" : "them"): the intensity control is raised to the transient's intensity for \(Format.number(2000 * width)) ms around each (at \(raises.prefix(5).map { Format.seconds($0.time) }.joined(separator: ", "))\(raises.count > 5 ? ", ..." : ""))",
           offset: clip.amplitudeOffset, aboutClip: false))
     }
     return events
   }
 
-  /// `points` with a peak of `value` at each raise's time, ±``raiseHalfWidth`` wide, the
-  /// points inside a raise's window replaced by it.
+  /// `points` with a peak of `value` at each raise's time, ±`width` (``raiseHalfWidth``) wide,
+  /// the points inside a raise's window replaced by it.
   static func raised(_ points: Envelope, at raises: [(time: Double, value: Double)], end: Double) -> Envelope {
     var steps = 0
     return raised(points, at: raises, end: end, steps: &steps)
   }
 
   static func raised(
-    _ points: Envelope, at raises: [(time: Double, value: Double)], end: Double, steps: inout Int
+    _ points: Envelope, at raises: [(time: Double, value: Double)], end: Double, width w: Double = raiseHalfWidth,
+    steps: inout Int
   ) -> Envelope {
-    let w = raiseHalfWidth
     var added: Envelope = []
     for (k, raise) in raises.enumerated() {
       let before = max(0, raise.time - w)
@@ -224,15 +234,16 @@ public enum HapticToAHAP {
       added.append((raise.time, raise.value))
       if !nextClose && after > raise.time { added.append((after, value(of: points, at: after, steps: &steps))) }
     }
-    let kept = outside(points, raises, steps: &steps)
+    let kept = outside(points, raises, width: w, steps: &steps)
     return (kept + added).enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
       .map(\.element)
   }
 
-  /// The points of `points` not within ``raiseHalfWidth`` of any raise, in one walk over both
-  /// (each in time order): a raise left behind by one point is too far from every later one.
-  static func outside(_ points: Envelope, _ raises: [(time: Double, value: Double)], steps: inout Int) -> Envelope {
-    let w = raiseHalfWidth
+  /// The points of `points` not within `width` of any raise, in one walk over both (each in
+  /// time order): a raise left behind by one point is too far from every later one.
+  static func outside(
+    _ points: Envelope, _ raises: [(time: Double, value: Double)], width w: Double, steps: inout Int
+  ) -> Envelope {
     var next = 0
     return points.filter { point in
       while next < raises.count && raises[next].time < point.time && abs(raises[next].time - point.time) >= w {

@@ -16,6 +16,8 @@ public struct ControlTrack: Sendable, Equatable {
 
   /// Steps are ramped over this long, ending at the step's time.
   public static let rampSeconds = 0.001
+  /// Frames apart that count as one point (times written to the microsecond and added up).
+  static let samePoint = 1e-6
 
   public let id: DynamicParameterID
   public let defaultValue: Double
@@ -37,7 +39,17 @@ public struct ControlTrack: Sendable, Equatable {
         ControlTrack.takeOver(&points, at: frame, ramp: ramp, defaultValue: id.defaultValue)
         points.append(Breakpoint(frame: frame, value: value))
       case .curve(let curve):
-        ControlTrack.takeOver(&points, at: curve.points[0].time * rate, ramp: ramp, defaultValue: id.defaultValue)
+        let first = curve.points[0].time * rate
+        // A curve that starts on the last point of the one before, at its value (an envelope
+        // split into curves of at most 16 points: they share their end points), continues it:
+        // the earlier curve is not cut.
+        if let last = points.last, abs(last.frame - first) < ControlTrack.samePoint,
+          last.value == curve.points[0].value
+        {
+          points.removeLast()
+        } else {
+          ControlTrack.takeOver(&points, at: first, ramp: ramp, defaultValue: id.defaultValue)
+        }
         for point in curve.points {
           points.append(Breakpoint(frame: point.time * rate, value: point.value))
         }

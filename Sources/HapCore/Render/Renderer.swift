@@ -67,7 +67,10 @@ public final class Renderer {
   /// The envelope controls' steps, and the planner that reads them for continuous voices.
   private let envelopeChanges: UnsafeMutableBufferPointer<EnvelopeControls.Change>
   private let planner: EnvelopePlanner
+  /// The intensity control as the continuous voices hear it (``withoutSpikes(_:)``), and how
+  /// many breakpoints it has.
   private let intensityPoints: UnsafeMutableBufferPointer<ControlTrack.Breakpoint>
+  private let intensityCount: Int
   private let sharpnessPoints: UnsafeMutableBufferPointer<ControlTrack.Breakpoint>
   private var intensityCursor = 0
   private var sharpnessCursor = 0
@@ -86,8 +89,9 @@ public final class Renderer {
   private let squareLaw: Bool
   /// Meta's emphasis (a plain value: read on the playback thread without reference counting).
   private let emphasis: ActuatorProfile.Emphasis?
-  /// The bursts' frames, start and end of each in start order, and what the continuous signal
-  /// is multiplied by while one sounds (1 − the ACF's ducking).
+  /// The frames Meta's emphasis oscillator sounds in (each burst until the next one cuts it),
+  /// start and end of each span in order, and what the continuous signal is multiplied by there
+  /// (1 − the ACF's ducking): a restart extends the ducking.
   private let burstSpans: UnsafeMutableBufferPointer<Int>
   private let burstCount: Int
   private let duck: Float
@@ -115,7 +119,8 @@ public final class Renderer {
   public init(schedule: Schedule, kernel: RenderKernel = .best) {
     emphasis = schedule.profile.emphasis
     duck = Float(1 - min(max(schedule.profile.emphasis?.ducking ?? 0, 0), 1))
-    let bursts = Self.union(schedule.voices.filter(\.burst).map { ($0.start, $0.end) })
+    let bursts = Self.union(
+      schedule.voices.filter { $0.burst && $0.soundEnd > $0.start }.map { ($0.start, $0.soundEnd) })
     burstSpans = .allocate(capacity: max(1, bursts.count))
     _ = burstSpans.initialize(from: bursts)
     burstCount = bursts.count / 2
@@ -139,8 +144,10 @@ public final class Renderer {
       changes: UnsafeBufferPointer(rebasing: envelopeChanges[0..<schedule.envelopeControls.changes.count]),
       rate: schedule.rate, limit: schedule.frameCount)
     squareLaw = schedule.profile.frequencyScale == .quadratic
-    intensityPoints = .allocate(capacity: max(1, schedule.intensityControl.breakpoints.count))
-    _ = intensityPoints.initialize(from: Self.squared(schedule.intensityControl.breakpoints, squareLaw))
+    let heard = Self.withoutSpikes(schedule.intensityControl.breakpoints)
+    intensityCount = heard.count
+    intensityPoints = .allocate(capacity: max(1, heard.count))
+    _ = intensityPoints.initialize(from: Self.squared(heard, squareLaw))
     sharpnessPoints = .allocate(capacity: max(1, schedule.sharpnessControl.breakpoints.count))
     _ = sharpnessPoints.initialize(from: Self.squared(schedule.sharpnessControl.breakpoints, squareLaw))
     intensityGrid = .allocate(capacity: Renderer.gridCapacity)
@@ -354,18 +361,35 @@ public final class Renderer {
       return
     }
     let gridFirst = evaluateControls(first: first, last: last)
-    var k = 0
-    while k < activeCount {
-      if renderVoice(Int(active[k]), out, first: first, last: last, gridFirst: gridFirst) {
-        // Finished: drop it, keeping the others in admission order so that floating-point
-        // sums happen in the same order whatever the block size.
-        for j in k..<(activeCount - 1) { active[j] = active[j + 1] }
-        activeCount -= 1
-      } else {
-        k += 1
+    // Meta's bursts come last: what the voices before them sum to (the continuous signal) is
+    // ducked, sample by sample, where the emphasis oscillator sounds.
+    for k in 0..<activeCount where !voices[Int(active[k])].burst {
+      renderVoice(Int(active[k]), out, first: first, last: last, gridFirst: gridFirst)
+    }
+    if burstCount > 0 {
+      duckUnderBursts(out, first: first, last: last)
+      for k in 0..<activeCount where voices[Int(active[k])].burst {
+        renderVoice(Int(active[k]), out, first: first, last: last, gridFirst: gridFirst)
       }
     }
+    // Drop the finished voices, keeping the others in admission order so that floating-point
+    // sums happen in the same order whatever the block size.
+    var kept = 0
+    for k in 0..<activeCount where !hasFinished(Int(active[k]), by: last) {
+      active[kept] = active[k]
+      kept += 1
+    }
+    activeCount = kept
     finish(out, count: count)
+  }
+
+  /// Whether voice `index` sounds no more from frame `last` on (after rendering up to it).
+  @inline(__always)
+  private func hasFinished(_ index: Int, by last: Int) -> Bool {
+    switch voices[index].kind {
+    case .transient: voices[index].soundEnd <= last
+    case .continuous: states[index].envelope.stage == .done
+    }
   }
 
   /// Evaluates the intensity and sharpness controls (live, or the schedule's) on the grid
@@ -380,7 +404,7 @@ public final class Renderer {
         liveIntensity.isActive
         ? liveIntensity.value(at: frame)
         : Self.root(
-          Renderer.evaluate(intensityPoints, schedule.intensityControl.breakpoints.count, &intensityCursor, frame, 1),
+          Renderer.evaluate(intensityPoints, intensityCount, &intensityCursor, frame, 1),
           squareLaw)
       sharpnessGrid[k - gridFirst] =
         liveSharpness.isActive
@@ -392,12 +416,9 @@ public final class Renderer {
     return gridFirst
   }
 
-  /// Adds the sounding voice `index` to the chunk of frames `first..<last` at `out`; returns
-  /// true when it has finished sounding within it.
+  /// Adds the sounding voice `index` to the chunk of frames `first..<last` at `out`.
   @inline(__always)
-  private func renderVoice(
-    _ index: Int, _ out: UnsafeMutablePointer<Float>, first: Int, last: Int, gridFirst: Int
-  ) -> Bool {
+  private func renderVoice(_ index: Int, _ out: UnsafeMutablePointer<Float>, first: Int, last: Int, gridFirst: Int) {
     let voice = voices[index]
     let from = max(first, voice.start)
     switch voice.kind {
@@ -408,7 +429,6 @@ public final class Renderer {
           renderTransient(voice, out, first: first, from: from, to: to)
         }
       }
-      return voice.soundEnd <= last
     case .continuous:
       // Where the sound ends, if within this chunk: the envelope itself says (a live
       // envelope control may have moved it from the schedule's `soundEnd`).
@@ -417,8 +437,24 @@ public final class Renderer {
       let to = ahead.stage == .done ? min(last, ahead.start) : last
       if from < to { renderContinuous(voice, index, out, first: first, gridFirst: gridFirst, from: from, to: to) }
       planner.advance(voice, &states[index].envelope, to: last, live: liveEnvelope)
-      return states[index].envelope.stage == .done
     }
+  }
+
+  /// `points` without the breakpoints whose neighbours both lie within a frame of them: an
+  /// excursion narrower than a frame falls between a continuous signal's samples, so the
+  /// continuous voices do not hear it; a transient reads the control at its exact time and does.
+  /// (hap's reading of a `.haptic` clip raises the intensity control so for an emphasis stronger
+  /// than the continuous under it, ``HapticToAHAP/narrowRaiseHalfWidth``: the continuous signal
+  /// keeps the clip's amplitude even where a control step of the grid falls on the emphasis.)
+  static func withoutSpikes(_ points: [ControlTrack.Breakpoint]) -> [ControlTrack.Breakpoint] {
+    guard points.count > 2 else { return points }
+    var kept = [points[0]]
+    for k in 1..<(points.count - 1)
+    where !(points[k].frame - points[k - 1].frame < 1 && points[k + 1].frame - points[k].frame < 1) {
+      kept.append(points[k])
+    }
+    kept.append(points[points.count - 1])
+    return kept
   }
 
   /// `points` with their values squared, sign kept (`squareLaw`; else as they are).
@@ -507,20 +543,21 @@ public final class Renderer {
     return merged
   }
 
-  /// The continuous signal under Meta's bursts: each grid point a burst covers is multiplied
-  /// by ``duck`` (the amplitude between grid points is interpolated, so the duck ramps over one).
-  private func duckUnderBursts(_ g0: Int, _ g1: Int, gridFirst: Int) {
-    guard burstCount > 0 else { return }
-    for g in g0...g1 {
-      let frame = (gridFirst + g) * grid
-      // The last span starting at or before the frame (binary search over the starts).
-      var low = 0
-      var high = burstCount
-      while low < high {
-        let middle = (low + high) / 2
-        if burstSpans[2 * middle] <= frame { low = middle + 1 } else { high = middle }
-      }
-      if low > 0 && frame < burstSpans[2 * (low - 1) + 1] { amplitudeGrid[g] *= duck }
+  /// The continuous signal under Meta's bursts: the chunk's frames `first..<last` at `out` (the
+  /// voices that are not bursts, summed) multiplied by ``duck`` wherever the emphasis oscillator
+  /// sounds, switched at the sample as Meta's renderer does.
+  private func duckUnderBursts(_ out: UnsafeMutablePointer<Float>, first: Int, last: Int) {
+    // The first span ending after `first` (binary search over the ends).
+    var low = 0
+    var high = burstCount
+    while low < high {
+      let middle = (low + high) / 2
+      if burstSpans[2 * middle + 1] <= first { low = middle + 1 } else { high = middle }
+    }
+    var span = low
+    while span < burstCount && burstSpans[2 * span] < last {
+      for n in max(first, burstSpans[2 * span])..<min(last, burstSpans[2 * span + 1]) { out[n - first] *= duck }
+      span += 1
     }
   }
 
@@ -539,7 +576,6 @@ public final class Renderer {
       amplitudeGrid.baseAddress! + g0, incrementGrid.baseAddress! + g0, &lowest, &highest)
     statistics.noteFrequency(lowest * rate)
     statistics.noteFrequency(highest * rate)
-    duckUnderBursts(g0, g1, gridFirst: gridFirst)
     // The carrier's phase is kept at grid-segment starts only; inside a segment the increment
     // is linear in the frame, so the phase has a closed form and no sample depends on the one
     // before it. That keeps the inner loops free of serial dependencies, and the result a

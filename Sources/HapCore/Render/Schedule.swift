@@ -45,10 +45,12 @@ public struct Schedule: Sendable {
     /// First frame of sound.
     public var start: Int
     /// Continuous: the frame where the event's duration (at most 30 s) ends and the release
-    /// begins. Transient: the end of the burst.
+    /// begins. Transient: the end of the burst (a Meta burst: of its own length, where its fade
+    /// ends, even where the next burst cuts it).
     public var end: Int
     /// The frame after the last one this voice sounds in with the pattern's own controls (the
-    /// end of the release tail, or where a decaying event fell silent).
+    /// end of the release tail, or where a decaying event fell silent; a Meta burst: where the
+    /// next one starts, if that is sooner, ``oneBurstAtATime(_:)``).
     public var soundEnd: Int
     /// The event's own intensity and sharpness (controls are applied on top).
     public var intensity: Double
@@ -88,42 +90,65 @@ public struct Schedule: Sendable {
     envelopeControls = envelope
 
     var voices: [Voice] = []
-    var skipped = 0
-    var lastFrame = 0
-    var lastEvent: Int?
-    func note(_ end: Int, _ index: Int) {
-      if lastEvent == nil || end > lastFrame {
-        lastFrame = max(lastFrame, end)
-        lastEvent = index
-      }
-    }
+    // Where each event's sound ends (audio events sound on the device's speaker: they count
+    // for the length only).
+    var ends = [Int](repeating: 0, count: pattern.events.count)
     for (index, event) in pattern.events.enumerated() {
       let start = Frames.from(seconds: event.time, rate: rate)
       guard event.type.isHaptic else {
-        // Audio events sound on the device's speaker: they count for the length only.
-        skipped += 1
-        note(Frames.from(seconds: event.time + Schedule.soundingLength(of: event), rate: rate), index)
+        ends[index] = Frames.from(seconds: event.time + Schedule.soundingLength(of: event), rate: rate)
         continue
       }
       let voice =
         event.type == .hapticTransient
         ? Schedule.transientVoice(event, index, start: start, profile: profile, rate: rate, intensity: intensity)
         : Schedule.continuousVoice(event, index, start: start, rate: rate, envelope: envelope)
-      note(voice.soundEnd, index)
       voices.append(voice)
     }
     voices.sort { ($0.start, $0.event) < ($1.start, $1.event) }
+    Schedule.oneBurstAtATime(&voices)
+    for voice in voices { ends[voice.event] = voice.soundEnd }
+    var lastFrame = 0
+    var lastEvent: Int?
+    for (index, end) in ends.enumerated() where lastEvent == nil || end > lastFrame {
+      lastFrame = max(lastFrame, end)
+      lastEvent = index
+    }
     self.voices = voices
-    skippedAudioEvents = skipped
+    skippedAudioEvents = pattern.events.count - voices.count
     frameCount = lastFrame
     lastSoundingEvent = lastEvent
     maximumOverlap = Schedule.overlap(voices)
   }
 
+  /// Meta's emphasis bursts (voices in start order) one at a time, as its renderer's single
+  /// emphasis oscillator plays them: a burst that starts while another sounds restarts the
+  /// oscillator, so the one sounding ends there (its `soundEnd`; its `end`, where its own length
+  /// ends, still sets its fade) and bursts never add. Of bursts that start on one frame (Meta's
+  /// C++ renderer refuses a clip with two emphases at one time) the strongest plays, the last of
+  /// equals in event order; the others sound for no frame. Voices that are not bursts (profiles
+  /// without an emphasis) are left as they are.
+  static func oneBurstAtATime(_ voices: inout [Voice]) {
+    var sounding: Int?
+    for k in voices.indices where voices[k].burst {
+      guard let previous = sounding else {
+        sounding = k
+        continue
+      }
+      if voices[previous].start == voices[k].start && voices[previous].peak > voices[k].peak {
+        voices[k].soundEnd = voices[k].start
+        continue
+      }
+      voices[previous].soundEnd = min(voices[previous].soundEnd, voices[k].start)
+      sounding = k
+    }
+  }
+
   /// The voice of a transient starting at frame `start`: a burst of `profile.transientCycles`
   /// cycles at the frequency of its sharpness.
   ///
-  /// Only the intensity control reaches a transient; sharpness and envelope controls affect
+  /// Only the intensity control reaches a transient, read at the event's exact time (its first
+  /// frame, rounded, may lie a fraction of a frame past it); sharpness and envelope controls affect
   /// continuous events only (AHAP reference: HapticSharpnessControl "affects only continuous
   /// haptics"), and a transient ignores AttackTime, DecayTime, ReleaseTime and Sustained
   /// (iOS 26.1 loader: "Ignoring for HapticTransient").
@@ -139,7 +164,7 @@ public struct Schedule: Sendable {
     }
     let frequency = profile.frequency(sharpness: p.hapticSharpness)
     let length = profile.transientCycles / frequency * rate
-    voice.peak = profile.amplitude(intensity: p.hapticIntensity * intensity.value(at: Double(start)))
+    voice.peak = profile.amplitude(intensity: p.hapticIntensity * intensity.value(at: event.time * rate))
     voice.increment = frequency / rate
     let offset = 0.25 - profile.transientCycles / 2
     voice.carrierOffset = offset - offset.rounded(.down)

@@ -5,7 +5,8 @@ import Testing
 @testable import HapCore
 
 /// hap's render of the `.haptic` corpus with Meta's Quest ACF against ``MetaReference``, the
-/// renderer written from the SDK's documented formulas (issue 30).
+/// renderer written from the SDK's documented formulas (issue 30), one emphasis at a time
+/// (issue 42).
 @Suite("`.haptic` as Meta's renderer plays it, with the Quest's ACF")
 struct MetaRendererTests {
   static let rate = 48000.0
@@ -36,8 +37,63 @@ struct MetaRendererTests {
     return samples
   }
 
+  /// One clip's render by hap against the reference's.
+  struct Measure {
+    /// Pearson r of the 10 ms RMS envelopes, or (a flat envelope) nil and the level's difference.
+    var r: Double?
+    var flatLevel = 0.0
+    /// Frames (20 ms, above −40 dB) whose frequency is within 5 %, of those judged.
+    var within = 0
+    var judged = 0
+    /// Each emphasis: hap's energy over its burst against the reference's (dB), and whether
+    /// the reference's peak there passes full scale.
+    var emphases: [(start: Int, difference: Double, overFullScale: Bool)] = []
+
+    var envelopeHolds: Bool { r.map { $0 >= 0.95 } ?? (abs(flatLevel) < 0.5) }
+    var frequencyHolds: Bool { judged == 0 || Double(within) >= 0.9 * Double(judged) }
+  }
+
+  static func measure(_ clip: HapticClip) -> Measure {
+    let hap = render(clip)
+    let (meta, bursts) = MetaReference.render(clip, quest, rate: rate)
+    var measure = Measure()
+    // The envelope: 10 ms RMS. A flat one (a constant vibration) has no shape to correlate
+    // (r follows the carrier's ripple): its level agrees within 0.5 dB instead.
+    let window = Int(rate / 100)
+    let (eh, em) = (MetaReference.envelope(hap, window: window), MetaReference.envelope(meta, window: window))
+    let mean = em.reduce(0, +) / Double(max(1, em.count))
+    let spread = (em.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, em.count))).squareRoot()
+    if spread < 0.05 * mean {
+      let hapMean = eh.prefix(em.count).reduce(0, +) / Double(max(1, min(eh.count, em.count)))
+      measure.flatLevel = 20 * log10(hapMean / mean)
+    } else {
+      measure.r = MetaReference.correlation(eh, em)
+    }
+    // The dominant frequency of each 20 ms frame above −40 dB (of the loudest frame).
+    let frame = Int(rate / 50)
+    let loud = MetaReference.envelope(meta, window: frame)
+    let floor = (loud.max() ?? 0) * 0.01
+    let (fh, fm) = (
+      MetaReference.frequencies(hap, window: frame, rate: rate),
+      MetaReference.frequencies(meta, window: frame, rate: rate)
+    )
+    for k in 0..<min(loud.count, fh.count, fm.count) where loud[k] > floor {
+      guard let a = fm[k] else { continue }
+      measure.judged += 1
+      if let b = fh[k], abs(b / a - 1) <= 0.05 { measure.within += 1 }
+    }
+    // Each emphasis: the energy over its burst (where it sounds: up to the next one's start).
+    for b in bursts {
+      let difference =
+        10 * log10(MetaReference.energy(hap, b.start, b.end) / MetaReference.energy(meta, b.start, b.end))
+      let over = (meta[b.start..<b.end].map { abs($0) }.max() ?? 0) > 1
+      measure.emphases.append((b.start, difference, over))
+    }
+    return measure
+  }
+
   @Test(
-    "every clip Meta's renderer accepts: envelope r ≥ 0.95, frequency within 5 % on 90 % of frames above −40 dB, each emphasis within 1 dB (where Meta's peak stays within full scale)"
+    "every clip Meta's renderer accepts: envelope r ≥ 0.95, frequency within 5 % on 90 % of frames above −40 dB, every emphasis within 1 dB"
   )
   func corpusAgainstTheReference() throws {
     guard SharedCorpus.isPresent else {
@@ -46,51 +102,26 @@ struct MetaRendererTests {
     }
     let clips = try Self.clips()
     #expect(clips.count >= 15)
-    var limited = 0
+    var totals = (envelope: 0, frequency: 0, emphases: 0, withinOneDB: 0, overFullScale: 0, worst: 0.0)
     for (name, clip) in clips {
-      let hap = Self.render(clip)
-      let (meta, bursts) = MetaReference.render(clip, Self.quest, rate: Self.rate)
-      // The envelope: 10 ms RMS. A flat one (a constant vibration) has no shape to correlate
-      // (r follows the carrier's ripple): its level agrees within 0.5 dB instead.
-      let window = Int(Self.rate / 100)
-      let (eh, em) = (MetaReference.envelope(hap, window: window), MetaReference.envelope(meta, window: window))
-      let mean = em.reduce(0, +) / Double(max(1, em.count))
-      let spread = (em.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, em.count))).squareRoot()
-      if spread < 0.05 * mean {
-        let hapMean = eh.prefix(em.count).reduce(0, +) / Double(max(1, min(eh.count, em.count)))
-        #expect(abs(20 * log10(hapMean / mean)) < 0.5, "\(name): a flat envelope, level \(hapMean) against \(mean)")
-      } else {
-        let r = MetaReference.correlation(eh, em)
-        #expect(r >= 0.95, "\(name): envelope r \(r)")
-      }
-      // The dominant frequency of each 20 ms frame above −40 dB (of the loudest frame).
-      let frame = Int(Self.rate / 50)
-      let loud = MetaReference.envelope(meta, window: frame)
-      let floor = (loud.max() ?? 0) * 0.01
-      let (fh, fm) = (
-        MetaReference.frequencies(hap, window: frame, rate: Self.rate),
-        MetaReference.frequencies(meta, window: frame, rate: Self.rate)
-      )
-      var judged = 0
-      var within = 0
-      for k in 0..<min(loud.count, fh.count, fm.count) where loud[k] > floor {
-        guard let a = fm[k] else { continue }
-        judged += 1
-        if let b = fh[k], abs(b / a - 1) <= 0.05 { within += 1 }
-      }
-      #expect(judged == 0 || Double(within) >= 0.9 * Double(judged), "\(name): \(within) of \(judged) frames within 5 %")
-      // Each emphasis: the energy over its burst. Where Meta's sum passes full scale, hap's
-      // limiter keeps it within (docs/convert.md): counted, not held to 1 dB.
-      for b in bursts {
-        if (meta[b.start..<b.end].map { abs($0) }.max() ?? 0) > 1 {
-          limited += 1
-          continue
-        }
-        let difference = 10 * log10(MetaReference.energy(hap, b.start, b.end) / MetaReference.energy(meta, b.start, b.end))
-        #expect(abs(difference) <= 1, "\(name): the emphasis at frame \(b.start) differs by \(difference) dB")
+      let m = Self.measure(clip)
+      #expect(m.envelopeHolds, "\(name): envelope r \(m.r.map { "\($0)" } ?? "—"), flat level \(m.flatLevel) dB")
+      #expect(m.frequencyHolds, "\(name): \(m.within) of \(m.judged) frames within 5 %")
+      totals.envelope += m.envelopeHolds ? 1 : 0
+      totals.frequency += m.frequencyHolds ? 1 : 0
+      // Every emphasis, those where Meta's sum passes full scale too: hap's limiter keeps the
+      // peak within (docs/convert.md), at a cost within 1 dB of the burst's energy now that one
+      // burst sounds at a time.
+      for e in m.emphases {
+        totals.emphases += 1
+        totals.withinOneDB += abs(e.difference) <= 1 ? 1 : 0
+        totals.overFullScale += e.overFullScale ? 1 : 0
+        totals.worst = max(totals.worst, abs(e.difference))
+        #expect(abs(e.difference) <= 1, "\(name): the emphasis at frame \(e.start) differs by \(e.difference) dB")
       }
     }
-    // The corpus's bursts over full scale in Meta's render (snow 1, NVHeartbeats, lfa).
-    #expect(limited < 60, "\(limited) emphases pass full scale in Meta's render")
+    print(
+      "MetaRenderer: \(clips.count) clips; envelope \(totals.envelope)/\(clips.count); frequency \(totals.frequency)/\(clips.count); emphases within 1 dB \(totals.withinOneDB)/\(totals.emphases), the largest difference \(totals.worst) dB (\(totals.overFullScale) over full scale in Meta's render)"
+    )
   }
 }

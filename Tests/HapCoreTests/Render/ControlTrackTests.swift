@@ -107,6 +107,22 @@ extension RenderTests {
       #expect(abs(t.value(at: 0.9 * Self.rate) - 0.2) < 1e-9, "holds the second curve's last value")
     }
 
+    @Test("a curve that starts on the last point of the one before, at its value, continues it: nothing is cut")
+    func touchingCurvesContinue() {
+      // An envelope split into curves of at most 16 points (the .haptic conversion): a narrow
+      // peak in the first curve's last millisecond stays (the 1 ms ramp to a new curve cut it).
+      let first = F.curve(.hapticIntensityControl, [(0, 0.2), (0.0995, 0.2), (0.0996, 0.9), (0.0997, 0.2), (0.1, 0.2)])
+      let second = F.curve(.hapticIntensityControl, [(0.1, 0.2), (0.2, 0.6)])
+      let t = Self.track(curves: [first, second])
+      #expect(abs(t.value(at: 0.0996 * Self.rate) - 0.9) < 1e-9)
+      #expect(abs(t.value(at: 0.1 * Self.rate) - 0.2) < 1e-9)
+      #expect(abs(t.value(at: 0.15 * Self.rate) - 0.4) < 1e-9)
+      // At another value it is a new curve taking over, ramped as before.
+      let third = F.curve(.hapticIntensityControl, [(0.1, 0.5), (0.2, 0.6)])
+      let u = Self.track(curves: [first, third])
+      #expect(abs(u.value(at: 0.0996 * Self.rate) - 0.9) > 0.1)
+    }
+
     @Test("a Parameter after a curve cuts it short; a curve after a Parameter replaces it")
     func parametersAndCurvesMix() {
       let t = Self.track(
