@@ -134,10 +134,30 @@ final class StudioPlayback: @unchecked Sendable {
 
   private func ended(_ id: Int) {
     lock.lock()
-    let wasCurrent = current?.id == id
-    if wasCurrent { current = nil }
+    let ending = current?.id == id ? current : nil
+    if ending != nil { current = nil }
     lock.unlock()
-    if wasCurrent { events.send("stopped", JSONOutput.object([("id", String(id))])) }
+    guard let ending else { return }
+    // A play shorter than the reporter's round (an audition on a busy machine) ended before it
+    // was announced: the pages still hear that it played, then where it ended, then the stop.
+    if !ending.announced {
+      announce(ending, latency: 0)
+      sendPosition(ending, ending.to)
+    }
+    events.send("stopped", JSONOutput.object([("id", String(id))]))
+  }
+
+  private func announce(_ playing: Playing, latency: Double) {
+    events.send(
+      "playing",
+      JSONOutput.object([
+        ("id", String(playing.id)), ("from", JSONOutput.number(playing.from)), ("to", JSONOutput.number(playing.to)),
+        ("loop", playing.loop ? "true" : "false"), ("latency", JSONOutput.number(latency)),
+      ]))
+  }
+
+  private func sendPosition(_ playing: Playing, _ time: Double) {
+    events.send("position", JSONOutput.object([("id", String(playing.id)), ("time", JSONOutput.number(time))]))
   }
 
   /// Stops playback and closes the device.
@@ -186,17 +206,8 @@ final class StudioPlayback: @unchecked Sendable {
       current = playing
     }
     lock.unlock()
-    if announce {
-      events.send(
-        "playing",
-        JSONOutput.object([
-          ("id", String(playing.id)), ("from", JSONOutput.number(playing.from)), ("to", JSONOutput.number(playing.to)),
-          ("loop", playing.loop ? "true" : "false"), ("latency", JSONOutput.number(max(0, -position.elapsed))),
-        ]))
-    }
-    if announce || tick % 5 == 0 {
-      events.send("position", JSONOutput.object([("id", String(playing.id)), ("time", JSONOutput.number(position.time))]))
-    }
+    if announce { self.announce(playing, latency: max(0, -position.elapsed)) }
+    if announce || tick % 5 == 0 { sendPosition(playing, position.time) }
     return true
   }
 
