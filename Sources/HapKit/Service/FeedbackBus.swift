@@ -42,10 +42,6 @@ public final class FeedbackBus: @unchecked Sendable {
   public static let maxEventBytes = 256
   /// Clients (bus names) with voices at once; a new one past it is refused.
   public static let maxClients = 4096
-  /// feedbackd's caps on `Vibrate` (``Vibration/maxPairs``, ``Vibration/maxMilliseconds``): a
-  /// longer pattern is clamped to them, never refused.
-  public static let maxVibratePairs = 10
-  public static let maxVibrateMilliseconds: UInt32 = 10_000
 
   /// FeedbackEnded's reasons (feedbackd's FbdEventEndReason).
   enum EndReason: UInt32 {
