@@ -73,6 +73,13 @@ public final class Renderer {
   private let intensityCount: Int
   private let sharpnessPoints: UnsafeMutableBufferPointer<ControlTrack.Breakpoint>
   private var intensityCursor = 0
+  /// The cursor of ``amplitude(_:at:)``, which reads the control between grid points.
+  private var kinkCursor = 0
+  /// The cursor of ``nextKink(after:before:)``: the first breakpoint past the frame asked last.
+  private var kinkSearch = 0
+  /// A kinked segment's sub-run as the kernel reads it: the amplitudes at the segment's two grid
+  /// points of the line through the control's values at the sub-run's ends.
+  private let kinkGrid: UnsafeMutableBufferPointer<Float>
   private var sharpnessCursor = 0
   private let intensityGrid: UnsafeMutableBufferPointer<Double>
   private let sharpnessGrid: UnsafeMutableBufferPointer<Double>
@@ -150,6 +157,8 @@ public final class Renderer {
     _ = intensityPoints.initialize(from: Self.squared(heard, squareLaw))
     sharpnessPoints = .allocate(capacity: max(1, schedule.sharpnessControl.breakpoints.count))
     _ = sharpnessPoints.initialize(from: Self.squared(schedule.sharpnessControl.breakpoints, squareLaw))
+    kinkGrid = .allocate(capacity: 2)
+    kinkGrid.initialize(repeating: 0)
     intensityGrid = .allocate(capacity: Renderer.gridCapacity)
     intensityGrid.initialize(repeating: 1)
     sharpnessGrid = .allocate(capacity: Renderer.gridCapacity)
@@ -180,6 +189,7 @@ public final class Renderer {
     intensityPoints.deallocate()
     sharpnessPoints.deallocate()
     intensityGrid.deallocate()
+    kinkGrid.deallocate()
     sharpnessGrid.deallocate()
     amplitudeGrid.deallocate()
     incrementGrid.deallocate()
@@ -223,6 +233,7 @@ public final class Renderer {
     position = min(max(0, frame), frameCount)
     activeCount = 0
     intensityCursor = 0
+    kinkSearch = 0
     sharpnessCursor = 0
     var k = 0
     while k < voiceCount && voices[k].start < position {
@@ -592,13 +603,108 @@ public final class Renderer {
       if piece.stage == .done { break }
       let pieceEnd = min(to, piece.end)
       if piece.isGeometric { fillPowers(piece.rate) }
-      hap_add_run(
-        kernelCode, out, Int64(first), Int64(n), Int64(pieceEnd), Int64(voice.start), amplitudeGrid.baseAddress,
-        incrementGrid.baseAddress, Int64(gridFirst), &phase, piece.isGeometric ? 1 : 0, Int64(piece.start),
-        piece.level, piece.rate, decayPowers.baseAddress, gridShift)
+      addRun(voice, out, first: first, gridFirst: gridFirst, from: n, to: pieceEnd, piece: piece, phase: &phase)
       n = pieceEnd
     }
     states[index].phase = phase
+  }
+
+  /// Adds frames `from..<to` of one envelope `piece` of the continuous `voice`: through the kernel
+  /// on the control grid, but a grid segment in which the intensity control (as the continuous
+  /// voices hear it) has a breakpoint (``nextKink(after:before:)``) is split there, each sub-run
+  /// given the line through the control's amplitudes at its own ends, so the amplitude follows
+  /// the breakpoints to the sample (``addKinkedSegment``). The sub-runs use the same kernel with the
+  /// same carrier (the phase is still kept at grid points), and every line depends on the segment
+  /// and the breakpoints alone, so the samples stay a function of the frame index.
+  private func addRun(
+    _ voice: Schedule.Voice, _ out: UnsafeMutablePointer<Float>, first: Int, gridFirst: Int, from: Int, to: Int,
+    piece: EnvelopePiece, phase: inout Double
+  ) {
+    var n = from
+    while n < to {
+      let end = ((to - 1) & ~(grid - 1)) + grid
+      let kink = nextKink(after: n & ~(grid - 1), before: end)
+      let kinked = kink == .max ? end : kink & ~(grid - 1)
+      if kinked > n {
+        let runEnd = min(to, kinked)
+        hap_add_run(
+          kernelCode, out, Int64(first), Int64(n), Int64(runEnd), Int64(voice.start), amplitudeGrid.baseAddress,
+          incrementGrid.baseAddress, Int64(gridFirst), &phase, piece.isGeometric ? 1 : 0, Int64(piece.start),
+          piece.level, piece.rate, decayPowers.baseAddress, gridShift)
+        n = runEnd
+      }
+      if n < to {
+        let segmentEnd = min(to, kinked + grid)
+        addKinkedSegment(
+          voice, out, first: first, gridFirst: gridFirst, segment: kinked, from: n, to: segmentEnd, piece: piece,
+          phase: &phase)
+        n = segmentEnd
+      }
+    }
+  }
+
+  /// Frames `from..<to` of the grid segment starting at frame `segment`, in which the intensity
+  /// control has breakpoints: a sub-run from each breakpoint's first frame to the next's, its
+  /// amplitude the line from the control's at its first frame (the grid's at the segment's start)
+  /// to the control's at its last (the grid's at the segment's end, for the last sub-run).
+  private func addKinkedSegment(
+    _ voice: Schedule.Voice, _ out: UnsafeMutablePointer<Float>, first: Int, gridFirst: Int, segment: Int, from: Int,
+    to: Int, piece: EnvelopePiece, phase: inout Double
+  ) {
+    let k = segment / grid - gridFirst
+    let segmentEnd = segment + grid
+    var a = segment
+    var aValue = Double(amplitudeGrid[k])
+    while a < to {
+      let b = min(nextKink(after: a, before: segmentEnd), segmentEnd)
+      let (ub, bValue) =
+        b == segmentEnd ? (grid, Double(amplitudeGrid[k + 1])) : (b - 1 - segment, amplitude(voice, at: b - 1))
+      let ua = a - segment
+      let slope = ub > ua ? (bValue - aValue) / Double(ub - ua) : 0
+      kinkGrid[0] = Float(aValue - slope * Double(ua))
+      kinkGrid[1] = Float(aValue + slope * Double(grid - ua))
+      if b > from {
+        hap_add_run(
+          kernelCode, out, Int64(first), Int64(max(a, from)), Int64(min(b, to)), Int64(voice.start),
+          kinkGrid.baseAddress, incrementGrid.baseAddress! + k, Int64(segment / grid), &phase,
+          piece.isGeometric ? 1 : 0, Int64(piece.start), piece.level, piece.rate, decayPowers.baseAddress, gridShift)
+      }
+      a = b
+      if a < segmentEnd { aValue = amplitude(voice, at: a) }
+    }
+  }
+
+  /// The first frame after `frame` and before `limit` on which the intensity control as the
+  /// continuous voices hear it has a breakpoint off the grid: the first frame at or after the
+  /// breakpoint, which is not a grid point (.max if none, or if the live control overrides it).
+  @inline(__always)
+  private func nextKink(after frame: Int, before limit: Int) -> Int {
+    guard !liveIntensity.isActive, intensityCount > 0 else { return .max }
+    // The first breakpoint past `frame`: the cursor walks there from the frame asked last (either
+    // way, so the answer does not depend on what was asked before).
+    let here = Double(frame)
+    while kinkSearch > 0 && intensityPoints[kinkSearch - 1].frame > here { kinkSearch -= 1 }
+    while kinkSearch < intensityCount && intensityPoints[kinkSearch].frame <= here { kinkSearch += 1 }
+    var low = kinkSearch
+    while low < intensityCount {
+      let kink = Int(intensityPoints[low].frame.rounded(.up))
+      if kink >= limit { return .max }
+      if kink & (grid - 1) != 0 { return kink }
+      low += 1
+    }
+    return .max
+  }
+
+  /// The continuous `voice`'s amplitude at `frame` from the intensity control there, as the grid
+  /// gets it (``hap_fill_grid``'s table look-up).
+  private func amplitude(_ voice: Schedule.Voice, at frame: Int) -> Double {
+    let control = Self.root(
+      Renderer.evaluate(intensityPoints, intensityCount, &kinkCursor, Double(frame), 1), squareLaw)
+    // The kernels' look-up: clamped to 0...1, linear between the table's points.
+    let x = min(max(voice.intensity * control, 0), 1) * Double(Renderer.tableSize)
+    let index = Int(x)
+    let fraction = x - Double(index)
+    return amplitudeTable[index] + (amplitudeTable[index + 1] - amplitudeTable[index]) * fraction
   }
 
   /// factor^0 ... factor^(grid + 7) into `decayPowers` (the same values every time).
