@@ -32,13 +32,13 @@ public enum SampleFormat: String, Sendable, CaseIterable {
         hap_encode_s16(
           RenderKernel.best.code, samples.baseAddress, destination.assumingMemoryBound(to: Int16.self),
           Int64(samples.count))
-        return
+      #else
+        for (i, x) in samples.enumerated() {
+          let v = min(max(x, -1), 1) * 32767
+          let rounded = Int16(v < 0 ? v - 0.5 : v + 0.5)
+          destination.storeBytes(of: rounded.littleEndian, toByteOffset: i * 2, as: Int16.self)
+        }
       #endif
-      for (i, x) in samples.enumerated() {
-        let v = min(max(x, -1), 1) * 32767
-        let rounded = Int16(v < 0 ? v - 0.5 : v + 0.5)
-        destination.storeBytes(of: rounded.littleEndian, toByteOffset: i * 2, as: Int16.self)
-      }
     case .s24:
       for (i, x) in samples.enumerated() {
         let v = UInt32(bitPattern: Int32(SampleFormat.scaled(x, 8_388_607)))
