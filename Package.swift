@@ -52,7 +52,8 @@ let package = Package(
     .target(
       name: "HapKit",
       dependencies: [
-        "HapCore", "HapALSA", "HapResample", "HapRumble", "CSndFile", "CHapSignals", "CDBus", "CMicroHTTPD",
+        "HapCore", "HapALSA", "CALSA", "HapResample", "HapRumble", "CEvdev", "CSndFile", "CHapSignals", "CDBus",
+        "CMicroHTTPD",
       ],
       // `hap studio`'s page, in the binary: no resource folder, works offline.
       resources: [
@@ -65,7 +66,7 @@ let package = Package(
     .target(name: "CHapSignals"),
     // The command-line front end: argument parsing, commands, output formatting.
     .executableTarget(
-      name: "hap", dependencies: ["HapCore", "HapKit", "HapALSA", "HapRumble", "CSndFile", "HapResample"]),
+      name: "hap", dependencies: ["HapKit"]),
     // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
     .target(name: "HapFuzzCheck", dependencies: ["HapCore", "HapKit"]),
     // `make bench`: the render loop alone, without I/O.

@@ -7,12 +7,12 @@ import HapCore
 /// Made once, before the real-time thread starts, and freed with ``deallocate()`` by the engine
 /// that owns it. It holds only pointers and plain values, so ``write(to:)`` allocates nothing
 /// and retains nothing.
-struct PeriodBuffers {
-  let period: Int
+public struct PeriodBuffers {
+  public let period: Int
   let format: SampleFormat
   let map: ChannelMap
   /// Where the source renders each period.
-  let frames: PeriodFrames
+  public let frames: PeriodFrames
   private let interleaved: UnsafeMutableBufferPointer<Float>
   private let bytes: UnsafeMutableRawBufferPointer
 
@@ -22,7 +22,7 @@ struct PeriodBuffers {
 
   /// `planes`: the layout resolved for the device (``ChannelLayout/map(deviceChannels:)``);
   /// `sharing`: the period another device's buffers render into (same period size), or nil.
-  init(configuration: ALSASink.Configuration, planes: [Int], sharing: PeriodFrames? = nil) {
+  public init(configuration: ALSASink.Configuration, planes: [Int], sharing: PeriodFrames? = nil) {
     period = configuration.periodFrames
     format = configuration.format
     map = ChannelMap(planes: planes)
@@ -34,7 +34,7 @@ struct PeriodBuffers {
     bytes.initializeMemory(as: UInt8.self, repeating: 0)
   }
 
-  func deallocate() {
+  public func deallocate() {
     if ownsFrames { frames.deallocate() }
     map.deallocate()
     interleaved.deallocate()
@@ -42,7 +42,7 @@ struct PeriodBuffers {
   }
 
   /// Lays ``frames`` out on the device's channels, encodes them and writes one period.
-  func write(to sink: ALSASink) throws(SinkError) {
+  public func write(to sink: ALSASink) throws(SinkError) {
     let source: UnsafeBufferPointer<Float>
     if let solo = map.soloPlane {
       source = UnsafeBufferPointer(frames[solo])

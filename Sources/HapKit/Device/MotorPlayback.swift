@@ -32,3 +32,40 @@ public enum MotorPlayback {
     RumbleEngine.play(&source, on: device, gain: min(pow(10, gainDecibels / 20), 1), stop: stop)
   }
 }
+
+/// A rumble motor opened by its event device's path (`hap play`, `play --watch` and `hap drag`
+/// with `-D evdev:PATH`): what it is, and playing a source of steps on it.
+public final class Motor {
+  private var device: RumbleDevice?
+  public let path: String
+  /// Its name from the kernel ("" when it has none) and force feedback.
+  public let name: String
+  public let forceFeedback: ListedDevice.ForceFeedback
+
+  /// Opens `path`; refuses a device without a motor (the error's sentence says why).
+  public init(path: String) throws(RumbleError) {
+    let device = try RumbleDevice(path: path)
+    self.device = device
+    self.path = path
+    let caps = device.capabilities
+    name = caps.name
+    forceFeedback = ListedDevice.ForceFeedback(
+      rumble: caps.rumble, periodic: caps.periodic, gain: caps.gain, effects: caps.effects)
+  }
+
+  deinit { _ = device?.close() }
+
+  /// Plays `source` until its end, `stop` or a failure, at `gainDecibels` (at most 0 dB), then
+  /// stops and removes the effect and closes the device (once: a motor plays one source).
+  public func play<Source: RumbleSource>(_ source: inout Source, gainDecibels: Double, stop: StopRequest)
+    -> RumbleReport
+  {
+    guard let device else {
+      var report = RumbleReport()
+      report.outcome = .failed(.open(path: path, errno: EBADF))
+      return report
+    }
+    self.device = nil
+    return MotorPlayback.play(&source, on: device, gainDecibels: gainDecibels, stop: stop)
+  }
+}

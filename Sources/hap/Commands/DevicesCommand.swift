@@ -1,7 +1,5 @@
-import HapALSA
 import HapCore
 import HapKit
-import HapRumble
 
 /// `hap devices`: which playback devices there are and what they take.
 enum DevicesCommand: Command {
@@ -37,36 +35,28 @@ enum DevicesCommand: Command {
   ]
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    do {
-      try ALSALibrary.load()
-    } catch {
-      Console.error("hap: \(error.message)")
-      return ExitStatus.trouble
-    }
     let named = arguments[device]
-    let motors = try motorEntries(named)
-    let cards = DualSense.cards(in: DualSenseDevice.procFolder())
-    let dualSenses = cards.indices.map { DeviceProbe.dualSense(cards[$0], listedAs: DualSenseDevice.listedName($0)) }
-    let devices =
-      named.map { RumblePlayback.names($0) ? [] : [DeviceProbe.probe($0)] }
-      ?? (dualSenses + DeviceList.playbackDevices() + [DeviceProbe.probe(SimulatedDevice.name)])
-    // The simulated exciter is no hardware: in the list it does not count, named it does.
-    let usable =
-      devices.filter { $0.isUsable && (named != nil || $0.name != SimulatedDevice.name) }.count
-      + motors.filter(\.usable).count
-    let (before, sim) = (
-      devices.filter { $0.name != SimulatedDevice.name }, devices.filter { $0.name == SimulatedDevice.name }
-    )
-    if arguments[Options.format] == .json {
-      printJSON(before, motors: motors, sim: sim, usable: usable)
-    } else {
-      printText(before)
-      printMotors(motors, listing: named == nil)
-      printText(sim)
+    let listing: DeviceListing
+    do throws(DeviceListing.Failure) {
+      listing = try DeviceListing.list(named: named)
+    } catch {
+      switch error {
+      case .library(let why):
+        Console.error("hap: \(why.message)")
+        return ExitStatus.trouble
+      case .motorWithoutPath: throw RumblePlayback.noMotorPath
+      }
     }
-    if usable == 0 {
+    if arguments[Options.format] == .json {
+      Console.line(listing.json())
+    } else {
+      printText(listing.of(.sound))
+      printMotors(listing, listing: named == nil)
+      printText(listing.of(.simulated))
+    }
+    if listing.usable == 0 {
       Console.error(
-        "hap: no usable playback device: \(named == nil ? noneUsable(devices) : "'\(Format.excerpt(named!))' does not play"); \(named.map(RumblePlayback.names) == true ? "no such event device, or no access to it (is your user in the 'input' group?)" : "no sound card, or no access to it (is your user in the 'audio' group?)"); 'hap play -D sim' plays on the simulated exciter."
+        "hap: no usable playback device: \(named == nil ? noneUsable(listing.devices) : "'\(Format.excerpt(named!))' does not play"); \(named.map(RumblePlayback.names) == true ? "no such event device, or no access to it (is your user in the 'input' group?)" : "no sound card, or no access to it (is your user in the 'audio' group?)"); 'hap play -D sim' plays on the simulated exciter."
       )
       return ExitStatus.failure
     }
@@ -75,8 +65,8 @@ enum DevicesCommand: Command {
 
   /// Why none of the listed devices counts: what ALSA lists besides `null` (which discards
   /// sound) and hap's own `sim` (no hardware), and that none of those opens.
-  static func noneUsable(_ devices: [PlaybackDevice]) -> String {
-    let hardware = devices.filter { !$0.discardsSound && $0.name != SimulatedDevice.name }
+  static func noneUsable(_ devices: [ListedDevice]) -> String {
+    let hardware = devices.filter { !$0.discardsSound && $0.kind == .sound }
     let null = devices.contains { $0.discardsSound }
     switch hardware.count {
     case 0: return null ? "ALSA lists only 'null', which discards sound" : "ALSA lists none"
@@ -89,83 +79,36 @@ enum DevicesCommand: Command {
 
   /// The motors as text; in a listing, the event devices that do not open (often every one,
   /// for a user outside the `input` group) as one line.
-  static func printMotors(_ motors: [RumblePlayback.Listed], listing: Bool) {
-    let closed = listing ? motors.filter { !$0.opens } : []
-    for motor in motors where !closed.contains(where: { $0.json == motor.json }) {
-      for line in motor.text { Console.line(Console.shownLines(line)) }
+  static func printMotors(_ listing: DeviceListing, listing all: Bool) {
+    let motors = listing.of(.motor)
+    let closed = all ? motors.filter { !$0.opens } : []
+    for motor in motors where !closed.contains(motor) {
+      if let ff = motor.forceFeedback {
+        let bits = [ff.rumble ? "rumble" : nil, ff.periodic ? "periodic" : nil, ff.gain ? "gain" : nil]
+        Console.line(Console.shownLines("\(motor.name): \(motor.description)"))
+        Console.line("  force feedback: \(bits.compactMap { $0 }.joined(separator: ", ")); \(ff.effects) effects")
+      } else {
+        Console.line(Console.shownLines(motor.name))
+        Console.line(Console.shownLines("  does not open: \(motor.error ?? "unknown error")"))
+      }
     }
     guard let first = closed.first else { return }
-    let what = "\(closed.count) event device\(closed.count == 1 ? "" : "s") in \(MotorPlayback.folder())"
-    let detail = first.text.last?.trimmingCharacters(in: .whitespaces) ?? ""
+    let what = "\(closed.count) event device\(closed.count == 1 ? "" : "s") in \(listing.motorFolder)"
+    let detail = "does not open: \(first.error ?? "unknown error")"
     Console.line(Console.shownLines("evdev: \(what) did not open, so any motor among them is not listed; the first: \(detail)"))
   }
 
-  /// The rumble motors to list: the one `-D evdev:PATH` names, else those of `$HAP_DEV_INPUT`
-  /// (none when -D names another device).
-  static func motorEntries(_ named: String?) throws(UsageError) -> [RumblePlayback.Listed] {
-    guard let named else { return RumblePlayback.listed(EventDevices.list(folder: MotorPlayback.folder())) }
-    guard RumblePlayback.names(named) else { return [] }
-    let path = try RumblePlayback.path(named)
-    return RumblePlayback.listed([EventDevices.Entry(path: path, capabilities: RumbleDevice.probe(path))])
-  }
-
-  /// The devices as one JSON document, with the count of usable ones.
-  static func printJSON(
-    _ devices: [PlaybackDevice], motors: [RumblePlayback.Listed], sim: [PlaybackDevice], usable: Int
-  ) {
-    let items = devices.map(json) + motors.map(\.json) + sim.map(json)
-    Console.line(JSONOutput.object([("devices", JSONOutput.array(items)), ("usable", String(usable))]))
-  }
-
-  /// One ALSA device as a JSON object.
-  static func json(_ device: PlaybackDevice) -> String {
-    var members: [(String, String)] = [
-      ("name", JSONOutput.string(device.name)), ("description", JSONOutput.string(device.description)),
-      ("opens", device.capabilities == nil ? "false" : "true"), ("usable", device.isUsable ? "true" : "false"),
-      ("simulated", device.name == SimulatedDevice.name ? "true" : "false"),
-    ]
-    if DualSenseDevice.names(device.name) {
-      members.append(
-        (
-          "layout",
-          JSONOutput.object([("haptic", "[3,4]"), ("sound", "[1,2]"), ("name", JSONOutput.string("dualsense"))])
-        ))
-    }
-    if let caps = device.capabilities {
-      members.append(
-        (
-          "rates",
-          JSONOutput.object([
-            ("minimum", String(caps.rates.lowerBound)), ("maximum", String(caps.rates.upperBound)),
-          ])
-        ))
-      members.append(("standardRates", JSONOutput.array(caps.standardRates.map(String.init))))
-      members.append(("formats", JSONOutput.array(caps.formats.map { JSONOutput.string($0.rawValue) })))
-      members.append(
-        (
-          "channels",
-          JSONOutput.object([
-            ("minimum", String(caps.channels.lowerBound)), ("maximum", String(caps.channels.upperBound)),
-          ])
-        ))
-    }
-    if let error = device.error { members.append(("error", JSONOutput.string(error))) }
-    return JSONOutput.object(members)
-  }
-
   /// The devices as text: each one's name, and what it takes or why it does not open.
-  static func printText(_ devices: [PlaybackDevice]) {
+  static func printText(_ devices: [ListedDevice]) {
     for device in devices {
       Console.line(Console.shownLines("\(device.name)\(device.description.isEmpty ? "" : ": \(device.description)")"))
-      if let caps = device.capabilities {
-        let rates =
-          caps.rates.lowerBound == caps.rates.upperBound
-          ? "\(caps.rates.lowerBound) Hz" : "\(caps.rates.lowerBound)..\(caps.rates.upperBound) Hz"
-        let channels =
-          caps.channels.lowerBound == caps.channels.upperBound
-          ? "\(caps.channels.lowerBound)" : "\(caps.channels.lowerBound)..\(caps.channels.upperBound)"
+      if let rates = device.rates, let channels = device.channels {
+        let rateText =
+          rates.minimum == rates.maximum ? "\(rates.minimum) Hz" : "\(rates.minimum)..\(rates.maximum) Hz"
+        let channelText =
+          channels.minimum == channels.maximum ? "\(channels.minimum)" : "\(channels.minimum)..\(channels.maximum)"
         Console.line(
-          "  opens: rates \(rates); formats \(caps.formats.map(\.rawValue).joined(separator: " ")); channels \(channels)"
+          "  opens: rates \(rateText); formats \((device.formats ?? []).joined(separator: " ")); channels \(channelText)"
         )
         if device.discardsSound { Console.line("  (discards everything it is sent: not a real output)") }
       } else {

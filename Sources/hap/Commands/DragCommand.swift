@@ -1,8 +1,6 @@
 import Foundation
-import HapALSA
 import HapCore
 import HapKit
-import HapRumble
 
 /// `hap drag`: feel a texture under your finger. The touchpad's (or mouse's) velocity drives a
 /// pattern live, through the same mapping as `--map velocity`; or a recorded gesture renders

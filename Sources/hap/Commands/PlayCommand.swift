@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import HapALSA
 import HapCore
 import HapKit
 

@@ -1,7 +1,6 @@
 import Foundation
 import HapCore
 import HapKit
-import HapResample
 
 /// `hap render --audio`: a pattern's audio track (its AudioCustom sounds and AudioContinuous
 /// tones, HapCore's ``AudioRenderer``) beside its haptic signal, and the length both share.

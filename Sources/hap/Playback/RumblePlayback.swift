@@ -1,7 +1,6 @@
 import Foundation
 import HapCore
 import HapKit
-import HapRumble
 
 /// `-D evdev:/dev/input/eventN`, a rumble motor: a pattern plays as its intensity over time (``RumbleTrack``,
 /// the renderer's envelopes, curves and controls), one FF_RUMBLE effect updated every 5 ms (``RumbleEngine``),
@@ -12,11 +11,13 @@ enum RumblePlayback {
 
   /// The path `evdev:PATH` names (`evdev:` alone is refused).
   static func path(_ device: String) throws(UsageError) -> String {
-    guard case .motor(let path)? = try? DeviceAddress(parsing: device) else {
-      throw .refused("'-D evdev:' needs the event device's path, e.g. -D evdev:/dev/input/event5 (see 'hap devices')")
-    }
+    guard case .motor(let path)? = try? DeviceAddress(parsing: device) else { throw noMotorPath }
     return path
   }
+
+  /// `evdev:` alone.
+  static let noMotorPath = UsageError.refused(
+    "'-D evdev:' needs the event device's path, e.g. -D evdev:/dev/input/event5 (see 'hap devices')")
 
   /// `-D evdev:PATH`: the motor's path, after refusing the options that shape a signal a motor
   /// does not play, or a device it is not (`also`: the command's own, besides the profile, the
@@ -38,8 +39,8 @@ enum RumblePlayback {
   }
 
   /// What a motor cannot do, said once.
-  static func note(_ device: RumbleDevice) -> String {
-    "hap: '\(DeviceAddress.motor(path: device.path))' (\(device.capabilities.name.isEmpty ? "a rumble motor" : device.capabilities.name)) plays intensity over time only: no carrier frequency, sharpness only as the balance of its strong and weak motors"
+  static func note(_ motor: Motor) -> String {
+    "hap: '\(DeviceAddress.motor(path: motor.path))' (\(motor.name.isEmpty ? "a rumble motor" : motor.name)) plays intensity over time only: no carrier frequency, sharpness only as the balance of its strong and weak motors"
   }
 
   /// Opens the motor at `path`, says what it cannot do (unless `noted`), plays `source` on it
@@ -49,20 +50,20 @@ enum RumblePlayback {
     _ source: inout Source, path: String, gainDecibels: Double, verbose: Bool, stop: StopRequest = Interrupt.stop,
     noted: Bool = false
   ) -> Int32 {
-    let device: RumbleDevice
+    let motor: Motor
     do {
-      device = try RumbleDevice(path: path)
+      motor = try Motor(path: path)
     } catch {
       Console.error("hap: \(error)")
       return ExitStatus.trouble
     }
     let gain = pow(10, gainDecibels / 20)
     if !noted {
-      Console.error(note(device))
+      Console.error(note(motor))
       if gain > 1 { Console.error("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB") }
     }
-    let report = MotorPlayback.play(&source, on: device, gainDecibels: gainDecibels, stop: stop)
-    if verbose { printStatistics(report, device: device) }
+    let report = motor.play(&source, gainDecibels: gainDecibels, stop: stop)
+    if verbose { printStatistics(report, motor: motor) }
     switch report.outcome {
     case .completed: return ExitStatus.ok
     case .stopped: return ExitStatus.interrupted
@@ -73,59 +74,16 @@ enum RumblePlayback {
   }
 
   /// `--verbose`: the device, its force feedback, the updates and how late they were.
-  static func printStatistics(_ report: RumbleReport, device: RumbleDevice) {
-    let caps = device.capabilities
-    let bits = [caps.rumble ? "FF_RUMBLE" : nil, caps.periodic ? "FF_PERIODIC" : nil, caps.gain ? "FF_GAIN" : nil]
+  static func printStatistics(_ report: RumbleReport, motor: Motor) {
+    let ff = motor.forceFeedback
+    let bits = [ff.rumble ? "FF_RUMBLE" : nil, ff.periodic ? "FF_PERIODIC" : nil, ff.gain ? "FF_GAIN" : nil]
     Console.error(
-      "device      \(DeviceAddress.motor(path: device.path)) (\(caps.name)): \(bits.compactMap { $0 }.joined(separator: " ")), \(caps.effects) effects"
+      "device      \(DeviceAddress.motor(path: motor.path)) (\(motor.name)): \(bits.compactMap { $0 }.joined(separator: " ")), \(ff.effects) effects"
     )
     Console.error("scheduling  \(report.scheduling)")
     let late = Format.number((report.worstLateness * 10000).rounded() / 10)
     Console.error(
       "updates     \(report.updates), every \(Format.number(RumbleTrack.defaultStep * 1000)) ms; latest \(late) ms after its time; \(report.skipped) skipped"
     )
-  }
-
-  /// An event device as `hap devices` lists it: its lines of text, its JSON, whether it counts.
-  struct Listed {
-    var text: [String]
-    var json: String
-    var usable: Bool
-    /// Whether it opened (else `text` ends with why not).
-    var opens = true
-  }
-
-  /// `hap devices`' entries: the event devices with a motor.
-  static func listed(_ entries: [EventDevices.Entry]) -> [Listed] {
-    entries.map { entry in
-      let name = DeviceAddress.motor(path: entry.path).description
-      switch entry.capabilities {
-      case .success(let caps):
-        let bits = [caps.rumble ? "rumble" : nil, caps.periodic ? "periodic" : nil, caps.gain ? "gain" : nil]
-        let description = caps.name.isEmpty ? "event device" : caps.name
-        let json = JSONOutput.object([
-          ("name", JSONOutput.string(name)), ("description", JSONOutput.string(description)), ("opens", "true"),
-          ("usable", caps.playable ? "true" : "false"), ("simulated", "false"),
-          (
-            "forceFeedback",
-            JSONOutput.object([
-              ("rumble", String(caps.rumble)), ("periodic", String(caps.periodic)), ("gain", String(caps.gain)),
-              ("effects", String(caps.effects)),
-            ])
-          ),
-        ])
-        return Listed(
-          text: [
-            "\(name): \(description)",
-            "  force feedback: \(bits.compactMap { $0 }.joined(separator: ", ")); \(caps.effects) effects",
-          ], json: json, usable: caps.playable)
-      case .failure(let error):
-        let json = JSONOutput.object([
-          ("name", JSONOutput.string(name)), ("description", JSONOutput.string("event device")), ("opens", "false"),
-          ("usable", "false"), ("simulated", "false"), ("error", JSONOutput.string(error.description)),
-        ])
-        return Listed(text: [name, "  does not open: \(error)"], json: json, usable: false, opens: false)
-      }
-    }
   }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import HapALSA
 import HapCore
 import HapKit
 

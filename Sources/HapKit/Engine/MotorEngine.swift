@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapRumble
 
 /// The service's motor thread (`hap serve -D evdev:`): ``RumbleEngine``'s one pacing loop over
 /// the ``MotorMixer``, whose idle steps pause the effect and which never ends by itself: it

@@ -1,6 +1,7 @@
 import CEvdev
 import Foundation
 import HapCore
+import HapRumble
 
 /// What the rumble engine did: how it ended, how many updates it made and how late they were.
 public struct RumbleReport: Sendable {

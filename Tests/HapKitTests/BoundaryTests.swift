@@ -1,0 +1,41 @@
+import Foundation
+import HapTestSupport
+import Testing
+
+/// The layers' boundaries (issue 43): the command-line front end reaches the devices, files and
+/// libraries only through HapKit, as Package.swift declares.
+@Suite("Boundaries between the layers")
+struct BoundaryTests {
+  /// The modules only HapKit may use: the back ends and the C libraries behind them.
+  static let beneathHapKit = [
+    "HapALSA", "HapRumble", "HapResample", "CALSA", "CEvdev", "CSndFile", "CSoxr", "CDBus", "CMicroHTTPD",
+    "CHapSignals",
+  ]
+
+  @Test("hap's target depends on HapKit alone")
+  func theCommandDependsOnHapKitAlone() throws {
+    let manifest = try String(contentsOf: Repository.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+    let declaration = try #require(
+      manifest.firstMatch(of: /\.executableTarget\(\s*name: "hap",\s*dependencies: \[([^\]]*)\]/),
+      "Package.swift declares no executable target named hap")
+    let dependencies = declaration.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    #expect(dependencies == ["\"HapKit\""])
+  }
+
+  @Test("no file of the command-line front end imports what lies beneath HapKit")
+  func theCommandImportsNothingBeneathHapKit() throws {
+    let folder = Repository.root.appendingPathComponent("Sources/hap")
+    let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+      .filter { $0.hasSuffix(".swift") }
+    #expect(files.count > 10, "Sources/hap holds \(files.count) Swift files: the walk found the wrong folder")
+    var offending: [String] = []
+    for file in files {
+      let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+      for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.contains(" import ") {
+        let module = line.split(separator: " ").last.map(String.init) ?? ""
+        if Self.beneathHapKit.contains(module) { offending.append("\(file): \(line)") }
+      }
+    }
+    #expect(offending.isEmpty, "\(offending)")
+  }
+}
