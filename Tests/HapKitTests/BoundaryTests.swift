@@ -38,4 +38,18 @@ struct BoundaryTests {
     }
     #expect(offending.isEmpty, "\(offending)")
   }
+
+  @Test("every source file docs/architecture.md names exists")
+  func theArchitectureNamesFilesThatExist() throws {
+    let text = try String(contentsOf: Repository.url("docs/architecture.md"), encoding: .utf8)
+    let named = Set(text.matches(of: /`([A-Za-z0-9_+\/.-]+\.(?:swift|c))`/).map { String($0.1) })
+    #expect(named.count > 3, "docs/architecture.md names \(named.count) source files: the search is wrong")
+    var files: [String] = []
+    for folder in ["Sources", "Tests", "tools", "fuzz", "examples"] {
+      let enumerator = FileManager.default.enumerator(atPath: Repository.url(folder).path)
+      files += (enumerator?.compactMap { $0 as? String } ?? []).map { "\(folder)/\($0)" }
+    }
+    let missing = named.filter { name in !files.contains { $0 == name || $0.hasSuffix("/" + name) } }
+    #expect(missing.isEmpty, "docs/architecture.md names files that do not exist: \(missing.sorted())")
+  }
 }
