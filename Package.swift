@@ -22,26 +22,32 @@ let package = Package(
     // The renderer's per-sample loops in C, each compiled for the baseline and for AVX2
     // (a function attribute, no special flags), picked at run time.
     .target(name: "CHapKernels", linkerSettings: [.linkedLibrary("m")]),
-    // ALSA's C API, loaded at run time with dlopen and resolved with typed dlsym pointers.
+    // The one loader of the libraries hap opens at run time (CALSA, CSndFile, CSoxr, CDBus,
+    // CMicroHTTPD): dlopen, then a table of symbols into each shim's typed function pointers,
+    // once per process, thread-safely.
+    .target(name: "CHapLibrary", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+    // ALSA's C API, loaded at run time with CHapLibrary and resolved into typed pointers.
     // Building needs <alsa/asoundlib.h> (libasound2-dev); the binary does not link libasound.
-    .target(name: "CALSA", linkerSettings: [.linkedLibrary("dl")]),
+    // (dl: the real-time probe's lookup.)
+    .target(name: "CALSA", dependencies: ["CHapLibrary"], linkerSettings: [.linkedLibrary("dl")]),
     // The ALSA sink, device listing and the real-time playback engine.
     .target(name: "HapALSA", dependencies: ["HapCore", "CALSA"]),
-    // libsndfile (FLAC, Ogg, MP3 for `hap convert`), loaded at run time with dlopen; its few
+    // libsndfile (FLAC, Ogg, MP3 for `hap convert`), loaded at run time with CHapLibrary; its few
     // prototypes are declared in the target, so building needs no libsndfile header.
-    .target(name: "CSndFile", linkerSettings: [.linkedLibrary("dl")]),
-    // libsoxr (resampling a sound to the output's rate), loaded at run time with dlopen; its few
-    // prototypes and structures are declared in the target, so building needs no libsoxr header.
-    .target(name: "CSoxr", linkerSettings: [.linkedLibrary("dl")]),
+    .target(name: "CSndFile", dependencies: ["CHapLibrary"]),
+    // libsoxr (resampling a sound to the output's rate), loaded at run time with CHapLibrary; its
+    // few prototypes and structures are declared in the target, so building needs no libsoxr header.
+    .target(name: "CSoxr", dependencies: ["CHapLibrary"]),
     // Resampler: a DecodedSound at another rate, through CSoxr (HapCore loads no library; the
     // CLI and hap-bench share this).
     .target(name: "HapResample", dependencies: ["HapCore", "CSoxr"]),
-    // libdbus-1 (feedbackd's D-Bus API, `hap serve --dbus`), loaded at run time with dlopen; its
-    // few prototypes and structures are declared in the target, so building needs no libdbus header.
-    .target(name: "CDBus", linkerSettings: [.linkedLibrary("dl")]),
-    // libmicrohttpd (`hap studio`'s local web server), loaded at run time with dlopen; its few
+    // libdbus-1 (feedbackd's D-Bus API, `hap serve --dbus`), loaded at run time with CHapLibrary;
+    // its few prototypes and structures are declared in the target, so building needs no libdbus
+    // header.
+    .target(name: "CDBus", dependencies: ["CHapLibrary"]),
+    // libmicrohttpd (`hap studio`'s local web server), loaded at run time with CHapLibrary; its few
     // prototypes and constants are declared in the target, so building needs no header of it.
-    .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+    .target(name: "CMicroHTTPD", dependencies: ["CHapLibrary"]),
     // Linux force feedback (rumble motors behind /dev/input/eventN): the ioctls and writes.
     .target(name: "CEvdev", linkerSettings: [.linkedLibrary("dl")]),
     // The rumble motor: its device, the paced engine that updates one effect, the listing.

@@ -4,10 +4,10 @@
 #define _GNU_SOURCE  // RTLD_DEFAULT
 #include "CALSA.h"
 
+#include <CHapLibrary.h>
 #include <alsa/asoundlib.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,8 +65,11 @@
 HAP_ALSA_FUNCTIONS(HAP_DECLARE)
 #undef HAP_DECLARE
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *library_handle;
+#define HAP_SYMBOL(name) {#name, (void **)&p_##name, 0},
+static const hap_library_symbol symbols[] = {HAP_ALSA_FUNCTIONS(HAP_SYMBOL)};
+#undef HAP_SYMBOL
+
+static hap_library alsa = HAP_LIBRARY_INITIALIZER;
 static char last_message[256];
 
 // alsa-lib prints its own complaints to stderr; hap reports errors itself, in one line, so it
@@ -82,32 +85,15 @@ static void quiet_error_handler(const char *file, int line, const char *function
   va_end(args);
 }
 
+// Once loaded, before any device is opened: alsa-lib's messages go to quiet_error_handler.
+static void silence_alsa(void) { p_snd_lib_error_set_handler(quiet_error_handler); }
+
 int hap_alsa_load(const char *library, char *message, size_t size) {
-  pthread_mutex_lock(&load_lock);
-  if (library_handle != NULL) {
-    pthread_mutex_unlock(&load_lock);
-    return 0;
-  }
-  void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  if (handle == NULL) {
-    snprintf(message, size, "%s", dlerror());
-    pthread_mutex_unlock(&load_lock);
-    return -1;
-  }
-#define HAP_RESOLVE(name)                                                                 \
-  p_##name = (__typeof__(name) *)dlsym(handle, #name);                                   \
-  if (p_##name == NULL) {                                                                \
-    snprintf(message, size, "%s has no %s (is it ALSA's libasound?)", library, #name);   \
-    dlclose(handle);                                                                     \
-    pthread_mutex_unlock(&load_lock);                                                    \
-    return -1;                                                                           \
-  }
-  HAP_ALSA_FUNCTIONS(HAP_RESOLVE)
-#undef HAP_RESOLVE
-  p_snd_lib_error_set_handler(quiet_error_handler);
-  library_handle = handle;
-  pthread_mutex_unlock(&load_lock);
-  return 0;
+  const char *missing = NULL;
+  int result = hap_library_load(&alsa, library, symbols, HAP_LIBRARY_COUNT(symbols), silence_alsa, &missing,
+                                message, size);
+  if (missing) snprintf(message, size, "%s has no %s (is it ALSA's libasound?)", library, missing);
+  return result;
 }
 
 const char *hap_alsa_strerror(int error) {

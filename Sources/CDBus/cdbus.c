@@ -2,8 +2,7 @@
 // (dbus/dbus-*.h, 1.14), declared here so that no development package is needed to build.
 #include "CDBus.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
+#include <CHapLibrary.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,70 +73,50 @@ static hap_dbus_bool (*p_iter_append_basic)(hap_dbus_iter *, int, const void *);
 static hap_dbus_bool (*p_iter_open_container)(hap_dbus_iter *, int, const char *, hap_dbus_iter *);
 static hap_dbus_bool (*p_iter_close_container)(hap_dbus_iter *, hap_dbus_iter *);
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *library_handle;
+// Optional: only the fuzzer's reading of a message's wire form needs it (a library without it
+// still serves; hap_dbus_demarshal then returns NULL).
+static DBusMessage *(*p_demarshal)(const char *, int, hap_dbus_error *);
 
-#define RESOLVE(pointer, symbol)                              \
-  do {                                                        \
-    *(void **)&pointer = dlsym(handle, symbol);               \
-    if (!pointer && !missing) missing = symbol;               \
-  } while (0)
+static const hap_library_symbol symbols[] = {
+    {"dbus_error_init", (void **)&p_error_init, 0},
+    {"dbus_error_free", (void **)&p_error_free, 0},
+    {"dbus_error_is_set", (void **)&p_error_is_set, 0},
+    {"dbus_bus_get_private", (void **)&p_bus_get_private, 0},
+    {"dbus_connection_set_exit_on_disconnect", (void **)&p_set_exit_on_disconnect, 0},
+    {"dbus_bus_request_name", (void **)&p_bus_request_name, 0},
+    {"dbus_bus_add_match", (void **)&p_bus_add_match, 0},
+    {"dbus_connection_get_unix_fd", (void **)&p_get_unix_fd, 0},
+    {"dbus_connection_read_write", (void **)&p_read_write, 0},
+    {"dbus_connection_pop_message", (void **)&p_pop_message, 0},
+    {"dbus_connection_send", (void **)&p_send, 0},
+    {"dbus_connection_flush", (void **)&p_flush, 0},
+    {"dbus_connection_close", (void **)&p_close, 0},
+    {"dbus_connection_unref", (void **)&p_connection_unref, 0},
+    {"dbus_message_get_type", (void **)&p_message_get_type, 0},
+    {"dbus_message_get_interface", (void **)&p_get_interface, 0},
+    {"dbus_message_get_member", (void **)&p_get_member, 0},
+    {"dbus_message_get_path", (void **)&p_get_path, 0},
+    {"dbus_message_get_sender", (void **)&p_get_sender, 0},
+    {"dbus_message_get_signature", (void **)&p_get_signature, 0},
+    {"dbus_message_new_method_return", (void **)&p_new_method_return, 0},
+    {"dbus_message_new_error", (void **)&p_new_error, 0},
+    {"dbus_message_new_signal", (void **)&p_new_signal, 0},
+    {"dbus_message_unref", (void **)&p_message_unref, 0},
+    {"dbus_message_iter_init", (void **)&p_iter_init, 0},
+    {"dbus_message_iter_init_append", (void **)&p_iter_init_append, 0},
+    {"dbus_message_iter_get_arg_type", (void **)&p_iter_get_arg_type, 0},
+    {"dbus_message_iter_get_basic", (void **)&p_iter_get_basic, 0},
+    {"dbus_message_iter_next", (void **)&p_iter_next, 0},
+    {"dbus_message_iter_recurse", (void **)&p_iter_recurse, 0},
+    {"dbus_message_iter_append_basic", (void **)&p_iter_append_basic, 0},
+    {"dbus_message_iter_open_container", (void **)&p_iter_open_container, 0},
+    {"dbus_message_iter_close_container", (void **)&p_iter_close_container, 0},
+    {"dbus_message_demarshal", (void **)&p_demarshal, 1},
+};
+static hap_library dbus = HAP_LIBRARY_INITIALIZER;
 
 int hap_dbus_load(const char *library, char *message, size_t size) {
-  pthread_mutex_lock(&load_lock);
-  int result = 0;
-  if (!library_handle) {
-    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char *reason = dlerror();
-      snprintf(message, size, "%s", reason ? reason : "not found");
-      result = -1;
-    } else {
-      const char *missing = NULL;
-      RESOLVE(p_error_init, "dbus_error_init");
-      RESOLVE(p_error_free, "dbus_error_free");
-      RESOLVE(p_error_is_set, "dbus_error_is_set");
-      RESOLVE(p_bus_get_private, "dbus_bus_get_private");
-      RESOLVE(p_set_exit_on_disconnect, "dbus_connection_set_exit_on_disconnect");
-      RESOLVE(p_bus_request_name, "dbus_bus_request_name");
-      RESOLVE(p_bus_add_match, "dbus_bus_add_match");
-      RESOLVE(p_get_unix_fd, "dbus_connection_get_unix_fd");
-      RESOLVE(p_read_write, "dbus_connection_read_write");
-      RESOLVE(p_pop_message, "dbus_connection_pop_message");
-      RESOLVE(p_send, "dbus_connection_send");
-      RESOLVE(p_flush, "dbus_connection_flush");
-      RESOLVE(p_close, "dbus_connection_close");
-      RESOLVE(p_connection_unref, "dbus_connection_unref");
-      RESOLVE(p_message_get_type, "dbus_message_get_type");
-      RESOLVE(p_get_interface, "dbus_message_get_interface");
-      RESOLVE(p_get_member, "dbus_message_get_member");
-      RESOLVE(p_get_path, "dbus_message_get_path");
-      RESOLVE(p_get_sender, "dbus_message_get_sender");
-      RESOLVE(p_get_signature, "dbus_message_get_signature");
-      RESOLVE(p_new_method_return, "dbus_message_new_method_return");
-      RESOLVE(p_new_error, "dbus_message_new_error");
-      RESOLVE(p_new_signal, "dbus_message_new_signal");
-      RESOLVE(p_message_unref, "dbus_message_unref");
-      RESOLVE(p_iter_init, "dbus_message_iter_init");
-      RESOLVE(p_iter_init_append, "dbus_message_iter_init_append");
-      RESOLVE(p_iter_get_arg_type, "dbus_message_iter_get_arg_type");
-      RESOLVE(p_iter_get_basic, "dbus_message_iter_get_basic");
-      RESOLVE(p_iter_next, "dbus_message_iter_next");
-      RESOLVE(p_iter_recurse, "dbus_message_iter_recurse");
-      RESOLVE(p_iter_append_basic, "dbus_message_iter_append_basic");
-      RESOLVE(p_iter_open_container, "dbus_message_iter_open_container");
-      RESOLVE(p_iter_close_container, "dbus_message_iter_close_container");
-      if (missing) {
-        snprintf(message, size, "%s lacks %s", library, missing);
-        dlclose(handle);
-        result = -1;
-      } else {
-        library_handle = handle;
-      }
-    }
-  }
-  pthread_mutex_unlock(&load_lock);
-  return result;
+  return hap_library_load(&dbus, library, symbols, HAP_LIBRARY_COUNT(symbols), NULL, NULL, message, size);
 }
 
 /// Copies a set error's message into `message` and frees it.
@@ -197,13 +176,10 @@ void hap_dbus_close(void *connection) {
 }
 
 void *hap_dbus_demarshal(const uint8_t *bytes, size_t count) {
-  static DBusMessage *(*demarshal)(const char *, int, hap_dbus_error *);
-  if (!library_handle || count > 0x7fffffff) return NULL;
-  if (!demarshal) *(void **)&demarshal = dlsym(library_handle, "dbus_message_demarshal");
-  if (!demarshal) return NULL;
+  if (!hap_library_is_loaded(&dbus) || !p_demarshal || count > 0x7fffffff) return NULL;
   hap_dbus_error error;
   p_error_init(&error);
-  DBusMessage *message = demarshal((const char *)bytes, (int)count, &error);
+  DBusMessage *message = p_demarshal((const char *)bytes, (int)count, &error);
   if (p_error_is_set(&error)) p_error_free(&error);
   return message;
 }

@@ -3,11 +3,10 @@
 // development package is needed to build.
 #include "CMicroHTTPD.h"
 
+#include <CHapLibrary.h>
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,51 +85,22 @@ static struct {
   void (*destroy_response)(struct MHD_Response *response);
 } mhd;
 
-static const struct {
-  const char *name;
-  void **slot;
-} symbols[] = {
-    {"MHD_start_daemon", (void **)&mhd.start_daemon},
-    {"MHD_stop_daemon", (void **)&mhd.stop_daemon},
-    {"MHD_lookup_connection_value_n", (void **)&mhd.lookup_connection_value_n},  // since 0.9.63
-    {"MHD_get_connection_info", (void **)&mhd.get_connection_info},
-    {"MHD_create_response_from_buffer", (void **)&mhd.create_response_from_buffer},
-    {"MHD_create_response_from_callback", (void **)&mhd.create_response_from_callback},
-    {"MHD_add_response_header", (void **)&mhd.add_response_header},
-    {"MHD_queue_response", (void **)&mhd.queue_response},
-    {"MHD_destroy_response", (void **)&mhd.destroy_response},
+static const hap_library_symbol symbols[] = {
+    {"MHD_start_daemon", (void **)&mhd.start_daemon, 0},
+    {"MHD_stop_daemon", (void **)&mhd.stop_daemon, 0},
+    {"MHD_lookup_connection_value_n", (void **)&mhd.lookup_connection_value_n, 0},  // since 0.9.63
+    {"MHD_get_connection_info", (void **)&mhd.get_connection_info, 0},
+    {"MHD_create_response_from_buffer", (void **)&mhd.create_response_from_buffer, 0},
+    {"MHD_create_response_from_callback", (void **)&mhd.create_response_from_callback, 0},
+    {"MHD_add_response_header", (void **)&mhd.add_response_header, 0},
+    {"MHD_queue_response", (void **)&mhd.queue_response, 0},
+    {"MHD_destroy_response", (void **)&mhd.destroy_response, 0},
 };
-
-static const char library_name[] = "libmicrohttpd.so.12";
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static int loaded;  // under load_lock; `mhd` is complete once set
-
-// Opens the library and fills `mhd`: 0, or -1 with the reason in `message`.
-static int resolve(char *message, size_t size) {
-  void *handle = dlopen(library_name, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char *reason = dlerror();
-    snprintf(message, size, "%s", reason ? reason : "libmicrohttpd.so.12: not found");
-    return -1;
-  }
-  for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-    *symbols[i].slot = dlsym(handle, symbols[i].name);
-    if (!*symbols[i].slot) {
-      snprintf(message, size, "%s lacks %s", library_name, symbols[i].name);
-      memset(&mhd, 0, sizeof mhd);
-      dlclose(handle);
-      return -1;
-    }
-  }
-  return 0;
-}
+static hap_library library = HAP_LIBRARY_INITIALIZER;
 
 int hap_http_load(char *message, size_t size) {
-  pthread_mutex_lock(&load_lock);
-  if (!loaded && resolve(message, size) == 0) loaded = 1;
-  int result = loaded ? 0 : -1;
-  pthread_mutex_unlock(&load_lock);
-  return result;
+  return hap_library_load(&library, "libmicrohttpd.so.12", symbols, HAP_LIBRARY_COUNT(symbols), NULL, NULL, message,
+                          size);
 }
 
 // ---- Servers and requests. ----

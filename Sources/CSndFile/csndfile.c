@@ -2,9 +2,8 @@
 // here so that no development package is needed to build.
 #include "CSndFile.h"
 
-#include <dlfcn.h>
+#include <CHapLibrary.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,33 +29,18 @@ static hap_sf_count_t (*p_sf_readf_float)(SNDFILE *file, float *ptr, hap_sf_coun
 static int (*p_sf_close)(SNDFILE *file);
 static const char *(*p_sf_strerror)(SNDFILE *file);
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *library_handle;
+static const hap_library_symbol symbols[] = {
+    {"sf_open_fd", (void **)&p_sf_open_fd, 0},
+    {"sf_readf_float", (void **)&p_sf_readf_float, 0},
+    {"sf_close", (void **)&p_sf_close, 0},
+    {"sf_strerror", (void **)&p_sf_strerror, 0},
+};
+static hap_library sndfile = HAP_LIBRARY_INITIALIZER;
 
 int hap_sndfile_load(const char *library, char *message, size_t size) {
-  pthread_mutex_lock(&load_lock);
-  int result = 0;
-  if (!library_handle) {
-    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char *reason = dlerror();
-      snprintf(message, size, "%s", reason ? reason : "not found");
-      result = -1;
-    } else {
-      *(void **)&p_sf_open_fd = dlsym(handle, "sf_open_fd");
-      *(void **)&p_sf_readf_float = dlsym(handle, "sf_readf_float");
-      *(void **)&p_sf_close = dlsym(handle, "sf_close");
-      *(void **)&p_sf_strerror = dlsym(handle, "sf_strerror");
-      if (!p_sf_open_fd || !p_sf_readf_float || !p_sf_close || !p_sf_strerror) {
-        snprintf(message, size, "%s lacks sf_open_fd, sf_readf_float, sf_close or sf_strerror", library);
-        dlclose(handle);
-        result = -1;
-      } else {
-        library_handle = handle;
-      }
-    }
-  }
-  pthread_mutex_unlock(&load_lock);
+  const char *missing = NULL;
+  int result = hap_library_load(&sndfile, library, symbols, HAP_LIBRARY_COUNT(symbols), NULL, &missing, message, size);
+  if (missing) snprintf(message, size, "%s lacks sf_open_fd, sf_readf_float, sf_close or sf_strerror", library);
   return result;
 }
 
@@ -218,7 +202,7 @@ static int decode(int fd, request ask, int quiet, float **samples, long long *fr
   *samples = NULL;
   *frames = 0;
   *rate = 0;
-  if (!library_handle) {
+  if (!hap_library_is_loaded(&sndfile)) {
     snprintf(message, size, "libsndfile is not loaded");
     return -1;
   }

@@ -2,7 +2,7 @@
 // declared here so that no development package is needed to build.
 #include "CSoxr.h"
 
-#include <dlfcn.h>
+#include <CHapLibrary.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,26 +51,26 @@ struct hap_soxr_library {
 };
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct hap_soxr_library *loaded;  // every library loaded so far, by name
+// Every library loaded so far, by name: unlike the other shims, which load one library for the
+// process, each call names its libsoxr (`Resampler.resample(library:)`), and a name that does not
+// load must fail even after another did (ResamplerTests asks for a missing one in process).
+static struct hap_soxr_library *loaded;
 
 // Opens `library` and resolves its functions into `lib`: 0, or -1 with the reason in `message`.
+// The library stays open for good (its functions are `lib`'s).
 static int resolve(const char *library, struct hap_soxr_library *lib, char *message, size_t size) {
-  void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char *reason = dlerror();
-    snprintf(message, size, "%s", reason ? reason : "not found");
-    return -1;
-  }
-  *(void **)&lib->oneshot = dlsym(handle, "soxr_oneshot");
-  *(void **)&lib->io_spec = dlsym(handle, "soxr_io_spec");
-  *(void **)&lib->quality_spec = dlsym(handle, "soxr_quality_spec");
-  *(void **)&lib->runtime_spec = dlsym(handle, "soxr_runtime_spec");
-  if (!lib->oneshot || !lib->io_spec || !lib->quality_spec || !lib->runtime_spec) {
+  const hap_library_symbol symbols[] = {
+      {"soxr_oneshot", (void **)&lib->oneshot, 0},
+      {"soxr_io_spec", (void **)&lib->io_spec, 0},
+      {"soxr_quality_spec", (void **)&lib->quality_spec, 0},
+      {"soxr_runtime_spec", (void **)&lib->runtime_spec, 0},
+  };
+  const char *missing = NULL;
+  if (hap_library_open(library, symbols, HAP_LIBRARY_COUNT(symbols), &missing, message, size)) return 0;
+  if (missing) {
     snprintf(message, size, "%s lacks soxr_oneshot, soxr_io_spec, soxr_quality_spec or soxr_runtime_spec", library);
-    dlclose(handle);
-    return -1;
   }
-  return 0;
+  return -1;
 }
 
 const hap_soxr_library *hap_soxr_load(const char *library, char *message, size_t size) {

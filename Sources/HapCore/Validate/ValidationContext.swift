@@ -50,7 +50,9 @@ extension ValidationContext {
   }
 }
 
-/// A check that runs on the decoded, normalised pattern (rules about the pattern as a whole).
-protocol PatternCheck {
+/// A rule that looks at the decoded, normalised pattern as a whole (curve overlap, too many
+/// points, ...), run by `Validator.runChecks`; rules found while decoding are raised by the
+/// decoder.
+protocol WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector)
 }

@@ -17,7 +17,7 @@ extension Rule {
   public static let continuousTooLong = Rule(id: "continuous-too-long", severity: .warning)
 }
 
-enum ContinuousTooLong: PatternCheck {
+enum ContinuousTooLong: WholePatternRule {
   static let limit = 30.0
 
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {

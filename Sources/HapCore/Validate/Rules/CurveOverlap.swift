@@ -18,7 +18,7 @@ extension Rule {
   public static let curveOverlap = Rule(id: "curve-overlap", severity: .warning)
 }
 
-enum CurveOverlap: PatternCheck {
+enum CurveOverlap: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     // Curves are sorted by start time; compare each with the latest-ending earlier curve of its ID.
     var latest: [DynamicParameterID: ParameterCurve] = [:]

@@ -18,7 +18,7 @@ extension Rule {
   public static let curveTimesAbsolute = Rule(id: "curve-times-absolute", severity: .warning)
 }
 
-enum CurveTimesAbsolute: PatternCheck {
+enum CurveTimesAbsolute: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     for curve in pattern.curves where curve.time > 0 {
       // The first point as written (the model holds points sorted, in absolute time).

@@ -18,7 +18,7 @@ extension Rule {
   public static let curveTooManyPoints = Rule(id: "curve-too-many-points", severity: .warning)
 }
 
-enum CurveTooManyPoints: PatternCheck {
+enum CurveTooManyPoints: WholePatternRule {
   static let limit = 16
 
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {

@@ -25,7 +25,7 @@ extension Rule {
   public static let patternTooLong = Rule(id: "pattern-too-long", severity: .error)
 }
 
-enum PatternTooLong: PatternCheck {
+enum PatternTooLong: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     let limit = context.longestPattern
     let longest = "the longest pattern hap renders is \(Format.seconds(limit)) (hap render --max-duration raises it)"

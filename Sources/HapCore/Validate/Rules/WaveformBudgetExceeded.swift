@@ -20,7 +20,7 @@ extension Rule {
   public static let waveformBudgetExceeded = Rule(id: "waveform-budget-exceeded", severity: .error)
 }
 
-enum WaveformBudgetExceeded: PatternCheck {
+enum WaveformBudgetExceeded: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     guard context.sound != nil else { return }
     var counted: Set<String> = []

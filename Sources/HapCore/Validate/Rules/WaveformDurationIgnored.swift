@@ -19,7 +19,7 @@ extension Rule {
   public static let waveformDurationIgnored = Rule(id: "waveform-duration-ignored", severity: .warning)
 }
 
-enum WaveformDurationIgnored: PatternCheck {
+enum WaveformDurationIgnored: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     for event in pattern.events where event.type == .audioCustom && !event.waveformLoops && event.duration > 0 {
       var message =

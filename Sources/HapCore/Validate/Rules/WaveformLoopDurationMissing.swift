@@ -19,7 +19,7 @@ extension Rule {
   public static let waveformLoopDurationMissing = Rule(id: "waveform-loop-duration-missing", severity: .error)
 }
 
-enum WaveformLoopDurationMissing: PatternCheck {
+enum WaveformLoopDurationMissing: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     for event in pattern.events where event.type == .audioCustom && event.waveformLoops && event.duration <= 0 {
       let given = event.source.duration.offset != event.source.entry.offset

@@ -20,7 +20,7 @@ extension Rule {
   public static let waveformNotFound = Rule(id: "waveform-not-found", severity: .error)
 }
 
-enum WaveformNotFound: PatternCheck {
+enum WaveformNotFound: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     guard context.sound != nil || context.waveformExists != nil else { return }
     for event in pattern.events where event.type == .audioCustom {

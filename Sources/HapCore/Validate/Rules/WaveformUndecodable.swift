@@ -20,7 +20,7 @@ extension Rule {
   public static let waveformUndecodable = Rule(id: "waveform-undecodable", severity: .error)
 }
 
-enum WaveformUndecodable: PatternCheck {
+enum WaveformUndecodable: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     guard let sound = context.sound else { return }
     for event in pattern.events where event.type == .audioCustom {
