@@ -26,13 +26,6 @@ int hap_sndfile_load(const char *library, char *message, size_t size);
 int hap_sndfile_decode_fd(int fd, long long max_frames, double max_seconds, float **samples, long long *frames,
                           int *rate, char *message, size_t size);
 
-/// Decodes the sound file at `path` keeping its channels (at most `max_channels`), interleaved,
-/// at most `max_samples` samples (frames × channels). Returns 0 with `*samples`, `*frames`,
-/// `*rate` and `*channels` set; -1 with a reason in `message`; -2 when it holds more than
-/// `max_samples`; -3 when it has more than `max_channels` channels (its count in `message`).
-int hap_sndfile_decode_channels(const char *path, int max_channels, long long max_samples, float **samples,
-                                long long *frames, int *rate, int *channels, char *message, size_t size);
-
 /// Decodes the sound file open on `fd` keeping its channels (at most `max_channels`),
 /// interleaved, each sample within -1...1 (NaN as 0), at most `max_samples` samples (frames ×
 /// channels). Returns 0 with `*samples`, `*frames`, `*rate` and `*channels` set; -1 with a
