@@ -30,7 +30,8 @@ enum StreamWrite {
         try waitForRoom(fd, what: what, stop: stop)
         chunk = min(chunk, Int(PIPE_BUF))
       }
-      let result = writer.write(fd, UnsafeRawBufferPointer(rebasing: bytes[written..<written + chunk]), offset + written)
+      let result = writer.write(
+        fd, UnsafeRawBufferPointer(rebasing: bytes[written..<written + chunk]), offset + written)
       if result < 0 {
         let code = Int32(-result)
         if code == EINTR || code == EAGAIN { continue }
