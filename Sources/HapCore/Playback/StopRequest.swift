@@ -15,10 +15,11 @@ public final class StopRequest: @unchecked Sendable {
   private let flag = Atomic<Bool>(false)
   /// What raises the request besides ``request()``, kept outside Swift.
   private let signal: Signal?
-  /// The request this one follows (raised, this one is too), read without reference counting
-  /// (the playback thread polls it each period); `keptParent` keeps it alive.
-  private unowned(unsafe) let parent: StopRequest?
-  private let keptParent: StopRequest?
+  /// The request this one follows (raised, this one is too), kept alive by `parent`; the
+  /// playback thread polls it each period through `unmanagedParent`, without reference counting
+  /// (as the engine reaches its source).
+  private let parent: StopRequest?
+  private let unmanagedParent: Unmanaged<StopRequest>?
   /// A pipe that ``request()`` writes a byte to, made by the first wait: its read end in the
   /// high 32 bits, its write end in the low ones; -1 before.
   private let wakePipe = Atomic<Int>(-1)
@@ -49,14 +50,14 @@ public final class StopRequest: @unchecked Sendable {
   public init() {
     signal = nil
     parent = nil
-    keptParent = nil
+    unmanagedParent = nil
   }
 
   /// A request that `signal` raises too (`hap`'s Ctrl-C and SIGTERM).
   public init(signal: Signal) {
     self.signal = signal
     parent = nil
-    keptParent = nil
+    unmanagedParent = nil
   }
 
   /// A request raised on its own (one action of several, one opening of a device) and whenever
@@ -64,7 +65,7 @@ public final class StopRequest: @unchecked Sendable {
   public init(following parent: StopRequest) {
     signal = nil
     self.parent = parent
-    keptParent = parent
+    unmanagedParent = Unmanaged.passUnretained(parent)
   }
 
   deinit {
@@ -76,7 +77,8 @@ public final class StopRequest: @unchecked Sendable {
   }
 
   public var isRequested: Bool {
-    flag.load(ordering: .relaxed) || (signal?.raised() ?? false) || (parent?.isRequested ?? false)
+    flag.load(ordering: .relaxed) || (signal?.raised() ?? false)
+      || (unmanagedParent?._withUnsafeGuaranteedRef { $0.isRequested } ?? false)
   }
 
   public func request() {
