@@ -46,7 +46,7 @@ struct HapKitExamplesTests {
     let result = try Hap.run(
       arguments,
       environment: [
-        "HAP_DEVICE": "sim:CAPTURE=\(capture)", "HAP_SIM_APPEND": "1", "HAP_TRACE": trace.path,
+        "HAP_DEVICE": "sim:APPEND=\(capture)", "HAP_TRACE": trace.path,
         "HAP_SIM_PLUGIN": SimulatedExciter.plugin ?? "",
       ], directory: directory.map { URL(fileURLWithPath: $0) }, timeout: 120,
       executable: (executable ?? bin.appendingPathComponent(name)).path)

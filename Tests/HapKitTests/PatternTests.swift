@@ -160,15 +160,35 @@ struct DeviceAddressTests {
     #expect(try DeviceAddress(parsing: "evdev:/dev/input/event5") == .motor(path: "/dev/input/event5"))
     #expect(try DeviceAddress(parsing: "hw:1,0") == .alsa("hw:1,0"))
     #expect(try DeviceAddress(parsing: "simple") == .alsa("simple"))
-    for words in ["sim", "sim:CAPTURE=/a b.raw", "dualsense", "dualsense:3", "evdev:/x", "plughw:CARD=X"] {
+    #expect(try DeviceAddress(parsing: "sim:APPEND=/tmp/x.raw") == .simulated(capture: "/tmp/x.raw", appending: true))
+    for words in ["sim", "sim:CAPTURE=/a b.raw", "sim:APPEND=/a b.raw", "dualsense", "dualsense:3", "evdev:/x", "plughw:CARD=X"] {
       #expect(try DeviceAddress(parsing: words).description == words)
     }
     #expect(throws: DeviceAddress.Failure.dualSenseNotANumber("dualsense:0")) { try DeviceAddress(parsing: "dualsense:0") }
     #expect(throws: DeviceAddress.Failure.motorWithoutPath) { try DeviceAddress(parsing: "evdev:") }
     #expect(throws: DeviceAddress.Failure.simulatedArgument("sim:foo")) { try DeviceAddress(parsing: "sim:foo") }
+    // A WAV capture cannot be appended to (its header would be wrong).
+    #expect(throws: DeviceAddress.Failure.simulatedArgument("sim:APPEND=/tmp/x.wav")) {
+      try DeviceAddress(parsing: "sim:APPEND=/tmp/x.wav")
+    }
     #expect(throws: DeviceAddress.Failure.empty) { try DeviceAddress(parsing: " ") }
     #expect(try DeviceAddress.fromEnvironment([:]) == .alsa("default"))
     #expect(try DeviceAddress.fromEnvironment(["HAP_DEVICE": "sim"]) == .simulated(capture: nil))
+  }
+
+  @Test("the simulated exciter appends to its capture when its address says so, never because of the environment")
+  func simulatedAppendIsTheAddresss() throws {
+    let folder = try ScratchFolder()
+    // The plugin is only looked for here, not loaded.
+    let environment = ["HAP_SIM_PLUGIN": try folder.write("plugin.so", []), "HAP_SIM_APPEND": "1"]
+    let capture = folder.file("capture.raw")
+    let appending = try #require(try SimulatedDevice.resolve("sim:APPEND=\(capture)", environment: environment))
+    #expect(appending.appends && appending.capture == capture)
+    #expect(appending.alsaConfiguration.contains("capture_append true"), "\(appending.alsaConfiguration)")
+    let sound = try #require(try SimulatedDevice.resolveSound("sim", haptic: appending, environment: environment))
+    #expect(sound.appends)
+    let truncating = try #require(try SimulatedDevice.resolve("sim:CAPTURE=\(capture)", environment: environment))
+    #expect(!truncating.appends && !truncating.alsaConfiguration.contains("capture_append"))
   }
 
   @Test("an engine on a motor or on a device that is not there says why, with Apple's code")

@@ -4,7 +4,8 @@ import HapCore
 /// What `-D` (and `HAP_DEVICE`, and `CHHapticEngine(device:)`) names, parsed once: the one place
 /// where its words are compared.
 ///
-/// - `sim`, `sim:CAPTURE=FILE`: hap's simulated exciter (``SimulatedDevice``);
+/// - `sim`, `sim:CAPTURE=FILE`: hap's simulated exciter (``SimulatedDevice``); `sim:APPEND=FILE.raw`
+///   records as `CAPTURE` does, appending to the raw capture each time the device opens;
 /// - `dualsense`, `dualsense:N`: the Nth DualSense connected over USB (``DualSenseDevice``);
 /// - `evdev:PATH`: a rumble motor behind a Linux event device (force feedback);
 /// - anything else: an ALSA device name (`default`, `hw:1,0`, `plughw:CARD=X`, a name an
@@ -12,8 +13,10 @@ import HapCore
 public enum DeviceAddress: Sendable, Equatable, CustomStringConvertible {
   /// An ALSA playback device, by name.
   case alsa(String)
-  /// The simulated exciter; `capture`: `sim:CAPTURE=FILE`'s FILE, nil for the default capture.
-  case simulated(capture: String?)
+  /// The simulated exciter; `capture`: `sim:CAPTURE=FILE`'s FILE, nil for the default capture;
+  /// `appending`: `sim:APPEND=FILE.raw` (a program that opens the device several times, a test
+  /// that checks all it played).
+  case simulated(capture: String?, appending: Bool = false)
   /// The `ordinal`th DualSense (from 1).
   case dualSense(ordinal: Int)
   /// A rumble motor: the event device at `path`.
@@ -27,7 +30,7 @@ public enum DeviceAddress: Sendable, Equatable, CustomStringConvertible {
     case dualSenseNotANumber(String)
     /// `evdev:` without a path.
     case motorWithoutPath
-    /// `sim:X` where X is not `CAPTURE=FILE`.
+    /// `sim:X` where X is neither `CAPTURE=FILE` nor `APPEND=FILE.raw`.
     case simulatedArgument(String)
 
     public var description: String {
@@ -38,7 +41,7 @@ public enum DeviceAddress: Sendable, Equatable, CustomStringConvertible {
       case .motorWithoutPath:
         "'evdev:' needs the event device's path, e.g. evdev:/dev/input/event5 (see 'hap devices')"
       case .simulatedArgument(let words):
-        "'\(Format.excerpt(words))' is not a simulated exciter: use 'sim' or 'sim:CAPTURE=FILE.wav' (or FILE.raw)"
+        "'\(Format.excerpt(words))' is not a simulated exciter: use 'sim' or 'sim:CAPTURE=FILE.wav' (or FILE.raw, or 'sim:APPEND=FILE.raw' to append to it)"
       }
     }
   }
@@ -68,10 +71,16 @@ public enum DeviceAddress: Sendable, Equatable, CustomStringConvertible {
         return
       }
       let argument = words.dropFirst("sim:".count)
-      guard argument.hasPrefix("CAPTURE="), argument.count > "CAPTURE=".count else {
+      if argument.hasPrefix("CAPTURE="), argument.count > "CAPTURE=".count {
+        self = .simulated(capture: String(argument.dropFirst("CAPTURE=".count)))
+      } else if argument.hasPrefix("APPEND="), argument.lowercased().hasSuffix(".raw"),
+        argument.count > "APPEND=.raw".count
+      {
+        // Raw frames only: a WAV file's header would be wrong once appended to.
+        self = .simulated(capture: String(argument.dropFirst("APPEND=".count)), appending: true)
+      } else {
         throw .simulatedArgument(words)
       }
-      self = .simulated(capture: String(argument.dropFirst("CAPTURE=".count)))
     case .dualSense:
       guard words != "dualsense" else {
         self = .dualSense(ordinal: 1)
@@ -98,8 +107,9 @@ public enum DeviceAddress: Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .alsa(let name): name
-    case .simulated(nil): "sim"
-    case .simulated(let capture?): "sim:CAPTURE=\(capture)"
+    case .simulated(nil, _): "sim"
+    case .simulated(let capture?, false): "sim:CAPTURE=\(capture)"
+    case .simulated(let capture?, true): "sim:APPEND=\(capture)"
     case .dualSense(1): "dualsense"
     case .dualSense(let n): "dualsense:\(n)"
     case .motor(let path): "evdev:\(path)"

@@ -39,7 +39,7 @@ public struct SimulatedDevice: Sendable {
     let plugin = try locatePlugin(environment: environment, checkout: checkout)
     guard capturing else { return SimulatedDevice(plugin: plugin, capture: nil) }
     var simulated = SimulatedDevice(plugin: plugin, capture: try capturePath(device, environment: environment))
-    simulated.appends = environment["HAP_SIM_APPEND"] == "1" && simulated.captureIsRaw
+    if case .simulated(_, appending: true)? = try? DeviceAddress(parsing: device) { simulated.appends = true }
     return simulated
   }
 
@@ -119,8 +119,8 @@ public struct SimulatedDevice: Sendable {
     )
   }
 
-  /// `sim:CAPTURE=FILE`'s FILE (its folder must exist), else the default capture (its folder
-  /// created).
+  /// `sim:CAPTURE=FILE`'s (or `sim:APPEND=FILE.raw`'s) FILE (its folder must exist), else the
+  /// default capture (its folder created).
   public static func capturePath(_ device: String, environment: [String: String]) throws(Failure) -> String {
     let files = FileManager.default
     guard device != name else {
@@ -134,7 +134,7 @@ public struct SimulatedDevice: Sendable {
       }
       return path
     }
-    guard case .simulated(let capture?)? = try? DeviceAddress(parsing: device) else {
+    guard case .simulated(let capture?, _)? = try? DeviceAddress(parsing: device) else {
       throw Failure(message: DeviceAddress.Failure.simulatedArgument(device).description)
     }
     let given = capture
@@ -165,8 +165,8 @@ public struct SimulatedDevice: Sendable {
     )
   }
 
-  /// `HAP_SIM_APPEND=1` with a raw capture: each opening appends to it instead of truncating it
-  /// (a program that opens the device several times, a test that checks all it played).
+  /// `sim:APPEND=FILE.raw`: each opening appends to the raw capture instead of truncating it (a
+  /// program that opens the device several times, a test that checks all it played).
   public var appends = false
 
   /// Raw frames when the capture ends in `.raw`, else WAV.

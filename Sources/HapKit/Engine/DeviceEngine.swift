@@ -93,8 +93,8 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
 
   /// `source` must render at the device's negotiated rate; `planes` is the channel layout
   /// resolved for the device (``ChannelLayout/map(deviceChannels:)``). Playback fades out (the
-  /// source's stop) and ends when `stop` is requested (e.g. `StopRequest(polling:)` of Ctrl-C);
-  /// a wait for a lost device ends then too. `name` names the thread.
+  /// source's stop) and ends when `stop` is requested (e.g. by Ctrl-C, through
+  /// `StopRequest(signal:)`); a wait for a lost device ends then too. `name` names the thread.
   ///
   /// `second`: another device, opened with the same rate and period size, that plays its own
   /// layout (`planes`) of the same periods: the loop writes each period to `sink`, then to it, so

@@ -43,15 +43,19 @@ public final class FileSink: PCMSink {
     else { return nil }
     return ext
   }
-  /// Test hook (documented in docs/testing.md): `HAP_FAULT_WRITE_LIMIT=N` makes writes fail
-  /// with "No space left on device" after N bytes, to exercise the full-disk path.
-  private let faultLimit: Int? = ProcessInfo.processInfo.environment["HAP_FAULT_WRITE_LIMIT"].flatMap(Int.init)
+  /// Ends a wait for a FIFO's reader, or for room in a stream (`hap`: Ctrl-C and SIGTERM).
+  private let stop: StopRequest
+  /// How the bytes reach the system (write(2); a test's stand-in fails like a full disk).
+  private let writer: FileWriter
 
-  /// Opens `path` for writing. Refuses a terminal unless `allowTerminal`. `shouldStop` is
-  /// checked while waiting for a FIFO's reader, so Ctrl-C ends the wait.
-  public init(path: String, allowTerminal: Bool = false, shouldStop: () -> Bool = { Interrupt.requested })
+  /// Opens `path` for writing. Refuses a terminal unless `allowTerminal`. `stop` ends a wait for
+  /// a FIFO's reader or for room in a stream (``SinkError/interrupted``); nil: such a wait lasts
+  /// until the reader comes or reads. `writer` writes the bytes (``FileWriter/system``).
+  public init(path: String, allowTerminal: Bool = false, stop: StopRequest?, writer: FileWriter = .system)
     throws(SinkError)
   {
+    self.stop = stop ?? StopRequest()
+    self.writer = writer
     self.path = path
     switch OutputTarget(path) {
     case .descriptor(let number):
@@ -62,7 +66,7 @@ public final class FileSink: PCMSink {
         throw SinkError("cannot write '\(path)': descriptor \(number) is not open for writing")
       }
     case .special(let resolved):
-      fd = try Self.openDirect(resolved, shown: path, shouldStop: shouldStop)
+      fd = try Self.openDirect(resolved, shown: path, stop: self.stop)
     case .file(let folder, let name):
       try openTemporary(folder: folder, name: name)
     }
@@ -75,8 +79,8 @@ public final class FileSink: PCMSink {
   }
 
   /// Opens an existing FIFO, device or socket for writing in place. A FIFO is opened without
-  /// blocking and retried until a reader comes (or `shouldStop`), then made blocking again.
-  private static func openDirect(_ resolved: String, shown: String, shouldStop: () -> Bool) throws(SinkError) -> Int32 {
+  /// blocking and retried until a reader comes (or `stop`), then made blocking again.
+  private static func openDirect(_ resolved: String, shown: String, stop: StopRequest) throws(SinkError) -> Int32 {
     while true {
       let fd = open(resolved, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
       if fd >= 0 {
@@ -89,7 +93,7 @@ public final class FileSink: PCMSink {
       guard errno == ENXIO, isFIFO(resolved) else {
         throw SinkError("cannot write '\(shown)': \(String(cString: strerror(errno)))")
       }
-      if shouldStop() { throw .interrupted("'\(shown)' (no reader came)") }
+      if stop.isRequested { throw .interrupted("'\(shown)' (no reader came)") }
       usleep(10_000)
     }
   }
@@ -138,20 +142,12 @@ public final class FileSink: PCMSink {
   }
 
   public func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
-    if let faultLimit, written + bytes.count > faultLimit {
-      // The fault hook: what fits, then "No space left on device".
-      let room = max(0, faultLimit - written)
-      if room > 0 {
-        written += try StreamWrite.all(
-          UnsafeRawBufferPointer(rebasing: bytes[..<room]), to: fd, stream: isStream, what: "'\(path)'")
-      }
-      throw SinkError("cannot write '\(path)': \(String(cString: strerror(ENOSPC)))")
-    }
-    written += try StreamWrite.all(bytes, to: fd, stream: isStream, what: "'\(path)'")
+    written += try StreamWrite.all(
+      bytes, to: fd, stream: isStream, what: "'\(path)'", stop: stop, writer: writer, offset: written)
   }
 
   /// Whether the output is a stream a reader drains (a FIFO, a pipe, a device): its writes
-  /// wait in poll(2) with the interrupt (``StreamWrite``).
+  /// wait in poll(2) with the stop request (``StreamWrite``).
   private lazy var isStream: Bool = isDirect && StreamWrite.isStream(fd)
 
   public func drain() throws(SinkError) {
@@ -277,13 +273,14 @@ public enum OutputTarget: Equatable {
 extension FileSink {
   /// Writes `bytes` to `output` ('-': standard output) atomically, as `hap render` writes its
   /// files (a terminal allowed: it is text); a regular file replaced keeps its permission bits.
-  public static func write(_ bytes: [UInt8], to output: String) throws(SinkError) {
-    let file = output == "-" ? nil : try FileSink(path: output, allowTerminal: true)
+  /// `stop` ends a wait for a reader (``init(path:allowTerminal:stop:writer:)``).
+  public static func write(_ bytes: [UInt8], to output: String, stop: StopRequest?) throws(SinkError) {
+    let file = output == "-" ? nil : try FileSink(path: output, allowTerminal: true, stop: stop)
     var before = stat()
     if let file, stat(output, &before) == 0, before.st_mode & S_IFMT == S_IFREG {
       try file.keepMode(before.st_mode & 0o7777)
     }
-    let sink: any PCMSink = file ?? StandardOutputSink()
+    let sink: any PCMSink = file ?? StandardOutputSink(stop: stop)
     defer { sink.close(success: false) }
     try bytes.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
     try sink.drain()
@@ -294,11 +291,15 @@ extension FileSink {
 public final class StandardOutputSink: PCMSink {
   /// Whether standard output is a pipe or another stream (``StreamWrite``), not a file.
   private let isStream = StreamWrite.isStream(STDOUT_FILENO)
+  /// Ends a wait for room in a pipe its reader stopped reading (`hap`: Ctrl-C and SIGTERM).
+  private let stop: StopRequest
 
-  public init() {}
+  /// `stop` ends a wait for room (``SinkError/interrupted``); nil: the wait lasts until the
+  /// reader reads.
+  public init(stop: StopRequest?) { self.stop = stop ?? StopRequest() }
 
   public func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
-    _ = try StreamWrite.all(bytes, to: STDOUT_FILENO, stream: isStream, what: "to standard output")
+    _ = try StreamWrite.all(bytes, to: STDOUT_FILENO, stream: isStream, what: "to standard output", stop: stop)
   }
 
   public func drain() throws(SinkError) {}

@@ -7,7 +7,8 @@ import HapCore
 /// of the name, which may change in between), refused unless its kind suits the ``Purpose``,
 /// then O_NONBLOCK cleared for a regular file. A FIFO or a character device is read only where
 /// the user names one as an input or as `--control`, and then with poll(2) on it and on the
-/// interrupt's wake-up pipe, so Ctrl-C and SIGTERM end the wait for a writer at once.
+/// caller's ``StopRequest`` (``StopRequest/wait(for:events:)``), so a stop (`hap`: Ctrl-C and
+/// SIGTERM) ends the wait for a writer at once.
 public enum InputFile {
   /// What a file is read as, which says what it may be.
   public enum Purpose: Sendable, Equatable {
@@ -121,38 +122,44 @@ public enum InputFile {
     }
   }
 
-  /// Reads the whole file at `path` as `purpose` says, refusing more than `limit` bytes.
-  public static func read(_ path: String, for purpose: Purpose, limit: Int = PatternFiles.sizeLimit)
-    throws(PatternFiles.ReadError) -> [UInt8]
-  {
+  /// Reads the whole file at `path` as `purpose` says, refusing more than `limit` bytes. A
+  /// stream (only a purpose that ``Purpose/takesStreams``) is waited on until `stop` is raised;
+  /// with no `stop`, until its writer writes or ends.
+  public static func read(
+    _ path: String, for purpose: Purpose, limit: Int = PatternFiles.sizeLimit, stop: StopRequest? = nil
+  ) throws(PatternFiles.ReadError) -> [UInt8] {
     let file = try open(path, for: purpose)
     defer { close(file.fd) }
     if let size = file.size, size > limit { throw .tooLarge(size: size) }
-    return try readAll(fd: file.fd, kind: file.kind, knownSize: file.size, limit: limit)
+    return try readAll(fd: file.fd, kind: file.kind, knownSize: file.size, limit: limit, stop: stop)
   }
 
-  /// Reads standard input to its end (up to ``PatternFiles/sizeLimit``), ended by Ctrl-C.
-  public static func readStandardInput() throws(PatternFiles.ReadError) -> [UInt8] {
+  /// Reads standard input to its end (up to ``PatternFiles/sizeLimit``), ended by `stop`.
+  public static func readStandardInput(stop: StopRequest?) throws(PatternFiles.ReadError) -> [UInt8] {
     var info = stat()
     let kind = fstat(STDIN_FILENO, &info) == 0 ? Kind(mode: info.st_mode) : .other
     // Anything but a regular file is waited on with poll(2) (a pipe, a socket, a terminal).
-    return try readAll(fd: STDIN_FILENO, kind: kind == .regularFile ? .regularFile : .fifo, knownSize: nil)
+    return try readAll(
+      fd: STDIN_FILENO, kind: kind == .regularFile ? .regularFile : .fifo, knownSize: nil, stop: stop)
   }
 
-  /// Reads `fd` to its end: a stream only once poll(2) says it is readable, so a signal ends the
+  /// Reads `fd` to its end: a stream only once poll(2) says it is readable, so `stop` ends the
   /// wait (``PatternFiles/ReadError/interrupted``).
-  /// A stream is read inside ``Interrupt/catching(_:)`` as a whole, so a signal between two
-  /// of its chunks ends the read as one during a wait does.
-  public static func readAll(fd: Int32, kind: Kind, knownSize: Int?, limit: Int = PatternFiles.sizeLimit)
-    throws(PatternFiles.ReadError) -> [UInt8]
-  {
-    guard kind.isStream else { return try readLoop(fd: fd, kind: kind, knownSize: knownSize, limit: limit) }
-    return try Interrupt.catching { () throws(PatternFiles.ReadError) in
-      try readLoop(fd: fd, kind: kind, knownSize: knownSize, limit: limit)
+  /// A stream is read inside ``StopRequest/waiting(_:)`` as a whole, so a signal between two of
+  /// its chunks ends the read as one during a wait does.
+  public static func readAll(
+    fd: Int32, kind: Kind, knownSize: Int?, limit: Int = PatternFiles.sizeLimit, stop: StopRequest?
+  ) throws(PatternFiles.ReadError) -> [UInt8] {
+    guard kind.isStream else {
+      return try readLoop(fd: fd, kind: kind, knownSize: knownSize, limit: limit, stop: stop)
+    }
+    let stop = stop ?? StopRequest()
+    return try stop.waiting { () throws(PatternFiles.ReadError) in
+      try readLoop(fd: fd, kind: kind, knownSize: knownSize, limit: limit, stop: stop)
     }
   }
 
-  private static func readLoop(fd: Int32, kind: Kind, knownSize: Int?, limit: Int)
+  private static func readLoop(fd: Int32, kind: Kind, knownSize: Int?, limit: Int, stop: StopRequest?)
     throws(PatternFiles.ReadError) -> [UInt8]
   {
     var bytes = [UInt8](repeating: 0, count: min(knownSize ?? 64 * 1024, limit) + 1)
@@ -163,7 +170,7 @@ public enum InputFile {
         let grown = min(bytes.count * 2, limit + 1)
         bytes.append(contentsOf: repeatElement(0, count: grown - bytes.count))
       }
-      if kind.isStream && !waitReadable(fd) { throw .interrupted }
+      if kind.isStream && !waitReadable(fd, stop: stop) { throw .interrupted }
       let got = bytes.withUnsafeMutableBytes { buffer in
         Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
       }
@@ -179,26 +186,9 @@ public enum InputFile {
     return bytes
   }
 
-  /// Waits until `fd` is readable (data, its end, or an error to read), or Ctrl-C or SIGTERM
-  /// came (false): poll(2) on it and on the interrupt's wake-up pipe.
-  public static func waitReadable(_ fd: Int32) -> Bool {
-    Interrupt.catching { pollReadable(fd) }
-  }
-
-  private static func pollReadable(_ fd: Int32) -> Bool {
-    var fds = [
-      pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: Interrupt.wakeFD, events: Int16(POLLIN), revents: 0),
-    ]
-    while true {
-      if Interrupt.requested { return false }
-      let ready = poll(&fds, nfds_t(fds.count), -1)
-      if ready < 0 {
-        if errno == EINTR { continue }
-        return true  // the read says what is wrong
-      }
-      if fds[1].revents != 0 { return false }
-      if fds[0].revents != 0 { return true }
-    }
+  /// Waits until `fd` is readable (data, its end, or an error to read), or `stop` is raised
+  /// (false); with no `stop`, until it is readable.
+  public static func waitReadable(_ fd: Int32, stop: StopRequest?) -> Bool {
+    (stop ?? StopRequest()).wait(for: fd, events: Int16(POLLIN))
   }
 }

@@ -250,7 +250,8 @@ public enum PatternFiles {
     case unlisted(reason: String)
     /// The project's `.haprc.json` for the file cannot be used (``PatternReading/read(_:checkingSettings:)``).
     case unusableSettings(path: String, why: String)
-    /// Ctrl-C or SIGTERM ended the wait for a FIFO's writer (or its next bytes).
+    /// The caller's stop (`hap`: Ctrl-C or SIGTERM) ended the wait for a FIFO's writer (or its
+    /// next bytes).
     case interrupted
     /// The name holds a NUL (from a JSON string's `\u0000`): the system would read it only up
     /// to the NUL, another file.
@@ -278,15 +279,18 @@ public enum PatternFiles {
   /// Reads a whole file (or standard input), refusing anything above ``sizeLimit``: a named
   /// file as `purpose` says (``InputFile/Purpose/namedInput``, a FIFO or a character device
   /// too, unless told otherwise: `--watch` reads ``InputFile/Purpose/watched``), a manifest only
-  /// from a regular file.
-  public static func read(_ input: Input, as purpose: InputFile.Purpose? = nil) throws(ReadError) -> [UInt8] {
+  /// from a regular file. A stream (standard input, a FIFO) is waited on until `stop` is raised
+  /// (``ReadError/interrupted``); with no `stop`, until its writer writes or ends.
+  public static func read(_ input: Input, as purpose: InputFile.Purpose? = nil, stop: StopRequest? = nil)
+    throws(ReadError) -> [UInt8]
+  {
     switch input {
     case .unreadable(_, let reason):
       throw .unlisted(reason: reason)
     case .standardInput:
-      return try InputFile.readStandardInput()
+      return try InputFile.readStandardInput(stop: stop)
     case .file(let path):
-      return try InputFile.read(path, for: purpose ?? .namedInput)
+      return try InputFile.read(path, for: purpose ?? .namedInput, stop: stop)
     case .found(let path):
       return try InputFile.read(path, for: purpose ?? .folderPattern)
     case .manifest(let path):

@@ -37,23 +37,27 @@ public enum PatternFixing {
   }
 
   /// Fixes `inputs` on up to `jobs` threads, each with its rule levels (`settings`, one per
-  /// input), writing each changed file unless `dryRun`; results come back in input order.
+  /// input), writing each changed file unless `dryRun` through `writer`; results come back in
+  /// input order.
   public static func fix(
-    _ inputs: [PatternFiles.Input], settings: [RuleSettings], jobs: Int, reading: PatternReading, dryRun: Bool
+    _ inputs: [PatternFiles.Input], settings: [RuleSettings], jobs: Int, reading: PatternReading, dryRun: Bool,
+    writer: FileWriter = .system
   ) -> [Report] {
     let slots = Slots(count: inputs.count)
     DispatchQueue.concurrentPerform(iterations: min(jobs, inputs.count)) { _ in
       while let index = slots.next() {
-        slots.store(fixOne(inputs[index], settings: settings[index], reading: reading, dryRun: dryRun), at: index)
+        let report = fixOne(inputs[index], settings: settings[index], reading: reading, dryRun: dryRun, writer: writer)
+        slots.store(report, at: index)
       }
     }
     return slots.reports
   }
 
-  /// Fixes one input (writing it unless `dryRun`).
-  public static func fixOne(_ input: PatternFiles.Input, settings: RuleSettings, reading: PatternReading, dryRun: Bool)
-    -> Report
-  {
+  /// Fixes one input (writing it unless `dryRun`, through `writer`).
+  public static func fixOne(
+    _ input: PatternFiles.Input, settings: RuleSettings, reading: PatternReading, dryRun: Bool,
+    writer: FileWriter = .system
+  ) -> Report {
     guard let path = input.patternPath ?? (input.isStandardInput ? "-" : nil), !HapticReading.isClip(path) else {
       return Report(outcome: nil, check: PatternCheck.checkOne(input, settings: settings, reading: reading))
     }
@@ -76,7 +80,7 @@ public enum PatternFixing {
         name: input.displayName, diagnostics: settings.apply(outcome.after.diagnostics), unreadable: nil))
     if outcome.changed && !dryRun {
       do throws(SinkError) {
-        try replace(path, with: outcome.fixed)
+        try replace(path, with: outcome.fixed, writer: writer)
       } catch {
         report.writeFailure = error.message
         report.check = PatternCheck.Report(
@@ -87,14 +91,15 @@ public enum PatternFixing {
   }
 
   /// Replaces the regular file at `path` (a symbolic link's target) with `bytes`, atomically,
-  /// keeping its permission bits.
-  public static func replace(_ path: String, with bytes: [UInt8]) throws(SinkError) {
+  /// keeping its permission bits; `writer` writes the bytes.
+  public static func replace(_ path: String, with bytes: [UInt8], writer: FileWriter = .system) throws(SinkError) {
     guard path != "-", case .file = OutputTarget(path) else {
       throw SinkError("cannot write '\(path)': hap fix rewrites regular files only")
     }
     var info = stat()
     guard stat(path, &info) == 0 else { throw SinkError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
-    let sink = try FileSink(path: path, allowTerminal: true)
+    // A regular file: nothing to wait for, so no stop request.
+    let sink = try FileSink(path: path, allowTerminal: true, stop: nil, writer: writer)
     defer { sink.close(success: false) }
     try sink.keepMode(info.st_mode & 0o7777)
     try bytes.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()

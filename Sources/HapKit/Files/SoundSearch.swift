@@ -231,14 +231,18 @@ public struct PatternReading: Sendable {
   /// Where the project's rule levels come from: the nearest `.haprc.json` above each file, as
   /// `hap validate` finds it (``RuleConfig``), read through ``RuleSettings/tightened(_:)``.
   public var project: RuleConfig.Source
+  /// Ends a wait for a named FIFO's writer or standard input (`hap`: Ctrl-C and SIGTERM); nil:
+  /// such a wait lasts until the writer writes or ends.
+  public var stop: StopRequest?
 
   public init(
     sounds: SoundSearch = SoundSearch(), namedFiles: InputFile.Purpose = .namedInput,
-    project: RuleConfig.Source = .nearest
+    project: RuleConfig.Source = .nearest, stop: StopRequest? = nil
   ) {
     self.sounds = sounds
     self.namedFiles = namedFiles
     self.project = project
+    self.stop = stop
   }
 
   /// The project's rule levels for `input` (none for a config that cannot be used: ``check``
@@ -273,8 +277,8 @@ public struct PatternReading: Sendable {
         throw .unusableSettings(path: error.path, why: error.message)
       }
     }
-    if case .file = input { return try PatternFiles.read(input, as: namedFiles) }
-    return try PatternFiles.read(input)
+    if case .file = input { return try PatternFiles.read(input, as: namedFiles, stop: stop) }
+    return try PatternFiles.read(input, stop: stop)
   }
 
   /// The validation context for a pattern read from `input`.

@@ -1,10 +1,10 @@
-import CHapSignals
 import Dispatch
 import Foundation
 import HapCore
 
 /// The loop of `hap play --watch`, `hap plot --watch` and `hap validate --watch`: the command
-/// acts once on every path, then again on the paths that change, until Ctrl-C.
+/// acts once on every path, then again on the paths that change, until its stop request (`hap`:
+/// Ctrl-C).
 ///
 /// The folders holding the paths are watched with ``FolderWatcher`` (inotify on the folder, not
 /// the file, so an editor that writes a new file and renames it over the old one, vim's
@@ -36,10 +36,13 @@ public final class WatchLoop: @unchecked Sendable {
   private var watcher: FolderWatcher?
   /// Folders that went away (deleted or moved): watched again when they come back.
   private var lost: Set<String> = []
+  /// Ends the loop (``next(deleted:)`` returns nil) and the action under way.
+  private let stop: StopRequest
 
-  /// `paths` as the command's arguments give them (files; folders with `folders`). Standard
-  /// input cannot be watched.
-  public init(_ paths: [String], folders: Bool = false) throws(WatchFailure) {
+  /// `paths` as the command's arguments give them (files; folders with `folders`), watched
+  /// until `stop` is raised. Standard input cannot be watched.
+  public init(_ paths: [String], folders: Bool = false, stop: StopRequest) throws(WatchFailure) {
+    self.stop = stop
     var targets: [Target] = []
     for path in paths {
       guard path != "-" else { throw .standardInput }
@@ -104,12 +107,12 @@ public final class WatchLoop: @unchecked Sendable {
   }
 
   /// Waits for the next change; returns the paths that changed (in argument order), or nil
-  /// once Ctrl-C (or SIGTERM) is pressed. A target deleted (not replaced) is said to `deleted`
-  /// and waited for.
+  /// once the stop request is raised (`hap`: Ctrl-C or SIGTERM). A target deleted (not
+  /// replaced) is said to `deleted` and waited for.
   public func next(deleted: (String) -> Void) -> [String]? {
     var ticks = 0
-    while !Interrupt.requested {
-      // The signal handler only sets a flag: look at it 20 times a second while idle.
+    while !stop.isRequested {
+      // A signal handler only sets a flag: look at it 20 times a second while idle.
       _ = wake.wait(timeout: .now() + .milliseconds(50))
       ticks += 1
       if ticks % 20 == 0 { watchLostFolders() }
@@ -153,10 +156,11 @@ public final class WatchLoop: @unchecked Sendable {
     }
   }
 
-  /// A stop request for the next action (a play): raised by Ctrl-C, and by a change of any
-  /// target until ``finished()`` (at once if one came while the action was being set up).
+  /// A stop request for the next action (a play): raised by the loop's stop request, and by a
+  /// change of any target until ``finished()`` (at once if one came while the action was being
+  /// set up).
   public func beginAction() -> StopRequest {
-    let stop = StopRequest(polling: hap_interrupt_requested)
+    let stop = StopRequest(following: stop)
     lock.lock()
     current = stop
     if !pending.isEmpty { stop.request() }

@@ -12,15 +12,20 @@ public struct ControlInput: Sendable {
   /// reader thread hands such lines to `rateHandler`, which builds them and offers them.
   public var live = false
   public var rateHandler: (@Sendable (Double) -> Void)?
+  /// Ends a wait for the source's next bytes (`hap`: Ctrl-C and SIGTERM); nil: reading ends
+  /// only at the source's end.
+  public var stop: StopRequest?
 
   /// The control source `name` (`-`: standard input), its lines mapped by `map` when given;
-  /// `live`: read while playing.
+  /// `live`: read while playing; `stop` ends a wait for its bytes.
   public init(
-    name: String, map: VelocityMap?, live: Bool = false, warning: @escaping @Sendable (ControlWarning) -> Void
+    name: String, map: VelocityMap?, live: Bool = false, stop: StopRequest? = nil,
+    warning: @escaping @Sendable (ControlWarning) -> Void
   ) {
     self.name = name
     self.map = map
     self.live = live
+    self.stop = stop
     self.warning = warning
   }
 
@@ -74,7 +79,7 @@ public struct ControlInput: Sendable {
 
   /// Reads every line of a file (for offline rendering).
   public func readAll() throws(PatternFiles.ReadError) -> [ControlMessage] {
-    let bytes = try PatternFiles.read(name == "-" ? .standardInput : .file(name))
+    let bytes = try PatternFiles.read(name == "-" ? .standardInput : .file(name), stop: stop)
     var framer = ServiceLineFramer(limit: Self.maxLineBytes)
     var result: [ControlMessage] = []
     var number = 0
@@ -119,7 +124,7 @@ public struct ControlInput: Sendable {
     thread.start()
   }
 
-  /// Reads `source` until its end (or Ctrl-C), in bounded memory: a 64 KiB buffer and at most
+  /// Reads `source` until its end (or ``stop``), in bounded memory: a 64 KiB buffer and at most
   /// ``maxLineBytes`` of an unfinished line.
   private func readLines(from source: ControlSource, deliver: (ControlMessage) -> Void) {
     var framer = ServiceLineFramer(limit: Self.maxLineBytes)
@@ -129,7 +134,7 @@ public struct ControlInput: Sendable {
       number += 1
       for message in messages(frame, number: number) { deliver(message) }
     }
-    while InputFile.waitReadable(source.fd) {
+    while InputFile.waitReadable(source.fd, stop: stop) {
       let got = chunk.withUnsafeMutableBytes { Glibc.read(source.fd, $0.baseAddress!, $0.count) }
       if got < 0 && (errno == EINTR || errno == EAGAIN) { continue }
       if got <= 0 { break }

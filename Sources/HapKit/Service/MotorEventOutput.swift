@@ -12,12 +12,15 @@ import Synchronization
 final class MotorEventOutput: EventOutput {
   /// The motor's thread while the device is open.
   private final class Run: @unchecked Sendable {
-    let stop = StopRequest(polling: Interrupt.poll)
+    let stop: StopRequest
     let ended = Atomic<Bool>(false)
     let done = DispatchSemaphore(value: 0)
     var report = RumbleReport()
     /// Handed to the motor's thread, which alone uses it (and closes it).
     var device: RumbleDevice?
+
+    /// Stopped by ``close()``, and by the service's stop.
+    init(following stop: StopRequest) { self.stop = StopRequest(following: stop) }
   }
 
   private let path: String
@@ -25,9 +28,12 @@ final class MotorEventOutput: EventOutput {
   private(set) var generation = 0
   private var run: Run?
   private let log: @Sendable (ServiceNotice) -> Void
+  /// The service's stop (``VocabularyService/shutDown()``, `hap serve`'s SIGINT and SIGTERM).
+  private let stop: StopRequest
 
-  init(path: String, log: @escaping @Sendable (ServiceNotice) -> Void) {
+  init(path: String, stop: StopRequest, log: @escaping @Sendable (ServiceNotice) -> Void) {
     self.path = path
+    self.stop = stop
     self.log = log
   }
 
@@ -73,7 +79,7 @@ final class MotorEventOutput: EventOutput {
     } catch {
       return .deviceUnavailable(nil, "\(error)")
     }
-    let run = Run()
+    let run = Run(following: stop)
     run.device = device
     let (mixer, gain) = (self.mixer, min(settings.device.linearGain, 1))
     let thread = Thread {

@@ -20,10 +20,13 @@ final class SoundEventOutput: EventOutput {
   /// The device as the settings name it.
   private var deviceName = ""
   private let log: @Sendable (ServiceNotice) -> Void
+  /// The service's stop (``VocabularyService/shutDown()``, `hap serve`'s SIGINT and SIGTERM).
+  private let stop: StopRequest
   /// Serialises the renders of sharpness variants (one buffer being made at a time).
   private let variantRenderLock = NSLock()
 
-  init(log: @escaping @Sendable (ServiceNotice) -> Void) {
+  init(stop: StopRequest, log: @escaping @Sendable (ServiceNotice) -> Void) {
+    self.stop = stop
     self.log = log
     mixer = EventMixer(events: [], leads: [], sounds: [], rate: 48000, queueCapacity: VocabularyService.queueCapacity)
   }
@@ -182,14 +185,14 @@ final class SoundEventOutput: EventOutput {
   // MARK: The device
 
   /// Opens the session and starts the mixer on its engine. The engine renders just in time
-  /// (`--margin`), so a fire plays soon; its stop request is also raised by SIGINT/SIGTERM
-  /// (``Interrupt``), which ends a wait for a lost device.
+  /// (`--margin`), so a fire plays soon; its stop request follows the service's (raised by
+  /// ``VocabularyService/shutDown()``), which ends a wait for a lost device.
   func open(_ settings: ServiceSettings) -> ServiceError? {
     let opened: PlaybackSession
     do {
       opened = try PlaybackSession.open(
         settings.device, profile: settings.profile, commandStarted: 0, live: true,
-        sound: mixer.hasSound && !soundUnavailable, abandon: { Interrupt.requested },
+        sound: mixer.hasSound && !soundUnavailable, abandon: { [stop] in stop.isRequested },
         soundLeft: { [log] why in log(.soundNotPlayed(why: "\(why)")) })
     } catch {
       deviceName = settings.device.device
@@ -208,7 +211,7 @@ final class SoundEventOutput: EventOutput {
     mixer.resume()
     session = opened
     deviceName = settings.device.device
-    engine = opened.start(mixer, stop: StopRequest(polling: Interrupt.poll), thread: "hap service playback")
+    engine = opened.start(mixer, stop: StopRequest(following: stop), thread: "hap service playback")
     log(
       .deviceOpened(device: settings.device.device, capture: opened.capture, soundCapture: opened.sound?.capture))
     return nil

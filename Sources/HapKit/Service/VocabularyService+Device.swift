@@ -62,9 +62,10 @@ extension VocabularyService {
     lock.unlock()
   }
 
-  /// SIGINT/SIGTERM (raised as ``Interrupt`` first, so a playback thread waiting for a lost
-  /// device gives up at once and frees the lock): fades every voice out, then closes the device.
+  /// Raises the service's stop first (so a playback thread waiting for a lost device gives up at
+  /// once and frees the lock), fades every voice out, then closes the device.
   public func shutDown() {
+    stop.request()
     lock.lock()
     shuttingDown = true
     // Each loop's client hears why it ends before the connection closes.

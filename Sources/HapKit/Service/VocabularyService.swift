@@ -196,24 +196,29 @@ public final class VocabularyService: @unchecked Sendable {
 
   /// The service of `vocabulary` on the device `settings` names (a motor for `evdev:PATH`).
   /// `fallback` (feedbackd's theme, `--feedback-theme`) serves the events `vocabulary` lacks,
-  /// at every load.
+  /// at every load. `stop` (`hap serve`: SIGINT and SIGTERM; raised by ``shutDown()`` too)
+  /// ends the device's thread, and its wait for a lost device.
   public init(
-    vocabulary: Vocabulary, settings: ServiceSettings, fallback: Vocabulary? = nil,
+    vocabulary: Vocabulary, settings: ServiceSettings, fallback: Vocabulary? = nil, stop: StopRequest = StopRequest(),
     log: @escaping @Sendable (ServiceNotice) -> Void
   ) {
+    self.stop = stop
     self.fallback = fallback
     let vocabulary = Self.merged(vocabulary, fallback)
     self.vocabulary = vocabulary
     self.settings = settings
     self.log = log
     if let path = settings.motorPath {
-      output = MotorEventOutput(path: path, log: log)
+      output = MotorEventOutput(path: path, stop: stop, log: log)
     } else {
-      output = SoundEventOutput(log: log)
+      output = SoundEventOutput(stop: stop, log: log)
     }
     (names, index) = Self.names(vocabulary)
     output.install(output.prepare(vocabulary, settings, rate: nil))
   }
+
+  /// Raised, the device's thread ends (``shutDown()``, `hap serve`'s SIGINT and SIGTERM).
+  let stop: StopRequest
 
   /// The events the vocabulary lacks come from here (feedbackd's theme; read again on SIGHUP).
   internal(set) var fallback: Vocabulary?

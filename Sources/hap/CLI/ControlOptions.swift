@@ -21,9 +21,10 @@ extension ControlInput {
   }
 
   /// The control source `name` of a command, its warnings on standard error with control
-  /// characters escaped (a line's ESC or BEL is shown, never obeyed by the terminal).
+  /// characters escaped (a line's ESC or BEL is shown, never obeyed by the terminal); Ctrl-C
+  /// and SIGTERM end a wait for its bytes.
   static func command(name: String, map: VelocityMap?, live: Bool = false) -> ControlInput {
-    ControlInput(name: name, map: map, live: live) { warning in
+    ControlInput(name: name, map: map, live: live, stop: Interrupt.stop) { warning in
       Console.error(Format.visibleControls("\(warning.source):\(warning.line): warning: \(warning.text)"))
     }
   }

@@ -43,9 +43,10 @@ enum Options {
 
 extension Arguments {
   /// How this command reads patterns: their sounds looked for in `--sound-path`'s folders (if
-  /// it takes the option), then `$HAP_SOUND_PATH`'s.
+  /// it takes the option), then `$HAP_SOUND_PATH`'s; Ctrl-C and SIGTERM end a wait for a
+  /// FIFO's writer or standard input.
   var reading: PatternReading {
     let folders = knows(Options.soundPath) ? all(Options.soundPath).compactMap { $0 } : []
-    return PatternReading(sounds: SoundSearch(userFolders: folders))
+    return PatternReading(sounds: SoundSearch(userFolders: folders), stop: Interrupt.stop)
   }
 }

@@ -4,10 +4,10 @@ import HapKit
 
 /// `--watch` on the command line: its refusals and notes on standard error, its separators.
 extension WatchLoop {
-  /// The watch of `paths` (folders too with `folders`), for a command.
+  /// The watch of `paths` (folders too with `folders`), for a command, until Ctrl-C or SIGTERM.
   static func command(_ paths: [String], folders: Bool = false) throws(UsageError) -> WatchLoop {
     do throws(WatchFailure) {
-      return try WatchLoop(paths, folders: folders)
+      return try WatchLoop(paths, folders: folders, stop: Interrupt.stop)
     } catch {
       throw .refused("'--watch' cannot watch standard input ('-'); name a file")
     }

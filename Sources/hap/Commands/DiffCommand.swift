@@ -234,7 +234,7 @@ enum DiffCommand: Command {
       case .unreadable(let message):
         Console.line(Console.shown("hap: cannot read '\(label)': \(message)"))
       }
-      let bytes = path == "/dev/null" ? [] : (try? PatternFiles.read(.file(path))) ?? []
+      let bytes = path == "/dev/null" ? [] : (try? PatternFiles.read(.file(path), stop: Interrupt.stop)) ?? []
       texts.append(String(decoding: bytes, as: UTF8.self))
     }
     switch LineDiff.unified(texts[0], texts[1]) {

@@ -35,7 +35,8 @@ enum FixCommand: Command {
     dryRun: Bool, format: DiagnosticPrinter.Format, _ unwritten: inout Bool
   ) -> [PatternCheck.Report] {
     let reports = PatternFixing.fix(
-      batch.inputs, settings: batch.settings, jobs: jobs, reading: reading, dryRun: dryRun)
+      batch.inputs, settings: batch.settings, jobs: jobs, reading: reading, dryRun: dryRun,
+      writer: FaultInjection.writer)
     for report in reports {
       if let failure = report.writeFailure {
         Console.error("hap: \(failure)")

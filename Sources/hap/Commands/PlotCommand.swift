@@ -180,7 +180,7 @@ enum PlotCommand: Command {
   static func write(_ text: String, to output: String) -> Bool {
     Interrupt.install()  // from here Ctrl-C ends a wait for a FIFO's reader, not the process
     do {
-      try FileSink.write(Array(text.utf8), to: output)
+      try FileSink.write(Array(text.utf8), to: output, stop: Interrupt.stop)
     } catch {
       Console.error("hap: \(error.message)")
       if case .interrupted = error { exit(ExitStatus.interrupted) }  // Ctrl-C or SIGTERM: the file is removed

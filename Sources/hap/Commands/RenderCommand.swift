@@ -98,7 +98,7 @@ enum RenderCommand: Command {
     /// `--channels`, `--channel`, `--layout`: a file of several channels; nil: mono.
     var layout: RenderLayout?
     /// How the patterns and their sounds are read (`--sound-path`).
-    var reading = PatternReading()
+    var reading = PatternReading(stop: Interrupt.stop)
   }
 
   static func settings(_ arguments: Arguments) throws(UsageError) -> Settings {
@@ -354,8 +354,11 @@ enum RenderCommand: Command {
 
   /// The sink of `output`: a file (atomic unless direct), or standard output for '-'.
   static func sink(_ output: String, settings: Settings) throws(SinkError) -> (any PCMSink, FileSink?) {
-    let file = output == "-" ? nil : try FileSink(path: output, allowTerminal: settings.force) { Interrupt.requested }
-    return (file ?? StandardOutputSink(), file)
+    let file =
+      output == "-"
+      ? nil
+      : try FileSink(path: output, allowTerminal: settings.force, stop: Interrupt.stop, writer: FaultInjection.writer)
+    return (file ?? StandardOutputSink(stop: Interrupt.stop), file)
   }
 
   /// Writes `job` to its output (and its audio track to its own), atomically for files, and

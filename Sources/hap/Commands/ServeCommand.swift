@@ -138,7 +138,8 @@ enum ServeCommand: Command {
       vocabulary: vocabulary,
       settings: ServiceSettings(
         device: device, profile: profile, idleClose: idleClose, memoryBudget: arguments[memoryBudget] << 20,
-        folder: vocabularyFolder.path, search: reloader.search, soundHints: arguments[dbus]), fallback: theme, log: say)
+        folder: vocabularyFolder.path, search: reloader.search, soundHints: arguments[dbus]), fallback: theme,
+      stop: Interrupt.stop, log: say)
     serve(service, reloader: reloader, arguments, socketPath, socket, listener, signals, log)
   }
 
