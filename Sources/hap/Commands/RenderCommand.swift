@@ -312,86 +312,54 @@ enum RenderCommand: Command {
     var file: (path: String, raw: Bool)?
   }
 
-  /// What renders `schedule`: its renderer (and its audio track's beside it), or a Player when
-  /// there are control messages or a layout; its length checked against what a file can hold;
-  /// nil after a message.
+  /// What renders `schedule` (``RenderJob/compose(_:_:named:to:raw:profile:format:parts:)``):
+  /// the control messages' player when there are any; nil after a message.
   static func prepare(
     _ pattern: Pattern, _ schedule: Schedule, named name: String, to output: String, settings: Settings,
     given: [ControlMessage]?, sound: Sound
   ) -> RenderJob? {
-    let rate = schedule.rate
-    var job = RenderJob(
-      name: name, path: output, raw: FileSink.isRaw(output, flag: settings.raw), renderer: Renderer(schedule: schedule),
-      player: nil, frameCount: sound.track?.renderer.frameCount ?? schedule.frameCount)
+    let raw = FileSink.isRaw(output, flag: settings.raw)
     let sounds = sound.written ? sound.track?.sounds : nil
+    var controlled: (player: Player, frames: Int)?
     if settings.control != nil || given != nil {
+      let length = sounds == nil ? schedule.frameCount : sound.track?.renderer.frameCount ?? schedule.frameCount
       guard
         let (player, frames) = controlledPlayer(
-          pattern: pattern, schedule: schedule, settings: settings, given: given, raw: job.raw, sounds: sounds,
-          length: sounds == nil ? schedule.frameCount : job.frameCount)
+          pattern: pattern, schedule: schedule, settings: settings, given: given, raw: raw, sounds: sounds,
+          length: length)
       else { return nil }
-      job.player = player
-      job.frameCount = frames
-    } else if settings.layout != nil {
-      job.player = RenderJob.player(
-        pattern: pattern, schedule: schedule, profile: settings.profile, messages: [], sounds: sounds)
-      job.pads = true
-    } else if let track = sound.track, let file = sound.file {
-      job.audio = (track.renderer, file.path, file.raw)
+      controlled = (player, frames)
     }
-    if let layout = settings.layout { job.planes = layout.planes }
-    if job.player != nil { job.soundFile = sound.file }
-    // Sizes are checked before anything is written: RF64 past 4 GiB, and a length no header
-    // could state is refused (the length limits keep real renders far below it).
-    let widest = max(job.planes.count, job.audio != nil || job.soundFile != nil ? 2 : 1)
-    guard WAVHeader.dataBytes(format: settings.format, channels: widest, frames: job.frameCount) != nil else {
-      Console.error(
-        "hap: '\(name)' would render \(Format.length(Double(job.frameCount) / rate)), more than a file can hold")
+    let parts = RenderJob.Parts(
+      track: sound.track, writesTrack: sound.written, trackFile: sound.file, controlled: controlled,
+      layout: settings.layout)
+    switch RenderJob.compose(
+      pattern, schedule, named: name, to: output, raw: raw, profile: settings.profile, format: settings.format,
+      parts: parts)
+    {
+    case .success(let job): return job
+    case .failure(let tooLong):
+      Console.error("hap: '\(name)' would render \(Format.length(tooLong.seconds)), more than a file can hold")
       return nil
     }
-    return job
   }
 
-  /// The sink of `output`: a file (atomic unless direct), or standard output for '-'.
-  static func sink(_ output: String, settings: Settings) throws(SinkError) -> (any PCMSink, FileSink?) {
-    let file =
-      output == "-"
-      ? nil
-      : try FileSink(path: output, allowTerminal: settings.force, stop: Interrupt.stop, writer: FaultInjection.writer)
-    return (file ?? StandardOutputSink(stop: Interrupt.stop), file)
-  }
-
-  /// Writes `job` to its output (and its audio track to its own), atomically for files, and
-  /// prints the summary line; the exit status.
+  /// Writes `job` to its output (and its audio track to its own), atomically for files
+  /// (``RenderJob/run(_:progress:)``), and prints the summary line; the exit status.
   static func write(_ job: inout RenderJob, settings: Settings) -> Int32 {
-    var sinks: [(sink: any PCMSink, file: FileSink?, path: String)] = []
-    defer { for opened in sinks { opened.sink.close(success: false) } }
-    for path in [job.path] + [job.audio?.path ?? job.soundFile?.path].compactMap({ $0 }) {
-      do {
-        let (sink, file) = try sink(path, settings: settings)
-        sinks.append((sink, file, path))
-      } catch {
-        if Interrupt.requested {
-          Console.error("hap: interrupted; nothing was written to '\(path)'")
-          return ExitStatus.interrupted
-        }
-        Console.error("hap: \(error.message)")
-        return ExitStatus.trouble
-      }
-    }
-    do {
-      var progress = Progress(label: job.name, total: job.frameCount)
-      defer { progress.finish() }
-      guard
-        try job.pump(
-          into: sinks[0].sink, audioSink: sinks.count > 1 ? sinks[1].sink : nil, format: settings.format,
-          rate: settings.rate, progress: { progress.update($0) }, shouldStop: { Interrupt.requested })
-      else { return interrupted(sinks.map { ($0.file, $0.path) }) }
-      for opened in sinks { try opened.sink.drain() }
-      // Only complete, renamed (and folder-synced) files earn the summary line below.
-      for opened in sinks { try opened.file?.commit() }
-    } catch {
-      if case .interrupted = error { return interrupted(sinks.map { ($0.file, $0.path) }) }
+    var progress = Progress(label: job.name, total: job.frameCount)
+    let output = RenderOutputSettings(
+      format: settings.format, rate: settings.rate, allowTerminal: settings.force, writer: FaultInjection.writer,
+      stop: Interrupt.stop)
+    let result = job.run(output) { progress.update($0) }
+    progress.finish()
+    switch result {
+    case .success: break
+    case .failure(.stoppedOpening(let path)):
+      Console.error("hap: interrupted; nothing was written to '\(path)'")
+      return ExitStatus.interrupted
+    case .failure(.stopped(let outputs)): return interrupted(outputs)
+    case .failure(.sink(let error)):
       Console.error("hap: \(error.message)")
       return ExitStatus.trouble
     }
@@ -400,13 +368,13 @@ enum RenderCommand: Command {
   }
 
   /// Says what each output holds after Ctrl-C or SIGTERM; exit 130.
-  static func interrupted(_ outputs: [(file: FileSink?, path: String)]) -> Int32 {
-    for (file, path) in outputs {
-      let partial = file?.isDirect ?? true
+  static func interrupted(_ outputs: [(path: String, partial: Bool)]) -> Int32 {
+    for (path, partial) in outputs {
       Console.error("hap: interrupted; \(partial ? "what was written to '\(path)' is incomplete" : "nothing was written to '\(path)'")")
     }
     return ExitStatus.interrupted
   }
+
 
   /// `NAME -> OUT: 1.2 s, 48000 Hz s16, peak -3 dBFS`, and whether the limiter acted; a
   /// layout's channels, and the audio track's file or peak.
