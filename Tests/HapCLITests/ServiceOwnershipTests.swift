@@ -80,7 +80,9 @@ struct ServiceOwnershipTests {
         return played[n] != x
       }, "only 'correct' was played")
     let startB = departs - b0
-    try #require(startB > startA, "'pass' started before 'correct'")
+    // The same period when the service's thread took both fires at once (a loaded machine
+    // wakes it late): both then start at its first frame.
+    try #require(startB >= startA, "'pass' started before 'correct'")
     #expect(startB - startA < 48000, "'pass' came in more than a second after 'correct'")
     let end = max(startA + a.count, startB + b.count)
     try #require(end <= played.count, "the capture is cut short")
