@@ -16,9 +16,23 @@ let package = Package(
     .library(name: "HapFFProbe", type: .dynamic, targets: ["HapFFProbe"]),
   ],
   targets: [
-    // Model, JSON parsing, decoding, validation and diagnostics.
-    // No terminal, file-system-walking or device code lives here.
-    .target(name: "HapCore", dependencies: ["CHapKernels"]),
+    // HapCore, split by concern (docs/architecture.md, "Targets"); each module sees only the ones
+    // below it, and none sees a terminal, a device or a folder walk.
+    // The format: the model, JSON parsing, decoding, diagnostics, validation and its rules,
+    // `hap fix`'s fixes and edits, control messages, actuator profiles.
+    .target(name: "HapFormat"),
+    // Rendering: the schedule, the renderer and the audio track, envelopes, sample formats, WAV
+    // headers and sinks, the named channels of a period and their layout, the level series.
+    .target(name: "HapRender", dependencies: ["HapFormat", "CHapKernels"]),
+    // Real-time playback: the player, the mixers, rings, the stop request, real-time scheduling.
+    .target(name: "HapPlayback", dependencies: ["HapFormat", "HapRender"]),
+    // Tools over patterns: convert, diff, plot.
+    .target(name: "HapTools", dependencies: ["HapFormat", "HapRender", "HapPlayback"]),
+    // The vocabulary (folders of named events, manifests, feedbackd themes, their checks) and
+    // the service's protocol.
+    .target(name: "HapVocabulary", dependencies: ["HapFormat", "HapRender", "HapPlayback", "HapTools"]),
+    // All of the above as one import (HapKit, the tools and the tests import HapCore).
+    .target(name: "HapCore", dependencies: ["HapFormat", "HapRender", "HapPlayback", "HapTools", "HapVocabulary"]),
     // The renderer's per-sample loops in C, each compiled for the baseline and for AVX2
     // (a function attribute, no special flags), picked at run time.
     .target(name: "CHapKernels", linkerSettings: [.linkedLibrary("m")]),
@@ -84,7 +98,11 @@ let package = Package(
     .target(name: "HapFFProbe", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
     // Helpers shared by both test targets (SwiftPM test targets cannot share sources).
     .target(name: "HapTestSupport", dependencies: ["HapCore"], path: "Tests/HapTestSupport"),
-    .testTarget(name: "HapCoreTests", dependencies: ["HapCore", "HapTestSupport", "HapFuzzCheck"]),
+    .testTarget(
+      name: "HapCoreTests",
+      dependencies: [
+        "HapCore", "HapFormat", "HapRender", "HapPlayback", "HapTools", "HapVocabulary", "HapTestSupport", "HapFuzzCheck",
+      ]),
     // HapKit in process: Core Haptics' API on the simulated exciter, against `hap render`.
     .testTarget(name: "HapKitTests", dependencies: ["HapKit", "HapCore", "HapTestSupport", "HapResample"]),
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).

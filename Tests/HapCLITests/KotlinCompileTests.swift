@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// The Kotlin `hap convert` writes, compiled: kotlinc (Debian's `kotlin`, which `make test`
 /// installs) against stubs of the Android classes it calls (their signatures as the Android SDK

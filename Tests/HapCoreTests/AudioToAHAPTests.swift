@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// Audio to AHAP on synthetic sounds made here: onsets, the loudness envelope, brightness,
 /// silence, the WAV reader and iOS's limits.

@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// `hap convert`'s edge cases (issue 20, cases 15-17): a sound longer than a pattern may be, a
 /// clip shorter than AHAP's time resolution, and many emphases.

@@ -1,6 +1,11 @@
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// A curve entry; `points` is the JSON array text (may hold markers).
 func curveEntry(_ id: String = "HapticIntensityControl", time: String, _ points: String, marker: String = "") -> String

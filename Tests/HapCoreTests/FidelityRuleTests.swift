@@ -1,6 +1,11 @@
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// Issue 9: what iOS 26.1's AHAP loader (reverse-engineered) accepts and refuses, one test per
 /// point of the issue.

@@ -1,6 +1,11 @@
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// `hap fix`'s repairs (``PatternFix``): each fixable rule on a small file, before and after
 /// byte for byte, and what is left alone.

@@ -1,6 +1,11 @@
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// `hap studio`'s edits (``JSONPatchWriter``): each operation changes only the bytes it names,
 /// in the file's own style, and the result reads back as the patch says.

@@ -1,6 +1,11 @@
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// Decodes a file that must be valid and returns its pattern.
 func decodeValid(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Pattern {

@@ -1,6 +1,11 @@
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// One bad and one good example for a rule: the bad text must produce exactly `expected`
 /// (other than `ignoring`), the good text nothing at all but `version-missing`.

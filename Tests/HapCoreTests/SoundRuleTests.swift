@@ -2,6 +2,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// The rules about AudioCustom sounds and audio events' durations and parameters, with the
 /// sound lookups a caller hands the validator (``ValidationContext/sound``), and hap's WAV reader

@@ -52,4 +52,36 @@ struct BoundaryTests {
     let missing = named.filter { name in !files.contains { $0 == name || $0.hasSuffix("/" + name) } }
     #expect(missing.isEmpty, "docs/architecture.md names files that do not exist: \(missing.sorted())")
   }
+
+  /// HapCore's modules, each with the modules it may import: only those below it.
+  static let layers: [(module: String, below: Set<String>)] = [
+    ("HapFormat", []),
+    ("HapRender", ["HapFormat", "CHapKernels"]),
+    ("HapPlayback", ["HapFormat", "HapRender"]),
+    ("HapTools", ["HapFormat", "HapRender", "HapPlayback"]),
+    ("HapVocabulary", ["HapFormat", "HapRender", "HapPlayback", "HapTools"]),
+  ]
+
+  @Test("HapCore's modules import only the ones below them: the format nothing of hap's, the renderer no player")
+  func hapCoreIsLayered() throws {
+    let system: Set<String> = ["Foundation", "FoundationEssentials", "Synchronization", "Glibc", "Darwin", "Dispatch"]
+    let all = Set(Self.layers.map(\.module) + Self.beneathHapKit + ["HapCore", "HapKit", "CHapKernels"])
+    var offending: [String] = []
+    for (module, below) in Self.layers {
+      let folder = Repository.url("Sources/\(module)")
+      let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+        .filter { $0.hasSuffix(".swift") }
+      #expect(!files.isEmpty, "Sources/\(module) holds no Swift file")
+      for file in files {
+        let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+        for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.hasPrefix("@_exported import ") {
+          let name = String(line.split(separator: " ").last ?? "")
+          if all.contains(name) && !below.contains(name) && !system.contains(name) {
+            offending.append("\(module)/\(file): \(line)")
+          }
+        }
+      }
+    }
+    #expect(offending.isEmpty, "\(offending)")
+  }
 }

@@ -188,8 +188,12 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   /// The real-time loop. See the contract on the type.
   @_specialize(exported:true,where Source == Player)
   @_specialize(exported:true,where Source == EventMixer)
-  @_specialize(exported:true,where Source == PlayerMixer)
-  private func loop() {
+  // Specialised for the sources the CLI hands in (through the generic `PlaybackSession.start`);
+  // the engine's `PlayerMixer` is made in this module, which specialises the loop for it itself
+  // (an exported specialisation of it was referenced from other object files of the optimised
+  // build but never emitted, so the library did not link). Not private: those object files
+  // reference the specialisations.
+  func loop() {
     var stopping = false
     do throws(SinkError) {
       while true {

@@ -3,6 +3,11 @@ import Synchronization
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// What a consumer saw: every message in arrival order, and the parameter values it applied.
 private final class Consumer {

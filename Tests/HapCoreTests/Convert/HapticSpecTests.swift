@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// A `.haptic` clip read as its spec and Meta's renderer read it (issue 30): frequency 0.5 where
 /// no frequency envelope speaks, silence before the amplitude envelope's first breakpoint, and

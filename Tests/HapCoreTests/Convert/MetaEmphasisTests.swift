@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// Meta's one emphasis oscillator (issue 42): with an ACF's emphasis a burst that starts while
 /// another sounds restarts the oscillator, the one sounding is cut and bursts never add; the

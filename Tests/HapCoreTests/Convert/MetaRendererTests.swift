@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// hap's render of the `.haptic` corpus with Meta's Quest ACF against ``MetaReference``, the
 /// renderer written from the SDK's documented formulas (issue 30), one emphasis at a time

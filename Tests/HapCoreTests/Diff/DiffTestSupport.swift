@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 // Helpers of the `hap diff` library tests: the corpus, a re-serialiser that writes the same
 // pattern in a different spelling, a deterministic random source, and a small AHAP fixture

@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// `hap diff --signal`'s verdict by feel (issue 30): not moved by the carrier's phase alone; a
 /// 3 dB level change or a 25 % frequency change is a different feel.

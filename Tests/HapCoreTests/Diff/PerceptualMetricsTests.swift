@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 extension DiffTests {
   @Suite("PerceptualMetrics: ST-SIM and SPQI as vibromaf computes them, and the 8 kHz downsampler")

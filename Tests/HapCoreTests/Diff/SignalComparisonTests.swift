@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 extension DiffTests {
   @Suite("SignalComparison: figures against hand-computed values")

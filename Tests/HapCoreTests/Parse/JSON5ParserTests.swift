@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// The value of `text` written back compactly (keys and strings as JSON literals, numbers as
 /// Swift prints doubles), or nil with the diagnostics.

@@ -1,6 +1,11 @@
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// `JSONString.literal`, the one escaper behind the AHAP writer, the service's config file and
 /// `--format json`: what it writes reads back, through hap's own parser, as the same text.

@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// The ``Player`` with a pattern's sound: the audio planes are the library's audio track,
 /// whatever the period, the pattern lasts as long as its sound, and the transport moves both.

@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 // Helpers of the audio track tests: audio events from model values, sounds made in the test,
 // rendering an audio track completely, and measuring one channel of it.

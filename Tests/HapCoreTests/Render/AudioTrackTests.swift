@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 extension RenderTests {
   /// The audio track (``AudioRenderer``): timing, level, pan, pitch, brightness, loops, the

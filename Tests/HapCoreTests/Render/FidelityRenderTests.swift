@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 extension RenderTests {
   /// The rendering rows of docs/format.md's "Core Haptics fidelity" table: each test renders a

@@ -3,6 +3,11 @@ import Foundation
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 extension RenderTests {
   /// The compiled variants of the per-sample loops (CHapKernels): the baseline and, where the

@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 // Helpers shared by the renderer tests: building patterns from model values, rendering them
 // completely, and measuring the signal (levels, frequency, slopes) independently of the renderer.

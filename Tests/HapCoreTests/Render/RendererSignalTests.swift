@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 extension RenderTests {
   /// What the drive signal looks like: silence, frequency, level, envelopes and controls.

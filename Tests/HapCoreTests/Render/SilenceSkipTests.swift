@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// Issue 10: `hap info` and `hap diff` pay for what sounds, not for the pattern's length. The
 /// renderer says how much silence lies ahead and moves past it without computing it; the

@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// Issue 20, item 4: an event's leading silence is a count of frames, not stored samples.
 @Suite("EventMixer: leading silence")

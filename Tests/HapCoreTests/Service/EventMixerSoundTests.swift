@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// ``EventMixer`` with events that hold a sound (``EventMixer/Sound``): the voice reads the
 /// haptic render and the audio track with one gain, duck and fade.

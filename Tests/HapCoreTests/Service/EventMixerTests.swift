@@ -3,6 +3,11 @@ import Synchronization
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 private let rate = MixerTestSupport.rate
 private func render(_ pattern: Pattern) -> [Float] { MixerTestSupport.render(pattern) }

@@ -3,6 +3,11 @@ import HapTestSupport
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// What the mixer tests share: renders at 48 kHz, the bundled patterns, and pulling a mixer's
 /// output period by period.

@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 private let vocabulary = ["correct", "pass", "reveal", "start", "stop", "timerPulse", "timerUrgent", "winner"]
 

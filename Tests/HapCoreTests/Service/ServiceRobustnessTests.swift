@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// Issue 20, items 5 and 8: every reply is exactly one line, whatever the names hold; the
 /// empty request's message and an overflowing config number read right.

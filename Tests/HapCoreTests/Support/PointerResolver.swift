@@ -1,4 +1,9 @@
 @testable import HapCore
+@testable import HapFormat
+@testable import HapPlayback
+@testable import HapRender
+@testable import HapTools
+@testable import HapVocabulary
 
 /// Resolves RFC 6901 JSON pointers against a parsed ``JSONDocument`` (last duplicate key wins,
 /// as in the decoder), so that tests can check a finding's pointer names the value its

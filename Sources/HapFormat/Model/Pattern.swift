@@ -1,0 +1,86 @@
+/// A haptic pattern as Core Haptics understands it: immutable, normalised and position-aware.
+///
+/// Normalised means: events, parameters and curves sorted by time (ties in a fixed order of
+/// their contents), every parameter value explicit and clamped, curve points in absolute time.
+/// Two files that mean the same pattern decode to equal `Pattern`s, whatever their formatting,
+/// key order, entry order or number spelling.
+public struct Pattern: Sendable, Equatable, Hashable {
+  /// `Version` as written; 1 when missing (as Core Haptics assumes).
+  public var version: Double
+  /// `Metadata`, as written (an object), or nil when missing.
+  public var metadata: JSONValue?
+  public var events: [Event]
+  /// `Parameter` entries.
+  public var parameters: [DynamicParameter]
+  /// `ParameterCurve` entries.
+  public var curves: [ParameterCurve]
+
+  public init(
+    version: Double = 1, metadata: JSONValue? = nil, events: [Event] = [],
+    parameters: [DynamicParameter] = [], curves: [ParameterCurve] = []
+  ) {
+    self.version = version
+    self.metadata = metadata
+    self.events = events
+    self.parameters = parameters
+    self.curves = curves
+    normalise()
+  }
+
+  /// Sorts entries into their canonical order.
+  package mutating func normalise() {
+    events.sort(by: Pattern.canonicalOrder)
+    parameters.sort { ($0.time, $0.id, $0.value) < ($1.time, $1.id, $1.value) }
+    curves.sort(by: Pattern.canonicalOrder)
+  }
+
+  /// Orders events by time, then by every value they hold, so that events which tie on time
+  /// come out in the same order whatever order the file wrote them in.
+  static func canonicalOrder(_ a: Event, _ b: Event) -> Bool {
+    if a.time != b.time { return a.time < b.time }
+    if a.type != b.type { return a.type < b.type }
+    if a.duration != b.duration { return a.duration < b.duration }
+    for id in EventParameterID.allCases where a.parameters[id] != b.parameters[id] {
+      return a.parameters[id] < b.parameters[id]
+    }
+    if a.waveformPath != b.waveformPath { return (a.waveformPath ?? "") < (b.waveformPath ?? "") }
+    if a.waveformUsesVolumeEnvelope != b.waveformUsesVolumeEnvelope { return !a.waveformUsesVolumeEnvelope }
+    return !a.waveformLoops && b.waveformLoops
+  }
+
+  /// Orders curves by start, ID, then their points.
+  static func canonicalOrder(_ a: ParameterCurve, _ b: ParameterCurve) -> Bool {
+    if a.start != b.start { return a.start < b.start }
+    if a.id != b.id { return a.id < b.id }
+    for (p, q) in zip(a.points, b.points) where p.time != q.time || p.value != q.value {
+      return (p.time, p.value) < (q.time, q.value)
+    }
+    return a.points.count < b.points.count
+  }
+
+  /// The same pattern played `factor` times slower (0.5: twice as fast): every time and duration
+  /// scaled, the carrier untouched.
+  public func timeScaled(by factor: Double) -> Pattern {
+    var copy = self
+    for k in copy.events.indices {
+      copy.events[k].time *= factor
+      copy.events[k].duration *= factor
+    }
+    for k in copy.parameters.indices { copy.parameters[k].time *= factor }
+    for k in copy.curves.indices {
+      copy.curves[k].time *= factor
+      for p in copy.curves[k].points.indices { copy.curves[k].points[p].time *= factor }
+    }
+    return copy
+  }
+
+  /// Length of the pattern's written timeline: the latest end of any event, parameter or curve
+  /// (without any release tail a renderer adds).
+  public var duration: Double {
+    var end = 0.0
+    for event in events { end = max(end, event.end) }
+    for parameter in parameters { end = max(end, parameter.time) }
+    for curve in curves { end = max(end, curve.end) }
+    return end
+  }
+}

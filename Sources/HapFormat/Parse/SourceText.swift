@@ -1,0 +1,51 @@
+/// The raw bytes of a pattern file, as read. Everything hap reports points back into these bytes.
+public struct SourceText: Sendable {
+  public let bytes: [UInt8]
+
+  public init(_ bytes: [UInt8]) { self.bytes = bytes }
+  public init(_ string: String) { self.bytes = Array(string.utf8) }
+
+  /// Decodes `count` bytes at `start` as UTF-8 (invalid sequences become U+FFFD).
+  func string(from start: Int, count: Int) -> String {
+    bytes.withUnsafeBufferPointer { buffer in
+      String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<start + count]), as: UTF8.self)
+    }
+  }
+}
+
+/// Maps byte offsets to 1-based line and column. Built once per file, when the first
+/// finding needs a position.
+package struct LineIndex {
+  /// Byte offset at which each line starts.
+  private var lineStarts: [Int] = [0]
+  private let source: SourceText
+
+  package init(_ source: SourceText) {
+    self.source = source
+    source.bytes.withUnsafeBufferPointer { buffer in
+      for i in 0..<buffer.count where buffer[i] == 0x0A {
+        lineStarts.append(i + 1)
+      }
+    }
+  }
+
+  /// Line and column of the byte at `offset`. Columns count Unicode scalars, so a
+  /// character written with several UTF-8 bytes is one column, as editors show it.
+  package func location(of offset: Int) -> (line: Int, column: Int) {
+    let offset = max(0, min(offset, source.bytes.count))
+    var low = 0
+    var high = lineStarts.count - 1
+    while low < high {
+      let mid = (low + high + 1) / 2
+      if lineStarts[mid] <= offset { low = mid } else { high = mid - 1 }
+    }
+    var column = 1
+    var i = lineStarts[low]
+    while i < offset {
+      // Count every byte that is not a UTF-8 continuation byte.
+      if source.bytes[i] & 0xC0 != 0x80 { column += 1 }
+      i += 1
+    }
+    return (low + 1, column)
+  }
+}

@@ -1,0 +1,75 @@
+import HapFormat
+
+/// A pattern as a rumble motor plays it: its effective intensity, step by step, split between
+/// a strong (dull) and a weak (sharp) motor by sharpness. A motor shows intensity over time
+/// only, so this is what a force-feedback rumble effect is updated with (`hap play -D evdev:`).
+///
+/// Each step holds the largest effective intensity of the voices sounding within it, as
+/// ``PlotSeries`` computes it from the ``Schedule`` (the event's intensity × the intensity
+/// control × the envelope, piece by piece as the renderer plans it; a transient at its
+/// intensity for its short sound, so at least one step), and the sharpness of that moment
+/// (the middle of the step's range). Sharpness s weights the motors: strong = intensity ×
+/// min(1, 2(1 − s)), weak = intensity × min(1, 2s), so a dull pattern drives the strong motor
+/// alone, a sharp one the weak motor alone, and sharpness 0.5 both at full intensity.
+public struct RumbleTrack: Sendable, Equatable {
+  /// One step's magnitudes, 0...0xFFFF.
+  public struct Level: Sendable, Equatable {
+    public var strong: UInt16
+    public var weak: UInt16
+
+    public init(strong: UInt16, weak: UInt16) {
+      self.strong = strong
+      self.weak = weak
+    }
+
+    public static let off = Level(strong: 0, weak: 0)
+
+    /// `intensity` (0...1) split by `sharpness` (0...1).
+    public init(intensity: Double, sharpness: Double) {
+      let i = min(max(intensity, 0), 1)
+      let s = min(max(sharpness, 0), 1)
+      strong = Self.magnitude(i * min(1, 2 * (1 - s)))
+      weak = Self.magnitude(i * min(1, 2 * s))
+    }
+
+    /// Both magnitudes times `factor` (0...1): `--gain` on a device without FF_GAIN.
+    public func scaled(by factor: Double) -> Level {
+      guard factor < 1 else { return self }
+      let f = max(factor, 0)
+      return Level(strong: UInt16((Double(strong) * f).rounded()), weak: UInt16((Double(weak) * f).rounded()))
+    }
+
+    static func magnitude(_ x: Double) -> UInt16 { UInt16((min(max(x, 0), 1) * 65535).rounded()) }
+  }
+
+  /// The default step: 5 ms, twice as often as a motor needs (it moves in tens of ms).
+  public static let defaultStep = 0.005
+
+  /// Seconds per step.
+  public let step: Double
+  /// One level per step, from the pattern's start to its end.
+  public let levels: [Level]
+
+  /// `schedule` (at any rate) in steps of `step` seconds.
+  public init(schedule: Schedule, step: Double = RumbleTrack.defaultStep) {
+    self.step = step
+    let duration = schedule.duration
+    let count = max(1, Int((duration / step).rounded(.up)))
+    let window = PlotWindow(from: 0, to: Double(count) * step, columns: count)
+    let (intensity, sharpness) = PlotSeries.levels(schedule, window: window)
+    levels = (0..<count).map { k in
+      guard let level = intensity[k], level > 0 else { return .off }
+      let sharp = sharpness[k].map { ($0.lowerBound + $0.upperBound) / 2 } ?? 0.5
+      return Level(intensity: level, sharpness: sharp)
+    }
+  }
+
+  /// A track of these levels (tests, and sequences built by hand).
+  public init(levels: [Level], step: Double = RumbleTrack.defaultStep) {
+    self.step = step
+    self.levels = levels
+  }
+
+  /// Seconds the track lasts.
+  public var duration: Double { Double(levels.count) * step }
+}
