@@ -122,6 +122,20 @@ struct ServiceRequestTests {
     #expect(connection.readLine().hasPrefix("error bad-request unknown option \"loudness\""))
   }
 
+  @Test("a sharpness out of range is a bad request, counted as no fire; one in range fires")
+  func aSharpnessOutOfRangeIsABadRequest() throws {
+    let served = try Served(bundled: true)
+    let connection = try served.connect()
+    defer { connection.close() }
+    for value in ["1.5", "-1.01", "nan", "inf", "0x1", ""] {
+      connection.send("fire stop sharpness=\(value)\n")
+      #expect(connection.readLine().hasPrefix("error bad-request "), "sharpness=\(value)")
+    }
+    connection.send("fire stop sharpness=1 intensity=0.5\n")
+    #expect(withoutVoice(connection.readLine()) == "ok fired stop")
+    #expect(try served.counters()["fires"] == 1)
+  }
+
   /// 1,000 fires from 8 connections at once: every fire answered, each counted once (played,
   /// coalesced, refused or busy), none busy, no underrun at a generous latency, and the service
   /// still answers.
