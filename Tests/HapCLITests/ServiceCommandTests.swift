@@ -148,23 +148,6 @@ struct ServiceCommandTests {
     #expect(played[from...].allSatisfy { $0 == 0 })
   }
 
-  @Test func twoFiresOfOneEventTenMillisecondsApartPlayOnce() throws {
-    let service = try RunningService(["--sample-format", "f32", "--keep-open"])
-    let connection = try ServiceConnection(service.socket)
-    defer { connection.close() }
-    connection.send("fire correct\n")
-    #expect(withoutVoice(connection.readLine()) == "ok fired correct")
-    usleep(10_000)  // the stimulus: the second fire 10 ms after the first
-    connection.send("fire correct\n")
-    #expect(withoutVoice(connection.readLine()) == "ok coalesced correct")
-    let counters = try service.counters()
-    #expect(counters["fires"] == 2)
-    #expect(counters["played"] == 1)
-    #expect(counters["coalesced"] == 1)
-    try service.waitUntilSilent()
-    #expect(service.terminate() == 0)
-  }
-
   @Test func anUnknownNameGetsADidYouMeanAndExitTwo() throws {
     let service = try RunningService()
     let result = try service.hap(["fire", "corect"])
@@ -182,38 +165,6 @@ struct ServiceCommandTests {
     #expect(result.stderr.contains("hap serve"), "\(result.stderr)")
     let status = try Hap.run(["status"], environment: ["HAP_SOCKET": folder.path("none.sock")])
     #expect(status.status == 2)
-  }
-
-  @Test func aMutedServiceRefusesFires() throws {
-    let service = try RunningService()
-    #expect(try service.hap(["mute"]).status == 0)
-    let result = try service.hap(["fire", "correct"])
-    #expect(result.status == 2)
-    #expect(result.stderr.contains("muted"), "\(result.stderr)")
-    #expect(try service.status()["muted"] as? Bool == true)
-    let counters = try service.counters()
-    #expect(counters["refused"] == 1 && counters["played"] == 0)
-    #expect(try service.hap(["unmute"]).status == 0)
-    #expect(try service.hap(["fire", "correct"]).status == 0)
-    #expect(try service.hap(["level", "silent"]).status == 0)
-    #expect(try service.hap(["fire", "pass"]).status == 0)  // filtered by the level: ok, nothing plays
-    #expect(try service.counters()["played"] == 1)
-    #expect(service.terminate() == 0)
-  }
-
-  @Test func aOneMegabyteLineGetsAnErrorAndTheConnectionStillWorks() throws {
-    let service = try RunningService()
-    let connection = try ServiceConnection(service.socket)
-    defer { connection.close() }
-    connection.send([UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + [UInt8(ascii: "\n")])
-    #expect(connection.readLine().hasPrefix("error too-long "))
-    connection.send("ping\n")
-    #expect(connection.readLine() == "ok pong")
-    connection.send("fire\u{1B}correct\n")
-    #expect(connection.readLine().hasPrefix("error bad-request "))
-    connection.send("status\n")
-    #expect(connection.readLine().hasPrefix("ok {"))
-    #expect(service.terminate() == 0)
   }
 
   @Test func sigtermRemovesTheSocketAndExitsZero() throws {
@@ -253,19 +204,5 @@ struct ServiceCommandTests {
     let refused = try Hap.run(["serve", "-D", "exciter", "--socket", plain], environment: device.environment)
     #expect(refused.status == 2)
     #expect(try String(contentsOfFile: plain, encoding: .utf8) == "keep me")
-  }
-
-  @Test func aPatternWithErrorsIsLeftOutAndTheServiceStarts() throws {
-    let device = try SimulatedExciter()
-    let good = try String(
-      contentsOf: Hap.root.appendingPathComponent("patterns/correct.json"), encoding: .utf8)
-    try device.folder.write("vocabulary/good.json", good)
-    try device.folder.write("vocabulary/broken.json", #"{"Version": 1.0, "Pattern": [{"Event": {"Time": -1}}]}"#)
-    let service = try RunningService(["--vocabulary", device.folder.path("vocabulary")], device: device)
-    #expect(try service.status()["events"] as? [String] == ["good"])
-    #expect(try service.hap(["fire", "broken"]).status == 2)
-    #expect(service.terminate() == 0)
-    let log = String(decoding: service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(log.contains("broken.json"), "\(log)")
   }
 }

@@ -6,7 +6,6 @@ import Testing
 @Suite("hap serve survives its clients, its log and its reloads (issue 20)", .serialized)
 struct ServiceRobustnessTests {
   static let correct = Hap.root.appendingPathComponent("patterns/correct.json").path
-  static let texture = Hap.root.appendingPathComponent("patterns/texture.json").path
   static let pass = Hap.root.appendingPathComponent("patterns/pass.json").path
 
   func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
@@ -17,43 +16,6 @@ struct ServiceRobustnessTests {
     var timeout = timeval(tv_sec: seconds, tv_usec: 0)
     setsockopt(connection.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     return connection
-  }
-
-  /// Item 1: `stop b` pipelined while b.json moves out and back with SIGHUPs, the device open:
-  /// the service used to trap on a name checked against one vocabulary and looked up in the next.
-  @Test func reloadsRacingPipelinedStopsAndFiresDoNotCrashIt() throws {
-    let device = try SimulatedExciter()
-    let folder = device.folder.path("vocabulary")
-    try device.folder.write("vocabulary/a.json", try text(Self.correct))
-    try device.folder.write("vocabulary/b.json", try text(Self.correct))
-    let service = try RunningService(["--vocabulary", folder, "--keep-open"], device: device).ready()
-    let connection = try connect(service)
-    defer { connection.close() }
-    let done = Flag()
-    let client = Thread {
-      let batch = String(repeating: "stop b\nfire b detach\nstop\n", count: 50)
-      while !done.isSet {
-        connection.send(batch)
-        for _ in 0..<150 where connection.readLine().isEmpty { return }
-      }
-    }
-    client.start()
-    let b = folder + "/b.json"
-    let aside = device.folder.path("b.json")
-    let deadline = Date(timeIntervalSinceNow: 3)
-    while Date() < deadline && service.process.isRunning {
-      _ = rename(b, aside)
-      kill(service.process.processIdentifier, SIGHUP)
-      usleep(20_000)
-      _ = rename(aside, b)
-      kill(service.process.processIdentifier, SIGHUP)
-      usleep(20_000)
-    }
-    done.set()
-    #expect(service.process.isRunning, "hap serve ended (status \(service.process.terminationStatus))")
-    guard service.process.isRunning else { return }
-    try service.ready()
-    #expect(service.terminate() == 0)
   }
 
   /// Item 2: `hap serve 2>&1 | head -2`, then a SIGHUP: its next log line must not kill it.
@@ -94,27 +56,6 @@ struct ServiceRobustnessTests {
     }
     #expect(answered == 2000, "the service stopped answering after \(answered) fires (blocked on its log?)")
     kill(service.process.processIdentifier, SIGKILL)
-  }
-
-  /// Item 3: an idle connection is closed after --client-timeout, told why first.
-  @Test func anIdleConnectionIsToldAndClosed() throws {
-    let service = try RunningService(["--client-timeout", "1"]).ready()
-    let idle = try connect(service)
-    defer { idle.close() }
-    let started = Date()
-    let line = idle.readLine()
-    #expect(line.hasPrefix("error busy ") && line.contains("idle"), "\(line)")
-    #expect(Date().timeIntervalSince(started) < 5)
-    #expect(idle.readLine().isEmpty)
-    // A looping connection is not idle.
-    let looping = try connect(service)
-    defer { looping.close() }
-    looping.send("fire texture loop\n")
-    #expect(withoutVoice(looping.readLine()) == "ok fired texture")
-    usleep(2_000_000)
-    looping.send("ping\n")
-    #expect(looping.readLine() == "ok pong")
-    #expect(service.terminate() == 0)
   }
 
   /// Item 3: one process cannot take every connection; the one over its limit is told so.
@@ -244,55 +185,6 @@ struct ServiceRobustnessTests {
     #expect(service.terminate() == 0)
   }
 
-  /// Item 4: an event whose render does not fit the memory budget is left out, with one line
-  /// saying so; a fire of it is `no-memory`, and the rest serves.
-  @Test func anEventOverTheMemoryBudgetIsLeftOutAndTheRestServes() throws {
-    let device = try SimulatedExciter()
-    try device.folder.write("vocabulary/correct.json", try text(Self.correct))
-    try device.folder.write("vocabulary/texture.json", try text(Self.texture))  // 30 s: 5.8 MB
-    let service = try RunningService(
-      ["--vocabulary", device.folder.path("vocabulary"), "--memory-budget", "4"], device: device
-    ).ready()
-    let log = StreamLog(service.errors)
-    let fire = try service.hap(["fire", "texture"])
-    #expect(fire.status == 2)
-    #expect(fire.stderr.contains("memory budget") && fire.stderr.contains("--memory-budget"), "\(fire.stderr)")
-    #expect(try service.hap(["fire", "correct"]).status == 0)
-    #expect(log.waitForLine(containing: "texture left out", within: 10), "\(log.text)")
-    #expect(service.terminate() == 0)
-  }
-
-  /// Item 4: a sharpness variant that does not fit the budget is an error reply.
-  @Test func aVariantOverTheMemoryBudgetIsAnError() throws {
-    let device = try SimulatedExciter()
-    try device.folder.write("vocabulary/texture.json", try text(Self.texture))
-    let service = try RunningService(
-      ["--vocabulary", device.folder.path("vocabulary"), "--memory-budget", "8"], device: device
-    ).ready()
-    let connection = try connect(service)
-    defer { connection.close() }
-    connection.send("fire texture sharpness=0.3 detach\nfire texture detach\nstop\n")
-    let variant = connection.readLine()
-    #expect(variant.hasPrefix("error no-memory ") && variant.contains("--memory-budget"), "\(variant)")
-    #expect(withoutVoice(connection.readLine()) == "ok fired texture")
-    #expect(connection.readLine() == "ok stopped all")
-    #expect(service.terminate() == 0)
-  }
-
-  /// Item 5: a pattern named `zap<newline>zap.json`: the did-you-mean is one line.
-  @Test func aNameWithANewlineKeepsRepliesInStep() throws {
-    let device = try SimulatedExciter()
-    try device.folder.write("vocabulary/zap\nzap.json", try text(Self.correct))
-    let service = try RunningService(["--vocabulary", device.folder.path("vocabulary")], device: device).ready()
-    let connection = try connect(service)
-    defer { connection.close() }
-    connection.send("fire zapzap\nping\n")
-    let first = connection.readLine()
-    #expect(first.hasPrefix("error unknown-event ") && first.contains(#"zap\nzap"#), "\(first)")
-    #expect(connection.readLine() == "ok pong")
-    #expect(service.terminate() == 0)
-  }
-
   /// Item 5 (and 14's escapes): `hap status` prints the names the service sent escaped in its
   /// JSON: decoded raw, `esc<ESC>[2J` would clear the terminal and `zap<newline>zap` split the line.
   @Test func hapStatusShowsControlCharactersInNamesEscaped() throws {
@@ -343,22 +235,6 @@ struct ServiceRobustnessTests {
     #expect(service.terminate() == 0)
   }
 
-  /// Item 6: a stopped loop of a 30 s event closes the device after --idle-close, not 30 s later.
-  @Test func aStoppedLoopLetsTheDeviceCloseAfterIdleClose() throws {
-    let service = try RunningService(["--idle-close", "0.5"]).ready()
-    let connection = try connect(service)
-    defer { connection.close() }
-    connection.send("fire texture loop\n")
-    #expect(withoutVoice(connection.readLine()) == "ok fired texture")
-    #expect(try eventually { try service.status()["device"] as? String == "open" })
-    connection.send("stop texture\n")
-    #expect(connection.readLine() == "ok stopped texture")
-    #expect(
-      try Wait.until(8, every: 0.05) { try service.status()["device"] as? String == "closed" },
-      "the device stayed open after the loop stopped")
-    #expect(service.terminate() == 0)
-  }
-
   /// Item 7: a config.json that is a symbolic link is written through it; a read-only one is
   /// refused (exit 2), not replaced.
   @Test func theConfigIsSavedThroughALinkAndAReadOnlyOneIsRefused() throws {
@@ -389,21 +265,5 @@ struct ServiceRobustnessTests {
     #expect(try text(readOnly) == #"{"level": "full"}"#)
     #expect(stat(readOnly, &info) == 0 && info.st_mode & 0o777 == 0o444)
     #expect(service.terminate() == 0)
-  }
-}
-
-/// A flag shared by threads.
-private final class Flag: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value = false
-  var isSet: Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    return value
-  }
-  func set() {
-    lock.lock()
-    value = true
-    lock.unlock()
   }
 }

@@ -45,35 +45,6 @@ private func peak(_ s: [Float], _ range: Range<Int>) -> Float {
 
 @Suite("hap serve: live voices (fire's voice number, set, stop ID)")
 struct ServiceVoiceTests {
-  @Test func everyFireAnswersItsOwnVoiceNumber() throws {
-    let device = try SimulatedExciter()
-    let service = try RunningService(["--vocabulary", try voiceVocabulary(device), "--keep-open"], device: device)
-    let connection = try ServiceConnection(service.socket)
-    connection.send("fire engine loop\n")
-    let first = try voice(connection.readLine())
-    connection.send("fire engine loop\n")
-    let second = try voice(connection.readLine())
-    #expect(first != second, "two fires, one voice")
-    // Each is its own voice: stopping one leaves the other.
-    connection.send("stop \(first)\n")
-    #expect(connection.readLine() == "ok stopped voice=\(first)")
-    #expect(try Wait.until(10, every: 0.02) { try service.status()["playing"] as? Int == 1 })
-    connection.send("set \(second) intensity=0.5\n")
-    #expect(connection.readLine() == "ok set voice=\(second)")
-    // An ended voice, and one never fired, are refused by name.
-    #expect(
-      Wait.until(10, every: 0.02) {
-        connection.send("set \(first) intensity=0.5\n")
-        return connection.readLine().hasPrefix("error unknown-voice voice \(first) is not sounding")
-      })
-    connection.send("stop 4000000000\n")
-    #expect(connection.readLine().hasPrefix("error unknown-voice"))
-    connection.send("set \(second) loudness=1\n")
-    #expect(connection.readLine().hasPrefix("error bad-request unknown option \"loudness\""))
-    connection.close()
-    #expect(service.terminate() == 0)
-  }
-
   /// The socket's `set` reaches the capture within one period and the 2 ms ramp of the first
   /// period written after its reply, measured in frames from the device's timing file (not a
   /// wall-clock limit); newest value wins.

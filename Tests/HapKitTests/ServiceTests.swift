@@ -1,6 +1,6 @@
 import Foundation
 import HapCore
-import HapKit
+@testable import HapKit
 import HapTestSupport
 import Testing
 
@@ -8,27 +8,39 @@ import Testing
 /// `hap serve` runs behind its socket, reached here without launching the binary.
 @Suite("HapKit's service in process", .serialized)
 struct ServiceTests {
-  /// A service over a vocabulary folder on `-D sim`, its notices collected.
+  /// A service over a vocabulary folder on `-D sim`, its notices (the folder's load's too)
+  /// collected, and its connections (``connect(timeout:)``) served as `hap serve` serves them.
   final class Served: @unchecked Sendable {
+    /// Where the files are written, and the capture (removed at the end).
+    let scratch: URL
+    /// The vocabulary folder: `scratch`, or hap's bundled `patterns` (`bundled`).
     let folder: URL
     let service: VocabularyService
+    let connections = ServiceConnections()
     private let notices = Collected<ServiceNotice>()
 
-    init(_ files: [String: String], budget: Int = VocabularyService.defaultMemoryBudget) throws {
+    /// `files` (name → text) in a new folder, or with `bundled` the
+    /// bundled vocabulary; `idleClose` nil is `--keep-open`.
+    init(
+      _ files: [String: String] = [:], bundled: Bool = false, budget: Int = VocabularyService.defaultMemoryBudget,
+      idleClose: Double? = nil, latency: Double = 4
+    ) throws {
       let plugin = try #require(SimEngine.plugin, "the simulated exciter is not built: run 'make sim'")
-      folder = FileManager.default.temporaryDirectory.appendingPathComponent("hapkit-service-\(UUID().uuidString)")
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
-      var device = DeviceSettings(device: "sim:CAPTURE=\(folder.appendingPathComponent("capture.raw").path)")
+      scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hapkit-service-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+      for (name, text) in files { try text.write(to: scratch.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+      folder = bundled ? Repository.url("patterns") : scratch
+      var device = DeviceSettings(device: "sim:CAPTURE=\(scratch.appendingPathComponent("capture.raw").path)")
       device.environment["HAP_SIM_PLUGIN"] = plugin
-      device.latency = 4
-      let vocabulary = try #require(
-        VocabularyFolder(path: folder.path, source: .named).load(search: SoundSearch(folders: [])) { _ in })
+      device.latency = latency
       let notices = self.notices
+      let vocabulary = try #require(
+        VocabularyFolder(path: folder.path, source: .named).load(search: SoundSearch(folders: [])) { notices.add($0) })
       service = VocabularyService(
         vocabulary: vocabulary,
-        settings: ServiceSettings(device: device, profile: .exciter, idleClose: nil, memoryBudget: budget),
+        settings: ServiceSettings(device: device, profile: .exciter, idleClose: idleClose, memoryBudget: budget),
         log: { notices.add($0) })
+      service.notify = { [connections] in connections.tell($0, $1) }
     }
 
     func ask(_ line: String, owner: Int32 = 0) -> String {
@@ -37,9 +49,32 @@ struct ServiceTests {
 
     var said: [ServiceNotice] { notices.all }
 
+    /// `status`'s JSON.
+    func status() throws -> [String: Any] {
+      let reply = ask("status")
+      try #require(reply.hasPrefix("ok {"), "\(reply)")
+      let json = try JSONSerialization.jsonObject(with: Data(reply.utf8.dropFirst(3)))
+      return try #require(json as? [String: Any])
+    }
+
+    func counters() throws -> [String: Int] { try #require(try status()["counters"] as? [String: Int]) }
+
+    /// Waits until no voice sounds.
+    func waitUntilSilent() throws {
+      if try !Wait.until(10, every: 0.02, { try status()["playing"] as? Int == 0 }) {
+        Issue.record("the service kept playing")
+      }
+    }
+
+    /// A connection as `hap serve` accepts one (``ServiceServer``, on a thread of its own, closed
+    /// after `timeout` idle seconds), over a socketpair: the client's end.
+    func connect(timeout: Double? = nil) throws -> PairedConnection {
+      try PairedConnection(service, connections, timeout: timeout)
+    }
+
     deinit {
       service.shutDown()
-      try? FileManager.default.removeItem(at: folder)
+      try? FileManager.default.removeItem(at: scratch)
     }
   }
 
@@ -157,5 +192,62 @@ final class Collected<Value>: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     return values
+  }
+}
+
+/// The client's end of a socketpair whose other end ``ServiceServer`` serves (as `hap serve`
+/// serves an accepted connection), one request line and one reply line at a time.
+struct PairedConnection {
+  let fd: Int32
+  private let ended = DispatchSemaphore(value: 0)
+
+  init(_ service: VocabularyService, _ connections: ServiceConnections, timeout: Double? = nil) throws {
+    var ends: [Int32] = [0, 0]
+    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0, "socketpair: errno \(errno)")
+    fd = ends[1]
+    guard case .success(let client) = connections.admit(ends[0]) else {
+      Glibc.close(ends[0])
+      Glibc.close(ends[1])
+      throw CancellationError()
+    }
+    let ended = self.ended
+    let thread = Thread {
+      ServiceServer.run(client, service: service, connections: connections, timeout: timeout)
+      ended.signal()
+    }
+    thread.start()
+    // A missing reply fails the test rather than hanging it.
+    var wait = timeval(tv_sec: 30, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+  }
+
+  /// Reads give up after `seconds` (then ``readLine()`` says "").
+  func readsGiveUp(after seconds: Int) {
+    var wait = timeval(tv_sec: seconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+  }
+
+  func send(_ bytes: [UInt8]) {
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
+      if n <= 0 { return }
+      done += n
+    }
+  }
+
+  func send(_ text: String) { send(Array(text.utf8)) }
+
+  func readLine() -> String {
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(fd, &byte, 1) == 1 && byte != UInt8(ascii: "\n") { line.append(byte) }
+    return String(decoding: line, as: UTF8.self)
+  }
+
+  /// Closes the client's end and waits for the service's side to end (its bound voices stopped).
+  func close() {
+    Glibc.close(fd)
+    if ended.wait(timeout: .now() + 30) == .timedOut { Issue.record("the connection's thread did not end") }
   }
 }

@@ -17,16 +17,23 @@ public enum ServiceServer {
       switch connections.admit(fd) {
       case .failure(let refusal): ServiceConnections.refuse(fd, refusal)
       case .success(let client):
-        startThread("hap client") {
-          let owner = service.connected()
-          connections.register(client, owner: owner)
-          serve(client, owner: owner, service: service, timeout: timeout)
-          service.disconnected(owner)
-          connections.remove(client, owner: owner)
-          close(client.fd)
-        }
+        startThread("hap client") { run(client, service: service, connections: connections, timeout: timeout) }
       }
     }
+  }
+
+  /// One admitted connection, on its thread until it ends: an owner number, its request lines
+  /// answered (``serve(_:owner:service:timeout:)``), then what it started bound to it stopped
+  /// and the connection closed.
+  static func run(
+    _ client: ServiceConnections.Client, service: VocabularyService, connections: ServiceConnections, timeout: Double?
+  ) {
+    let owner = service.connected()
+    connections.register(client, owner: owner)
+    serve(client, owner: owner, service: service, timeout: timeout)
+    service.disconnected(owner)
+    connections.remove(client, owner: owner)
+    close(client.fd)
   }
 
   /// Answers one connection's request lines in order until it closes, or until it has been
