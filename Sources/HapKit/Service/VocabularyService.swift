@@ -221,7 +221,7 @@ public final class VocabularyService: @unchecked Sendable {
   let stop: StopRequest
 
   /// The events the vocabulary lacks come from here (feedbackd's theme; read again on SIGHUP).
-  internal(set) var fallback: Vocabulary?
+  var fallback: Vocabulary?
 
   /// `vocabulary` with `fallback`'s events of the names it lacks.
   static func merged(_ vocabulary: Vocabulary, _ fallback: Vocabulary?) -> Vocabulary {
