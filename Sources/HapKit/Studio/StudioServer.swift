@@ -33,10 +33,15 @@ public final class StudioServer: @unchecked Sendable {
     gate = StudioGate(port: 0)
   }
 
+  /// A C message buffer's text, up to its NUL.
+  static func text(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   /// Starts serving `studio` on `port` (0: a free one).
   public static func start(_ studio: Studio, port: Int) throws(Failure) -> StudioServer {
     var message = [CChar](repeating: 0, count: 512)
-    guard hap_http_load(&message, message.count) == 0 else { throw .library(String(cString: message)) }
+    guard hap_http_load(&message, message.count) == 0 else { throw .library(Self.text(message)) }
     let server = StudioServer(studio: studio)
     var settings = hap_http_settings()
     settings.port = UInt16(clamping: port)
@@ -50,7 +55,7 @@ public final class StudioServer: @unchecked Sendable {
     }
     settings.context = Unmanaged.passUnretained(server).toOpaque()
     guard let started = hap_http_start(&settings, &message, message.count) else {
-      throw .listen(String(cString: message))
+      throw .listen(Self.text(message))
     }
     server.server = started
     server.gate = StudioGate(port: Int(hap_http_port(started)))
