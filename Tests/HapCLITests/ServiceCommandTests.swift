@@ -62,7 +62,7 @@ final class RunningService {
 }
 
 /// A connection to the service's socket, one request line and one reply line at a time.
-struct ServiceConnection {
+struct ServiceConnection: LineClient {
   let fd: Int32
 
   /// Whether something listens on `path`.
@@ -89,28 +89,7 @@ struct ServiceConnection {
       if required { Issue.record("cannot connect to \(path)") }
       throw CocoaError(.fileReadNoSuchFile)
     }
-    var timeout = timeval(tv_sec: 30, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-  }
-
-  func send(_ bytes: [UInt8]) {
-    var done = 0
-    while done < bytes.count {
-      // MSG_NOSIGNAL: a service that closed the connection (a limit, an idle time-out) must fail
-      // the write, not kill the test process with SIGPIPE.
-      let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
-      if n <= 0 { return }
-      done += n
-    }
-  }
-
-  func send(_ text: String) { send(Array(text.utf8)) }
-
-  func readLine() -> String {
-    var line: [UInt8] = []
-    var byte: UInt8 = 0
-    while read(fd, &byte, 1) == 1 && byte != UInt8(ascii: "\n") { line.append(byte) }
-    return String(decoding: line, as: UTF8.self)
+    readsGiveUp(after: 30)
   }
 
   func close() { Glibc.close(fd) }

@@ -197,7 +197,7 @@ final class Collected<Value>: @unchecked Sendable {
 
 /// The client's end of a socketpair whose other end ``ServiceServer`` serves (as `hap serve`
 /// serves an accepted connection), one request line and one reply line at a time.
-struct PairedConnection {
+struct PairedConnection: LineClient {
   let fd: Int32
   private let ended = DispatchSemaphore(value: 0)
 
@@ -217,32 +217,7 @@ struct PairedConnection {
     }
     thread.start()
     // A missing reply fails the test rather than hanging it.
-    var wait = timeval(tv_sec: 30, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-  }
-
-  /// Reads give up after `seconds` (then ``readLine()`` says "").
-  func readsGiveUp(after seconds: Int) {
-    var wait = timeval(tv_sec: seconds, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-  }
-
-  func send(_ bytes: [UInt8]) {
-    var done = 0
-    while done < bytes.count {
-      let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
-      if n <= 0 { return }
-      done += n
-    }
-  }
-
-  func send(_ text: String) { send(Array(text.utf8)) }
-
-  func readLine() -> String {
-    var line: [UInt8] = []
-    var byte: UInt8 = 0
-    while read(fd, &byte, 1) == 1 && byte != UInt8(ascii: "\n") { line.append(byte) }
-    return String(decoding: line, as: UTF8.self)
+    readsGiveUp(after: 30)
   }
 
   /// Closes the client's end and waits for the service's side to end (its bound voices stopped).
