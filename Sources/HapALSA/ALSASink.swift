@@ -62,6 +62,14 @@ public final class ALSASink: PCMSink {
     public var channels: Int
     public var periodFrames: Int
     public var bufferFrames: Int
+
+    public init(rate: Int, format: SampleFormat, channels: Int, periodFrames: Int, bufferFrames: Int) {
+      self.rate = rate
+      self.format = format
+      self.channels = channels
+      self.periodFrames = periodFrames
+      self.bufferFrames = bufferFrames
+    }
   }
 
   public let device: String

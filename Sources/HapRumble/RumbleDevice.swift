@@ -11,8 +11,6 @@ public enum RumbleError: Error, Sendable, Equatable, CustomStringConvertible {
   case notAnEventDevice(path: String, errno: Int32)
   /// Its force-feedback bits have neither FF_RUMBLE nor FF_PERIODIC.
   case noForceFeedback(path: String)
-  /// Uploading, playing or removing the effect failed.
-  case effect(path: String, operation: String, errno: Int32)
 
   public var description: String {
     switch self {
@@ -22,8 +20,6 @@ public enum RumbleError: Error, Sendable, Equatable, CustomStringConvertible {
       "'\(path)' is not an input event device with force feedback (\(Self.reason(code)))"
     case .noForceFeedback(let path):
       "'\(path)' has no rumble motor: its force-feedback bits include neither FF_RUMBLE nor FF_PERIODIC"
-    case .effect(let path, let operation, let code):
-      "the rumble effect on '\(path)' failed (\(operation)): \(Self.reason(code))"
     }
   }
 
@@ -97,7 +93,7 @@ public final class RumbleDevice {
   }
 
   /// Sets the device-wide gain (0...1), when the device has FF_GAIN.
-  public func setGain(_ gain: Double) throws(RumbleError) {
+  public func setGain(_ gain: Double) throws(SinkError) {
     guard capabilities.gain else { return }
     let status = hap_ff_set_gain(fd, UInt32((min(max(gain, 0), 1) * 65535).rounded()))
     guard status == 0 else { throw .effect(path: path, operation: "gain", errno: -status) }
@@ -105,7 +101,7 @@ public final class RumbleDevice {
 
   /// Uploads `level` for `milliseconds` and plays it (the first upload creates the effect, later
   /// ones update it in place; playing again restarts its length on every driver).
-  public func update(_ level: RumbleTrack.Level, milliseconds: Int) throws(RumbleError) {
+  public func update(_ level: RumbleTrack.Level, milliseconds: Int) throws(SinkError) {
     let id =
       capabilities.rumble
       ? hap_ff_upload_rumble(fd, effect ?? -1, UInt32(level.strong), UInt32(level.weak), UInt32(milliseconds))
@@ -118,10 +114,20 @@ public final class RumbleDevice {
   }
 
   /// Stops the effect without removing it (the service's motor, silent between fires).
-  public func pause() throws(RumbleError) {
+  public func pause() throws(SinkError) {
     guard let effect else { return }
     let status = hap_ff_play(fd, effect, 0)
     guard status == 0 else { throw .effect(path: path, operation: "stop", errno: -status) }
+  }
+
+  /// Stops and removes the effect (the end of a play; the next update uploads it afresh).
+  public func release() throws(SinkError) {
+    guard let effect else { return }
+    self.effect = nil
+    let stopped = hap_ff_play(fd, effect, 0)
+    let removed = hap_ff_remove(fd, effect)
+    guard stopped == 0 else { throw .effect(path: path, operation: "stop", errno: -stopped) }
+    guard removed == 0 else { throw .effect(path: path, operation: "remove", errno: -removed) }
   }
 
   /// A periodic-only device's sine period: 20 ms (50 Hz, where a small motor moves).
@@ -130,8 +136,8 @@ public final class RumbleDevice {
   /// Stops and removes the effect (both tried, whatever the first did), then closes the device.
   /// Returns the first failure.
   @discardableResult
-  public func close() -> RumbleError? {
-    var failure: RumbleError?
+  public func close() -> SinkError? {
+    var failure: SinkError?
     if let effect {
       let stopped = hap_ff_play(fd, effect, 0)
       if stopped != 0 { failure = .effect(path: path, operation: "stop", errno: -stopped) }

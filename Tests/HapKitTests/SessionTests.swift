@@ -63,7 +63,7 @@ struct SessionTests {
     #expect(report.framesPlayed < 30 * 48000, "it played to the end: \(report.framesPlayed) frames")
   }
 
-  @Test("what a session cannot open is a typed failure: a motor, an unknown device (its sentence suggests -D sim)")
+  @Test("what a session cannot open is a typed failure: a motor that is not there, an unknown device (its sentence suggests -D sim)")
   func failures() throws {
     var motor = DeviceSettings(device: "evdev:/dev/input/event9")
     motor.environment = [:]
@@ -78,7 +78,7 @@ struct SessionTests {
         return error
       }
     }
-    guard case .motor = failure(motor) else { Issue.record("a motor opened as a sound device"); return }
+    guard case .motor(.open) = failure(motor) else { Issue.record("a missing motor opened"); return }
     guard case .sink(.noSuchDevice) = failure(unknown) else {
       Issue.record("an unknown device: \(String(describing: failure(unknown)))")
       return

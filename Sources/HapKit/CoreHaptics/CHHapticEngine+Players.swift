@@ -22,7 +22,8 @@ extension CHHapticEngine {
     let settings = player.settings
     let set = try compiled(player, run: run, speed: settings.rate)
     let hapticPlayer = Player(
-      renderers: set.renderers, sounds: set.sounds, loops: settings.loops ? nil : 1, rampFrames: run.rampFrames,
+      renderers: set.renderers, sounds: set.sounds, levels: set.levels, loops: settings.loops ? nil : 1,
+      rampFrames: run.rampFrames,
       speed: settings.rate)
     if settings.loops && settings.loopEnd > 0 {
       hapticPlayer.loopEnd = Frames.from(seconds: settings.loopEnd, rate: run.rate)
@@ -115,7 +116,8 @@ extension CHHapticEngine {
   static func owningSounds(_ set: RendererSet) -> RendererSet {
     guard set.sounds.count != set.renderers.count else { return set }
     return RendererSet(
-      renderers: set.renderers, sounds: Array(repeating: nil, count: set.renderers.count), speed: set.speed)
+      renderers: set.renderers, sounds: Array(repeating: nil, count: set.renderers.count), levels: set.levels,
+      speed: set.speed)
   }
 
   /// `player`'s pattern compiled at the engine's rate for `speed`, with its sounds when the

@@ -130,7 +130,7 @@ public struct DeviceListing: Sendable, Encodable {
     } catch {
       throw .library(error)
     }
-    let folder = MotorPlayback.folder(environment)
+    let folder = Motor.folder(environment)
     let motors = try motors(named: named, folder: folder)
     var sound: [ListedDevice]
     if let named {

@@ -29,6 +29,12 @@ public struct EngineReport: Sendable {
   /// Whether memory was locked once the first period was queued ("memory locked", or why not).
   public var memory = "memory not locked (playback did not start)"
 
+  /// On a motor: the effect's updates, the steps skipped because the thread woke more than a
+  /// step late, and the latest an update was after its time (seconds).
+  public var updates = 0
+  public var skipped = 0
+  public var worstLateness = 0.0
+
   /// The sink's error, when the device failed.
   public var failure: SinkError? {
     if case .failed(let error) = outcome { return error }
@@ -36,53 +42,99 @@ public struct EngineReport: Sendable {
   }
 }
 
-/// The one real-time engine: plays a ``PeriodSource`` on an ``ALSASink`` from a dedicated
-/// thread. `hap play`, `play --watch` and `hap drag` play a ``Player``; `hap serve` plays its
-/// ``EventMixer``. The source renders named channels, the ``ChannelLayout`` (resolved for the
-/// device) lays them out, the sink writes and handles every xrun, suspend and reconnect.
+extension Unmanaged {
+  /// Runs `body` on the instance without reference counting, its typed error thrown on.
+  @inline(__always)
+  func calling(_ body: (Instance) throws(SinkError) -> Void) throws(SinkError) {
+    let failure = _withUnsafeGuaranteedRef { instance -> SinkError? in
+      do throws(SinkError) {
+        try body(instance)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    if let failure { throw failure }
+  }
+}
+
+/// An output back end of the ``DeviceEngine``: it paces the periods and takes each one the
+/// source rendered. ``ALSAOutput`` (a sound device pulling periods, and the sound's second
+/// device) and ``MotorOutput`` (a rumble motor paced by the clock, taking the period's motor
+/// levels) are the two, as miniaudio's one device object sits over its back ends.
 ///
-/// The engine owns what every source shares: the thread (SCHED_FIFO where permitted), memory
-/// locking once the first period is queued, the one stop request (which also ends a wait for a
-/// lost device: the sink's ``ALSASink/abandonReconnect`` polls it), the render-ahead policy
-/// (``RenderAhead``), the drain and the ``EngineReport``.
+/// **Real-time contract**: the engine reaches it through `Unmanaged` from its loop, specialised
+/// for each back end: these allocate, lock and retain nothing.
+protocol EngineOutput: AnyObject {
+  /// The period the source renders into (the back end's, made before the thread starts).
+  var frames: PeriodFrames { get }
+  /// Frames per period.
+  var periodFrames: Int { get }
+  /// Before the first period (a motor's gain).
+  func begin() throws(SinkError)
+  /// Blocks until the next period is due (room on the device, or the clock's step).
+  func waitForPeriod() throws(SinkError)
+  /// Takes the period rendered into ``frames``.
+  func write(_ frames: PeriodFrames, report: inout EngineReport) throws(SinkError)
+  /// Whether it takes the periods an idle source renders (a sound device: its silence keeps
+  /// the stream going until it rests), or rests at once (a motor).
+  static var takesIdlePeriods: Bool { get }
+  /// Whether, the source being idle, the output may rest (what it still plays is silence).
+  var mayRest: Bool { get }
+  /// Rests until the source's next input (the stream stopped, the motor paused).
+  func rest(report: inout EngineReport) throws(SinkError)
+  /// Input arrived after a rest: the next period plays at once.
+  func resume()
+  /// While resting: a device lost meanwhile is waited for as a write would.
+  func checkDevice() throws(SinkError)
+  /// Plays out what is queued.
+  func drain() throws(SinkError)
+  /// Counters published while playing.
+  var underruns: Int { get }
+  var recoveries: Int { get }
+  /// Its counters into the report, once the thread has ended.
+  func finish(_ report: inout EngineReport)
+  /// The real-time probe's hooks (tests): resolved before the thread starts, then watching the
+  /// thread from its first period on.
+  func resolveProbe()
+  func watch(_ on: Bool)
+}
+
+/// The one real-time engine: plays a ``PeriodSource`` on an output back end (``EngineOutput``)
+/// from a dedicated thread: a sound device (``ALSAOutput``: the sink and the sound's second
+/// device) or a rumble motor (``MotorOutput``). `hap play`, `play --watch` and `hap drag` play
+/// a ``Player``; `hap serve` plays its ``EventMixer``; HapKit's engine its ``PlayerMixer``. The
+/// source renders named channels and the period's motor levels; the back end takes what it
+/// plays.
+///
+/// The engine owns what every source and back end shares: the thread (SCHED_FIFO where
+/// permitted), memory locking once the first period is queued, the one stop request (which
+/// also ends a wait for a lost device), idling while the source waits for input, the end and
+/// the ``EngineReport``.
 ///
 /// **Real-time contract.** Everything is built before the thread starts: the source (and so
-/// its schedules and every render buffer), the period buffers, the device and its parameters.
-/// Each period the thread waits for room (and, just in time, until the margin), renders from
-/// the source, lays out and converts the frames, writes to the device and handles the result.
-/// It allocates nothing, takes no lock, prints nothing, touches no file and retains or releases
-/// nothing: the source is reached through `Unmanaged` (its owner keeps it alive), and the loop is
-/// specialised for each source (no existential, no generic dispatch). The stop request and live
-/// input arrive through atomics; the counters are published with relaxed atomic stores. The
-/// only exception is recovering from a lost device, which has to reopen it. Tests prove this
-/// with the real-time probe (docs/architecture.md).
+/// its schedules and every render buffer), the back end's buffers, the device and its
+/// parameters. Each period the thread waits for the back end, renders from the source and
+/// hands the period over. It allocates nothing, takes no lock, prints nothing, touches no file
+/// and retains or releases nothing: the source and the back end are reached through `Unmanaged`
+/// (their owners keep them alive), and the loop is specialised for each source and back end
+/// (no existential, no generic dispatch). The stop request and live input arrive through
+/// atomics; the counters are published with relaxed atomic stores. The only exception is
+/// recovering from a lost sound device, which has to reopen it. Tests prove this with the
+/// real-time probe (docs/architecture.md).
 public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
-  private let sink: ALSASink
-  /// A second device fed the same periods (the pattern's sound, `--audio-device`), its own
-  /// layout of the planes; `secondSink`: the same without reference counting, for the loop.
-  private let second: ALSASink?
-  private let secondSink: Unmanaged<ALSASink>?
-  private let secondBuffers: PeriodBuffers?
+  /// The back end: one of the two, owned here.
+  private let alsa: ALSAOutput?
+  private let motor: MotorOutput?
   /// The source, owned here; the loop uses `liveSource`, the same one without reference counting.
   public let source: Source
   private let liveSource: Unmanaged<Source>
   private let stopRequest: StopRequest
-  private let buffers: PeriodBuffers
   private let name: String
   /// The playback thread's (read by ``wait()`` once it has finished).
   private var report = EngineReport()
   /// The memory locker thread's (read by ``wait()`` once it has finished).
   private var memory = ""
-  /// Just in time: what is left queued when the thread renders the next period, widened after
-  /// an underrun and narrowed after a clean stretch; nil: the buffer kept full.
-  private var margin: JustInTimeMargin?
-  /// `margin`'s current level in frames; 0: whenever a period has room (the buffer kept full).
-  private var wakeLevel: Int
-  /// Periods written since the last that held sound, up to a buffer's worth: while below that,
-  /// sound may still be queued, so an underrun is heard.
-  private var periodsSinceSound = Int.max / 2
-  /// Silent periods after which an idle source's stream stops (``idleAfter``, at least a buffer).
-  private let idlePeriods: Int
 
   private let finished = DispatchSemaphore(value: 0)
   private let memoryChecked = DispatchSemaphore(value: 0)
@@ -100,39 +152,27 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   /// layout (`planes`) of the same periods: the loop writes each period to `sink`, then to it, so
   /// both start with the same period (each starts when its buffer is full, one write apart) and
   /// stay aligned frame for frame; both are drained at the end.
-  public init(
+  public convenience init(
     sink: ALSASink, source: Source, planes: [Int], stop: StopRequest = StopRequest(), name: String = "hap playback",
     second: (sink: ALSASink, planes: [Int])? = nil
   ) {
-    self.sink = sink
-    self.second = second?.sink
-    secondSink = second.map { Unmanaged.passUnretained($0.sink) }
+    self.init(
+      alsa: ALSAOutput(sink: sink, planes: planes, second: second, stop: stop), motor: nil, source: source, stop: stop,
+      name: name)
+  }
+
+  /// Plays `source` (rendering at `motor`'s rate, one step a period) on a rumble motor.
+  convenience init(motor: MotorOutput, source: Source, stop: StopRequest, name: String) {
+    self.init(alsa: nil, motor: motor, source: source, stop: stop, name: name)
+  }
+
+  private init(alsa: ALSAOutput?, motor: MotorOutput?, source: Source, stop: StopRequest, name: String) {
+    self.alsa = alsa
+    self.motor = motor
     self.source = source
     liveSource = Unmanaged.passUnretained(source)
     stopRequest = stop
     self.name = name
-    buffers = PeriodBuffers(configuration: sink.configuration, planes: planes)
-    let shared = buffers.frames
-    secondBuffers = second.map {
-      PeriodBuffers(configuration: $0.sink.configuration, planes: $0.planes, sharing: shared)
-    }
-    let configuration = sink.configuration
-    margin = sink.wakeFrames.map {
-      JustInTimeMargin(
-        base: $0, periodFrames: configuration.periodFrames, bufferFrames: configuration.bufferFrames,
-        rate: configuration.rate)
-    }
-    wakeLevel = sink.wakeFrames ?? 0
-    let period = max(1, configuration.periodFrames)
-    idlePeriods = max(
-      configuration.bufferFrames / period + 1, Int(Self.idleAfter * Double(configuration.rate)) / period)
-    sink.abandonReconnect = { stop.isRequested }
-    second?.sink.abandonReconnect = { stop.isRequested }
-  }
-
-  deinit {
-    secondBuffers?.deallocate()
-    buffers.deallocate()
   }
 
   /// Asks the playback thread to fade out and stop (safe from any thread); a wait for a lost
@@ -155,7 +195,8 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   /// Starts playback on its own thread and returns at once. Another (ordinary) thread locks
   /// memory once the first period is queued (``MemoryLock``).
   public func start() {
-    hap_rt_probe_resolve()  // the real-time probe's hooks resolved first (tests)
+    alsa?.resolveProbe()  // the real-time probe's hooks resolved first (tests)
+    motor?.resolveProbe()
     let thread = Thread { [self] in
       report.scheduling = RealTime.request()
       loop()
@@ -179,13 +220,12 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
     finished.wait()
     memoryChecked.wait()
     report.memory = memory
-    report.underruns = sink.underruns + (second?.underruns ?? 0)
-    report.suspends = sink.suspends + (second?.suspends ?? 0)
-    report.reconnects = sink.reconnects + (second?.reconnects ?? 0)
+    alsa?.finish(&report)
+    motor?.finish(&report)
     return report
   }
 
-  /// The real-time loop. See the contract on the type.
+  /// The real-time loop on the session's back end. See the contract on the type.
   @_specialize(exported:true,where Source == Player)
   @_specialize(exported:true,where Source == EventMixer)
   // Specialised for the sources the CLI hands in (through the generic `PlaybackSession.start`);
@@ -194,8 +234,20 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   // build but never emitted, so the library did not link). Not private: those object files
   // reference the specialisations.
   func loop() {
+    if let alsa {
+      run(Unmanaged.passUnretained(alsa))
+    } else if let motor {
+      run(Unmanaged.passUnretained(motor))
+    }
+  }
+
+  /// Each period: the stop taken, the back end's wait, the source's render, the back end's
+  /// write; an idle source rests the back end; at the end, the drain.
+  @inline(__always)
+  private func run<Output: EngineOutput>(_ output: Unmanaged<Output>) {
     var stopping = false
     do throws(SinkError) {
+      try output.calling { output throws(SinkError) in try output.begin() }
       while true {
         if !stopping && stopRequest.isRequested {
           stopping = true
@@ -204,62 +256,62 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
         // Room first, then render: the input that arrived while waiting (a control, a fire)
         // goes into the period written now (just in time, one that plays soon), not into one
         // that waits for room (docs/testing.md, "Control latency").
-        try sink.waitForRoom()
-        try waitForSecond()
-        waitUntilDue()
-        let frames = buffers.frames
+        try output.calling { output throws(SinkError) in try output.waitForPeriod() }
+        let frames = output._withUnsafeGuaranteedRef { $0.frames }
+        frames.clearMotor()
         let rendered = liveSource._withUnsafeGuaranteedRef { $0.render(into: frames) }
         let finished = liveSource._withUnsafeGuaranteedRef { $0.isFinished }
-        if rendered < frames.count { frames.silence(from: rendered) }
-        if rendered > 0 || !finished { try writePeriod(audible: margin != nil && !frames.isSilent) }
+        if rendered < frames.count { frames.silence(from: max(rendered, 1)) }
+        if rendered == 0 { frames.silence(from: 0) }
+        // A motor takes no silent period from an idle or stopping source (it rests, or the
+        // play ends, instead); a sound device takes its silence.
+        let skipped =
+          !Output.takesIdlePeriods && frames.strong == 0 && frames.weak == 0
+          && (stopping || liveSource._withUnsafeGuaranteedRef { $0.isIdle })
+        if (rendered > 0 || !finished) && !skipped { try write(frames, to: output) }
         if finished { break }
-        if isIdle { try idle() }
+        if output._withUnsafeGuaranteedRef({ $0.mayRest }) && liveSource._withUnsafeGuaranteedRef({ $0.isIdle }) {
+          try rest(output)
+        }
       }
-      hap_rt_probe_watch(0)
-      try sink.drain()
-      try second?.drain()
+      output._withUnsafeGuaranteedRef { $0.watch(false) }
+      try output.calling { output throws(SinkError) in try output.drain() }
       // A stop during the drain (up to a whole buffer, kept full) is a stop too: exit 130.
       report.outcome = stopping || stopRequest.isRequested ? .stopped : .completed
     } catch {
-      hap_rt_probe_watch(0)
-      publishCounters()
+      output._withUnsafeGuaranteedRef { $0.watch(false) }
+      publishCounters(output)
       report.outcome = .failed(error)
     }
   }
 
-  /// Just in time, whether the stream may stop: the source has nothing to play until live
-  /// input arrives, and what is queued on the device is silence (the periods written since the
-  /// last sound fill the buffer, and last at least ``idleAfter`` seconds).
-  private var isIdle: Bool {
-    guard margin != nil, periodsSinceSound >= idlePeriods else { return false }
-    return liveSource._withUnsafeGuaranteedRef { $0.isIdle }
+  /// Hands the period to the back end; the first one queued starts the contract's watch.
+  @inline(__always)
+  private func write<Output: EngineOutput>(_ frames: PeriodFrames, to output: Unmanaged<Output>) throws(SinkError) {
+    try output.calling { output throws(SinkError) in try output.write(frames, report: &report) }
+    publishCounters(output)
+    if report.firstPeriodQueued == nil {
+      report.firstPeriodQueued = DispatchTime.now().uptimeNanoseconds
+      started.store(true, ordering: .releasing)
+      output._withUnsafeGuaranteedRef { $0.watch(true) }  // from here on, the contract holds (tests count it)
+    }
+    report.framesPlayed += frames.count
   }
 
-  /// Stops the device's stream (its queued silence dropped) and waits for the source's next
+  /// Rests the back end (the stream stopped, the motor paused) and waits for the source's next
   /// input (or the stop request, checked every ``idleCheck`` ms with the device: one lost
-  /// meanwhile is waited for as a write would), so that the next fire starts
-  /// the stream and plays at once, not behind the margin of silence kept queued for it; and
-  /// an idle service costs no CPU. The stream stops and restarts only in silence.
-  private func idle() throws(SinkError) {
-    try sink.stopStream()
-    if let secondSink {
-      let failure = secondSink._withUnsafeGuaranteedRef { sink -> SinkError? in
-        do throws(SinkError) {
-          try sink.stopStream()
-          return nil
-        } catch {
-          return error
-        }
-      }
-      if let failure { throw failure }
-    }
+  /// meanwhile is waited for as a write would), so that the next fire plays at once, not behind
+  /// the margin of silence kept queued for it; and an idle service costs no CPU. A sound stream
+  /// stops and restarts only in silence.
+  private func rest<Output: EngineOutput>(_ output: Unmanaged<Output>) throws(SinkError) {
+    try output.calling { output throws(SinkError) in try output.rest(report: &report) }
     report.idleStops += 1
     while !stopRequest.isRequested && liveSource._withUnsafeGuaranteedRef({ $0.isIdle }) {
       liveSource._withUnsafeGuaranteedRef { $0.waitForInput(milliseconds: Self.idleCheck) }
-      try sink.checkDevice()
-      publishCounters()
+      try output.calling { output throws(SinkError) in try output.checkDevice() }
+      publishCounters(output)
     }
-    periodsSinceSound = 0
+    output._withUnsafeGuaranteedRef { $0.resume() }
   }
 
   /// How long the silence written must last before the stream stops: short enough that
@@ -270,77 +322,11 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   /// How often an idle engine looks at the stop request (ms).
   static var idleCheck: Int32 { 50 }
 
-  /// Waits for room on the second device too (it runs on the same clock: at once, mostly).
-  private func waitForSecond() throws(SinkError) {
-    guard let secondSink else { return }
-    let failure = secondSink._withUnsafeGuaranteedRef { sink -> SinkError? in
-      do throws(SinkError) {
-        try sink.waitForRoom()
-        return nil
-      } catch {
-        return error
-      }
-    }
-    if let failure { throw failure }
-  }
-
-  /// Just in time: sleeps until no more than `wakeLevel` frames are queued on the device.
-  private func waitUntilDue() {
-    guard wakeLevel > 0 else { return }
-    let early = sink.queuedFrames() - wakeLevel
-    guard early > 0 else { return }
-    var deadline = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &deadline)
-    let nanoseconds = deadline.tv_nsec + early * 1_000_000_000 / sink.configuration.rate
-    deadline.tv_sec += nanoseconds / 1_000_000_000
-    deadline.tv_nsec = nanoseconds % 1_000_000_000
-    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
-  }
-
-  /// After an underrun the thread was late by more than the wake-up level: keep a period more
-  /// queued, and a period less again after a clean stretch (``JustInTimeMargin``).
-  private func adaptMargin(audible: Bool) {
-    guard margin != nil else { return }
-    let periods = sink.configuration.bufferFrames / max(1, sink.configuration.periodFrames)
-    let sounding = audible || periodsSinceSound < periods
-    periodsSinceSound = audible ? 0 : min(periodsSinceSound + 1, Int.max / 2)
-    margin!.played(buffers.period, underruns: sink.underruns, sounding: sounding)
-    wakeLevel = margin!.wakeFrames ?? 0
-  }
-
-  private func writePeriod(audible: Bool) throws(SinkError) {
-    try buffers.write(to: sink)
-    if let secondBuffers, let secondSink {
-      let failure = secondSink._withUnsafeGuaranteedRef { sink -> SinkError? in
-        do throws(SinkError) {
-          try secondBuffers.write(to: sink)
-          return nil
-        } catch {
-          return error
-        }
-      }
-      if let failure { throw failure }
-    }
-    adaptMargin(audible: audible)
-    publishCounters()
-    if report.firstPeriodQueued == nil {
-      report.firstPeriodQueued = DispatchTime.now().uptimeNanoseconds
-      started.store(true, ordering: .releasing)
-      hap_rt_probe_watch(1)  // from here on, the real-time contract holds (tests count it)
-    }
-    report.framesPlayed += buffers.period
-  }
-
   /// Two relaxed atomic stores: no allocation, no lock.
-  private func publishCounters() {
-    var underruns = sink.underruns
-    var recoveries = sink.reconnects + sink.suspends
-    secondSink?._withUnsafeGuaranteedRef {
-      underruns += $0.underruns
-      recoveries += $0.reconnects + $0.suspends
-    }
-    liveUnderruns.store(underruns, ordering: .relaxed)
-    liveRecoveries.store(recoveries, ordering: .relaxed)
+  @inline(__always)
+  private func publishCounters<Output: EngineOutput>(_ output: Unmanaged<Output>) {
+    liveUnderruns.store(output._withUnsafeGuaranteedRef { $0.underruns }, ordering: .relaxed)
+    liveRecoveries.store(output._withUnsafeGuaranteedRef { $0.recoveries }, ordering: .relaxed)
   }
 }
 

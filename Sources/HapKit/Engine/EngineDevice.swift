@@ -31,13 +31,6 @@ enum EngineDevice {
     _ address: DeviceAddress, environment: [String: String], capturing: Bool = true, sound: Bool = true,
     abandon: @escaping @Sendable () -> Bool = { false }
   ) throws(CHHapticError) -> PlaybackSession {
-    if case .motor(let path) = address {
-      throw CHHapticError(
-        .notSupported,
-        .other(
-          "'evdev:\(Format.excerpt(path))' is a rumble motor: HapKit's engine plays ALSA devices so far ('hap play' and 'hap serve' drive motors)"
-        ))
-    }
     let settings = settings(address, environment: environment, capturing: capturing, sound: sound)
     let profile = settings.deviceLayout?.profile.flatMap(ActuatorProfile.builtIn(named:)) ?? .exciter
     do {
@@ -57,7 +50,7 @@ extension CHHapticError {
     case .simulated(let why): self.init(.serverInitFailed, .simulated(why))
     case .dualSense(let why): self.init(.notSupported, .dualSense(why))
     case .sink(let error): self.init(.serverInitFailed, .device(error))
-    case .motor: self.init(.notSupported, .other(failure.description))
+    case .motor: self.init(.serverInitFailed, .other(failure.description))
     default: self.init(.serverInitFailed, .other(failure.description))
     }
   }

@@ -85,7 +85,8 @@ final class EngineRun: @unchecked Sendable {
   /// allocation) is not done there when the first player starts.
   static func warmUp(rate: Double, periodFrames: Int) {
     let pattern = Pattern(events: [Event(time: 0, type: .hapticTransient)])
-    let factory = RendererFactory(profile: .exciter, rate: rate, linearGain: 1)
+    var factory = RendererFactory(profile: .exciter, rate: rate, linearGain: 1)
+    factory.motorLevels = true  // the motor levels' path warmed up too
     let rampFrames = periodFrames
     let mixer = PlayerMixer(rate: rate, periodFrames: periodFrames, commandCapacity: 8)
     let frames = PeriodFrames(allocating: periodFrames)
@@ -93,7 +94,7 @@ final class EngineRun: @unchecked Sendable {
     var players: [Player] = []
     for slot in 0..<2 {
       let set = factory.set([pattern])
-      let player = Player(renderers: set.renderers, sounds: set.sounds, rampFrames: rampFrames)
+      let player = Player(renderers: set.renderers, sounds: set.sounds, levels: set.levels, rampFrames: rampFrames)
       let queue = ControlQueue(capacity: 4)
       let record = ControlTrace(capacity: 4)
       player.attach(queue)

@@ -12,6 +12,9 @@ public struct RendererFactory: @unchecked Sendable {
   public var hapticEvents = true
   /// Each pattern's sounds at `rate` (``PatternSounds/resampled(to:)``), by index; empty: none.
   public var sounds: [[String: DecodedSound]] = []
+  /// Whether sets carry what a rumble motor plays of their patterns (``MotorLevels``): the
+  /// session plays on a motor.
+  public var motorLevels = false
 
   public init(
     profile: ActuatorProfile, rate: Double, linearGain: Double, hapticEvents: Bool = true,
@@ -39,7 +42,8 @@ public struct RendererFactory: @unchecked Sendable {
   /// its event (the sound itself plays at its own speed).
   public func set(_ patterns: [Pattern], speed: Double = 1) -> RendererSet {
     let haptic = renderers(patterns, speed: speed)
-    guard !sounds.isEmpty else { return RendererSet(renderers: haptic, speed: speed) }
+    let levels = motorLevels ? MotorLevels(renderers: haptic) : nil
+    guard !sounds.isEmpty else { return RendererSet(renderers: haptic, levels: levels, speed: speed) }
     let audio = patterns.enumerated().map { k, pattern -> AudioRenderer? in
       guard pattern.events.contains(where: \.type.isAudio) else { return nil }
       let scaled = speed == 1 ? pattern : pattern.timeScaled(by: 1 / speed)
@@ -47,7 +51,7 @@ public struct RendererFactory: @unchecked Sendable {
         pattern: scaled, sounds: k < sounds.count ? sounds[k] : [:], rate: rate, gain: linearGain)
       return AudioRenderer(schedule: schedule, frameCount: haptic[k].frameCount)
     }
-    return RendererSet(renderers: haptic, sounds: audio, speed: speed)
+    return RendererSet(renderers: haptic, sounds: audio, levels: levels, speed: speed)
   }
 }
 

@@ -34,7 +34,7 @@ extension VocabularyService {
     var level = important ? wanted : Self.quieter(policy.level, wanted)
     var sound: HintedSound?
     // A rumble motor has no sound: the hint is left out there.
-    if let soundFile, level == .full, !policy.muted, !(output is MotorEventOutput) {
+    if let soundFile, level == .full, !policy.muted, !output.isMotor {
       // Read with the lock released (other clients go on); the level is looked at again after.
       lock.unlock()
       switch hintedSound(soundFile) {
@@ -127,7 +127,7 @@ extension VocabularyService {
   public var playsRumble: Bool {
     lock.lock()
     defer { lock.unlock() }
-    return output is MotorEventOutput
+    return output.isMotor
   }
 
   /// Why a signal of `bytes` is not made or played: more than `budget` (a variant slot's share

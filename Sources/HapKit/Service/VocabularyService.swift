@@ -71,6 +71,8 @@ protocol EventOutput: AnyObject {
   /// Why a fire of event `k` with `sharpness` steps cannot be had within the memory budget
   /// (nil: it can), asked before the policy and the device.
   func refusal(_ event: VocabularyEvent, _ k: Int, sharpness: Int, budget: Int) -> ServiceError?
+  /// Whether its device is a rumble motor (a vibration plays as levels, no sound).
+  var isMotor: Bool { get }
   /// What its device thread is called in a refusal ("the playback thread").
   var threadName: String { get }
   /// Whether a loop lasts for ever (a motor's: its end is not known), so a stop of other
@@ -123,7 +125,6 @@ protocol EventOutput: AnyObject {
 /// The events as one kind of device plays them.
 enum PreparedEvents {
   case sound(EventMixer, refused: [String: Int], made: (Vocabulary, ServiceSettings))
-  case motor(MotorMixer)
 }
 
 /// What the service's device check at start found (its log line).
@@ -208,11 +209,7 @@ public final class VocabularyService: @unchecked Sendable {
     self.vocabulary = vocabulary
     self.settings = settings
     self.log = log
-    if let path = settings.motorPath {
-      output = MotorEventOutput(path: path, stop: stop, log: log)
-    } else {
-      output = SoundEventOutput(stop: stop, log: log)
-    }
+    output = DeviceEventOutput(motor: settings.motorPath, stop: stop, log: log)
     (names, index) = Self.names(vocabulary)
     output.install(output.prepare(vocabulary, settings, rate: nil))
   }

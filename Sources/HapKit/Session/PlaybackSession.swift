@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HapALSA
 import HapCore
+import HapRumble
 
 /// The one playback session every command that plays shares (`hap play`, `play --watch`,
 /// `hap drag`, `hap serve`): open the device (device options → sink) → its negotiated
@@ -27,8 +28,8 @@ public final class PlaybackSession: @unchecked Sendable {
     case soundMismatch(device: String, rate: Int, period: Int, hapticRate: Int, hapticPeriod: Int)
     /// The patterns' sounds cannot be made ready for the device (loaded or resampled).
     case sounds(String)
-    /// `-D evdev:PATH` where only `hap play` drives a rumble motor.
-    case motor(String)
+    /// `-D evdev:PATH` names no usable rumble motor (``RumbleError`` says why).
+    case motor(RumbleError)
 
     public var description: String {
       switch self {
@@ -47,8 +48,7 @@ public final class PlaybackSession: @unchecked Sendable {
       case .soundMismatch(let device, let rate, let period, let hapticRate, let hapticPeriod):
         "the sound's device '\(Format.excerpt(device))' took \(rate) Hz with periods of \(period) frames, the haptic device \(hapticRate) Hz and \(hapticPeriod): both are fed the same periods, so they must match (try --rate or --latency)"
       case .sounds(let message): message
-      case .motor(let device):
-        "'\(Format.excerpt(device))' is a rumble motor: 'hap play', 'play --watch', 'hap drag' and 'hap serve' drive one, through the motor's own path"
+      case .motor(let error): error.description
       }
     }
   }
@@ -75,7 +75,13 @@ public final class PlaybackSession: @unchecked Sendable {
   }
 
   public let options: DeviceSettings
-  public let sink: ALSASink
+  /// The sound device (nil on a rumble motor).
+  public let sink: ALSASink?
+  /// The rumble motor (`-D evdev:PATH`), played by the engine's motor back end; nil on a sound
+  /// device.
+  public let motor: Motor?
+  /// On a motor: the rate its patterns are compiled at, a period of one 5 ms step.
+  private let motorConfiguration: ALSASink.Configuration?
   /// `--channel`, resolved for the device: for each device channel, the plane it plays.
   public let planes: [Int]
   /// The sound's own device, when it plays on a second one (``SoundDevice``), else nil.
@@ -99,6 +105,8 @@ public final class PlaybackSession: @unchecked Sendable {
   ) {
     self.options = options
     sink = device.sink
+    motor = nil
+    motorConfiguration = nil
     planes = device.planes
     self.sound = sound
     self.playsSound = playsSound
@@ -106,8 +114,28 @@ public final class PlaybackSession: @unchecked Sendable {
     capture = device.capture
     opened = device.opened
     factory = RendererFactory(
-      profile: profile, rate: Double(sink.configuration.rate), linearGain: options.linearGain,
+      profile: profile, rate: Double(device.sink.configuration.rate), linearGain: options.linearGain,
       hapticEvents: options.audio != .audioOnly)
+  }
+
+  /// A session on `motor`: its patterns compiled at the settings' rate with the settings'
+  /// profile, their motor levels made, at full gain (the gain is the motor's own, FF_GAIN); no
+  /// sound (a motor plays none).
+  private init(options: DeviceSettings, motor: Motor, profile: ActuatorProfile, commandStarted: UInt64) {
+    self.options = options
+    sink = nil
+    self.motor = motor
+    planes = []
+    sound = nil
+    playsSound = false
+    self.commandStarted = commandStarted
+    capture = nil
+    opened = nil
+    let period = max(1, Int((RumbleTrack.defaultStep * Double(options.rate)).rounded()))
+    motorConfiguration = ALSASink.Configuration(
+      rate: options.rate, format: .f32, channels: 0, periodFrames: period, bufferFrames: period)
+    factory = RendererFactory(profile: profile, rate: Double(options.rate), linearGain: 1)
+    factory.motorLevels = true
   }
 
   /// Loads libasound, opens and configures the device, and resolves `--channel` against the
@@ -123,7 +151,14 @@ public final class PlaybackSession: @unchecked Sendable {
     _ options: DeviceSettings, profile: ActuatorProfile, commandStarted: UInt64, live: Bool, sound: Bool = false,
     abandon: @escaping @Sendable () -> Bool = { false }, soundLeft: (Failure) -> Void = { _ in }
   ) throws(Failure) -> PlaybackSession {
-    guard DeviceAddress.Word.of(options.device) != .motor else { throw .motor(options.device) }
+    if case .motor(let path)? = try? DeviceAddress(parsing: options.device) {
+      do {
+        return PlaybackSession(
+          options: options, motor: try Motor(path: path), profile: profile, commandStarted: commandStarted)
+      } catch {
+        throw .motor(error)
+      }
+    }
     let routing = SoundRouting(options, patternsHaveSound: sound)
     var primary = options
     if routing == .soundDeviceOnly {
@@ -152,8 +187,11 @@ public final class PlaybackSession: @unchecked Sendable {
       commandStarted: commandStarted)
   }
 
-  /// The device's negotiated configuration.
-  public var configuration: ALSASink.Configuration { sink.configuration }
+  /// The device's negotiated configuration (on a motor: its rate, one step a period).
+  public var configuration: ALSASink.Configuration { sink?.configuration ?? motorConfiguration! }
+
+  /// The motor's gain: the settings' (at most full strength).
+  public var motorGain: Double { min(options.linearGain, 1) }
 
   /// A time in seconds as a frame count at the negotiated rate.
   public func frames(_ seconds: Double) -> Int { Int((seconds * Double(configuration.rate)).rounded()) }
@@ -163,9 +201,15 @@ public final class PlaybackSession: @unchecked Sendable {
   public func start<Source: PeriodSource>(_ source: Source, stop: StopRequest, thread: String = "hap playback")
     -> DeviceEngine<Source>
   {
-    let engine = DeviceEngine(
-      sink: sink, source: source, planes: planes, stop: stop, name: thread,
-      second: sound.map { (sink: $0.sink, planes: $0.planes) })
+    let engine: DeviceEngine<Source>
+    if let sink {
+      engine = DeviceEngine(
+        sink: sink, source: source, planes: planes, stop: stop, name: thread,
+        second: sound.map { (sink: $0.sink, planes: $0.planes) })
+    } else {
+      let output = MotorOutput(device: motor!.device, path: motor!.path, rate: configuration.rate, gain: motorGain)
+      engine = DeviceEngine(motor: output, source: source, stop: stop, name: thread)
+    }
     engine.start()
     return engine
   }
@@ -173,6 +217,7 @@ public final class PlaybackSession: @unchecked Sendable {
   /// Makes a drained device ready to play again (`--watch` keeps it open between plays); Ctrl-C
   /// abandons waiting for a lost device meanwhile (the last engine's stop may be raised).
   public func prepare(abandon: @escaping @Sendable () -> Bool = { false }) throws(SinkError) {
+    guard let sink else { return }
     sink.abandonReconnect = abandon
     try sink.prepare()
     if let sound {
@@ -183,7 +228,8 @@ public final class PlaybackSession: @unchecked Sendable {
 
   /// Closes the device, and the sound's (after a failure, what is queued is dropped).
   public func close(success: Bool) {
-    sink.close(success: success)
+    sink?.close(success: success)
+    motor?.close()
     sound?.sink.close(success: success)
   }
 
@@ -191,7 +237,7 @@ public final class PlaybackSession: @unchecked Sendable {
   /// period's ramp for live controls.
   public func player(_ set: RendererSet, playback: Options) -> Player {
     Player(
-      renderers: set.renderers, sounds: playsSound ? set.sounds : [], gapFrames: frames(playback.gap),
+      renderers: set.renderers, sounds: playsSound ? set.sounds : [], levels: set.levels, gapFrames: frames(playback.gap),
       loops: playback.loops, rampFrames: configuration.periodFrames, speed: playback.speed)
   }
 

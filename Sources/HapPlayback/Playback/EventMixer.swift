@@ -202,6 +202,11 @@ public final class EventMixer: @unchecked Sendable {
   private let input = InputSignal()
   public private(set) var isFinished = false
 
+  /// What a rumble motor plays of the events (nil: not on a motor), and the same without
+  /// reference counting, for the playback thread.
+  public let levels: EventLevels?
+  private let liveLevels: Unmanaged<EventLevels>?
+
   /// Variant slots (``VariantCache``).
   public let variantCapacity: Int
   /// Each slot's samples (nil until stored) and frames; written by the producer only while
@@ -244,9 +249,12 @@ public final class EventMixer: @unchecked Sendable {
   /// ``storeVariant(_:samples:lead:sound:)``).
   public init(
     events: [[Float]], leads: [Int] = [], sounds: [Sound?] = [], rate: Double, capacity: Int = 16,
-    queueCapacity: Int = 256, variants: Int = EventMixer.defaultVariants, soundPlanes: Bool = false
+    queueCapacity: Int = 256, variants: Int = EventMixer.defaultVariants, soundPlanes: Bool = false,
+    levels: [[RumbleTrack.Level]]? = nil
   ) {
     precondition(capacity > 0 && capacity <= 64, "between 1 and 64 voices")
+    self.levels = levels.map { EventLevels(tracks: $0, rate: rate, variants: variants) }
+    liveLevels = self.levels.map { Unmanaged.passUnretained($0) }
     variantCapacity = variants
     variantCache = VariantCache(capacity: variants)
     variantSamples = .allocate(capacity: max(1, variants))
@@ -394,13 +402,16 @@ public final class EventMixer: @unchecked Sendable {
   public func lead(ofEvent event: Int) -> Int { leads[event] }
 
   /// Frames a voice of event `event` lasts: to the later of its render's end and its sound's.
-  public func duration(ofEvent event: Int) -> Int { max(leads[event] + lengths[event], audioEnds[event]) }
+  public func duration(ofEvent event: Int) -> Int {
+    max(leads[event] + lengths[event], audioEnds[event], levels?.frames(event: event, variant: -1) ?? 0)
+  }
 
   /// Frames a voice of variant slot `variant` of event `event` lasts (its sound is its own, or
   /// the event's).
   public func duration(ofVariant variant: Int, event: Int) -> Int {
     let soundEnd = variantSoundEnds[variant] >= 0 ? variantSoundEnds[variant] : audioEnds[event]
-    return max(variantLeads[variant] + variantLengths[variant], soundEnd)
+    let levelEnd = levels?.frames(event: event, variant: variant) ?? 0
+    return max(variantLeads[variant] + variantLengths[variant], soundEnd, levelEnd)
   }
 
   /// Producer: a copy of event `event`'s stored render (after its leading silence).
@@ -478,7 +489,10 @@ public final class EventMixer: @unchecked Sendable {
   /// a queued command.
   /// `sound`: played in place of the event's sound (nil: the event's); the sound's frames are
   /// at ``rate`` and need ``hasSound`` to be heard. A variant of no samples holds one silent one.
-  public func storeVariant(_ key: VariantCache.Key, samples: [Float], lead: Int = 0, sound: Sound? = nil) -> Int? {
+  /// `levels`: what a motor plays of it (its own levels; none: its event's).
+  public func storeVariant(
+    _ key: VariantCache.Key, samples: [Float], lead: Int = 0, sound: Sound? = nil, levels motor: [RumbleTrack.Level] = []
+  ) -> Int? {
     if let slot = variantCache.lookup(key) { return slot }
     let samples = samples.isEmpty ? [0] : samples
     let done = acknowledged.load(ordering: .acquiring)
@@ -497,6 +511,7 @@ public final class EventMixer: @unchecked Sendable {
     variantLengths[slot] = samples.count
     variantLeads[slot] = max(0, lead)
     storeSound(sound, slot)
+    levels?.store(motor, slot: slot)
     return slot
   }
 
@@ -576,7 +591,14 @@ public final class EventMixer: @unchecked Sendable {
     haptic buffer: UnsafeMutableBufferPointer<Float>, left: UnsafeMutablePointer<Float>?,
     right: UnsafeMutablePointer<Float>?
   ) {
-    let applied = applyCommands()
+    render(haptic: buffer, left: left, right: right, applied: applyCommands())
+  }
+
+  /// The mix after the commands were applied (`applied`: how many in all).
+  private func render(
+    haptic buffer: UnsafeMutableBufferPointer<Float>, left: UnsafeMutablePointer<Float>?,
+    right: UnsafeMutablePointer<Float>?, applied: Int
+  ) {
     guard let base = buffer.baseAddress else { return }
     var done = 0
     while done < buffer.count {
@@ -709,6 +731,7 @@ public final class EventMixer: @unchecked Sendable {
       reportEnd(voices[free].id, voices[free].endReason)
     }
     let stored = (variant >= 0 ? variantLengths[Int(variant)] : lengths[Int(event)]) + audioLengths[Int(event)]
+      + (liveLevels?._withUnsafeGuaranteedRef { $0.steps(event: Int(event), variant: Int(variant)) } ?? 0)
     voices[free] = Voice(
       event: event, variant: variant, position: 0, gain: gain, priority: priority, ducking: ducking,
       order: nextOrder, owner: owner, loops: loops && stored > 0, bound: bound, id: id, gainTarget: gain)
@@ -724,7 +747,8 @@ public final class EventMixer: @unchecked Sendable {
     guard !voices[slot].stopping else { return }
     voices[slot].stopping = true
     voices[slot].endReason = reason
-    voices[slot].fadeLeft = stopFade.frames
+    // On a motor, at once: a motor has no click to fade out.
+    voices[slot].fadeLeft = liveLevels == nil ? stopFade.frames : 1
   }
 
   /// The smallest `ducking` among the voices of higher priority still sounding (1 if none).
@@ -802,9 +826,11 @@ public final class EventMixer: @unchecked Sendable {
     var first = max(hapticEnd, trackEnd)
     if hapticEnd > hapticLead { first = hapticLead }
     if soundEnd > soundLead { first = min(first, soundLead) }
+    // On a motor, a voice lasts as long as its levels too (a vibration has levels alone).
+    let levelEnd = liveLevels?._withUnsafeGuaranteedRef { $0.frames(event: event, variant: variant) } ?? 0
     return Reading(
       haptic: haptic, hapticLead: hapticLead, hapticEnd: hapticEnd, sound: sound,
-      soundLead: soundLead, soundEnd: soundEnd, first: first, end: max(hapticEnd, trackEnd))
+      soundLead: soundLead, soundEnd: soundEnd, first: first, end: max(hapticEnd, trackEnd, levelEnd))
   }
 
   /// Adds voice `slot`'s next frames to the mix (and its sound to the sound's), ramping its duck
@@ -856,6 +882,8 @@ public final class EventMixer: @unchecked Sendable {
         break
       }
     }
+    // Its last frame rendered: it ends now, not at the next period (a motor rests at once).
+    if !ended && !voice.loops && voice.position >= r.end { ended = true }
     if ended {
       voice.event = -1
       reportEnd(voice.id, voice.endReason)
@@ -924,14 +952,45 @@ public final class EventMixer: @unchecked Sendable {
   /// `audioLeft` and `audioRight` planes; always a whole period.
   @inline(__always)
   public func render(into frames: PeriodFrames) -> Int {
-    render(haptic: frames[.haptic], left: frames[.audioLeft].baseAddress, right: frames[.audioRight].baseAddress)
+    let applied = applyCommands()
+    raiseLevels(frames)
+    render(haptic: frames[.haptic], left: frames[.audioLeft].baseAddress, right: frames[.audioRight].baseAddress, applied: applied)
     return frames.count
+  }
+
+  /// On a motor: the period's motor levels, the largest of each motor among the voices
+  /// sounding, at the step each has reached, times its gain. A stopped voice leaves the motor
+  /// at once (a motor has no click to fade out).
+  @inline(__always)
+  private func raiseLevels(_ frames: PeriodFrames) {
+    guard let liveLevels else { return }
+    for s in 0..<slots where voices[s].event >= 0 && !voices[s].stopping {
+      let voice = voices[s]
+      let scale = voice.gain
+      liveLevels._withUnsafeGuaranteedRef {
+        $0.raise(
+          frames, event: Int(voice.event), variant: Int(voice.variant), position: voice.position, loops: voice.loops,
+          scale: scale)
+      }
+    }
   }
 
   /// Playback thread: fades every voice out (over the ``StopFade``), including any a command
   /// queued meanwhile starts; finished once none sounds.
   public func beginStop() {
     stopping = true
+  }
+
+  /// Ends every voice at once, its end reported as stopped, after applying what is queued (a
+  /// motor's voices when its device closes). Only while no playback thread renders it.
+  public func dropAll() {
+    _ = applyCommands()
+    for slot in 0..<slots where voices[slot].event >= 0 {
+      voices[slot].event = -1
+      reportEnd(voices[slot].id, .stopped)
+    }
+    soundingCount.store(0, ordering: .relaxed)
+    soundingNow = 0
   }
 
   /// Plays again after a stop ended the last engine's playback (the service opens the device

@@ -41,6 +41,16 @@ public final class Player {
   static let soundChunk = 1024
   /// Where the period being rendered goes: the haptic plane and the sound's (nil: not kept).
   private var hapticOut: UnsafeMutablePointer<Float>?
+  /// The period whose motor levels the patterns raise (nil: not kept).
+  private var motorOut: PeriodFrames?
+  /// What a rumble motor plays of each pattern (nil: not on a motor), reached without reference
+  /// counting; `levelsOwner` (or the ``RendererSet`` offered) keeps it alive.
+  private var levels: Unmanaged<MotorLevels>?
+  private let levelsOwner: MotorLevels?
+  /// The newest live intensity and sharpness controls, as the motor levels take them (the
+  /// renderers ramp theirs).
+  private var intensityControl = 1.0
+  private var sharpnessControl = 0.0
   private var leftOut: UnsafeMutablePointer<Float>?
   private var rightOut: UnsafeMutablePointer<Float>?
   private let gapFrames: Int
@@ -87,6 +97,8 @@ public final class Player {
   private var offered: RendererSet?
 
   private var pending = Pending.none
+  /// Levels rebuilt offline for a `rate` (kept alive here: no set keeps them).
+  private var rebuiltLevels: MotorLevels?
 
   /// Timed messages waiting for their time, sorted; fixed capacity.
   private let timed: UnsafeMutableBufferPointer<ControlMessage>
@@ -116,11 +128,15 @@ public final class Player {
   private var liveControls: Unmanaged<ControlQueue>?
 
   /// `sounds`: each pattern's sound (``AudioRenderer``, as long as its haptic signal or longer),
-  /// or none.
+  /// or none. `levels`: what a rumble motor plays of each pattern, when it plays on one.
   public init(
-    renderers: [Renderer], sounds: [AudioRenderer?] = [], gapFrames: Int = 0, loops: Int? = 1, rampFrames: Int,
-    timedCapacity: Int = 4096, speed: Double = 1, rebuild: ((Double) -> RendererSet)? = nil
+    renderers: [Renderer], sounds: [AudioRenderer?] = [], levels: MotorLevels? = nil, gapFrames: Int = 0,
+    loops: Int? = 1, rampFrames: Int, timedCapacity: Int = 4096, speed: Double = 1,
+    rebuild: ((Double) -> RendererSet)? = nil
   ) {
+    precondition(levels.map { $0.patterns == renderers.count } ?? true, "one level track per pattern")
+    levelsOwner = levels
+    self.levels = levels.map { Unmanaged.passUnretained($0) }
     self.speed = speed
     self.renderers = renderers
     self.sounds = sounds.isEmpty ? Array(repeating: nil, count: renderers.count) : sounds
@@ -216,6 +232,7 @@ public final class Player {
     switch action {
     case .parameter(let id, let value):
       for k in 0..<table.count { withRenderer(k) { $0.setControl(id, to: value, rampFrames: rampFrames) } }
+      noteControl(id, value)
     case .pause:
       if !isPaused { fadeOut(then: .pause) }
     case .resume:
@@ -235,6 +252,17 @@ public final class Player {
       }
     case .loop(let on):
       loops = on ? nil : pass + 1
+    }
+  }
+
+  /// The newest intensity or sharpness control, for the motor levels (clamped as the renderer
+  /// clamps them).
+  @inline(__always)
+  private func noteControl(_ id: DynamicParameterID, _ value: Double) {
+    switch id {
+    case .hapticIntensityControl: intensityControl = min(max(value, 0), 1)
+    case .hapticSharpnessControl: sharpnessControl = min(max(value, -1), 1)
+    default: break
     }
   }
 
@@ -286,6 +314,10 @@ public final class Player {
         let fresh = rebuild(value)
         if fresh.renderers.count == renderers.count {
           renderers = fresh.renderers
+          if let swapped = fresh.levels, swapped.patterns == table.count {
+            levels = Unmanaged.passUnretained(swapped)
+            rebuiltLevels = swapped
+          }
           sounds =
             fresh.sounds.count == fresh.renderers.count
             ? fresh.sounds : Array(repeating: nil, count: fresh.renderers.count)
@@ -300,6 +332,7 @@ public final class Player {
         let patternSeconds = Double(position(item)) / sampleRate * speed
         renderers = set.renderers
         if set.sounds.count == set.renderers.count { sounds = set.sounds }
+        if let swapped = set.levels, swapped.patterns == table.count { levels = Unmanaged.passUnretained(swapped) }
         bind()
         speed = set.speed
         seekItem(item, to: Frames.from(seconds: patternSeconds / speed, rate: sampleRate))
@@ -322,6 +355,7 @@ public final class Player {
     hapticOut = buffer.baseAddress
     leftOut = nil
     rightOut = nil
+    motorOut = nil
     return renderPlanes(count: buffer.count)
   }
 
@@ -430,7 +464,9 @@ public final class Player {
     var upTo = slice.count
     if let loopEnd { upTo = min(upTo, filled + max(0, Frames.scaled(loopEnd, atSpeed: speed) - position(item))) }
     let wanted = UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo])
+    let from = withRenderer(item) { $0.position }
     var rendered = withRenderer(item) { $0.render(into: wanted) }
+    raiseMotor(from: from, to: withRenderer(item) { $0.position })
     var remaining = withRenderer(item) { $0.remaining }
     if let sound = soundTable[item] {
       let heard = sound._withUnsafeGuaranteedRef { renderSound($0, count: wanted.count, at: offset) }
@@ -443,6 +479,18 @@ public final class Player {
     }
     let atLoopEnd = loopEnd.map { position(item) >= Frames.scaled($0, atSpeed: speed) } ?? false
     return (rendered, remaining == 0 || atLoopEnd)
+  }
+
+  /// Raises the period's motor levels to the current pattern's over its frames `from..<to`
+  /// (the transport's gain as it stands).
+  @inline(__always)
+  private func raiseMotor(from: Int, to: Int) {
+    guard let motorOut, let levels else { return }
+    levels._withUnsafeGuaranteedRef {
+      $0.raise(
+        motorOut, pattern: item, from: from, to: to, intensityControl: intensityControl,
+        sharpnessControl: sharpnessControl, gain: gain)
+    }
   }
 
   /// Up to `count` frames of `sound` into the sound's planes from frame `offset` (through the
@@ -509,6 +557,7 @@ extension Player: PeriodSource {
     hapticOut = frames[.haptic].baseAddress! + offset
     leftOut = frames[.audioLeft].baseAddress! + offset
     rightOut = frames[.audioRight].baseAddress! + offset
+    motorOut = frames
     return renderPlanes(count: frames.count - offset)
   }
 
@@ -521,11 +570,14 @@ extension Player: PeriodSource {
 public final class RendererSet: @unchecked Sendable {
   public let renderers: [Renderer]
   public let sounds: [AudioRenderer?]
+  /// What a rumble motor plays of them, when they play on one.
+  public let levels: MotorLevels?
   public let speed: Double
 
-  public init(renderers: [Renderer], sounds: [AudioRenderer?] = [], speed: Double) {
+  public init(renderers: [Renderer], sounds: [AudioRenderer?] = [], levels: MotorLevels? = nil, speed: Double) {
     self.renderers = renderers
     self.sounds = sounds
+    self.levels = levels
     self.speed = speed
   }
 }

@@ -155,7 +155,10 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
     takeCommands(periodStart: periodStart)
     clear(frames)
     if active != 0 { mixPlayers(into: frames, periodStart: periodStart) }
-    if hapticsMuted.load(ordering: .relaxed) { frames[.haptic].update(repeating: 0) }
+    if hapticsMuted.load(ordering: .relaxed) {
+      frames[.haptic].update(repeating: 0)
+      frames.clearMotor()
+    }
     if audioMuted.load(ordering: .relaxed) {
       frames[.audioLeft].update(repeating: 0)
       frames[.audioRight].update(repeating: 0)
@@ -225,10 +228,12 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
       let offset = starts[slot] - periodStart
       guard offset < frames.count, let player = slots[slot] else { continue }
       let from = max(0, offset)
+      scratch.clearMotor()
       let rendered = player._withUnsafeGuaranteedRef { $0.render(into: scratch, from: from) }
       let isFinished = player._withUnsafeGuaranteedRef { $0.isFinished }
       if mutedSlots & (UInt64(1) << UInt64(slot)) == 0 {
         overlapped = add(from: from, count: rendered, into: frames) || overlapped
+        frames.raiseMotor(strong: scratch.strong, weak: scratch.weak)
       }
       if isFinished { release(slot) }
     }

@@ -33,9 +33,11 @@ public enum SignalChannel: Int, CaseIterable, Sendable, CustomStringConvertible 
   }
 }
 
-/// One period of frames, one plane (a run of Floats) per ``SignalChannel``, made before the
-/// playback thread starts and freed by its owner with ``deallocate()``. It holds a pointer and
-/// plain values, so passing it around retains nothing.
+/// One period of frames, one plane (a run of Floats) per ``SignalChannel``, and the period's
+/// **motor levels**: what a rumble motor plays for it (its strong and weak magnitudes, 0...65535
+/// as Floats, the largest any voice of the period asks for; a motor's period is one 5 ms step).
+/// Made before the playback thread starts and freed by its owner with ``deallocate()``. It holds
+/// a pointer and plain values, so passing it around retains nothing.
 public struct PeriodFrames: @unchecked Sendable {
   /// Frames per plane.
   public let count: Int
@@ -44,8 +46,37 @@ public struct PeriodFrames: @unchecked Sendable {
   /// Zeroed planes of `count` frames.
   public init(allocating count: Int) {
     self.count = count
-    base = .allocate(capacity: max(1, count) * SignalChannel.count)
-    base.initialize(repeating: 0, count: max(1, count) * SignalChannel.count)
+    base = .allocate(capacity: Self.capacity(count))
+    base.initialize(repeating: 0, count: Self.capacity(count))
+  }
+
+  /// The planes, then the two motor levels.
+  private static func capacity(_ count: Int) -> Int { max(1, count) * SignalChannel.count + 2 }
+
+  /// The motor levels' place, after the planes.
+  @inline(__always)
+  private var motor: UnsafeMutablePointer<Float> { base + max(1, count) * SignalChannel.count }
+
+  /// The period's strong (dull) motor magnitude, 0...65535.
+  @inline(__always)
+  public var strong: Float { motor[0] }
+  /// The period's weak (sharp) motor magnitude, 0...65535.
+  @inline(__always)
+  public var weak: Float { motor[1] }
+
+  /// Raises the motor levels to at least `strong` and `weak` (the largest wins: a motor's
+  /// magnitude is its speed, not a wave that sums).
+  @inline(__always)
+  public func raiseMotor(strong: Float, weak: Float) {
+    motor[0] = max(motor[0], strong)
+    motor[1] = max(motor[1], weak)
+  }
+
+  /// Motor levels back to nothing.
+  @inline(__always)
+  public func clearMotor() {
+    motor[0] = 0
+    motor[1] = 0
   }
 
   public func deallocate() { base.deallocate() }
@@ -63,9 +94,10 @@ public struct PeriodFrames: @unchecked Sendable {
     return true
   }
 
-  /// Silences every plane from `frame` to the end.
+  /// Silences every plane from `frame` to the end (from 0: the motor levels too).
   @inline(__always)
   public func silence(from frame: Int) {
+    if frame <= 0 { clearMotor() }
     guard frame < count else { return }
     for channel in 0..<SignalChannel.count {
       (base + channel * count + frame).update(repeating: 0, count: count - frame)

@@ -42,6 +42,9 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Ctrl-C or SIGTERM ended a write that waited on a stream's reader (`output`: what was
   /// written, as named in messages).
   case interrupted(String)
+  /// A rumble motor's effect (`path`: its event device) failed: uploading, playing, stopping or
+  /// removing it (`operation`), with its errno.
+  case effect(path: String, operation: String, errno: Int32)
 
   /// A file sink's failure.
   public init(_ message: String) { self = .file(message) }
@@ -68,6 +71,8 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
       "device '\(device)' failed while draining: \(Self.describe(status))"
     case .file(let message): message
     case .interrupted(let output): "interrupted while writing \(output)"
+    case .effect(let path, let operation, let code):
+      "the rumble effect on '\(path)' failed (\(operation)): \(String(cString: strerror(code)))"
     }
   }
 

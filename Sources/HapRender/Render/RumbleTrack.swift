@@ -47,29 +47,44 @@ public struct RumbleTrack: Sendable, Equatable {
 
   /// Seconds per step.
   public let step: Double
-  /// One level per step, from the pattern's start to its end.
-  public let levels: [Level]
+  /// Each step's effective intensity (0...1; 0: the motor rests), from the pattern's start to
+  /// its end.
+  public let intensity: [Double]
+  /// Each step's sharpness (0...1: the middle of the step's range; 0.5 where nothing sounds).
+  public let sharpness: [Double]
 
   /// `schedule` (at any rate) in steps of `step` seconds.
   public init(schedule: Schedule, step: Double = RumbleTrack.defaultStep) {
     self.step = step
-    let duration = schedule.duration
-    let count = max(1, Int((duration / step).rounded(.up)))
+    let count = max(1, Int((schedule.duration / step).rounded(.up)))
     let window = PlotWindow(from: 0, to: Double(count) * step, columns: count)
     let (intensity, sharpness) = PlotSeries.levels(schedule, window: window)
-    levels = (0..<count).map { k in
-      guard let level = intensity[k], level > 0 else { return .off }
-      let sharp = sharpness[k].map { ($0.lowerBound + $0.upperBound) / 2 } ?? 0.5
-      return Level(intensity: level, sharpness: sharp)
-    }
+    self.intensity = intensity.map { $0 ?? 0 }
+    self.sharpness = sharpness.map { $0.map { ($0.lowerBound + $0.upperBound) / 2 } ?? 0.5 }
   }
 
-  /// A track of these levels (tests, and sequences built by hand).
-  public init(levels: [Level], step: Double = RumbleTrack.defaultStep) {
+  /// Steps of these intensities and sharpnesses (tests).
+  public init(intensity: [Double], sharpness: [Double], step: Double = RumbleTrack.defaultStep) {
+    precondition(intensity.count == sharpness.count, "one sharpness per step")
     self.step = step
-    self.levels = levels
+    self.intensity = intensity
+    self.sharpness = sharpness
   }
+
+  /// Step `k`'s level with live control applied as the renderer applies it: the intensity
+  /// control multiplies the intensity, the sharpness control is added to the sharpness.
+  @inline(__always)
+  public static func level(intensity: Double, sharpness: Double, intensityControl: Double = 1, sharpnessControl: Double = 0)
+    -> Level
+  {
+    let level = intensity * intensityControl
+    guard level > 0 else { return .off }
+    return Level(intensity: level, sharpness: min(max(sharpness + sharpnessControl, 0), 1))
+  }
+
+  /// One level per step.
+  public var levels: [Level] { zip(intensity, sharpness).map { Self.level(intensity: $0, sharpness: $1) } }
 
   /// Seconds the track lasts.
-  public var duration: Double { Double(levels.count) * step }
+  public var duration: Double { Double(intensity.count) * step }
 }

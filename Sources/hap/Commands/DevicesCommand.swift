@@ -44,7 +44,7 @@ enum DevicesCommand: Command {
       case .library(let why):
         Console.error("hap: \(why.message)")
         return ExitStatus.trouble
-      case .motorWithoutPath: throw RumblePlayback.noMotorPath
+      case .motorWithoutPath: throw MotorOptions.noMotorPath
       }
     }
     if arguments[Options.format] == .json {
@@ -56,7 +56,7 @@ enum DevicesCommand: Command {
     }
     if listing.usable == 0 {
       Console.error(
-        "hap: no usable playback device: \(named == nil ? noneUsable(listing.devices) : "'\(Format.excerpt(named!))' does not play"); \(named.map(RumblePlayback.names) == true ? "no such event device, or no access to it (is your user in the 'input' group?)" : "no sound card, or no access to it (is your user in the 'audio' group?)"); 'hap play -D sim' plays on the simulated exciter."
+        "hap: no usable playback device: \(named == nil ? noneUsable(listing.devices) : "'\(Format.excerpt(named!))' does not play"); \(named.map(MotorOptions.names) == true ? "no such event device, or no access to it (is your user in the 'input' group?)" : "no sound card, or no access to it (is your user in the 'audio' group?)"); 'hap play -D sim' plays on the simulated exciter."
       )
       return ExitStatus.failure
     }

@@ -80,7 +80,7 @@ enum DragCommand: Command {
     }
     // The device options, parsed once: playing opens the device with them, rendering takes
     // their signal settings (rate, sample format, gain, profile).
-    let device = try DeviceOptions(arguments)
+    var device = try DeviceOptions(arguments)
     if let output = arguments[Self.output] {
       return try render(pattern, to: output, arguments: arguments, device: device, map: map, window: window)
     }
@@ -88,14 +88,12 @@ enum DragCommand: Command {
       throw .refused("'--\(option.spec.name)' goes with -o OUT (rendering a recording)")
     }
 
-    let motor = try RumblePlayback.motorPath(device, arguments)
+    if try MotorOptions.motorPath(device, arguments) != nil {
+      device.settings.audio = .hapticsOnly  // a motor plays no sound
+    }
     // The input first: a missing or unreadable device is reported before the sound device opens.
     guard let source = openInput(arguments[input]) else { return ExitStatus.trouble }
     let reading = arguments.reading
-    if let motor {
-      return dragOnMotor(
-        pattern, path: motor, device: device, source: source, map: map, window: window, reading: reading)
-    }
     let started = DispatchTime.now().uptimeNanoseconds
     return play(
       pattern, device: device, source: source, map: map, window: window, started: started, reading: reading)
@@ -147,25 +145,6 @@ enum DragCommand: Command {
     playback.loops = nil
     let control = source.controlSource(map: map, window: window)
     return session.play(session.factory.set([loaded]), playback: playback, controls: [control])
-  }
-
-  /// Loops `pattern` on the motor, its intensity and sharpness following `source` (the controls
-  /// applied to its rumble track each 5 ms step), until Ctrl-C (or the recording's end).
-  static func dragOnMotor(
-    _ pattern: String, path: String, device: DeviceOptions, source: Evdev.Source, map: VelocityMap, window: Double,
-    reading: PatternReading
-  ) -> Int32 {
-    Interrupt.install()
-    let loaded: Pattern
-    do {
-      loaded = try PatternLoading.load(pattern, reading: reading)
-    } catch {
-      return PatternLoading.status(error)
-    }
-    let queue = ControlQueue(capacity: 1024)
-    _ = source.controlSource(map: map, window: window)(queue)
-    var live = LiveRumble(schedule: Schedule(pattern: loaded, rate: 48000), queue: queue)
-    return RumblePlayback.run(&live, path: path, gainDecibels: device.gain, verbose: device.verbose)
   }
 
   // MARK: - Rendering a recording

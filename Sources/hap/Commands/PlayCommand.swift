@@ -92,9 +92,11 @@ enum PlayCommand: Command {
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let started = DispatchTime.now().uptimeNanoseconds
     let patterns = try patternArguments(arguments)
-    let device = try DeviceOptions(arguments)
+    var device = try DeviceOptions(arguments)
     let settings = try Settings(arguments, patterns: patterns)
-    if RumblePlayback.names(device.device) { return try playOnMotor(patterns, device: device, arguments: arguments) }
+    if try MotorOptions.motorPath(device, arguments) != nil {
+      device.settings.audio = .hapticsOnly  // a motor plays no sound: the patterns' sounds are not read
+    }
     if arguments[watch] {
       return try WatchPlayback.run(patterns, device: device, settings: settings, started: started)
     }
@@ -127,28 +129,6 @@ enum PlayCommand: Command {
       if let loopEnd = settings.loopEnd { player.loopEnd = session.frames(loopEnd) }
       announcer.follow(player)
     }
-  }
-
-  /// `-D evdev:PATH`: the patterns on a rumble motor (``RumblePlayback``); the options that
-  /// shape a signal it does not play are refused.
-  static func playOnMotor(_ patterns: [String], device: DeviceOptions, arguments: Arguments) throws(UsageError)
-    -> Int32
-  {
-    guard
-      let path = try RumblePlayback.motorPath(
-        device, arguments, refusing: [control, ControlInput.mapOption, start, loopEnd])
-    else { return ExitStatus.trouble }
-    Interrupt.install()
-    let settings = try Settings(arguments, patterns: patterns)
-    if arguments[watch] { return try MotorWatch.run(patterns, path: path, settings: settings, device: device) }
-    var loaded: [Pattern] = []
-    do {
-      for path in patterns { loaded.append(try PatternLoading.load(path, reading: settings.reading, quietWarnings: settings.quiet)) }
-    } catch {
-      return PatternLoading.status(error)
-    }
-    var walk = MotorPlayback.walk(loaded, gap: settings.gap, loops: settings.loops, speed: settings.speed)
-    return RumblePlayback.run(&walk, path: path, gainDecibels: device.gain, verbose: device.verbose)
   }
 
   /// The pattern arguments: at least one, standard input at most once, a folder's patterns

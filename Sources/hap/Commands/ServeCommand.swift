@@ -85,7 +85,7 @@ enum ServeCommand: Command {
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
     let options = try DeviceOptions(arguments, defaultLatency: defaultLatency)
-    _ = try RumblePlayback.motorPath(options, arguments, refusing: [Options.soundPath, memoryBudget])  // not on a motor
+    _ = try MotorOptions.motorPath(options, arguments, refusing: [Options.soundPath, memoryBudget])  // not on a motor
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
     try refuseAudioOnly(arguments)
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])

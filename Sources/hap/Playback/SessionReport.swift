@@ -11,9 +11,16 @@ extension PlaybackSession {
   static func openForCommand(
     _ options: DeviceOptions, profile: ActuatorProfile, commandStarted: UInt64, live: Bool, sound: Bool = false
   ) throws(Failure) -> PlaybackSession {
-    try open(
+    let session = try open(
       options.settings, profile: profile, commandStarted: commandStarted, live: live, sound: sound,
       abandon: { Interrupt.requested }, soundLeft: soundLeft)
+    session.noteMotor()
+    return session
+  }
+
+  /// On a motor: what it cannot do, said once the session is open.
+  func noteMotor() {
+    if let motor { MotorOptions.note(motor, linearGain: options.linearGain) }
   }
   /// ``open(playing:paths:_:profile:search:commandStarted:live:abandon:soundLeft:)`` for a
   /// command; nil after saying why not (exit 2).
@@ -22,9 +29,11 @@ extension PlaybackSession {
     reading: PatternReading, commandStarted: UInt64, live: Bool
   ) -> PlaybackSession? {
     do throws(StartFailure) {
-      return try open(
+      let session = try open(
         playing: patterns, paths: paths, options.settings, profile: profile, search: reading.sounds,
         commandStarted: commandStarted, live: live, abandon: { Interrupt.requested }, soundLeft: soundLeft)
+      session.noteMotor()
+      return session
     } catch {
       switch error {
       case .sounds(let failure): Console.error("hap: \(failure.message)")
@@ -86,6 +95,7 @@ extension PlaybackSession {
 
   /// `--verbose`: device, format, scheduling, start latency, underruns and frames played.
   private func printStatistics(_ report: EngineReport, reloadedAt: UInt64?) {
+    if let motor { return MotorOptions.printStatistics(report, motor: motor) }
     let c = configuration
     func ms(_ frames: Int) -> String {
       Format.number((Double(frames) / Double(c.rate) * 10000).rounded() / 10) + " ms"

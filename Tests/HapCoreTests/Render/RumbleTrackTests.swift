@@ -1,7 +1,7 @@
 import HapCore
 import Testing
 
-/// A pattern as a rumble motor plays it: levels per step, and their sequence with gaps and loops.
+/// A pattern as a rumble motor plays it: levels per step.
 @Suite struct RumbleTrackTests {
   @Test func sharpnessWeighsTheMotors() {
     #expect(RumbleTrack.Level(intensity: 1, sharpness: 0) == .init(strong: 65535, weak: 0))
@@ -25,20 +25,5 @@ import Testing
     #expect(track.levels[20] == .init(strong: 52428, weak: 0))
     #expect(track.levels[28].strong > 0)
     #expect((30...32).contains(track.levels.count), "\(track.levels.count) steps")
-  }
-
-  @Test func aSequenceWalksTracksGapsAndLoops() {
-    let a = RumbleTrack.Level(strong: 1, weak: 0)
-    let b = RumbleTrack.Level(strong: 2, weak: 0)
-    let tracks = [[a, a], [b]].map { RumbleTrack(levels: $0) }
-    let sequence = RumbleSequence(tracks: tracks, gapSteps: 1, loops: 2)
-    var position = RumbleSequence.Position()
-    var walked: [RumbleTrack.Level] = []
-    while let level = sequence.next(&position) { walked.append(level) }
-    // No gap after the last track of the last loop.
-    #expect(walked == [a, a, .off, b, .off, a, a, .off, b])
-    let forever = RumbleSequence(tracks: tracks, gapSteps: 0, loops: nil)
-    position = RumbleSequence.Position()
-    for _ in 0..<1000 { #expect(forever.next(&position) != nil) }
   }
 }

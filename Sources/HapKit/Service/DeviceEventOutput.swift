@@ -3,11 +3,16 @@ import HapALSA
 import HapCore
 import HapResample
 
-/// The service on a sound device (an exciter, a sound card, the simulated exciter, a
-/// DualSense): the vocabulary rendered into an ``EventMixer`` as far as the memory budget goes,
-/// and a ``PlaybackSession`` playing the mixer on the device engine. The service's lock is held
-/// in every call but ``prepare(_:_:)``.
-final class SoundEventOutput: EventOutput {
+/// The service on its device: the vocabulary made into an ``EventMixer`` and a
+/// ``PlaybackSession`` playing the mixer on the device engine, whatever the back end. On a sound
+/// device (an exciter, a sound card, the simulated exciter, a DualSense) the events are
+/// rendered as far as the memory budget goes; on a rumble motor (`-D evdev:PATH`, docs/service.md,
+/// "On a rumble motor") the mixer holds each event's levels (its ``RumbleTrack``), the engine's
+/// motor back end uploads the largest level of each motor among the voices every 5 ms, a fire's
+/// sharpness plays the event's own levels (a motor shows sharpness only as its strong/weak
+/// balance, which they hold), and `--gain` is the motor's FF_GAIN (at most full strength). The
+/// service's lock is held in every call but ``prepare(_:_:)``.
+final class DeviceEventOutput: EventOutput {
   private var mixer: EventMixer
   private(set) var generation = 0
   private(set) var refused: [String: Int] = [:]
@@ -25,7 +30,11 @@ final class SoundEventOutput: EventOutput {
   /// Serialises the renders of sharpness variants (one buffer being made at a time).
   private let variantRenderLock = NSLock()
 
-  init(stop: StopRequest, log: @escaping @Sendable (ServiceNotice) -> Void) {
+  /// The motor's event device, when the service plays on one.
+  private let motorPath: String?
+
+  init(motor path: String? = nil, stop: StopRequest, log: @escaping @Sendable (ServiceNotice) -> Void) {
+    motorPath = path
     self.stop = stop
     self.log = log
     mixer = EventMixer(events: [], leads: [], sounds: [], rate: 48000, queueCapacity: VocabularyService.queueCapacity)
@@ -34,19 +43,25 @@ final class SoundEventOutput: EventOutput {
   var isOpen: Bool { engine != nil }
   var hasEnded: Bool { engine?.hasEnded ?? false }
   var sounding: Int { mixer.counters.sounding }
-  var voicesSurviveClose: Bool { true }
+  var isMotor: Bool { motorPath != nil }
+  /// A motor's voices stop with its device (its end is said at once).
+  var voicesSurviveClose: Bool { !isMotor }
   var rate: Int? { made == nil ? nil : Int(mixer.rate) }
-  var threadName: String { "playback thread" }
-  var loopsLastForever: Bool { false }
+  var threadName: String { isMotor ? "motor's thread" : "playback thread" }
+  var loopsLastForever: Bool { isMotor }
 
-  /// A new profile, gain or budget renders the events again.
+  /// A new profile, gain or budget renders the events again; on a motor, whose levels take no
+  /// gain (it is the motor's own, at most full strength) and no memory to speak of, a new
+  /// profile or a change of that capped gain.
   func remakes(from old: ServiceSettings, to new: ServiceSettings) -> Bool {
-    new.profile != old.profile || new.device.gain != old.device.gain || new.memoryBudget != old.memoryBudget
+    if isMotor { return new.profile != old.profile || min(old.device.linearGain, 1) != min(new.device.linearGain, 1) }
+    return new.profile != old.profile || new.device.gain != old.device.gain || new.memoryBudget != old.memoryBudget
   }
 
-  /// A sharpness variant that would not fit in an equal share of what the budget leaves.
+  /// A sharpness variant that would not fit in an equal share of what the budget leaves (a
+  /// motor plays a fire's sharpness as the event's own levels: nothing to refuse).
   func refusal(_ event: VocabularyEvent, _ k: Int, sharpness: Int, budget: Int) -> ServiceError? {
-    guard sharpness != 0, SharpnessVariant.reaches(event.pattern) else { return nil }
+    guard !isMotor, sharpness != 0, SharpnessVariant.reaches(event.pattern) else { return nil }
     let share = variantBudget(budget)
     let bytes = mixer.frames(ofEvent: k) * MemoryLayout<Float>.size
     guard bytes > share else { return nil }
@@ -61,6 +76,10 @@ final class SoundEventOutput: EventOutput {
   /// Renders at the device's rate once it is known (the rate it opened at), else at the one
   /// asked for.
   func prepare(_ vocabulary: Vocabulary, _ settings: ServiceSettings, rate: Int?) -> PreparedEvents {
+    if isMotor {
+      let mixer = Self.motorMixer(vocabulary, settings, rate: rate ?? settings.device.rate)
+      return .sound(mixer, refused: [:], made: (vocabulary, settings))
+    }
     let (mixer, refused) = Self.mixer(vocabulary, settings, rate: rate ?? settings.device.rate, log: log)
     return .sound(mixer, refused: refused, made: (vocabulary, settings))
   }
@@ -116,6 +135,17 @@ final class SoundEventOutput: EventOutput {
       queueCapacity: VocabularyService.queueCapacity,
       soundPlanes: settings.soundHints && settings.device.audio != .hapticsOnly)
     return (mixer, refused)
+  }
+
+  /// On a motor: each event's levels (its ``RumbleTrack`` at `rate` with the profile), no
+  /// samples (a motor plays levels only).
+  private static func motorMixer(_ vocabulary: Vocabulary, _ settings: ServiceSettings, rate: Int) -> EventMixer {
+    let levels = vocabulary.events.map { event in
+      RumbleTrack(schedule: Schedule(pattern: event.pattern, profile: settings.profile, rate: Double(rate))).levels
+    }
+    return EventMixer(
+      events: levels.map { _ in [] }, rate: Double(rate), queueCapacity: VocabularyService.queueCapacity,
+      levels: levels)
   }
 
   /// The events that fit in `budget`, smallest first, and the others with their bytes.
@@ -197,13 +227,14 @@ final class SoundEventOutput: EventOutput {
     } catch {
       deviceName = settings.device.device
       if case .sink(let cause) = error { return .deviceUnavailable(cause, "\(error)") }
+      if case .motor(let cause) = error { return .deviceUnavailable(nil, "\(cause)") }
       return .deviceUnavailable(SinkError?.none, "\(error)")
     }
     // The default sound device did not open: said once (by the session); the haptics play.
     if mixer.hasSound && !opened.playsSound { soundUnavailable = true }
     // Opened at another rate: the events are rendered again; a sound left out is said again
     // (it may fail at this rate only), what the budget left out was said at load.
-    if Double(opened.configuration.rate) != mixer.rate, let made {
+    if Double(opened.configuration.rate) != mixer.rate, let made, !isMotor {
       let soundsOnly: @Sendable (ServiceNotice) -> Void = { [log] in if case .soundLeftOut = $0 { log($0) } }
       let (mixer, refused) = Self.mixer(made.0, made.1, rate: opened.configuration.rate, log: soundsOnly)
       install(.sound(mixer, refused: refused, made: made))
@@ -211,7 +242,8 @@ final class SoundEventOutput: EventOutput {
     mixer.resume()
     session = opened
     deviceName = settings.device.device
-    engine = opened.start(mixer, stop: StopRequest(following: stop), thread: "hap service playback")
+    engine = opened.start(
+      mixer, stop: StopRequest(following: stop), thread: isMotor ? "hap service motor" : "hap service playback")
     log(
       .deviceOpened(device: settings.device.device, capture: opened.capture, soundCapture: opened.sound?.capture))
     return nil
@@ -229,11 +261,23 @@ final class SoundEventOutput: EventOutput {
     self.engine = nil
     self.session = nil
     if let failure = report.failure { log(.deviceFailed("\(failure)")) }
-    log(.deviceClosed(device: deviceName, thread: "playback thread: \(report.scheduling); \(report.memory)"))
+    if isMotor {
+      // What still sounded is dropped with the motor (its ends said now, this thread the
+      // ring's consumer while no engine runs).
+      _ = mixer.send(.stopAll)
+      mixer.dropAll()
+      log(
+        .deviceClosed(
+          device: deviceName,
+          thread: "motor thread: \(report.scheduling); \(report.updates) updates, \(report.skipped) skipped"))
+    } else {
+      log(.deviceClosed(device: deviceName, thread: "playback thread: \(report.scheduling); \(report.memory)"))
+    }
     return report.failure != nil
   }
 
   func check(opened: Bool, failure: ServiceError?) -> DeviceCheck {
+    if let motorPath, session != nil { return .motor(path: motorPath) }
     guard let session else { return .unavailable(device: deviceName, why: failure?.message ?? "") }
     return .sound(
       device: deviceName, session.configuration, soundDevice: session.sound?.name,
@@ -246,8 +290,10 @@ final class SoundEventOutput: EventOutput {
   func start(_ voice: ServiceVoice, _ k: Int, loops: Bool, bound: Bool, service: VocabularyService)
     -> Result<Double, ServiceError>
   {
-    if voice.sound != nil { return startSignal(mixer.samples(ofEvent: k), voice, event: k, loops: loops, bound: bound) }
-    if voice.sharpness != 0 && SharpnessVariant.reaches(voice.event.pattern) {
+    if voice.sound != nil && !isMotor {
+      return startSignal(mixer.samples(ofEvent: k), voice, event: k, loops: loops, bound: bound)
+    }
+    if voice.sharpness != 0 && !isMotor && SharpnessVariant.reaches(voice.event.pattern) {
       return startVariant(voice, k, loops: loops, bound: bound, service: service)
     }
     let command = EventMixer.Command.start(
@@ -260,7 +306,7 @@ final class SoundEventOutput: EventOutput {
   private func queue(_ command: EventMixer.Command, frames: Int) -> Result<Double, ServiceError> {
     // A fire that cannot be queued is answered busy and counted, never lost silently.
     guard waitForRoom() else {
-      return .failure(ServiceError(.busy, "the playback thread is stalled; the fire could not be queued."))
+      return .failure(ServiceError(.busy, "the \(threadName) is stalled; the fire could not be queued."))
     }
     // Room was checked, and only the service's thread (under its lock) fills the ring.
     _ = mixer.send(command)
@@ -307,7 +353,7 @@ final class SoundEventOutput: EventOutput {
   /// the voice crossfades to at the same place of its timeline.
   func set(_ voice: ServiceVoice, _ k: Int, gain: Float?, sharpness: Int?, service: VocabularyService) -> ServiceError?
   {
-    if let sharpness, sharpness != voice.sharpness, SharpnessVariant.reaches(voice.event.pattern) {
+    if let sharpness, !isMotor, sharpness != voice.sharpness, SharpnessVariant.reaches(voice.event.pattern) {
       if let refusal = refusal(voice.event, k, sharpness: sharpness, budget: service.currentSettings.memoryBudget) {
         return refusal
       }
@@ -329,7 +375,8 @@ final class SoundEventOutput: EventOutput {
 
   /// Stores the signal in a variant slot and starts it as a voice of the mixer's blank event.
   func startSignal(_ samples: [Float], _ voice: ServiceVoice) -> Result<Double, ServiceError> {
-    startSignal(samples, voice, event: nil, loops: false, bound: true)
+    if isMotor { return .failure(ServiceError(.badRequest, "a rumble motor plays a vibration as levels, not as a signal.")) }
+    return startSignal(samples, voice, event: nil, loops: false, bound: true)
   }
 
   /// Stores `samples` (event `k`'s render, from its lead; nil: the blank event's signal) with
@@ -361,19 +408,39 @@ final class SoundEventOutput: EventOutput {
     return queue(command, frames: mixer.duration(ofVariant: slot, event: event))
   }
 
-  /// A sound device plays vibrations as signals (``startSignal(_:_:)``).
+  /// Steps a motor's vibration may hold: feedbackd's longest (10 parts of 10 s) at 5 ms.
+  static let rumbleSteps = 20_000
+
+  /// On a motor: stores the levels in a variant slot of their own and starts them as a voice of
+  /// the mixer's blank event (a sound device plays vibrations as signals, ``startSignal(_:_:)``).
   func startRumble(_ levels: [RumbleTrack.Level], _ voice: ServiceVoice) -> Result<Double, ServiceError> {
-    .failure(ServiceError(.badRequest, "a sound device plays a vibration as a signal, not as motor levels."))
+    guard isMotor else {
+      return .failure(ServiceError(.badRequest, "a sound device plays a vibration as a signal, not as motor levels."))
+    }
+    guard levels.count <= Self.rumbleSteps else {
+      return .failure(
+        ServiceError(.badRequest, "the vibration is longer than the motor holds (\(Self.rumbleSteps) steps of 5 ms)."))
+    }
+    signals += 1
+    let key = VariantCache.Key(event: mixer.blankEvent, steps: signals)
+    guard let slot = mixer.storeVariant(key, samples: [], levels: levels) else {
+      return .failure(
+        ServiceError(.busy, "the motor's last vibrations are still being let go; vibrate again in a moment."))
+    }
+    let command = EventMixer.Command.startVariant(
+      event: Int32(mixer.blankEvent), variant: Int32(slot), gain: voice.gain, priority: 0, ducking: 0,
+      owner: voice.owner, loops: false, bound: true, id: voice.id)
+    return queue(command, frames: mixer.duration(ofVariant: slot, event: mixer.blankEvent))
   }
 
-  /// A variant slot's share of the memory budget.
-  var signalBudget: Int { variantBudget(memoryBudget) }
+  /// A variant slot's share of the memory budget (a motor's vibrations are levels: none).
+  var signalBudget: Int { isMotor ? 0 : variantBudget(memoryBudget) }
 
   /// The memory budget of the settings last made (for a signal's share).
   private var memoryBudget: Int { made?.1.memoryBudget ?? VocabularyService.defaultMemoryBudget }
 
   private func stalled(_ what: String) -> ServiceError {
-    ServiceError(.busy, "the playback thread is stalled; the \(what) could not be queued.")
+    ServiceError(.busy, "the \(threadName) is stalled; the \(what) could not be queued.")
   }
 
   // MARK: Sharpness variants
