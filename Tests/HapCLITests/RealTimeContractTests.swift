@@ -382,4 +382,28 @@ struct RealTimeContractTests {
     let played = (try? PCM.floats(contentsOf: device.capture, format: .f32)) ?? []
     #expect(played.contains { $0 != 0 }, "nothing played")
   }
+
+  /// The same 8 players at 1 kHz of parameters on a rumble motor (the engine's motor back end,
+  /// through the force-feedback stand-in): nothing allocated or freed on the engine's thread
+  /// after its first update; in an optimised build, nothing retained or released.
+  @Test func aHapKitEngineWithEightPlayersOnAMotorKeepsTheContract() throws {
+    let bench = URL(fileURLWithPath: Hap.binary).deletingLastPathComponent().appendingPathComponent("hapkit-bench").path
+    try #require(FileManager.default.isExecutableFile(atPath: bench), "hapkit-bench is not built beside \(Hap.binary)")
+    let motors = try RumbleTests.Motors()
+    let probe = try RealTimeProbe(in: motors.folder)
+    var environment = motors.environment.merging(probe.environment) { $1 }
+    environment["LD_PRELOAD"] = [motors.environment["LD_PRELOAD"], probe.environment["LD_PRELOAD"]].compactMap { $0 }
+      .joined(separator: ":")
+    environment["HAP_DEVICE"] = motors.device()
+    let result = try Hap.run(["load", "1.5", texture], environment: environment, timeout: 60, executable: bench)
+    #expect(result.status == 0, "\(result.stderr)")
+    let counts = try probe.counts()
+    #expect(counts["watched"] == 1, "the engine's thread never marked itself: \(counts)")
+    #expect(counts["allocs"] == 0 && counts["frees"] == 0, "\(counts)")
+    if RealTimeProbe.optimised {
+      #expect(counts["retains"] == 0 && counts["releases"] == 0, "\(counts)")
+    }
+    let uploads = try motors.calls().filter { $0.kind == "upload" }
+    #expect(uploads.count > 100 && uploads.contains { ($0.fields["strong"] ?? 0) + ($0.fields["weak"] ?? 0) > 0 }, "the motor played nothing")
+  }
 }

@@ -341,3 +341,56 @@ struct RumbleTests {
     #expect(refused.status == 2 && refused.stderr.contains("does not apply to a rumble motor"), "\(refused.stderr)")
   }
 }
+
+/// HapKit on a gamepad's motor: Core Haptics' API (`hapkit-bench`, a HapKit program built beside
+/// the `hap` under test) with `HAP_DEVICE=evdev:PATH`, through the force-feedback stand-in.
+@Suite("HapKit on a rumble motor", .serialized)
+struct HapKitMotorTests {
+  static var bench: String {
+    URL(fileURLWithPath: Hap.binary).deletingLastPathComponent().appendingPathComponent("hapkit-bench").path
+  }
+
+  /// A continuous event of full intensity and no sharpness, 30 s long.
+  static let long =
+    #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 30, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": 0}]}}]}"#
+
+  @Test(
+    "CHHapticEngine(device:) on a motor: sendParameters reaches the motor's level within one 5 ms step + 2 ms, each time"
+  )
+  func sendParametersReachesTheMotor() throws {
+    try #require(FileManager.default.isExecutableFile(atPath: Self.bench), "hapkit-bench is not built beside \(Hap.binary)")
+    let motors = try RumbleTests.Motors()
+    let pattern = try motors.folder.write("long.json", Self.long)
+    var environment = motors.environment
+    environment["HAP_DEVICE"] = motors.device()
+    let result = try Hap.run(["params", "8", pattern], environment: environment, timeout: 60, executable: Self.bench)
+    #expect(result.status == 0, "\(result.stderr)")
+    let sent = result.stdoutLines.compactMap { UInt64($0) }
+    #expect(sent.count == 8)
+    let uploads = try motors.calls().filter { $0.kind == "upload" }
+    // Intensity 1.0 with the sharpness control 0.6: the weak motor at full strength; at 0.2 it
+    // is a fifth of it.
+    #expect(uploads.contains { $0.fields["weak"] == 13107 }, "intensity 0.2 never reached the motor")
+    var worst = 0.0
+    for t0 in sent {
+      let reached = uploads.first { $0.time >= t0 && $0.fields["weak"] == 65535 }
+      let late = reached.map { Double($0.time - t0) / 1e6 } ?? .infinity
+      worst = max(worst, late)
+    }
+    // The motor's own schedule, to tell hap's lateness from the machine's: each upload's
+    // distance from its 5 ms step (a loaded 2-core machine may hold the thread back).
+    let schedule = uploads.dropFirst().enumerated().map { k, upload in
+      Double(upload.time - uploads[0].time) / 1e6 - Double(k + 1) * 5
+    }
+    let held = schedule.contains { abs($0) > 2 } || schedule.isEmpty
+    if held {
+      withKnownIssue("the machine held the motor's thread back (an update over 2 ms off its step)", isIntermittent: true) {
+        #expect(worst <= 7, "the latest took \(worst) ms")
+      }
+    } else {
+      #expect(worst <= 7, "the latest took \(worst) ms to reach the motor")
+    }
+    let calls = try motors.calls()
+    #expect(calls.suffix(3).map(\.kind) == ["play", "remove", "close"], "the engine's stop releases the motor")
+  }
+}

@@ -64,6 +64,7 @@ extension CHHapticEngine {
     defer { player.compiled = nil }
     if let compiled = player.compiled, speed == 1, compiled.renderers.first?.schedule.rate == run.rate,
       run.factory.profile.name == ActuatorProfile.exciter.name, run.factory.hapticEvents,
+      (compiled.levels != nil) == run.factory.motorLevels,
       !(run.playsSound && player.pattern.model.events.contains(where: \.type.isAudio))
     {
       return compiled
@@ -75,7 +76,8 @@ extension CHHapticEngine {
   /// engine's kind of device; nil when its device's profile is not known before it opens.
   func precompiled(_ pattern: CHHapticPattern) -> RendererSet? {
     if case .dualSense = device { return nil }
-    let factory = RendererFactory(profile: .exciter, rate: Double(EngineDevice.rate), linearGain: 1)
+    var factory = RendererFactory(profile: .exciter, rate: Double(EngineDevice.rate), linearGain: 1)
+    if case .motor = device { factory.motorLevels = true }
     return Self.owningSounds(factory.set([pattern.model]))
   }
 
