@@ -138,8 +138,8 @@ public enum DeviceCheck: Sendable {
 }
 
 /// The running service of `hap serve`, over any device (docs/service.md): the vocabulary's
-/// events made once for the device (rendered into an ``EventMixer``, or rumble tracks in a
-/// ``MotorMixer``: an ``EventOutput``), the ``FirePolicy``, the connections' voices, reloads,
+/// events made once for the device (an ``EventMixer`` of their renders, or of their motor
+/// levels on a motor: an ``EventOutput``), the ``FirePolicy``, the connections' voices, reloads,
 /// and the device opened at the first fire and closed `idleClose` seconds after the last sound.
 /// Client threads call ``reply(to:owner:)``; one lock serialises the policy, the mixer's
 /// producer side and the device's state (the device's thread never takes it). Prints nothing:

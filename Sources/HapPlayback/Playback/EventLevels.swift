@@ -9,10 +9,8 @@ import HapRender
 public final class EventLevels: @unchecked Sendable {
   /// Frames per step at the mixer's rate.
   public let stepFrames: Int
-  private let strong: UnsafeMutablePointer<Float>
-  private let weak: UnsafeMutablePointer<Float>
-  /// Where each event's steps start; `events + 1` entries.
-  private let offsets: UnsafeMutablePointer<Int>
+  private let strong: StepTable<Float>
+  private let weak: StepTable<Float>
   public let events: Int
   /// Each variant slot's levels (nil: none stored), steps and allocation (producer only).
   private let slotStrong: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
@@ -25,20 +23,8 @@ public final class EventLevels: @unchecked Sendable {
   public init(tracks: [[RumbleTrack.Level]], rate: Double, variants: Int) {
     stepFrames = max(1, Int((RumbleTrack.defaultStep * rate).rounded()))
     events = tracks.count
-    let total = tracks.reduce(0) { $0 + $1.count }
-    strong = .allocate(capacity: max(1, total))
-    weak = .allocate(capacity: max(1, total))
-    offsets = .allocate(capacity: tracks.count + 1)
-    var at = 0
-    for (k, track) in tracks.enumerated() {
-      offsets[k] = at
-      for (n, level) in track.enumerated() {
-        strong[at + n] = Float(level.strong)
-        weak[at + n] = Float(level.weak)
-      }
-      at += track.count
-    }
-    offsets[tracks.count] = at
+    strong = StepTable(tracks.map { $0.map { Float($0.strong) } })
+    weak = StepTable(tracks.map { $0.map { Float($0.weak) } })
     slots = max(1, variants)
     slotStrong = .allocate(capacity: slots)
     slotStrong.initialize(repeating: nil, count: slots)
@@ -55,8 +41,8 @@ public final class EventLevels: @unchecked Sendable {
       slotStrong[s]?.deallocate()
       slotWeak[s]?.deallocate()
     }
-    for pointer in [strong, weak] { pointer.deallocate() }
-    offsets.deallocate()
+    strong.deallocate()
+    weak.deallocate()
     slotStrong.deallocate()
     slotWeak.deallocate()
     slotSteps.deallocate()
@@ -87,7 +73,7 @@ public final class EventLevels: @unchecked Sendable {
   @inline(__always)
   public func steps(event: Int, variant: Int) -> Int {
     if variant >= 0 && variant < slots && slotSteps[variant] > 0 { return slotSteps[variant] }
-    return event < events ? offsets[event + 1] - offsets[event] : 0
+    return event < events ? strong.count(event) : 0
   }
 
   /// Frames the levels of `event` in `variant` last.
@@ -107,8 +93,7 @@ public final class EventLevels: @unchecked Sendable {
     if variant >= 0 && variant < slots && slotSteps[variant] > 0, let s = slotStrong[variant], let w = slotWeak[variant] {
       frames.raiseMotor(strong: s[step] * scale, weak: w[step] * scale)
     } else {
-      let at = offsets[event] + step
-      frames.raiseMotor(strong: strong[at] * scale, weak: weak[at] * scale)
+      frames.raiseMotor(strong: strong[event, step] * scale, weak: weak[event, step] * scale)
     }
   }
 }

@@ -2,8 +2,8 @@ import Foundation
 import HapFormat
 import HapRender
 
-/// Real-time scheduling for the threads that feed a device: the one request of the device
-/// engine's thread and of the motor's (`RumbleEngine`), one priority for both.
+/// Real-time scheduling for the thread that feeds a device: the one request of the device
+/// engine's thread, whatever its back end (a sound device or a motor).
 public enum RealTime {
   /// SCHED_FIFO where the system permits it (root, or CAP_SYS_NICE / rtprio limits), for the
   /// calling thread: priority 20 for playback threads. Only the threads that feed a device ask:
