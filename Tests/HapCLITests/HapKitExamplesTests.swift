@@ -39,7 +39,6 @@ struct HapKitExamplesTests {
   func run(_ name: String, _ arguments: [String] = [], executable: URL? = nil, in directory: String? = nil) throws
     -> Run
   {
-    let bin = try Self.built.get()
     let folder = try TemporaryFolder()
     let capture = folder.path("capture.raw")
     let trace = folder.url.appendingPathComponent("trace")
@@ -49,7 +48,7 @@ struct HapKitExamplesTests {
         "HAP_DEVICE": "sim:APPEND=\(capture)", "HAP_TRACE": trace.path,
         "HAP_SIM_PLUGIN": SimulatedExciter.plugin ?? "",
       ], directory: directory.map { URL(fileURLWithPath: $0) }, timeout: 120,
-      executable: (executable ?? bin.appendingPathComponent(name)).path)
+      executable: (try executable ?? Self.built.get().appendingPathComponent(name)).path)
     let samples = (try? PCM.floats(contentsOf: capture, format: .f32)) ?? []
     return Run(result: result, capture: samples, trace: trace, folder: folder)
   }
@@ -90,6 +89,19 @@ struct HapKitExamplesTests {
       let found = capture[from...].firstIndex(where: { $0 != 0 })
     else { return nil }
     return found - lead
+  }
+
+  @Test(
+    "the program that plays on a motor (HapKitMotorTests), on the simulated exciter: its player, sendParameters and all, is hap render bit for bit"
+  )
+  func theMotorProgramOnTheExciter() throws {
+    let bench = URL(fileURLWithPath: Hap.binary).deletingLastPathComponent().appendingPathComponent("hapkit-bench")
+    try #require(FileManager.default.isExecutableFile(atPath: bench.path), "hapkit-bench is not built beside \(Hap.binary)")
+    let folder = try TemporaryFolder()
+    let pattern = try folder.write("long.json", HapKitMotorTests.long)
+    let run = try run("hapkit-bench", ["params", "4", pattern], executable: bench)
+    #expect(run.result.status == 0, "\(run.result.stderr)")
+    try expectCaptureIsTheRenders(run, players: 1)
   }
 
   @Test("the tour: patterns from events, a dictionary and a file; an advanced player; notifyWhenPlayersFinished")
