@@ -253,8 +253,7 @@ public final class EventMixer: @unchecked Sendable {
     levels: [[RumbleTrack.Level]]? = nil
   ) {
     precondition(capacity > 0 && capacity <= 64, "between 1 and 64 voices")
-    self.levels = levels.map { EventLevels(tracks: $0, rate: rate, variants: variants) }
-    liveLevels = self.levels.map { Unmanaged.passUnretained($0) }
+    (self.levels, liveLevels) = Self.motorLevels(levels, rate: rate, variants: variants)
     variantCapacity = variants
     variantCache = VariantCache(capacity: variants)
     variantSamples = .allocate(capacity: max(1, variants))
@@ -307,6 +306,14 @@ public final class EventMixer: @unchecked Sendable {
     ring = SPSCRing(capacity: queueCapacity, filler: .stopAll)
     (gainFrames, crossFrames) = (max(1, Int((rate * 0.002).rounded())), max(1, Int((rate * 0.005).rounded())))
     ends = VoiceEnds(capacity: 4 * queueCapacity)
+  }
+
+  /// The motor levels of `tracks` (nil: not on a motor), and the same unretained.
+  private static func motorLevels(_ tracks: [[RumbleTrack.Level]]?, rate: Double, variants: Int) -> (
+    EventLevels?, Unmanaged<EventLevels>?
+  ) {
+    let levels = tracks.map { EventLevels(tracks: $0, rate: rate, variants: variants) }
+    return (levels, levels.map { Unmanaged.passUnretained($0) })
   }
 
   /// Variant slots' own sounds, none yet: samples, frames, leads, ends (-1) and allocations.
