@@ -40,15 +40,12 @@ public final class MotorMixer: @unchecked Sendable {
     case stopOwner(Int32)
   }
 
-  private struct Voice {
+  /// A voice's own state (its priority, owner and number are the ``VoiceTable``'s).
+  struct Voice {
     var event: Int32 = -1
-    var owner: Int32 = 0
     var gain: Float = 1
-    var priority: Int32 = 0
     var loops = false
     var step = 0
-    var age: UInt64 = 0
-    var id: UInt32 = 0
   }
 
   /// Voices sounding at once, as for ``EventMixer``.
@@ -59,11 +56,10 @@ public final class MotorMixer: @unchecked Sendable {
   private let levels: UnsafeMutablePointer<RumbleTrack.Level>
   /// Where each event's levels start in `levels`; `eventCount + 1` entries.
   private let offsets: UnsafeMutablePointer<Int>
-  private let voices: UnsafeMutablePointer<Voice>
-  private var started: UInt64 = 0
-  private let ring: SPSCRing<Command>
+  /// The voices: a stop ends one at once (no fade).
+  private let voices: VoiceTable<Voice>
+  private let ring: CommandRing<Command>
   private let soundingVoices = Atomic<Int>(0)
-  private let ends: VoiceEnds
 
   /// Signal slots: levels made at run time (feedbackd's `Vibrate`), played as events
   /// `eventCount + slot`. Two, so that a new signal is stored while the last one fades from use.
@@ -72,14 +68,8 @@ public final class MotorMixer: @unchecked Sendable {
   public let signalCapacity: Int
   private let signalLevels: UnsafeMutablePointer<RumbleTrack.Level>
   private let signalLengths: UnsafeMutablePointer<Int>
-  /// The producer's count of commands sent, and the one naming each signal slot last.
-  private var sent = 0
-  private var lastNamed = [Int](repeating: 0, count: MotorMixer.signalSlots)
-  /// Published by the motor's thread after each step: the signal slots voices read (bit per
-  /// slot), then the commands applied by then.
-  private let signalsBusy = Atomic<Int>(0)
-  private let acknowledged = Atomic<Int>(0)
-  private var applied = 0
+  /// The number of the last command naming each signal slot (-1: none); the producer's.
+  private var lastNamed = [Int](repeating: -1, count: MotorMixer.signalSlots)
 
   /// `tracks`, one per event (all of one step); a ring of `capacity` commands; signal slots of
   /// `signalSteps` steps each.
@@ -101,30 +91,27 @@ public final class MotorMixer: @unchecked Sendable {
       at += track.levels.count
     }
     offsets[tracks.count] = at
-    voices = .allocate(capacity: Self.maxVoices)
-    voices.initialize(repeating: Voice(), count: Self.maxVoices)
-    ring = SPSCRing(capacity: capacity, filler: .stopAll)
-    ends = VoiceEnds(capacity: 4 * capacity)
+    voices = VoiceTable(capacity: Self.maxVoices, fading: false, endCapacity: 4 * capacity, empty: Voice())
+    ring = CommandRing(capacity: capacity, filler: .stopAll, wakes: false)
   }
 
   /// The numbered voices that ended since the last call, oldest first, each once (one thread
   /// at a time).
-  public func takeEnded(_ body: (VoiceEnd) -> Void) { ends.take(body) }
+  public func takeEnded(_ body: (VoiceEnd) -> Void) { voices.takeEnded(body) }
 
   deinit {
     signalLevels.deallocate()
     signalLengths.deallocate()
     levels.deallocate()
     offsets.deallocate()
-    voices.deallocate()
   }
 
   /// Producer (serialised by the caller): queues `command`; false when the ring is full.
   public func send(_ command: Command) -> Bool {
-    guard ring.push(command) else { return false }
-    sent += 1
+    let number = ring.nextNumber
+    guard ring.send(command) else { return false }
     if case .start(let event, _, _, _, _, _) = command, event >= eventCount, Int(event) - eventCount < Self.signalSlots {
-      lastNamed[Int(event) - eventCount] = sent
+      lastNamed[Int(event) - eventCount] = number
     }
     return true
   }
@@ -134,9 +121,10 @@ public final class MotorMixer: @unchecked Sendable {
   /// both slots are in use or the levels are too many.
   public func storeSignal(_ levels: [RumbleTrack.Level]) -> Int? {
     guard !levels.isEmpty, levels.count <= signalCapacity else { return nil }
-    let done = acknowledged.load(ordering: .acquiring)
-    let busy = signalsBusy.load(ordering: .acquiring)
-    guard let slot = (0..<Self.signalSlots).first(where: { busy & (1 << $0) == 0 && lastNamed[$0] <= done }) else {
+    let done = ring.acknowledged
+    let busy = ring.busy
+    guard let slot = (0..<Self.signalSlots).first(where: { busy & (1 << UInt64($0)) == 0 && lastNamed[$0] < done })
+    else {
       return nil
     }
     levels.withUnsafeBufferPointer { source in
@@ -171,15 +159,12 @@ public final class MotorMixer: @unchecked Sendable {
   /// (the largest of each motor among the sounding voices), and moves every voice on a step;
   /// nil when no voice sounds.
   public func next() -> RumbleTrack.Level? {
-    while let command = ring.pop() {
-      apply(command)
-      applied += 1
-    }
+    while let command = ring.next() { apply(command) }
     var strong: Float = 0
     var weak: Float = 0
     var count = 0
-    var busy = 0
-    for v in 0..<Self.maxVoices where voices[v].event >= 0 {
+    var busy: UInt64 = 0
+    for v in 0..<voices.slots where voices.isLive(v) {
       let e = Int(voices[v].event)
       let level = level(e, voices[v].step)
       strong = max(strong, Float(level.strong) * voices[v].gain)
@@ -187,71 +172,36 @@ public final class MotorMixer: @unchecked Sendable {
       count += 1
       voices[v].step += 1
       if voices[v].step == length(e) {
-        if voices[v].loops { voices[v].step = 0 } else { end(v, .played) }
+        if voices[v].loops { voices[v].step = 0 } else { voices.end(v, .played) }
       }
-      if voices[v].event >= 0 && e >= eventCount { busy |= 1 << (e - eventCount) }
+      if voices.isLive(v) && e >= eventCount { busy |= 1 << UInt64(e - eventCount) }
     }
-    signalsBusy.store(busy, ordering: .releasing)
-    acknowledged.store(applied, ordering: .releasing)
-    soundingVoices.store(live(), ordering: .relaxed)
+    ring.acknowledge(busy: busy)
+    soundingVoices.store(voices.sounding, ordering: .relaxed)
     guard count > 0 else { return nil }
     return RumbleTrack.Level(strong: UInt16(strong.rounded()), weak: UInt16(weak.rounded()))
-  }
-
-  /// Voices still sounding.
-  private func live() -> Int {
-    var n = 0
-    for v in 0..<Self.maxVoices where voices[v].event >= 0 { n += 1 }
-    return n
   }
 
   private func apply(_ command: Command) {
     switch command {
     case .start(let event, let owner, let gain, let priority, let loops, let id):
       guard event >= 0, Int(event) < eventCount + Self.signalSlots, length(Int(event)) > 0 else {
-        return ends.report(id, .unplayable)
+        return voices.report(id, .unplayable)
       }
-      guard let v = slot(for: priority) else { return ends.report(id, .refused) }
-      if voices[v].event >= 0 { end(v, .stolen) }
-      started &+= 1
-      voices[v] = Voice(
-        event: event, owner: owner, gain: min(max(gain, 0), 1), priority: priority, loops: loops, step: 0,
-        age: started, id: id)
+      let voice = Voice(event: event, gain: min(max(gain, 0), 1), loops: loops, step: 0)
+      _ = voices.start(voice, priority: priority, owner: owner, bound: owner != 0, id: id)
     case .setGain(let id, let gain):
-      for v in 0..<Self.maxVoices where voices[v].event >= 0 && voices[v].id == id && id != 0 {
+      for v in 0..<voices.slots where voices.holds(v, id: id) {
         voices[v].gain = gain.isNaN ? 0 : min(max(gain, 0), 1)
       }
     case .stopVoice(let id):
-      for v in 0..<Self.maxVoices where voices[v].event >= 0 && voices[v].id == id && id != 0 { end(v, .stopped) }
+      voices.stop(id: id)
     case .stop(let event):
-      for v in 0..<Self.maxVoices where voices[v].event >= 0 && voices[v].event == event { end(v, .stopped) }
+      for v in 0..<voices.slots where voices.isLive(v) && voices[v].event == event { voices.stop(v) }
     case .stopAll:
-      for v in 0..<Self.maxVoices where voices[v].event >= 0 { end(v, .stopped) }
+      voices.stopAll()
     case .stopOwner(let owner):
-      guard owner != 0 else { return }
-      for v in 0..<Self.maxVoices where voices[v].event >= 0 && voices[v].owner == owner { end(v, .stopped) }
+      voices.stop(owner: owner)
     }
-  }
-
-  /// Voice `v` ends now, its end reported.
-  private func end(_ v: Int, _ reason: VoiceEnd.Reason) {
-    voices[v].event = -1
-    ends.report(voices[v].id, reason)
-  }
-
-  /// A free voice, else the oldest of the lowest priority when `priority` is not lower; nil:
-  /// the newcomer does not play.
-  private func slot(for priority: Int32) -> Int? {
-    var victim = -1
-    for v in 0..<Self.maxVoices {
-      if voices[v].event < 0 { return v }
-      // Compared field by field: a tuple's `<` instantiates its metadata (an allocation) at first use.
-      if victim < 0 || voices[v].priority < voices[victim].priority
-        || (voices[v].priority == voices[victim].priority && voices[v].age < voices[victim].age)
-      {
-        victim = v
-      }
-    }
-    return voices[victim].priority <= priority ? victim : nil
   }
 }
