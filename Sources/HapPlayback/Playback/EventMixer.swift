@@ -211,7 +211,6 @@ public final class EventMixer: @unchecked Sendable {
   private var variantCache: VariantCache
   private let appliedCount = Atomic<Int>(0)
   private let stopCount = Atomic<Int>(0)
-  private let soundingCount = Atomic<Int>(0)
 
   /// Copies `events` (each the complete render of one event at `rate`) into storage of its own
   /// and builds every buffer mixing will need; nothing is allocated after this.
@@ -390,7 +389,7 @@ public final class EventMixer: @unchecked Sendable {
       commands: appliedCount.load(ordering: .relaxed), started: voices.started, stolen: voices.stolen,
       refused: voices.refused,
       stops: stopCount.load(ordering: .relaxed),
-      sounding: soundingCount.load(ordering: .relaxed))
+      sounding: voices.soundingNow)
   }
 
   // MARK: Producer
@@ -557,16 +556,13 @@ public final class EventMixer: @unchecked Sendable {
       if hasSound, let left, let right { writeSound(left + done, right + done, count: count) }
       done += count
     }
-    var sounding = 0
     var busy: UInt64 = 0
     for s in 0..<slots where voices.isLive(s) {
-      sounding += 1
       if voices[s].variant >= 0 { busy |= 1 << UInt64(voices[s].variant) }
       if voices[s].previous >= 0 { busy |= 1 << UInt64(voices[s].previous) }
     }
-    soundingCount.store(sounding, ordering: .relaxed)
-    soundingNow = sounding
-    if stopping && sounding == 0 { isFinished = true }
+    soundingNow = voices.publishSounding()
+    if stopping && soundingNow == 0 { isFinished = true }
     // After this period's reads of the variants: the producer may reuse a slot not in `busy`
     // once every command naming it is applied.
     ring.acknowledge(busy: busy)

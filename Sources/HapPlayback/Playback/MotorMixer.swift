@@ -59,7 +59,6 @@ public final class MotorMixer: @unchecked Sendable {
   /// The voices: a stop ends one at once (no fade).
   private let voices: VoiceTable<Voice>
   private let ring: CommandRing<Command>
-  private let soundingVoices = Atomic<Int>(0)
 
   /// Signal slots: levels made at run time (feedbackd's `Vibrate`), played as events
   /// `eventCount + slot`. Two, so that a new signal is stored while the last one fades from use.
@@ -138,7 +137,7 @@ public final class MotorMixer: @unchecked Sendable {
   public var room: Int { ring.room }
 
   /// Voices sounding after the last step (any thread).
-  public var sounding: Int { soundingVoices.load(ordering: .relaxed) }
+  public var sounding: Int { voices.soundingNow }
 
   /// Seconds event `k` lasts.
   public func duration(ofEvent k: Int) -> Double { Double(length(k)) * step }
@@ -177,7 +176,7 @@ public final class MotorMixer: @unchecked Sendable {
       if voices.isLive(v) && e >= eventCount { busy |= 1 << UInt64(e - eventCount) }
     }
     ring.acknowledge(busy: busy)
-    soundingVoices.store(voices.sounding, ordering: .relaxed)
+    _ = voices.publishSounding()
     guard count > 0 else { return nil }
     return RumbleTrack.Level(strong: UInt16(strong.rounded()), weak: UInt16(weak.rounded()))
   }

@@ -54,9 +54,9 @@ struct VoiceTable<Voice: BitwiseCopyable>: ~Copyable {
   /// The next start's order.
   private let nextOrder: UnsafeMutablePointer<UInt64>
   private let ends: VoiceEnds
-  private let startedCount = Atomic<Int>(0)
-  private let stolenCount = Atomic<Int>(0)
-  private let refusedCount = Atomic<Int>(0)
+  /// Voices started, stolen and refused, and live after the last ``publishSounding()``.
+  private let startedCount = Atomic<Int>(0), stolenCount = Atomic<Int>(0), refusedCount = Atomic<Int>(0)
+  private let soundingCount = Atomic<Int>(0)
 
   /// `capacity` voices (at most 64), twice as many slots when `fading`; ends reported into a
   /// ring of `endCapacity` (``VoiceEnds``); every slot starts as `empty`.
@@ -93,13 +93,14 @@ struct VoiceTable<Voice: BitwiseCopyable>: ~Copyable {
     stopAll(.closed)
     for s in 0..<slots where isLive(s) { end(s) }
     for s in 0..<slots where isLive(s) { end(s, .played) }
-    _ = sounding
+    _ = publishSounding()
     table.update(repeating: VoiceSlot(), count: slots)
     voices.update(repeating: empty, count: slots)
     nextOrder.pointee = 0
     startedCount.store(0, ordering: .relaxed)
     stolenCount.store(0, ordering: .relaxed)
     refusedCount.store(0, ordering: .relaxed)
+    soundingCount.store(0, ordering: .relaxed)
   }
 
   // MARK: Reading a slot
@@ -134,6 +135,14 @@ struct VoiceTable<Voice: BitwiseCopyable>: ~Copyable {
   var sounding: Int {
     var n = 0
     for s in 0..<slots where table[s].live { n += 1 }
+    return n
+  }
+
+  /// After a period or step: publishes the voices live (``soundingNow``) and returns them.
+  @inline(__always)
+  func publishSounding() -> Int {
+    let n = sounding
+    soundingCount.store(n, ordering: .relaxed)
     return n
   }
 
@@ -266,4 +275,6 @@ struct VoiceTable<Voice: BitwiseCopyable>: ~Copyable {
   var started: Int { startedCount.load(ordering: .relaxed) }
   var stolen: Int { stolenCount.load(ordering: .relaxed) }
   var refused: Int { refusedCount.load(ordering: .relaxed) }
+  /// Voices live after the last period or step (any thread).
+  var soundingNow: Int { soundingCount.load(ordering: .relaxed) }
 }
