@@ -67,7 +67,7 @@ struct CommandRing<Command>: ~Copyable {
   @inline(__always)
   var isEmpty: Bool { ring.isEmpty }
 
-  /// Whether nothing is queued and nothing was ever left out (the ring is as new).
+  /// Whether nothing is queued, as the producer's side counts it (its whole capacity is room).
   @inline(__always)
   var isDrained: Bool { ring.room == ring.capacity }
 

@@ -19,7 +19,8 @@ import Synchronization
 /// voice at once (a motor has no click to fade out). Each voice records its owner (the
 /// service's connection), so a closed connection's voices stop with one ``Command/stopOwner(_:)``.
 ///
-/// Commands reach the motor's thread through an ``SPSCRing`` of plain values; ``next()``
+/// Commands reach the motor's thread through a ``CommandRing`` of plain values, and the voices
+/// are a ``VoiceTable`` (stealing, owners, numbers, ends); ``next()``
 /// allocates, locks and retains nothing (all storage is made by `init`).
 public final class MotorMixer: @unchecked Sendable {
   public enum Command: Sendable {
