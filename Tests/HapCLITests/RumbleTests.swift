@@ -332,9 +332,19 @@ struct RumbleTests {
     let uploads = calls.filter { $0.kind == "upload" }
     #expect(uploads.count > 200, "\(uploads.count) updates")
     func strength(_ call: Call) -> Int { max(call.fields["strong"] ?? 0, call.fields["weak"] ?? 0) }
-    let first = uploads.first { strength($0) > 0 }.map(strength) ?? 0
-    let strongest = uploads.map(strength).max() ?? 0
-    #expect(first > 0 && strongest > 2 * first, "opening \(first), strongest \(strongest)")
+    // By the recording's time (from the first update): the slow stroke (0.1-0.9 s; the very
+    // first steps may play before its first velocity arrives, at the pattern's own level) and
+    // the swipe (1-1.5 s).
+    func during(_ from: Double, _ to: Double) -> [Int] {
+      guard let start = uploads.first?.time else { return [] }
+      return uploads.filter {
+        let t = Double($0.time - start) / 1e9
+        return t >= from && t < to
+      }.map(strength)
+    }
+    let slow = during(0.1, 0.9).max() ?? 0
+    let swipe = during(1.0, 1.6).max() ?? 0
+    #expect(slow > 0 && swipe > 2 * slow, "slow \(slow), swipe \(swipe)")
     #expect(calls.suffix(2).map(\.kind) == ["remove", "close"], "\(calls.suffix(3).map(\.kind))")
     // What a motor does not play is refused.
     let refused = try motors.run(["drag", texture, "--input", recording, "-D", motors.device(), "--channel", "2"])

@@ -35,8 +35,9 @@ import Synchronization
 /// **Threads.** ``start(event:gain:priority:ducking:)``, ``stop(event:)`` and ``stopAll()`` are
 /// the producer's (one thread at a time: a service with several client threads serialises
 /// them on its side); they put a command into a preallocated single-producer, single-consumer
-/// ring (``SPSCRing``, as ``ControlQueue``'s) and return false when it is full. ``render(into:)``
-/// is the playback thread's; it applies every queued command at its start.
+/// ``CommandRing`` and return false when it is full. ``render(into:)`` is the playback
+/// thread's; it applies every queued command at its start. The voices (allocation, stealing,
+/// owners, numbers and their ends) are a ``VoiceTable`` of ``Voice``s, this mixer's own state.
 ///
 /// **Sound.** An event may also hold its audio track (``Sound``: interleaved stereo at the same
 /// rate, frame k of its timeline the same instant as the haptic render's frame k). A voice then
@@ -110,31 +111,24 @@ public final class EventMixer: @unchecked Sendable {
     }
   }
 
+  /// A voice's own state: what it reads and how loud (its priority, owner, number, stop and
+  /// end reason are the ``VoiceTable``'s).
   struct Voice {
-    /// The event played, or -1 when the slot is free.
+    /// The event played.
     var event: Int32 = -1
     /// The variant slot it reads, or -1 for the event's own render.
     var variant: Int32 = -1
     /// Frames since the voice's start (its event's timeline).
     var position = 0
     var gain: Float = 1
-    var priority: Int32 = 0
     var ducking: Float = 1
     var duck: Float = 1
     var duckTarget: Float = 1
     var fade: Float = 1
-    /// Frames of the fade-out left, while stopping.
+    /// Frames of the fade-out left (counted down once the table says it is stopping).
     var fadeLeft = 0
-    var stopping = false
-    var order: UInt64 = 0
-    /// Who started the voice (0: nobody in particular).
-    var owner: Int32 = 0
     /// Starts again from its first frame at its end, until stopped.
     var loops = false
-    /// Stopped by ``Command/stopOwner(_:)`` of its owner.
-    var bound = false
-    /// Its number (0: none).
-    var id: UInt32 = 0
     /// The gain ``Command/setGain(voice:gain:)`` asked for, reached by steps of ``gainStep``.
     var gainTarget: Float = 1
     /// The reading it crossfades from after ``Command/setVariant(voice:variant:)``:
@@ -142,8 +136,6 @@ public final class EventMixer: @unchecked Sendable {
     var previous: Int32 = EventMixer.noReading
     /// Frames of that crossfade left.
     var crossLeft = 0
-    /// Why it will have ended once its fade is over.
-    var endReason = EndReason.played
   }
 
   /// ``Voice/previous`` when no crossfade runs.
@@ -151,8 +143,6 @@ public final class EventMixer: @unchecked Sendable {
   /// A gain change's ramp (2 ms) and a variant change's crossfade (5 ms), in frames.
   public let gainFrames: Int
   public let crossFrames: Int
-  /// Numbered voices' ends, for the producer's side (``takeEnded(_:)``).
-  private let ends: VoiceEnds
 
   /// Voices that may sound at once (fading voices come on top, in as many spare slots).
   public let capacity: Int
@@ -173,8 +163,9 @@ public final class EventMixer: @unchecked Sendable {
   /// Each event's leading silence in frames, not stored: a voice starts that far before its
   /// first stored frame (``Renderer/renderAfterLeadingSilence()``).
   private let leads: UnsafeMutablePointer<Int>
-  private let voices: UnsafeMutablePointer<Voice>
-  private let slots: Int
+  /// The voices: a stopped one fades out in a spare slot.
+  private let voices: VoiceTable<Voice>
+  private var slots: Int { voices.slots }
   private let mix: UnsafeMutablePointer<Float>
   private let counts: UnsafeMutablePointer<UInt8>
   /// Each event's audio track (``Sound``): interleaved samples, offsets and lengths in frames,
@@ -190,16 +181,12 @@ public final class EventMixer: @unchecked Sendable {
   private let audioMix: UnsafeMutablePointer<Float>
   private let audioCounts: UnsafeMutablePointer<UInt8>
   private let duckStep: Float
-  private var nextOrder: UInt64 = 0
 
-  private let ring: SPSCRing<Command>
+  private let ring: CommandRing<Command>
   /// The engine asked it to stop (``beginStop()``; playback thread).
   private var stopping = false
   /// Voices sounding after the last period rendered (the playback thread's).
   private var soundingNow = 0
-  /// Wakes the playback thread when a command is queued while it waits with nothing to play
-  /// (nil: no descriptor was left for it; the engine then keeps the device running).
-  private let input = InputSignal()
   public private(set) var isFinished = false
 
   /// What a rumble motor plays of the events (nil: not on a motor), and the same without
@@ -227,17 +214,8 @@ public final class EventMixer: @unchecked Sendable {
   private let variantSoundAllocated: UnsafeMutablePointer<Int>
   /// Which variant each slot holds (producer only).
   private var variantCache: VariantCache
-  /// The variant slots voices read after the last period (bit per slot; playback thread).
-  private let variantsBusy = Atomic<UInt64>(0)
-  /// Commands applied when ``variantsBusy`` was published (playback thread).
-  private let acknowledged = Atomic<Int>(0)
-
   private let appliedCount = Atomic<Int>(0)
-  private let startedCount = Atomic<Int>(0)
-  private let stolenCount = Atomic<Int>(0)
-  private let refusedCount = Atomic<Int>(0)
   private let stopCount = Atomic<Int>(0)
-  private let soundingCount = Atomic<Int>(0)
 
   /// Copies `events` (each the complete render of one event at `rate`) into storage of its own
   /// and builds every buffer mixing will need; nothing is allocated after this.
@@ -252,7 +230,6 @@ public final class EventMixer: @unchecked Sendable {
     queueCapacity: Int = 256, variants: Int = EventMixer.defaultVariants, soundPlanes: Bool = false,
     levels: [[RumbleTrack.Level]]? = nil
   ) {
-    precondition(capacity > 0 && capacity <= 64, "between 1 and 64 voices")
     (self.levels, liveLevels) = Self.motorLevels(levels, rate: rate, variants: variants)
     variantCapacity = variants
     variantCache = VariantCache(capacity: variants)
@@ -297,15 +274,12 @@ public final class EventMixer: @unchecked Sendable {
     audioMix = Self.silence(2 * EventMixer.blockFrames)
     audioCounts = .allocate(capacity: EventMixer.blockFrames)
     audioCounts.initialize(repeating: 0, count: EventMixer.blockFrames)
-    slots = 2 * capacity
-    voices = .allocate(capacity: slots)
-    voices.initialize(repeating: Voice(), count: slots)
+    voices = VoiceTable(capacity: capacity, fading: true, endCapacity: 4 * queueCapacity, empty: Voice())
     mix = Self.silence(EventMixer.blockFrames)
     counts = .allocate(capacity: EventMixer.blockFrames)
     counts.initialize(repeating: 0, count: EventMixer.blockFrames)
-    ring = SPSCRing(capacity: queueCapacity, filler: .stopAll)
+    ring = CommandRing(capacity: queueCapacity, filler: .stopAll, wakes: true)
     (gainFrames, crossFrames) = (max(1, Int((rate * 0.002).rounded())), max(1, Int((rate * 0.005).rounded())))
-    ends = VoiceEnds(capacity: 4 * queueCapacity)
   }
 
   /// The motor levels of `tracks` (nil: not on a motor), and the same unretained.
@@ -377,7 +351,6 @@ public final class EventMixer: @unchecked Sendable {
     offsets.deallocate()
     lengths.deallocate()
     leads.deallocate()
-    voices.deallocate()
     mix.deallocate()
     counts.deallocate()
     for slot in 0..<variantCapacity { variantSamples[slot]?.deallocate() }
@@ -431,10 +404,10 @@ public final class EventMixer: @unchecked Sendable {
 
   public var counters: Counters {
     Counters(
-      commands: appliedCount.load(ordering: .relaxed), started: startedCount.load(ordering: .relaxed),
-      stolen: stolenCount.load(ordering: .relaxed), refused: refusedCount.load(ordering: .relaxed),
+      commands: appliedCount.load(ordering: .relaxed), started: voices.started, stolen: voices.stolen,
+      refused: voices.refused,
       stops: stopCount.load(ordering: .relaxed),
-      sounding: soundingCount.load(ordering: .relaxed))
+      sounding: voices.soundingNow)
   }
 
   // MARK: Producer
@@ -459,10 +432,10 @@ public final class EventMixer: @unchecked Sendable {
 
   /// The numbered voices that ended since the last call, oldest first, each once (one thread
   /// at a time: the ring's single consumer).
-  public func takeEnded(_ body: (Ended) -> Void) { ends.take(body) }
+  public func takeEnded(_ body: (Ended) -> Void) { voices.takeEnded(body) }
 
   /// Ends the playback thread could not report (its ring full): none while someone takes them.
-  public var lostEndReports: Int { ends.lost }
+  public var lostEndReports: Int { voices.lostEnds }
 
   /// Producer: how many more commands the queue takes now (the playback thread only ever
   /// makes more room).
@@ -502,8 +475,8 @@ public final class EventMixer: @unchecked Sendable {
   ) -> Int? {
     if let slot = variantCache.lookup(key) { return slot }
     let samples = samples.isEmpty ? [0] : samples
-    let done = acknowledged.load(ordering: .acquiring)
-    let busy = variantsBusy.load(ordering: .acquiring)
+    let done = ring.acknowledged
+    let busy = ring.busy
     guard let slot = variantCache.claim(key, acknowledged: done, busy: busy) else { return nil }
     if variantAllocated[slot] < samples.count {
       variantSamples[slot]?.deallocate()
@@ -554,8 +527,8 @@ public final class EventMixer: @unchecked Sendable {
   /// Producer: whether the playback thread may still read variant slot `variant` (a command
   /// names it that it has not applied, or a voice plays it).
   public func isVariantInUse(_ variant: Int) -> Bool {
-    let done = acknowledged.load(ordering: .acquiring)
-    return variantCache.isInUse(variant, acknowledged: done, busy: variantsBusy.load(ordering: .acquiring))
+    let done = ring.acknowledged
+    return variantCache.isInUse(variant, acknowledged: done, busy: ring.busy)
   }
 
   /// Producer: fades out every voice of `event`. False when the queue is full.
@@ -573,9 +546,7 @@ public final class EventMixer: @unchecked Sendable {
     default: break
     }
     // Room was checked, and only this thread pushes.
-    guard ring.push(command) else { return false }
-    input?.notify()
-    return true
+    return ring.send(command)
   }
 
   // MARK: Playback thread
@@ -598,13 +569,15 @@ public final class EventMixer: @unchecked Sendable {
     haptic buffer: UnsafeMutableBufferPointer<Float>, left: UnsafeMutablePointer<Float>?,
     right: UnsafeMutablePointer<Float>?
   ) {
-    render(haptic: buffer, left: left, right: right, applied: applyCommands())
+    applyCommands()
+    mix(haptic: buffer, left: left, right: right)
   }
 
-  /// The mix after the commands were applied (`applied`: how many in all).
-  private func render(
+  /// The period's mix, the commands applied.
+  @inline(__always)
+  private func mix(
     haptic buffer: UnsafeMutableBufferPointer<Float>, left: UnsafeMutablePointer<Float>?,
-    right: UnsafeMutablePointer<Float>?, applied: Int
+    right: UnsafeMutablePointer<Float>?
   ) {
     guard let base = buffer.baseAddress else { return }
     var done = 0
@@ -614,25 +587,21 @@ public final class EventMixer: @unchecked Sendable {
       if hasSound, let left, let right { writeSound(left + done, right + done, count: count) }
       done += count
     }
-    var sounding = 0
     var busy: UInt64 = 0
-    for s in 0..<slots where voices[s].event >= 0 {
-      sounding += 1
+    for s in 0..<slots where voices.isLive(s) {
       if voices[s].variant >= 0 { busy |= 1 << UInt64(voices[s].variant) }
       if voices[s].previous >= 0 { busy |= 1 << UInt64(voices[s].previous) }
     }
-    soundingCount.store(sounding, ordering: .relaxed)
-    soundingNow = sounding
-    if stopping && sounding == 0 { isFinished = true }
+    soundingNow = voices.publishSounding()
+    if stopping && soundingNow == 0 { isFinished = true }
     // After this period's reads of the variants: the producer may reuse a slot not in `busy`
-    // once every command naming it is counted in `applied`.
-    variantsBusy.store(busy, ordering: .releasing)
-    acknowledged.store(applied, ordering: .releasing)
+    // once every command naming it is applied.
+    ring.acknowledge(busy: busy)
   }
 
-  /// Applies the queued commands; returns how many have been applied in all.
-  private func applyCommands() -> Int {
-    while let command = ring.pop() {
+  /// Applies the queued commands.
+  private func applyCommands() {
+    while let command = ring.next() {
       switch command {
       case .start(let event, let gain, let priority, let ducking, let owner, let loops, let bound, let id):
         admit(
@@ -646,35 +615,32 @@ public final class EventMixer: @unchecked Sendable {
             event, variant: variant, gain: gain, priority: priority, ducking: ducking, owner: owner, loops: loops,
             bound: bound, id: id)
         } else {
-          reportEnd(id, .unplayable)
+          voices.report(id, .unplayable)
         }
       case .setGain(let id, let gain):
-        for s in 0..<slots where voices[s].event >= 0 && voices[s].id == id && id != 0 {
+        for s in 0..<slots where voices.holds(s, id: id) {
           voices[s].gainTarget = gain.isNaN ? 0 : min(max(gain, 0), 1)
         }
       case .setVariant(let id, let variant):
         if variant == -1 || isStored(variant) {
-          for s in 0..<slots where voices[s].event >= 0 && voices[s].id == id && id != 0 { retarget(s, variant) }
+          for s in 0..<slots where voices.holds(s, id: id) { retarget(s, variant) }
         }
       case .stopVoice(let id):
-        for s in 0..<slots where voices[s].event >= 0 && voices[s].id == id && id != 0 { beginStop(s) }
+        voices.stop(id: id)
         stopCount.add(1, ordering: .relaxed)
       case .stop(let event):
-        for s in 0..<slots where voices[s].event == event { beginStop(s) }
+        for s in 0..<slots where voices.isLive(s) && voices[s].event == event { voices.stop(s) }
         stopCount.add(1, ordering: .relaxed)
       case .stopAll:
-        for s in 0..<slots where voices[s].event >= 0 { beginStop(s) }
+        voices.stopAll()
         stopCount.add(1, ordering: .relaxed)
       case .stopOwner(let owner):
-        for s in 0..<slots where voices[s].event >= 0 && voices[s].bound && voices[s].owner == owner { beginStop(s) }
+        voices.stop(owner: owner)
         stopCount.add(1, ordering: .relaxed)
       }
       appliedCount.add(1, ordering: .relaxed)
     }
-    if stopping {
-      for s in 0..<slots where voices[s].event >= 0 { beginStop(s, .closed) }
-    }
-    return ring.popped
+    if stopping { voices.stopAll(.closed) }
   }
 
   /// Whether variant slot `variant` holds a stored variant (playback thread).
@@ -692,11 +658,6 @@ public final class EventMixer: @unchecked Sendable {
     voices[slot].crossLeft = crossFrames
   }
 
-  /// Reports voice `id`'s end (0: not numbered, nothing to say). A full ring (the producer not
-  /// taking ends) loses the report and counts it.
-  @inline(__always)
-  private func reportEnd(_ id: UInt32, _ reason: EndReason) { ends.report(id, reason) }
-
   /// Starts a voice, making room if ``capacity`` voices sound.
   /// A command naming no event is ignored (``send(_:)`` takes any values).
   private func admit(
@@ -704,80 +665,42 @@ public final class EventMixer: @unchecked Sendable {
     bound: Bool, id: UInt32
   ) {
     guard event >= 0 && (Int(event) < eventCount || (variant >= 0 && Int(event) == blankEvent)) else {
-      return reportEnd(id, .unplayable)
+      return voices.report(id, .unplayable)
     }
     let gain = gain.isNaN ? 0 : min(max(gain, 0), 1)
     let ducking = ducking.isNaN ? 1 : min(max(ducking, 0), 1)
-    var sounding = 0
-    var free = -1
-    var victim = -1
-    for s in 0..<slots {
-      let voice = voices[s]
-      if voice.event < 0 {
-        if free < 0 { free = s }
-      } else if !voice.stopping {
-        sounding += 1
-        if victim < 0 || voice.priority < voices[victim].priority
-          || (voice.priority == voices[victim].priority && voice.order < voices[victim].order)
-        {
-          victim = s
-        }
-      }
-    }
-    if sounding >= capacity {
-      if voices[victim].priority > priority {
-        refusedCount.add(1, ordering: .relaxed)
-        return reportEnd(id, .refused)
-      }
-      beginStop(victim, .stolen)
-      stolenCount.add(1, ordering: .relaxed)
-    }
-    if free < 0 {
-      // Every spare slot holds a fading voice: cut the oldest.
-      for s in 0..<slots where voices[s].stopping && (free < 0 || voices[s].order < voices[free].order) { free = s }
-      reportEnd(voices[free].id, voices[free].endReason)
-    }
     let stored = (variant >= 0 ? variantLengths[Int(variant)] : lengths[Int(event)]) + audioLengths[Int(event)]
       + (liveLevels?._withUnsafeGuaranteedRef { $0.steps(event: Int(event), variant: Int(variant)) } ?? 0)
-    voices[free] = Voice(
-      event: event, variant: variant, position: 0, gain: gain, priority: priority, ducking: ducking,
-      order: nextOrder, owner: owner, loops: loops && stored > 0, bound: bound, id: id, gainTarget: gain)
-    nextOrder &+= 1
+    let voice = Voice(
+      // On a motor a stop ends a voice at once: a motor has no click to fade out.
+      event: event, variant: variant, position: 0, gain: gain, ducking: ducking,
+      fadeLeft: liveLevels == nil ? stopFade.frames : 1,
+      loops: loops && stored > 0, gainTarget: gain)
+    guard let s = voices.start(voice, priority: priority, owner: owner, bound: bound, id: id) else { return }
     // A voice starting under a louder one starts ducked.
-    voices[free].duckTarget = duckTarget(free)
-    voices[free].duck = voices[free].duckTarget
-    startedCount.add(1, ordering: .relaxed)
-  }
-
-  /// Starts voice `slot`'s fade-out (a voice already fading goes on fading).
-  private func beginStop(_ slot: Int, _ reason: EndReason = .stopped) {
-    guard !voices[slot].stopping else { return }
-    voices[slot].stopping = true
-    voices[slot].endReason = reason
-    // On a motor, at once: a motor has no click to fade out.
-    voices[slot].fadeLeft = liveLevels == nil ? stopFade.frames : 1
+    voices[s].duckTarget = duckTarget(s)
+    voices[s].duck = voices[s].duckTarget
   }
 
   /// The smallest `ducking` among the voices of higher priority still sounding (1 if none).
   private func duckTarget(_ slot: Int) -> Float {
     var target: Float = 1
-    let priority = voices[slot].priority
-    for s in 0..<slots where s != slot {
-      let other = voices[s]
-      if other.event >= 0 && !other.stopping && other.priority > priority { target = min(target, other.ducking) }
+    let priority = voices.priority(slot)
+    for s in 0..<slots where s != slot && voices.isSounding(s) && voices.priority(s) > priority {
+      target = min(target, voices[s].ducking)
     }
     return target
   }
 
   private func renderBlock(_ out: UnsafeMutablePointer<Float>, count: Int) {
-    for s in 0..<slots where voices[s].event >= 0 { voices[s].duckTarget = duckTarget(s) }
+    for s in 0..<slots where voices.isLive(s) { voices[s].duckTarget = duckTarget(s) }
     mix.update(repeating: 0, count: count)
     counts.update(repeating: 0, count: count)
     if hasSound {
       audioMix.update(repeating: 0, count: 2 * count)
       audioCounts.update(repeating: 0, count: count)
     }
-    for s in 0..<slots where voices[s].event >= 0 { renderVoice(s, count: count) }
+    for s in 0..<slots where voices.isLive(s) { renderVoice(s, count: count) }
     for n in 0..<count {
       out[n] = counts[n] > 1 ? SoftLimiter.limit(mix[n]) : mix[n]
     }
@@ -844,10 +767,8 @@ public final class EventMixer: @unchecked Sendable {
   /// and fade sample by sample. A looping voice starts its event again at its end.
   private func renderVoice(_ slot: Int, count: Int) {
     var voice = voices[slot]
-    guard let r = reading(voice) else {
-      voices[slot].event = -1
-      return reportEnd(voice.id, .unplayable)
-    }
+    let stopping = voices.isStopping(slot)
+    guard let r = reading(voice) else { return voices.end(slot, .unplayable) }
     // The reading it crossfades from (a variant change), while the crossfade lasts.
     // (No Optional.map or ==: generic calls that, unspecialised, instantiate metadata here.)
     let p = voice.crossLeft > 0 ? reading(event: voice.event, variant: voice.previous) : nil
@@ -867,7 +788,7 @@ public final class EventMixer: @unchecked Sendable {
         // The leading silence: nothing to add, only time (and a stop's fade) passes.
         let silent = min(first - voice.position, count - n)
         n += silent
-        if passSilence(&voice, silent) {
+        if passSilence(&voice, silent, stopping: stopping) {
           ended = true
           break
         }
@@ -884,29 +805,26 @@ public final class EventMixer: @unchecked Sendable {
       }
       voice.position += 1
       n += 1
-      if advanceRamps(&voice) {
+      if advanceRamps(&voice, stopping: stopping) {
         ended = true
         break
       }
     }
     // Its last frame rendered: it ends now, not at the next period (a motor rests at once).
     if !ended && !voice.loops && voice.position >= r.end { ended = true }
-    if ended {
-      voice.event = -1
-      reportEnd(voice.id, voice.endReason)
-    }
     if voice.crossLeft == 0 { voice.previous = EventMixer.noReading }
     voices[slot] = voice
+    if ended { voices.end(slot) }
   }
 
   /// `frames` of a voice's leading silence pass: its duck reaches its target, a stop's fade
   /// runs on; whether the fade has ended it.
   @inline(__always)
-  private func passSilence(_ voice: inout Voice, _ frames: Int) -> Bool {
+  private func passSilence(_ voice: inout Voice, _ frames: Int, stopping: Bool) -> Bool {
     voice.position += frames
     voice.gain = voice.gainTarget
     voice.crossLeft = max(0, voice.crossLeft - frames)
-    if voice.stopping {
+    if stopping {
       voice.fadeLeft -= frames
       voice.fade = stopFade.gain(left: max(voice.fadeLeft, 0))
       if voice.fadeLeft <= 0 { return true }
@@ -933,7 +851,7 @@ public final class EventMixer: @unchecked Sendable {
 
   /// One frame's step of a voice's duck ramp and stop fade; whether the fade has ended it.
   @inline(__always)
-  private func advanceRamps(_ voice: inout Voice) -> Bool {
+  private func advanceRamps(_ voice: inout Voice, stopping: Bool) -> Bool {
     if voice.gain != voice.gainTarget {
       let step = 1 / Float(gainFrames)
       voice.gain =
@@ -946,7 +864,7 @@ public final class EventMixer: @unchecked Sendable {
         voice.duck < voice.duckTarget
         ? min(voice.duck + duckStep, voice.duckTarget) : max(voice.duck - duckStep, voice.duckTarget)
     }
-    guard voice.stopping else { return false }
+    guard stopping else { return false }
     voice.fadeLeft -= 1
     voice.fade = stopFade.gain(left: voice.fadeLeft)
     return voice.fadeLeft <= 0
@@ -959,9 +877,9 @@ public final class EventMixer: @unchecked Sendable {
   /// `audioLeft` and `audioRight` planes; always a whole period.
   @inline(__always)
   public func render(into frames: PeriodFrames) -> Int {
-    let applied = applyCommands()
+    applyCommands()
     raiseLevels(frames)
-    render(haptic: frames[.haptic], left: frames[.audioLeft].baseAddress, right: frames[.audioRight].baseAddress, applied: applied)
+    mix(haptic: frames[.haptic], left: frames[.audioLeft].baseAddress, right: frames[.audioRight].baseAddress)
     return frames.count
   }
 
@@ -971,7 +889,7 @@ public final class EventMixer: @unchecked Sendable {
   @inline(__always)
   private func raiseLevels(_ frames: PeriodFrames) {
     guard let liveLevels else { return }
-    for s in 0..<slots where voices[s].event >= 0 && !voices[s].stopping {
+    for s in 0..<slots where voices.isSounding(s) {
       let voice = voices[s]
       let scale = voice.gain
       liveLevels._withUnsafeGuaranteedRef {
@@ -991,13 +909,9 @@ public final class EventMixer: @unchecked Sendable {
   /// Ends every voice at once, its end reported as stopped, after applying what is queued (a
   /// motor's voices when its device closes). Only while no playback thread renders it.
   public func dropAll() {
-    _ = applyCommands()
-    for slot in 0..<slots where voices[slot].event >= 0 {
-      voices[slot].event = -1
-      reportEnd(voices[slot].id, .stopped)
-    }
-    soundingCount.store(0, ordering: .relaxed)
-    soundingNow = 0
+    applyCommands()
+    for slot in 0..<slots where voices.isLive(slot) { voices.end(slot, .stopped) }
+    soundingNow = voices.publishSounding()
   }
 
   /// Plays again after a stop ended the last engine's playback (the service opens the device
@@ -1011,11 +925,11 @@ public final class EventMixer: @unchecked Sendable {
 extension EventMixer: PeriodSource {
   /// Nothing sounds, no command is queued and no stop has begun (playback thread).
   public var isIdle: Bool {
-    input != nil && !stopping && soundingNow == 0 && ring.room == ring.capacity
+    ring.canWait && !stopping && soundingNow == 0 && ring.isDrained
   }
 
   /// Waits for the producer's next command (playback thread).
-  public func waitForInput(milliseconds: Int32) { input?.wait(milliseconds: milliseconds) }
+  public func waitForInput(milliseconds: Int32) { ring.wait(milliseconds: milliseconds) }
 }
 
 extension Renderer {

@@ -18,10 +18,11 @@ import Synchronization
 /// - Muting (a player's `isMuted`, the engine's haptic or audio mute) silences what is mixed;
 ///   the muted player goes on playing.
 ///
-/// **Real-time contract.** Commands arrive through an ``SPSCRing`` of plain values (one producer
-/// at a time: the engine serialises its callers); players are reached through `Unmanaged`, kept
-/// alive by whoever started them until ``takeFinished()`` hands their slot back. Nothing here
-/// allocates, locks or retains on the playback thread.
+/// **Real-time contract.** Commands arrive through a ``CommandRing`` of plain values (one
+/// producer at a time: the engine serialises its callers); the players sound in a
+/// ``VoiceTable`` (the producer picks each one's slot), reached through `Unmanaged`, kept alive
+/// by whoever started them until ``takeFinished()`` hands their slot back (the table's voice
+/// ends). Nothing here allocates, locks or retains on the playback thread.
 public final class PlayerMixer: PeriodSource, @unchecked Sendable {
   /// Players that may sound at once (one bit each in the published masks).
   public static let capacity = 64
@@ -39,15 +40,19 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
   /// The clock's anchor, published each period: (the period's first engine frame, the
   /// monotonic nanoseconds when it was rendered); (0, 0) before the first period.
   private let anchor = Atomic<WordPair>(WordPair(first: 0, second: 0))
-  private var commands: SPSCRing<Command>
-  private let slots: UnsafeMutableBufferPointer<Unmanaged<Player>?>
-  private let starts: UnsafeMutableBufferPointer<Int>
+  private let commands: CommandRing<Command>
+  /// A player sounding: reached, not retained; the engine frame it starts at.
+  struct Voice {
+    var player: Unmanaged<Player>?
+    var start = 0
+  }
+  /// The players, by the slot the producer gave each; a slot's voice (numbered slot + 1) ends
+  /// when its player finishes or is removed.
+  private let voices: VoiceTable<Voice>
   /// Each slot's start frame, published once its player started (-1 before).
   private let publishedStarts: UnsafeMutablePointer<Atomic<Int>>
   /// The playback thread's own: which slots hold a player.
   private var active: UInt64 = 0
-  /// Published: slots whose player finished or was removed, not yet taken back.
-  private let finished = Atomic<UInt64>(0)
   /// Published by the producer: slots whose player is muted.
   private let muted = Atomic<UInt64>(0)
   private let hapticsMuted = Atomic<Bool>(false)
@@ -62,16 +67,12 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
   private let scratch: PeriodFrames
   /// How many players sounded at each frame of the period.
   private let counts: UnsafeMutableBufferPointer<Int32>
-  private let input = InputSignal()
 
   /// A mixer for periods of at most `periodFrames` frames at `rate`.
   public init(rate: Double, periodFrames: Int, commandCapacity: Int = 1024) {
     self.rate = rate
-    commands = SPSCRing(capacity: commandCapacity, filler: .none)
-    slots = .allocate(capacity: Self.capacity)
-    slots.initialize(repeating: nil)
-    starts = .allocate(capacity: Self.capacity)
-    starts.initialize(repeating: 0)
+    commands = CommandRing(capacity: commandCapacity, filler: .none, wakes: true)
+    voices = VoiceTable(capacity: Self.capacity, fading: false, endCapacity: 4 * Self.capacity, empty: Voice())
     publishedStarts = .allocate(capacity: Self.capacity)
     for k in 0..<Self.capacity { (publishedStarts + k).initialize(to: Atomic(-1)) }
     scratch = PeriodFrames(allocating: periodFrames)
@@ -80,8 +81,6 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
   }
 
   deinit {
-    slots.deallocate()
-    starts.deallocate()
     publishedStarts.deinitialize(count: Self.capacity)
     publishedStarts.deallocate()
     scratch.deallocate()
@@ -92,17 +91,19 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
 
   /// Queues `command`; false when the ring is full (nothing queued).
   public func send(_ command: Command) -> Bool {
-    guard commands.push(command) else { return false }
-    input?.notify()
-    return true
+    commands.send(command)
   }
 
   /// Wakes the playback thread if it waits for input (a player's control queue got a message).
-  public func wake() { input?.notify() }
+  public func wake() { commands.wake() }
 
   /// Slots whose player finished (or was removed) since the last call: the caller may release
   /// those players and use the slots again.
-  public func takeFinished() -> UInt64 { finished.exchange(0, ordering: .acquiringAndReleasing) }
+  public func takeFinished() -> UInt64 {
+    var finished: UInt64 = 0
+    voices.takeEnded { finished |= UInt64(1) << UInt64($0.id - 1) }
+    return finished
+  }
 
   /// The engine frame where `slot`'s player started, nil until the playback thread started it.
   /// Reset by ``forget(slot:)`` when the slot is handed back.
@@ -184,30 +185,31 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
 
   @inline(__always)
   private func takeCommands(periodStart: Int) {
-    while let command = commands.pop() {
+    while let command = commands.next() {
       switch command {
       case .start(let slot, let player, let frame):
-        slots[slot] = player
-        starts[slot] = max(frame ?? periodStart, periodStart)
-        publishedStarts[slot].store(starts[slot], ordering: .releasing)
+        let start = max(frame ?? periodStart, periodStart)
+        voices.place(Voice(player: player, start: start), at: slot, id: UInt32(slot + 1))
+        publishedStarts[slot].store(start, ordering: .releasing)
         active |= UInt64(1) << UInt64(slot)
         // Stopping: a player that has not sounded yet never will.
-        if stopping { release(slot) }
+        if stopping { release(slot, .closed) }
       case .remove(let slot):
-        release(slot)
+        release(slot, .stopped)
       case .none:
         break
       }
     }
   }
 
+  /// `slot`'s player leaves (its end reported: the producer takes the slot back).
   @inline(__always)
-  private func release(_ slot: Int) {
+  private func release(_ slot: Int, _ reason: VoiceEnd.Reason) {
     let bit = UInt64(1) << UInt64(slot)
     guard active & bit != 0 else { return }  // finished already, its slot handed back
-    slots[slot] = nil
+    voices[slot].player = nil
     active &= ~bit
-    finished.bitwiseOr(bit, ordering: .releasing)
+    voices.end(slot, reason)
   }
 
   @inline(__always)
@@ -225,8 +227,8 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
     while remaining != 0 {
       let slot = remaining.trailingZeroBitCount
       remaining &= remaining - 1
-      let offset = starts[slot] - periodStart
-      guard offset < frames.count, let player = slots[slot] else { continue }
+      let offset = voices[slot].start - periodStart
+      guard offset < frames.count, let player = voices[slot].player else { continue }
       let from = max(0, offset)
       scratch.clearMotor()
       let rendered = player._withUnsafeGuaranteedRef { $0.render(into: scratch, from: from) }
@@ -235,7 +237,7 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
         overlapped = add(from: from, count: rendered, into: frames) || overlapped
         frames.raiseMotor(strong: scratch.strong, weak: scratch.weak)
       }
-      if isFinished { release(slot) }
+      if isFinished { release(slot, .played) }
     }
     if overlapped { limitOverlaps(frames) }
   }
@@ -277,10 +279,10 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
     while remaining != 0 {
       let slot = remaining.trailingZeroBitCount
       remaining &= remaining - 1
-      if starts[slot] >= frameCursor {
-        release(slot)  // not sounding yet: nothing to fade
+      if voices[slot].start >= frameCursor {
+        release(slot, .closed)  // not sounding yet: nothing to fade
       } else {
-        slots[slot]?._withUnsafeGuaranteedRef { $0.beginStop() }
+        voices[slot].player?._withUnsafeGuaranteedRef { $0.beginStop() }
       }
     }
     if active == 0 { stopped = true }
@@ -293,5 +295,5 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
     return true
   }
 
-  public func waitForInput(milliseconds: Int32) { input?.wait(milliseconds: milliseconds) }
+  public func waitForInput(milliseconds: Int32) { commands.wait(milliseconds: milliseconds) }
 }

@@ -3,7 +3,7 @@ import HapRender
 import Synchronization
 
 /// A fixed-capacity single-producer, single-consumer ring of plain values: the one way controls
-/// reach the playback thread (``ControlQueue``'s messages, ``EventMixer``'s commands).
+/// reach the playback thread (``ControlQueue``'s messages, the mixers' ``CommandRing``).
 ///
 /// Its storage is made by `init` and never grows; ``push(_:)`` and ``pop()`` allocate nothing,
 /// take no lock and (for elements that hold no references, which is what it is for) retain

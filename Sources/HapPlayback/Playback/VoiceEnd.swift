@@ -2,8 +2,8 @@ import HapFormat
 import HapRender
 import Synchronization
 
-/// A numbered voice's end, as a mixer's real-time thread reports it (``EventMixer``): once per
-/// voice started with a number, whatever ended it.
+/// A numbered voice's end, as a mixer's real-time thread reports it (its ``VoiceTable``: in
+/// ``EventMixer`` and ``PlayerMixer``): once per voice started with a number, whatever ended it.
 public struct VoiceEnd: Equatable, Sendable {
   /// Why a numbered voice ended.
   public enum Reason: UInt8, Sendable {
