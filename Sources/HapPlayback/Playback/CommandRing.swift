@@ -1,6 +1,6 @@
 import Synchronization
 
-/// How a mixer's producer reaches its real-time thread (``EventMixer``, ``MotorMixer``,
+/// How a mixer's producer reaches its real-time thread (``EventMixer``,
 /// ``PlayerMixer``): an ``SPSCRing`` of plain commands, numbered in the order sent, with what
 /// each mixer needs around it:
 ///

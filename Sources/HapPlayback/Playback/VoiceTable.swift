@@ -21,7 +21,7 @@ struct VoiceSlot {
   var endReason = VoiceEnd.Reason.played
 }
 
-/// The voices of a real-time mixer (``EventMixer``, ``MotorMixer``, ``PlayerMixer``): a fixed
+/// The voices of a real-time mixer (``EventMixer``, ``PlayerMixer``): a fixed
 /// number of slots, each a ``VoiceSlot`` and the mixer's own `Voice` (what it renders from:
 /// positions, gains, a player), with what every mixer does with them:
 ///
