@@ -92,7 +92,7 @@ enum PlayCommand: Command {
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let started = DispatchTime.now().uptimeNanoseconds
     let patterns = try patternArguments(arguments)
-    let device = try DeviceOptions(arguments)
+    let device = try DeviceOptions(arguments, environment: RunEnvironment.values)
     let settings = try Settings(arguments, patterns: patterns)
     if RumblePlayback.names(device.device) { return try playOnMotor(patterns, device: device, arguments: arguments) }
     if arguments[watch] {

@@ -1,0 +1,14 @@
+/// Where HapKit reads what the kernel lists: the sound cards and the input devices. A program
+/// that stands other files in (hap does, from its `HAP_INPUT_DEVICES`, for its tests) passes
+/// them; HapKit itself reads no environment variable for them.
+public struct SystemFolders: Sendable, Equatable {
+  /// A file laid out like `/proc/bus/input/devices`: the input devices `hap drag` looks through.
+  public var inputDevices: String
+
+  public init(inputDevices: String = "/proc/bus/input/devices") {
+    self.inputDevices = inputDevices
+  }
+
+  /// The kernel's own.
+  public static let standard = SystemFolders()
+}
