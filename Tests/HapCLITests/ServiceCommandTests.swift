@@ -17,7 +17,7 @@ final class RunningService {
     socket = self.device.folder.path("hap.sock")
     process.executableURL = URL(fileURLWithPath: Hap.binary)
     process.arguments = ["serve", "-D", "exciter"] + arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.merging(extra) { $1 }
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(environment) { $1 }.merging(extra) { $1 })
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
     try process.run()

@@ -229,7 +229,7 @@ struct ServiceOwnershipTests {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: Hap.binary)
       process.arguments = ["fire", "--loop", "tap"]  // tap does not loop by itself
-      process.environment = ProcessInfo.processInfo.environment.merging(service.environment) { $1 }
+      process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(service.environment) { $1 })
       let output = Pipe()
       process.standardOutput = output
       process.standardError = FileHandle.nullDevice
@@ -265,7 +265,7 @@ struct ServiceOwnershipTests {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: Hap.binary)
       process.arguments = ["fire", "--loop", "tap"]
-      process.environment = ProcessInfo.processInfo.environment.merging(service.environment) { $1 }
+      process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(service.environment) { $1 })
       let errors = Pipe()
       process.standardOutput = FileHandle.nullDevice
       process.standardError = errors
