@@ -100,6 +100,8 @@ struct InProcessTests {
     #expect(!InProcess.allows(["serve"], environment: [:]))
     #expect(InProcess.allows(["status"], environment: ["HAP_SOCKET": "/tmp/s", "XDG_CONFIG_HOME": "/tmp/c"]))
     #expect(!InProcess.allows(["fire", "--loop", "tick"], environment: [:]))
+    #expect(InProcess.allows(["drag", "x.ahap", "--input", "d.ev", "-o", "x.wav"], environment: [:]))
+    #expect(!InProcess.allows(["drag", "x.ahap", "--input", "d.ev", "-D", "null"], environment: [:]))
     #expect(!InProcess.allows(["validate", "--watch", "x.ahap"], environment: [:]))
     #expect(!InProcess.allows(["convert", "x.wav"], environment: ["HAP_LIBSNDFILE": "/nowhere"]))
   }

@@ -25,7 +25,7 @@ enum InProcess {
   /// by a library or by ALSA from the process itself, so a test that sets one launches.
   static let honouredVariables: Set<String> = [
     "HAP_SOUND_PATH", "HAP_FAULT_WRITE_LIMIT", "HAP_PROGRESS_DELAY", "NO_COLOR", "TERM", "HAP_SOCKET",
-    "XDG_RUNTIME_DIR", "HOME",
+    "XDG_RUNTIME_DIR", "HOME", "HAP_INPUT_DEVICES",
   ]
 
   /// `HAP_TEST_LAUNCH_ALL=1`: every `Hap.run` launches (to compare, or to count as before).
@@ -37,12 +37,22 @@ enum InProcess {
   /// `--watch` (it waits for Ctrl-C), and only ``honouredVariables`` set.
   static func allows(_ arguments: [String], environment: [String: String]) -> Bool {
     guard !disabled else { return false }
-    if let name = arguments.first, launchedCommands.contains(name) { return stopsAtTheParse(arguments) }
+    if let name = arguments.first, launchedCommands.contains(name), !(name == "drag" && rendersARecording(arguments)) {
+      return stopsAtTheParse(arguments)
+    }
     if arguments.contains(where: { $0 == "-" || $0 == "--watch" || ($0.hasPrefix("/dev/") && $0 != "/dev/null") }) {
       return false
     }
     if let name = arguments.first, clientCommands.contains(name) { return !arguments.contains("--loop") }
     return environment.keys.allSatisfy(honouredVariables.contains)
+  }
+
+  /// Whether `hap drag ARGUMENTS` renders a recording to a file (`-o`): it plays nothing and
+  /// opens no device, as `hap render` (the parse decides, as it does for the binary).
+  static func rendersARecording(_ arguments: [String]) -> Bool {
+    let parsed = try? Arguments.parse(
+      Array(arguments.dropFirst()), specs: HapCommandLine.specs(of: DragCommand.self), command: "drag")
+    return parsed?[DragCommand.output] != nil
   }
 
   /// Whether `hap COMMAND ARGUMENTS` ends before the command runs: its help, or a usage error
