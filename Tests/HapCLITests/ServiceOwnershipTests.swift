@@ -262,6 +262,8 @@ struct ServiceOwnershipTests {
     let vocabulary = try ownershipVocabulary(device)
     let service = try RunningService(["--vocabulary", vocabulary, "--keep-open"], device: device)
     for (request, why) in [(["fire", "--stop", "tap"], "stopped by another client"), (["mute"], "the service was muted")] {
+      // The previous loop faded out first: its voice must not pass for this one's.
+      try service.waitUntilSilent()
       let process = Process()
       process.executableURL = URL(fileURLWithPath: Hap.binary)
       process.arguments = ["fire", "--loop", "tap"]
