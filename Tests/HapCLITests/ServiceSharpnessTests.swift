@@ -108,7 +108,9 @@ struct ServiceSharpnessTests {
     #expect(withoutVoice(connection.readLine()) == "ok fired hum")
     connection.send("fire hum\n")
     #expect(withoutVoice(connection.readLine()) == "ok fired hum")
-    #expect(try service.status()["playing"] as? Int == 10)
+    // Ten sound once the playback thread has taken the last fires (the replies come first).
+    let ten = try Wait.until(5, every: 0.005) { try service.status()["playing"] as? Int == 10 }
+    #expect(ten, "not 10 voices sound")
     // Once they have faded out, their slots are reused.
     #expect(try service.hap(["fire", "--stop"]).status == 0)
     try service.waitUntilSilent()
