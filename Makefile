@@ -80,6 +80,13 @@ sim: deps $(SIM_PLUGIN)
 $(SIM_PLUGIN): tools/sim-exciter/hap_sim_exciter.c tools/sim-exciter/build.sh
 	@sh tools/sim-exciter/build.sh $(SIM_DIR) >/dev/null
 
+# Where `make test` records each launch of the binary by the tests, and how many it allows:
+# issue 43 asks for at most 100; the limit is a ratchet just above today's count (570, from 2,620:
+# every `hap serve`, `hap play` and `hap drag` on a device, and tests that need a process of
+# their own; docs/testing.md), to be lowered as those move in process.
+LAUNCH_LOG := .build/test-launches.log
+LAUNCH_LIMIT := 600
+
 test: deps sim
 	@command -v strace >/dev/null || $(MAKE) --no-print-directory apt PKGS=strace
 	@# The man page test runs groff (and zsh -n, fish -n where those shells are installed).
@@ -111,7 +118,11 @@ test: deps sim
 	python3 scripts/long-functions.py --check >/dev/null
 	$(SWIFT) build
 	sh scripts/plot-docs.sh .build/debug/hap --check
-	$(SWIFT) test
+	@# Most CLI tests run hap in process; each launch of the binary is recorded, and more than
+	@# LAUNCH_LIMIT fail the run (scripts/launch-count.sh; docs/testing.md).
+	rm -f $(LAUNCH_LOG)
+	HAP_TEST_LAUNCH_LOG=$(abspath $(LAUNCH_LOG)) $(SWIFT) test
+	sh scripts/launch-count.sh $(LAUNCH_LOG) $(LAUNCH_LIMIT)
 	@# No reference counting per period is a property of the optimised build: prove it there too.
 	$(SWIFT) build -c release --product hap
 	$(SWIFT) build -c release --product hapkit-bench

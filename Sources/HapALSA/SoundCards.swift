@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// A sound card as the kernel describes it in `/proc/asound` (or a folder laid out the same way,
-/// `$HAP_PROC_ASOUND`, so tests can describe cards that are not there).
+/// the folder `SystemFolders.soundCards` names: hap's own `$HAP_PROC_ASOUND`, so tests can describe
+/// cards that are not there).
 public struct SoundCard: Sendable, Equatable {
   /// N of `cardN`.
   public var number: Int

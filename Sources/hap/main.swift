@@ -2,4 +2,5 @@
 // Everything happens in HapCommandLine; this file stays free of logic.
 import Foundation
 
+LaunchLog.record(Array(CommandLine.arguments.dropFirst()))
 exit(HapCommandLine.run(Array(CommandLine.arguments.dropFirst())))

@@ -25,7 +25,7 @@ struct ControlStreamTests {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Hap.binary)
     process.arguments = ["play", "-D", "exciter", "--sample-format", "s16", "--loop", "--control", control, texture]
-    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(device.environment) { $1 })
       .merging(["NO_COLOR": "1"]) { $1 }
     let input = Pipe()
     let errors = Pipe()

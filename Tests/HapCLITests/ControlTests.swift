@@ -126,7 +126,7 @@ struct LiveControlTests {
     process.executableURL = URL(fileURLWithPath: Hap.binary)
     process.arguments =
       ["play", "-D", "exciter", "--sample-format", "s16", "--control", "-", pattern ?? texture] + extra
-    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(device.environment) { $1 })
     let input = Pipe()
     process.standardInput = input
     process.standardError = FileHandle.nullDevice
@@ -389,7 +389,7 @@ struct LiveControlTests {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Hap.binary)
     process.arguments = ["play", "-D", "exciter", "--latency", "40", "--control", "-", "--verbose", texture]
-    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(device.environment) { $1 })
     let input = Pipe()
     let errors = Pipe()
     process.standardInput = input

@@ -258,7 +258,7 @@ struct DualSenseTests {
       "serve", "-D", "dualsense", "--keep-open", "--socket", socket, "--vocabulary",
       Hap.root.appendingPathComponent("patterns").path,
     ]
-    process.environment = ProcessInfo.processInfo.environment.merging(machine.environment) { $1 }
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(machine.environment) { $1 })
       .filter { $0.key != "HAP_DEVICE" }
     process.standardError = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice

@@ -66,7 +66,7 @@ final class BusClient {
   init(_ tool: String, _ arguments: [String], bus: PrivateBus) throws {
     process.executableURL = URL(fileURLWithPath: tool)
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(bus.environment) { $1 })
     process.standardInput = input
     process.standardOutput = output
     process.standardError = output

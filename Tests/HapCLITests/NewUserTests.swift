@@ -31,7 +31,7 @@ struct NewUserTests {
     serve.executableURL = URL(fileURLWithPath: prefix + "/bin/hap")
     serve.arguments = ["serve", "-D", "sim"]
     serve.currentDirectoryURL = elsewhere.url
-    serve.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    serve.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(environment) { $1 })
     let errors = Pipe()
     serve.standardError = errors
     serve.standardOutput = FileHandle.nullDevice

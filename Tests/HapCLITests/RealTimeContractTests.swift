@@ -61,9 +61,9 @@ struct RealTimeContractTests {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Hap.binary)
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(device.environment) { $1 }.merging(
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(device.environment) { $1 }.merging(
       probe.environment
-    ) { $1 }
+    ) { $1 })
     let input = Pipe()
     process.standardInput = input
     process.standardError = FileHandle.nullDevice

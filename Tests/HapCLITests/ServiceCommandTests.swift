@@ -17,7 +17,7 @@ final class RunningService {
     socket = self.device.folder.path("hap.sock")
     process.executableURL = URL(fileURLWithPath: Hap.binary)
     process.arguments = ["serve", "-D", "exciter"] + arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.merging(extra) { $1 }
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(environment) { $1 }.merging(extra) { $1 })
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
     try process.run()
@@ -26,8 +26,20 @@ final class RunningService {
     #expect(ServiceConnection.canConnect(socket), "hap serve did not answer on its socket")
   }
 
-  /// Runs a client command (`fire`, `status`, ...) against this service.
-  func hap(_ arguments: [String]) throws -> Hap.Result { try Hap.run(arguments, environment: environment) }
+  /// Runs a client command (`fire`, `status`, ...) against this service. After a fire that
+  /// was answered `ok`, waits (up to 2 s) until a voice sounds: the reply comes before the
+  /// playback thread takes the fire (and opens a closed device), and a client run in process
+  /// asks the next question at once, where a launched one took tens of milliseconds to start.
+  func hap(_ arguments: [String]) throws -> Hap.Result {
+    let result = try Hap.run(arguments, environment: environment)
+    if arguments.first == "fire", result.status == 0, !arguments.contains("--stop"), !arguments.contains("--loop") {
+      _ = Wait.until(2, every: 0.002) {
+        (try? decodeJSON(Hap.run(["status", "--format", "json"], environment: environment).stdout))?["playing"]
+          as? Int ?? 0 > 0
+      }
+    }
+    return result
+  }
 
   /// `hap status --format json`, decoded.
   func status() throws -> [String: Any] {

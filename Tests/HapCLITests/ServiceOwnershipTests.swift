@@ -229,7 +229,7 @@ struct ServiceOwnershipTests {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: Hap.binary)
       process.arguments = ["fire", "--loop", "tap"]  // tap does not loop by itself
-      process.environment = ProcessInfo.processInfo.environment.merging(service.environment) { $1 }
+      process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(service.environment) { $1 })
       let output = Pipe()
       process.standardOutput = output
       process.standardError = FileHandle.nullDevice
@@ -262,10 +262,12 @@ struct ServiceOwnershipTests {
     let vocabulary = try ownershipVocabulary(device)
     let service = try RunningService(["--vocabulary", vocabulary, "--keep-open"], device: device)
     for (request, why) in [(["fire", "--stop", "tap"], "stopped by another client"), (["mute"], "the service was muted")] {
+      // The previous loop faded out first: its voice must not pass for this one's.
+      try service.waitUntilSilent()
       let process = Process()
       process.executableURL = URL(fileURLWithPath: Hap.binary)
       process.arguments = ["fire", "--loop", "tap"]
-      process.environment = ProcessInfo.processInfo.environment.merging(service.environment) { $1 }
+      process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(service.environment) { $1 })
       let errors = Pipe()
       process.standardOutput = FileHandle.nullDevice
       process.standardError = errors

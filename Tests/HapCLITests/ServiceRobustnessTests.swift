@@ -79,7 +79,8 @@ struct ServiceRobustnessTests {
     defer { next.close() }
     next.send("ping\n")
     #expect(next.readLine() == "ok pong")
-    let other = try service.hap(["fire", "correct"])
+    // Another process: launched (a run in process would be this test's process, at its limit).
+    let other = try Hap.launch(["fire", "correct"], environment: service.environment)
     #expect(other.status == 0, "\(other.stderr)")
     #expect(service.terminate() == 0)
   }

@@ -54,8 +54,15 @@ struct ServiceSharpnessTests {
       ["fire", "correct", "--sharpness", "0.5"], ["fire", "stop", "--sharpness", "-0.3"],
     ]
     for fire in fires {
+      let mark = (try? service.device.captured().count) ?? 0
       let result = try service.hap(fire)
       #expect(result.status == 0, "\(fire): \(result.stderr)")
+      // Heard, then silent: right after its reply the fire may not sound yet (a client run in
+      // process asks at once), and the next one must not overlap it.
+      let heard = Wait.until(10, every: 0.01) {
+        (try? service.device.captured())?.dropFirst(mark).contains { $0 != 0 } == true
+      }
+      #expect(heard, "\(fire) did not sound")
       try service.waitUntilSilent()
     }
     #expect(try service.counters()["played"] == fires.count)
@@ -101,7 +108,9 @@ struct ServiceSharpnessTests {
     #expect(withoutVoice(connection.readLine()) == "ok fired hum")
     connection.send("fire hum\n")
     #expect(withoutVoice(connection.readLine()) == "ok fired hum")
-    #expect(try service.status()["playing"] as? Int == 10)
+    // Ten sound once the playback thread has taken the last fires (the replies come first).
+    let ten = try Wait.until(5, every: 0.005) { try service.status()["playing"] as? Int == 10 }
+    #expect(ten, "not 10 voices sound")
     // Once they have faded out, their slots are reused.
     #expect(try service.hap(["fire", "--stop"]).status == 0)
     try service.waitUntilSilent()

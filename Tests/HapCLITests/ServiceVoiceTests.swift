@@ -96,7 +96,7 @@ struct ServiceVoiceTests {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: Hap.binary)
       process.arguments = ["fire", "--loop", "engine"]
-      process.environment = ProcessInfo.processInfo.environment.merging(service.environment) { $1 }
+      process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(service.environment) { $1 })
       let errors = Pipe()
       process.standardOutput = FileHandle.nullDevice
       process.standardError = errors
@@ -152,7 +152,7 @@ struct ServiceVoiceTests {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: Hap.binary)
       process.arguments = ["fire", "--loop", "engine"]
-      process.environment = ProcessInfo.processInfo.environment.merging(service.environment) { $1 }
+      process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(service.environment) { $1 })
       let output = Pipe()
       process.standardOutput = output
       process.standardError = FileHandle.nullDevice

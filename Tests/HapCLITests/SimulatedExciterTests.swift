@@ -112,7 +112,7 @@ struct SimulatedExciter {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Hap.binary)
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(environment) { $1 })
     let errors = Pipe()
     process.standardError = keepingErrors ? errors : FileHandle.nullDevice
     try process.run()

@@ -107,7 +107,7 @@ public struct DeviceListing: Sendable, Encodable {
   public var devices: [ListedDevice]
   /// How many count: usable ones, the simulated exciter only when named (it is no hardware).
   public var usable: Int
-  /// Where event devices were looked for (`$HAP_DEV_INPUT`, else `/dev/input`).
+  /// Where event devices were looked for (``SystemFolders/eventDevices``).
   public var motorFolder: String
 
   enum CodingKeys: String, CodingKey { case devices, usable }
@@ -123,20 +123,20 @@ public struct DeviceListing: Sendable, Encodable {
   /// Every device (`named` nil), or just `named` (any ALSA device string, `sim`, `dualsense[:N]`,
   /// `evdev:PATH`).
   public static func list(
-    named: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    named: String? = nil, folders: SystemFolders = .standard
   ) throws(Failure) -> DeviceListing {
     do {
       try ALSALibrary.load()
     } catch {
       throw .library(error)
     }
-    let folder = Motor.folder(environment)
+    let folder = folders.eventDevices
     let motors = try motors(named: named, folder: folder)
     var sound: [ListedDevice]
     if let named {
-      sound = DeviceAddress.Word.of(named) == .motor ? [] : [ListedDevice(DeviceProbe.probe(named))]
+      sound = DeviceAddress.Word.of(named) == .motor ? [] : [ListedDevice(DeviceProbe.probe(named, folders: folders))]
     } else {
-      let cards = DualSense.cards(in: DualSenseDevice.procFolder(environment))
+      let cards = DualSense.cards(in: folders.soundCards)
       let dualSenses = cards.indices.map { DeviceProbe.dualSense(cards[$0], listedAs: DualSenseDevice.listedName($0)) }
       sound = (dualSenses + DeviceList.playbackDevices() + [DeviceProbe.probe(SimulatedDevice.name)]).map(
         ListedDevice.init)

@@ -14,10 +14,10 @@ public enum DeviceProbe {
   /// Probes one device: `sim` (and `sim:CAPTURE=...`) from its configuration built in memory,
   /// without a capture (so the last one is kept), `dualsense` as its card's raw device, anything
   /// else from ALSA's configuration.
-  public static func probe(_ name: String) -> PlaybackDevice {
+  public static func probe(_ name: String, folders: SystemFolders = .standard) -> PlaybackDevice {
     if DualSenseDevice.names(name) {
       do {
-        let card = try DualSenseDevice.resolve(name)!
+        let card = try DualSenseDevice.resolve(name, folders: folders)!
         return Self.dualSense(card, listedAs: name)
       } catch {
         return PlaybackDevice(name: name, description: "Sony DualSense", capabilities: nil, error: error.message)

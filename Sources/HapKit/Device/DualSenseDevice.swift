@@ -3,7 +3,7 @@ import HapALSA
 import HapCore
 
 /// `-D dualsense` (and `dualsense:2` for a second one): a DualSense connected over USB, found in
-/// `/proc/asound` (`$HAP_PROC_ASOUND` names another folder laid out the same way) and opened
+/// `/proc/asound` (or the folder ``SystemFolders/soundCards`` names, laid out the same way) and opened
 /// through its raw device (`hw:CARD=...`) with 4 channels at 48 kHz s16, bypassing `default`
 /// and UCM, which hide the actuator channels.
 public enum DualSenseDevice {
@@ -33,11 +33,6 @@ public enum DualSenseDevice {
   /// Whether `device` names a DualSense: `dualsense` or `dualsense:N`.
   public static func names(_ device: String) -> Bool { DeviceAddress.Word.of(device) == .dualSense }
 
-  /// `$HAP_PROC_ASOUND`, else `/proc/asound`.
-  public static func procFolder(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-    environment["HAP_PROC_ASOUND"].flatMap { $0.isEmpty ? nil : $0 } ?? "/proc/asound"
-  }
-
   /// Which one `device` asks for (1-based).
   public static func ordinal(_ device: String) throws(Failure) -> Int {
     guard case .dualSense(let n)? = try? DeviceAddress(parsing: device) else { throw .notANumber(device) }
@@ -45,12 +40,10 @@ public enum DualSenseDevice {
   }
 
   /// The card `device` names, or nil when `device` is another device.
-  public static func resolve(_ device: String, environment: [String: String] = ProcessInfo.processInfo.environment)
-    throws(Failure) -> SoundCard?
-  {
+  public static func resolve(_ device: String, folders: SystemFolders = .standard) throws(Failure) -> SoundCard? {
     guard names(device) else { return nil }
     let n = try ordinal(device)
-    let folder = procFolder(environment)
+    let folder = folders.soundCards
     let cards = DualSense.cards(in: folder)
     guard n <= cards.count else { throw .notConnected(ordinal: n, found: cards.count, folder: folder) }
     return cards[n - 1]

@@ -16,11 +16,6 @@ public final class Motor: @unchecked Sendable {
   public let forceFeedback: ListedDevice.ForceFeedback
   private var closed = false
 
-  /// `$HAP_DEV_INPUT`, else `/dev/input`: where event devices are looked for.
-  public static func folder(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-    environment["HAP_DEV_INPUT"].flatMap { $0.isEmpty ? nil : $0 } ?? "/dev/input"
-  }
-
   /// Opens `path`; refuses a device without a motor (the error's sentence says why).
   public init(path: String) throws(RumbleError) {
     device = try RumbleDevice(path: path)

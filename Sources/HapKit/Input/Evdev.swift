@@ -10,13 +10,6 @@ public enum Evdev {
     public let path: String
   }
 
-  /// Where the kernel lists input devices. `$HAP_INPUT_DEVICES` names another file in the same
-  /// format (a test hook, documented in `hap help drag`).
-  public static var devicesList: String {
-    ProcessInfo.processInfo.environment["HAP_INPUT_DEVICES"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? "/proc/bus/input/devices"
-  }
-
   /// The touchpads and mice in a /proc/bus/input/devices listing (blocks whose handlers include
   /// a `mouseN` and an `eventN`), touchpads first, otherwise in the listing's order.
   public static func candidates(in listing: String) -> [Candidate] {
@@ -44,9 +37,10 @@ public enum Evdev {
     return found.filter(\.touchpad).map(\.candidate) + found.filter { !$0.touchpad }.map(\.candidate)
   }
 
-  /// The first touchpad, else the first mouse, or nil.
-  public static func discover() -> Candidate? {
-    guard let bytes = try? InputFile.read(devicesList, for: .config) else { return nil }
+  /// The first touchpad, else the first mouse, in `folders`' list of input devices (the
+  /// kernel's, `/proc/bus/input/devices`, unless the program stands another file in), or nil.
+  public static func discover(in folders: SystemFolders = .standard) -> Candidate? {
+    guard let bytes = try? InputFile.read(folders.inputDevices, for: .config) else { return nil }
     let listing = String(decoding: bytes, as: UTF8.self)
     return candidates(in: listing).first
   }

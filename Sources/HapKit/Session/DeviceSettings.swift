@@ -36,7 +36,9 @@ public struct DeviceSettings: Sendable {
   public var verbose: Bool
 
 
-  /// Where the devices' variables are read (`HAP_SIM_PLUGIN`, `HAP_PROC_ASOUND`, ...).
+  /// Where the kernel's lists of devices are read (tests name folders that stand in for them).
+  public var folders = SystemFolders.standard
+  /// Where the devices' variables are read (`HAP_SIM_PLUGIN`, ...).
   public var environment: [String: String] = ProcessInfo.processInfo.environment
   /// The simulated exciter may be the HapKit checkout's (a program built against it by path).
   public var findsCheckoutSimulator = false

@@ -55,7 +55,7 @@ public struct OpenDevice {
     }
     let dualSense: SoundCard?
     do {
-      dualSense = try DualSenseDevice.resolve(options.device, environment: options.environment)
+      dualSense = try DualSenseDevice.resolve(options.device, folders: options.folders)
     } catch {
       throw .dualSense(error)
     }

@@ -2,7 +2,8 @@ import Foundation
 import HapCore
 
 /// Writes to standard output and standard error, and knows whether each is a terminal.
-/// Output is written from the main thread only.
+/// Output is written from the main thread only. A run in process (``RunContext``) writes to its
+/// context's captures instead, which are never terminals.
 enum Console {
   /// Buffered standard output (flushed before anything goes to standard error, and at exit).
   nonisolated(unsafe) private static let output = fdopen(STDOUT_FILENO, "w")
@@ -10,6 +11,7 @@ enum Console {
 
   static func out(_ text: String) {
     var text = text
+    if let capture = RunContext.current?.output { return text.withUTF8(capture.append) }
     text.withUTF8 { buffer in _ = fwrite(buffer.baseAddress, 1, buffer.count, output) }
   }
 
@@ -25,25 +27,31 @@ enum Console {
 
   /// A line `DiagnosticPrinter` made (its names and message escaped, its style hap's own).
   static func finding(_ text: String) {
-    flush()
-    var text = text + "\n"
-    text.withUTF8 { buffer in _ = fwrite(buffer.baseAddress, 1, buffer.count, errors) }
-    fflush(errors)
+    writeError(text + "\n")
   }
 
   /// A status line on standard error, rewritten in place (`\r`, then erase to the end of the
   /// line); nil clears it. For terminals only: callers check ``stderrIsTerminal``.
   static func status(_ text: String?) {
+    writeError("\r\u{1B}[K" + shown(text ?? ""))
+  }
+
+  /// Standard output flushed first, then `text` on standard error at once.
+  private static func writeError(_ text: String) {
+    var text = text
+    if let capture = RunContext.current?.errors { return text.withUTF8(capture.append) }
     flush()
-    var text = "\r\u{1B}[K" + shown(text ?? "")
     text.withUTF8 { buffer in _ = fwrite(buffer.baseAddress, 1, buffer.count, errors) }
     fflush(errors)
   }
 
-  static func flush() { fflush(output) }
+  static func flush() {
+    guard RunContext.current == nil else { return }
+    fflush(output)
+  }
 
-  static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
-  static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+  static var stdoutIsTerminal: Bool { RunContext.current == nil && isatty(STDOUT_FILENO) == 1 }
+  static var stderrIsTerminal: Bool { RunContext.current == nil && isatty(STDERR_FILENO) == 1 }
 }
 
 /// `--color auto|always|never`. `auto` colours only a terminal, and honours `NO_COLOR`
@@ -56,7 +64,7 @@ enum ColorChoice: String, CaseIterable {
     case .always: return true
     case .never: return false
     case .auto:
-      let environment = ProcessInfo.processInfo.environment
+      let environment = RunEnvironment.values
       if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
       if environment["TERM"] == "dumb" { return false }
       return isTerminal

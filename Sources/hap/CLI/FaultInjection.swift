@@ -6,12 +6,10 @@ import HapKit
 /// the binary reach the full-disk path (no partial file, exit 2) without a full disk. The CLI
 /// reads the variable; HapKit only takes the writer it makes (``FileWriter``).
 enum FaultInjection {
-  static let writer: FileWriter = {
-    guard let limit = ProcessInfo.processInfo.environment["HAP_FAULT_WRITE_LIMIT"].flatMap(Int.init) else {
-      return .system
-    }
+  static var writer: FileWriter {
+    guard let limit = RunEnvironment["HAP_FAULT_WRITE_LIMIT"].flatMap(Int.init) else { return .system }
     return fullDisk(after: limit)
-  }()
+  }
 
   /// A disk with room for `limit` bytes of each file: what fits is written, then ENOSPC.
   static func fullDisk(after limit: Int) -> FileWriter {

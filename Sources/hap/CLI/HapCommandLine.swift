@@ -62,6 +62,12 @@ enum HapCommandLine {
     return status != ExitStatus.ok && Interrupt.requested ? ExitStatus.interrupted : status
   }
 
+  /// Runs the command line with `context`'s environment and streams in place of the process's
+  /// (the tests' runs in process, ``RunContext``): the same code as the binary's run.
+  static func run(_ arguments: [String], context: RunContext) -> Int32 {
+    RunContext.$current.withValue(context) { run(arguments) }
+  }
+
   private static func dispatch(_ arguments: [String]) -> Int32 {
     guard let first = arguments.first else {
       Console.error(overview())

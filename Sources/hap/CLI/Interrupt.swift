@@ -7,15 +7,19 @@ import HapKit
 /// HapKit installs no handler and reads no flag of its own; every HapKit call that may block is
 /// handed ``stop``, which the signals raise (through HapKit's bridge, `SignalStop`, over the C
 /// handler).
+///
+/// A run in process (``RunContext``) has a stop request of its own, never raised, and installs
+/// no handler: signals are the process's, and a test's run must not take them.
 enum Interrupt {
-  static var requested: Bool { SignalStop.raised }
+  static var requested: Bool { RunContext.current.map { $0.stop.isRequested } ?? SignalStop.raised }
 
   /// The stop request that Ctrl-C and SIGTERM raise: polled by the playback thread, and the
   /// token of every wait on an input or an output, which it ends at once (the handler writes
   /// to a wake-up pipe the wait polls). Around each such wait the signals are caught instead of
   /// ending the process mid-read; before and after, a command that did not ``install()`` the
   /// handler keeps their default action.
-  static let stop = StopRequest(signal: SignalStop.signal)
+  static var stop: StopRequest { RunContext.current?.stop ?? signalled }
+  private static let signalled = StopRequest(signal: SignalStop.signal)
 
   /// Raises the flag as the handler does: `hap serve` takes SIGINT and SIGTERM with sigwait on
   /// a thread of its own and says so here, so every stop request that follows ``stop`` (the
@@ -24,7 +28,10 @@ enum Interrupt {
 
   /// Installs the handler for good: from here the signals raise the flag, for the commands that
   /// poll it (render, play, drag, plot, validate --watch).
-  static func install() { SignalStop.install() }
+  static func install() {
+    guard RunContext.current == nil else { return }
+    SignalStop.install()
+  }
 
   /// Blocks SIGINT, SIGTERM and SIGHUP, before any other thread starts, so every thread
   /// inherits the mask; returns SIGINT and SIGTERM, which a thread of their own takes with

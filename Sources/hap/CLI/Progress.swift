@@ -9,22 +9,23 @@ struct Progress {
   let label: String
   let total: Int
   private let enabled: Bool
+  /// ``delay``, read once.
+  private let delay: Double
   private let started: Double
   private var lastShown = -Double.infinity
   private var shown = false
 
   /// Shows nothing before this many seconds (1; `HAP_PROGRESS_DELAY` changes it, for tests).
-  static let delay: Double = {
-    guard let text = ProcessInfo.processInfo.environment["HAP_PROGRESS_DELAY"], let value = Double(text),
-      value >= 0
-    else { return 1 }
+  static var delay: Double {
+    guard let text = RunEnvironment["HAP_PROGRESS_DELAY"], let value = Double(text), value >= 0 else { return 1 }
     return value
-  }()
+  }
 
   init(label: String, total: Int, enabled: Bool = Console.stderrIsTerminal) {
     self.label = Format.excerpt(label, limit: 40)
     self.total = max(1, total)
     self.enabled = enabled
+    delay = enabled ? Progress.delay : 1
     started = Progress.now()
   }
 
@@ -38,7 +39,7 @@ struct Progress {
   mutating func update(_ done: Int) {
     guard enabled else { return }
     let now = Progress.now()
-    guard now - started >= Progress.delay, now - lastShown >= 0.1 else { return }
+    guard now - started >= delay, now - lastShown >= 0.1 else { return }
     lastShown = now
     shown = true
     let percent = Int(min(100, max(0, Double(done) / Double(total) * 100)))

@@ -38,7 +38,7 @@ enum DevicesCommand: Command {
     let named = arguments[device]
     let listing: DeviceListing
     do throws(DeviceListing.Failure) {
-      listing = try DeviceListing.list(named: named)
+      listing = try DeviceListing.list(named: named, folders: .fromEnvironment)
     } catch {
       switch error {
       case .library(let why):

@@ -80,7 +80,7 @@ enum DragCommand: Command {
     }
     // The device options, parsed once: playing opens the device with them, rendering takes
     // their signal settings (rate, sample format, gain, profile).
-    var device = try DeviceOptions(arguments)
+    var device = try DeviceOptions(arguments, environment: RunEnvironment.values)
     if let output = arguments[Self.output] {
       return try render(pattern, to: output, arguments: arguments, device: device, map: map, window: window)
     }
@@ -108,9 +108,10 @@ enum DragCommand: Command {
         if case .device(_, let name?, _) = source { Console.error("hap: reading \(name) (\(path))") }
         return source
       }
-      guard let found = Evdev.discover() else {
+      let folders = SystemFolders.fromEnvironment
+      guard let found = Evdev.discover(in: folders) else {
         Console.error(
-          "hap: no touchpad or mouse found in \(Evdev.devicesList); name an input device with --input /dev/input/eventN"
+          "hap: no touchpad or mouse found in \(folders.inputDevices); name an input device with --input /dev/input/eventN"
         )
         return nil
       }

@@ -135,7 +135,7 @@ enum RenderCommand: Command {
     } catch {
       return ExitStatus.trouble
     }
-    if (output == "-" || arguments[RenderAudio.option] == "-") && isatty(STDOUT_FILENO) != 0 && !settings.force {
+    if (output == "-" || arguments[RenderAudio.option] == "-") && Console.stdoutIsTerminal && !settings.force {
       throw .refused(terminalRefusal)
     }
     guard let jobs = try plan(inputs, output: output, audio: arguments[RenderAudio.option], settings: settings) else {
@@ -266,7 +266,7 @@ enum RenderCommand: Command {
     _ patternPath: String, to output: String, audio: String? = nil, settings: Settings,
     messages given: [ControlMessage]? = nil, unwritten: inout RenderAudio.Unwritten
   ) -> Int32 {
-    for path in [output, audio] where path == "-" && isatty(STDOUT_FILENO) != 0 && !settings.force {
+    for path in [output, audio] where path == "-" && Console.stdoutIsTerminal && !settings.force {
       Console.error("hap: \(terminalRefusal)")
       return ExitStatus.trouble
     }

@@ -84,7 +84,7 @@ enum ServeCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
-    let options = try DeviceOptions(arguments, defaultLatency: defaultLatency)
+    let options = try DeviceOptions(arguments, defaultLatency: defaultLatency, environment: RunEnvironment.values)
     _ = try MotorOptions.motorPath(options, arguments, refusing: [Options.soundPath, memoryBudget])  // not on a motor
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
     try refuseAudioOnly(arguments)
@@ -104,7 +104,7 @@ enum ServeCommand: Command {
     }
     // The config file: the off switch, and the defaults of the device options.
     let reloader = ServiceReloader(
-      config: ConfigFile.path(arguments[config]).map(ConfigFile.init(path:)),
+      config: ConfigFile.path(arguments[config], environment: RunEnvironment.values).map(ConfigFile.init(path:)),
       folder: vocabularyFolder.path,
       // The log's thread writes standard error at any moment: a sound's decode must not silence it.
       search: SoundSearch(folders: arguments.reading.sounds.folders, silencesDecoders: false),

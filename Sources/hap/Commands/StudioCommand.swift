@@ -48,7 +48,7 @@ enum StudioCommand: Command {
       throw .refused("'hap studio' takes one file or folder, not also '\(Format.excerpt(arguments.positionals[1]))'")
     }
     let target = arguments.positionals.first ?? "."
-    let environment = ProcessInfo.processInfo.environment
+    let environment = RunEnvironment.values
     let device =
       arguments[DeviceOptions.device] ?? environment["HAP_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     var settings = StudioSettings(
@@ -134,7 +134,7 @@ enum StudioCommand: Command {
   /// `$XDG_RUNTIME_DIR/hap`, else the temporary folder) that forwards to the URL: the token
   /// never appears on a command line, where every user of the machine could read it (ps).
   private static func openBrowser(_ server: StudioServer) {
-    let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { $0 + "/hap" } ?? NSTemporaryDirectory()
+    let folder = RunEnvironment.values["XDG_RUNTIME_DIR"].map { $0 + "/hap" } ?? NSTemporaryDirectory()
     mkdir(folder, 0o700)
     let page = (folder as NSString).appendingPathComponent("studio-\(server.port).html")
     let html = """

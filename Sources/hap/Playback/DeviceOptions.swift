@@ -86,6 +86,7 @@ struct DeviceOptions {
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws(UsageError) {
     settings.device = arguments[Self.device] ?? environment["HAP_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+    settings.folders = .fromEnvironment
     settings.latency = (arguments.gave(Self.latency) ? arguments[Self.latency] : defaultLatency) / 1000
     settings.margin = arguments[Self.margin] / 1000
     settings.rate = arguments[Options.rate]

@@ -5,7 +5,7 @@ import HapKit
 /// Where the service's socket is, as the command line and the environment say.
 extension ServiceSocket {
   /// `--socket`, else `$HAP_SOCKET`, else `$XDG_RUNTIME_DIR/hap.sock`.
-  static func path(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+  static func path(_ option: String?, environment: [String: String] = RunEnvironment.values)
     throws(UsageError) -> String
   {
     if let option { return try checkedPath(option) }

@@ -1,7 +1,13 @@
 import Foundation
 import HapTestSupport
+import Testing
 
-/// Runs the built `hap` binary and captures what it prints.
+@testable import hap
+
+/// Runs hap and captures what it prints: in process where the command can run there
+/// (``run(_:input:environment:directory:timeout:executable:inheriting:)``), else by launching the
+/// built binary (``launch(_:input:environment:directory:timeout:executable:inheriting:)``).
+/// docs/testing.md, "Runs in process and launches of the binary".
 struct Hap {
   struct Result {
     let status: Int32
@@ -25,20 +31,60 @@ struct Hap {
     return root.appendingPathComponent(".build/debug/hap").path
   }()
 
-  /// Runs `hap ARGUMENTS` (or another `executable`), feeding `input` on standard input. Gives up
-  /// after `timeout` seconds.
+  /// Runs `hap ARGUMENTS` (or another `executable`), feeding `input` on standard input, with
+  /// `environment` added to the test's (less `NO_COLOR`), in `directory`. Gives up after `timeout`
+  /// seconds. In process (``InProcess``) when the command can run there and nothing given needs
+  /// the binary's own process; else the binary is launched.
   @discardableResult
   static func run(
+    _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], directory: URL? = nil,
+    timeout: TimeInterval = 60, executable: String = binary, inheriting inherit: ((String) -> Bool)? = nil
+  ) throws -> Result {
+    if executable == binary, directory == nil, inherit == nil,
+      InProcess.allows(arguments, environment: environment)
+    {
+      return try InProcess.run(arguments, environment: environment, timeout: timeout)
+    }
+    return try launch(
+      arguments, input: input, environment: environment, directory: directory, timeout: timeout,
+      executable: executable, inheriting: inherit ?? { _ in true })
+  }
+
+  /// The environment a launched hap gets: the test's (what `inherit` keeps), less `NO_COLOR`,
+  /// with `environment` added, and the test's name for `make test`'s count of launches
+  /// (`HAP_TEST_NAME`, with `HAP_TEST_LAUNCH_LOG` kept).
+  static func launchEnvironment(
+    _ environment: [String: String] = [:], inheriting inherit: (String) -> Bool = { _ in true }
+  ) -> [String: String] {
+    let inherited = ProcessInfo.processInfo.environment
+    var env = inherited.filter { inherit($0.key) }
+    env["NO_COLOR"] = nil
+    env["HAP_TEST_LAUNCH_LOG"] = inherited["HAP_TEST_LAUNCH_LOG"]
+    for (key, value) in environment { env[key] = value }
+    return labelled(env)
+  }
+
+  /// `environment` with the running test's name as `HAP_TEST_NAME`, which a launched hap writes
+  /// in `make test`'s list of launches (tests that start the binary with a `Process` of their
+  /// own pass it on too).
+  static func labelled(_ environment: [String: String]) -> [String: String] {
+    var environment = environment
+    environment["HAP_TEST_NAME"] = Test.current.map { "\($0.id)" } ?? "-"
+    return environment
+  }
+
+  /// Launches `hap ARGUMENTS` (or another `executable`) as a process, whatever the command: for
+  /// what only the binary does (its exit status through the process, signals, the environment
+  /// or working folder of a process, standard input and output that are files or pipes).
+  @discardableResult
+  static func launch(
     _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], directory: URL? = nil,
     timeout: TimeInterval = 60, executable: String = binary, inheriting inherit: (String) -> Bool = { _ in true }
   ) throws -> Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment.filter { inherit($0.key) }
-    env["NO_COLOR"] = nil
-    for (key, value) in environment { env[key] = value }
-    process.environment = env
+    process.environment = launchEnvironment(environment, inheriting: inherit)
     if let directory { process.currentDirectoryURL = directory }
     let out = Pipe()
     let err = Pipe()

@@ -1,0 +1,23 @@
+/// Where HapKit reads what the kernel lists: the sound cards and the input devices. A program
+/// that stands other files in (hap does, from its `HAP_INPUT_DEVICES`, for its tests) passes
+/// them; HapKit itself reads no environment variable for them.
+public struct SystemFolders: Sendable, Equatable {
+  /// A file laid out like `/proc/bus/input/devices`: the input devices `hap drag` looks through.
+  public var inputDevices: String
+  /// A folder laid out like `/proc/asound`: the sound cards a DualSense is looked for among.
+  public var soundCards: String
+  /// Where input event devices (rumble motors) are looked for.
+  public var eventDevices: String
+
+  public init(
+    inputDevices: String = "/proc/bus/input/devices", soundCards: String = "/proc/asound",
+    eventDevices: String = "/dev/input"
+  ) {
+    self.inputDevices = inputDevices
+    self.soundCards = soundCards
+    self.eventDevices = eventDevices
+  }
+
+  /// The kernel's own.
+  public static let standard = SystemFolders()
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HapTestSupport
+import Testing
+
+@testable import hap
+
+/// The runner most CLI tests use (`Hap.run`, `InProcess`): a run in process prints the same bytes
+/// and returns the same status as the binary, and runs at once do not see each other's output,
+/// environment or stop request. docs/testing.md, "Runs in process and launches of the binary".
+@Suite("hap in process: the binary's bytes and statuses")
+struct InProcessTests {
+  static let invalid = """
+    {"Pattern": [{"Event": {"Time": -1, "EventType": "HapticTransient",
+      "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 2}]}}]}
+    """
+
+  /// What one run printed and returned.
+  func same(_ a: Hap.Result, _ b: Hap.Result, _ arguments: [String]) {
+    #expect(a.status == b.status, "\(arguments)")
+    #expect(a.stdoutData == b.stdoutData, "\(arguments): standard output")
+    #expect(a.stderr == b.stderr, "\(arguments): standard error")
+  }
+
+  @Test("the same standard output, standard error and status as the launched binary")
+  func sameAsTheBinary() throws {
+    let folder = try TemporaryFolder()
+    let bad = try folder.write("bad.ahap", Self.invalid)
+    let good = Repository.bundledPattern("tick")
+    let runs: [([String], [String: String])] = [
+      ([], [:]), (["--version"], [:]), (["help", "render"], [:]), (["valdate"], [:]), (["--frobnicate"], [:]),
+      (["validate", bad], [:]), (["validate", "--format", "json", bad, good], [:]),
+      (["validate", "--color", "always", bad], [:]), (["validate", "--color", "auto", bad], [:]),
+      (["validate", "--color", "auto", bad], ["NO_COLOR": "1"]), (["info", good], [:]),
+      (["render", good, "-o", folder.path("missing/x.nope")], [:]), (["diff", good, bad], [:]),
+      (["rules"], [:]), (["profiles"], [:]), (["completion", "bash"], [:]),
+      (["render", good, "-o", folder.path("full.wav")], ["HAP_FAULT_WRITE_LIMIT": "100"]),
+      (["play", good, "--no-such-option"], [:]), (["serve", "--help"], [:]),
+      (["status", "--socket", folder.path("none.sock")], [:]), (["fire", "tick"], ["HAP_SOCKET": folder.path("none.sock")]),
+    ]
+    for (arguments, environment) in runs {
+      #expect(InProcess.allows(arguments, environment: environment), "\(arguments)")
+      let launched = try Hap.launch(arguments, environment: environment)
+      let inProcess = try InProcess.run(arguments, environment: environment, timeout: 60)
+      same(inProcess, launched, arguments)
+    }
+  }
+
+  @Test("a render to a file in process writes the binary's bytes")
+  func renderedFileIsTheSame() throws {
+    let folder = try TemporaryFolder()
+    let pattern = Repository.bundledPattern("winner")
+    let launched = try Hap.launch(["render", pattern, "-o", folder.path("launched.wav")])
+    let inProcess = try Hap.run(["render", pattern, "-o", folder.path("inprocess.wav")])
+    #expect(launched.status == 0 && inProcess.status == 0)
+    #expect(launched.stderr.replacingOccurrences(of: "launched", with: "inprocess") == inProcess.stderr)
+    let a = try Data(contentsOf: folder.url.appendingPathComponent("launched.wav"))
+    let b = try Data(contentsOf: folder.url.appendingPathComponent("inprocess.wav"))
+    #expect(!a.isEmpty && a == b)
+  }
+
+  @Test("runs at once each get their own output and environment")
+  func concurrentRunsAreApart() async throws {
+    let folder = try TemporaryFolder()
+    let pattern = Repository.bundledPattern("winner")
+    let results = try await withThrowingTaskGroup(of: (Int, Hap.Result, Hap.Result).self) { group in
+      for index in 0..<16 {
+        let bad = try folder.write("bad\(index).ahap", Self.invalid)
+        let output = folder.path("out\(index).wav")
+        group.addTask {
+          // Every other run's disk is full after 100 bytes: only those fail.
+          let environment = index % 2 == 0 ? ["HAP_FAULT_WRITE_LIMIT": "100"] : [:]
+          let render = try InProcess.run(["render", pattern, "-o", output], environment: environment, timeout: 60)
+          let validate = try InProcess.run(["validate", bad], environment: [:], timeout: 60)
+          return (index, render, validate)
+        }
+      }
+      return try await group.reduce(into: [(Int, Hap.Result, Hap.Result)]()) { $0.append($1) }
+    }
+    #expect(results.count == 16)
+    for (index, render, validate) in results {
+      #expect(render.status == (index % 2 == 0 ? 2 : 0), "run \(index): \(render.stderr)")
+      #expect(render.stderr.contains("out\(index).wav"), "run \(index)")
+      #expect(FileManager.default.fileExists(atPath: folder.path("out\(index).wav")) == (index % 2 == 1))
+      let report = validate.stdout + validate.stderr
+      #expect(validate.status == 1)
+      #expect(report.contains("bad\(index).ahap"), "run \(index)")
+      let others = (0..<16).filter { $0 != index }.map { "bad\($0).ahap" }
+      #expect(!others.contains { report.contains($0) }, "run \(index) saw another run's output")
+    }
+  }
+
+  @Test("what needs the binary's process is launched")
+  func launchedWhenNeeded() {
+    #expect(InProcess.allows(["validate", "x.ahap"], environment: ["HAP_SOUND_PATH": "/tmp"]))
+    #expect(!InProcess.allows(["validate", "-"], environment: [:]))
+    #expect(!InProcess.allows(["render", "x.ahap", "-o", "/dev/stdout"], environment: [:]))
+    #expect(!InProcess.allows(["play", "x.ahap"], environment: [:]))
+    #expect(InProcess.allows(["play", "x.ahap", "--no-such-option"], environment: [:]))
+    #expect(InProcess.allows(["serve", "--help"], environment: [:]))
+    #expect(!InProcess.allows(["serve"], environment: [:]))
+    #expect(InProcess.allows(["status"], environment: ["HAP_SOCKET": "/tmp/s", "XDG_CONFIG_HOME": "/tmp/c"]))
+    #expect(!InProcess.allows(["fire", "--loop", "tick"], environment: [:]))
+    #expect(InProcess.allows(["drag", "x.ahap", "--input", "d.ev", "-o", "x.wav"], environment: [:]))
+    #expect(!InProcess.allows(["drag", "x.ahap", "--input", "d.ev", "-D", "null"], environment: [:]))
+    #expect(!InProcess.allows(["validate", "--watch", "x.ahap"], environment: [:]))
+    #expect(!InProcess.allows(["convert", "x.wav"], environment: ["HAP_LIBSNDFILE": "/nowhere"]))
+  }
+}
