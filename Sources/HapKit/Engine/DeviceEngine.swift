@@ -261,8 +261,8 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
         frames.clearMotor()
         let rendered = liveSource._withUnsafeGuaranteedRef { $0.render(into: frames) }
         let finished = liveSource._withUnsafeGuaranteedRef { $0.isFinished }
-        if rendered < frames.count { frames.silence(from: max(rendered, 1)) }
-        if rendered == 0 { frames.silence(from: 0) }
+        // The rest of a short period silenced (all of it, the motor levels too, when empty).
+        if rendered < frames.count { frames.silence(from: rendered) }
         // A motor takes no silent period from an idle or stopping source (it rests, or the
         // play ends, instead); a sound device takes its silence.
         let skipped =

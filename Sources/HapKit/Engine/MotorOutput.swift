@@ -37,7 +37,7 @@ final class MotorOutput: EngineOutput {
   init(device: RumbleDevice, path: String, rate: Int, gain: Double) {
     self.device = device
     self.path = path
-    periodFrames = max(1, Int((RumbleTrack.defaultStep * Double(rate)).rounded()))
+    periodFrames = RumbleTrack.stepFrames(rate: Double(rate))
     step = UInt64((Double(periodFrames) / Double(rate) * 1e9).rounded())
     buffer = PeriodFrames(allocating: periodFrames)
     self.gain = min(max(gain, 0), 1)

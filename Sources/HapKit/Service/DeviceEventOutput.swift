@@ -264,7 +264,6 @@ final class DeviceEventOutput: EventOutput {
     if isMotor {
       // What still sounded is dropped with the motor (its ends said now, this thread the
       // ring's consumer while no engine runs).
-      _ = mixer.send(.stopAll)
       mixer.dropAll()
       log(
         .deviceClosed(

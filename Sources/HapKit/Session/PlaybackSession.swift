@@ -131,7 +131,7 @@ public final class PlaybackSession: @unchecked Sendable {
     self.commandStarted = commandStarted
     capture = nil
     opened = nil
-    let period = max(1, Int((RumbleTrack.defaultStep * Double(options.rate)).rounded()))
+    let period = RumbleTrack.stepFrames(rate: Double(options.rate))
     motorConfiguration = ALSASink.Configuration(
       rate: options.rate, format: .f32, channels: 0, periodFrames: period, bufferFrames: period)
     factory = RendererFactory(profile: profile, rate: Double(options.rate), linearGain: 1)

@@ -21,7 +21,7 @@ public final class EventLevels: @unchecked Sendable {
 
   /// `tracks`, one per event, at `rate`; `variants` slots for levels stored later.
   public init(tracks: [[RumbleTrack.Level]], rate: Double, variants: Int) {
-    stepFrames = max(1, Int((RumbleTrack.defaultStep * rate).rounded()))
+    stepFrames = RumbleTrack.stepFrames(rate: rate)
     events = tracks.count
     strong = StepTable(tracks.map { $0.map { Float($0.strong) } })
     weak = StepTable(tracks.map { $0.map { Float($0.weak) } })

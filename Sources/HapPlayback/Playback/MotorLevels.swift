@@ -60,7 +60,7 @@ public final class MotorLevels: @unchecked Sendable {
   /// `tracks` (all of one step) for renderers at `rate`.
   public init(tracks: [RumbleTrack], rate: Double) {
     let step = tracks.first?.step ?? RumbleTrack.defaultStep
-    stepFrames = max(1, Int((step * rate).rounded()))
+    stepFrames = RumbleTrack.stepFrames(step, rate: rate)
     patterns = tracks.count
     intensity = StepTable(tracks.map(\.intensity))
     sharpness = StepTable(tracks.map(\.sharpness))

@@ -464,9 +464,10 @@ public final class Player {
     var upTo = slice.count
     if let loopEnd { upTo = min(upTo, filled + max(0, Frames.scaled(loopEnd, atSpeed: speed) - position(item))) }
     let wanted = UnsafeMutableBufferPointer(rebasing: slice[filled..<upTo])
-    let from = withRenderer(item) { $0.position }
+    // Positions read for the motor levels only (not on a sound device).
+    let from = levels == nil ? 0 : withRenderer(item) { $0.position }
     var rendered = withRenderer(item) { $0.render(into: wanted) }
-    raiseMotor(from: from, to: withRenderer(item) { $0.position })
+    if levels != nil { raiseMotor(from: from, to: withRenderer(item) { $0.position }) }
     var remaining = withRenderer(item) { $0.remaining }
     if let sound = soundTable[item] {
       let heard = sound._withUnsafeGuaranteedRef { renderSound($0, count: wanted.count, at: offset) }

@@ -45,6 +45,11 @@ public struct RumbleTrack: Sendable, Equatable {
   /// The default step: 5 ms, twice as often as a motor needs (it moves in tens of ms).
   public static let defaultStep = 0.005
 
+  /// Frames of a `step`-second step at `rate`: a motor's period (at least one).
+  public static func stepFrames(_ step: Double = defaultStep, rate: Double) -> Int {
+    max(1, Int((step * rate).rounded()))
+  }
+
   /// Seconds per step.
   public let step: Double
   /// Each step's effective intensity (0...1; 0: the motor rests), from the pattern's start to
