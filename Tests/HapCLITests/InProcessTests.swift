@@ -92,17 +92,62 @@ struct InProcessTests {
   @Test("what needs the binary's process is launched")
   func launchedWhenNeeded() {
     #expect(InProcess.allows(["validate", "x.ahap"], environment: ["HAP_SOUND_PATH": "/tmp"]))
-    #expect(!InProcess.allows(["validate", "-"], environment: [:]))
+    #expect(InProcess.allows(["validate", "-"], environment: [:]))
     #expect(!InProcess.allows(["render", "x.ahap", "-o", "/dev/stdout"], environment: [:]))
-    #expect(!InProcess.allows(["play", "x.ahap"], environment: [:]))
-    #expect(InProcess.allows(["play", "x.ahap", "--no-such-option"], environment: [:]))
-    #expect(InProcess.allows(["serve", "--help"], environment: [:]))
-    #expect(!InProcess.allows(["serve"], environment: [:]))
+    #expect(InProcess.allows(["play", "x.ahap", "-D", "sim:CAPTURE=/tmp/c.raw"], environment: [:]))
+    #expect(!InProcess.allows(["play", "x.ahap", "-D", "exciter"], environment: ["XDG_CONFIG_HOME": "/tmp/c"]))
+    #expect(InProcess.allows(["serve"], environment: ["HAP_SOCKET": "/tmp/s"]))
     #expect(InProcess.allows(["status"], environment: ["HAP_SOCKET": "/tmp/s", "XDG_CONFIG_HOME": "/tmp/c"]))
-    #expect(!InProcess.allows(["fire", "--loop", "tick"], environment: [:]))
-    #expect(InProcess.allows(["drag", "x.ahap", "--input", "d.ev", "-o", "x.wav"], environment: [:]))
-    #expect(!InProcess.allows(["drag", "x.ahap", "--input", "d.ev", "-D", "null"], environment: [:]))
-    #expect(!InProcess.allows(["validate", "--watch", "x.ahap"], environment: [:]))
+    #expect(InProcess.allows(["fire", "--loop", "tick"], environment: [:]))
+    #expect(InProcess.allows(["validate", "--watch", "x.ahap"], environment: [:]))
+    #expect(!InProcess.allows(["studio", "x.ahap"], environment: [:]))
+    #expect(InProcess.allows(["studio", "--help"], environment: [:]))
     #expect(!InProcess.allows(["convert", "x.wav"], environment: ["HAP_LIBSNDFILE": "/nowhere"]))
+  }
+
+  @Test("a run in process reads its standard input and writes '-' to its standard output")
+  func standardStreams() throws {
+    let pattern = try String(contentsOf: Hap.root.appendingPathComponent("patterns/tick.json"), encoding: .utf8)
+    let validate = try InProcess.run(["validate", "-"], input: Data(pattern.utf8), environment: [:], timeout: 60)
+    #expect(validate.status == 0, "\(validate.stderr)")
+    let render = try InProcess.run(["render", "-", "-o", "-", "--raw"], input: Data(pattern.utf8), environment: [:], timeout: 60)
+    #expect(render.status == 0, "\(render.stderr)")
+    let folder = try TemporaryFolder()
+    let file = try InProcess.run(
+      ["render", Hap.root.appendingPathComponent("patterns/tick.json").path, "-o", folder.path("t.raw"), "--raw"],
+      environment: [:], timeout: 60)
+    #expect(file.status == 0)
+    #expect(render.stdoutData == (try Data(contentsOf: URL(fileURLWithPath: folder.path("t.raw")))))
+    #expect(!render.stdoutData.isEmpty)
+  }
+
+  @Test("a service and a looping fire in process stop as SIGTERM stops them")
+  func lastingRunsStop() throws {
+    let folder = try TemporaryFolder()
+    let socket = folder.path("s.sock")
+    let environment = ["HAP_SOCKET": socket]
+    let serve = InProcess.start(
+      ["serve", "-D", "sim:CAPTURE=\(folder.path("c.raw"))", "--vocabulary", Hap.root.appendingPathComponent("patterns").path],
+      environment: environment)
+    #expect(Wait.until(30) { ServiceConnection.canConnect(socket) }, "\(serve.errorsSoFar)")
+    let loop = InProcess.start(["fire", "--loop", "texture"], environment: environment)
+    #expect(Wait.until(10) { (try? RunningServiceStatus.playing(environment)) ?? 0 > 0 }, "\(loop.errorsSoFar)")
+    loop.stop()
+    let looped = try #require(loop.wait(timeout: 10), "fire --loop did not stop")
+    #expect(looped.status == 0, "\(looped.stderr)")
+    #expect(Wait.until(10) { (try? RunningServiceStatus.playing(environment)) == 0 }, "the loop went on")
+    serve.stop()
+    let served = try #require(serve.wait(timeout: 10), "hap serve did not stop")
+    #expect(served.status == 0)
+    #expect(served.stderr.hasSuffix("hap: stopped\n"), "\(served.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: socket), "the socket was left behind")
+  }
+}
+
+/// `hap status --format json`'s count of voices playing.
+enum RunningServiceStatus {
+  static func playing(_ environment: [String: String]) throws -> Int {
+    let status = try Hap.run(["status", "--format", "json"], environment: environment)
+    return try decodeJSON(status.stdout)["playing"] as? Int ?? -1
   }
 }

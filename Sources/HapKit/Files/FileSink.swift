@@ -290,16 +290,21 @@ extension FileSink {
 
 public final class StandardOutputSink: PCMSink {
   /// Whether standard output is a pipe or another stream (``StreamWrite``), not a file.
-  private let isStream = StreamWrite.isStream(STDOUT_FILENO)
+  private let isStream: Bool
+  /// Standard output (``StandardStreams/output`` when the sink was made).
+  private let fd = StandardStreams.output
   /// Ends a wait for room in a pipe its reader stopped reading (`hap`: Ctrl-C and SIGTERM).
   private let stop: StopRequest
 
   /// `stop` ends a wait for room (``SinkError/interrupted``); nil: the wait lasts until the
   /// reader reads.
-  public init(stop: StopRequest?) { self.stop = stop ?? StopRequest() }
+  public init(stop: StopRequest?) {
+    self.stop = stop ?? StopRequest()
+    isStream = StreamWrite.isStream(fd)
+  }
 
   public func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
-    _ = try StreamWrite.all(bytes, to: STDOUT_FILENO, stream: isStream, what: "to standard output", stop: stop)
+    _ = try StreamWrite.all(bytes, to: fd, stream: isStream, what: "to standard output", stop: stop)
   }
 
   public func drain() throws(SinkError) {}

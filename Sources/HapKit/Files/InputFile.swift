@@ -137,10 +137,11 @@ public enum InputFile {
   /// Reads standard input to its end (up to ``PatternFiles/sizeLimit``), ended by `stop`.
   public static func readStandardInput(stop: StopRequest?) throws(PatternFiles.ReadError) -> [UInt8] {
     var info = stat()
-    let kind = fstat(STDIN_FILENO, &info) == 0 ? Kind(mode: info.st_mode) : .other
+    let input = StandardStreams.input
+    let kind = fstat(input, &info) == 0 ? Kind(mode: info.st_mode) : .other
     // Anything but a regular file is waited on with poll(2) (a pipe, a socket, a terminal).
     return try readAll(
-      fd: STDIN_FILENO, kind: kind == .regularFile ? .regularFile : .fifo, knownSize: nil, stop: stop)
+      fd: input, kind: kind == .regularFile ? .regularFile : .fifo, knownSize: nil, stop: stop)
   }
 
   /// Reads `fd` to its end: a stream only once poll(2) says it is readable, so `stop` ends the

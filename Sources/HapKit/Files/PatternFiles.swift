@@ -17,17 +17,17 @@ public enum PatternFiles {
   /// inode), so that hap never reads its own report as an input.
   /// Standard output is looked at once; `path` only when standard output is a regular file.
   public static func isStandardOutput(_ path: String) -> Bool {
-    guard let output = standardOutputFile else { return false }
+    guard let output = standardOutputFile(StandardStreams.output) else { return false }
     var file = stat()
     return stat(path, &file) == 0 && file.st_dev == output.device && file.st_ino == output.inode
   }
 
   /// The device and inode of the regular file standard output writes to; nil for anything else.
-  private static let standardOutputFile: (device: dev_t, inode: ino_t)? = {
+  private static func standardOutputFile(_ fd: Int32) -> (device: dev_t, inode: ino_t)? {
     var output = stat()
-    guard fstat(STDOUT_FILENO, &output) == 0, output.st_mode & S_IFMT == S_IFREG else { return nil }
+    guard fstat(fd, &output) == 0, output.st_mode & S_IFMT == S_IFREG else { return nil }
     return (output.st_dev, output.st_ino)
-  }()
+  }
 
   public enum Input: Sendable {
     /// A file named on the command line.

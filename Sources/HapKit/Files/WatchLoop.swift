@@ -68,7 +68,7 @@ public final class WatchLoop: @unchecked Sendable {
       }
     }
     self.watcher = watcher
-    let thread = Thread { [self] in watcher.run { changes in self.changed(changes) } }
+    let thread = Thread { [self] in watcher.run(stop: stop) { changes in self.changed(changes) } }
     thread.name = "hap watcher"
     thread.start()
     return true

@@ -154,7 +154,7 @@ public struct ControlSource: Sendable {
 
   public static func open(_ name: String) throws(PatternFiles.ReadError) -> ControlSource {
     if name == "-" {
-      let fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+      let fd = fcntl(StandardStreams.input, F_DUPFD_CLOEXEC, 0)
       guard fd >= 0 else { throw .system(errno: errno) }
       return ControlSource(fd: fd, keepAlive: -1)
     }

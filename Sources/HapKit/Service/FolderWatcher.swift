@@ -42,13 +42,17 @@ public final class FolderWatcher: @unchecked Sendable {
     return nil
   }
 
-  /// Reads changes for ever; calls `changed` with each settled burst: folder → changed file
-  /// names (an empty name: the folder itself went away).
-  public func run(_ changed: ([String: Set<String>]) -> Void) -> Never {
+  /// Reads changes until `stop` is raised, then closes the watch; calls `changed` with each
+  /// settled burst: folder → changed file names (an empty name: the folder itself went away).
+  public func run(stop: StopRequest, _ changed: ([String: Set<String>]) -> Void) {
     let size = 64 * 1024
     let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+    defer {
+      buffer.deallocate()
+      close(fd)
+    }
     var pending: [String: Set<String>] = [:]
-    while true {
+    while !stop.isRequested {
       if !pending.isEmpty {
         var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         if poll(&ready, 1, Self.settleMilliseconds) == 0 {
@@ -56,6 +60,8 @@ public final class FolderWatcher: @unchecked Sendable {
           pending.removeAll()
           continue
         }
+      } else if !stop.wait(for: fd, events: Int16(POLLIN)) {
+        return
       }
       let n = read(fd, buffer, size)
       if n < 0 && errno == EINTR { continue }

@@ -14,14 +14,22 @@ public final class LineLog: @unchecked Sendable {
   private var queue: [String] = []
   private var dropped = 0
   private var writing = false
-  private let fd: Int32
+  private var finished = false
+  private let writeText: @Sendable (String) -> Bool
   /// The line that says how many lines were dropped.
   private let droppedNotice: @Sendable (Int) -> String
 
   /// A log of lines written to `fd` (`STDERR_FILENO` for a daemon's standard error);
   /// `dropped` words the line that says how many were dropped.
-  public init(fd: Int32, dropped: @escaping @Sendable (Int) -> String) {
-    self.fd = fd
+  public convenience init(fd: Int32, dropped: @escaping @Sendable (Int) -> String) {
+    self.init(writing: { RegularFile.writeAll(fd, Array($0.utf8)) }, dropped: dropped)
+  }
+
+  /// A log of lines handed to `write` (each with its newline; false: it could not be written,
+  /// the line counts as dropped), from the log's thread: a program that keeps its standard
+  /// error elsewhere (a run in process).
+  public init(writing write: @escaping @Sendable (String) -> Bool, dropped: @escaping @Sendable (Int) -> String) {
+    self.writeText = write
     self.droppedNotice = dropped
   }
 
@@ -59,11 +67,25 @@ public final class LineLog: @unchecked Sendable {
     condition.unlock()
   }
 
-  private func run() -> Never {
+  /// Writes what is queued (waiting up to `seconds`), then ends the writer's thread: lines
+  /// added later are dropped. For a program that goes on after its service stops.
+  public func finish(within seconds: Double) {
+    drain(within: seconds)
+    condition.lock()
+    finished = true
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  private func run() {
     var reported = 0
     while true {
       condition.lock()
-      while queue.isEmpty { condition.wait() }
+      while queue.isEmpty && !finished { condition.wait() }
+      if finished {
+        condition.unlock()
+        return
+      }
       var lines = queue
       queue.removeAll(keepingCapacity: true)
       if dropped > reported {
@@ -84,6 +106,6 @@ public final class LineLog: @unchecked Sendable {
     }
   }
 
-  /// Writes all of `text` to the descriptor; false when it cannot (the reader is gone).
-  private func write(_ text: String) -> Bool { RegularFile.writeAll(fd, Array(text.utf8)) }
+  /// Writes all of `text`; false when it cannot (the reader is gone).
+  private func write(_ text: String) -> Bool { writeText(text) }
 }

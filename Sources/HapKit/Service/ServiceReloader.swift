@@ -165,10 +165,29 @@ public final class ServiceReloader: @unchecked Sendable {
 
   // MARK: Running
 
-  /// Starts the watcher's thread and the SIGHUP thread (SIGHUP must be blocked in every thread).
-  public func run(_ service: VocabularyService) {
+  /// Starts the watcher's thread, which ends when `stop` is raised, and with `hangups` the
+  /// SIGHUP thread (SIGHUP must then be blocked in every thread; a program that runs the
+  /// service among other work, and takes no signal, reloads on the watcher's changes alone).
+  public func run(_ service: VocabularyService, stop: StopRequest, hangups: Bool = true) {
     self.service = service
     service.saveSwitch = { [self] level, muted in save(level: level, muted: muted) }
+    if hangups { startHangupThread() }
+    guard let watcher = FolderWatcher(failure: { [log] in log(.notWatched(failure: $0, what: .files)) })
+    else { return }
+    locked { self.watcher = watcher }
+    if let config {
+      if let failure = ConfigFile.makeFolder(config.folder) ?? watcher.watch(config.folder) {
+        log(.notWatched(failure: failure, what: .config))
+      }
+    }
+    if let failure = watcher.watch(folder) { log(.notWatched(failure: failure, what: .vocabulary)) }
+    startThread("hap watcher") { [self] in
+      watcher.run(stop: stop) { changes in locked { apply(changes, watcher: watcher) } }
+    }
+  }
+
+  /// SIGHUP, taken with sigwait: rereads the vocabulary and the theme.
+  private func startHangupThread() {
     startThread("hap reload") { [self] in
       var hangup = sigset_t()
       sigemptyset(&hangup)
@@ -181,18 +200,6 @@ public final class ServiceReloader: @unchecked Sendable {
           reloadVocabulary("SIGHUP", rereadingTheme: true)
         }
       }
-    }
-    guard let watcher = FolderWatcher(failure: { [log] in log(.notWatched(failure: $0, what: .files)) })
-    else { return }
-    locked { self.watcher = watcher }
-    if let config {
-      if let failure = ConfigFile.makeFolder(config.folder) ?? watcher.watch(config.folder) {
-        log(.notWatched(failure: failure, what: .config))
-      }
-    }
-    if let failure = watcher.watch(folder) { log(.notWatched(failure: failure, what: .vocabulary)) }
-    startThread("hap watcher") { [self] in
-      watcher.run { changes in locked { apply(changes, watcher: watcher) } }
     }
   }
 

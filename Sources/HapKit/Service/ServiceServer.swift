@@ -1,19 +1,24 @@
 import Foundation
 import HapCore
 
-/// The service's connections: accepted for ever, each answered by a thread of its own.
+/// The service's connections: accepted until the service stops, each answered by a thread of its own.
 public enum ServiceServer {
-  /// Accepts connections for ever, each served by a thread of its own, within the limits of
-  /// ``ServiceConnections`` (one over a limit is told `error busy ...` and closed).
+  /// Accepts connections until `stop` is raised, each served by a thread of its own, within the
+  /// limits of ``ServiceConnections`` (one over a limit is told `error busy ...` and closed).
+  /// Returns once `stop` is raised; the connections under way go on until the caller shuts the
+  /// service down.
   public static func acceptLoop(
-    _ listener: Int32, service: VocabularyService, connections: ServiceConnections, timeout: Double?
-  ) -> Never {
-    while true {
+    _ listener: Int32, service: VocabularyService, connections: ServiceConnections, timeout: Double?,
+    stop: StopRequest
+  ) {
+    while stop.wait(for: listener, events: Int16(POLLIN)) {
       let fd = accept(listener, nil, nil)
       guard fd >= 0 else {
-        if errno != EINTR && errno != ECONNABORTED { usleep(10_000) }
+        if errno != EINTR && errno != ECONNABORTED && errno != EAGAIN { usleep(10_000) }
         continue
       }
+      // Not handed to a program the process starts (a run in process beside others).
+      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
       switch connections.admit(fd) {
       case .failure(let refusal): ServiceConnections.refuse(fd, refusal)
       case .success(let client):

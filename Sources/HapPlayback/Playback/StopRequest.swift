@@ -135,6 +135,10 @@ public final class StopRequest: @unchecked Sendable {
     return try parent.waiting(body)
   }
 
+  /// Waits, without polling the flag, until the request is raised (a run's stop taken on a
+  /// thread of its own, where the binary's takes a signal with sigwait).
+  public func waitUntilRequested() { _ = wait(for: -1, events: 0) }
+
   /// Waits in poll(2) until `fd` has one of `events` (or an error or hang-up, which the caller's
   /// read or write reports): true; false once the request is raised (before or during the wait).
   public func wait(for fd: Int32, events: Int16) -> Bool {

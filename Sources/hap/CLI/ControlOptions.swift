@@ -24,8 +24,9 @@ extension ControlInput {
   /// characters escaped (a line's ESC or BEL is shown, never obeyed by the terminal); Ctrl-C
   /// and SIGTERM end a wait for its bytes.
   static func command(name: String, map: VelocityMap?, live: Bool = false) -> ControlInput {
-    ControlInput(name: name, map: map, live: live, stop: Interrupt.stop) { warning in
+    // Said by the reading thread: bound to the run that asked (``RunContext/bound(_:)``).
+    ControlInput(name: name, map: map, live: live, stop: Interrupt.stop, warning: RunContext.bound { warning in
       Console.error(Format.visibleControls("\(warning.source):\(warning.line): warning: \(warning.text)"))
-    }
+    })
   }
 }

@@ -8,10 +8,13 @@ import HapKit
 /// (``HapCommandLine/run(_:context:)``); the binary runs with none, and reads and writes its
 /// process's, exactly as before.
 ///
-/// A run in process has no standard input (a test that feeds one launches the binary), its
-/// standard output and standard error are never terminals, it installs no signal handler and no
-/// signal stops it (its ``stop`` request is its own, never raised), and it reads the working
-/// folder of the test process (a test that needs another launches the binary).
+/// A run in process reads ``input`` as its standard input (a pipe, as a shell's `<<<` gives),
+/// writes its standard output to ``output`` (what HapKit writes to `-` through a pipe, drained
+/// into it), and its standard error to ``errors``; neither is ever a terminal. It installs no
+/// signal handler and takes no signal: its ``stop`` request is its own, raised by whoever runs
+/// it, where the binary's are Ctrl-C and SIGTERM (a service or a play stops as they stop it).
+/// Its threads print through the run's context (``bound(_:)``). It reads the working folder of
+/// the test process (a test that needs another launches the binary).
 final class RunContext: Sendable {
   /// The environment the run sees, in place of the process's.
   let environment: [String: String]
@@ -20,11 +23,88 @@ final class RunContext: Sendable {
   let errors = Capture()
   /// The run's stop request, in place of the one Ctrl-C and SIGTERM raise (``Interrupt/stop``).
   let stop = StopRequest()
+  /// What the run reads on standard input; nil: nothing (as `/dev/null`).
+  let input: Data?
 
-  init(environment: [String: String]) { self.environment = environment }
+  init(environment: [String: String], input: Data? = nil) {
+    self.environment = environment
+    self.input = input
+  }
 
   /// The context of the run on this task or thread; nil: the process's own (the binary).
   @TaskLocal static var current: RunContext?
+
+  /// `body` to be called on another thread (one the run starts, or HapKit's), with the calling
+  /// run's context in place there too: what it prints goes where the run's output goes.
+  static func bound(_ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+    guard let context = current else { return body }
+    return { $current.withValue(context) { body() } }
+  }
+
+  static func bound<Value>(_ body: @escaping @Sendable (Value) -> Void) -> @Sendable (Value) -> Void {
+    guard let context = current else { return body }
+    return { value in $current.withValue(context) { body(value) } }
+  }
+
+  /// Runs `body` with descriptors for the run's standard streams in HapKit's place
+  /// (``StandardStreams``): standard input a pipe fed ``input`` by a thread, standard output a
+  /// pipe a thread drains into ``output``; both closed, and the output read to its end, before
+  /// this returns. Close-on-exec, so a process another test launches meanwhile holds neither.
+  func withStreams(_ body: () -> Int32) -> Int32 {
+    guard let input = Pipe(), let output = Pipe() else { return body() }
+    let feeder = Thread { [data = self.input ?? Data()] in
+      // SIGPIPE blocked on this thread alone: a run that stops reading makes the write fail
+      // (EPIPE), and the signal left pending dies with the thread.
+      var pipeSignal = sigset_t()
+      sigemptyset(&pipeSignal)
+      sigaddset(&pipeSignal, SIGPIPE)
+      pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+      data.withUnsafeBytes { bytes in
+        var done = 0
+        while done < bytes.count {
+          let count = write(input.write, bytes.baseAddress! + done, bytes.count - done)
+          if count < 0 && errno == EINTR { continue }
+          guard count > 0 else { break }
+          done += count
+        }
+      }
+      close(input.write)
+    }
+    feeder.start()
+    let drained = DispatchSemaphore(value: 0)
+    let drainer = Thread { [captured = self.output] in
+      var buffer = [UInt8](repeating: 0, count: 65536)
+      while true {
+        let count = buffer.withUnsafeMutableBytes { read(output.read, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        buffer.withUnsafeBufferPointer { captured.append(UnsafeBufferPointer(rebasing: $0[..<count])) }
+      }
+      drained.signal()
+    }
+    drainer.start()
+    let status = StandardStreams.$input.withValue(input.read) {
+      StandardStreams.$output.withValue(output.write) { body() }
+    }
+    close(output.write)
+    drained.wait()
+    close(output.read)
+    close(input.read)  // the feeder's write fails (EPIPE, ignored) if the run read less than it was given
+    return status
+  }
+
+  /// The two ends of a close-on-exec pipe.
+  private struct Pipe {
+    let read: Int32
+    let write: Int32
+
+    init?() {
+      var ends: [Int32] = [-1, -1]
+      guard pipe(&ends) == 0 else { return nil }
+      for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+      (read, write) = (ends[0], ends[1])
+    }
+  }
 
   /// Bytes a run wrote to one of its streams, kept in order.
   final class Capture: @unchecked Sendable {

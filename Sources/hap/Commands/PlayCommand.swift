@@ -120,9 +120,12 @@ enum PlayCommand: Command {
     // Compile every pattern at the rate the device took; all buffers are made here.
     let renderers = session.factory.set(loaded, speed: settings.speed)
     let controls = settings.control.map { [$0.controlSource(patterns: loaded, session: session)] } ?? []
-    let announcer = PatternAnnouncer(count: patterns.count, saying: patterns.count > 1 && !settings.quiet) { k in
-      Console.error("hap: playing \(Console.shown(patterns[k])) (\(k + 1) of \(patterns.count))")
-    }
+    // Said by the announcer's thread: bound to this run (``RunContext/bound(_:)``).
+    let announcer = PatternAnnouncer(
+      count: patterns.count, saying: patterns.count > 1 && !settings.quiet,
+      say: RunContext.bound { k in
+        Console.error("hap: playing \(Console.shown(patterns[k])) (\(k + 1) of \(patterns.count))")
+      })
     defer { announcer.stop() }
     return session.play(renderers, playback: settings.engineOptions, controls: controls) { player in
       if settings.startAt > 0 { player.start(at: session.frames(settings.startAt / settings.speed)) }

@@ -95,9 +95,10 @@ enum ServeCommand: Command {
     if arguments.gave(Options.profile), let status = unusableProfile(options) { return status }
     // Before any thread starts (the log's is the first), so that every thread inherits the mask.
     let signals = Interrupt.blockForService()
-    // EPIPE from a log reader or client never ends it: SIGPIPE ignored, the log queued.
-    signal(SIGPIPE, SIG_IGN)
-    let log = LineLog(fd: STDERR_FILENO, dropped: ServiceNotices.dropped)
+    // EPIPE from a log reader or client never ends it: SIGPIPE ignored (the process's; a run in
+    // process writes its sockets with MSG_NOSIGNAL and its log to memory), the log queued.
+    if RunContext.current == nil { signal(SIGPIPE, SIG_IGN) }
+    let log = serviceLog()
     log.start()
     let say: @Sendable (ServiceNotice) -> Void = { [verbose = options.verbose] notice in
       for line in ServiceNotices.lines(notice, verbose: verbose) { log.add(line) }
@@ -115,7 +116,7 @@ enum ServeCommand: Command {
     reloader.quietLoad = arguments[quiet]
     log.add(vocabularyFolder.logLine)
     let trouble = {  // trouble before serving: the last log lines are written first
-      log.drain(within: 1)
+      log.finish(within: 1)
       return ExitStatus.trouble
     }
     let device: DeviceSettings
@@ -131,23 +132,40 @@ enum ServeCommand: Command {
     guard let (listener, socket) = listen(socketPath, log: log) else { return trouble() }
     guard let vocabulary = vocabularyFolder.load(search: reloader.search, quiet: arguments[quiet], log: say) else {
       socket.remove()
+      close(listener)
       return trouble()
     }
-    guard case .some(let theme) = feedbackd(arguments, vocabulary, say, socket, reloader) else { return trouble() }
+    guard case .some(let theme) = feedbackd(arguments, vocabulary, say, socket, reloader) else {
+      close(listener)
+      return trouble()
+    }
     let service = VocabularyService(
       vocabulary: vocabulary,
       settings: ServiceSettings(
         device: device, profile: profile, idleClose: idleClose, memoryBudget: arguments[memoryBudget] << 20,
         folder: vocabularyFolder.path, search: reloader.search, soundHints: arguments[dbus]), fallback: theme,
       stop: Interrupt.stop, log: say)
-    serve(service, reloader: reloader, arguments, socketPath, socket, listener, signals, log)
+    return serve(service, reloader: reloader, arguments, socketPath, socket, listener, signals, log)
   }
 
-  /// Checks the device, starts the reloader and the service's threads, and accepts connections for ever.
+  /// The service's log on standard error, written by a thread of its own (``LineLog``).
+  private static func serviceLog() -> LineLog {
+    guard let context = RunContext.current else { return LineLog(fd: STDERR_FILENO, dropped: ServiceNotices.dropped) }
+    return LineLog(
+      writing: { text in
+        var text = text
+        text.withUTF8(context.errors.append)
+        return true
+      }, dropped: ServiceNotices.dropped)
+  }
+
+  /// Checks the device, starts the reloader and the service's threads, and accepts connections
+  /// until SIGINT or SIGTERM (a run in process: until its stop is raised); then stops: fades
+  /// out, closes the device, removes the socket and writes the log. Exit 0.
   private static func serve(
     _ service: VocabularyService, reloader: ServiceReloader, _ arguments: Arguments, _ socketPath: String,
     _ socket: OwnedSocket, _ listener: Int32, _ signals: sigset_t, _ log: LineLog
-  ) -> Never {
+  ) -> Int32 {
     let connections = ServiceConnections()
     service.notify = { connections.tell($0, $1) }
     let (level, muted) = reloader.initialSwitch
@@ -157,16 +175,27 @@ enum ServeCommand: Command {
     if case .motor = check, service.deviceSettings.linearGain > 1 {
       log.add("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB")
     }
-    reloader.run(service)
-    if arguments[dbus] { startBus(service, socket: socket, log: log) }
+    let inProcess = RunContext.current != nil
+    reloader.run(service, stop: Interrupt.stop, hangups: !inProcess)
+    if arguments[dbus], !startBus(service, socket: socket, log: log) {
+      close(listener)
+      return ExitStatus.trouble
+    }
     let count = service.eventCount
     log.add("hap: serving \(count) event\(count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'")
     Console.flush()
     startThread("hap idle closer") { service.runIdleCloser() }
     startThread("hap voice watcher") { service.runVoiceWatcher() }
-    startSignalThread(signals, service: service, socket: socket, log: log)
+    if !inProcess { startSignalThread(signals) }
     let timeout = arguments[clientTimeout] > 0 ? arguments[clientTimeout] : nil
-    ServiceServer.acceptLoop(listener, service: service, connections: connections, timeout: timeout)
+    ServiceServer.acceptLoop(listener, service: service, connections: connections, timeout: timeout, stop: Interrupt.stop)
+    service.shutDown()
+    socket.remove()
+    close(listener)
+    log.add("hap: stopped")
+    Console.flush()
+    log.finish(within: 1)
+    return ExitStatus.ok
   }
 
   /// `--audio-only`: a service's events are haptic signals first.
@@ -187,21 +216,14 @@ enum ServeCommand: Command {
     }
   }
 
-  /// SIGINT or SIGTERM: fades out, closes the device, removes the socket, writes the log and exits 0.
-  private static func startSignalThread(
-    _ signals: sigset_t, service: VocabularyService, socket: OwnedSocket, log: LineLog
-  ) {
+  /// SIGINT or SIGTERM, taken with sigwait: raises the stop, which ends the accept loop (and a
+  /// playback thread's wait for a lost device: it polls the flag).
+  private static func startSignalThread(_ signals: sigset_t) {
     startThread("hap signals") {
       var caught: Int32 = 0
       var set = signals
       sigwait(&set, &caught)
-      Interrupt.raise()  // ends a playback thread's wait for a lost device (it polls the flag)
-      service.shutDown()
-      socket.remove()
-      log.add("hap: stopped")
-      Console.flush()
-      log.drain(within: 1)
-      exit(ExitStatus.ok)
+      Interrupt.raise()
     }
   }
 
@@ -229,15 +251,17 @@ enum ServeCommand: Command {
     return try? theme.get()
   }
 
-  /// --dbus: a bus that cannot be had ends the service (it was asked for), exit 2.
-  private static func startBus(_ service: VocabularyService, socket: OwnedSocket, log: LineLog) {
+  /// --dbus: a bus that cannot be had ends the service (it was asked for), exit 2: false.
+  private static func startBus(_ service: VocabularyService, socket: OwnedSocket, log: LineLog) -> Bool {
     do throws(FeedbackBusError) {
       try FeedbackBus.start(service: service) { for line in ServiceNotices.lines($0, verbose: false) { log.add(line) } }
+      return true
     } catch {
       log.add("hap: --dbus: \(error.message)")
+      service.shutDown()
       socket.remove()
-      log.drain(within: 1)
-      exit(ExitStatus.trouble)
+      log.finish(within: 1)
+      return false
     }
   }
 

@@ -87,6 +87,7 @@ struct DeviceOptions {
   ) throws(UsageError) {
     settings.device = arguments[Self.device] ?? environment["HAP_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     settings.folders = .fromEnvironment
+    settings.environment = environment
     settings.latency = (arguments.gave(Self.latency) ? arguments[Self.latency] : defaultLatency) / 1000
     settings.margin = arguments[Self.margin] / 1000
     settings.rate = arguments[Options.rate]

@@ -43,7 +43,7 @@ struct Hap {
     if executable == binary, directory == nil, inherit == nil,
       InProcess.allows(arguments, environment: environment)
     {
-      return try InProcess.run(arguments, environment: environment, timeout: timeout)
+      return try InProcess.run(arguments, input: input, environment: environment, timeout: timeout)
     }
     return try launch(
       arguments, input: input, environment: environment, directory: directory, timeout: timeout,
@@ -164,4 +164,118 @@ func decodeJSON(_ text: String) throws -> [String: Any] {
   let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
   guard let dictionary = object as? [String: Any] else { throw CocoaError(.coderReadCorrupt) }
   return dictionary
+}
+
+extension Hap {
+  /// Starts `hap ARGUMENTS` and returns at once: in process when it can run there
+  /// (``InProcess/allows(_:environment:)``), else launched. For a run that lasts until it is
+  /// stopped (a service, a play, `fire --loop`, `--watch`).
+  static func start(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> Started {
+    if InProcess.allows(arguments, environment: environment) {
+      return Started(run: InProcess.start(arguments, input: input, environment: environment))
+    }
+    return try Started(launching: arguments, input: input, environment: environment)
+  }
+
+  /// A `hap` under way, in process or launched: what it printed so far, its stop, its end.
+  final class Started: @unchecked Sendable {
+    private let run: InProcess.Run?
+    private let process: Process?
+    private let lock = NSLock()
+    private var output = Data()
+    private var errors = Data()
+    private let readers = DispatchGroup()
+
+    /// Whether it runs in the test's process.
+    var inProcess: Bool { run != nil }
+
+    fileprivate init(run: InProcess.Run) {
+      self.run = run
+      process = nil
+    }
+
+    fileprivate init(launching arguments: [String], input: Data?, environment: [String: String]) throws {
+      run = nil
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: Hap.binary)
+      process.arguments = arguments
+      process.environment = Hap.launchEnvironment(environment)
+      let (out, err, inPipe) = (Pipe(), Pipe(), Pipe())
+      process.standardOutput = out
+      process.standardError = err
+      process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
+      try process.run()
+      self.process = process
+      if let input {
+        DispatchQueue.global().async {
+          withoutSIGPIPE { try? inPipe.fileHandleForWriting.write(contentsOf: input) }
+          try? inPipe.fileHandleForWriting.close()
+        }
+      }
+      collect(out.fileHandleForReading) { $0.output.append($1) }
+      collect(err.fileHandleForReading) { $0.errors.append($1) }
+    }
+
+    private func collect(_ handle: FileHandle, into keep: @escaping @Sendable (Started, Data) -> Void) {
+      readers.enter()
+      DispatchQueue.global().async { [self] in
+        while true {
+          let chunk = handle.availableData
+          if chunk.isEmpty { break }
+          lock.withLock { keep(self, chunk) }
+        }
+        readers.leave()
+      }
+    }
+
+    var isRunning: Bool { run?.isRunning ?? process?.isRunning ?? false }
+
+    /// What it wrote to standard error so far.
+    var errorsSoFar: String {
+      if let run { return run.errorsSoFar }
+      return lock.withLock { String(decoding: errors, as: UTF8.self) }
+    }
+
+    var outputSoFar: Data {
+      if let run { return run.outputSoFar }
+      return lock.withLock { output }
+    }
+
+    /// Stops it: `signal` to a launched one; in process its stop request, which stops it as
+    /// SIGTERM (and Ctrl-C) stop the binary.
+    func stop(_ signal: Int32 = SIGTERM) {
+      if let run { return run.stop() }
+      if let process, process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Waits up to `timeout` seconds for its end; nil if it has not ended (it is left running).
+    func wait(timeout: TimeInterval = 60) -> Hap.Result? {
+      if let run { return run.wait(timeout: timeout) }
+      guard let process, Wait.exit(of: process, within: timeout) else { return nil }
+      process.waitUntilExit()
+      readers.wait()
+      return lock.withLock {
+        Hap.Result(
+          status: process.terminationStatus, reason: process.terminationReason, stdoutData: output,
+          stderr: String(decoding: errors, as: UTF8.self))
+      }
+    }
+
+    /// Stops it and waits for its end (a run left behind is killed).
+    @discardableResult
+    func finish(_ signal: Int32 = SIGTERM, timeout: TimeInterval = 30) -> Hap.Result? {
+      stop(signal)
+      if let result = wait(timeout: timeout) { return result }
+      if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+      return nil
+    }
+
+    deinit {
+      if let run, run.isRunning { run.stop() }
+      if let process, process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+      }
+    }
+  }
 }
