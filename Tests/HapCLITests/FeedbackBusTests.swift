@@ -495,7 +495,7 @@ struct FeedbackBusTests {
     #expect(exited && client.process.terminationStatus == 0, "\(said)")
     #expect(try Wait.until(10, every: 0.02) { try served.service.counters()["played"] == 1 })
     #expect(served.service.terminate() == 0)
-    let log = String(decoding: served.service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let log = served.service.log
     #expect(log.contains("feedbackd's theme '\(theme)' serves"), "\(log)")
     let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: theme))) as? [String: Any]
     let profiles = try #require(json?["profiles"] as? [[String: Any]])

@@ -62,7 +62,7 @@ struct NewUserTests {
     let empty = try TemporaryFolder()
     let service = try RunningService(["--vocabulary", empty.path("")])
     #expect(service.terminate() == 0)
-    let log = String(decoding: service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let log = service.log
     #expect(log.contains("warning: the vocabulary") && log.contains("has no events"), "\(log)")
   }
 

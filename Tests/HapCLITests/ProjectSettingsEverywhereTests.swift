@@ -122,7 +122,7 @@ struct ProjectSettingsEverywhereTests {
       let service = try RunningService(["--vocabulary", vocabulary] + arguments, device: device)
       let status = try service.status()
       service.terminate()
-      return (String(decoding: service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), status)
+      return (service.log, status)
     }
     let (plain, _) = try log([])
     #expect(plain.contains("swell.ahap:4:") && plain.contains("[curve-times-absolute]"), "\(plain)")

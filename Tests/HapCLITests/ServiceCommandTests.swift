@@ -2,28 +2,74 @@ import Foundation
 import HapTestSupport
 import Testing
 
-/// A `hap serve` running on the simulated exciter, with its socket in the device's folder.
+/// A `hap serve` running on the simulated exciter, with its socket in the device's folder: in
+/// the test's process on the device's ``SimulatedExciter/address`` when it can run there (a
+/// device without settings, nothing in `extra`, not `launched`), else the binary on `-D exciter`.
 final class RunningService {
   let device: SimulatedExciter
   let socket: String
-  let process = Process()
-  let errors = Pipe()
-  var environment: [String: String] { device.environment.merging(["HAP_SOCKET": socket]) { $1 } }
+  /// The run in process; nil when launched.
+  let run: InProcess.Run?
+  /// The launched binary (a test that signals it or reads its memory); nil in process.
+  let process: Process?
+  /// The launched binary's standard error (a test that closes it or fills it); nil in process.
+  let errors: Pipe?
+  /// What its clients get: the socket, and (launched) the device's configuration.
+  var environment: [String: String] {
+    (run != nil ? [:] : device.environment).merging(["HAP_SOCKET": socket]) { $1 }
+  }
 
   /// Starts `hap serve -D exciter ARGUMENTS` (with `extra` in its environment, e.g. the
-  /// real-time probe) and waits for its socket.
-  init(_ arguments: [String] = [], device: SimulatedExciter? = nil, extra: [String: String] = [:]) throws {
-    self.device = try device ?? SimulatedExciter()
-    socket = self.device.folder.path("hap.sock")
-    process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = ["serve", "-D", "exciter"] + arguments
-    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(environment) { $1 }.merging(extra) { $1 })
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
+  /// real-time probe) and waits for its socket. `launched`: the binary, whatever the device
+  /// (a test that sends it SIGHUP or looks at its process). In process, `--audio-device
+  /// speaker` is the device's ``SimulatedExciter/speakerAddress``.
+  init(
+    _ arguments: [String] = [], device: SimulatedExciter? = nil, extra: [String: String] = [:], launched: Bool = false
+  ) throws {
+    let device = try device ?? SimulatedExciter()
+    self.device = device
+    socket = device.folder.path("hap.sock")
+    if !launched && device.plain && extra.isEmpty && !InProcess.disabled {
+      var arguments = arguments
+      for k in arguments.indices.dropFirst() where arguments[k] == "speaker" && arguments[k - 1] == "--audio-device" {
+        arguments[k] = device.speakerAddress
+      }
+      // The device's XDG_CONFIG_HOME: the service's config file is the test's own.
+      run = InProcess.start(
+        ["serve", "-D", device.address] + arguments,
+        environment: device.environment.merging(["HAP_SOCKET": socket]) { $1 })
+      (process, errors) = (nil, nil)
+    } else {
+      let process = Process()
+      let errors = Pipe()
+      process.executableURL = URL(fileURLWithPath: Hap.binary)
+      process.arguments = ["serve", "-D", "exciter"] + arguments
+      process.environment = Hap.labelled(
+        ProcessInfo.processInfo.environment.merging(device.environment) { $1 }.merging(["HAP_SOCKET": socket]) { $1 }
+          .merging(extra) { $1 })
+      process.standardError = errors
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      (run, self.process, self.errors) = (nil, process, errors)
+    }
     // Wait until it answers (a stale socket file may be there before it).
-    _ = Wait.until(60, every: 0.02) { [socket, process] in !process.isRunning || ServiceConnection.canConnect(socket) }
+    _ = Wait.until(60, every: 0.02) { [self] in !isRunning || ServiceConnection.canConnect(socket) }
     #expect(ServiceConnection.canConnect(socket), "hap serve did not answer on its socket")
+  }
+
+  var isRunning: Bool { run?.isRunning ?? process?.isRunning ?? false }
+
+  /// What the service wrote to standard error: so far in process; launched, all of it (read
+  /// to its end: after ``terminate()``).
+  var log: String {
+    if let run { return run.errorsSoFar }
+    return String(decoding: errors?.fileHandleForReading.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+  }
+
+  /// The log as it grows, to wait for a line of it.
+  var streamLog: StreamLog {
+    if let run { return StreamLog(reading: { run.errorsSoFar }) }
+    return StreamLog(errors!)
   }
 
   /// Runs a client command (`fire`, `status`, ...) against this service. After a fire that
@@ -57,16 +103,26 @@ final class RunningService {
     }
   }
 
-  /// SIGTERM; returns the exit status.
+  /// SIGTERM (in process: its stop); waits for its end and returns the exit status.
   @discardableResult
   func terminate() -> Int32 {
+    if let run {
+      run.stop()
+      guard let result = run.wait(timeout: 30) else {
+        Issue.record("hap serve did not stop")
+        return -1
+      }
+      return result.status
+    }
+    guard let process else { return -1 }
     if process.isRunning { kill(process.processIdentifier, SIGTERM) }
     process.waitUntilExit()
     return process.terminationStatus
   }
 
   deinit {
-    if process.isRunning {
+    if let run, run.isRunning { run.stop() }
+    if let process, process.isRunning {
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
     }

@@ -16,7 +16,7 @@ extension RunningService {
     defer { connection.close() }
     connection.send("ping\n")
     var reply = connection.readLine()
-    for _ in 0..<10 where reply.isEmpty && process.isRunning { reply = connection.readLine() }
+    for _ in 0..<10 where reply.isEmpty && isRunning { reply = connection.readLine() }
     #expect(reply == "ok pong", "hap serve did not answer")
     return self
   }
@@ -87,7 +87,7 @@ struct ServiceConfigCommandTests {
     let device = try SimulatedExciter()
     let config = device.folder.path("settings/hap.json")  // neither the file nor its folder yet
     let service = try RunningService(["--config", config], device: device).ready()
-    let log = StreamLog(service.errors)
+    let log = service.streamLog
     #expect(try service.status()["level"] as? String == "full")  // answered once it watches
     try replaceFile(config, #"{"level": "silent"}"#)
     #expect(try eventually { try service.status()["level"] as? String == "silent" }, "\(log.text)")
@@ -115,7 +115,7 @@ struct ServiceConfigCommandTests {
     #expect(try service.status()["muted"] as? Bool == false)
     #expect(try service.hap(["fire", "correct"]).status == 0)
     #expect(service.terminate() == 0)
-    let log = String(decoding: service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let log = service.log
     let lines = log.split(separator: "\n").filter { $0.contains("config.json") }
     #expect(lines.count == 1, "\(log)")
     #expect(lines.first?.contains("\"gain\"") == true, "\(log)")
@@ -134,23 +134,22 @@ struct ServiceConfigCommandTests {
     }
     try write(["x-first"])
     let service = try RunningService(
-      ["--sample-format", "f32", "--keep-open", "--feedback-theme", theme], device: device
-    ).ready()
+      ["--sample-format", "f32", "--keep-open", "--feedback-theme", theme], device: device, launched: true).ready()
     let before = try #require(try service.status()["events"] as? [String])
     #expect(before.contains("x-first") && !before.contains("x-second"))
     try write(["x-first", "x-second"])
-    kill(service.process.processIdentifier, SIGHUP)
+    kill(service.process!.processIdentifier, SIGHUP)
     #expect(try eventually { (try service.status()["events"] as? [String])?.contains("x-second") == true })
     let fired = try service.hap(["fire", "x-second"])
     #expect(fired.status == 0, "\(fired.stderr)")
     // A broken theme: the one read before serves on.
     try "{\"name\": ".write(toFile: theme, atomically: true, encoding: .utf8)
-    kill(service.process.processIdentifier, SIGHUP)
+    kill(service.process!.processIdentifier, SIGHUP)
     #expect(try eventually { try service.status()["loads"] as? Int == 3 })
     let again = try service.hap(["fire", "x-second"])
     #expect(again.status == 0, "\(again.stderr)")
     #expect(service.terminate() == 0)
-    let log = String(decoding: service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let log = service.log
     #expect(log.contains("the theme read before serves on"), "\(log)")
   }
 
@@ -164,13 +163,12 @@ struct ServiceConfigCommandTests {
     let link = device.folder.path("vocabulary")
     #expect(symlink(device.folder.path("before"), link) == 0)
     let service = try RunningService(
-      ["--vocabulary", link, "--sample-format", "f32", "--keep-open"], device: device
-    ).ready()
+      ["--vocabulary", link, "--sample-format", "f32", "--keep-open"], device: device, launched: true).ready()
     #expect(try service.status()["events"] as? [String] == ["good"])
     #expect(try service.hap(["fire", "new"]).status == 2)
     #expect(symlink(device.folder.path("after"), link + ".new") == 0)
     #expect(rename(link + ".new", link) == 0)
-    kill(service.process.processIdentifier, SIGHUP)
+    kill(service.process!.processIdentifier, SIGHUP)
     #expect(try eventually { try service.status()["events"] as? [String] == ["good", "new"] })
     #expect(try service.status()["loads"] as? Int == 2)
     let fired = try service.hap(["fire", "good"])
@@ -198,8 +196,8 @@ struct ServiceConfigCommandTests {
     let device = try SimulatedExciter()
     let folder = device.folder.path("vocabulary")
     try device.folder.write("vocabulary/good.json", try text(Self.correct))
-    let service = try RunningService(["--vocabulary", folder], device: device).ready()
-    let log = StreamLog(service.errors)
+    let service = try RunningService(["--vocabulary", folder], device: device, launched: true).ready()
+    let log = service.streamLog
     #expect(try service.status()["loads"] as? Int == 1)
     // No SIGHUP: the change to the folder is enough.
     try device.folder.write("vocabulary/broken.json", #"{"Version": 1.0, "Pattern": [{"Event": {"Time": -1}}]}"#)
@@ -215,7 +213,7 @@ struct ServiceConfigCommandTests {
     // The folder gone: the old vocabulary stays.
     try FileManager.default.removeItem(atPath: folder)
     #expect(log.waitForLine(containing: "went away", within: 30), "\(log.text)")
-    kill(service.process.processIdentifier, SIGHUP)
+    kill(service.process!.processIdentifier, SIGHUP)
     #expect(log.waitForLine(containing: "keeping the vocabulary", within: 30), "\(log.text)")
     #expect(try service.status()["events"] as? [String] == ["added", "good"])
     #expect(try service.hap(["fire", "good"]).status == 0)

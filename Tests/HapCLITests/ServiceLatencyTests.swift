@@ -8,12 +8,13 @@ import Testing
 struct ServiceLatencyTests {
   @Test("hap serve opens the device with a 4 ms buffer unless --latency says otherwise")
   func serveDefaultsToASmallBuffer() throws {
-    let service = try RunningService(["--sample-format", "f32", "--keep-open"])
+    // Launched on the exciter: its statistics (the buffer it was given) are the plugin's file.
+    let service = try RunningService(["--sample-format", "f32", "--keep-open"], launched: true)
     #expect(service.terminate() == 0)
     let stats = try service.device.statistics()
     #expect(stats["buffer_size"] == "192" && stats["period_size"] == "48", "\(stats)")
 
-    let asked = try RunningService(["--sample-format", "f32", "--keep-open", "--latency", "10"])
+    let asked = try RunningService(["--sample-format", "f32", "--keep-open", "--latency", "10"], launched: true)
     #expect(asked.terminate() == 0)
     let stats10 = try asked.device.statistics()
     #expect(stats10["buffer_size"] == "480" && stats10["period_size"] == "120", "\(stats10)")
@@ -39,7 +40,7 @@ struct ServiceLatencyTests {
 
   @Test("with the device closed no thread of hap serve wakes up (no polling)")
   func anIdleServiceDoesNotWakeUp() throws {
-    let service = try RunningService(["--idle-close", "0.2"])
+    let service = try RunningService(["--idle-close", "0.2"], launched: true)
     #expect(try service.hap(["fire", "tick"]).status == 0)
     let closed = try Wait.until(30, every: 0.02) { try service.status()["device"] as? String == "closed" }
     #expect(closed, "the device did not close")
@@ -47,7 +48,7 @@ struct ServiceLatencyTests {
     #expect(service.device.waitForStatistics(frames: 1, within: 10), "no statistics after the close")
     // The status clients' connection threads end once their clients have gone: wait until the
     // thread count stops falling (the same twice, 0.2 s apart) before the quiet window.
-    let pid = service.process.processIdentifier
+    let pid = service.process!.processIdentifier
     var threads = -1
     #expect(
       try Wait.until(10, every: 0.2) {

@@ -20,15 +20,15 @@ struct ServiceRobustnessTests {
 
   /// Item 2: `hap serve 2>&1 | head -2`, then a SIGHUP: its next log line must not kill it.
   @Test func aLogReaderThatGoesAwayDoesNotEndTheService() throws {
-    let service = try RunningService().ready()
-    try? service.errors.fileHandleForWriting.close()
-    try service.errors.fileHandleForReading.close()
-    kill(service.process.processIdentifier, SIGHUP)
+    let service = try RunningService(launched: true).ready()
+    try? service.errors!.fileHandleForWriting.close()
+    try service.errors!.fileHandleForReading.close()
+    kill(service.process!.processIdentifier, SIGHUP)
     #expect(try eventually { try service.status()["loads"] as? Int == 2 })
-    kill(service.process.processIdentifier, SIGHUP)
+    kill(service.process!.processIdentifier, SIGHUP)
     #expect(try eventually { try service.status()["loads"] as? Int == 3 })
-    #expect(service.process.isRunning, "hap serve ended (status \(service.process.terminationStatus))")
-    guard service.process.isRunning else { return }
+    #expect(service.process!.isRunning, "hap serve ended (status \(service.process!.terminationStatus))")
+    guard service.process!.isRunning else { return }
     #expect(service.terminate() == 0)
   }
 
@@ -38,11 +38,10 @@ struct ServiceRobustnessTests {
     try device.folder.write("vocabulary/tick.json", try text(Self.correct))
     try device.folder.write("vocabulary/vocabulary.json", #"{"Events": [{"Name": "tick", "Debounce": 0}]}"#)
     let service = try RunningService(
-      ["--vocabulary", device.folder.path("vocabulary"), "--keep-open", "--verbose"], device: device
-    ).ready()
-    try? service.errors.fileHandleForWriting.close()
+      ["--vocabulary", device.folder.path("vocabulary"), "--keep-open", "--verbose"], device: device, launched: true).ready()
+    try? service.errors!.fileHandleForWriting.close()
     // 4 KiB of pipe (never read from here on): about 200 lines of "hap: fired tick".
-    _ = fcntl(service.errors.fileHandleForReading.fileDescriptor, 1031 /* F_SETPIPE_SZ */, 4096)
+    _ = fcntl(service.errors!.fileHandleForReading.fileDescriptor, 1031 /* F_SETPIPE_SZ */, 4096)
     let connection = try connect(service)
     defer { connection.close() }
     var answered = 0
@@ -55,7 +54,7 @@ struct ServiceRobustnessTests {
       }
     }
     #expect(answered == 2000, "the service stopped answering after \(answered) fires (blocked on its log?)")
-    kill(service.process.processIdentifier, SIGKILL)
+    kill(service.process!.processIdentifier, SIGKILL)
   }
 
   /// Item 3: one process cannot take every connection; the one over its limit is told so.
@@ -170,7 +169,7 @@ struct ServiceRobustnessTests {
     )
     // No debounce: each fire plays (and renders its variant).
     try device.folder.write("vocabulary/vocabulary.json", #"{"Events": [{"Name": "long", "Debounce": 0}]}"#)
-    let service = try RunningService(["--vocabulary", device.folder.path("vocabulary")], device: device).ready()
+    let service = try RunningService(["--vocabulary", device.folder.path("vocabulary")], device: device, launched: true).ready()
     #expect(try service.status()["events"] as? [String] == ["correct", "long"])
     let connection = try connect(service)
     defer { connection.close() }
@@ -179,7 +178,7 @@ struct ServiceRobustnessTests {
     #expect(withoutVoice(connection.readLine()) == "ok fired long")
     #expect(withoutVoice(connection.readLine()) == "ok fired long")
     #expect(connection.readLine() == "ok stopped all")
-    let status = try String(contentsOfFile: "/proc/\(service.process.processIdentifier)/status", encoding: .utf8)
+    let status = try String(contentsOfFile: "/proc/\(service.process!.processIdentifier)/status", encoding: .utf8)
     let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
     let kilobytes = Int(peak?.split(separator: " ").dropFirst().first ?? "") ?? Int.max
     #expect(kilobytes < 300_000, "peak resident memory \(kilobytes) kB")
@@ -210,7 +209,7 @@ struct ServiceRobustnessTests {
     try device.folder.write("vocabulary/b.json", try text(Self.pass))
     let config = device.folder.path("config/hap/config.json")
     let service = try RunningService(["--vocabulary", folder], device: device).ready()
-    let log = StreamLog(service.errors)
+    let log = service.streamLog
     let a = try connect(service)
     let b = try connect(service, timeout: 15)
     defer {

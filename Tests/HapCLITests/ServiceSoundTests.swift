@@ -54,7 +54,7 @@ struct ServiceSoundTests {
 
   /// The service's standard error once it has ended.
   static func log(_ service: RunningService) -> String {
-    String(decoding: service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    service.log
   }
 
   @Test("a fire plays the haptic render on the exciter and the audio track on the second device, frame-aligned")
@@ -99,8 +99,9 @@ struct ServiceSoundTests {
     // No sound hardware here: 'default' does not open (machine-facts.md). The device opens at
     // the start (the check), closes, and opens again at each fire: the line is said once.
     let alone = try SimulatedExciter()
+    // Launched on the exciter: its sound goes to 'default' (in process, -D sim's sound goes beside its capture).
     let service = try RunningService(
-      ["--vocabulary", folder.url.path, "--sample-format", "f32", "--idle-close", "0.2"], device: alone)
+      ["--vocabulary", folder.url.path, "--sample-format", "f32", "--idle-close", "0.2"], device: alone, launched: true)
     for _ in 0..<2 {
       #expect(try service.hap(["fire", Self.pattern]).status == 0)
       try service.waitUntilSilent()
@@ -125,11 +126,11 @@ struct ServiceSoundTests {
     let device = try SimulatedExciter(speaker: "")
     let service = try RunningService(
       ["--vocabulary", folder.url.path, "--memory-budget", "16", "--audio-device", "speaker", "--keep-open"],
-      device: device)
+      device: device, launched: true)
     #expect(try service.status()["loads"] as? Int == 1)
     let refused = try service.hap(["fire", "slow"])
     #expect(refused.status != 0 && refused.stderr.contains("memory"), "\(refused.stderr)")
-    let peak = try #require(peakResident(service.process.processIdentifier))
+    let peak = try #require(peakResident(service.process!.processIdentifier))
     #expect(peak < 100 << 20, "the service reached \(peak >> 20) MiB with a 16 MiB budget")
     #expect(service.terminate() == 0)
     #expect(

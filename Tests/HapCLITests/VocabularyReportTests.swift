@@ -64,7 +64,7 @@ struct VocabularyReportTests {
     try service.waitUntilSilent()
     #expect(try service.counters()["played"] == 1)
     service.terminate()
-    let log = String(decoding: service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let log = service.log
     #expect(log.contains("low health.ahap loads, but no client can fire its event by name: it holds a space"), "\(log)")
     #expect(log.contains("tick.ahap.orig is not served"), "\(log)")
     #expect(log.contains("pipe.ahap is not served: it is a FIFO"), "\(log)")
@@ -81,7 +81,7 @@ struct VocabularyReportTests {
       let service = try RunningService(["--vocabulary", folder] + arguments, device: device)
       let events = try service.status()["events"] as? [String] ?? []
       service.terminate()
-      return (String(decoding: service.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), events)
+      return (service.log, events)
     }
     try Data(#"{"rules": {"vocabulary-name-unfireable": "error", "vocabulary-file-skipped": "off"}}"#.utf8)
       .write(to: URL(fileURLWithPath: folder + "/.haprc.json"))

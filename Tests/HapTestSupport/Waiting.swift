@@ -40,6 +40,11 @@ public enum Wait {
 public final class StreamLog: @unchecked Sendable {
   private var data = Data()
   private let lock = NSLock()
+  /// Where the text is read instead of a pipe (a run in process's standard error).
+  private var source: (@Sendable () -> String)?
+
+  /// A log whose text `source` gives as it grows.
+  public init(reading source: @escaping @Sendable () -> String) { self.source = source }
 
   /// Starts reading `pipe` (a process's standard error, say).
   public init(_ pipe: Pipe) {
@@ -54,6 +59,7 @@ public final class StreamLog: @unchecked Sendable {
 
   /// Everything read so far.
   public var text: String {
+    if let source { return source() }
     lock.lock()
     defer { lock.unlock() }
     return String(decoding: data, as: UTF8.self)

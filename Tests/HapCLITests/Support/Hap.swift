@@ -170,8 +170,10 @@ extension Hap {
   /// Starts `hap ARGUMENTS` and returns at once: in process when it can run there
   /// (``InProcess/allows(_:environment:)``), else launched. For a run that lasts until it is
   /// stopped (a service, a play, `fire --loop`, `--watch`).
-  static func start(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> Started {
-    if InProcess.allows(arguments, environment: environment) {
+  static func start(
+    _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], launching: Bool = false
+  ) throws -> Started {
+    if !launching, InProcess.allows(arguments, environment: environment) {
       return Started(run: InProcess.start(arguments, input: input, environment: environment))
     }
     return try Started(launching: arguments, input: input, environment: environment)
@@ -180,7 +182,8 @@ extension Hap {
   /// A `hap` under way, in process or launched: what it printed so far, its stop, its end.
   final class Started: @unchecked Sendable {
     private let run: InProcess.Run?
-    private let process: Process?
+    /// The launched binary; nil in process.
+    let process: Process?
     private let lock = NSLock()
     private var output = Data()
     private var errors = Data()

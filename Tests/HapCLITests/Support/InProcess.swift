@@ -45,7 +45,22 @@ enum InProcess {
     if let name = arguments.first, launchedCommands.contains(name) { return stopsAtTheParse(arguments) }
     if arguments.contains(where: { $0.hasPrefix("/dev/") && $0 != "/dev/null" }) { return false }
     if let name = arguments.first, clientCommands.contains(name) { return true }
-    return environment.keys.allSatisfy(honouredVariables.contains)
+    return environment.keys.allSatisfy {
+      honouredVariables.contains($0) || ($0 == "XDG_CONFIG_HOME" && opensNoALSADevice(arguments))
+    }
+  }
+
+  /// Whether `hap ARGUMENTS` opens no device through ALSA's configuration: a command that plays
+  /// nothing, or one on `-D sim…` (configured in memory), `null`, `file:…` or `evdev:…`. Then
+  /// `XDG_CONFIG_HOME` is hap's alone (the service's config file, `.haprc` lookups), which the
+  /// command line reads through `RunEnvironment`; else ALSA reads it from the process for the
+  /// user's asoundrc, and the binary is launched.
+  static func opensNoALSADevice(_ arguments: [String]) -> Bool {
+    guard let name = arguments.first, ["play", "drag", "serve", "studio"].contains(name) else { return true }
+    guard let flag = arguments.firstIndex(where: { $0 == "-D" || $0 == "--device" }), flag + 1 < arguments.count
+    else { return false }
+    let device = arguments[flag + 1]
+    return device == "sim" || device == "null" || ["sim:", "evdev:", "file:"].contains { device.hasPrefix($0) }
   }
 
   /// Whether `hap COMMAND ARGUMENTS` ends before the command runs: its help, or a usage error
