@@ -40,10 +40,9 @@ struct Hap {
     _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], directory: URL? = nil,
     timeout: TimeInterval = 60, executable: String = binary, inheriting inherit: ((String) -> Bool)? = nil
   ) throws -> Result {
-    if executable == binary, directory == nil, inherit == nil,
-      InProcess.allows(arguments, environment: environment)
-    {
-      return try InProcess.run(arguments, input: input, environment: environment, timeout: timeout)
+    if executable == binary, directory == nil, InProcess.allows(arguments, environment: environment) {
+      return try InProcess.run(
+        arguments, input: input, environment: environment, inheriting: inherit ?? { _ in true }, timeout: timeout)
     }
     return try launch(
       arguments, input: input, environment: environment, directory: directory, timeout: timeout,

@@ -79,9 +79,10 @@ enum InProcess {
   /// Runs `hap ARGUMENTS` in process, `input` its standard input; gives up after `timeout`
   /// seconds (the run is stopped then, and its thread left to finish).
   static func run(
-    _ arguments: [String], input: Data? = nil, environment: [String: String], timeout: TimeInterval
+    _ arguments: [String], input: Data? = nil, environment: [String: String],
+    inheriting inherit: (String) -> Bool = { _ in true }, timeout: TimeInterval
   ) throws -> Hap.Result {
-    let run = start(arguments, input: input, environment: environment)
+    let run = start(arguments, input: input, environment: environment, inheriting: inherit)
     guard let result = run.wait(timeout: timeout) else {
       run.context.stop.request()
       throw HapTimeout(arguments: arguments)
@@ -90,8 +91,13 @@ enum InProcess {
   }
 
   /// Starts `hap ARGUMENTS` in process and returns at once.
-  static func start(_ arguments: [String], input: Data? = nil, environment: [String: String]) -> Run {
-    var values = ProcessInfo.processInfo.environment
+  /// The run's environment is the test process's (what `inherit` keeps), less `NO_COLOR`,
+  /// with `environment` added, as a launched binary's.
+  static func start(
+    _ arguments: [String], input: Data? = nil, environment: [String: String],
+    inheriting inherit: (String) -> Bool = { _ in true }
+  ) -> Run {
+    var values = ProcessInfo.processInfo.environment.filter { inherit($0.key) }
     values["NO_COLOR"] = nil
     for (key, value) in environment { values[key] = value }
     return Run(arguments, context: RunContext(environment: values, input: input))
