@@ -3,7 +3,10 @@ import HapTestSupport
 import Testing
 
 /// The simulated exciter (tools/sim-exciter): an ALSA ioplug device paced by the monotonic
-/// clock that records what it plays, configured per test through XDG_CONFIG_HOME.
+/// clock that records what it plays, configured per test: its ALSA configuration is the file
+/// `ALSA_CONFIG_PATH` names (read alone, in place of alsa.conf), which hap hands HapKit itself,
+/// so a run in process opens it as the binary does. `XDG_CONFIG_HOME` is the test's too (the
+/// service's config file).
 struct SimulatedExciter {
   /// `$HAP_SIM_PLUGIN` (set by the Makefile), else built once into .build/sim.
   static let plugin: String? = {
@@ -77,7 +80,7 @@ struct SimulatedExciter {
       }
       \(second ?? "")
       """)
-    environment = ["XDG_CONFIG_HOME": folder.path("config")]
+    environment = ["XDG_CONFIG_HOME": folder.path("config"), "ALSA_CONFIG_PATH": folder.path("config/alsa/asoundrc")]
     plain = settings.isEmpty && (speaker ?? "").isEmpty
   }
 

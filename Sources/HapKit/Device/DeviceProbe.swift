@@ -5,8 +5,11 @@ import HapCore
 /// `hap devices -D NAME`: one device probed as hap would open it.
 public enum DeviceProbe {
   /// A DualSense's card, listed as `name`, its raw device probed.
-  public static func dualSense(_ card: SoundCard, listedAs name: String) -> PlaybackDevice {
-    var device = DeviceList.probe(card.rawDevice, description: DualSenseDevice.description(card))
+  public static func dualSense(
+    _ card: SoundCard, listedAs name: String, alsaConfiguration: String? = nil
+  ) -> PlaybackDevice {
+    var device = DeviceList.probe(
+      card.rawDevice, description: DualSenseDevice.description(card), alsaConfiguration: alsaConfiguration)
     device.name = name
     return device
   }
@@ -18,12 +21,12 @@ public enum DeviceProbe {
     if DualSenseDevice.names(name) {
       do {
         let card = try DualSenseDevice.resolve(name, folders: folders)!
-        return Self.dualSense(card, listedAs: name)
+        return Self.dualSense(card, listedAs: name, alsaConfiguration: folders.alsaConfiguration)
       } catch {
         return PlaybackDevice(name: name, description: "Sony DualSense", capabilities: nil, error: error.message)
       }
     }
-    guard SimulatedDevice.names(name) else { return DeviceList.probe(name) }
+    guard SimulatedDevice.names(name) else { return DeviceList.probe(name, alsaConfiguration: folders.alsaConfiguration) }
     do {
       let device = try SimulatedDevice.resolve(name, capturing: false)!
       return DeviceList.probe(

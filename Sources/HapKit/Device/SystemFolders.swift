@@ -8,6 +8,11 @@ public struct SystemFolders: Sendable, Equatable {
   public var soundCards: String
   /// Where input event devices (rumble motors) are looked for.
   public var eventDevices: String
+  /// The ALSA configuration sound devices open from, read alone (as `ALSA_CONFIG_PATH`'s files
+  /// are, in place of alsa.conf and the user's asoundrc); nil: ALSA's own, as the process finds it.
+  /// A program hands it in when it reads its configuration's place for itself (hap: its run's
+  /// `ALSA_CONFIG_PATH`, whatever the process's); devices are listed from ALSA's own.
+  public var alsaConfiguration: String?
 
   public init(
     inputDevices: String = "/proc/bus/input/devices", soundCards: String = "/proc/asound",

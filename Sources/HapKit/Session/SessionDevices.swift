@@ -65,7 +65,8 @@ public struct OpenDevice {
       sink = try ALSASink(
         device: simulated == nil ? dualSense?.rawDevice ?? options.device : SimulatedDevice.name,
         request: request ?? options.request(live: live),
-        reconnectSeconds: options.reconnect, alsaConfiguration: simulated?.alsaConfiguration)
+        reconnectSeconds: options.reconnect,
+        alsaConfiguration: simulated?.alsaConfiguration ?? options.folders.alsaConfiguration)
     } catch {
       throw .sink(error)
     }

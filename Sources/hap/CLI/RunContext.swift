@@ -138,6 +138,21 @@ extension SystemFolders {
     if let file = RunEnvironment["HAP_INPUT_DEVICES"], !file.isEmpty { folders.inputDevices = file }
     if let folder = RunEnvironment["HAP_PROC_ASOUND"], !folder.isEmpty { folders.soundCards = folder }
     if let folder = RunEnvironment["HAP_DEV_INPUT"], !folder.isEmpty { folders.eventDevices = folder }
+    folders.alsaConfiguration = alsaConfiguration(RunEnvironment["ALSA_CONFIG_PATH"])
     return folders
+  }
+
+  /// `$ALSA_CONFIG_PATH`'s files (separated by `:`), read in order as ALSA reads them in place
+  /// of its own configuration: devices open from them alone. nil when it is unset, or a file
+  /// cannot be read (ALSA then reads the variable itself, and says what is wrong on opening).
+  private static func alsaConfiguration(_ paths: String?) -> String? {
+    guard let paths, !paths.isEmpty else { return nil }
+    var text = ""
+    for path in paths.split(separator: ":") where !path.isEmpty {
+      let bytes = try? InputFile.read(String(path), for: .folderPattern, limit: 1 << 20, stop: nil)
+      guard let bytes else { return nil }
+      text += String(decoding: bytes, as: UTF8.self) + "\n"
+    }
+    return text
   }
 }

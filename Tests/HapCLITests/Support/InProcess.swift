@@ -45,9 +45,20 @@ enum InProcess {
     if let name = arguments.first, launchedCommands.contains(name) { return stopsAtTheParse(arguments) }
     if arguments.contains(where: { $0.hasPrefix("/dev/") && $0 != "/dev/null" }) { return false }
     if let name = arguments.first, clientCommands.contains(name) { return true }
+    let alsaConfigured = environment["ALSA_CONFIG_PATH"] != nil && !listsDevices(arguments)
     return environment.keys.allSatisfy {
-      honouredVariables.contains($0) || ($0 == "XDG_CONFIG_HOME" && opensNoALSADevice(arguments))
+      honouredVariables.contains($0) || ($0 == "ALSA_CONFIG_PATH" && alsaConfigured)
+        || ($0 == "XDG_CONFIG_HOME" && (alsaConfigured || opensNoALSADevice(arguments)))
     }
+  }
+
+  /// Whether `hap ARGUMENTS` lists ALSA's devices (their hints come from ALSA's own
+  /// configuration, which is the process's): `hap devices` without `-D`, `completion`. Devices
+  /// open from `ALSA_CONFIG_PATH`'s files as the command line hands them to HapKit
+  /// (`SystemFolders.alsaConfiguration`), in process as launched.
+  static func listsDevices(_ arguments: [String]) -> Bool {
+    guard let name = arguments.first else { return false }
+    return name == "completion" || (name == "devices" && !arguments.contains("-D") && !arguments.contains("--device"))
   }
 
   /// Whether `hap ARGUMENTS` opens no device through ALSA's configuration: a command that plays
