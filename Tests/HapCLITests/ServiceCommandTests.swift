@@ -2,9 +2,10 @@ import Foundation
 import HapTestSupport
 import Testing
 
-/// A `hap serve` running on the simulated exciter, with its socket in the device's folder: in
-/// the test's process on the device's ``SimulatedExciter/address`` when it can run there (a
-/// device without settings, nothing in `extra`, not `launched`), else the binary on `-D exciter`.
+/// A `hap serve -D exciter` running on the simulated exciter, with its socket in the device's
+/// folder: in the test's process (the device's configuration is its `ALSA_CONFIG_PATH`, which
+/// hap hands HapKit) unless `extra` is given (a library to preload) or `launched` asks for the
+/// binary.
 final class RunningService {
   let device: SimulatedExciter
   let socket: String
@@ -14,30 +15,22 @@ final class RunningService {
   let process: Process?
   /// The launched binary's standard error (a test that closes it or fills it); nil in process.
   let errors: Pipe?
-  /// What its clients get: the socket, and (launched) the device's configuration.
-  var environment: [String: String] {
-    (run != nil ? [:] : device.environment).merging(["HAP_SOCKET": socket]) { $1 }
-  }
+  /// What its clients get: the socket, and the device's configuration.
+  var environment: [String: String] { device.environment.merging(["HAP_SOCKET": socket]) { $1 } }
 
   /// Starts `hap serve -D exciter ARGUMENTS` (with `extra` in its environment, e.g. the
-  /// real-time probe) and waits for its socket. `launched`: the binary, whatever the device
-  /// (a test that sends it SIGHUP or looks at its process). In process, `--audio-device
-  /// speaker` is the device's ``SimulatedExciter/speakerAddress``.
+  /// real-time probe) and waits for its socket. `launched`: the binary (a test that sends it
+  /// SIGHUP or looks at its process).
   init(
     _ arguments: [String] = [], device: SimulatedExciter? = nil, extra: [String: String] = [:], launched: Bool = false
   ) throws {
     let device = try device ?? SimulatedExciter()
     self.device = device
     socket = device.folder.path("hap.sock")
-    if !launched && device.plain && extra.isEmpty && !InProcess.disabled {
-      var arguments = arguments
-      for k in arguments.indices.dropFirst() where arguments[k] == "speaker" && arguments[k - 1] == "--audio-device" {
-        arguments[k] = device.speakerAddress
-      }
-      // The device's XDG_CONFIG_HOME: the service's config file is the test's own.
+    if !launched && extra.isEmpty && !InProcess.disabled {
+      // The device's environment: its ALSA configuration, and the service's config file.
       run = InProcess.start(
-        ["serve", "-D", device.address] + arguments,
-        environment: device.environment.merging(["HAP_SOCKET": socket]) { $1 })
+        ["serve", "-D", "exciter"] + arguments, environment: device.environment.merging(["HAP_SOCKET": socket]) { $1 })
       (process, errors) = (nil, nil)
     } else {
       let process = Process()

@@ -8,13 +8,12 @@ import Testing
 struct ServiceLatencyTests {
   @Test("hap serve opens the device with a 4 ms buffer unless --latency says otherwise")
   func serveDefaultsToASmallBuffer() throws {
-    // Launched on the exciter: its statistics (the buffer it was given) are the plugin's file.
-    let service = try RunningService(["--sample-format", "f32", "--keep-open"], launched: true)
+    let service = try RunningService(["--sample-format", "f32", "--keep-open"])
     #expect(service.terminate() == 0)
     let stats = try service.device.statistics()
     #expect(stats["buffer_size"] == "192" && stats["period_size"] == "48", "\(stats)")
 
-    let asked = try RunningService(["--sample-format", "f32", "--keep-open", "--latency", "10"], launched: true)
+    let asked = try RunningService(["--sample-format", "f32", "--keep-open", "--latency", "10"])
     #expect(asked.terminate() == 0)
     let stats10 = try asked.device.statistics()
     #expect(stats10["buffer_size"] == "480" && stats10["period_size"] == "120", "\(stats10)")

@@ -99,9 +99,8 @@ struct ServiceSoundTests {
     // No sound hardware here: 'default' does not open (machine-facts.md). The device opens at
     // the start (the check), closes, and opens again at each fire: the line is said once.
     let alone = try SimulatedExciter()
-    // Launched on the exciter: its sound goes to 'default' (in process, -D sim's sound goes beside its capture).
     let service = try RunningService(
-      ["--vocabulary", folder.url.path, "--sample-format", "f32", "--idle-close", "0.2"], device: alone, launched: true)
+      ["--vocabulary", folder.url.path, "--sample-format", "f32", "--idle-close", "0.2"], device: alone)
     for _ in 0..<2 {
       #expect(try service.hap(["fire", Self.pattern]).status == 0)
       try service.waitUntilSilent()

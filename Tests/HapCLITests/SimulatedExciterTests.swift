@@ -31,18 +31,6 @@ struct SimulatedExciter {
   let speakerCapture: String
   let speakerStats: String
   let environment: [String: String]
-  /// Whether the device has no settings of its own (stalls, vanishing, timing): what
-  /// ``address`` plays on is then the same device.
-  let plain: Bool
-
-  /// This device as hap's own simulated exciter on the same capture, `-D sim:CAPTURE=FILE`:
-  /// the same plugin with no settings, opened from a configuration hap makes in memory (no
-  /// `XDG_CONFIG_HOME`), so a run in process can play on it. It writes no statistics (``stats``).
-  var address: String { "sim:CAPTURE=\(capture)" }
-  /// The second device's (``speakerCapture``) as ``address`` is the first's: for
-  /// `--audio-device`.
-  var speakerAddress: String { "sim:CAPTURE=\(speakerCapture)" }
-
   /// A device named `exciter` with extra plugin settings (e.g. `stall_after_frames 4800 stall_ms 50`);
   /// `speaker`: a second device, `speaker`, with those settings, for a pattern's sound.
   init(_ settings: String = "", speaker: String? = nil) throws {
@@ -81,7 +69,6 @@ struct SimulatedExciter {
       \(second ?? "")
       """)
     environment = ["XDG_CONFIG_HOME": folder.path("config"), "ALSA_CONFIG_PATH": folder.path("config/alsa/asoundrc")]
-    plain = settings.isEmpty && (speaker ?? "").isEmpty
   }
 
   func captured() throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: capture))) }
