@@ -15,7 +15,10 @@ struct DualSenseTests {
     let folder: TemporaryFolder
     var capture: String { folder.path("capture.raw") }
     var environment: [String: String] {
-      ["XDG_CONFIG_HOME": folder.path("config"), "HAP_PROC_ASOUND": folder.path("proc")]
+      [
+        "XDG_CONFIG_HOME": folder.path("config"), "ALSA_CONFIG_PATH": folder.path("config/alsa/asoundrc"),
+        "HAP_PROC_ASOUND": folder.path("proc"),
+      ]
     }
 
     /// `cards`: (number, id, usbid or nil, name).
@@ -46,7 +49,7 @@ struct DualSenseTests {
     }
 
     func run(_ arguments: [String]) throws -> Hap.Result {
-      try Hap.run(arguments, environment: environment) { $0 != "HAP_DEVICE" && $0 != "ALSA_CONFIG_PATH" }
+      try Hap.run(arguments, environment: environment) { $0 != "HAP_DEVICE" }
     }
 
     /// The capture as 4 channels of s16 samples.

@@ -25,10 +25,14 @@ final class RunContext: Sendable {
   let stop = StopRequest()
   /// What the run reads on standard input; nil: nothing (as `/dev/null`).
   let input: Data?
+  /// A descriptor the run reads as its standard input instead (a pipe its caller writes to
+  /// while it runs, and closes); the caller's, not closed here.
+  let inputDescriptor: Int32?
 
-  init(environment: [String: String], input: Data? = nil) {
+  init(environment: [String: String], input: Data? = nil, inputDescriptor: Int32? = nil) {
     self.environment = environment
     self.input = input
+    self.inputDescriptor = inputDescriptor
   }
 
   /// The context of the run on this task or thread; nil: the process's own (the binary).
@@ -83,7 +87,7 @@ final class RunContext: Sendable {
       drained.signal()
     }
     drainer.start()
-    let status = StandardStreams.$input.withValue(input.read) {
+    let status = StandardStreams.$input.withValue(inputDescriptor ?? input.read) {
       StandardStreams.$output.withValue(output.write) { body() }
     }
     close(output.write)

@@ -169,13 +169,19 @@ extension Hap {
   /// Starts `hap ARGUMENTS` and returns at once: in process when it can run there
   /// (``InProcess/allows(_:environment:)``), else launched. For a run that lasts until it is
   /// stopped (a service, a play, `fire --loop`, `--watch`).
+  /// `live`: its standard input is a pipe the test writes to while it runs
+  /// (``Started/input``, closed to end it), in place of `input`.
   static func start(
-    _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], launching: Bool = false
+    _ arguments: [String], input: Data? = nil, live: Bool = false, environment: [String: String] = [:],
+    launching: Bool = false
   ) throws -> Started {
+    let pipe = live ? Pipe() : nil
     if !launching, InProcess.allows(arguments, environment: environment) {
-      return Started(run: InProcess.start(arguments, input: input, environment: environment))
+      let run = InProcess.start(
+        arguments, input: input, inputDescriptor: pipe?.fileHandleForReading.fileDescriptor, environment: environment)
+      return Started(run: run, live: pipe)
     }
-    return try Started(launching: arguments, input: input, environment: environment)
+    return try Started(launching: arguments, input: input, live: pipe, environment: environment)
   }
 
   /// A `hap` under way, in process or launched: what it printed so far, its stop, its end.
@@ -187,17 +193,22 @@ extension Hap {
     private var output = Data()
     private var errors = Data()
     private let readers = DispatchGroup()
+    /// Its standard input, to write to while it runs (`live`); nil otherwise.
+    let live: Pipe?
+    var input: FileHandle? { live?.fileHandleForWriting }
 
     /// Whether it runs in the test's process.
     var inProcess: Bool { run != nil }
 
-    fileprivate init(run: InProcess.Run) {
+    fileprivate init(run: InProcess.Run, live: Pipe?) {
       self.run = run
+      self.live = live
       process = nil
     }
 
-    fileprivate init(launching arguments: [String], input: Data?, environment: [String: String]) throws {
+    fileprivate init(launching arguments: [String], input: Data?, live: Pipe?, environment: [String: String]) throws {
       run = nil
+      self.live = live
       let process = Process()
       process.executableURL = URL(fileURLWithPath: Hap.binary)
       process.arguments = arguments
@@ -205,7 +216,7 @@ extension Hap {
       let (out, err, inPipe) = (Pipe(), Pipe(), Pipe())
       process.standardOutput = out
       process.standardError = err
-      process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
+      process.standardInput = live ?? (input == nil ? FileHandle.nullDevice : inPipe)
       try process.run()
       self.process = process
       if let input {

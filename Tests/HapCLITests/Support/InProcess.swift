@@ -62,12 +62,14 @@ enum InProcess {
   }
 
   /// Whether `hap ARGUMENTS` opens no device through ALSA's configuration: a command that plays
-  /// nothing, or one on `-D sim…` (configured in memory), `null`, `file:…` or `evdev:…`. Then
+  /// or lists nothing, or one on `-D sim…` (configured in memory), `null`, `file:…` or `evdev:…`. Then
   /// `XDG_CONFIG_HOME` is hap's alone (the service's config file, `.haprc` lookups), which the
   /// command line reads through `RunEnvironment`; else ALSA reads it from the process for the
   /// user's asoundrc, and the binary is launched.
   static func opensNoALSADevice(_ arguments: [String]) -> Bool {
-    guard let name = arguments.first, ["play", "drag", "serve", "studio"].contains(name) else { return true }
+    guard let name = arguments.first, ["play", "drag", "serve", "studio", "devices", "completion"].contains(name) else {
+      return true
+    }
     guard let flag = arguments.firstIndex(where: { $0 == "-D" || $0 == "--device" }), flag + 1 < arguments.count
     else { return false }
     let device = arguments[flag + 1]
@@ -105,13 +107,13 @@ enum InProcess {
   /// The run's environment is the test process's (what `inherit` keeps), less `NO_COLOR`,
   /// with `environment` added, as a launched binary's.
   static func start(
-    _ arguments: [String], input: Data? = nil, environment: [String: String],
+    _ arguments: [String], input: Data? = nil, inputDescriptor: Int32? = nil, environment: [String: String],
     inheriting inherit: (String) -> Bool = { _ in true }
   ) -> Run {
     var values = ProcessInfo.processInfo.environment.filter { inherit($0.key) }
     values["NO_COLOR"] = nil
     for (key, value) in environment { values[key] = value }
-    return Run(arguments, context: RunContext(environment: values, input: input))
+    return Run(arguments, context: RunContext(environment: values, input: input, inputDescriptor: inputDescriptor))
   }
 
   /// A run in process under way: its output so far, its stop (SIGTERM's), its end.
