@@ -146,7 +146,17 @@ ZSH_COMPLETION = $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hap
 FISH_COMPLETION = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hap.fish
 MAN_PAGE = $(DESTDIR)$(PREFIX)/share/man/man1/hap.1
 DBUS_SERVICES = $(DESTDIR)$(PREFIX)/share/dbus-1/services
+# Written once per binary, beside it (HAP_DOCS), and copied by each install: a second install
+# of the same binary (the dist target's, the tests') does not run it again. Each is written to a
+# file of its own and renamed, so two makes at once never leave a half-written one.
+HAP_DOCS = $(dir $(HAP))generated
+GENERATED_DOCS = $(HAP_DOCS)/hap.bash $(HAP_DOCS)/_hap $(HAP_DOCS)/hap.fish $(HAP_DOCS)/hap.1
+$(HAP_DOCS)/hap.bash: $(HAP) ; @mkdir -p $(@D) && $(HAP) completion bash > $@.$$$$ && mv $@.$$$$ $@
+$(HAP_DOCS)/_hap: $(HAP) ; @mkdir -p $(@D) && $(HAP) completion zsh > $@.$$$$ && mv $@.$$$$ $@
+$(HAP_DOCS)/hap.fish: $(HAP) ; @mkdir -p $(@D) && $(HAP) completion fish > $@.$$$$ && mv $@.$$$$ $@
+$(HAP_DOCS)/hap.1: $(HAP) ; @mkdir -p $(@D) && $(HAP) help --man > $@.$$$$ && mv $@.$$$$ $@
 install: $(if $(NO_BUILD),,build sim)
+	$(MAKE) --no-print-directory $(GENERATED_DOCS) NO_BUILD=1 HAP=$(HAP)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hap/patterns $(DESTDIR)$(PREFIX)/share/hap/desktop $(UNIT_DIR)
 	install -m 755 $(HAP) $(DESTDIR)$(PREFIX)/bin/hap
 	[ ! -f $(SIM_PLUGIN) ] || install -D -m 644 $(SIM_PLUGIN) $(DESTDIR)$(PREFIX)/lib/hap/$(notdir $(SIM_PLUGIN))
@@ -158,11 +168,10 @@ install: $(if $(NO_BUILD),,build sim)
 	sed 's|%h/\.local/|$(PREFIX)/|g' contrib/hap.service > $(UNIT_DIR)/hap.service.tmp
 	chmod 644 $(UNIT_DIR)/hap.service.tmp && mv $(UNIT_DIR)/hap.service.tmp $(UNIT_DIR)/hap.service
 	install -d $(dir $(BASH_COMPLETION)) $(dir $(ZSH_COMPLETION)) $(dir $(FISH_COMPLETION)) $(dir $(MAN_PAGE))
-	$(HAP) completion bash > $(BASH_COMPLETION).tmp && mv $(BASH_COMPLETION).tmp $(BASH_COMPLETION)
-	$(HAP) completion zsh > $(ZSH_COMPLETION).tmp && mv $(ZSH_COMPLETION).tmp $(ZSH_COMPLETION)
-	$(HAP) completion fish > $(FISH_COMPLETION).tmp && mv $(FISH_COMPLETION).tmp $(FISH_COMPLETION)
-	$(HAP) help --man > $(MAN_PAGE).tmp && mv $(MAN_PAGE).tmp $(MAN_PAGE)
-	chmod 644 $(BASH_COMPLETION) $(ZSH_COMPLETION) $(FISH_COMPLETION) $(MAN_PAGE)
+	install -m 644 $(HAP_DOCS)/hap.bash $(BASH_COMPLETION)
+	install -m 644 $(HAP_DOCS)/_hap $(ZSH_COMPLETION)
+	install -m 644 $(HAP_DOCS)/hap.fish $(FISH_COMPLETION)
+	install -m 644 $(HAP_DOCS)/hap.1 $(MAN_PAGE)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/hap $(UNIT_DIR)/hap.service $(DESTDIR)$(PREFIX)/lib/hap/$(notdir $(SIM_PLUGIN))

@@ -26,21 +26,24 @@ struct InProcessTests {
     let folder = try TemporaryFolder()
     let bad = try folder.write("bad.ahap", Self.invalid)
     let good = Repository.bundledPattern("tick")
-    let runs: [([String], [String: String])] = [
-      ([], [:]), (["--version"], [:]), (["help", "render"], [:]), (["valdate"], [:]), (["--frobnicate"], [:]),
-      (["validate", bad], [:]), (["validate", "--format", "json", bad, good], [:]),
-      (["validate", "--color", "always", bad], [:]), (["validate", "--color", "auto", bad], [:]),
-      (["validate", "--color", "auto", bad], ["NO_COLOR": "1"]), (["info", good], [:]),
-      (["render", good, "-o", folder.path("missing/x.nope")], [:]), (["diff", good, bad], [:]),
-      (["rules"], [:]), (["profiles"], [:]), (["completion", "bash"], [:]),
-      (["render", good, "-o", folder.path("full.wav")], ["HAP_FAULT_WRITE_LIMIT": "100"]),
-      (["play", good, "--no-such-option"], [:]), (["serve", "--help"], [:]),
-      (["status", "--socket", folder.path("none.sock")], [:]), (["fire", "tick"], ["HAP_SOCKET": folder.path("none.sock")]),
+    // One of each kind of answer (the suite's other tests check each command's words, in
+    // process): no command, a version, a misspelt command, findings in text and JSON, colours
+    // and NO_COLOR, a refused output, a write that fails part-way, a usage error, no service,
+    // standard input.
+    let runs: [([String], [String: String], Data?)] = [
+      ([], [:], nil), (["--version"], [:], nil), (["valdate"], [:], nil), (["validate", bad], [:], nil),
+      (["validate", "--format", "json", bad, good], [:], nil), (["validate", "--color", "always", bad], [:], nil),
+      (["validate", "--color", "auto", bad], ["NO_COLOR": "1"], nil),
+      (["render", good, "-o", folder.path("missing/x.nope")], [:], nil),
+      (["render", good, "-o", folder.path("full.wav")], ["HAP_FAULT_WRITE_LIMIT": "100"], nil),
+      (["play", good, "--no-such-option"], [:], nil),
+      (["fire", "tick"], ["HAP_SOCKET": folder.path("none.sock")], nil),
+      (["info", "-"], [:], Data(Self.invalid.utf8)),
     ]
-    for (arguments, environment) in runs {
+    for (arguments, environment, input) in runs {
       #expect(InProcess.allows(arguments, environment: environment), "\(arguments)")
-      let launched = try Hap.launch(arguments, environment: environment)
-      let inProcess = try InProcess.run(arguments, environment: environment, timeout: 60)
+      let launched = try Hap.launch(arguments, input: input, environment: environment)
+      let inProcess = try InProcess.run(arguments, input: input, environment: environment, timeout: 60)
       same(inProcess, launched, arguments)
     }
   }
