@@ -103,17 +103,7 @@ enum ServeCommand: Command {
     let say: @Sendable (ServiceNotice) -> Void = { [verbose = options.verbose] notice in
       for line in ServiceNotices.lines(notice, verbose: verbose) { log.add(line) }
     }
-    // The config file: the off switch, and the defaults of the device options.
-    let reloader = ServiceReloader(
-      config: ConfigFile.path(arguments[config], environment: RunEnvironment.values).map(ConfigFile.init(path:)),
-      folder: vocabularyFolder.path,
-      // The log's thread writes standard error at any moment: a sound's decode must not silence it.
-      search: SoundSearch(folders: arguments.reading.sounds.folders, silencesDecoders: false),
-      commandLine: .init(
-        device: options.settings, gaveDevice: arguments.gave(DeviceOptions.device),
-        gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)),
-      log: say)
-    reloader.quietLoad = arguments[quiet]
+    let reloader = makeReloader(arguments, options, vocabularyFolder, say)
     log.add(vocabularyFolder.logLine)
     let trouble = {  // trouble before serving: the last log lines are written first
       log.finish(within: 1)
@@ -146,6 +136,25 @@ enum ServeCommand: Command {
         folder: vocabularyFolder.path, search: reloader.search, soundHints: arguments[dbus]), fallback: theme,
       stop: Interrupt.stop, log: say)
     return serve(service, reloader: reloader, arguments, socketPath, socket, listener, signals, log)
+  }
+
+  /// The config file (the off switch, and the defaults of the device options) and the
+  /// vocabulary folder, watched and reloaded.
+  private static func makeReloader(
+    _ arguments: Arguments, _ options: DeviceOptions, _ vocabularyFolder: VocabularyFolder,
+    _ say: @escaping @Sendable (ServiceNotice) -> Void
+  ) -> ServiceReloader {
+    let reloader = ServiceReloader(
+      config: ConfigFile.path(arguments[config], environment: RunEnvironment.values).map(ConfigFile.init(path:)),
+      folder: vocabularyFolder.path,
+      // The log's thread writes standard error at any moment: a sound's decode must not silence it.
+      search: SoundSearch(folders: arguments.reading.sounds.folders, silencesDecoders: false),
+      commandLine: .init(
+        device: options.settings, gaveDevice: arguments.gave(DeviceOptions.device),
+        gaveProfile: arguments.gave(Options.profile), gaveGain: arguments.gave(Options.gain)),
+      log: say)
+    reloader.quietLoad = arguments[quiet]
+    return reloader
   }
 
   /// The service's log on standard error, written by a thread of its own (``LineLog``).
