@@ -25,14 +25,18 @@ final class RunContext: Sendable {
   let stop = StopRequest()
   /// What the run reads on standard input; nil: nothing (as `/dev/null`).
   let input: Data?
+  /// The program a run in process stands for, for what it runs of itself (the studio's exports:
+  /// the binary runs /proc/self/exe, which in process is another program); nil: none.
+  let executable: String?
   /// A descriptor the run reads as its standard input instead (a pipe its caller writes to
   /// while it runs, and closes); the caller's, not closed here.
   let inputDescriptor: Int32?
 
-  init(environment: [String: String], input: Data? = nil, inputDescriptor: Int32? = nil) {
+  init(environment: [String: String], input: Data? = nil, inputDescriptor: Int32? = nil, executable: String? = nil) {
     self.environment = environment
     self.input = input
     self.inputDescriptor = inputDescriptor
+    self.executable = executable
   }
 
   /// The context of the run on this task or thread; nil: the process's own (the binary).

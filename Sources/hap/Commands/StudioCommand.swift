@@ -57,7 +57,9 @@ enum StudioCommand: Command {
     settings.executable = StudioCommand.executable
     // Before any thread starts, so that every thread inherits the mask and sigwait takes them.
     let signals = stopSignals()
-    signal(SIGPIPE, SIG_IGN)
+    // A client that goes away mid-reply must not end it (a run in process: the process's own
+    // setting is left alone; libmicrohttpd sends with MSG_NOSIGNAL).
+    if RunContext.current == nil { signal(SIGPIPE, SIG_IGN) }
     let studio: Studio
     let server: StudioServer
     do {
@@ -92,9 +94,13 @@ enum StudioCommand: Command {
   /// so none is left half-written). A request that takes longer than 3 s, or a second signal,
   /// does not hold the exit up. Exit 130.
   private static func waitForStop(_ signals: sigset_t, studio: Studio, server: StudioServer) -> Int32 {
-    var caught: Int32 = 0
-    var set = signals
-    sigwait(&set, &caught)
+    if let context = RunContext.current {
+      context.stop.waitUntilRequested()  // a run in process: its stop, in place of the signals
+    } else {
+      var caught: Int32 = 0
+      var set = signals
+      sigwait(&set, &caught)
+    }
     let stopped = DispatchSemaphore(value: 0)
     let stopper = Thread {
       studio.stop()
@@ -102,13 +108,15 @@ enum StudioCommand: Command {
       stopped.signal()
     }
     stopper.start()
-    let watcher = Thread {
-      var again: Int32 = 0
-      var set = signals
-      sigwait(&set, &again)
-      stopped.signal()
+    if RunContext.current == nil {  // a second signal does not wait for the stop
+      let watcher = Thread {
+        var again: Int32 = 0
+        var set = signals
+        sigwait(&set, &again)
+        stopped.signal()
+      }
+      watcher.start()
     }
-    watcher.start()
     if stopped.wait(timeout: .now() + 3) == .timedOut {
       Console.error("hap studio: a request is still running; stopping without it")
     }
@@ -164,7 +172,9 @@ enum StudioCommand: Command {
 
   /// This program, for the exports it runs (`hap convert`, `hap render`): /proc/self/exe runs
   /// this very binary even when the file it came from was rebuilt or removed since.
+  /// A run in process (``RunContext``) runs the program it stands for (``RunContext/executable``).
   static var executable: String? {
-    FileManager.default.isExecutableFile(atPath: "/proc/self/exe") ? "/proc/self/exe" : nil
+    if let context = RunContext.current { return context.executable }
+    return FileManager.default.isExecutableFile(atPath: "/proc/self/exe") ? "/proc/self/exe" : nil
   }
 }

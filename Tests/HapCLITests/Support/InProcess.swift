@@ -11,10 +11,10 @@ import Testing
 /// stopped by raising its context's stop, as SIGTERM stops the binary. docs/testing.md, "Runs
 /// in process and launches of the binary".
 enum InProcess {
-  /// Commands that need the binary's process: the studio runs `hap` itself for its exports
-  /// (`/proc/self/exe`, which in process is the test runner). Their help and the usage errors
-  /// their arguments' parse finds run in process (nothing of the command runs then).
-  static let launchedCommands: Set<String> = ["studio"]
+  /// Commands that need the binary's process: none now (the studio, which runs `hap` itself for
+  /// its exports, is told the built binary: `RunContext.executable`). Their help and the usage
+  /// errors their arguments' parse finds would run in process.
+  static let launchedCommands: Set<String> = []
 
   /// The service's clients: one request on the service's socket, one reply said (`fire --loop`:
   /// until the loop ends or the run is stopped). They read only `HAP_SOCKET` and
@@ -113,7 +113,9 @@ enum InProcess {
     var values = ProcessInfo.processInfo.environment.filter { inherit($0.key) }
     values["NO_COLOR"] = nil
     for (key, value) in environment { values[key] = value }
-    return Run(arguments, context: RunContext(environment: values, input: input, inputDescriptor: inputDescriptor))
+    let context = RunContext(
+      environment: values, input: input, inputDescriptor: inputDescriptor, executable: Hap.binary)
+    return Run(arguments, context: context)
   }
 
   /// A run in process under way: its output so far, its stop (SIGTERM's), its end.
