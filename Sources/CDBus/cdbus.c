@@ -43,6 +43,8 @@ static void (*p_error_init)(hap_dbus_error *);
 static void (*p_error_free)(hap_dbus_error *);
 static hap_dbus_bool (*p_error_is_set)(const hap_dbus_error *);
 static DBusConnection *(*p_bus_get_private)(int, hap_dbus_error *);
+static DBusConnection *(*p_connection_open_private)(const char *, hap_dbus_error *);
+static hap_dbus_bool (*p_bus_register)(DBusConnection *, hap_dbus_error *);
 static void (*p_set_exit_on_disconnect)(DBusConnection *, hap_dbus_bool);
 static int (*p_bus_request_name)(DBusConnection *, const char *, unsigned int, hap_dbus_error *);
 static void (*p_bus_add_match)(DBusConnection *, const char *, hap_dbus_error *);
@@ -82,6 +84,8 @@ static const hap_library_symbol symbols[] = {
     {"dbus_error_free", (void **)&p_error_free, 0},
     {"dbus_error_is_set", (void **)&p_error_is_set, 0},
     {"dbus_bus_get_private", (void **)&p_bus_get_private, 0},
+    {"dbus_connection_open_private", (void **)&p_connection_open_private, 0},
+    {"dbus_bus_register", (void **)&p_bus_register, 0},
     {"dbus_connection_set_exit_on_disconnect", (void **)&p_set_exit_on_disconnect, 0},
     {"dbus_bus_request_name", (void **)&p_bus_request_name, 0},
     {"dbus_bus_add_match", (void **)&p_bus_add_match, 0},
@@ -125,10 +129,24 @@ static void take_error(hap_dbus_error *error, char *message, size_t size) {
   p_error_free(error);
 }
 
-void *hap_dbus_connect_session(char *message, size_t size) {
+// The session bus libdbus finds ($DBUS_SESSION_BUS_ADDRESS, else its default), or the bus at
+// `address` opened and registered as dbus_bus_get does with the address it reads.
+static DBusConnection *open_bus(const char *address, hap_dbus_error *error) {
+  if (address == NULL) return p_bus_get_private(BUS_SESSION, error);
+  DBusConnection *connection = p_connection_open_private(address, error);
+  if (connection == NULL) return NULL;
+  if (!p_bus_register(connection, error)) {
+    p_close(connection);
+    p_connection_unref(connection);
+    return NULL;
+  }
+  return connection;
+}
+
+void *hap_dbus_connect_session(const char *address, char *message, size_t size) {
   hap_dbus_error error;
   p_error_init(&error);
-  DBusConnection *connection = p_bus_get_private(BUS_SESSION, &error);
+  DBusConnection *connection = open_bus(address, &error);
   if (!connection) {
     if (p_error_is_set(&error)) take_error(&error, message, size);
     else snprintf(message, size, "no connection");

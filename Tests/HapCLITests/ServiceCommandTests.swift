@@ -27,10 +27,10 @@ final class RunningService {
     let device = try device ?? SimulatedExciter()
     self.device = device
     socket = device.folder.path("hap.sock")
-    if !launched && extra.isEmpty && !InProcess.disabled {
+    let environment = device.environment.merging(["HAP_SOCKET": socket]) { $1 }.merging(extra) { $1 }
+    if !launched && InProcess.allows(["serve", "-D", "exciter"], environment: environment) {
       // The device's environment: its ALSA configuration, and the service's config file.
-      run = InProcess.start(
-        ["serve", "-D", "exciter"] + arguments, environment: device.environment.merging(["HAP_SOCKET": socket]) { $1 })
+      run = InProcess.start(["serve", "-D", "exciter"] + arguments, environment: environment)
       (process, errors) = (nil, nil)
     } else {
       let process = Process()

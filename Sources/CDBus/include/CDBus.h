@@ -8,8 +8,9 @@
 /// Loads `library` (libdbus-1.so.3); 0, or -1 with dlerror's reason in `message`.
 int hap_dbus_load(const char *library, char *message, size_t size);
 
-/// A private connection to the session bus ($DBUS_SESSION_BUS_ADDRESS); NULL with the reason.
-void *hap_dbus_connect_session(char *message, size_t size);
+/// A private connection to the session bus: the one at `address`, or with NULL the one libdbus
+/// finds ($DBUS_SESSION_BUS_ADDRESS of the process, else its default); NULL with the reason.
+void *hap_dbus_connect_session(const char *address, char *message, size_t size);
 /// Asks for `name` (never queued); the bus's answer (1: owner now, 3: another process owns
 /// it, 4: already ours), or -1 with the reason.
 int hap_dbus_request_name(void *connection, const char *name, char *message, size_t size);

@@ -72,15 +72,19 @@ public final class FeedbackBus: @unchecked Sendable {
   /// The voice `Vibrate` plays (one at a time, as feedbackd's haptic interface; no client's).
   var vibration: UInt32 = 0
 
-  /// Connects to the session bus and takes the name.
-  public init(service: VocabularyService, log: @escaping @Sendable (ServiceNotice) -> Void) throws(FeedbackBusError) {
+  /// Connects to the session bus and takes the name. `address`: the session bus's address as
+  /// the program found it (hap: its run's `DBUS_SESSION_BUS_ADDRESS`); nil: the one libdbus
+  /// finds in the process's environment.
+  public init(
+    service: VocabularyService, address: String? = nil, log: @escaping @Sendable (ServiceNotice) -> Void
+  ) throws(FeedbackBusError) {
     var message = [CChar](repeating: 0, count: 512)
     // $HAP_LIBDBUS names another library (tests check the missing-library path with it).
     let library = ProcessInfo.processInfo.environment["HAP_LIBDBUS"].flatMap { $0.isEmpty ? nil : $0 } ?? "libdbus-1.so.3"
     guard hap_dbus_load(library, &message, message.count) == 0 else {
       throw .libraryMissing(reason: Self.text(message))
     }
-    guard let connection = hap_dbus_connect_session(&message, message.count) else {
+    guard let connection = hap_dbus_connect_session(address, &message, message.count) else {
       throw .noBus(reason: Self.text(message))
     }
     let answer = hap_dbus_request_name(connection, Self.name, &message, message.count)
@@ -109,15 +113,33 @@ public final class FeedbackBus: @unchecked Sendable {
     self.log = log
   }
 
-  /// Connects, takes the name and answers on a thread of its own (`hap serve --dbus`).
-  public static func start(service: VocabularyService, log: @escaping @Sendable (ServiceNotice) -> Void)
-    throws(FeedbackBusError)
-  {
-    let bus = try FeedbackBus(service: service, log: log)
+  /// Connects, takes the name and answers on a thread of its own (`hap serve --dbus`) until
+  /// the bus goes away or ``stop()``.
+  @discardableResult
+  public static func start(
+    service: VocabularyService, address: String? = nil, log: @escaping @Sendable (ServiceNotice) -> Void
+  ) throws(FeedbackBusError) -> FeedbackBus {
+    let bus = try FeedbackBus(service: service, address: address, log: log)
     log(.busServing(name: name))
     let thread = Thread { bus.run() }
     thread.name = "hap feedback bus"
     thread.start()
+    return bus
+  }
+
+  private let stopping = Atomic<Bool>(false)
+
+  deinit {
+    close(wakeRead)
+    close(wake)
+  }
+
+  /// Ends the bus's thread: it gives the name up and closes the connection (a program that
+  /// goes on after its service stops).
+  public func stop() {
+    stopping.store(true, ordering: .sequentiallyConsistent)
+    var one: UInt8 = 1
+    _ = write(wake, &one, 1)
   }
 
   /// The text a C call wrote into `buffer` (up to its first NUL).
@@ -150,6 +172,10 @@ public final class FeedbackBus: @unchecked Sendable {
       if fds[1].revents != 0 {
         var bytes = [UInt8](repeating: 0, count: 64)
         while read(wakeRead, &bytes, bytes.count) > 0 {}
+      }
+      if stopping.load(ordering: .sequentiallyConsistent) {
+        hap_dbus_close(connection)
+        return
       }
       if fds[0].revents != 0 && hap_dbus_read(connection) == 0 { break }
     }

@@ -214,8 +214,9 @@ public final class VocabularyService: @unchecked Sendable {
     output.install(output.prepare(vocabulary, settings, rate: nil))
   }
 
-  /// Raised, the device's thread ends (``shutDown()``, `hap serve`'s SIGINT and SIGTERM).
-  let stop: StopRequest
+  /// Raised, the device's thread ends (``shutDown()``, or the request it follows: `hap serve`'s
+  /// SIGINT and SIGTERM); a program ends what it runs for the service on it too.
+  public let stop: StopRequest
 
   /// The events the vocabulary lacks come from here (feedbackd's theme; read again on SIGHUP).
   var fallback: Vocabulary?

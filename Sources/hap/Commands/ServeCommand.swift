@@ -134,7 +134,7 @@ enum ServeCommand: Command {
       settings: ServiceSettings(
         device: device, profile: profile, idleClose: idleClose, memoryBudget: arguments[memoryBudget] << 20,
         folder: vocabularyFolder.path, search: reloader.search, soundHints: arguments[dbus]), fallback: theme,
-      stop: Interrupt.stop, log: say)
+      stop: StopRequest(following: Interrupt.stop), log: say)
     return serve(service, reloader: reloader, arguments, socketPath, socket, listener, signals, log)
   }
 
@@ -185,10 +185,14 @@ enum ServeCommand: Command {
       log.add("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB")
     }
     let inProcess = RunContext.current != nil
-    reloader.run(service, stop: Interrupt.stop, hangups: !inProcess)
-    if arguments[dbus], !startBus(service, socket: socket, log: log) {
-      close(listener)
-      return ExitStatus.trouble
+    reloader.run(service, stop: service.stop, hangups: !inProcess)
+    var bus: FeedbackBus?
+    if arguments[dbus] {
+      guard let started = startBus(service, socket: socket, log: log) else {
+        close(listener)
+        return ExitStatus.trouble
+      }
+      bus = started
     }
     let count = service.eventCount
     log.add("hap: serving \(count) event\(count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'")
@@ -197,8 +201,9 @@ enum ServeCommand: Command {
     startThread("hap voice watcher") { service.runVoiceWatcher() }
     if !inProcess { startSignalThread(signals) }
     let timeout = arguments[clientTimeout] > 0 ? arguments[clientTimeout] : nil
-    ServiceServer.acceptLoop(listener, service: service, connections: connections, timeout: timeout, stop: Interrupt.stop)
+    ServiceServer.acceptLoop(listener, service: service, connections: connections, timeout: timeout, stop: service.stop)
     service.shutDown()
+    bus?.stop()
     socket.remove()
     close(listener)
     log.add("hap: stopped")
@@ -260,17 +265,21 @@ enum ServeCommand: Command {
     return try? theme.get()
   }
 
-  /// --dbus: a bus that cannot be had ends the service (it was asked for), exit 2: false.
-  private static func startBus(_ service: VocabularyService, socket: OwnedSocket, log: LineLog) -> Bool {
+  /// --dbus: feedbackd's API on the session bus (`$DBUS_SESSION_BUS_ADDRESS` as the run has it,
+  /// else libdbus's default). A bus that cannot be had ends the service (it was asked for),
+  /// exit 2: nil.
+  private static func startBus(_ service: VocabularyService, socket: OwnedSocket, log: LineLog) -> FeedbackBus? {
+    let address = RunEnvironment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
     do throws(FeedbackBusError) {
-      try FeedbackBus.start(service: service) { for line in ServiceNotices.lines($0, verbose: false) { log.add(line) } }
-      return true
+      return try FeedbackBus.start(service: service, address: address) {
+        for line in ServiceNotices.lines($0, verbose: false) { log.add(line) }
+      }
     } catch {
       log.add("hap: --dbus: \(error.message)")
       service.shutDown()
       socket.remove()
       log.finish(within: 1)
-      return false
+      return nil
     }
   }
 

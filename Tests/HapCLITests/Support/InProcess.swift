@@ -30,7 +30,7 @@ enum InProcess {
   static let honouredVariables: Set<String> = [
     "HAP_SOUND_PATH", "HAP_FAULT_WRITE_LIMIT", "HAP_PROGRESS_DELAY", "NO_COLOR", "TERM", "HAP_SOCKET",
     "XDG_RUNTIME_DIR", "XDG_CACHE_HOME", "HOME", "HAP_INPUT_DEVICES", "HAP_PROC_ASOUND", "HAP_DEV_INPUT",
-    "HAP_DEVICE", "HAP_SIM_PLUGIN",
+    "HAP_DEVICE", "HAP_SIM_PLUGIN", "DBUS_SESSION_BUS_ADDRESS",
   ]
 
   /// `HAP_TEST_LAUNCH_ALL=1`: every `Hap.run` launches (to compare, or to count as before).
