@@ -5,7 +5,7 @@ import Testing
 
 /// `hap studio` driven in a real browser: Debian's headless chromium through its chromedriver
 /// and python3-selenium (`Studio/studio_browser.py`, one scenario per run). Each test starts
-/// `hap studio COPY -D sim:CAPTURE=capture.raw --port 0` on a copy of a corpus pattern in a
+/// `hap studio COPY -D sim --port 0` (in process, its capture in the folder's `hap/`) on a copy of a corpus pattern in a
 /// folder of its own (the capture in it), reads the URL from its first line of output, runs a
 /// scenario, and checks the files itself where bytes are compared. What the in-process tests
 /// (HapKitTests' StudioTests: the security model, the API, playback) check is not repeated
@@ -75,14 +75,15 @@ struct StudioBrowserTests {
     let name: String
     let original: [UInt8]
     let capture: String
-    let process = Process()
+    let run: Hap.Started
     let output: StreamLog
     let errors: StreamLog
     var url = ""
 
     /// Copies `pattern` (with `sounds`, a folder of its sounds, beside it) into a new folder and
     /// starts the studio on the copy; nil (recorded) when it does not start.
-    init(copying pattern: URL, sounds: URL? = nil, as name: String? = nil) throws {
+    /// `launched`: the binary (a test of its signals), else in the test's process.
+    init(copying pattern: URL, sounds: URL? = nil, as name: String? = nil, launched: Bool = false) throws {
       folder = try TemporaryFolder()
       self.name = name ?? pattern.lastPathComponent
       file = folder.path(self.name)
@@ -92,51 +93,34 @@ struct StudioBrowserTests {
         try FileManager.default.copyItem(at: sounds, to: folder.url.appendingPathComponent(sounds.lastPathComponent))
       }
       original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
-      capture = folder.path("capture.raw")
+      // `-D sim` records to $XDG_RUNTIME_DIR/hap/sim-capture.wav (the page shows the device as
+      // named: a short name for the screenshots), its sound beside it.
+      capture = folder.path("hap/sim-capture.wav")
       let plugin = try #require(SimulatedExciter.plugin, "the simulated exciter could not be built (make sim)")
-      process.executableURL = URL(fileURLWithPath: Hap.binary)
-      // The capture named relative to the folder the studio runs in (the page shows the device
-      // as named: a short name for the screenshots).
-      process.arguments = ["studio", file, "-D", "sim:CAPTURE=capture.raw", "--port", "0"]
-      var environment = ProcessInfo.processInfo.environment
-      environment["HAP_SIM_PLUGIN"] = plugin
-      environment["NO_COLOR"] = nil
-      process.environment = environment
-      process.currentDirectoryURL = folder.url
-      let out = Pipe()
-      let err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      process.standardInput = FileHandle.nullDevice
-      output = StreamLog(out)
-      errors = StreamLog(err)
-      try process.run()
+      // In the test's process (the studio's own stop in place of Ctrl-C).
+      let run = try Hap.start(
+        ["studio", file, "-D", "sim", "--port", "0"],
+        environment: ["HAP_SIM_PLUGIN": plugin, "XDG_RUNTIME_DIR": folder.url.path], launching: launched)
+      self.run = run
+      output = StreamLog(reading: { String(decoding: run.outputSoFar, as: UTF8.self) })
+      errors = StreamLog(reading: { run.errorsSoFar })
     }
+
+    /// The capture of the pattern's sound, beside the haptic one.
+    var soundCapture: String { folder.path("hap/sim-capture-sound.wav") }
 
     /// Waits for the URL (the first line of standard output); false when none came.
     func waitForURL() -> Bool {
-      let came = Wait.until(10) { output.text.contains("\n") || !process.isRunning }
+      let came = Wait.until(10) { output.text.contains("\n") || !run.isRunning }
       url = String(output.text.split(separator: "\n").first ?? "")
       return came && url.hasPrefix("http://127.0.0.1:") && url.contains("/?token=")
     }
 
-    /// Ctrl-C: the studio's exit status (nil: it did not exit within 10 s, then killed).
+    /// Ctrl-C (in process: the run's stop): the studio's exit status (nil: it did not exit
+    /// within 10 s).
     func interrupt() -> Int32? {
-      guard process.isRunning else { return process.terminationStatus }
-      process.interrupt()
-      guard Wait.exit(of: process, within: 10) else {
-        kill(process.processIdentifier, SIGKILL)
-        _ = Wait.exit(of: process, within: 10)
-        return nil
-      }
-      return process.terminationStatus
-    }
-
-    deinit {
-      if process.isRunning {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-      }
+      run.stop(SIGINT)
+      return run.wait(timeout: 10)?.status
     }
 
     func bytes(_ name: String? = nil) throws -> [UInt8] {
@@ -147,9 +131,10 @@ struct StudioBrowserTests {
   /// Starts the studio on a copy of `pattern`; nil when it did not start (recorded: a failure,
   /// or a known issue where libmicrohttpd is missing outside CI).
   static func studio(
-    _ pattern: URL, sounds: URL? = nil, as name: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ pattern: URL, sounds: URL? = nil, as name: String? = nil, launched: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> Session? {
-    let session = try Session(copying: pattern, sounds: sounds, as: name)
+    let session = try Session(copying: pattern, sounds: sounds, as: name, launched: launched)
     if session.waitForURL() { return session }
     _ = session.interrupt()
     let said = session.errors.text
@@ -197,8 +182,24 @@ struct StudioBrowserTests {
   }
 
   /// f32 samples as their bits (bit-for-bit comparisons: no 0 == -0).
+  /// f32 samples as their bits, from raw frames or a WAV file's `data` chunk.
   static func bits(_ path: String) throws -> [UInt32] {
-    try PCM.floats(contentsOf: path, format: .f32).map(\.bitPattern)
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    return PCM.floats(wavData(bytes) ?? bytes, format: .f32).map(\.bitPattern)
+  }
+
+  /// The `data` chunk of a RIFF WAVE file; nil for anything else.
+  static func wavData(_ bytes: [UInt8]) -> [UInt8]? {
+    guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8) else {
+      return nil
+    }
+    var at = 12
+    while at + 8 <= bytes.count {
+      let size = Int(bytes[at + 4]) | Int(bytes[at + 5]) << 8 | Int(bytes[at + 6]) << 16 | Int(bytes[at + 7]) << 24
+      if bytes[at..<(at + 4)].elementsEqual("data".utf8) { return Array(bytes[(at + 8)..<min(bytes.count, at + 8 + size)]) }
+      at += 8 + size + (size & 1)
+    }
+    return nil
   }
 
   static func firstSound(_ samples: [UInt32]) -> Int? { samples.firstIndex { $0 & 0x7fff_ffff != 0 } }
@@ -340,11 +341,11 @@ struct StudioBrowserTests {
       atPath: session.folder.path("hap-play"), withIntermediateDirectories: true)
     let play = try Hap.run(
       ["play", "-D", "sim:CAPTURE=\(played)", session.file],
-      environment: ["HAP_SIM_PLUGIN": try #require(SimulatedExciter.plugin)], directory: session.folder.url)
+      environment: ["HAP_SIM_PLUGIN": try #require(SimulatedExciter.plugin)])
     #expect(play.status == 0, "\(play.stderr)")
     let studioHaptic = try Self.bits(session.capture)
     let playHaptic = try Self.bits(played)
-    let studioSound = try Self.bits(session.folder.path("capture-sound.raw"))
+    let studioSound = try Self.bits(session.soundCapture)
     let playSound = try Self.bits(session.folder.path("hap-play/capture-sound.raw"))
     let a = try #require(Self.firstSound(studioHaptic), "the studio's haptic capture is silent")
     let b = try #require(Self.firstSound(playHaptic), "hap play's haptic capture is silent")

@@ -8,12 +8,14 @@ import Testing
 struct StudioCommandTests {
   @Test("a stop signal (Ctrl-C, SIGTERM, SIGHUP) stops it cleanly: exit 130, 'stopped'", arguments: [SIGINT, SIGTERM, SIGHUP])
   func stopSignals(signal: Int32) throws {
-    guard let session = try StudioBrowserTests.studio(URL(fileURLWithPath: Repository.bundledPattern("correct"))) else {
-      return
-    }
-    kill(session.process.processIdentifier, signal)
-    #expect(Wait.exit(of: session.process, within: 10), "no exit after signal \(signal)")
-    #expect(session.process.terminationStatus == 130)
+    guard
+      let session = try StudioBrowserTests.studio(
+        URL(fileURLWithPath: Repository.bundledPattern("correct")), launched: true),
+      let process = session.run.process
+    else { return }
+    kill(process.processIdentifier, signal)
+    #expect(Wait.exit(of: process, within: 10), "no exit after signal \(signal)")
+    #expect(process.terminationStatus == 130)
     #expect(Wait.until(5) { session.errors.text.contains("hap studio: stopped") }, "\(session.errors.text)")
   }
 

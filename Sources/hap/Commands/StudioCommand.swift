@@ -52,7 +52,8 @@ enum StudioCommand: Command {
     let device =
       arguments[DeviceOptions.device] ?? environment["HAP_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     var settings = StudioSettings(
-      target: target, device: device, profile: arguments[Options.profile], reading: arguments.reading)
+      target: target, device: device, profile: arguments[Options.profile], reading: arguments.reading,
+      environment: environment)
     settings.version = HapCommandLine.version
     settings.executable = StudioCommand.executable
     // Before any thread starts, so that every thread inherits the mask and sigwait takes them.
