@@ -220,30 +220,30 @@ struct ServiceOwnershipTests {
   }
 
   /// `hap fire --loop NAME` loops until SIGTERM (exit 0) or Ctrl-C (exit 130); being killed
-  /// stops the loop too.
+  /// stops the loop too. SIGTERM is the run's stop in process (the same end: exit 0, its
+  /// connection closed); Ctrl-C's 130 and a kill are the binary's own, so those two launch it.
   @Test func hapFireLoopStopsWhenItsProcessEnds() throws {
     let device = try SimulatedExciter()
     let vocabulary = try ownershipVocabulary(device)
     let service = try RunningService(["--vocabulary", vocabulary, "--keep-open"], device: device)
-    for (signal, expected) in [(SIGTERM, Int32(0)), (SIGINT, Int32(130)), (SIGKILL, Int32(-1))] {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: Hap.binary)
-      process.arguments = ["fire", "--loop", "tap"]  // tap does not loop by itself
-      process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(service.environment) { $1 })
-      let output = Pipe()
-      process.standardOutput = output
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      #expect(try waitFor(service) { $0["playing"] as? Int == 1 }, "hap fire --loop did not start the loop")
+    for (signal, launched, expected) in [
+      (SIGTERM, false, Int32(0)), (SIGINT, true, Int32(130)), (SIGKILL, true, Int32(-1)),
+    ] {
+      // tap does not loop by itself
+      let loop = try Hap.start(["fire", "--loop", "tap"], environment: service.environment, launching: launched)
+      #expect(
+        try waitFor(service) { $0["playing"] as? Int == 1 }, "hap fire --loop did not start the loop: \(loop.errorsSoFar)")
       // Ten times tap's length played (counted as f32 frames: the default is the best format the
       // device takes, and a narrower one only makes the wait longer).
       #expect(device.waitForPlay(0.2, bytesPerFrame: 4))
       #expect(try service.status()["playing"] as? Int == 1, "the loop ended by itself")
-      #expect(process.isRunning, "hap fire --loop did not wait")
-      kill(process.processIdentifier, signal)
-      process.waitUntilExit()
+      #expect(loop.isRunning, "hap fire --loop did not wait")
+      loop.stop(signal)
+      let result = try #require(loop.wait(timeout: 10), "hap fire --loop went on after signal \(signal)")
       if expected >= 0 {
-        #expect(process.terminationReason == .exit && process.terminationStatus == expected, "signal \(signal)")
+        #expect(result.reason == .exit && result.status == expected, "signal \(signal): \(result.stderr)")
+      } else {
+        #expect(result.reason == .uncaughtSignal && result.status == signal, "signal \(signal)")
       }
       #expect(try waitFor(service) { $0["playing"] as? Int == 0 }, "the loop went on after signal \(signal)")
     }
@@ -264,27 +264,18 @@ struct ServiceOwnershipTests {
     for (request, why) in [(["fire", "--stop", "tap"], "stopped by another client"), (["mute"], "the service was muted")] {
       // The previous loop faded out first: its voice must not pass for this one's.
       try service.waitUntilSilent()
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: Hap.binary)
-      process.arguments = ["fire", "--loop", "tap"]
-      process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(service.environment) { $1 })
-      let errors = Pipe()
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = errors
-      try process.run()
-      #expect(try waitFor(service) { $0["playing"] as? Int == 1 }, "hap fire --loop did not start the loop")
+      let loop = try Hap.start(["fire", "--loop", "tap"], environment: service.environment)
+      #expect(
+        try waitFor(service) { $0["playing"] as? Int == 1 }, "hap fire --loop did not start the loop: \(loop.errorsSoFar)")
       #expect(try service.hap(request).status == 0)
-      // The loop's own client is told and exits: waited for, not slept on.
-      let exited = Wait.exit(of: process, within: 10)
-      #expect(exited, "hap fire --loop went on after \(request)")
-      if !exited {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+      // The loop's own client is told and ends: waited for, not slept on.
+      guard let result = loop.wait(timeout: 10) else {
+        Issue.record("hap fire --loop went on after \(request)")
+        loop.finish()
         continue
       }
-      let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      #expect(process.terminationStatus == 2)
-      #expect(said.contains("the loop has stopped: tap: \(why)"), "\(said)")
+      #expect(result.status == 2, "\(result.stderr)")
+      #expect(result.stderr.contains("the loop has stopped: tap: \(why)"), "\(result.stderr)")
       if request == ["mute"] { #expect(try service.hap(["unmute"]).status == 0) }
     }
     #expect(service.terminate() == 0)
