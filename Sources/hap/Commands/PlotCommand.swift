@@ -176,14 +176,16 @@ enum PlotCommand: Command {
   }
 
   /// Writes `text` to `output` ('-': standard output) atomically, as `hap render` writes its
-  /// files; false, after a message, when it cannot.
+  /// files; false, after a message, when it cannot. Ctrl-C or SIGTERM during a wait for a FIFO's
+  /// reader removes the file and is false too: the command's failure, which the command line
+  /// makes exit 130 (``HapCommandLine/run(_:)``), where it called exit() before (which ended a
+  /// run in process, the tests' runner and all).
   static func write(_ text: String, to output: String) -> Bool {
     Interrupt.install()  // from here Ctrl-C ends a wait for a FIFO's reader, not the process
     do {
       try FileSink.write(Array(text.utf8), to: output, stop: Interrupt.stop)
     } catch {
       Console.error("hap: \(error.message)")
-      if case .interrupted = error { exit(ExitStatus.interrupted) }  // Ctrl-C or SIGTERM: the file is removed
       return false
     }
     return true

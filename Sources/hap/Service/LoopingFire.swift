@@ -1,42 +1,42 @@
 import Foundation
 import HapCore
 import HapKit
+import Synchronization
 
-/// `hap fire --loop NAME`: fires with `loop`; SIGINT (130) or SIGTERM (0) exits, closing the connection (the
-/// service fades the loop out); a second thread waits, without polling, for the service to say the loop ended
-/// or to close the connection (exit 2). A run in process (``RunContext``) ends as SIGTERM ends it when its
-/// stop is raised, and returns where the binary exits.
+/// `hap fire --loop NAME`: fires with `loop`; SIGINT (130) or SIGTERM (0) ends it, closing the connection
+/// (the service fades the loop out); a second thread waits, without polling, for the service to say the loop
+/// ended or to close the connection (exit 2). A run in process (``RunContext``) ends as on SIGTERM when its
+/// stop is raised: the same code, the signals taken by a thread that raises a stop of their own.
 enum LoopingFire {
   static func run(_ line: String, socket option: String?) throws(UsageError) -> Int32 {
     let path = try ServiceSocket.path(option)
-    if let context = RunContext.current { return runInProcess(line, path, stop: context.stop) }
-    // Blocked before the fire and before the reader thread starts (it inherits the mask), so
-    // neither signal can end the process by its default action: both reach sigwait.
+    if let context = RunContext.current { return loop(line, path, stop: context.stop) }
+    // Blocked before the fire and before any thread starts (they inherit the mask), so neither
+    // signal can end the process by its default action: a thread of their own takes them.
     let signals = Interrupt.blockStopSignals()
-    // Not closed here: exiting closes it, which is what stops the loop.
+    let stop = StopRequest()
+    let caught = Atomic<Int32>(0)
+    let taker = Thread {
+      caught.store(Interrupt.waitForStop(signals), ordering: .sequentiallyConsistent)
+      stop.request()
+    }
+    taker.name = "hap signals"
+    taker.start()
+    let status = loop(line, path, stop: stop)
+    let signal = caught.load(ordering: .sequentiallyConsistent)
+    return status == ExitStatus.ok && signal == SIGINT ? ExitStatus.interrupted : status
+  }
+
+  /// Fires `line`, then waits until `stop` is raised (exit 0; SIGTERM's, or a run's own) or the
+  /// service says the loop ended or closes the connection (exit 2, said); the connection is
+  /// shut and closed either way, which is what stops the loop.
+  private static func loop(_ line: String, _ path: String, stop: StopRequest) -> Int32 {
     guard let fd = ServiceClient.connect(path) else { return ExitStatus.trouble }
+    defer { close(fd) }
     guard let response = ServiceClient.exchange(line, fd, path) else { return ExitStatus.trouble }
     let status = ServiceClient.say(response)
     guard status == ExitStatus.ok else { return status }
     Console.flush()
-    let reader = Thread {
-      let why = ServiceLink.waitForLoopEnd(fd).map { "the loop has stopped: \($0)" }
-      Console.error("hap: " + (why ?? "the hap service closed the connection; the loop has stopped"))
-      Console.flush()
-      exit(ExitStatus.trouble)
-    }
-    reader.name = "hap fire reader"
-    reader.start()
-    return Interrupt.waitForStop(signals) == SIGTERM ? ExitStatus.ok : ExitStatus.interrupted
-  }
-
-  /// The same, with `stop` for the signals: exit 0 when it is raised, 2 when the loop ends first.
-  private static func runInProcess(_ line: String, _ path: String, stop: StopRequest) -> Int32 {
-    guard let fd = ServiceClient.connect(path) else { return ExitStatus.trouble }
-    defer { close(fd) }  // what stops the loop, as the binary's exit does
-    guard let response = ServiceClient.exchange(line, fd, path) else { return ExitStatus.trouble }
-    let status = ServiceClient.say(response)
-    guard status == ExitStatus.ok else { return status }
     let ended = StopRequest(following: stop)
     let why = Why()
     let readerDone = DispatchSemaphore(value: 0)
