@@ -119,19 +119,16 @@ struct OfflineControlTests {
 struct LiveControlTests {
   let texture = Repository.bundledPattern("texture")
 
-  /// Starts `hap play` with `--control -`, returns the process and its stdin.
-  func start(_ device: SimulatedExciter, _ extra: [String] = [], pattern: String? = nil) throws -> (Process, FileHandle)
-  {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments =
-      ["play", "-D", "exciter", "--sample-format", "s16", "--control", "-", pattern ?? texture] + extra
-    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(device.environment) { $1 })
-    let input = Pipe()
-    process.standardInput = input
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    return (process, input.fileHandleForWriting)
+  /// Starts `hap play` with `--control -` on `device`: the run (in the test's process, or the
+  /// binary when `launching`, for what only its process shows: its threads in /proc, a trap
+  /// that kills it) and its standard input, written to while it plays.
+  func start(
+    _ device: SimulatedExciter, _ extra: [String] = [], pattern: String? = nil, launching: Bool = false
+  ) throws -> (Hap.Started, FileHandle) {
+    let hap = try device.started(
+      ["play", "-D", "exciter", "--sample-format", "s16", "--control", "-", pattern ?? texture] + extra, live: true,
+      launching: launching)
+    return (hap, try #require(hap.input))
   }
 
   /// Whether this system grants SCHED_FIFO to a thread that asks (tried on a thread of the
@@ -153,17 +150,19 @@ struct LiveControlTests {
 
   func send(_ handle: FileHandle, _ line: String) { handle.write(Data((line + "\n").utf8)) }
 
-  func waitForExit(_ process: Process, seconds: Double) -> Bool { Wait.exit(of: process, within: seconds) }
+  /// Waits up to `seconds` for its end: how it ended, or nil (it is still running).
+  func waitForExit(_ hap: Hap.Started, seconds: Double) -> Hap.Result? { hap.wait(timeout: seconds) }
 
   /// Sends `stop` and waits for exit 0; then the capture (s16) and the transfers of the
   /// device's timing file.
   func stop(
-    _ process: Process, _ input: FileHandle, _ device: SimulatedExciter, timing: String,
+    _ hap: Hap.Started, _ input: FileHandle, _ device: SimulatedExciter, timing: String,
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> ([Float], [SimulatedExciterTimingTests.Transfer]) {
     send(input, "stop")
-    #expect(waitForExit(process, seconds: 5), sourceLocation: sourceLocation)
-    #expect(process.terminationStatus == 0, sourceLocation: sourceLocation)
+    let result = waitForExit(hap, seconds: 5)
+    #expect(result != nil, "hap play did not stop", sourceLocation: sourceLocation)
+    #expect(result?.status == 0, "\(result?.stderr ?? "")", sourceLocation: sourceLocation)
     let transfers = try SimulatedExciterTimingTests.lines(timing).compactMap {
       if case .transfer(let t) = $0 { t } else { nil }
     }
@@ -185,12 +184,12 @@ struct LiveControlTests {
     // The device's timing file says when each captured frame was written to it, so the check
     // needs no assumption about when the device's clock started (or restarted after an underrun).
     let (device, timing) = try SimulatedExciterTimingTests.timedDevice()
-    let (process, input) = try start(device)
+    let (hap, input) = try start(device)
     waitForPlay(device, 0.5)
     let arrival = monotonicNanoseconds()
     send(input, "intensity 1.0")
     waitForPlay(device, 0.3)
-    let (s, transfers) = try stop(process, input, device, timing: timing)
+    let (s, transfers) = try stop(hap, input, device, timing: timing)
     // The transfer that wrote a capture frame: the last one starting at or before it.
     func written(_ frame: Int) -> UInt64? { transfers.last { $0.capture <= UInt64(frame) }?.time }
     // The first frame clearly above the resting level (0.07) written after the line was sent.
@@ -219,7 +218,7 @@ struct LiveControlTests {
         "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1},
                             {"ParameterID": "HapticSharpness", "ParameterValue": 1}]}}]}
       """)
-    let (process, input) = try start(device, pattern: pattern)
+    let (hap, input) = try start(device, pattern: pattern)
     waitForPlay(device, 0.3)
     send(input, "intensity 0.2")
     var arrivals: [UInt64] = []
@@ -231,7 +230,7 @@ struct LiveControlTests {
       usleep(40_000)
       send(input, "intensity 0.2")
     }
-    let (s, transfers) = try stop(process, input, device, timing: timing)
+    let (s, transfers) = try stop(hap, input, device, timing: timing)
     func level(_ k: Int) -> Float { peak(s, Int(transfers[k].capture), Int(transfers[k + 1].capture)) }
     var inThatPeriod = 0
     for arrival in arrivals {
@@ -249,12 +248,13 @@ struct LiveControlTests {
     // 'intensity 0.5'` it took 94% of a core at real-time priority, starving normal tasks
     // there. Only the device engine's thread is real-time: every SCHED_FIFO thread of hap play
     // has the engine's priority, none a lower one. /proc's stat gives each thread's
-    // rt_priority and policy.
+    // rt_priority and policy: of the binary's process (launched), whose threads are all hap's.
     let device = try SimulatedExciter()
-    let (process, input) = try start(device)
+    let (hap, input) = try start(device, launching: true)
+    let process = try #require(hap.process)
     defer {
       send(input, "stop")
-      _ = waitForExit(process, seconds: 5)
+      _ = waitForExit(hap, seconds: 5)
     }
     // The reader has read a line (and set its priority, if it ever does) once it is heard.
     send(input, "intensity 0.2")
@@ -287,7 +287,7 @@ struct LiveControlTests {
 
   @Test func pauseResumeAndStop() throws {
     let device = try SimulatedExciter()
-    let (process, input) = try start(device)
+    let (hap, input) = try start(device)
     // Each step lasts 0.3 s of what the device played (silence while paused).
     send(input, "intensity 1.0")
     waitForPlay(device, 0.3)
@@ -296,8 +296,8 @@ struct LiveControlTests {
     send(input, "resume")
     waitForPlay(device, 0.3)
     send(input, "stop")
-    #expect(waitForExit(process, seconds: 5))
-    #expect(process.terminationStatus == 0)
+    let result = waitForExit(hap, seconds: 5)
+    #expect(result?.status == 0, "\(result?.stderr ?? "hap play did not stop")")
     let s = try samples16(device.capture)
     // A stretch of exact silence of roughly the pause's length, with sound on both sides.
     var longest = 0
@@ -314,11 +314,11 @@ struct LiveControlTests {
   @Test func loopOnKeepsAShortPatternGoingUntilStop() throws {
     let device = try SimulatedExciter()
     let buzz = Repository.bundledPattern("buzz")  // 0.3 s
-    let (process, input) = try start(device, pattern: buzz)
+    let (hap, input) = try start(device, pattern: buzz)
     send(input, "loop on")
     waitForPlay(device, 1.0)  // more than three times the pattern
     send(input, "stop")
-    #expect(waitForExit(process, seconds: 5))
+    #expect(waitForExit(hap, seconds: 5) != nil, "hap play did not stop")
     let s = try samples16(device.capture)
     #expect(s.count > 48000 * 8 / 10, "played only \(s.count) frames")
     #expect(peak(s, 48000 * 6 / 10, 48000 * 7 / 10) > 0.2)
@@ -330,21 +330,22 @@ struct LiveControlTests {
     // the last sound is at about 1.15 s instead of 2.3 s.
     let device = try SimulatedExciter()
     let winner = Repository.bundledPattern("winner")
-    let (process, input) = try start(device, pattern: winner)
+    let (hap, input) = try start(device, pattern: winner)
     send(input, "rate 2")
-    #expect(waitForExit(process, seconds: 5))
-    #expect(process.terminationStatus == 0)
+    let result = waitForExit(hap, seconds: 5)
+    #expect(result?.status == 0, "\(result?.stderr ?? "hap play did not end")")
     let s = try samples16(device.capture)
     let end = Double(s.lastIndex { abs($0) > 0.001 } ?? 0) / 48000
     #expect(end > 1.0 && end < 1.6, "the last sound is at \(end) s")
   }
 
-  /// Issue 10: these lines trapped on the playback thread (signal 4).
+  /// Issue 10: these lines trapped on the playback thread (signal 4). Launched: a trap kills
+  /// the process it happens in, which must be hap's, not the tests'.
   @Test func hugeTimesAndSeeksNeverTrapThePlaybackThread() throws {
     // Before the fix hap died here; writing to it must then fail, not kill the test (SIGPIPE).
     signal(SIGPIPE, SIG_IGN)
     let device = try SimulatedExciter()
-    let (process, input) = try start(device)
+    let (hap, input) = try start(device, launching: true)
     waitForPlay(device, 0.2)
     for line in ["@1e300 intensity 0.5", "seek 1e300", "@1e14 seek 1", "seek 1e14", "intensity 1.0"] {
       try? input.write(contentsOf: Data((line + "\n").utf8))
@@ -352,19 +353,23 @@ struct LiveControlTests {
     // The playback thread goes on after taking them (it trapped on them before the fix).
     waitForPlay(device, 0.3)
     try? input.write(contentsOf: Data("stop\n".utf8))
-    #expect(waitForExit(process, seconds: 5))
-    #expect(process.terminationReason == .exit)
-    #expect(process.terminationStatus == 0)
+    let result = waitForExit(hap, seconds: 5)
+    #expect(result != nil, "hap play did not stop")
+    #expect(result?.reason == .exit, "\(result?.stderr ?? "")")
+    #expect(result?.status == 0, "\(result?.stderr ?? "")")
   }
 
+  /// Issue 10 too: a seek to just under the limit (1,000,000 s) ends the pattern, where the
+  /// frame conversions trapped. Launched, for the same reason.
   @Test func aSeekPastTheEndEndsThePattern() throws {
     let device = try SimulatedExciter()
-    let (process, input) = try start(device)
+    let (hap, input) = try start(device, launching: true)
     waitForPlay(device, 0.2)
     send(input, "seek 999999")
-    #expect(waitForExit(process, seconds: 5))
-    #expect(process.terminationReason == .exit)
-    #expect(process.terminationStatus == 0)
+    let result = waitForExit(hap, seconds: 5)
+    #expect(result != nil, "hap play did not end")
+    #expect(result?.reason == .exit, "\(result?.stderr ?? "")")
+    #expect(result?.status == 0, "\(result?.stderr ?? "")")
   }
 
   @Test func aBurstOfTenThousandMessagesNeitherBlocksNorUnderruns() throws {
@@ -386,28 +391,29 @@ struct LiveControlTests {
   /// report and the device's underrun count.
   private func playThroughABurst() throws -> (String, String) {
     let device = try SimulatedExciter()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = ["play", "-D", "exciter", "--latency", "40", "--control", "-", "--verbose", texture]
-    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(device.environment) { $1 })
-    let input = Pipe()
-    let errors = Pipe()
-    process.standardInput = input
-    process.standardError = errors
-    try process.run()
+    let hap = try device.started(
+      ["play", "-D", "exciter", "--latency", "40", "--control", "-", "--verbose", texture], live: true)
+    let input = try #require(hap.input)
     // Counted as f32 frames (4 bytes): hap picks the best format the device takes, and a
     // narrower one only makes the wait longer.
     waitForPlay(device, 0.3, bytesPerFrame: 4)
     var burst = ""
     for k in 0..<10_000 { burst += "intensity \(Double(k % 100) / 100)\n" }
-    let started = Date()
-    input.fileHandleForWriting.write(Data(burst.utf8))
-    #expect(Date().timeIntervalSince(started) < 1, "writing the burst blocked")
+    // Written on a thread of its own: a reader that stopped reading fails the deadline instead
+    // of holding the test up for good.
+    let written = DispatchSemaphore(value: 0)
+    let data = Data(burst.utf8)
+    DispatchQueue.global().async {
+      withoutSIGPIPE { try? input.write(contentsOf: data) }
+      written.signal()
+    }
+    #expect(written.wait(timeout: .now() + 1) == .success, "writing the burst blocked")
     waitForPlay(device, 0.3, bytesPerFrame: 4)  // the burst is taken while this plays
-    send(input.fileHandleForWriting, "stop")
-    #expect(waitForExit(process, seconds: 5))
-    let report = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(process.terminationStatus == 0)
+    send(input, "stop")
+    let result = waitForExit(hap, seconds: 5)
+    #expect(result != nil, "hap play did not stop")
+    let report = result?.stderr ?? hap.errorsSoFar
+    #expect(result?.status == 0, "\(report)")
     return (report, try device.statistics()["xruns"] ?? "?")
   }
 }

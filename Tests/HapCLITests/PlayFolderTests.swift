@@ -48,12 +48,12 @@ struct PlayFolderTests {
   func ctrlCStopsAll() throws {
     let device = try SimulatedExciter()
     let folder = try Self.folder(in: device, seconds: 5)
-    let (process, errors) = try device.start(["play", "-D", "exciter", "--sample-format", "f32", folder])
+    let hap = try device.started(["play", "-D", "exciter", "--sample-format", "f32", folder])
     #expect(device.waitForCapture(frames: 48000 * 3 / 10, bytesPerFrame: 4, within: 20), "nothing was played")
-    kill(process.processIdentifier, SIGINT)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 130)
-    let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    hap.stop(SIGINT)  // in process: the run's stop, which Ctrl-C raises in the binary
+    let result = try #require(hap.wait(timeout: 30), "hap play did not stop")
+    #expect(result.status == 130, "\(result.stderr)")
+    let said = result.stderr
     #expect(said.contains("(1 of 3)") && !said.contains("(2 of 3)"), "\(said)")
     #expect(device.capturedFrames(bytesPerFrame: 4) < 48000 * 5, "played on past the first pattern")
   }

@@ -199,7 +199,10 @@ struct RenderLayoutTests {
   func refusals(options: [String], message: String) throws {
     let folder = try TemporaryFolder()
     let correct = Hap.root.appendingPathComponent("patterns/correct.json").path
-    let result = try Hap.run(["render", correct, "-o", folder.path("x.wav")] + options, directory: folder.url)
+    // `--audio s.wav` names a file in the test's folder (in process, where the working folder is
+    // the test process's, a relative name would not be there).
+    let options = options.map { $0 == "s.wav" ? folder.path("s.wav") : $0 }
+    let result = try Hap.run(["render", correct, "-o", folder.path("x.wav")] + options)
     #expect(result.status == 2, "\(options): \(result.stderr)")
     #expect(result.stderr.contains(message), "\(options): \(result.stderr)")
     #expect(!FileManager.default.fileExists(atPath: folder.path("x.wav")), "nothing written")

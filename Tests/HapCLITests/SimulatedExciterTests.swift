@@ -121,6 +121,17 @@ struct SimulatedExciter {
     return (process, errors)
   }
 
+  /// Starts `hap ARGUMENTS` on this device (its environment, with `extra` added) and returns at
+  /// once: in the test's process where it can run there (``Hap/start(_:input:live:environment:launching:)``),
+  /// its stop (``Hap/Started/stop(_:)``) the run's own, as Ctrl-C's on the binary; `live`: its
+  /// standard input is a pipe to write to while it runs (``Hap/Started/input``); `launching`: the
+  /// binary, for what only its process has (its PID's /proc, its memory, real signals).
+  func started(
+    _ arguments: [String], live: Bool = false, adding extra: [String: String] = [:], launching: Bool = false
+  ) throws -> Hap.Started {
+    try Hap.start(arguments, live: live, environment: environment.merging(extra) { $1 }, launching: launching)
+  }
+
   /// A pattern of one continuous event lasting `seconds` (minus its release), in `folder`.
   func continuousPattern(_ seconds: Double, name: String = "continuous.json") throws -> String {
     try folder.write(
@@ -137,7 +148,8 @@ struct SimulatedExciterTests {
   @Test func aTwoSecondPatternTakesTwoSeconds() throws {
     let device = try SimulatedExciter()
     let pattern = try device.continuousPattern(2.0)
-    // Warm up: the first launch of a freshly linked debug binary reads it from disk.
+    // Warm up: the first play reads what it loads from disk (a freshly linked binary launched,
+    // ALSA's library and plugin in process).
     _ = try Hap.run(
       ["play", "-D", "exciter", try device.continuousPattern(0.05, name: "warm.json")], environment: device.environment)
     let start = Date()
@@ -181,6 +193,7 @@ struct SimulatedExciterTests {
 
   /// One `hap play -D exciter --latency 40 --verbose` of a 1 s pattern, stopped (SIGSTOP) for
   /// 25 ms once 0.3 s has reached the device, then continued; its underruns (the device's count).
+  /// Launched: SIGSTOP stops a whole process, which must be hap's alone.
   private func playStoppedFor25ms() throws -> (status: Int32, underruns: Int, stderr: String) {
     let device = try SimulatedExciter()
     let pattern = try device.continuousPattern(1.0)
@@ -243,41 +256,42 @@ struct SimulatedExciterTests {
   }
 
   /// Ctrl-C while hap waits (up to 30 s) for a lost device: it stops waiting at once, exit 130,
-  /// and says what happened, not that the device "did not come back within 30 s".
+  /// and says what happened, not that the device "did not come back within 30 s". In process:
+  /// the run's stop is what Ctrl-C raises in the binary (the wait polls that request).
   @Test func ctrlCDuringAReconnectWaitSaysItStopped() throws {
     let device = try SimulatedExciter("vanish_after_frames 4800")
     let pattern = try device.continuousPattern(1.0)
-    let (process, errors) = try device.start(["play", "-D", "exciter", "--reconnect", "30", pattern])
+    let hap = try device.started(["play", "-D", "exciter", "--reconnect", "30", pattern])
     let state = device.folder.path("state")
     let waited = Date()
-    while !((try? String(contentsOfFile: state, encoding: .utf8))?.contains("vanished_ns") ?? false)
-      && Date().timeIntervalSince(waited) < 10
-    {
-      usleep(5000)
-    }
-    usleep(100_000)  // the next write finds the device gone and the wait begins
-    kill(process.processIdentifier, SIGINT)
-    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 130)
-    #expect(Date().timeIntervalSince(waited) < 5)
-    #expect(!stderr.contains("did not come back within 30 s"), "\(stderr)")
     #expect(
-      stderr.contains("device 'exciter' was lost (No such device); stopped waiting for it to come back"), "\(stderr)")
+      Wait.until(10, every: 0.005) {
+        (try? String(contentsOfFile: state, encoding: .utf8))?.contains("vanished_ns") ?? false
+      }, "the device never vanished: \(hap.errorsSoFar)")
+    // hap closes the vanished device when a write finds it gone (the device writes its
+    // statistics then, the frames before the vanish among them), and the wait begins.
+    #expect(device.waitForStatistics(frames: 4800, within: 10), "hap never closed the lost device")
+    hap.stop(SIGINT)
+    let result = try #require(hap.wait(timeout: 30), "hap play did not stop")
+    #expect(result.status == 130)
+    #expect(Date().timeIntervalSince(waited) < 5)
+    #expect(!result.stderr.contains("did not come back within 30 s"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("device 'exciter' was lost (No such device); stopped waiting for it to come back"),
+      "\(result.stderr)")
   }
 
   @Test func ctrlCFadesOutAndExits130Quickly() throws {
     let device = try SimulatedExciter()
     let pattern = try device.continuousPattern(3.0)
-    let process = try device.start(["play", "-D", "exciter", "--sample-format", "f32", pattern], keepingErrors: false)
-      .process
-    // Signal once 0.3 s has reached the device (a fixed sleep is too short on a loaded machine).
+    let hap = try device.started(["play", "-D", "exciter", "--sample-format", "f32", pattern])
+    // Stop once 0.3 s has reached the device (a fixed sleep is too short on a loaded machine).
     #expect(device.waitForCapture(frames: 48000 * 3 / 10, bytesPerFrame: 4, within: 10), "nothing was played")
     let signalled = Date()
-    kill(process.processIdentifier, SIGINT)
-    process.waitUntilExit()
+    hap.stop(SIGINT)  // in process: the run's stop, which Ctrl-C raises in the binary
+    let result = try #require(hap.wait(timeout: 30), "hap play did not stop")
     let took = Date().timeIntervalSince(signalled)
-    #expect(process.terminationStatus == 130)
+    #expect(result.status == 130, "\(result.stderr)")
     // The fade itself is 10 ms (checked in the signal below); the clock only proves it stopped
     // long before the pattern's end (2.4 s away), with room for a loaded machine.
     #expect(took < 1, "took \(took * 1000) ms to stop")
@@ -301,18 +315,13 @@ struct SimulatedExciterTests {
   @Test func ctrlCWhileTheLastPeriodsDrainIsExit130() throws {
     let device = try SimulatedExciter()
     let pattern = try device.continuousPattern(0.5)
-    let process = try device.start(
-      ["play", "-D", "exciter", "--latency", "200", "-f", "s16", pattern], keepingErrors: false
-    ).process
+    let hap = try device.started(["play", "-D", "exciter", "--latency", "200", "-f", "s16", pattern])
     // Every frame written (the capture holds the whole pattern): the engine is draining, with
     // up to 200 ms still to play.
-    let waited = Date()
-    while (try? device.captured().count) ?? 0 < 48000 * 2 / 2 && Date().timeIntervalSince(waited) < 10 {
-      usleep(2000)
-    }
-    kill(process.processIdentifier, SIGINT)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 130)
+    #expect(device.waitForCapture(frames: 48000 / 2, bytesPerFrame: 2, within: 10), "the pattern was not written")
+    hap.stop(SIGINT)  // in process: the run's stop, which Ctrl-C raises in the binary
+    let result = try #require(hap.wait(timeout: 30), "hap play did not stop")
+    #expect(result.status == 130, "\(result.stderr)")
   }
 
   @Test func devicesListsTheSimulatedExciter() throws {

@@ -60,7 +60,7 @@ struct WatchTests {
     let versions = try ["tick.json", "correct.json", "stop.json", "pass.json"].map(Self.bundled)
     let renders = try versions.enumerated().map { try Self.render($1, in: device.folder, name: "v\($0)") }
     let pattern = try device.folder.write("edit/pattern.json", versions[0])
-    let hap = try RunningHap(
+    let hap = try StartedHap(
       ["play", "--watch", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
 
     // Where each version's render sits in the capture, once it has all been played.
@@ -110,7 +110,7 @@ struct WatchTests {
     let short = try Self.bundled("correct.json")
     let render = try Self.render(short, in: device.folder, name: "short")
     let pattern = try device.folder.write("pattern.json", long)
-    let hap = try RunningHap(
+    let hap = try StartedHap(
       ["play", "--watch", "-D", "exciter", "--sample-format", "s16", pattern], environment: device.environment)
     #expect(hap.poll { ((try? device.captured()) ?? []).count > 4800 }, "nothing played; stderr: \(hap.stderr)")
     try Self.saveByRename(short, to: pattern)
@@ -129,7 +129,8 @@ struct WatchTests {
     let versions = try ["roundEnd.json", "correct.json"].map(Self.bundled)
     let renders = try versions.enumerated().map { try Self.render($1, in: device.folder, name: "v\($0)") }
     let pattern = try device.folder.write("pattern.json", versions[0])
-    let hap = try RunningHap(
+    // Launched: the probe is a library preloaded into hap's process (LD_PRELOAD).
+    let hap = try StartedHap(
       ["play", "--watch", "-D", "exciter", "--sample-format", "s16", pattern],
       environment: device.environment.merging(probe.environment) { $1 })
     hap.poll { Self.find(renders[0], in: (try? device.captured()) ?? [], from: 0) != nil }
@@ -147,7 +148,7 @@ struct WatchTests {
   func validateReportsAgain() throws {
     let folder = try TemporaryFolder()
     let pattern = try folder.write("pattern.json", try Self.bundled("tick.json"))
-    let hap = try RunningHap(["validate", "--watch", pattern])
+    let hap = try StartedHap(["validate", "--watch", pattern])
     hap.poll { hap.stdout.contains("1 file checked") }
     #expect(hap.stdout.contains("1 valid"))
     try Self.saveByRename(Self.invalid, to: pattern)
@@ -175,7 +176,7 @@ struct WatchTests {
     _ = try folder.write("vocab/a.json", try Self.bundled("tick.json"))
     let saved = try folder.write("vocab/b.json", try Self.bundled("tick.json"))
     let dir = folder.path("vocab") + "/"
-    let hap = try RunningHap(["validate", "--watch", dir])
+    let hap = try StartedHap(["validate", "--watch", dir])
     hap.poll { hap.stdout.contains("2 files checked") }
     try Self.saveByRename(try Self.bundled("correct.json"), to: saved)
     hap.poll { hap.stdout.components(separatedBy: "files checked").count == 3 }
@@ -188,7 +189,7 @@ struct WatchTests {
   func playVerboseMeasuresFromTheSave() throws {
     let device = try SimulatedExciter()
     let pattern = try device.folder.write("pattern.json", try Self.bundled("tick.json"))
-    let hap = try RunningHap(
+    let hap = try StartedHap(
       ["play", "--watch", "--verbose", "-D", "exciter", pattern], environment: device.environment)
     let lines = { hap.stderr.split(separator: "\n").filter { $0.contains("first period queued") } }
     hap.poll { lines().count == 1 }
@@ -219,7 +220,7 @@ struct WatchTests {
       guard let data = FileManager.default.contents(atPath: svg), let root = SVGElement.parse(data) else { return nil }
       return root.find("line", class: "transient").count
     }
-    let hap = try RunningHap(["plot", "--watch", pattern, "-o", svg])
+    let hap = try StartedHap(["plot", "--watch", pattern, "-o", svg])
     hap.poll { transients() == 1 }
     #expect(transients() == 1, "\(hap.stderr)")
     try Self.saveInPlace(try Self.bundled("correct.json"), to: pattern)
@@ -240,7 +241,36 @@ struct WatchTests {
   }
 }
 
-/// `hap` running in the background, its output collected as it comes.
+/// `hap` started with ``Hap/start(_:input:live:environment:launching:)``: in the test's process
+/// where it can run there (else launched, e.g. with a library preloaded), `NO_COLOR` set, its
+/// output as it comes. Its interrupt is the run's stop in process, which is what Ctrl-C raises in
+/// the binary (exit 130); a real SIGINT to a `--watch` is OpenTests' (a FIFO in place of the
+/// watched file).
+final class StartedHap: @unchecked Sendable {
+  let started: Hap.Started
+
+  init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    started = try Hap.start(arguments, environment: environment.merging(["NO_COLOR": "1"]) { $1 })
+  }
+
+  var stdout: String { String(decoding: started.outputSoFar, as: UTF8.self) }
+  var stderr: String { started.errorsSoFar }
+
+  /// Polls `condition` every 20 ms for up to `seconds` (generous: the machine is loaded), giving
+  /// up early once hap has ended; whether it held.
+  @discardableResult
+  func poll(_ seconds: Double = 60, _ condition: () -> Bool) -> Bool {
+    _ = Wait.until(seconds, every: 0.02) { condition() || !started.isRunning }
+    return condition()
+  }
+
+  /// Ctrl-C (in process: the run's stop); the exit status, or nil when it did not end within a
+  /// minute.
+  func interrupt() -> Int32? { started.finish(SIGINT, timeout: 60)?.status }
+}
+
+/// `hap` running in the background as a process of its own (its PID, real signals), its output
+/// collected as it comes.
 final class RunningHap: @unchecked Sendable {
   private let process = Process()
   private let out = Pipe()
@@ -254,7 +284,7 @@ final class RunningHap: @unchecked Sendable {
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = "1"
     for (key, value) in environment { env[key] = value }
-    process.environment = env
+    process.environment = Hap.labelled(env)
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
