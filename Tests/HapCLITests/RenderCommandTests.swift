@@ -79,12 +79,18 @@ enum RenderFixtures {
     return #"{"Version": 1, "Pattern": [\#(entries.joined(separator: ", "))]}"#
   }
 
-  /// A `hap render` of `pattern` into `output` at 192 kHz f32 (slow on purpose), not yet started,
-  /// and the pipe its standard error goes to.
+  /// `hap render` of `pattern` into `output` at 192 kHz f32 (slow on purpose).
+  static func longRenderArguments(_ pattern: String, to output: String) -> [String] {
+    ["render", pattern, "-o", output, "--rate", "192000", "--sample-format", "f32"]
+  }
+
+  /// A launched ``longRenderArguments(_:to:)``, not yet started (labelled with the running
+  /// test for the count of launches), and the pipe its standard error goes to.
   static func longRender(_ pattern: String, to output: String) -> (Process, Pipe) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = ["render", pattern, "-o", output, "--rate", "192000", "--sample-format", "f32"]
+    process.arguments = longRenderArguments(pattern, to: output)
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment)
     let err = Pipe()
     process.standardError = err
     process.standardOutput = FileHandle.nullDevice
@@ -401,15 +407,18 @@ struct RenderCommandTests {
     let folder = try TemporaryFolder()
     let original = try Data(contentsOf: URL(fileURLWithPath: correct))
     let pattern = try folder.write("p.json", original)
-    // The same file, however it is named.
-    for output in [pattern, folder.url.path + "/./p.json", "p.json"] {
-      let result = try BinaryRun.run(
-        executable: "/bin/sh",
-        ["-c", "cd \"$1\" && exec \"$0\" render p.json -o \"$2\"", Hap.binary, folder.url.path, output])
+    try FileManager.default.createDirectory(atPath: folder.path("sub"), withIntermediateDirectories: false)
+    // The same file, however it is named: as the input is, through `.`, and through `..` from a
+    // folder that is there and from one that is not.
+    for output in [
+      pattern, folder.url.path + "/./p.json", folder.url.path + "/sub/../p.json", folder.url.path + "/x/../p.json",
+    ] {
+      let result = try Hap.run(["render", pattern, "-o", output])
       #expect(result.status == 2, "\(output): \(result.stderr)")
       #expect(result.stderr.contains("refusing to write over the input pattern"), "\(result.stderr)")
+      #expect(result.stderr.contains("'\(output)'"), "the output as written: \(result.stderr)")
       #expect(try Data(contentsOf: URL(fileURLWithPath: pattern)) == original)
-      #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["p.json"])
+      #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["p.json", "sub"])
     }
     // Nor over one of several inputs rendered into a folder whose NAME.wav is another input.
     let other = try folder.write("q.wav", original)
@@ -523,45 +532,71 @@ struct RenderCommandTests {
 
   // MARK: Ctrl-C
 
-  @Test(arguments: [SIGINT, SIGTERM])
-  func interruptLeavesNothingBehind(signal: Int32) throws {
-    // The signal is sent once the temporary file exists (so hap has installed its handler and
-    // is rendering). Should the render still finish first, retry with a longer pattern.
+  /// How a render is stopped: SIGINT to the launched binary (the signal's handler, on a real
+  /// process), or the stop request of a run in process, which is what SIGTERM and Ctrl-C raise
+  /// in the binary (the handler takes both alike; `StalledOutputTests` sends the binary SIGTERM).
+  enum Stop: String, CaseIterable, CustomTestStringConvertible {
+    case sigint = "SIGINT to the binary"
+    case inProcess = "its stop in process (SIGTERM's)"
+    var testDescription: String { rawValue }
+  }
+
+  @Test(arguments: Stop.allCases)
+  func interruptLeavesNothingBehind(stop: Stop) throws {
+    // The stop comes once the temporary file exists (so hap has installed its handler and is
+    // rendering). Should the render still finish first, retry with a longer pattern.
     for events in [1, 4, 16] {
       let folder = try TemporaryFolder()
       let pattern = try folder.write("long.json", RenderFixtures.longPattern(events: events))
       let output = folder.path("long.wav")
-      let (process, err) = RenderFixtures.longRender(pattern, to: output)
-      try BinaryRun.launchWithSignalsUnblocked(process)
-      if BinaryRun.blockedSignals(process.processIdentifier).contains(signal) {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        Issue.record("hap was started with signal \(signal) blocked; the test cannot interrupt it")
-        return
-      }
-      // Until hap is rendering into its temporary file (or has finished: then a longer pattern).
+      // Until hap is rendering into its temporary file (or has finished: then a longer pattern)
+      // and has written samples past the header into it.
       let rendering = { RenderFixtures.leftovers(in: folder.url.path).first.map { folder.path($0) } }
-      _ = Wait.until(20, every: 0.001) { !process.isRunning || rendering() != nil }
-      // ... and has written samples past the header into it.
-      if let temporary = rendering() {
-        _ = Wait.until(20, every: 0.001) { !process.isRunning || Wait.fileSize(temporary) > 4096 }
+      func awaitRendering(_ running: () -> Bool) {
+        _ = Wait.until(20, every: 0.001) { !running() || rendering() != nil }
+        if let temporary = rendering() {
+          _ = Wait.until(20, every: 0.001) { !running() || Wait.fileSize(temporary) > 4096 }
+        }
       }
-      if process.isRunning { kill(process.processIdentifier, signal) }
-      let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      let stderr = String(decoding: stderrData, as: UTF8.self)
-      if process.terminationReason == .exit && process.terminationStatus == 0 {
-        // Finished before the signal: try again with more to render.
+      let reason: Process.TerminationReason
+      let status: Int32
+      let stderr: String
+      switch stop {
+      case .sigint:
+        let (process, err) = RenderFixtures.longRender(pattern, to: output)
+        try BinaryRun.launchWithSignalsUnblocked(process)
+        if BinaryRun.blockedSignals(process.processIdentifier).contains(SIGINT) {
+          kill(process.processIdentifier, SIGKILL)
+          process.waitUntilExit()
+          Issue.record("hap was started with SIGINT blocked; the test cannot interrupt it")
+          return
+        }
+        awaitRendering { process.isRunning }
+        if process.isRunning { kill(process.processIdentifier, SIGINT) }
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        (reason, status, stderr) = (
+          process.terminationReason, process.terminationStatus, String(decoding: stderrData, as: UTF8.self)
+        )
+      case .inProcess:
+        let run = try Hap.start(RenderFixtures.longRenderArguments(pattern, to: output))
+        #expect(run.inProcess)
+        awaitRendering { run.isRunning }
+        run.stop()
+        let result = try #require(run.wait(timeout: 60), "the render did not end after its stop")
+        (reason, status, stderr) = (result.reason, result.status, result.stderr)
+      }
+      if reason == .exit && status == 0 {
+        // Finished before the stop: try again with more to render.
         continue
       }
-      #expect(
-        process.terminationReason == .exit, "hap died of signal \(process.terminationStatus) instead of exiting 130")
-      #expect(process.terminationStatus == 130, "signal \(signal): \(stderr)")
+      #expect(reason == .exit, "hap died of signal \(status) instead of exiting 130")
+      #expect(status == 130, "\(stop): \(stderr)")
       #expect(stderr.contains("hap: interrupted; nothing was written to '\(output)'"), "\(stderr)")
       #expect(!FileManager.default.fileExists(atPath: output))
       #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["long.json"])
       return
     }
-    Issue.record("every render finished before signal \(signal) arrived")
+    Issue.record("every render finished before \(stop) came")
   }
 }

@@ -131,19 +131,18 @@ struct RenderOutputTests {
       let folder = try TemporaryFolder()
       let pattern = try folder.write("long.json", RenderFixtures.longPattern(events: events))
       let output = folder.path("out.wav")
-      let (process, err) = RenderFixtures.longRender(pattern, to: output)
-      try process.run()
+      let run = try Hap.start(RenderFixtures.longRenderArguments(pattern, to: output))
+      #expect(run.inProcess)
       // Until the temporary file exists (or hap has finished: then a longer pattern is tried).
       _ = Wait.until(20, every: 0.0005) {
-        !process.isRunning || !RenderFixtures.leftovers(in: folder.url.path).isEmpty
+        !run.isRunning || !RenderFixtures.leftovers(in: folder.url.path).isEmpty
       }
       let blocked = mkdir(output, 0o755) == 0 && FileManager.default.createFile(atPath: output + "/keep", contents: nil)
-      let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      let stderr = String(decoding: stderrData, as: UTF8.self)
-      guard blocked, process.terminationReason == .exit else { continue }
-      if process.terminationStatus == 0 && Self.fileType(output) == S_IFREG { continue }  // finished first
-      #expect(process.terminationStatus == 2, "\(stderr)")
+      let result = try #require(run.wait(timeout: 60), "the render did not end")
+      let stderr = result.stderr
+      guard blocked, result.reason == .exit else { continue }
+      if result.status == 0 && Self.fileType(output) == S_IFREG { continue }  // finished first
+      #expect(result.status == 2, "\(stderr)")
       #expect(!stderr.contains(" -> "), "a summary line was printed: \(stderr)")
       #expect(stderr.contains(output), "the message does not name the output: \(stderr)")
       #expect(stderr.split(separator: "\n").count == 1, "\(stderr)")

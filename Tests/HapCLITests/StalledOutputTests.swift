@@ -35,12 +35,23 @@ struct StalledOutputTests {
   /// Whether a thread of `pid` sleeps in nanosleep(2).
   static func sleeping(_ pid: Int32) -> Bool { waits(pid).contains { $0.contains("nanosleep") } }
 
-  /// `hap ARGUMENTS` started in `folder`, its standard error discarded.
-  static func start(_ arguments: [String], in folder: TemporaryFolder, output: Any, input: Any) throws -> Process {
+  /// How a wait is ended: SIGINT to the launched binary (its handler, on a real process), or
+  /// the stop request of a run in process, which is what SIGINT and SIGTERM raise in the binary
+  /// (its handler takes both alike). Standard output into a pipe is only a launched binary's:
+  /// there the binary gets SIGTERM in place of the stop in process.
+  enum Stop: String, CaseIterable, CustomTestStringConvertible {
+    case sigint = "SIGINT to the binary"
+    case inProcess = "the stop in process (SIGTERM's)"
+    var testDescription: String { rawValue }
+  }
+
+  /// `hap ARGUMENTS` launched, its standard error discarded (labelled with the running test for
+  /// the count of launches).
+  static func start(_ arguments: [String], output: Any, input: Any) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Hap.binary)
     process.arguments = arguments
-    process.currentDirectoryURL = folder.url
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment)
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     process.standardInput = input
@@ -64,12 +75,75 @@ struct StalledOutputTests {
     return nil
   }
 
-  /// Starts `hap ARGUMENTS` in `folder` with standard output into a pipe; a reader takes 100
-  /// bytes of `stalled` (the FIFO, or nil for standard output) and stops; once hap waits in its
-  /// write, `signal` is sent. The exit status (nil when it did not end within 30 s: killed).
-  static func stall(_ arguments: [String], fifo: String?, in folder: TemporaryFolder, signal: Int32) throws -> Int32? {
+  /// In process: once `waiting` holds (and the run has not ended), stops the run; whether it
+  /// then ended with 130 (a sentence of what happened when not). A run that never waits or
+  /// never ends is a failure too.
+  static func endsWith130(_ run: Hap.Started, waiting: () -> Bool) -> String? {
+    guard run.inProcess else { return "it was launched, not run in process" }
+    guard Wait.until(30, every: 0.01, { waiting() || !run.isRunning }), run.isRunning else {
+      return "it never waited: \(run.errorsSoFar)"
+    }
+    run.stop()
+    guard let result = run.wait(timeout: 30) else { return "it did not end" }
+    return result.status == 130 ? nil : "exit \(result.status): \(result.stderr)"
+  }
+
+  /// Whether a run in process is still going after `seconds`: one with nothing else to wait on
+  /// is then waiting (it shows no thread of its own to look at).
+  static func stillRunning(_ run: Hap.Started, after seconds: Double = 0.5) -> () -> Bool {
+    let start = Date()
+    return { Date().timeIntervalSince(start) >= seconds && run.isRunning }
+  }
+
+  /// Bytes waiting in the pipe `descriptor` reads.
+  static func buffered(_ descriptor: Int32) -> Int {
+    var count: Int32 = 0
+    let done = withUnsafeMutablePointer(to: &count) { ioctl(descriptor, UInt(FIONREAD), $0) }
+    return done == 0 ? Int(count) : -1
+  }
+
+  /// Starts `hap ARGUMENTS` with standard output into a pipe; a reader takes 100 bytes of
+  /// `stalled` (the FIFO, or nil for standard output) and stops; once hap waits in its write,
+  /// it is stopped (`stop`; standard output, only a launched binary's, gets SIGTERM for the
+  /// stop in process). The exit status (nil when it did not end within 30 s: killed).
+  static func stall(_ arguments: [String], fifo: String?, stop: Stop) throws -> Int32? {
+    guard let fifo, stop == .inProcess else {
+      return try stall(arguments, fifo: fifo, signal: stop == .sigint ? SIGINT : SIGTERM)
+    }
+    // A FIFO opened for reading without blocking, once; hap's open then finds its reader.
+    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+    #expect(reader >= 0, "\(fifo): \(String(cString: strerror(errno)))")
+    defer { if reader >= 0 { close(reader) } }
+    let run = try Hap.start(arguments)
+    #expect(run.inProcess, "\(arguments) was launched")
+    defer { if run.isRunning { run.stop() } }
+    var taken = 0
+    var buffer = [UInt8](repeating: 0, count: 100)
+    _ = Wait.until(30, every: 0.01) {
+      let n = read(reader, &buffer, 100 - taken)
+      if n > 0 { taken += n }
+      return taken >= 100 || !run.isRunning
+    }
+    // Waiting in its write: the FIFO's buffer is full but for a page, and stays so (its reader
+    // stopped reading, so no write can go on).
+    let capacity = Int(fcntl(reader, 1032))  // F_GETPIPE_SZ
+    var last = -1
+    var since = Date()
+    let waiting = Wait.until(30, every: 0.01) {
+      let now = Self.buffered(reader)
+      if now != last { (last, since) = (now, Date()) }
+      return capacity > 0 && now >= capacity - 4096 && Date().timeIntervalSince(since) > 0.2 && run.isRunning
+    }
+    #expect(waiting, "hap never waited in its write (\(last) of \(capacity) bytes in the FIFO)")
+    run.stop()
+    return run.wait(timeout: 30)?.status
+  }
+
+  /// Launched: ``stall(_:fifo:stop:)`` with `signal` sent once hap waits in its write (seen in
+  /// its threads' wchan).
+  static func stall(_ arguments: [String], fifo: String?, signal: Int32) throws -> Int32? {
     let out = Pipe()
-    let process = try start(arguments, in: folder, output: out, input: FileHandle.nullDevice)
+    let process = try start(arguments, output: out, input: FileHandle.nullDevice)
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     // A FIFO opened for reading without blocking, once; hap's open then finds its reader.
     let reader = fifo.map { open($0, O_RDONLY | O_NONBLOCK) } ?? out.fileHandleForReading.fileDescriptor
@@ -95,36 +169,44 @@ struct StalledOutputTests {
   }
 
   @Test(
-    "-o FIFO, --audio FIFO beside -o FILE, -o - into a pipe: SIGINT and SIGTERM end the write, exit 130",
-    arguments: [SIGINT, SIGTERM])
-  func stalledReaders(signal: Int32) throws {
+    "-o FIFO, --audio FIFO beside -o FILE, -o - into a pipe: SIGINT and the stop (SIGTERM) end the write, exit 130",
+    arguments: Stop.allCases)
+  func stalledReaders(stop: Stop) throws {
     let cases: [(String, [String], String?)] = [
-      ("-o FIFO", ["render", "long.json", "-o", "out.fifo"], "out.fifo"),
-      ("--audio FIFO", ["render", "long.json", "-o", "h.wav", "--audio", "a.fifo"], "a.fifo"),
-      ("-o -", ["render", "long.json", "-o", "-"], nil),
+      ("-o FIFO", ["render", "T/long.json", "-o", "T/out.fifo"], "out.fifo"),
+      ("--audio FIFO", ["render", "T/long.json", "-o", "T/h.wav", "--audio", "T/a.fifo"], "a.fifo"),
+      ("-o -", ["render", "T/long.json", "-o", "-"], nil),
     ]
     for (name, arguments, fifo) in cases {
       let folder = try Self.folder()
       if let fifo { makeFIFO(folder.path(fifo)) }
-      let status = try Self.stall(arguments, fifo: fifo.map(folder.path), in: folder, signal: signal)
-      #expect(status == 130, "\(name), signal \(signal): \(status.map(String.init) ?? "did not end")")
+      let status = try Self.stall(arguments.map { Self.spelled(folder, $0) }, fifo: fifo.map(folder.path), stop: stop)
+      #expect(status == 130, "\(name), \(stop): \(status.map(String.init) ?? "did not end")")
       let left = try Self.hidden(folder)
       #expect(left.isEmpty, "\(name): \(left) left behind")
       #expect(!FileManager.default.fileExists(atPath: folder.path("h.wav")), "\(name): h.wav written")
     }
   }
 
+  /// `argument` with a leading `T/` replaced by `folder`'s path and a slash; else as it is.
+  static func spelled(_ folder: TemporaryFolder, _ argument: String) -> String {
+    argument.hasPrefix("T/") ? folder.url.path + "/" + argument.dropFirst(2) : argument
+  }
+
+  // Launched, both signals: plot and convert write through PlotCommand.write, which ends its
+  // process when a stop interrupts the write (`exit`), so in process it would end the test's.
   @Test(
     "plot -o FIFO and convert -o FIFO with no reader: SIGINT and SIGTERM end the wait, exit 130",
     arguments: [SIGINT, SIGTERM])
   func noReader(signal: Int32) throws {
     let tick = Hap.root.appendingPathComponent("patterns/tick.json").path
     for (name, arguments) in [
-      ("plot", ["plot", tick, "-o", "out.svg"]), ("convert", ["convert", tick, "--to", "haptic", "-o", "out.svg"]),
+      ("plot", ["plot", tick, "-o", "T/out.svg"]), ("convert", ["convert", tick, "--to", "haptic", "-o", "T/out.svg"]),
     ] {
       let folder = try Self.folder()
       makeFIFO(folder.path("out.svg"))
-      let process = try Self.start(arguments, in: folder, output: FileHandle.nullDevice, input: FileHandle.nullDevice)
+      let arguments = arguments.map { Self.spelled(folder, $0) }
+      let process = try Self.start(arguments, output: FileHandle.nullDevice, input: FileHandle.nullDevice)
       defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
       // Waiting for a reader: opens that find none, between sleeps of 10 ms.
       let failure = Self.endsWith130(process, after: signal, waiting: Self.sleeping)
@@ -133,23 +215,40 @@ struct StalledOutputTests {
   }
 
   @Test(
-    "validate, info, plot, convert and diff waiting on a FIFO or standard input with no writer: SIGINT and SIGTERM exit 130",
-    arguments: [SIGINT, SIGTERM])
-  func noWriter(signal: Int32) throws {
+    "validate, info, plot, convert and diff waiting on a FIFO or standard input with no writer: SIGINT and the stop (SIGTERM) exit 130",
+    arguments: Stop.allCases)
+  func noWriter(stop: Stop) throws {
     let tick = Hap.root.appendingPathComponent("patterns/tick.json").path
     let runs: [[String]] = [
-      ["validate", "in.json"], ["info", "in.json"], ["plot", "in.json", "-o", "x.svg"],
-      ["convert", "in.json", "-o", "x.haptic"], ["diff", "in.json", tick], ["validate", "-"], ["info", "-"],
+      ["validate", "T/in.json"], ["info", "T/in.json"], ["plot", "T/in.json", "-o", "T/x.svg"],
+      ["convert", "T/in.json", "-o", "T/x.haptic"], ["diff", "T/in.json", tick], ["validate", "-"], ["info", "-"],
     ]
     for arguments in runs {
       let folder = try Self.folder()
-      makeFIFO(folder.path("in.json"))
-      let input = Pipe()  // held open, never written: standard input without data
-      let process = try Self.start(arguments, in: folder, output: FileHandle.nullDevice, input: input)
-      defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-      // Waiting for its writer: in poll(2) on the FIFO or on standard input.
-      let failure = Self.endsWith130(process, after: signal, waiting: Self.blockedWriting)
-      #expect(failure == nil, "\(arguments), signal \(signal): \(failure ?? "")")
+      let fifo = folder.path("in.json")
+      makeFIFO(fifo)
+      let spelled = arguments.map { Self.spelled(folder, $0) }
+      let failure: String?
+      switch stop {
+      case .sigint:
+        let input = Pipe()  // held open, never written: standard input without data
+        let process = try Self.start(spelled, output: FileHandle.nullDevice, input: input)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Waiting for its writer: in poll(2) on the FIFO or on standard input.
+        failure = Self.endsWith130(process, after: SIGINT, waiting: Self.blockedWriting)
+      case .inProcess:
+        // Standard input a pipe held open, never written.
+        let run = try Hap.start(spelled, live: true)
+        if arguments.contains("-") {
+          // Still going after half a second: with no data it can only be waiting for some.
+          failure = Self.endsWith130(run, waiting: Self.stillRunning(run))
+        } else {
+          // Waiting for its writer: it holds the FIFO open (the test process's own files).
+          failure = Self.endsWith130(run, waiting: { isWaiting(getpid(), on: fifo) })
+        }
+        try run.input?.close()
+      }
+      #expect(failure == nil, "\(arguments), \(stop): \(failure ?? "")")
     }
   }
 }
