@@ -26,13 +26,15 @@ struct ServiceNoticeTests {
   /// Reads `fd` until `count` newlines came or `seconds` passed.
   static func lines(from fd: Int32, count: Int, within seconds: Double) -> [String] {
     var data = [UInt8]()
+    var newlines = 0
     let deadline = Date(timeIntervalSinceNow: seconds)
     var buffer = [UInt8](repeating: 0, count: 65536)
-    while data.count(where: { $0 == 10 }) < count && Date() < deadline {
+    while newlines < count && Date() < deadline {
       var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       guard poll(&ready, 1, 50) > 0 else { continue }
       let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
       if n <= 0 { break }
+      newlines += buffer[..<n].count { $0 == 10 }
       data += buffer[..<n]
     }
     return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
@@ -48,7 +50,7 @@ struct ServiceNoticeTests {
     let connection = ServiceConnections.Client(fd: service, pid: getpid())
     // A reply longer than both buffers: `say` holds the connection while the client has not
     // read it all.
-    let reply = "ok " + String(repeating: "r", count: 256 * 1024)
+    let reply = "ok " + String(repeating: "r", count: 64 * 1024)
     let replied = DispatchSemaphore(value: 0)
     Thread {
       connection.say(reply)
