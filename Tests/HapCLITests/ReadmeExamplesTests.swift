@@ -74,6 +74,35 @@ struct ReadmeExamplesTests {
   }
 
   /// The files and folders an example reads (not what follows an output option, nor globs).
+  /// `hap WORDS`'s arguments as a shell in `root` would hand them to hap, for a command line of
+  /// plain words (nil for quotes, pipes, redirections, variables, `&&`): a word naming a file or
+  /// folder of `root` (or the output of `-o`, `--audio`, `--plot`) as its path in `root`, a glob
+  /// as the sorted paths it matches there.
+  static func words(of example: String, in root: String) -> [String]? {
+    guard !example.contains(where: { "\"'|<>&;$`\\(){}".contains($0) }) else { return nil }
+    let words = example.split(separator: " ").map(String.init)
+    guard words.first == "hap" else { return nil }
+    let outputs: Set<String> = ["-o", "--output", "--audio", "--plot"]
+    var arguments: [String] = []
+    for (k, word) in words.enumerated().dropFirst() {
+      if word.contains("*") {
+        let folder = (word as NSString).deletingLastPathComponent
+        let pattern = (word as NSString).lastPathComponent
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder)) ?? []
+        let matched = names.filter { fnmatch(pattern, $0, 0) == 0 && !$0.hasPrefix(".") }.sorted()
+        guard !matched.isEmpty else { return nil }
+        arguments += matched.map { root + "/" + (folder.isEmpty ? $0 : folder + "/" + $0) }
+      } else if word != "-", !word.hasPrefix("-"),
+        outputs.contains(words[k - 1]) || FileManager.default.fileExists(atPath: root + "/" + word)
+      {
+        arguments.append(root + "/" + word)
+      } else {
+        arguments.append(word)
+      }
+    }
+    return arguments
+  }
+
   static func inputs(_ words: [String]) -> [String] {
     let outputs: Set<String> = ["-o", "--output", "--audio", "--plot"]
     return words.enumerated().compactMap { k, word in
@@ -110,17 +139,30 @@ struct ReadmeExamplesTests {
     let binaries = URL(fileURLWithPath: Hap.binary).deletingLastPathComponent().path
     let path = binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     var ran = 0
+    var throughTheShell = 0
+    let environment = device.environment.merging(["HAP_DEVICE": "exciter"]) { $1 }
     for example in examples {
       if let reason = Self.reasonNotRun(example) {
         #expect(!reason.isEmpty)
         continue
       }
-      let result = try Hap.run(
-        ["-c", example], environment: device.environment.merging(["PATH": path, "HAP_DEVICE": "exciter"]) { $1 },
-        directory: URL(fileURLWithPath: root), timeout: 120, executable: "/bin/sh")
+      // The first example run, and any with the shell's own syntax, as written through a
+      // shell in the folder; the others' words in process, each path the folder's (the shell
+      // would resolve it there), each glob expanded as the shell expands it.
+      let words = ran == 0 ? nil : Self.words(of: example, in: root)
+      let result: Hap.Result
+      if let words {
+        result = try Hap.run(words, environment: environment, timeout: 120)
+      } else {
+        result = try Hap.run(
+          ["-c", example], environment: environment.merging(["PATH": path]) { $1 },
+          directory: URL(fileURLWithPath: root), timeout: 120, executable: "/bin/sh")
+        throughTheShell += 1
+      }
       #expect(result.status == 0, "\(example): exit \(result.status)\n\(result.stderr.suffix(600))")
       ran += 1
     }
+    #expect(throughTheShell >= 1, "no example ran as written through a shell")
     #expect(ran >= 16, "only \(ran) examples ran")
   }
 }
