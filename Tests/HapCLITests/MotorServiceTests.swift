@@ -35,7 +35,7 @@ struct MotorServiceTests {
         both["LD_PRELOAD"] = [motors.environment["LD_PRELOAD"], probe.environment["LD_PRELOAD"]].compactMap { $0 }
           .joined(separator: ":")
       }
-      process.environment = ProcessInfo.processInfo.environment.merging(both) { $1 }
+      process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(both) { $1 })
       process.standardError = FileHandle.nullDevice
       process.standardOutput = FileHandle.nullDevice
       try process.run()

@@ -201,7 +201,7 @@ struct RumbleTests {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Hap.binary)
     process.arguments = ["play", "-D", motors.device(), "--loop", pattern]
-    process.environment = ProcessInfo.processInfo.environment.merging(motors.environment) { $1 }
+    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(motors.environment) { $1 })
     process.standardError = FileHandle.nullDevice
     try process.run()
     #expect(Wait.until(30) { ((try? motors.calls()) ?? []).filter { $0.kind == "upload" }.count >= 150 })

@@ -52,7 +52,7 @@ struct StudioCommandTests {
     var environment = ProcessInfo.processInfo.environment
     environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
     environment["XDG_RUNTIME_DIR"] = runtime
-    process.environment = environment
+    process.environment = Hap.labelled(environment)
     let out = Pipe()
     process.standardOutput = out
     process.standardError = FileHandle.nullDevice
