@@ -236,26 +236,42 @@ struct EdgeCaseTests {
 
   // Fails before the fix: Foundation's NSString.deletingLastPathComponent traps on a string of
   // one character, and every command took the folder of its file names through it.
+  // In process, every command with names whose last component is one character (`FOLDER/a`,
+  // `-o FOLDER/y`); launched in a working folder, the names spelled with one character alone
+  // (`hap validate a`, `hap render a -o y`: the working folder is the process's), which is what
+  // trapped.
   @Test("a pattern or an output named with one character works in every command")
   func oneCharacterNames() throws {
     let folder = try TemporaryFolder()
     let text = try String(contentsOfFile: Self.tick, encoding: .utf8)
-    _ = try folder.write("a", text)
+    let a = try folder.write("a", text)
     let commands: [[String]] = [
-      ["validate", "a"], ["info", "a"], ["diff", "a", "a"], ["render", "a", "-o", "y.wav", "--quiet"],
-      ["render", "a", "-o", "y", "--raw", "--quiet"], ["plot", "a", "-o", "s.svg", "--quiet"],
-      ["play", "a", "-D", Self.fileDevice("p")],
+      ["validate", a], ["info", a], ["diff", a, a], ["render", a, "-o", folder.path("y.wav"), "--quiet"],
+      ["render", a, "-o", folder.path("y"), "--raw", "--quiet"], ["plot", a, "-o", folder.path("s.svg"), "--quiet"],
+      ["play", a, "-D", Self.fileDevice(folder.path("p"))],
     ]
     for arguments in commands {
-      let result = try Hap.run(arguments, directory: folder.url)
+      #expect(InProcess.allows(arguments, environment: [:]), "\(arguments) would be launched")
+      let result = try Hap.run(arguments)
       #expect(result.status == 0, "hap \(arguments.joined(separator: " ")): \(result.status) \(result.stderr)")
     }
     for name in ["y", "s.svg", "p"] {
       #expect(FileManager.default.fileExists(atPath: folder.path(name)), "\(name) was not written")
     }
     // plot writes SVG only: a one-character name is refused with a sentence, not a trap.
-    let plot = try Hap.run(["plot", "a", "-o", "q"], directory: folder.url)
+    let plot = try Hap.run(["plot", a, "-o", folder.path("q")])
     #expect(plot.status == 2, "\(plot.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: folder.path("q")), "q was written")
+
+    // The names of one character alone, relative to the working folder: a pattern's and an
+    // output's.
+    let working = try TemporaryFolder()
+    _ = try working.write("a", text)
+    for arguments in [["validate", "a"], ["render", "a", "-o", "y", "--raw", "--quiet"]] {
+      let result = try Hap.run(arguments, directory: working.url)
+      #expect(result.status == 0, "hap \(arguments.joined(separator: " ")): \(result.status) \(result.stderr)")
+    }
+    #expect(FileManager.default.fileExists(atPath: working.path("y")), "y was not written")
   }
 
   // MARK: Control lines quote at most ~80 characters

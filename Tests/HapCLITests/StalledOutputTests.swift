@@ -5,6 +5,14 @@ import Testing
 /// Issue 31: a write that waits on a reader who stopped reading (`-o FIFO`, `--audio FIFO`,
 /// `-o -` into a pipe) ends on SIGINT and on SIGTERM: exit 130, and no temporary file left
 /// beside an output that was being written atomically.
+///
+/// SIGINT and SIGTERM raise one stop request in the binary (one handler for both,
+/// Sources/CHapSignals/signals.c); a run in the test's process has that stop as its own
+/// (``Hap/Started/stop(_:)``). So each command's wait is ended in process by its stop, and the
+/// binary is launched only where the process itself is what is tested: standard output into a
+/// pipe (only a launched binary's `-o -` is a pipe that can stall), with SIGINT (the wait on an
+/// output) and with SIGTERM (the one SIGTERM to the binary; SIGINT during a wait on an input is
+/// ``OpenTests``').
 @Suite("A stalled reader does not outlive a signal", .serialized)
 struct StalledOutputTests {
   /// 10 s of a continuous event: 960 KB at 48 kHz s16, far more than a pipe holds.
@@ -32,19 +40,6 @@ struct StalledOutputTests {
     waits(pid).contains { $0.contains("pipe_write") || $0.contains("pipe_wait") || $0.contains("poll") }
   }
 
-  /// Whether a thread of `pid` sleeps in nanosleep(2).
-  static func sleeping(_ pid: Int32) -> Bool { waits(pid).contains { $0.contains("nanosleep") } }
-
-  /// How a wait is ended: SIGINT to the launched binary (its handler, on a real process), or
-  /// the stop request of a run in process, which is what SIGINT and SIGTERM raise in the binary
-  /// (its handler takes both alike). Standard output into a pipe is only a launched binary's:
-  /// there the binary gets SIGTERM in place of the stop in process.
-  enum Stop: String, CaseIterable, CustomTestStringConvertible {
-    case sigint = "SIGINT to the binary"
-    case inProcess = "the stop in process (SIGTERM's)"
-    var testDescription: String { rawValue }
-  }
-
   /// `hap ARGUMENTS` launched, its standard error discarded (labelled with the running test for
   /// the count of launches).
   static func start(_ arguments: [String], output: Any, input: Any) throws -> Process {
@@ -57,22 +52,6 @@ struct StalledOutputTests {
     process.standardInput = input
     try process.run()
     return process
-  }
-
-  /// Once `waiting` holds of the process, sends `signal`; whether it then exited 130 (a
-  /// sentence of what happened when not). A process that never waits or never ends is a
-  /// failure too (it is killed by the caller's defer).
-  static func endsWith130(_ process: Process, after signal: Int32, waiting: (Int32) -> Bool) -> String? {
-    guard Wait.until(30, every: 0.01, { waiting(process.processIdentifier) || !process.isRunning }) else {
-      return "it never waited"
-    }
-    kill(process.processIdentifier, signal)
-    guard Wait.exit(of: process, within: 30) else { return "it did not end" }
-    process.waitUntilExit()
-    guard process.terminationReason == .exit, process.terminationStatus == 130 else {
-      return "\(process.terminationReason == .exit ? "exit" : "killed by") \(process.terminationStatus)"
-    }
-    return nil
   }
 
   /// In process: once `waiting` holds (and the run has not ended), stops the run; whether it
@@ -102,14 +81,10 @@ struct StalledOutputTests {
     return done == 0 ? Int(count) : -1
   }
 
-  /// Starts `hap ARGUMENTS` with standard output into a pipe; a reader takes 100 bytes of
-  /// `stalled` (the FIFO, or nil for standard output) and stops; once hap waits in its write,
-  /// it is stopped (`stop`; standard output, only a launched binary's, gets SIGTERM for the
-  /// stop in process). The exit status (nil when it did not end within 30 s: killed).
-  static func stall(_ arguments: [String], fifo: String?, stop: Stop) throws -> Int32? {
-    guard let fifo, stop == .inProcess else {
-      return try stall(arguments, fifo: fifo, signal: stop == .sigint ? SIGINT : SIGTERM)
-    }
+  /// In process: starts `hap ARGUMENTS` writing into `fifo`; a reader takes 100 bytes of it and
+  /// stops; once hap waits in its write, its stop is raised (what SIGINT and SIGTERM raise in
+  /// the binary). The exit status (nil when it did not end within 30 s).
+  static func stall(_ arguments: [String], fifo: String) throws -> Int32? {
     // A FIFO opened for reading without blocking, once; hap's open then finds its reader.
     let reader = open(fifo, O_RDONLY | O_NONBLOCK)
     #expect(reader >= 0, "\(fifo): \(String(cString: strerror(errno)))")
@@ -139,16 +114,14 @@ struct StalledOutputTests {
     return run.wait(timeout: 30)?.status
   }
 
-  /// Launched: ``stall(_:fifo:stop:)`` with `signal` sent once hap waits in its write (seen in
-  /// its threads' wchan).
-  static func stall(_ arguments: [String], fifo: String?, signal: Int32) throws -> Int32? {
+  /// Launched: starts `hap ARGUMENTS` with standard output into a pipe; a reader takes 100
+  /// bytes of it and stops; once hap waits in its write (seen in its threads' wchan), `signal`
+  /// is sent. The exit status (nil when it did not end within 30 s: killed).
+  static func stallStandardOutput(_ arguments: [String], signal: Int32) throws -> Int32? {
     let out = Pipe()
     let process = try start(arguments, output: out, input: FileHandle.nullDevice)
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-    // A FIFO opened for reading without blocking, once; hap's open then finds its reader.
-    let reader = fifo.map { open($0, O_RDONLY | O_NONBLOCK) } ?? out.fileHandleForReading.fileDescriptor
-    defer { if fifo != nil && reader >= 0 { close(reader) } }
-    if let fifo { _ = Wait.until(30, every: 0.01) { isWaiting(process.processIdentifier, on: fifo) } }
+    let reader = out.fileHandleForReading.fileDescriptor
     var taken = 0
     var buffer = [UInt8](repeating: 0, count: 100)
     _ = Wait.until(30, every: 0.01) {
@@ -169,23 +142,34 @@ struct StalledOutputTests {
   }
 
   @Test(
-    "-o FIFO, --audio FIFO beside -o FILE, -o - into a pipe: SIGINT and the stop (SIGTERM) end the write, exit 130",
-    arguments: Stop.allCases)
-  func stalledReaders(stop: Stop) throws {
-    let cases: [(String, [String], String?)] = [
+    "-o FIFO, --audio FIFO beside -o FILE: the stop (SIGINT's and SIGTERM's) ends the write, exit 130, nothing left")
+  func stalledReaders() throws {
+    let cases: [(String, [String], String)] = [
       ("-o FIFO", ["render", "T/long.json", "-o", "T/out.fifo"], "out.fifo"),
       ("--audio FIFO", ["render", "T/long.json", "-o", "T/h.wav", "--audio", "T/a.fifo"], "a.fifo"),
-      ("-o -", ["render", "T/long.json", "-o", "-"], nil),
     ]
     for (name, arguments, fifo) in cases {
       let folder = try Self.folder()
-      if let fifo { makeFIFO(folder.path(fifo)) }
-      let status = try Self.stall(arguments.map { Self.spelled(folder, $0) }, fifo: fifo.map(folder.path), stop: stop)
-      #expect(status == 130, "\(name), \(stop): \(status.map(String.init) ?? "did not end")")
+      makeFIFO(folder.path(fifo))
+      let status = try Self.stall(arguments.map { Self.spelled(folder, $0) }, fifo: folder.path(fifo))
+      #expect(status == 130, "\(name): \(status.map(String.init) ?? "did not end")")
       let left = try Self.hidden(folder)
       #expect(left.isEmpty, "\(name): \(left) left behind")
       #expect(!FileManager.default.fileExists(atPath: folder.path("h.wav")), "\(name): h.wav written")
     }
+  }
+
+  // Launched: standard output into a pipe its reader stopped reading is only the binary's (in
+  // process `-o -` is drained into the capture). The binary's two signals, both real.
+  @Test(
+    "-o - into a pipe: SIGINT and SIGTERM to the binary end the write, exit 130, nothing left",
+    arguments: [SIGINT, SIGTERM])
+  func stalledStandardOutput(signal: Int32) throws {
+    let folder = try Self.folder()
+    let status = try Self.stallStandardOutput(["render", folder.path("long.json"), "-o", "-"], signal: signal)
+    #expect(status == 130, "-o -, signal \(signal): \(status.map(String.init) ?? "did not end")")
+    let left = try Self.hidden(folder)
+    #expect(left.isEmpty, "-o -: \(left) left behind")
   }
 
   /// `argument` with a leading `T/` replaced by `folder`'s path and a slash; else as it is.
@@ -193,31 +177,31 @@ struct StalledOutputTests {
     argument.hasPrefix("T/") ? folder.url.path + "/" + argument.dropFirst(2) : argument
   }
 
-  // Launched, both signals: plot and convert write through PlotCommand.write, which ends its
-  // process when a stop interrupts the write (`exit`), so in process it would end the test's.
-  @Test(
-    "plot -o FIFO and convert -o FIFO with no reader: SIGINT and SIGTERM end the wait, exit 130",
-    arguments: [SIGINT, SIGTERM])
-  func noReader(signal: Int32) throws {
+  // In process: plot and convert write through PlotCommand.write, whose interrupted wait is
+  // the command's failure, exit 130 (no longer an exit() that would end the test's process).
+  @Test("plot -o FIFO and convert -o FIFO with no reader: the stop (SIGINT's and SIGTERM's) ends the wait, exit 130")
+  func noReader() throws {
     let tick = Hap.root.appendingPathComponent("patterns/tick.json").path
     for (name, arguments) in [
       ("plot", ["plot", tick, "-o", "T/out.svg"]), ("convert", ["convert", tick, "--to", "haptic", "-o", "T/out.svg"]),
     ] {
       let folder = try Self.folder()
       makeFIFO(folder.path("out.svg"))
-      let arguments = arguments.map { Self.spelled(folder, $0) }
-      let process = try Self.start(arguments, output: FileHandle.nullDevice, input: FileHandle.nullDevice)
-      defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-      // Waiting for a reader: opens that find none, between sleeps of 10 ms.
-      let failure = Self.endsWith130(process, after: signal, waiting: Self.sleeping)
-      #expect(failure == nil, "\(name), signal \(signal): \(failure ?? "")")
+      let run = try Hap.start(arguments.map { Self.spelled(folder, $0) })
+      defer { if run.isRunning { run.stop() } }
+      // Waiting for a reader (opens that find none, between sleeps of 10 ms): with nothing else
+      // to do, a run still going after a second can only be waiting there.
+      let failure = Self.endsWith130(run, waiting: Self.stillRunning(run, after: 1))
+      #expect(failure == nil, "\(name): \(failure ?? "")")
+      let left = try Self.hidden(folder)
+      #expect(left.isEmpty, "\(name): \(left) left behind")
     }
   }
 
   @Test(
-    "validate, info, plot, convert and diff waiting on a FIFO or standard input with no writer: SIGINT and the stop (SIGTERM) exit 130",
-    arguments: Stop.allCases)
-  func noWriter(stop: Stop) throws {
+    "validate, info, plot, convert and diff waiting on a FIFO or standard input with no writer: the stop (SIGINT's and SIGTERM's) exits 130"
+  )
+  func noWriter() throws {
     let tick = Hap.root.appendingPathComponent("patterns/tick.json").path
     let runs: [[String]] = [
       ["validate", "T/in.json"], ["info", "T/in.json"], ["plot", "T/in.json", "-o", "T/x.svg"],
@@ -228,27 +212,19 @@ struct StalledOutputTests {
       let fifo = folder.path("in.json")
       makeFIFO(fifo)
       let spelled = arguments.map { Self.spelled(folder, $0) }
+      // Standard input a pipe held open, never written.
+      let run = try Hap.start(spelled, live: true)
+      defer { if run.isRunning { run.stop() } }
       let failure: String?
-      switch stop {
-      case .sigint:
-        let input = Pipe()  // held open, never written: standard input without data
-        let process = try Self.start(spelled, output: FileHandle.nullDevice, input: input)
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        // Waiting for its writer: in poll(2) on the FIFO or on standard input.
-        failure = Self.endsWith130(process, after: SIGINT, waiting: Self.blockedWriting)
-      case .inProcess:
-        // Standard input a pipe held open, never written.
-        let run = try Hap.start(spelled, live: true)
-        if arguments.contains("-") {
-          // Still going after half a second: with no data it can only be waiting for some.
-          failure = Self.endsWith130(run, waiting: Self.stillRunning(run))
-        } else {
-          // Waiting for its writer: it holds the FIFO open (the test process's own files).
-          failure = Self.endsWith130(run, waiting: { isWaiting(getpid(), on: fifo) })
-        }
-        try run.input?.close()
+      if arguments.contains("-") {
+        // Still going after half a second: with no data it can only be waiting for some.
+        failure = Self.endsWith130(run, waiting: Self.stillRunning(run))
+      } else {
+        // Waiting for its writer: it holds the FIFO open (the test process's own files).
+        failure = Self.endsWith130(run, waiting: { holdsOpen(getpid(), fifo) })
       }
-      #expect(failure == nil, "\(arguments), \(stop): \(failure ?? "")")
+      try run.input?.close()
+      #expect(failure == nil, "\(arguments): \(failure ?? "")")
     }
   }
 }
