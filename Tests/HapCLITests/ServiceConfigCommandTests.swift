@@ -37,6 +37,24 @@ struct ServiceConfigCommandTests {
 
   func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
+  /// `$HAP_DEVICE` beats the config file's "device" (docs/service.md), as the run was given it:
+  /// a run in process with its own environment (the process has none) plays on it.
+  @Test func hapDeviceBeatsTheConfigFilesDevice() throws {
+    let device = try SimulatedExciter()
+    let config = try device.folder.write("settings/config.json", #"{"device": "nowhere"}"#)
+    let socket = device.folder.path("hap.sock")
+    let environment = device.environment.merging(["HAP_DEVICE": "exciter", "HAP_SOCKET": socket]) { $1 }
+    let serve = try Hap.start(
+      ["serve", "--config", config, "--vocabulary", Hap.root.appendingPathComponent("patterns").path, "--keep-open"],
+      environment: environment)
+    #expect(Wait.until(30) { ServiceConnection.canConnect(socket) || !serve.isRunning }, "\(serve.errorsSoFar)")
+    let fired = try Hap.run(["fire", "correct"], environment: environment)
+    #expect(fired.status == 0, "\(fired.stderr)")
+    serve.stop()
+    let log = serve.wait(timeout: 30)?.stderr ?? serve.errorsSoFar
+    #expect(log.contains("'exciter'") && !log.contains("nowhere"), "\(log)")
+  }
+
   @Test func aMuteIsSavedAndOutlivesARestart() throws {
     let device = try SimulatedExciter()
     // The default place ($XDG_CONFIG_HOME/hap/config.json); its folder does not exist yet.

@@ -82,7 +82,8 @@ public final class ServiceReloader: @unchecked Sendable {
   /// cannot be loaded.
   private func settings(for config: ServiceConfig) -> Result<(DeviceSettings, ActuatorProfile), ProfileFailure> {
     var device = commandLine.device
-    let environment = ProcessInfo.processInfo.environment["HAP_DEVICE"] ?? ""
+    // `$HAP_DEVICE` as the program was given it (the environment its device settings carry).
+    let environment = device.environment["HAP_DEVICE"] ?? ""
     if !commandLine.gaveDevice && environment.isEmpty, let name = config.device { device.device = name }
     if !commandLine.gaveGain, let gain = config.gain { device.gain = gain }
     if !commandLine.gaveProfile { device.profile = config.profile }
