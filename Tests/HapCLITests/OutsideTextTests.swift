@@ -47,8 +47,13 @@ struct OutsideTextTests {
   func soundNames() throws {
     let folder = try Self.patterns()
     let (a, b) = (folder.path("a.ahap"), folder.path("b.ahap"))
+    // Issue 45, item 9: the same pattern beside a longer sound of the same name: diff names the
+    // sound in the line of its changed duration.
+    let longer = try TemporaryFolder()
+    try longer.write(Self.hostile, Data(SyntheticSound.wav([[Float](repeating: 0.25, count: 4000)], rate: 8000)))
+    let a2 = try longer.write("a.ahap", try Data(contentsOf: URL(fileURLWithPath: a)))
     let runs: [[String]] = [
-      ["info", a], ["info", "--format", "json", a], ["diff", a, b], ["diff", "--format", "json", a, b],
+      ["info", a], ["info", "--format", "json", a], ["diff", a, b], ["diff", "--format", "json", a, b], ["diff", a, a2],
       ["validate", a], ["validate", "--format", "json", a], ["validate", "--format", "github", a],
       ["validate", "--format", "github", folder.url.path], ["plot", a, "-o", "-"],
     ]

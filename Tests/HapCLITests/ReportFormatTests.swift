@@ -135,6 +135,34 @@ struct ReportFormatTests {
     #expect(!few.stdout.contains("::notice"))
   }
 
+  /// Issue 45, item 11: a file's name cannot become a workflow command. Past the annotations'
+  /// cap a finding is a text line that starts with its file's name: a name that begins with
+  /// `::` (or spaces and `::`) is written `./NAME`, so no line hap writes starts a command it
+  /// did not mean. Launched: the names must be relative (the working folder's).
+  @Test("--format github: a file named ::error… or ::stop-commands… past the cap is no workflow command")
+  func githubLinesAreNeverForgedCommands() throws {
+    let folder = try TemporaryFolder()
+    let warning = #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}],}"#
+    let names = (0..<10).map { "a\($0).ahap" } + [
+      "z::error title=PWNED::injected.ahap", "::error title=PWNED::injected.ahap", "::stop-commands::TOKEN.ahap",
+      "  ::warning::indented.ahap",
+    ]
+    for name in names { _ = try folder.write(name, warning) }
+    // The ten `a` files take the ten annotations; the others come after, as text lines.
+    let result = try Hap.run(
+      ["validate", "--format", "github"] + names.sorted { $0.hasPrefix("a") && !$1.hasPrefix("a") },
+      directory: folder.url)
+    #expect(result.status == 0, "\(result.stderr)")
+    let meant = ["::warning ", "::notice "]
+    for line in result.stdoutLines where line.drop(while: { $0 == " " }).hasPrefix("::") {
+      #expect(meant.contains { line.hasPrefix($0) }, "a line GitHub would run as a command: \(line)")
+    }
+    #expect(result.stdoutLines.filter { $0.hasPrefix("::warning ") }.count == 10, "\(result.stdout)")
+    #expect(result.stdout.contains("./::error title=PWNED::injected.ahap:1:"), "\(result.stdout)")
+    #expect(result.stdout.contains("./::stop-commands::TOKEN.ahap:1:"), "\(result.stdout)")
+    #expect(result.stdout.contains("./  ::warning::indented.ahap:1:"), "\(result.stdout)")
+  }
+
   @Test("-o FILE: written after the run, never checked as a pattern, never over an input; --watch refuses it")
   func outputFile() throws {
     let folder = try TemporaryFolder()

@@ -179,10 +179,19 @@ public struct ReportWriter {
         lines += Self.github(diagnostic, file: report.name) + "\n"
       } else {
         beyondAnnotations += 1
-        lines += Self.plainLine(diagnostic, file: report.name) + "\n"
+        lines += Self.plainLine(diagnostic, file: Self.commandSafe(report.name)) + "\n"
       }
     }
     return lines
+  }
+
+  /// `path` as a text line of the GitHub format starts with it: never a workflow command. The
+  /// runner takes a line that begins with `::` (after spaces) as one (`::error`, a forged
+  /// annotation; `::stop-commands::TOKEN`, every later annotation switched off), so a relative
+  /// name that would is written `./NAME`, the same file.
+  static func commandSafe(_ path: String) -> String {
+    let start = path.drop { $0 == " " || $0 == "\t" }
+    return start.hasPrefix("::") || start.count != path.count ? "./" + path : path
   }
 
   /// `path:line:col: severity: message [rule-id]`, without colour.

@@ -270,8 +270,9 @@ enum DiffCommand: Command {
       let seconds =
         ["Time", "EventDuration", "duration"].contains(change.field ?? "") || change.field?.hasSuffix(" Time") == true
       let unit = seconds ? " s" : ""
+      // The subject and the field name outside text too (a sound's file name): shown escaped.
       return
-        "\(subject): \(change.field ?? "") \(style.yellow(Console.shown(change.old.description) + unit)) -> \(style.yellow(Console.shown(change.new.description) + unit))"
+        "\(Console.shown(subject)): \(Console.shown(change.field ?? "")) \(style.yellow(Console.shown(change.old.description) + unit)) -> \(style.yellow(Console.shown(change.new.description) + unit))"
     }
   }
 
