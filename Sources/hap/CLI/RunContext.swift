@@ -60,25 +60,13 @@ final class RunContext: Sendable {
   /// this returns. Close-on-exec, so a process another test launches meanwhile holds neither.
   func withStreams(_ body: () -> Int32) -> Int32 {
     guard let input = Pipe(), let output = Pipe() else { return body() }
-    let feeder = Thread { [data = self.input ?? Data()] in
-      // SIGPIPE blocked on this thread alone: a run that stops reading makes the write fail
-      // (EPIPE), and the signal left pending dies with the thread.
-      var pipeSignal = sigset_t()
-      sigemptyset(&pipeSignal)
-      sigaddset(&pipeSignal, SIGPIPE)
-      pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
-      data.withUnsafeBytes { bytes in
-        var done = 0
-        while done < bytes.count {
-          let count = write(input.write, bytes.baseAddress! + done, bytes.count - done)
-          if count < 0 && errno == EINTR { continue }
-          guard count > 0 else { break }
-          done += count
-        }
-      }
+    // A thread feeds the bytes given (a pipe holds 64 KiB); none given, or a descriptor of the
+    // caller's instead: standard input is at its end at once (as /dev/null).
+    if let data = self.input, !data.isEmpty, inputDescriptor == nil {
+      feed(data, to: input.write)
+    } else {
       close(input.write)
     }
-    feeder.start()
     let drained = DispatchSemaphore(value: 0)
     let drainer = Thread { [captured = self.output] in
       var buffer = [UInt8](repeating: 0, count: 65536)
@@ -99,6 +87,28 @@ final class RunContext: Sendable {
     close(output.read)
     close(input.read)  // the feeder's write fails (EPIPE, ignored) if the run read less than it was given
     return status
+  }
+
+  /// Writes `data` to `fd` on a thread of its own, then closes `fd`.
+  private func feed(_ data: Data, to fd: Int32) {
+    Thread {
+      // SIGPIPE blocked on this thread alone: a run that stops reading makes the write fail
+      // (EPIPE), and the signal left pending dies with the thread.
+      var pipeSignal = sigset_t()
+      sigemptyset(&pipeSignal)
+      sigaddset(&pipeSignal, SIGPIPE)
+      pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+      data.withUnsafeBytes { bytes in
+        var done = 0
+        while done < bytes.count {
+          let count = write(fd, bytes.baseAddress! + done, bytes.count - done)
+          if count < 0 && errno == EINTR { continue }
+          guard count > 0 else { break }
+          done += count
+        }
+      }
+      close(fd)
+    }.start()
   }
 
   /// The two ends of a close-on-exec pipe.

@@ -38,12 +38,12 @@ enum LoopingFire {
     guard status == ExitStatus.ok else { return status }
     Console.flush()
     let ended = StopRequest(following: stop)
-    let why = Why()
+    let why = Mutex<String?>(nil)
     let readerDone = DispatchSemaphore(value: 0)
     let reader = Thread {
       let said = ServiceLink.waitForLoopEnd(fd).map { "the loop has stopped: \($0)" }
       if !ended.isRequested {  // else stopped first: the connection was shut under it
-        why.set("hap: " + (said ?? "the hap service closed the connection; the loop has stopped"))
+        why.withLock { $0 = "hap: " + (said ?? "the hap service closed the connection; the loop has stopped") }
         ended.request()
       }
       readerDone.signal()
@@ -53,17 +53,10 @@ enum LoopingFire {
     ended.waitUntilRequested()
     shutdown(fd, Int32(SHUT_RDWR))  // ends the reader's wait, if it still waits
     readerDone.wait()  // before the descriptor is closed
-    if let message = why.get() {
+    if let message = why.withLock({ $0 }) {
       Console.error(message)
       return ExitStatus.trouble
     }
     return ExitStatus.ok
-  }
-
-  private final class Why: @unchecked Sendable {
-    private let lock = NSLock()
-    private var text: String?
-    func set(_ value: String) { lock.withLock { if text == nil { text = value } } }
-    func get() -> String? { lock.withLock { text } }
   }
 }
