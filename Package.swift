@@ -107,7 +107,7 @@ let package = Package(
     .testTarget(name: "HapKitTests", dependencies: ["HapKit", "HapCore", "HapTestSupport", "HapResample"]),
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
     .testTarget(
-      name: "HapCLITests", dependencies: ["HapCore", "HapKit", "HapTestSupport", "hap", "HapResample"],
+      name: "HapCLITests", dependencies: ["HapCore", "HapKit", "HapTestSupport", "hap", "HapResample", "HapRumble"],
       exclude: ["Golden", "CorpusVerdictChanges.tsv", "Schemas", "Studio"]),
   ]
 )

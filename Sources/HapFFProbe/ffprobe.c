@@ -2,7 +2,7 @@
 // under $HAP_FF_FAKE (a folder path prefix) behave as a Linux event device with force
 // feedback, and records what hap does to it in $HAP_FF_LOG, one line per call, each starting
 // with CLOCK_MONOTONIC nanoseconds:
-//   T open PATH | T upload id=N strong=S weak=W length=MS | T play id=N value=V
+//   T open PATH | T upload id=N type=T strong=S weak=W length=MS | T play id=N value=V
 //   T gain value=G | T remove id=N | T close
 // The file's own text describes the device: words `rumble`, `periodic`, `gain`,
 // `effects=N`, `name=NAME` (to the end of its line) and `fail_upload_after=N` (uploads after

@@ -27,11 +27,10 @@ struct InProcessTests {
     let bad = try folder.write("bad.ahap", Self.invalid)
     let good = Repository.bundledPattern("tick")
     // One of each kind of answer (the suite's other tests check each command's words, in
-    // process): no command (usage, exit 2), a misspelt one, findings in colour and in JSON, a
-    // write that fails part-way, no service, standard input.
+    // process): no command (usage, exit 2), findings in colour, a write that fails part-way, no
+    // service, standard input.
     let runs: [([String], [String: String], Data?)] = [
-      ([], [:], nil), (["valdate"], [:], nil), (["validate", "--color", "always", bad], [:], nil),
-      (["validate", "--format", "json", bad, good], [:], nil),
+      ([], [:], nil), (["validate", "--color", "always", bad, good], [:], nil),
       (["render", good, "-o", folder.path("full.wav")], ["HAP_FAULT_WRITE_LIMIT": "100"], nil),
       (["fire", "tick"], ["HAP_SOCKET": folder.path("none.sock")], nil),
       (["info", "-"], [:], Data(Self.invalid.utf8)),
@@ -85,6 +84,49 @@ struct InProcessTests {
       #expect(report.contains("bad\(index).ahap"), "run \(index)")
       let others = (0..<16).filter { $0 != index }.map { "bad\($0).ahap" }
       #expect(!others.contains { report.contains($0) }, "run \(index) saw another run's output")
+    }
+  }
+
+  @Test(
+    "the force-feedback stand-in in process records what the preloaded one records: a rumble play, and a periodic device whose uploads fail"
+  )
+  func forceFeedbackStandInIsTheSame() throws {
+    let devices = [
+      "event3": "rumble periodic gain effects=16\nname=Fake Pad\n",
+      "event7": "periodic gain effects=4 fail_upload_after=10\nname=Phone vibra\n",
+    ]
+    let pattern = Repository.bundledPattern("roundEnd")
+    for device in ["event3", "event7"] {
+      // Each played both ways until neither run had a step skipped or late (a loaded machine).
+      var logs: [[String]] = []
+      for attempt in 0..<5 {
+        let (launched, inProcess) = (try RumbleTests.Motors(devices), try RumbleTests.Motors(devices))
+        let arguments = { (motors: RumbleTests.Motors) in ["play", "-D", motors.device(device), pattern, "--verbose"] }
+        #expect(InProcess.allows(arguments(inProcess), environment: inProcess.environment))
+        let a = try Hap.launch(arguments(launched), environment: launched.environment)
+        let b = try InProcess.run(arguments(inProcess), environment: inProcess.environment, timeout: 60)
+        #expect(a.status == b.status, "\(device): \(a.stderr) | \(b.stderr)")
+        #expect(
+          a.stderr.replacingOccurrences(of: launched.folder.url.path, with: "")
+            .split(separator: "\n").filter { !$0.hasPrefix("updates") && !$0.hasPrefix("start") }
+            == b.stderr.replacingOccurrences(of: inProcess.folder.url.path, with: "")
+            .split(separator: "\n").filter { !$0.hasPrefix("updates") && !$0.hasPrefix("start") }, "\(device)")
+        logs = try [launched, inProcess].map { motors in
+          try motors.calls().map { call in
+            ([call.kind] + call.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
+          }
+        }
+        let failed = a.status != 0
+        if failed || (RumbleTests.Motors.keptTime(a.stderr) && RumbleTests.Motors.keptTime(b.stderr)) { break }
+        if attempt == 4 {
+          withKnownIssue("the machine held a motor's thread back in 5 runs", isIntermittent: true) {
+            #expect(logs[0] == logs[1])
+          }
+          return
+        }
+      }
+      #expect(logs[0].count > 20, "\(device): \(logs[0].prefix(5))")
+      #expect(logs[0] == logs[1], "\(device): the preloaded stand-in's calls, then the one in process's")
     }
   }
 

@@ -7,41 +7,42 @@ import Testing
 /// force-feedback stand-in (Sources/HapFFProbe) as in ``RumbleTests``.
 @Suite("The service on a rumble motor: hap serve -D evdev:", .serialized)
 struct MotorServiceTests {
-  /// A `hap serve -D evdev:` on a fake motor, its vocabulary one pattern, `dullSharp`.
+  /// A `hap serve -D evdev:` on a fake motor, its vocabulary one pattern, `dullSharp`: in the
+  /// test's process with the force-feedback stand-in handed to the run, unless the real-time
+  /// probe is preloaded too or `launched` asks for the binary (a test that sends it a signal).
   final class MotorServe {
     let motors: RumbleTests.Motors
     let socket: String
-    let process = Process()
+    let started: Hap.Started
     let probe: RealTimeProbe?
     var environment: [String: String] { motors.environment.merging(["HAP_SOCKET": socket]) { $1 } }
+    /// The launched binary; nil in process.
+    var process: Process? { started.process }
 
     /// `hap serve -D evdev: ARGUMENTS`; `probe` (the real-time probe) preloaded too.
     init(
-      _ arguments: [String] = [], probe: ((TemporaryFolder) throws -> RealTimeProbe)? = nil, extra: [String: String] = [:]
+      _ arguments: [String] = [], probe: ((TemporaryFolder) throws -> RealTimeProbe)? = nil, extra: [String: String] = [:],
+      launched: Bool = false
     ) throws {
       motors = try RumbleTests.Motors()
       self.probe = try probe?(motors.folder)
       try motors.folder.write("vocabulary/dullSharp.json", RumbleTests.dullThenSharp)
       socket = motors.folder.path("hap.sock")
-      process.executableURL = URL(fileURLWithPath: Hap.binary)
-      process.arguments =
+      let arguments =
         [
           "serve", "-D", motors.device(), "--vocabulary", motors.folder.path("vocabulary"), "--config",
           motors.folder.path("config.json"), "--verbose",
         ] + arguments
-      var both = environment.merging(extra) { $1 }
+      var both = motors.environment.merging(["HAP_SOCKET": socket]) { $1 }.merging(extra) { $1 }
       if let probe = self.probe {
         both.merge(probe.environment) { $1 }
         both["LD_PRELOAD"] = [motors.environment["LD_PRELOAD"], probe.environment["LD_PRELOAD"]].compactMap { $0 }
           .joined(separator: ":")
       }
-      process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(both) { $1 })
-      process.standardError = FileHandle.nullDevice
-      process.standardOutput = FileHandle.nullDevice
-      try process.run()
-      _ = Wait.until(60, every: 0.02) { [socket, process] in !process.isRunning || ServiceConnection.canConnect(socket)
+      started = try Hap.start(arguments, environment: both, launching: launched || probe != nil)
+      _ = Wait.until(60, every: 0.02) { [socket, started] in !started.isRunning || ServiceConnection.canConnect(socket)
       }
-      #expect(ServiceConnection.canConnect(socket), "hap serve did not answer on its socket")
+      #expect(ServiceConnection.canConnect(socket), "hap serve did not answer on its socket: \(started.errorsSoFar)")
       // The socket listens before the vocabulary loads and the folder's watcher starts: a
       // request is answered only once both have (a file written before would go unseen).
       let environment = self.environment
@@ -67,18 +68,8 @@ struct MotorServiceTests {
       Wait.until(30, every: 0.01) { [self] in condition(calls(from: from)) }
     }
 
-    func terminate() -> Int32 {
-      if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-      process.waitUntilExit()
-      return process.terminationStatus
-    }
-
-    deinit {
-      if process.isRunning {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-      }
-    }
+    /// SIGTERM (in process: the run's stop, which SIGTERM raises in the binary); the exit status.
+    func terminate() -> Int32 { started.finish(SIGTERM, timeout: 30)?.status ?? -1 }
   }
 
   /// Whether the motor was stopped once the last voice ended: a `play value=0` after an upload.
@@ -188,10 +179,11 @@ struct MotorServiceTests {
     var fired: Hap.Result?
     #expect(Wait.until(30, every: 0.1) { fired = try? service.hap(["fire", "tick"]); return fired?.status == 0 },
       "the new event never became firable: \(fired?.stdout ?? "")\(fired?.stderr ?? "")")
-    // SIGHUP: loaded again; both events fire, and the motor plays them.
-    kill(service.process.processIdentifier, SIGHUP)
+    // A hang-up (in process, what SIGHUP raises in the binary; ServiceConfigCommandTests sends
+    // the binary a real one): loaded again; both events fire, and the motor plays them.
+    service.started.hangUp()
     Thread.sleep(forTimeInterval: 0.3)
-    #expect(service.process.isRunning)
+    #expect(service.started.isRunning)
     let before = service.calls().count
     #expect(try service.hap(["fire", "dullSharp"]).status == 0)
     #expect(service.wait(from: before) { $0.contains { $0.kind == "upload" } }, "the motor played nothing after the reload")

@@ -4,10 +4,11 @@ import HapTestSupport
 import Testing
 
 /// Issue 22: rumble motors behind Linux force feedback (`-D evdev:PATH`). This machine has no
-/// /dev/input, so the kernel's part is played by the force-feedback stand-in
-/// (Sources/HapFFProbe), preloaded into `hap`: regular files under `$HAP_FF_FAKE` behave as
-/// event devices (their text says which force feedback they have), and every upload, play,
-/// gain, removal and close is recorded with its CLOCK_MONOTONIC time.
+/// /dev/input, so the kernel's part is played by the force-feedback stand-in: regular files
+/// under `$HAP_FF_FAKE` behave as event devices (their text says which force feedback they
+/// have), and every upload, play, gain, removal and close is recorded with its CLOCK_MONOTONIC
+/// time. In process it is `ForceFeedbackStandIn`, handed to the run; a launched `hap` gets
+/// Sources/HapFFProbe preloaded, which does the same (`InProcessTests` compares the two).
 @Suite("Rumble motors: -D evdev:, through the force-feedback stand-in", .serialized)
 struct RumbleTests {
   /// One recorded call.
@@ -198,16 +199,10 @@ struct RumbleTests {
   func ctrlC() throws {
     let motors = try Motors()
     let pattern = try motors.folder.write("dull-sharp.json", Self.dullThenSharp)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Hap.binary)
-    process.arguments = ["play", "-D", motors.device(), "--loop", pattern]
-    process.environment = Hap.labelled(ProcessInfo.processInfo.environment.merging(motors.environment) { $1 })
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    // In process, the run's stop: what Ctrl-C raises in the binary (SignalTests send it one).
+    let hap = try Hap.start(["play", "-D", motors.device(), "--loop", pattern], environment: motors.environment)
     #expect(Wait.until(30) { ((try? motors.calls()) ?? []).filter { $0.kind == "upload" }.count >= 150 })
-    kill(process.processIdentifier, SIGINT)
-    #expect(Wait.exit(of: process, within: 10))
-    #expect(process.terminationStatus == 130)
+    #expect(hap.finish(SIGINT, timeout: 10)?.status == 130)
     let calls = try motors.calls()
     #expect(calls.suffix(3).map(\.kind) == ["play", "remove", "close"])
     #expect(calls.suffix(3).first?.fields["value"] == 0)
@@ -268,7 +263,7 @@ struct RumbleTests {
     let plain = try motors.folder.write("plain", "not a device")
     let pattern = Hap.root.appendingPathComponent("patterns/tick.json").path
     // Each refusal but the keyboard's comes before the device is asked anything: in process,
-    // without the stand-in (which only a launched process can preload).
+    // without the stand-in.
     let cases: [([String], Int32, String, Bool)] = [
       (["-D", motors.device(), "--channel", "2"], 2, "'--channel' does not apply to a rumble motor", false),
       (["-D", motors.device(), "--profile", "lra"], 2, "'--profile' does not apply to a rumble motor", false),
@@ -309,7 +304,7 @@ struct RumbleTests {
       #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 30}}]}"#.utf8)
     let short = try WatchTests.bundled("correct.json")
     let pattern = try motors.folder.write("pattern.json", long)
-    let hap = try RunningHap(["play", "--watch", "-D", motors.device(), pattern], environment: motors.environment)
+    let hap = try StartedHap(["play", "--watch", "-D", motors.device(), pattern], environment: motors.environment)
     func count(_ kind: String) -> Int { ((try? motors.calls()) ?? []).filter { $0.kind == kind }.count }
     #expect(hap.poll { count("upload") > 0 }, "the first version never played: \(hap.stderr)")
     #expect(count("remove") == 0, "the 30 s event ended early")

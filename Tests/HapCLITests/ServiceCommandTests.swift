@@ -2,6 +2,8 @@ import Foundation
 import HapTestSupport
 import Testing
 
+@testable import hap
+
 /// A `hap serve -D exciter` running on the simulated exciter, with its socket in the device's
 /// folder: in the test's process (the device's configuration is its `ALSA_CONFIG_PATH`, which
 /// hap hands HapKit) unless `extra` is given (a library to preload) or `launched` asks for the
@@ -51,6 +53,12 @@ final class RunningService {
   }
 
   var isRunning: Bool { run?.isRunning ?? process?.isRunning ?? false }
+
+  /// SIGHUP to the launched binary; in process the run's hang-up, which reloads as SIGHUP does.
+  func hangUp() {
+    if let run { return run.context.hangUp() }
+    if let process, process.isRunning { kill(process.processIdentifier, SIGHUP) }
+  }
 
   /// What the service wrote to standard error: so far in process; launched, all of it (read
   /// to its end: after ``terminate()``).

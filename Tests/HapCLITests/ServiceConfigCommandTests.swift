@@ -152,17 +152,17 @@ struct ServiceConfigCommandTests {
     }
     try write(["x-first"])
     let service = try RunningService(
-      ["--sample-format", "f32", "--keep-open", "--feedback-theme", theme], device: device, launched: true).ready()
+      ["--sample-format", "f32", "--keep-open", "--feedback-theme", theme], device: device).ready()
     let before = try #require(try service.status()["events"] as? [String])
     #expect(before.contains("x-first") && !before.contains("x-second"))
     try write(["x-first", "x-second"])
-    kill(service.process!.processIdentifier, SIGHUP)
+    service.hangUp()
     #expect(try eventually { (try service.status()["events"] as? [String])?.contains("x-second") == true })
     let fired = try service.hap(["fire", "x-second"])
     #expect(fired.status == 0, "\(fired.stderr)")
     // A broken theme: the one read before serves on.
     try "{\"name\": ".write(toFile: theme, atomically: true, encoding: .utf8)
-    kill(service.process!.processIdentifier, SIGHUP)
+    service.hangUp()
     #expect(try eventually { try service.status()["loads"] as? Int == 3 })
     let again = try service.hap(["fire", "x-second"])
     #expect(again.status == 0, "\(again.stderr)")
@@ -214,7 +214,7 @@ struct ServiceConfigCommandTests {
     let device = try SimulatedExciter()
     let folder = device.folder.path("vocabulary")
     try device.folder.write("vocabulary/good.json", try text(Self.correct))
-    let service = try RunningService(["--vocabulary", folder], device: device, launched: true).ready()
+    let service = try RunningService(["--vocabulary", folder], device: device).ready()
     let log = service.streamLog
     #expect(try service.status()["loads"] as? Int == 1)
     // No SIGHUP: the change to the folder is enough.
@@ -231,7 +231,7 @@ struct ServiceConfigCommandTests {
     // The folder gone: the old vocabulary stays.
     try FileManager.default.removeItem(atPath: folder)
     #expect(log.waitForLine(containing: "went away", within: 30), "\(log.text)")
-    kill(service.process!.processIdentifier, SIGHUP)
+    service.hangUp()
     #expect(log.waitForLine(containing: "keeping the vocabulary", within: 30), "\(log.text)")
     #expect(try service.status()["events"] as? [String] == ["added", "good"])
     #expect(try service.hap(["fire", "good"]).status == 0)

@@ -13,7 +13,8 @@ struct SoundCardFilesTests {
       (1, "Con\u{1B}]0;x\u{07}tr\r", "054c:0ce6", "Wireless \u{1B}[31mController\u{9B}")
     ])
     let runs: [[String]] = [
-      ["devices"], ["devices", "-D", "dualsense"], ["devices", "--format", "json"],
+      // The whole list (ALSA's hints: launched), and the controller named (in process).
+      ["devices"], ["devices", "-D", "dualsense"], ["devices", "-D", "dualsense", "--format", "json"],
       ["play", "-D", "dualsense", DualSenseTests.correct],
     ]
     for arguments in runs {
@@ -38,7 +39,8 @@ struct SoundCardFilesTests {
         let fd = open(path, O_WRONLY | O_NONBLOCK)
         if fd >= 0 { close(fd) }
       }
-      for arguments in [["devices"], ["play", "-D", "dualsense", DualSenseTests.correct]] {
+      // `devices -D dualsense` reads the tree as the whole list does (`DualSense.cards`).
+      for arguments in [["devices", "-D", "dualsense"], ["play", "-D", "dualsense", DualSenseTests.correct]] {
         do {
           let result = try Hap.run(arguments, environment: machine.environment, timeout: 20) {
             $0 != "HAP_DEVICE" && $0 != "ALSA_CONFIG_PATH"

@@ -141,7 +141,7 @@ extension SoundPlaybackTests {
     let device = try SimulatedExciter(speaker: "")
     let (path, pattern, sounds) = try Self.pattern("CollisionSmall.ahap")
     let audio = PatternRender.audio(pattern, sounds: sounds, rate: 48000, frames: Self.hapticLength(pattern))
-    let hap = try RunningHap(
+    let hap = try StartedHap(
       ["play", "--watch", "-D", "exciter", "--audio-device", "speaker", path], environment: device.environment)
     let bytes = 4 * audio.count
     let played = hap.poll { Wait.fileSize(device.speakerCapture) >= bytes && hap.stderr.contains("watching") }

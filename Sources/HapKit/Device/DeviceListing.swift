@@ -131,7 +131,7 @@ public struct DeviceListing: Sendable, Encodable {
       throw .library(error)
     }
     let folder = folders.eventDevices
-    let motors = try motors(named: named, folder: folder)
+    let motors = try motors(named: named, folder: folder, driver: folders.forceFeedback)
     var sound: [ListedDevice]
     if let named {
       sound = DeviceAddress.Word.of(named) == .motor ? [] : [ListedDevice(DeviceProbe.probe(named, folders: folders))]
@@ -151,13 +151,15 @@ public struct DeviceListing: Sendable, Encodable {
 
   /// The rumble motors to list: the one `evdev:PATH` names, else those in `folder` (none when
   /// another device is named).
-  static func motors(named: String?, folder: String) throws(Failure) -> [ListedDevice] {
+  static func motors(named: String?, folder: String, driver: any ForceFeedbackDriver) throws(Failure)
+    -> [ListedDevice]
+  {
     guard let named else {
-      return EventDevices.list(folder: folder).map { ListedDevice(motor: $0.path, probed: $0.capabilities) }
+      return EventDevices.list(folder: folder, driver: driver).map { ListedDevice(motor: $0.path, probed: $0.capabilities) }
     }
     guard DeviceAddress.Word.of(named) == .motor else { return [] }
     guard case .motor(let path)? = try? DeviceAddress(parsing: named) else { throw .motorWithoutPath }
-    return [ListedDevice(motor: path, probed: RumbleDevice.probe(path))]
+    return [ListedDevice(motor: path, probed: RumbleDevice.probe(path, driver: driver))]
   }
 
   /// The devices of `kind`, in order.

@@ -16,9 +16,10 @@ public final class Motor: @unchecked Sendable {
   public let forceFeedback: ListedDevice.ForceFeedback
   private var closed = false
 
-  /// Opens `path`; refuses a device without a motor (the error's sentence says why).
-  public init(path: String) throws(RumbleError) {
-    device = try RumbleDevice(path: path)
+  /// Opens `path` through `driver` (the kernel's force feedback, or one standing in for it);
+  /// refuses a device without a motor (the error's sentence says why).
+  public init(path: String, driver: any ForceFeedbackDriver = KernelForceFeedback.shared) throws(RumbleError) {
+    device = try RumbleDevice(path: path, driver: driver)
     self.path = path
     let caps = device.capabilities
     name = caps.name

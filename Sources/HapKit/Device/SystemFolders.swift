@@ -1,3 +1,5 @@
+import HapRumble
+
 /// Where HapKit reads what the kernel lists: the sound cards and the input devices. A program
 /// that stands other files in (hap does, from its `HAP_INPUT_DEVICES`, for its tests) passes
 /// them; HapKit itself reads no environment variable for them.
@@ -13,6 +15,9 @@ public struct SystemFolders: Sendable, Equatable {
   /// A program hands it in when it reads its configuration's place for itself (hap: its run's
   /// `ALSA_CONFIG_PATH`, whatever the process's); devices are listed from ALSA's own.
   public var alsaConfiguration: String?
+  /// Whose force feedback an input event device's is: the kernel's, or a driver a program hands
+  /// in to stand in for it (hap's tests: files that behave as event devices, every call recorded).
+  public var forceFeedback: any ForceFeedbackDriver = KernelForceFeedback.shared
 
   public init(
     inputDevices: String = "/proc/bus/input/devices", soundCards: String = "/proc/asound",
@@ -25,4 +30,9 @@ public struct SystemFolders: Sendable, Equatable {
 
   /// The kernel's own.
   public static let standard = SystemFolders()
+
+  public static func == (a: SystemFolders, b: SystemFolders) -> Bool {
+    a.inputDevices == b.inputDevices && a.soundCards == b.soundCards && a.eventDevices == b.eventDevices
+      && a.alsaConfiguration == b.alsaConfiguration && a.forceFeedback === b.forceFeedback
+  }
 }

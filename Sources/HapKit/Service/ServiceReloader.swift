@@ -196,11 +196,18 @@ public final class ServiceReloader: @unchecked Sendable {
       while true {
         var caught: Int32 = 0
         guard sigwait(&hangup, &caught) == 0 else { continue }
-        locked {
-          _ = watcher?.watch(folder)  // the folder may have come back
-          reloadVocabulary("SIGHUP", rereadingTheme: true)
-        }
+        hangUp()
       }
+    }
+  }
+
+  /// What SIGHUP does: watches the vocabulary folder again (it may have come back), and
+  /// rereads the vocabulary and feedbackd's theme. For a program that takes no signal (`run`
+  /// with `hangups` false) and reloads on a request of its own.
+  public func hangUp() {
+    locked {
+      _ = watcher?.watch(folder)
+      reloadVocabulary("SIGHUP", rereadingTheme: true)
     }
   }
 

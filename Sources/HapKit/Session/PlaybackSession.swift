@@ -154,7 +154,7 @@ public final class PlaybackSession: @unchecked Sendable {
     if case .motor(let path)? = try? DeviceAddress(parsing: options.device) {
       do {
         return PlaybackSession(
-          options: options, motor: try Motor(path: path), profile: profile, commandStarted: commandStarted)
+          options: options, motor: try Motor(path: path, driver: options.folders.forceFeedback), profile: profile, commandStarted: commandStarted)
       } catch {
         throw .motor(error)
       }

@@ -23,6 +23,12 @@ final class RunContext: Sendable {
   let errors = Capture()
   /// The run's stop request, in place of the one Ctrl-C and SIGTERM raise (``Interrupt/stop``).
   let stop = StopRequest()
+  /// The run's hang-ups, in place of SIGHUP: `hap serve` reloads once for each
+  /// (``hangUp()``).
+  let hangups = DispatchSemaphore(value: 0)
+
+  /// What SIGHUP does to the binary: a service reloads its vocabulary and feedbackd's theme.
+  func hangUp() { hangups.signal() }
   /// What the run reads on standard input; nil: nothing (as `/dev/null`).
   let input: Data?
   /// The program a run in process stands for, for what it runs of itself (the studio's exports:
@@ -31,9 +37,16 @@ final class RunContext: Sendable {
   /// A descriptor the run reads as its standard input instead (a pipe its caller writes to
   /// while it runs, and closes); the caller's, not closed here.
   let inputDescriptor: Int32?
+  /// What the run reads of the system before its environment's stand-ins apply
+  /// (``SystemFolders/fromEnvironment``): the kernel's, or a test's force-feedback stand-in.
+  let system: SystemFolders
 
-  init(environment: [String: String], input: Data? = nil, inputDescriptor: Int32? = nil, executable: String? = nil) {
+  init(
+    environment: [String: String], input: Data? = nil, inputDescriptor: Int32? = nil, executable: String? = nil,
+    system: SystemFolders = .standard
+  ) {
     self.environment = environment
+    self.system = system
     self.input = input
     self.inputDescriptor = inputDescriptor
     self.executable = executable
@@ -150,9 +163,9 @@ extension SystemFolders {
   /// The kernel's lists, or the files the environment stands in for them (for tests):
   /// `$HAP_INPUT_DEVICES` in place of `/proc/bus/input/devices` (documented in `hap help drag`),
   /// `$HAP_PROC_ASOUND` in place of `/proc/asound` and `$HAP_DEV_INPUT` in place of `/dev/input`
-  /// (`hap help devices`).
+  /// (`hap help devices`). A run in process starts from its context's (``RunContext/system``).
   static var fromEnvironment: SystemFolders {
-    var folders = SystemFolders.standard
+    var folders = RunContext.current?.system ?? .standard
     if let file = RunEnvironment["HAP_INPUT_DEVICES"], !file.isEmpty { folders.inputDevices = file }
     if let folder = RunEnvironment["HAP_PROC_ASOUND"], !folder.isEmpty { folders.soundCards = folder }
     if let folder = RunEnvironment["HAP_DEV_INPUT"], !folder.isEmpty { folders.eventDevices = folder }

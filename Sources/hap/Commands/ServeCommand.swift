@@ -184,8 +184,10 @@ enum ServeCommand: Command {
     if case .motor = check, service.deviceSettings.linearGain > 1 {
       log.add("hap: a motor plays at most at full strength: '--gain' above 0 dB plays at 0 dB")
     }
-    let inProcess = RunContext.current != nil
+    let context = RunContext.current
+    let inProcess = context != nil
     reloader.run(service, stop: service.stop, hangups: !inProcess)
+    if let context { startHangupThread(context, reloader: reloader, stop: service.stop) }
     var bus: FeedbackBus?
     if arguments[dbus] {
       guard let started = startBus(service, socket: socket, log: log) else {
@@ -202,6 +204,7 @@ enum ServeCommand: Command {
     if !inProcess { startSignalThread(signals) }
     let timeout = arguments[clientTimeout] > 0 ? arguments[clientTimeout] : nil
     ServiceServer.acceptLoop(listener, service: service, connections: connections, timeout: timeout, stop: service.stop)
+    context?.hangUp()  // wakes the hang-up thread, which sees the stop and ends
     service.shutDown()
     bus?.stop()
     socket.remove()
@@ -227,6 +230,18 @@ enum ServeCommand: Command {
       return nil
     } catch {
       return PatternLoading.status(error)
+    }
+  }
+
+  /// A run in process takes no SIGHUP: its context's hang-ups reload instead, one each, until
+  /// the service stops.
+  private static func startHangupThread(_ context: RunContext, reloader: ServiceReloader, stop: StopRequest) {
+    startThread("hap reload") {
+      while true {
+        context.hangups.wait()
+        if stop.isRequested { return }
+        reloader.hangUp()
+      }
     }
   }
 

@@ -261,6 +261,13 @@ extension Hap {
       if let process, process.isRunning { kill(process.processIdentifier, signal) }
     }
 
+    /// SIGHUP to a launched one; in process the run's hang-up, which a service takes as the
+    /// binary takes SIGHUP (it reloads).
+    func hangUp() {
+      if let run { return run.context.hangUp() }
+      if let process, process.isRunning { kill(process.processIdentifier, SIGHUP) }
+    }
+
     /// Waits up to `timeout` seconds for its end; nil if it has not ended (it is left running).
     func wait(timeout: TimeInterval = 60) -> Hap.Result? {
       if let run { return run.wait(timeout: timeout) }

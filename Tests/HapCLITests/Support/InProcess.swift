@@ -1,4 +1,5 @@
 import Foundation
+import HapKit
 import Testing
 
 @testable import hap
@@ -33,6 +34,17 @@ enum InProcess {
     "HAP_DEVICE", "HAP_SIM_PLUGIN", "DBUS_SESSION_BUS_ADDRESS",
   ]
 
+  /// The preloaded force-feedback stand-in's variables (`RumbleTests.Motors`): in process, a
+  /// ``ForceFeedbackStandIn`` does what it does, handed to the run (`RunContext.system`).
+  static let forceFeedbackVariables: Set<String> = ["LD_PRELOAD", "HAP_FF_FAKE", "HAP_FF_LOG"]
+
+  /// Whether `environment` preloads the force-feedback stand-in alone (with the real-time
+  /// probe too, the binary is launched: the probe counts what the process does).
+  static func standsInForForceFeedback(_ environment: [String: String]) -> Bool {
+    guard let preload = environment["LD_PRELOAD"] else { return environment["HAP_FF_FAKE"] != nil }
+    return preload == RumbleTests.Motors.library && environment["HAP_FF_FAKE"] != nil
+  }
+
   /// `HAP_TEST_LAUNCH_ALL=1`: every `Hap.run` launches (to compare, or to count as before).
   static let disabled = ProcessInfo.processInfo.environment["HAP_TEST_LAUNCH_ALL"] == "1"
 
@@ -46,8 +58,10 @@ enum InProcess {
     if arguments.contains(where: { $0.hasPrefix("/dev/") && $0 != "/dev/null" }) { return false }
     if let name = arguments.first, clientCommands.contains(name) { return true }
     let alsaConfigured = environment["ALSA_CONFIG_PATH"] != nil && !listsDevices(arguments)
+    let standIn = standsInForForceFeedback(environment)
     return environment.keys.allSatisfy {
       honouredVariables.contains($0) || ($0 == "ALSA_CONFIG_PATH" && alsaConfigured)
+        || (standIn && forceFeedbackVariables.contains($0))
         || ($0 == "XDG_CONFIG_HOME" && (alsaConfigured || opensNoALSADevice(arguments)))
     }
   }
@@ -113,8 +127,13 @@ enum InProcess {
     var values = ProcessInfo.processInfo.environment.filter { inherit($0.key) }
     values["NO_COLOR"] = nil
     for (key, value) in environment { values[key] = value }
+    var system = SystemFolders.standard
+    if let standIn = ForceFeedbackStandIn(environment: values) {
+      system.forceFeedback = standIn
+      values["LD_PRELOAD"] = nil
+    }
     let context = RunContext(
-      environment: values, input: input, inputDescriptor: inputDescriptor, executable: Hap.binary)
+      environment: values, input: input, inputDescriptor: inputDescriptor, executable: Hap.binary, system: system)
     return Run(arguments, context: context)
   }
 
