@@ -237,9 +237,8 @@ struct EdgeCaseTests {
   // Fails before the fix: Foundation's NSString.deletingLastPathComponent traps on a string of
   // one character, and every command took the folder of its file names through it.
   // In process, every command with names whose last component is one character (`FOLDER/a`,
-  // `-o FOLDER/y`); launched in a working folder, the names spelled with one character alone
-  // (`hap validate a`, `hap render a -o y`: the working folder is the process's), which is what
-  // trapped.
+  // `-o FOLDER/y`); in a working folder of the run's own, the names spelled with one character
+  // alone (`hap validate a`, `hap render a -o y`), which is what trapped.
   @Test("a pattern or an output named with one character works in every command")
   func oneCharacterNames() throws {
     let folder = try TemporaryFolder()

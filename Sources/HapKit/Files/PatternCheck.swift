@@ -90,7 +90,7 @@ public enum PatternCheck {
     let slots = ReportSlots(count: inputs.count)
     let next = AtomicCounter()
     let workers = min(jobs, inputs.count)
-    DispatchQueue.concurrentPerform(iterations: workers) { _ in
+    Workers.run(workers) {
       while true {
         let index = next.increment()
         if index >= inputs.count { return }

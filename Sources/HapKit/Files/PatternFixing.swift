@@ -44,7 +44,7 @@ public enum PatternFixing {
     writer: FileWriter = .system
   ) -> [Report] {
     let slots = Slots(count: inputs.count)
-    DispatchQueue.concurrentPerform(iterations: min(jobs, inputs.count)) { _ in
+    Workers.run(min(jobs, inputs.count)) {
       while let index = slots.next() {
         let report = fixOne(inputs[index], settings: settings[index], reading: reading, dryRun: dryRun, writer: writer)
         slots.store(report, at: index)

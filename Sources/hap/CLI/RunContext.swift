@@ -13,13 +13,15 @@ import HapKit
 /// into it), and its standard error to ``errors``; neither is ever a terminal. It installs no
 /// signal handler and takes no signal: its ``stop`` request is its own, raised by whoever runs
 /// it, where the binary's are Ctrl-C and SIGTERM (a service or a play stops as they stop it).
-/// Its threads print through the run's context (``bound(_:)``). It reads the working folder of
-/// the test process (a test that needs another launches the binary).
+/// Its threads print through the run's context (``bound(_:)``). Its working folder is its
+/// thread's (the tests give a run's thread one of its own with `unshare(CLONE_FS)`; the threads
+/// it starts share it, and HapKit's workers are such threads), and its standard output may be a
+/// file (``outputFile``), as a shell's `>` makes it.
 final class RunContext: Sendable {
   /// The environment the run sees, in place of the process's.
   let environment: [String: String]
   /// What the run writes to standard output and standard error.
-  let output = Capture()
+  let output: Capture
   let errors = Capture()
   /// The run's stop request, in place of the one Ctrl-C and SIGTERM raise (``Interrupt/stop``).
   let stop = StopRequest()
@@ -40,12 +42,18 @@ final class RunContext: Sendable {
   /// What the run reads of the system before its environment's stand-ins apply
   /// (``SystemFolders/fromEnvironment``): the kernel's, or a test's force-feedback stand-in.
   let system: SystemFolders
+  /// A file the run's standard output is, as a shell's `>` makes it (the caller's descriptor,
+  /// not closed here): what HapKit writes to `-` goes to it, and what the command line prints
+  /// too (``output`` keeps a copy); nil: a pipe into ``output``.
+  let outputFile: Int32?
 
   init(
     environment: [String: String], input: Data? = nil, inputDescriptor: Int32? = nil, executable: String? = nil,
-    system: SystemFolders = .standard
+    system: SystemFolders = .standard, outputFile: Int32? = nil
   ) {
     self.environment = environment
+    self.outputFile = outputFile
+    output = Capture(copyingTo: outputFile)
     self.system = system
     self.input = input
     self.inputDescriptor = inputDescriptor
@@ -93,7 +101,7 @@ final class RunContext: Sendable {
     }
     drainer.start()
     let status = StandardStreams.$input.withValue(inputDescriptor ?? input.read) {
-      StandardStreams.$output.withValue(output.write) { body() }
+      StandardStreams.$output.withValue(outputFile ?? output.write) { body() }
     }
     close(output.write)
     drained.wait()
@@ -141,9 +149,26 @@ final class RunContext: Sendable {
   final class Capture: @unchecked Sendable {
     private let lock = NSLock()
     private var bytes = Data()
+    /// A descriptor each append is written to as well.
+    private let copy: Int32?
+
+    init(copyingTo copy: Int32? = nil) { self.copy = copy }
 
     func append(_ buffer: UnsafeBufferPointer<UInt8>) {
-      lock.withLock { bytes.append(buffer) }
+      lock.withLock {
+        bytes.append(buffer)
+        if let copy { Self.write(buffer, to: copy) }
+      }
+    }
+
+    private static func write(_ buffer: UnsafeBufferPointer<UInt8>, to fd: Int32) {
+      var done = 0
+      while done < buffer.count {
+        let count = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { return }
+        done += count
+      }
     }
 
     var data: Data { lock.withLock { bytes } }

@@ -40,9 +40,10 @@ struct Hap {
     _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], directory: URL? = nil,
     timeout: TimeInterval = 60, executable: String = binary, inheriting inherit: ((String) -> Bool)? = nil
   ) throws -> Result {
-    if executable == binary, directory == nil, InProcess.allows(arguments, environment: environment) {
+    if executable == binary, InProcess.allows(arguments, environment: environment) {
       return try InProcess.run(
-        arguments, input: input, environment: environment, inheriting: inherit ?? { _ in true }, timeout: timeout)
+        arguments, input: input, environment: environment, directory: directory?.path,
+        inheriting: inherit ?? { _ in true }, timeout: timeout)
     }
     return try launch(
       arguments, input: input, environment: environment, directory: directory, timeout: timeout,

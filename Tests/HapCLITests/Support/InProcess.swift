@@ -106,10 +106,12 @@ enum InProcess {
   /// Runs `hap ARGUMENTS` in process, `input` its standard input; gives up after `timeout`
   /// seconds (the run is stopped then, and its thread left to finish).
   static func run(
-    _ arguments: [String], input: Data? = nil, environment: [String: String],
-    inheriting inherit: (String) -> Bool = { _ in true }, timeout: TimeInterval
+    _ arguments: [String], input: Data? = nil, environment: [String: String], directory: String? = nil,
+    outputFile: Int32? = nil, inheriting inherit: (String) -> Bool = { _ in true }, timeout: TimeInterval
   ) throws -> Hap.Result {
-    let run = start(arguments, input: input, environment: environment, inheriting: inherit)
+    let run = start(
+      arguments, input: input, environment: environment, directory: directory, outputFile: outputFile,
+      inheriting: inherit)
     guard let result = run.wait(timeout: timeout) else {
       run.context.stop.request()
       throw HapTimeout(arguments: arguments)
@@ -122,7 +124,7 @@ enum InProcess {
   /// with `environment` added, as a launched binary's.
   static func start(
     _ arguments: [String], input: Data? = nil, inputDescriptor: Int32? = nil, environment: [String: String],
-    inheriting inherit: (String) -> Bool = { _ in true }
+    directory: String? = nil, outputFile: Int32? = nil, inheriting inherit: (String) -> Bool = { _ in true }
   ) -> Run {
     var values = ProcessInfo.processInfo.environment.filter { inherit($0.key) }
     values["NO_COLOR"] = nil
@@ -133,8 +135,26 @@ enum InProcess {
       values["LD_PRELOAD"] = nil
     }
     let context = RunContext(
-      environment: values, input: input, inputDescriptor: inputDescriptor, executable: Hap.binary, system: system)
-    return Run(arguments, context: context)
+      environment: values, input: input, inputDescriptor: inputDescriptor, executable: Hap.binary, system: system,
+      outputFile: outputFile)
+    return Run(arguments, context: context, directory: directory)
+  }
+
+  /// Linux's `unshare(2)`, which Glibc's module leaves out (it needs `_GNU_SOURCE`).
+  private static let unshare: (@convention(c) (Int32) -> Int32)? = {
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), "unshare").map {
+      unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self)
+    }
+  }()
+
+  /// Gives the calling thread a working folder of its own, `directory` (`CLONE_FS`: the
+  /// threads it starts share it; the process's and other runs' stay as they are). nil, or why
+  /// it failed.
+  static func enter(_ directory: String) -> String? {
+    guard let unshare else { return "unshare(2) is missing" }
+    guard unshare(0x200) == 0 else { return "unshare(CLONE_FS): \(String(cString: strerror(errno)))" }
+    guard chdir(directory) == 0 else { return "chdir '\(directory)': \(String(cString: strerror(errno)))" }
+    return nil
   }
 
   /// A run in process under way: its output so far, its stop (SIGTERM's), its end.
@@ -144,9 +164,19 @@ enum InProcess {
     private let lock = NSLock()
     private var status: Int32?
 
-    init(_ arguments: [String], context: RunContext) {
+    /// `directory`: the run's working folder, its own (``InProcess/enter(_:)``); nil: the
+    /// test process's.
+    init(_ arguments: [String], context: RunContext, directory: String? = nil) {
       self.context = context
       let thread = Thread { [self] in
+        if let directory, let failure = InProcess.enter(directory) {
+          Array("hap test harness: no working folder of the run's own: \(failure)\n".utf8).withUnsafeBufferPointer {
+            context.errors.append($0)
+          }
+          lock.withLock { self.status = -1 }
+          finished.signal()
+          return
+        }
         let status = HapCommandLine.run(arguments, context: context)
         lock.withLock { self.status = status }
         finished.signal()
