@@ -201,6 +201,14 @@ struct SimDeviceTests {
     let lines = dry.stdout.split(separator: "\n").filter { $0.contains("run-play.sh") }
     #expect(lines.count == 1 && lines[0].contains("patterns/pass.json"), "\(dry.stdout)")
     #expect(!dry.stdout.contains("correct.json"), "\(dry.stdout)")
+    // Issue 44: one release build, the static hap's, for make run and make install alike.
+    for target in ["run", "install"] {
+      let plan = target == "run" ? dry : try Hap.run(
+        ["make", "-n", "-C", Hap.root.path, "install", "DESTDIR=/nowhere"], executable: "/usr/bin/env")
+      let builds = plan.stdout.split(separator: "\n").filter { $0.contains("swift build") }
+      #expect(builds.count == 1, "make \(target): \(builds)")
+      #expect(builds.allSatisfy { $0.contains("-c release") && $0.contains("--product hap") && $0.contains("static") })
+    }
     // The script itself, with no device named: where ALSA's default does not open, -D sim.
     let bare = try Bare()
     let script = Hap.root.appendingPathComponent("scripts/run-play.sh").path
