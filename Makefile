@@ -65,8 +65,12 @@ apt:
 	else echo "error: please install: $(PKGS)"; exit 2; fi
 
 # The static hap alone: what make run and make install use, built once (one release build).
+# Without SwiftPM's $ORIGIN run path (at every start the loader looked for each of libc, libm,
+# libstdc++ and libgcc_s in a dozen folders beside the binary: 48 failed opens and stats), and
+# without DWARF (its symbols kept, for backtraces).
 static: deps
-	$(SWIFT) build -c release --product hap --scratch-path .build/static -Xswiftc -static-stdlib -Xlinker -no-pie
+	$(SWIFT) build -c release --product hap --scratch-path .build/static --disable-local-rpath \
+	  -Xswiftc -static-stdlib -Xlinker -no-pie -Xlinker --strip-debug
 
 # Both releases: the static hap, and the dynamic build of every product (make bench's
 # hap-bench and hapkit-bench, and the dynamic hap it compares).
