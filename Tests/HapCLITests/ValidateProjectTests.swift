@@ -30,6 +30,17 @@ struct ValidateProjectTests {
     return files.compactMap { $0["file"] as? String }.map { ($0 as NSString).lastPathComponent }.sorted()
   }
 
+  /// Issue 45, item 6: the README recommends `hap validate .` for a project root; the
+  /// repository's own fuzz inputs (broken on purpose) are left out by its `.haprc.json`.
+  @Test("hap validate . at the repository's root exits 0; the fuzz inputs named still fail")
+  func theRepositoryRoot() throws {
+    let root = try Hap.run(["validate", "."], directory: Hap.root)
+    #expect(root.status == 0, "\(root.stdout)\(root.stderr)")
+    #expect(!root.stdout.contains("fuzz/"), "\(root.stdout)")
+    let named = try Hap.run(["validate", "fuzz/regressions"], directory: Hap.root)
+    #expect(named.status == 1, "a folder named is never left out: \(named.stdout)")
+  }
+
   @Test("dependency and build folders and package.json are left out; legacy/ is checked until ignored")
   func aProjectRoot() throws {
     let folder = try project()
@@ -42,7 +53,7 @@ struct ValidateProjectTests {
     #expect(ignored.status == 0, "\(ignored.stdout)\(ignored.stderr)")
     #expect(ignored.stdout.contains("2 files checked"), "\(ignored.stdout)")
     #expect(ignored.stdout.contains("2 JSON files without a \"Pattern\" key left out"), "\(ignored.stdout)")
-    // Globs with a slash are relative to the current folder: launched, in a working folder.
+    // Globs with a slash are relative to the current folder (the run's own).
     let anchored = try Hap.run(["validate", "--ignore", "proj/legacy/**", "proj"], directory: folder.url)
     #expect(anchored.status == 0, "\(anchored.stdout)\(anchored.stderr)")
     let byName = try Hap.run(["validate", "--ignore", "old.ahap", "--ignore", "*.json", root])
