@@ -1,4 +1,5 @@
 import Foundation
+import HapTestSupport
 import Testing
 
 @testable import HapKit
@@ -130,5 +131,53 @@ extension ValidateProjectTests {
       WalkIgnores.defaultFolders.dropLast().joined(separator: ", ") + " and "
       + WalkIgnores.defaultFolders.last!
     #expect(help.contains(listed), "\(help)")
+  }
+}
+
+/// Issue 45, item 4: an ignored subfolder of a vocabulary is left out, not warned about; an
+/// ignore glob that leaves nothing out says so.
+@Suite("hap validate: ignores in a vocabulary, and ignores that match nothing")
+struct VocabularyIgnoreTests {
+  /// A project whose vocabulary `haptics/` holds a `legacy/` subfolder of patterns.
+  func project(ignore: [String]) throws -> TemporaryFolder {
+    let folder = try TemporaryFolder()
+    let tick = try String(contentsOfFile: Repository.bundledPattern("tick"), encoding: .utf8)
+    try folder.write("haptics/tick.json", tick)
+    try folder.write("haptics/vocabulary.json", #"{"Events": [{"Name": "tick", "Category": "ui", "Priority": 10}]}"#)
+    try folder.write("haptics/legacy/old.json", tick)
+    let list = ignore.map { "\"\($0)\"" }.joined(separator: ", ")
+    try folder.write(".haprc.json", "{\"ignore\": [\(list)]}")
+    return folder
+  }
+
+  @Test("--strict passes when .haprc.json or --ignore leaves the subfolder out, and fails while it does not")
+  func anIgnoredSubfolderIsNotWarnedAbout() throws {
+    let plain = try project(ignore: [])
+    let warned = try Hap.run(["validate", "--strict", "haptics/"], directory: plain.url)
+    #expect(warned.status == 1 && warned.stdout.contains("vocabulary-file-skipped"), "\(warned.stdout)")
+    let configured = try project(ignore: ["haptics/legacy/**"])
+    let result = try Hap.run(["validate", "--strict", "haptics/"], directory: configured.url)
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(!result.stdout.contains("legacy"), "\(result.stdout)")
+    #expect(result.stderr.isEmpty, "\(result.stderr)")
+    let option = try Hap.run(["validate", "--strict", "--ignore", "legacy/", "haptics/"], directory: plain.url)
+    #expect(option.status == 0, "\(option.stdout)\(option.stderr)")
+  }
+
+  @Test("an ignore glob that matched nothing is one note naming it and where it comes from; the status is unchanged")
+  func unmatchedGlobsAreSaid() throws {
+    let folder = try project(ignore: ["haptics/legacy/**", "haptics/legasy/**", "elsewhere/**"])
+    let result = try Hap.run(["validate", "--strict", "--ignore", "*.orig", "haptics/"], directory: folder.url)
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    let notes = result.stderr.split(separator: "\n")
+    #expect(notes.count == 2, "\(result.stderr)")
+    #expect(notes.contains { $0.contains("'haptics/legasy/**' in '") && $0.contains(".haprc.json' matched nothing") })
+    #expect(notes.contains { $0.contains("'*.orig' of --ignore matched nothing") }, "\(result.stderr)")
+    // Outside the walk: `elsewhere/**` says nothing; files named alone (no walk) neither.
+    let named = try Hap.run(["validate", "--ignore", "*.orig", "haptics/tick.json"], directory: folder.url)
+    #expect(named.status == 0 && named.stderr.isEmpty, "\(named.stderr)")
+    // The repository's own config leaves out fuzz/: checking patterns/ says nothing of it.
+    let bundled = try Hap.run(["validate", "patterns"], directory: Hap.root)
+    #expect(bundled.status == 0 && bundled.stderr.isEmpty, "\(bundled.stderr)")
   }
 }

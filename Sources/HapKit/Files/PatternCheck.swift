@@ -47,8 +47,9 @@ public enum PatternCheck {
   }
 
   /// The files `paths` name (folders walked, what the project ignores left out), each with its
-  /// rule levels.
-  public static func inputs(_ paths: [String], project: Project)
+  /// rule levels. `unmatched` is told the ignore globs that left nothing out
+  /// (``WalkIgnores/unmatched``).
+  public static func inputs(_ paths: [String], project: Project, unmatched: ([IgnoreGlob]) -> Void = { _ in })
     -> Result<[(input: PatternFiles.Input, settings: RuleSettings)], InputFailure>
   {
     var inputs: [PatternFiles.Input] = []
@@ -70,6 +71,7 @@ public enum PatternCheck {
         inputs.append(input)
       }
     }
+    unmatched(ignores.unmatched)
     var config = ignores.ruleConfig
     var result: [(input: PatternFiles.Input, settings: RuleSettings)] = []
     for input in inputs {
@@ -101,7 +103,9 @@ public enum PatternCheck {
   }
 
   public static func checkOne(_ input: PatternFiles.Input, settings: RuleSettings, reading: PatternReading) -> Report {
-    if case .manifest(let path) = input { return checkManifest(path, settings: settings, search: reading.sounds) }
+    if case .manifest(let path, let ignoring) = input {
+      return checkManifest(path, settings: settings, search: reading.sounds, ignoring: ignoring)
+    }
     do {
       let bytes = try reading.read(input)
       if case .found(let path) = input, PatternFiles.isNotAPattern(bytes, path: path) {
@@ -115,7 +119,10 @@ public enum PatternCheck {
   }
 
   /// Checks a vocabulary manifest against the pattern files of its folder.
-  public static func checkManifest(_ path: String, settings: RuleSettings, search: SoundSearch) -> Report {
+  /// `ignoring`: entries of its folder a walk left out, not said to be passed over.
+  public static func checkManifest(
+    _ path: String, settings: RuleSettings, search: SoundSearch, ignoring: Set<String> = []
+  ) -> Report {
     do {
       let bytes = try PatternFiles.read(.manifest(path))
       let folder = PathName.folder(of: path)
@@ -123,7 +130,7 @@ public enum PatternCheck {
       let result = VocabularyValidator.validate(
         manifest: SourceText(bytes), files: PatternFiles.vocabularyFiles(entries.served),
         context: { PatternFiles.context(for: .found(SoundSearch.join(folder, $0)), sounds: search) },
-        skipped: entries.skipped)
+        skipped: entries.skipped.filter { !ignoring.contains($0.fileName) })
       return Report(name: path, diagnostics: settings.apply(result.diagnostics), unreadable: nil, isManifest: true)
     } catch {
       return Report(name: path, diagnostics: [], unreadable: error.message, isManifest: true)

@@ -37,13 +37,15 @@ public enum PatternFiles {
     case found(String)
     case standardInput
     /// A vocabulary manifest (a file named ``manifestName``): checked with its folder's patterns.
-    case manifest(String)
+    /// `ignoring`: the names of its folder's entries the walk that found it left out (its ignore
+    /// globs): not said to be passed over, as the user asked them left out.
+    case manifest(String, ignoring: Set<String> = [])
     /// A path that could not be listed or does not exist; the message says why.
     case unreadable(String, String)
 
     public var displayName: String {
       switch self {
-      case .file(let path), .found(let path), .manifest(let path), .unreadable(let path, _): path
+      case .file(let path), .found(let path), .manifest(let path, _), .unreadable(let path, _): path
       case .standardInput: "<stdin>"
       }
     }
@@ -52,7 +54,7 @@ public enum PatternFiles {
     /// The path of a file a folder walk found (a pattern or a manifest).
     public var walkedPath: String? {
       switch self {
-      case .found(let path), .manifest(let path): path
+      case .found(let path), .manifest(let path, _): path
       case .file, .unreadable, .standardInput: nil
       }
     }
@@ -124,6 +126,10 @@ public enum PatternFiles {
       names.append(name)
     }
     closedir(stream)
+    // A vocabulary's folder: what the walk leaves out of it goes with its manifest.
+    let vocabulary = names.contains(manifestName)
+    var ignored: Set<String> = []
+    var manifest: Int?
     for name in names.sorted() {
       let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
       var info = stat()
@@ -135,15 +141,18 @@ public enum PatternFiles {
         kind = info.st_mode & S_IFMT
         if kind == S_IFDIR { continue }
       }
-      if kind == S_IFDIR {
-        if ignores?.ignores(path, isFolder: true, root: root) == true { continue }
+      let pattern = kind == S_IFREG && hasExtension(name)
+      guard kind == S_IFDIR || pattern || vocabulary else { continue }
+      if ignores?.ignores(path, isFolder: kind == S_IFDIR, root: root) == true {
+        ignored.insert(name)
+      } else if kind == S_IFDIR {
         walk(path, root: root, ignores: ignores, into: &inputs)
-      } else if kind == S_IFREG, hasExtension(name),
-        ignores?.ignores(path, isFolder: false, root: root) != true
-      {
+      } else if pattern {
+        if name == manifestName { manifest = inputs.count }
         inputs.append(name == manifestName ? .manifest(path) : .found(path))
       }
     }
+    if let manifest, case .manifest(let path, _) = inputs[manifest] { inputs[manifest] = .manifest(path, ignoring: ignored) }
   }
 
   /// Whether a `*.json` file a folder walk found is clearly not a pattern: its top level is an
@@ -293,7 +302,7 @@ public enum PatternFiles {
       return try InputFile.read(path, for: purpose ?? .namedInput, stop: stop)
     case .found(let path):
       return try InputFile.read(path, for: purpose ?? .folderPattern)
-    case .manifest(let path):
+    case .manifest(let path, _):
       return try InputFile.read(path, for: purpose ?? .manifest)
     }
   }

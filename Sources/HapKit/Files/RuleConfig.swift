@@ -22,6 +22,8 @@ public struct RuleConfig {
   public struct Found {
     public let settings: ProjectSettings
     public let folder: String
+    /// The file itself.
+    public let path: String
   }
 
   /// A config file that cannot be used (exit 2): which file and why, in one sentence.
@@ -47,7 +49,7 @@ public struct RuleConfig {
   public mutating func settings(for input: PatternFiles.Input) throws(Failure) -> RuleSettings {
     let folder: String
     switch input {
-    case .file(let path), .found(let path), .manifest(let path), .unreadable(let path, _):
+    case .file(let path), .found(let path), .manifest(let path, _), .unreadable(let path, _):
       folder = PathName.folder(of: Self.absolute(path))
     case .standardInput:
       folder = FileManager.default.currentDirectoryPath
@@ -59,7 +61,7 @@ public struct RuleConfig {
   /// The ignore globs that apply in `folder` (absolute), relative to their config file's folder.
   public mutating func ignoreGlobs(forFolder folder: String) throws(Failure) -> [IgnoreGlob] {
     guard let found = try settings(forFolder: folder) else { return [] }
-    return found.settings.ignore.map { IgnoreGlob($0, base: found.folder) }
+    return found.settings.ignore.map { IgnoreGlob($0, base: found.folder, source: found.path) }
   }
 
   /// The config file that applies in `folder`, as ``source`` says.
@@ -70,7 +72,7 @@ public struct RuleConfig {
     case .file(let path):
       if let named { return named }
       let absolute = Self.absolute(path)
-      let found = Found(settings: try Self.read(path), folder: PathName.folder(of: absolute))
+      let found = Found(settings: try Self.read(path), folder: PathName.folder(of: absolute), path: path)
       named = .some(found)
       return found
     }
@@ -85,7 +87,7 @@ public struct RuleConfig {
     var entry = stat()
     let result: Found?
     if lstat(candidate, &entry) == 0, entry.st_mode & S_IFMT != S_IFDIR, !Self.isLinkToFolder(candidate, entry) {
-      result = Found(settings: try Self.read(candidate), folder: folder)
+      result = Found(settings: try Self.read(candidate), folder: folder, path: candidate)
     } else {
       let parent = PathName.folder(of: folder)
       result = parent.isEmpty || parent == folder ? nil : try nearest(from: parent)

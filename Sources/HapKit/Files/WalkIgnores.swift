@@ -12,7 +12,7 @@ import HapCore
 /// config file's folder for its list), a trailing `/` matches folders only, and a leading `!`
 /// takes a path back in. The last glob that matches decides: the defaults first, then the
 /// config file's, then the command line's.
-public struct IgnoreGlob: Equatable {
+public struct IgnoreGlob: Hashable {
   public let negated: Bool
   public let foldersOnly: Bool
   /// Anchored globs match the whole path from the base; the others any trailing part of it
@@ -22,10 +22,13 @@ public struct IgnoreGlob: Equatable {
   /// The folder the glob's path is relative to (absolute, no trailing `/`).
   public let base: String
   public let text: String
+  /// The config file it comes from; nil: the command line (`--ignore`).
+  public let source: String?
 
-  public init(_ text: String, base: String) {
+  public init(_ text: String, base: String, source: String? = nil) {
     self.text = text
     self.base = base
+    self.source = source
     var glob = Substring(text)
     negated = glob.hasPrefix("!")
     if negated { glob = glob.dropFirst() }
@@ -76,6 +79,9 @@ public final class WalkIgnores {
 
   private let commandLine: [IgnoreGlob]
   private var config: RuleConfig
+  /// Every glob a walk consulted, in the order first seen, and those that matched something.
+  private var seen: [IgnoreGlob] = []
+  private var matched: Set<IgnoreGlob> = []
   /// The first config file that could not be used, found while walking.
   public private(set) var failure: RuleConfig.Failure?
 
@@ -89,6 +95,7 @@ public final class WalkIgnores {
   public func ignores(_ path: String, isFolder: Bool, root: String) -> Bool {
     let absolute = RuleConfig.absolute(path)
     let root = RuleConfig.absolute(root)
+    roots.insert(root)
     var ignored = isFolder && Self.defaultFolders.contains((absolute as NSString).lastPathComponent)
     let project: [IgnoreGlob]
     do {
@@ -97,10 +104,35 @@ public final class WalkIgnores {
       if failure == nil { failure = error }
       project = []
     }
+    for glob in project where !seen.contains(glob) { seen.append(glob) }
     for glob in project + commandLine where glob.matches(absolute, isFolder: isFolder, root: root) {
       ignored = !glob.negated
+      matched.insert(glob)
     }
     return ignored
+  }
+
+  /// The globs of `--ignore` and of the config files read that matched nothing the walks
+  /// found (a mistyped glob: what it was meant to leave out is still checked).
+  /// Only globs whose place the walks covered: an anchored glob whose folder was walked (or
+  /// lies around a walk), an unanchored one of `--ignore` whenever a folder was walked, one of a
+  /// config file when a walk covered the config's whole folder. (A project's config that leaves
+  /// out `fuzz/` says nothing when `patterns/` alone is checked.)
+  public var unmatched: [IgnoreGlob] {
+    (commandLine + seen).filter { !matched.contains($0) && covered($0) }
+  }
+
+  /// The folders walked (absolute).
+  private var roots: Set<String> = []
+
+  private func covered(_ glob: IgnoreGlob) -> Bool {
+    if glob.anchored {
+      let literal = glob.segments.prefix { !$0.contains(where: { "*?[".contains($0) }) }
+      let target = ([glob.base == "/" ? "" : glob.base] + literal).joined(separator: "/")
+      return roots.contains { $0 == target || $0.hasPrefix(target + "/") || target.hasPrefix($0 + "/") }
+    }
+    if glob.source == nil { return !roots.isEmpty }
+    return roots.contains { glob.base == $0 || glob.base.hasPrefix($0 + "/") || $0 == "/" }
   }
 
   /// The config files read for the rule levels, with the ones read while walking cached.

@@ -157,13 +157,22 @@ enum ValidateCommand: Command {
 
   /// Validates `paths` with the command line's `project` settings (its rule levels over each
   /// file's .haprc.json) and prints the report; the exit status.
+  /// One note per ignore glob that left nothing out: a mistyped one leaves checked what it was
+  /// meant to leave out (the status is unchanged).
+  private static func sayUnmatched(_ globs: [IgnoreGlob]) {
+    for glob in globs {
+      let origin = glob.source.map { "in '\(Format.excerpt($0))'" } ?? "of --ignore"
+      Console.error("hap: note: the ignore pattern '\(Format.excerpt(glob.text))' \(origin) matched nothing")
+    }
+  }
+
   static func validate(
     _ paths: [String], project: Project, format: DiagnosticPrinter.Format, strict: Bool, quiet: Bool, jobs: Int,
     style: Style, fixing: Bool? = nil
   ) -> Int32 {
     let inputs: [PatternFiles.Input]
     let settings: [RuleSettings]
-    switch PatternCheck.inputs(paths, project: project) {
+    switch PatternCheck.inputs(paths, project: project, unmatched: sayUnmatched) {
     case .failure(.unusableConfig(let failure)):
       Console.error("hap: '\(Format.excerpt(failure.path))' is not a usable rule configuration: \(failure.message)")
       return ExitStatus.trouble
