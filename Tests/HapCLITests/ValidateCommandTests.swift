@@ -315,3 +315,40 @@ struct MaxWarningsTests {
     #expect(bad.status == 2, "\(bad.stderr)")
   }
 }
+
+/// Issue 45, item 1: a JSON file that is not a pattern, in a vocabulary's folder, is no event of
+/// it: the README's CI example (`hap validate --format json . > report.json`) in a copy of
+/// `patterns/`, `-o report.json` run twice, a package.json.
+@Suite("a vocabulary's stray JSON files")
+struct VocabularyStrayFileTests {
+  func copy() throws -> TemporaryFolder {
+    let folder = try TemporaryFolder()
+    let bundled = Hap.root.appendingPathComponent("patterns").path
+    for name in try FileManager.default.contentsOfDirectory(atPath: bundled) where name.hasSuffix(".json") {
+      try FileManager.default.copyItem(atPath: bundled + "/" + name, toPath: folder.path(name))
+    }
+    return folder
+  }
+
+  @Test("a report redirected or written with -o into the vocabulary, and a package.json, are no events")
+  func strayJSONIsNoEvent() throws {
+    let folder = try copy()
+    let redirected = try ValidateOwnOutputTests.redirected(["validate", "--format", "json", "."], in: folder, to: "report.json")
+    #expect(redirected.status == 0, "\(redirected.stderr)")
+    for round in 1...2 {
+      let written = try Hap.run(["validate", "--format", "json", "-o", "again.json", "."], directory: folder.url)
+      #expect(written.status == 0, "round \(round): \(written.stdout)\(written.stderr)")
+    }
+    try folder.write("package.json", #"{"name": "app", "version": "1.0.0"}"#)
+    let result = try Hap.run(["validate", "."], directory: folder.url)
+    #expect(result.status == 0, "\(result.stdout)")
+    #expect(!result.stdout.contains("vocabulary-pattern-invalid"), "\(result.stdout)")
+    // The service serves the same events: none named report, again or package.
+    let device = try SimulatedExciter()
+    let service = try RunningService(["--vocabulary", folder.url.path], device: device).ready()
+    let events = try #require(try service.status()["events"] as? [String])
+    #expect(!events.contains("report") && !events.contains("again") && !events.contains("package"), "\(events)")
+    #expect(events.contains("correct"), "\(events)")
+    #expect(service.terminate() == 0)
+  }
+}

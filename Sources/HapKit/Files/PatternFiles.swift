@@ -235,11 +235,17 @@ public enum PatternFiles {
   }
 
   /// The pattern files at `paths` (``vocabularyEntries(in:)``'s `served`), each read or with why not.
+  /// A file that is no pattern is no event (issue 45): a `*.json` file with no `"Pattern"` key
+  /// (``isNotAPattern(_:path:)``: package.json, a report of `hap validate --format json`) and
+  /// the file standard output writes to (`hap validate . > report.json`) are left out, as a
+  /// folder walk leaves them out.
   public static func vocabularyFiles(_ paths: [String]) -> [VocabularyFile] {
-    paths.map(Input.found).map { input -> VocabularyFile in
+    paths.filter { !isStandardOutput($0) }.map(Input.found).compactMap { input -> VocabularyFile? in
       let name = (input.displayName as NSString).lastPathComponent
       do throws(ReadError) {
-        return VocabularyFile(fileName: name, bytes: try read(input))
+        let bytes = try read(input)
+        if isNotAPattern(bytes, path: input.displayName) { return nil }
+        return VocabularyFile(fileName: name, bytes: bytes)
       } catch {
         return VocabularyFile(fileName: name, contents: .failure(VocabularyReadError(error.message)))
       }
