@@ -24,6 +24,8 @@ struct FixCommandTests {
     of: "]}},\n", with: "]}}\n")
 
   static func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+  /// The lines of `hap fix --dry-run`'s diff of ``fixable``: two names, a hunk header and 9 lines.
+  static let diffLines = 12
 
   @Test("fixes a file in place: one line says what, the rest is validate's report, exit 0")
   func fixesInPlace() throws {
@@ -78,6 +80,29 @@ struct FixCommandTests {
       #expect(applied.status == 0, "\(applied.stderr)")
       #expect(try Self.read(path) == Self.fixed)
     }
+  }
+
+  /// Issue 45, item 17: names with a space, a tab, a newline, a quote, a backslash or UTF-8.
+  @Test("--dry-run's diff names a file as git diff does, and patch -p1 applies it whatever the name")
+  func dryRunDiffQuotesNames() throws {
+    let patch = try #require(systemTool("patch"), "patch(1) is missing")
+    let folder = try TemporaryFolder()
+    let names = ["my file.ahap", "tab\tname.ahap", "new\nline.ahap", "quo\"te.ahap", "back\\slash.ahap", "é.ahap"]
+    for name in names {
+      let path = try folder.write(name, Self.fixable)
+      let result = try Hap.run(["fix", "--dry-run", path])
+      #expect(result.status == 0, "\(name): \(result.stderr)")
+      let header = result.stdout.split(separator: "\n").first.map(String.init) ?? ""
+      #expect(!header.contains("\t") || name.contains(" "), "\(name): a raw tab in \(header)")
+      #expect(result.stdout.split(separator: "\n").count == Self.diffLines, "\(name): a raw newline: \(result.stdout)")
+      let diff = try folder.write("x.diff", result.stdoutData)
+      let applied = try Hap.run(["-s", "-p1", "-i", diff], directory: URL(fileURLWithPath: "/"), executable: patch)
+      #expect(applied.status == 0, "\(name): \(applied.stderr)\(applied.stdout)\n\(header)")
+      #expect(try Self.read(path) == Self.fixed, "\(name)")
+    }
+    #expect(PatternFix.header("a/x y.ahap") == "a/x y.ahap\t")
+    #expect(PatternFix.header("a/x\ty.ahap") == #""a/x\ty.ahap""#)
+    #expect(PatternFix.header("a/é") == #""a/\303\251""#)
   }
 
   @Test("atomic: no temporary file left, permissions kept, a link's target rewritten and the link kept")

@@ -13,8 +13,37 @@ extension PatternFix {
     let operations = LineDiff.operations(a, b, maximumCells: LineDiff.maximumCells) ?? wholeMiddle(a, b)
     let noNewline = old.last != UInt8(ascii: "\n") && new.last != UInt8(ascii: "\n")
     let hunks = LineDiff.hunks(operations, a, b, context: 3, endsWithoutNewline: noNewline)
-    let name = shown(path.hasPrefix("/") ? String(path.dropFirst()) : path)
-    return (["--- a/\(name)", "+++ b/\(name)"] + hunks).joined(separator: "\n") + "\n"
+    let name = path.hasPrefix("/") ? String(path.dropFirst()) : path
+    return (["--- \(header("a/" + name))", "+++ \(header("b/" + name))"] + hunks).joined(separator: "\n") + "\n"
+  }
+
+  /// A name in a `---` or `+++` line as `git diff` writes it, so that patch(1) and `git apply`
+  /// read it back: in double quotes with C escapes (`\t`, `\n`, `\"`, `\\`, other bytes below
+  /// 0x20, 0x7F and above as `\ooo`) when it holds any of them; else as it is, followed by a
+  /// tab when it holds a space (where patch ends the name).
+  public static func header(_ name: String) -> String {
+    let bytes = Array(name.utf8)
+    guard bytes.contains(where: { $0 < 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+    else { return name.contains(" ") ? name + "\t" : name }
+    var quoted = "\""
+    for byte in bytes {
+      switch byte {
+      case 0x07: quoted += "\\a"
+      case 0x08: quoted += "\\b"
+      case 0x09: quoted += "\\t"
+      case 0x0A: quoted += "\\n"
+      case 0x0B: quoted += "\\v"
+      case 0x0C: quoted += "\\f"
+      case 0x0D: quoted += "\\r"
+      case UInt8(ascii: "\""): quoted += "\\\""
+      case UInt8(ascii: "\\"): quoted += "\\\\"
+      case 0x20..<0x7F: quoted.unicodeScalars.append(Unicode.Scalar(byte))
+      default:
+        let octal = String(byte, radix: 8)
+        quoted += "\\" + String(repeating: "0", count: 3 - octal.count) + octal
+      }
+    }
+    return quoted + "\""
   }
 
   /// The common first and last lines kept, every line between deleted and inserted.
