@@ -152,9 +152,10 @@ SYSTEMD_USER_DIR ?= $(PREFIX)/lib/systemd/user
 UNIT_DIR = $(DESTDIR)$(SYSTEMD_USER_DIR)
 # Also the shell completions and the manual page hap.1, both written by the binary from its own
 # option tables (`hap completion SHELL`, `hap help --man`).
-BASH_COMPLETION = $(DESTDIR)$(PREFIX)/share/bash-completion/completions/hap
-ZSH_COMPLETION = $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hap
-FISH_COMPLETION = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hap.fish
+COMPLETIONS = $(DESTDIR)$(PREFIX)/share
+BASH_COMPLETION = $(COMPLETIONS)/bash-completion/completions/hap
+ZSH_COMPLETION = $(COMPLETIONS)/zsh/site-functions/_hap
+FISH_COMPLETION = $(COMPLETIONS)/fish/vendor_completions.d/hap.fish
 MAN_PAGE = $(DESTDIR)$(PREFIX)/share/man/man1/hap.1
 DBUS_SERVICES = $(DESTDIR)$(PREFIX)/share/dbus-1/services
 # Written once per binary, beside it (HAP_DOCS), and copied by each install: a second install
@@ -168,30 +169,38 @@ $(HAP_DOCS)/hap.bash: $(HAP) ; @mkdir -p $(@D) && $(HAP) completion bash > $@.$$
 $(HAP_DOCS)/_hap: $(HAP) ; @mkdir -p $(@D) && $(HAP) completion zsh > $@.$$$$ && mv $@.$$$$ $@
 $(HAP_DOCS)/hap.fish: $(HAP) ; @mkdir -p $(@D) && $(HAP) completion fish > $@.$$$$ && mv $@.$$$$ $@
 $(HAP_DOCS)/hap.1: $(HAP) ; @mkdir -p $(@D) && $(HAP) help --man > $@.$$$$ && mv $@.$$$$ $@
+# Every path quoted: PREFIX and DESTDIR may hold spaces (the unit's and the D-Bus file's paths are
+# quoted for systemd and D-Bus by contrib/dist/unit-paths.sh); a double quote, a backslash, a
+# dollar sign or a backquote in them is refused.
+CHECK_PATHS = case '$(DESTDIR)$(PREFIX)$(SYSTEMD_USER_DIR)' in *[\"\\\$$\`]*) \
+  echo "error: PREFIX, DESTDIR and SYSTEMD_USER_DIR cannot hold a double quote, a backslash, a dollar sign or a backquote"; exit 2;; esac
 install: $(if $(NO_BUILD),,static sim)
+	@$(CHECK_PATHS)
 	$(MAKE) --no-print-directory $(GENERATED_DOCS) NO_BUILD=1 HAP=$(HAP)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hap/patterns $(DESTDIR)$(PREFIX)/share/hap/desktop $(UNIT_DIR)
-	install -m 755 $(HAP) $(DESTDIR)$(PREFIX)/bin/hap
-	[ ! -f $(SIM_PLUGIN) ] || install -D -m 644 $(SIM_PLUGIN) $(DESTDIR)$(PREFIX)/lib/hap/$(notdir $(SIM_PLUGIN))
-	install -m 644 patterns/*.json $(DESTDIR)$(PREFIX)/share/hap/patterns/
-	install -m 644 desktop/*.json $(DESTDIR)$(PREFIX)/share/hap/desktop/
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/hap/patterns" "$(DESTDIR)$(PREFIX)/share/hap/desktop" "$(UNIT_DIR)"
+	install -m 755 $(HAP) "$(DESTDIR)$(PREFIX)/bin/hap"
+	[ ! -f $(SIM_PLUGIN) ] || install -D -m 644 $(SIM_PLUGIN) "$(DESTDIR)$(PREFIX)/lib/hap/$(notdir $(SIM_PLUGIN))"
+	install -m 644 patterns/*.json "$(DESTDIR)$(PREFIX)/share/hap/patterns/"
+	install -m 644 desktop/*.json "$(DESTDIR)$(PREFIX)/share/hap/desktop/"
 	@# DBUS_ACTIVATION=1: the session bus starts 'hap serve --dbus' for feedbackd's clients.
-	[ -z "$(DBUS_ACTIVATION)" ] || { install -d $(DBUS_SERVICES) && \
-	  sed 's|%h/\.local/|$(PREFIX)/|g' contrib/org.sigxcpu.Feedback.service > $(DBUS_SERVICES)/org.sigxcpu.Feedback.service; }
-	sed 's|%h/\.local/|$(PREFIX)/|g' contrib/hap.service > $(UNIT_DIR)/hap.service.tmp
-	chmod 644 $(UNIT_DIR)/hap.service.tmp && mv $(UNIT_DIR)/hap.service.tmp $(UNIT_DIR)/hap.service
-	install -d $(dir $(BASH_COMPLETION)) $(dir $(ZSH_COMPLETION)) $(dir $(FISH_COMPLETION)) $(dir $(MAN_PAGE))
-	install -m 644 $(HAP_DOCS)/hap.bash $(BASH_COMPLETION)
-	install -m 644 $(HAP_DOCS)/_hap $(ZSH_COMPLETION)
-	install -m 644 $(HAP_DOCS)/hap.fish $(FISH_COMPLETION)
-	install -m 644 $(HAP_DOCS)/hap.1 $(MAN_PAGE)
+	[ -z "$(DBUS_ACTIVATION)" ] || { install -d "$(DBUS_SERVICES)" && \
+	  sh contrib/dist/unit-paths.sh "$(PREFIX)" contrib/org.sigxcpu.Feedback.service "$(DBUS_SERVICES)/org.sigxcpu.Feedback.service"; }
+	sh contrib/dist/unit-paths.sh "$(PREFIX)" contrib/hap.service "$(UNIT_DIR)/hap.service.tmp"
+	chmod 644 "$(UNIT_DIR)/hap.service.tmp" && mv "$(UNIT_DIR)/hap.service.tmp" "$(UNIT_DIR)/hap.service"
+	install -d "$(COMPLETIONS)/bash-completion/completions" "$(COMPLETIONS)/zsh/site-functions" \
+	  "$(COMPLETIONS)/fish/vendor_completions.d" "$(DESTDIR)$(PREFIX)/share/man/man1"
+	install -m 644 $(HAP_DOCS)/hap.bash "$(BASH_COMPLETION)"
+	install -m 644 $(HAP_DOCS)/_hap "$(ZSH_COMPLETION)"
+	install -m 644 $(HAP_DOCS)/hap.fish "$(FISH_COMPLETION)"
+	install -m 644 $(HAP_DOCS)/hap.1 "$(MAN_PAGE)"
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/hap $(UNIT_DIR)/hap.service $(DESTDIR)$(PREFIX)/lib/hap/$(notdir $(SIM_PLUGIN))
-	rm -f $(BASH_COMPLETION) $(ZSH_COMPLETION) $(FISH_COMPLETION) $(MAN_PAGE) $(DBUS_SERVICES)/org.sigxcpu.Feedback.service
-	-rmdir $(DESTDIR)$(PREFIX)/lib/hap 2>/dev/null
-	rm -rf $(DESTDIR)$(PREFIX)/share/hap/patterns $(DESTDIR)$(PREFIX)/share/hap/desktop
-	-rmdir $(DESTDIR)$(PREFIX)/share/hap 2>/dev/null
+	@$(CHECK_PATHS)
+	rm -f "$(DESTDIR)$(PREFIX)/bin/hap" "$(UNIT_DIR)/hap.service" "$(DESTDIR)$(PREFIX)/lib/hap/$(notdir $(SIM_PLUGIN))"
+	rm -f "$(BASH_COMPLETION)" "$(ZSH_COMPLETION)" "$(FISH_COMPLETION)" "$(MAN_PAGE)" "$(DBUS_SERVICES)/org.sigxcpu.Feedback.service"
+	-rmdir "$(DESTDIR)$(PREFIX)/lib/hap" 2>/dev/null
+	rm -rf "$(DESTDIR)$(PREFIX)/share/hap/patterns" "$(DESTDIR)$(PREFIX)/share/hap/desktop"
+	-rmdir "$(DESTDIR)$(PREFIX)/share/hap" 2>/dev/null
 
 # A tarball for machines without Swift: dist/hap-VERSION-linux-ARCH.tar.gz (and its .sha256),
 # one folder hap-VERSION-linux-ARCH/ laid out by `make install` (bin/hap, lib/hap/ with the
@@ -215,6 +224,7 @@ dist: static sim
 	install -m 644 contrib/hap.service dist/stage/$(DIST_NAME)/lib/systemd/user/hap.service
 	install -D -m 644 contrib/org.sigxcpu.Feedback.service dist/stage/$(DIST_NAME)/contrib/org.sigxcpu.Feedback.service
 	install -m 755 contrib/dist/install.sh dist/stage/$(DIST_NAME)/install.sh
+	install -m 755 contrib/dist/unit-paths.sh dist/stage/$(DIST_NAME)/unit-paths.sh
 	@# The README names the newest glibc and libstdc++ symbol versions the binary asks for.
 	glibc=$$(objdump -T $(HAP) | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -n 1); \
 	glibcxx=$$(objdump -T $(HAP) | grep -o 'GLIBCXX_[0-9.]*' | sort -Vu | tail -n 1); \

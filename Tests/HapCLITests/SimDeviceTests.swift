@@ -166,6 +166,43 @@ struct SimDeviceTests {
     #expect(FileManager.default.fileExists(atPath: raw))
   }
 
+  /// Issue 45, item 18: a PREFIX with a space: every file lands under it, and the unit's
+  /// ExecStart and the D-Bus file's Exec run the installed hap with its arguments, as systemd
+  /// (systemd-analyze verify) and D-Bus (shell quoting) read them.
+  @Test("make install PREFIX with a space: the files under it, ExecStart and Exec quoted; odd characters refused")
+  func installPrefixWithASpace() throws {
+    let folder = try TemporaryFolder()
+    let root = folder.path("root")
+    let prefix = "/opt/My Tools"
+    let make = [
+      "make", "-s", "-C", Hap.root.path, "install", "DESTDIR=\(root)", "NO_BUILD=1", "HAP=\(Hap.binary)",
+      "DBUS_ACTIVATION=1",
+    ]
+    let installed = try Hap.run(make + ["PREFIX=\(prefix)"], timeout: 120, executable: "/usr/bin/env")
+    try #require(installed.status == 0, "\(installed.stderr)")
+    #expect(FileManager.default.isExecutableFile(atPath: root + prefix + "/bin/hap"))
+    #expect(FileManager.default.fileExists(atPath: root + prefix + "/share/man/man1/hap.1"))
+    #expect(!FileManager.default.fileExists(atPath: root + "/opt/My"), "a path split at its space")
+    let unit = root + prefix + "/lib/systemd/user/hap.service"
+    let analyze = try #require(systemTool("systemd-analyze"), "systemd-analyze is missing: systemd cannot be asked")
+    let verified = try Hap.run(["verify", "--man=no", unit], executable: analyze)
+    #expect(verified.stderr.contains("Command \(prefix)/bin/hap is not executable"), "\(verified.stderr)")
+    let service = try String(contentsOfFile: root + prefix + "/share/dbus-1/services/org.sigxcpu.Feedback.service", encoding: .utf8)
+    let exec = try #require(service.split(separator: "\n").first { $0.hasPrefix("Exec=") }).dropFirst(5)
+    let argv = try Hap.run(
+      ["-c", "import shlex, sys; print('\\n'.join(shlex.split(sys.argv[1])))", String(exec)], executable: "/usr/bin/python3")
+    #expect(argv.stdoutLines == ["\(prefix)/bin/hap", "serve", "--dbus"], "\(exec)")
+    // systemd's specifiers and variables: a % and a $ are doubled in the unit alone.
+    let odd = folder.path("unit")
+    let rewritten = try Hap.run(
+      [Hap.root.appendingPathComponent("contrib/dist/unit-paths.sh").path, "/opt/50% off", Hap.root.appendingPathComponent("contrib/hap.service").path, odd],
+      executable: "/bin/sh")
+    #expect(rewritten.status == 0, "\(rewritten.stderr)")
+    #expect(try String(contentsOfFile: odd, encoding: .utf8).contains(#"ExecStart="/opt/50%% off/bin/hap" serve"#))
+    let refused = try Hap.run(make + ["PREFIX=/opt/a\"b"], timeout: 120, executable: "/usr/bin/env")
+    #expect(refused.status != 0 && refused.stdout.contains("cannot hold a double quote"), "\(refused.stdout)\(refused.stderr)")
+  }
+
   @Test("hap plot --signal draws a capture whose extent is the capture's peak, alone or with its pattern")
   func plotOfACapture() throws {
     let bare = try Bare()

@@ -83,11 +83,10 @@ put() {
 }
 
 # Write FILE (relative to here) to DEST with its %h/.local/ paths (as shipped: a home install)
-# set to the prefix, as `make install` does.
+# set to the prefix, quoted where systemd and D-Bus need it, as `make install` does.
 put_rewritten() {
   mkdir -p "$(dirname "$2")"
-  escaped=$(printf '%s\n' "$prefix" | sed 's/[|&\\]/\\&/g')
-  sed "s|%h/\\.local/|$escaped/|g" "$here/$1" > "$2.tmp.$$"
+  sh "$here/unit-paths.sh" "$prefix" "$here/$1" "$2.tmp.$$"
   chmod 644 "$2.tmp.$$"
   mv -f "$2.tmp.$$" "$2"
 }
