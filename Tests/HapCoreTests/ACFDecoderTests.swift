@@ -104,6 +104,22 @@ struct ACFDecoderTests {
     #expect(assertACF(pad(("emphasis_ducking: 0.25", "emphasis_ducking: 0")), []).profile?.emphasis?.ducking == 1)
   }
 
+  /// Issue 45, item 20: 0.01 Hz rendered a DC offset (mean +0.063) where a profile file refuses
+  /// it: the same bounds for both, 1..2000 Hz, the emphasis bursts' too.
+  @Test("a sub-hertz frequency is refused as a profile file's is, continuous and emphasis alike")
+  func subHertzFrequencies() {
+    for (key, replaced, label) in [
+      ("frequency_min: 40", "frequency_min: ⟨1⟩0.01", "continuous.frequency_min 0.01 Hz"),
+      ("output_frequency: 150", "output_frequency: ⟨1⟩0.5", "emphasis.frequency_max.output_frequency 0.5 Hz"),
+    ] {
+      let (profile, diagnostics) = assertACF(pad((key, replaced)), [("profile-value-invalid", 1)])
+      #expect(profile == nil)
+      #expect(diagnostics.map(\.message) == ["\(label) is outside 1..2000 Hz"])
+    }
+    let (profile, _) = assertACF(pad(("frequency_min: 40", "frequency_min: 1")), [])
+    #expect(profile?.minimumFrequency == 1, "1 Hz, the lowest a profile file takes, is taken")
+  }
+
   @Test("profile-value-invalid: each value outside its range, and an unknown shape, point at the value")
   func outOfRange() {
     let text = pad(
@@ -118,13 +134,13 @@ struct ACFDecoderTests {
       diagnostics.map(\.message) == [
         "continuous.gain 1.5 is outside 0..1",
         "continuous.emphasis_ducking -0.1 is outside 0..1",
-        "continuous.frequency_min 0 Hz must be above 0 Hz",
-        "continuous.frequency_max 2500 Hz is above the 2000 Hz hap allows",
+        "continuous.frequency_min 0 Hz is outside 1..2000 Hz",
+        "continuous.frequency_max 2500 Hz is outside 1..2000 Hz",
         "emphasis.gain 2 is outside 0..1",
         "emphasis.fade_out_percent 101 is outside 0..100",
         "emphasis.frequency_min.duration_ms 0 ms must be above 0 ms",
         "emphasis.frequency_min.shape \"sawtooth\" is not one of Meta's shapes 'saw', 'sine', 'square' and 'triangle'",
-        "emphasis.frequency_max.output_frequency -150 Hz must be above 0 Hz",
+        "emphasis.frequency_max.output_frequency -150 Hz is outside 1..2000 Hz",
         "emphasis.frequency_max.duration_ms 1001 ms is above the 1000 ms hap allows",
       ])
     #expect(

@@ -31,8 +31,6 @@ public enum ACFDecoder {
   static let shapes: [(String, ActuatorProfile.Emphasis.Shape)] = [
     ("saw", .sawtooth), ("sine", .sine), ("square", .square), ("triangle", .triangle),
   ]
-  /// The highest frequency hap renders, as for a profile file's.
-  static let maximumFrequency = 2000.0
   /// The longest emphasis burst hap accepts: a burst is a tap, not a note.
   package static let maximumBurstMilliseconds = 1000.0
 
@@ -80,7 +78,10 @@ private struct ACFReader {
     var unit = ""
 
     static let unit = Limits(lower: 0, upper: 1)
-    static let frequency = Limits(lower: 0, lowerIncluded: false, upper: ACFDecoder.maximumFrequency, unit: " Hz")
+    /// A profile file's bounds (``ActuatorProfile/frequencyRange``): a sub-hertz carrier
+    /// rendered a DC offset.
+    static let frequency = Limits(
+      lower: ActuatorProfile.frequencyRange.lowerBound, upper: ActuatorProfile.frequencyRange.upperBound, unit: " Hz")
     static let percent = Limits(lower: 0, upper: 100)
     static let milliseconds = Limits(
       lower: 0, lowerIncluded: false, upper: ACFDecoder.maximumBurstMilliseconds, unit: " ms")

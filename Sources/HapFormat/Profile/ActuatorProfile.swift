@@ -10,6 +10,11 @@ public struct ActuatorProfile: Sendable, Equatable {
   /// Short name (`exciter`, `lra`, or the file's `Name`).
   public var name: String
   public var description: String
+  /// The frequencies a profile may name, in Hz, from a profile file or a Meta ACF alike: below
+  /// 1 Hz a carrier is a slow drift (a DC offset in a short event), above 2 kHz no actuator
+  /// follows it.
+  public static let frequencyRange: ClosedRange<Double> = 1...2000
+
   /// Carrier frequency at sharpness 0, in Hz.
   public var minimumFrequency: Double
   /// Carrier frequency at sharpness 1, in Hz. Sharpness maps logarithmically between the two.

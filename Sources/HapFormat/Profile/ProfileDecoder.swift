@@ -73,8 +73,8 @@ private struct ProfileReader {
       }
     case "MinimumFrequency":
       minimumOffset = Int(node.offset)
-      number(node, name, 1...2000, pointer) { $0.minimumFrequency = $1 }
-    case "MaximumFrequency": number(node, name, 1...2000, pointer) { $0.maximumFrequency = $1 }
+      number(node, name, ActuatorProfile.frequencyRange, pointer) { $0.minimumFrequency = $1 }
+    case "MaximumFrequency": number(node, name, ActuatorProfile.frequencyRange, pointer) { $0.maximumFrequency = $1 }
     case "IntensityExponent": number(node, name, 0.25...4, pointer) { $0.intensityExponent = $1 }
     case "MaximumAmplitude":
       number(node, name, 0...1, pointer) { $0.maximumAmplitude = $1 }

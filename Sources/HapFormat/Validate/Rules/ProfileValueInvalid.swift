@@ -6,9 +6,10 @@
 /// to 1, TransientCycles 0.5..16. A profile with an error is refused.
 ///
 /// In an actuator configuration file (`.acf`): the gains and `emphasis_ducking` 0..1,
-/// `fade_out_percent` 0..100, every frequency above 0 up to 2000 Hz with each `frequency_min`
-/// at most its `frequency_max`, `duration_ms` above 0 up to 1000, and `shape` one of `saw`,
-/// `sine`, `square` and `triangle`.
+/// `fade_out_percent` 0..100, every frequency 1..2000 Hz (a profile file's bounds: below 1 Hz
+/// a carrier is a DC offset) with each `frequency_min` at most its `frequency_max`,
+/// `duration_ms` above 0 up to 1000, and `shape` one of `saw`, `sine`, `square` and
+/// `triangle`.
 ///
 /// Bad:
 /// ```json
