@@ -33,6 +33,9 @@ public struct FeelReport: Sendable {
     measures += "PSNR \(Format.number((psnr * 10).rounded() / 10)) dB"
     if let audioPSNR { measures += ", audio PSNR \(Format.number((audioPSNR * 10).rounded() / 10)) dB" }
     let verdict = f.sameFeel ? "same feel" : "different feel"
+    if f.levelFrames == 0 {
+      return "\(verdict): neither is felt (every frame below the detection threshold at its frequency); \(measures) (\(structural))"
+    }
     return "\(verdict): \(level), \(frequency), within \(Format.number(FeelComparison.timeTolerance * 1000)) ms; \(measures) (\(structural))"
   }
 

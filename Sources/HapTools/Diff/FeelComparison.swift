@@ -15,7 +15,10 @@ import HapRender
 ///   differs when the two are more than ``frequencyThreshold`` (18 %, the Weber fraction) apart;
 /// - only frames above ``floor`` (−40 dB under the louder signal's loudest frame) are judged, and
 ///   the two feel the same when at most ``tolerated`` (5 %) of the judged frames differ in level and
-///   at most as many in frequency.
+///   at most as many in frequency;
+/// - a frame below the detection threshold at its frequency (``PerceptualMetrics/detectionLevel(frequency:)``,
+///   vibromaf's curve: lowest at 250 Hz) is nothing felt, as silence is: two patterns too faint
+///   to feel feel the same, silence included.
 public struct FeelComparison: Sendable, Equatable {
   public static let levelThreshold = 2.2
   public static let frequencyThreshold = 0.18
@@ -63,6 +66,7 @@ public struct FeelComparison: Sendable, Equatable {
   }
 
   init(_ a: Features, _ b: Features, rate: Double) {
+    let (a, b) = (a.felt, b.felt)
     let loudest = max(a.levels.max() ?? 0, b.levels.max() ?? 0)
     let floor = loudest * pow(10, Self.floor / 20)
     let reach = max(1, Int((Self.timeTolerance / Self.levelFrame).rounded()))
@@ -122,6 +126,18 @@ public struct FeelComparison: Sendable, Equatable {
     var head: [Float] = []
 
     func level(_ k: Int) -> Double { k < levels.count ? levels[k] : 0 }
+
+    /// The features with each level frame below the detection threshold at its 20 ms frame's
+    /// frequency set to 0: what is felt.
+    var felt: Features {
+      var copy = self
+      let step = Int((FeelComparison.frequencyFrame / FeelComparison.levelFrame).rounded())
+      for k in copy.levels.indices {
+        let frequency = k / step < frequencies.count ? frequencies[k / step] : nil
+        if copy.levels[k] < PerceptualMetrics.detectionLevel(frequency: frequency) { copy.levels[k] = 0 }
+      }
+      return copy
+    }
 
     init(_ renderer: Renderer, rate: Double) {
       let window = max(1, Int((FeelComparison.levelFrame * rate).rounded()))

@@ -141,6 +141,15 @@ public enum PerceptualMetrics {
     return curve
   }()
 
+  /// The detection threshold at `frequency` (Hz; nil: unknown, the lowest, at 250 Hz), as the
+  /// RMS level of a sine at it (full scale 1): the sine of amplitude A puts `A·√(N/2)` in its
+  /// bin of the orthonormal DCT of a block, felt from `T(f)` dB up.
+  public static func detectionLevel(frequency: Double?) -> Double {
+    let step = rate / Double(2 * blockLength - 1)
+    let t = frequency.map { threshold[min(blockLength - 1, max(0, Int(($0 / step).rounded())))] } ?? threshold.min()!
+    return pow(10, t / 20) / (Double(blockLength) / 2).squareRoot() / 2.0.squareRoot()
+  }
+
   /// 10^(−T/10) per bin: `|X|²` times this is SPQI's `10^(P/10)`.
   static let powerWeight: [Double] = threshold.map { pow(10, -$0 / 10) }
 

@@ -42,6 +42,34 @@ struct FeelComparisonTests {
     #expect(feel.sameFeel, "\(feel)")
   }
 
+  /// Issue 45, item 19: below the level a person feels there is nothing to feel. A faint
+  /// pattern against a silent one, and two faint ones at different sharpness, were a different
+  /// feel (the floor was only relative to the louder signal).
+  @Test("patterns below the detection threshold feel as silence does; just above it, they are felt")
+  func belowTheThreshold() {
+    func continuous(_ intensity: Double, sharpness: Double = 0.5) -> Pattern {
+      var parameters = EventParameters(defaultsFor: .hapticContinuous)
+      parameters.hapticIntensity = intensity
+      parameters.hapticSharpness = sharpness
+      return Pattern(events: [Event(time: 0, type: .hapticContinuous, duration: 0.6, parameters: parameters)])
+    }
+    let silent = continuous(0)
+    // At 120 Hz (sharpness 0.5 on the exciter) the threshold is about -91 dBFS RMS: 1e-5 of
+    // intensity is below it, 1e-2 well above.
+    #expect(PerceptualMetrics.detectionLevel(frequency: 120) < 5e-5)
+    let faint = continuous(1e-5)
+    let againstSilence = FeelComparison(silent, faint)
+    #expect(againstSilence.sameFeel && againstSilence.levelFrames == 0, "\(againstSilence)")
+    let sharper = FeelComparison(faint, continuous(1e-5, sharpness: 1))
+    #expect(sharper.sameFeel, "\(sharper)")
+    let felt = FeelComparison(silent, continuous(1e-2))
+    #expect(!felt.sameFeel && felt.levelFrames > 100, "\(felt)")
+    // The curve: lowest at 250 Hz, higher below and above.
+    let at250 = PerceptualMetrics.detectionLevel(frequency: 250)
+    #expect(at250 < PerceptualMetrics.detectionLevel(frequency: 60) && at250 < PerceptualMetrics.detectionLevel(frequency: 600))
+    #expect(PerceptualMetrics.detectionLevel(frequency: nil) == at250)
+  }
+
   @Test("a 3 dB level change is a different feel; 1 dB is not")
   func level() {
     let exponent = ActuatorProfile.exciter.intensityExponent
