@@ -312,189 +312,73 @@ static AVX2 void transient_avx2(float *out, int32_t c, int64_t m0, double p, dou
   transient_rotor_body(out, c, m0, p, r, f, i, o);
 }
 
-// One run's share of one grid segment, set up (run_body's per-segment work) for rotor_body or
-// the fused loop: the lanes, the amplitude and its step, the envelope, and where the frames lie.
-typedef struct {
-  hap_lanes lanes;
-  hap_envelope envelope;
-  float amplitude, amplitudeStep;
-  int32_t count, u0, s, k0;
-  double increment, incrementStep;  // for the phase at the segment's end
-} hap_segment;
-
-// The segment starting at gridStart, for the run's frames n ..< runEnd in it, the carrier's
-// phase at the segment's start being `phase`.
-static inline __attribute__((always_inline)) void segment_setup(
-  const hap_run *r, int64_t gridStart, int64_t n, int64_t runEnd, double phase, int32_t gridShift, hap_segment *g) {
-  int64_t grid = (int64_t)1 << gridShift;
-  int64_t segment = gridStart >> gridShift;
-  int64_t segmentStart = gridStart > r->voiceStart ? gridStart : r->voiceStart;
-  int64_t k = segment - r->gridFirst;
-  double increment = r->incrementGrid[k];
-  double incrementStep = (r->incrementGrid[k + 1] - r->incrementGrid[k]) / (double)grid;
-  g->amplitude = r->amplitudeGrid[k];
-  g->amplitudeStep = (r->amplitudeGrid[k + 1] - r->amplitudeGrid[k]) / (float)grid;
-  int64_t anchor = gridStart > r->pieceStart ? gridStart : r->pieceStart;
-  double kk = (double)(anchor - r->pieceStart);
-  g->count = (int32_t)(runEnd - n);
-  g->u0 = (int32_t)(n - gridStart);
-  g->k0 = (int32_t)(n - anchor);
-  hap_envelope envelope = {r->geometric, 0, 0, r->powers};
-  if (r->geometric) {
-    envelope.level = (float)(r->pieceLevel * pow(r->pieceRate, kk));
-  } else {
-    envelope.level = (float)(r->pieceLevel + r->pieceRate * kk);
-    envelope.slope = (float)r->pieceRate;
-  }
-  g->envelope = envelope;
-  g->s = (int32_t)(segmentStart - gridStart);
-  anchor_lanes(phase, increment + incrementStep * (double)g->s, incrementStep, &g->lanes);
-  chirp_turn(incrementStep, &g->lanes);
-  g->increment = increment;
-  g->incrementStep = incrementStep;
-}
-
-// The carrier's phase at the end of segment g (whose start's was `phase`), whole turns dropped.
-static inline __attribute__((always_inline)) double phase_at_end(double phase, const hap_segment *g, int32_t gridShift) {
-  double u = (double)((int64_t)1 << gridShift);
-  double startOffset = (double)g->s;
-  phase = phase + g->increment * (u - startOffset)
-    + g->incrementStep * (u * (u - 1) - startOffset * (startOffset - 1)) * 0.5;
-  return phase - (double)(int64_t)phase;
-}
-
 // Renderer.renderContinuous's segment loop, within one envelope piece.
-static inline __attribute__((always_inline)) void run_body(float *out, int64_t first, const hap_run *r, int32_t gridShift) {
+static inline __attribute__((always_inline)) void run_body(
+  float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart, const float *amplitudeGrid,
+  const double *incrementGrid, int64_t gridFirst, double *phaseInOut, int32_t geometric, int64_t pieceStart,
+  double pieceLevel, double pieceRate, const float *powers, int32_t gridShift) {
   int64_t grid = (int64_t)1 << gridShift;
-  double phase = *r->phase;
-  int64_t n = r->from;
-  while (n < r->to) {
+  double phase = *phaseInOut;
+  int64_t n = from;
+  while (n < to) {
     int64_t gridStart = n & ~(int64_t)(grid - 1);
+    int64_t segment = gridStart >> gridShift;
+    int64_t segmentStart = gridStart > voiceStart ? gridStart : voiceStart;
     int64_t segmentEnd = gridStart + grid;
-    int64_t runEnd = r->to < segmentEnd ? r->to : segmentEnd;
-    hap_segment g;
-    segment_setup(r, gridStart, n, runEnd, phase, gridShift, &g);
-    rotor_body(out + (n - first), g.count, g.u0, g.s, &g.lanes, g.amplitude, g.amplitudeStep, g.k0, g.envelope, (int32_t)grid);
-    if (runEnd == segmentEnd) phase = phase_at_end(phase, &g, gridShift);
+    int64_t runEnd = to < segmentEnd ? to : segmentEnd;
+    int64_t k = segment - gridFirst;
+    double increment = incrementGrid[k];
+    double incrementStep = (incrementGrid[k + 1] - incrementGrid[k]) / (double)grid;
+    double startOffset = (double)(segmentStart - gridStart);
+    float amplitude = amplitudeGrid[k];
+    float amplitudeStep = (amplitudeGrid[k + 1] - amplitudeGrid[k]) / (float)grid;
+    int64_t anchor = gridStart > pieceStart ? gridStart : pieceStart;
+    double kk = (double)(anchor - pieceStart);
+    int32_t count = (int32_t)(runEnd - n);
+    int32_t u0 = (int32_t)(n - gridStart);
+    int32_t k0 = (int32_t)(n - anchor);
+    hap_envelope envelope = {geometric, 0, 0, powers};
+    if (geometric) {
+      envelope.level = (float)(pieceLevel * pow(pieceRate, kk));
+    } else {
+      envelope.level = (float)(pieceLevel + pieceRate * kk);
+      envelope.slope = (float)pieceRate;
+    }
+    int32_t s = (int32_t)(segmentStart - gridStart);
+    hap_lanes lanes;
+    anchor_lanes(phase, increment + incrementStep * (double)s, incrementStep, &lanes);
+    chirp_turn(incrementStep, &lanes);
+    rotor_body(out + (n - first), count, u0, s, &lanes, amplitude, amplitudeStep, k0, envelope, (int32_t)grid);
+    if (runEnd == segmentEnd) {
+      double u = (double)(segmentEnd - gridStart);
+      phase = phase + increment * (u - startOffset)
+        + incrementStep * (u * (u - 1) - startOffset * (startOffset - 1)) * 0.5;
+      phase -= (double)(int64_t)phase;
+    }
     n = runEnd;
   }
-  *r->phase = phase;
+  *phaseInOut = phase;
 }
 
-static void run_base(float *out, int64_t first, const hap_run *r, int32_t gridShift) {
-  run_body(out, first, r, gridShift);
-}
-static AVX2 void run_avx2(float *out, int64_t first, const hap_run *r, int32_t gridShift) {
-  run_body(out, first, r, gridShift);
-}
+#define RUN_PARAMETERS \
+  float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart, const float *amplitudeGrid, \
+    const double *incrementGrid, int64_t gridFirst, double *phase, int32_t geometric, int64_t pieceStart, \
+    double pieceLevel, double pieceRate, const float *powers, int32_t gridShift
+#define RUN_ARGUMENTS \
+  out, first, from, to, voiceStart, amplitudeGrid, incrementGrid, gridFirst, phase, geometric, pieceStart, \
+    pieceLevel, pieceRate, powers, gridShift
+
+static void run_base(RUN_PARAMETERS) { run_body(RUN_ARGUMENTS); }
+static AVX2 void run_avx2(RUN_PARAMETERS) { run_body(RUN_ARGUMENTS); }
 
 void hap_add_run(
   hap_kernel kernel, float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart,
   const float *amplitudeGrid, const double *incrementGrid, int64_t gridFirst, double *phase, int32_t geometric,
   int64_t pieceStart, double pieceLevel, double pieceRate, const float *powers, int32_t gridShift) {
-  hap_run r = {from, to, voiceStart, amplitudeGrid, incrementGrid, gridFirst, phase, pieceStart, pieceLevel, pieceRate,
-               powers, geometric};
-  if (kernel == 1) run_avx2(out, first, &r, gridShift);
-  else run_base(out, first, &r, gridShift);
+  if (kernel == 1) run_avx2(RUN_ARGUMENTS);
+  else run_base(RUN_ARGUMENTS);
 }
 
-// Whole segments of N voices (rotor_whole's case for each) added in one pass: each sub-block of
-// `out` is loaded once, each voice's sample added in turn (in the voices' order, rotor_whole's
-// operations on each), and stored once; the voices' rotations are independent chains, so they
-// overlap.
-static inline __attribute__((always_inline)) void fused_whole(float *restrict out, const hap_segment *g, const int N, int32_t grid) {
-  const hap_v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
-  hap_lanes t[4];
-  hap_v8 gain[4], gainStep[4], linear[4], linearStep[4];
-  for (int v = 0; v < N; v++) {
-    t[v] = g[v].lanes;
-    gain[v] = g[v].amplitude + g[v].amplitudeStep * ((float)0 + lane);
-    gainStep[v] = (hap_v8){} + 8.0f * g[v].amplitudeStep;
-    linear[v] = g[v].envelope.level + g[v].envelope.slope * ((float)g[v].k0 + lane);
-    linearStep[v] = (hap_v8){} + 8.0f * g[v].envelope.slope;
-  }
-  for (int32_t base = 0; base < grid; base += LANES) {
-    hap_v8 sum = load8(out + base);
-    for (int v = 0; v < N; v++) {
-      hap_v8 env = g[v].envelope.geometric ? g[v].envelope.level * load8(g[v].envelope.powers + g[v].k0 + base) : linear[v];
-      sum = sum + (gain[v] * t[v].pi) * env;
-    }
-    store8(out + base, sum);
-    if (base + LANES == grid) break;
-    for (int v = 0; v < N; v++) {
-      gain[v] += gainStep[v];
-      linear[v] += linearStep[v];
-      next_sub_block(&t[v]);
-    }
-  }
-}
-
-// The whole segments set up in g[0 ..< count], added in their order, `pass` voices at a time.
-static inline __attribute__((always_inline)) void add_whole(float *out, const hap_segment *g, int32_t count, int32_t grid, const int pass) {
-  int32_t v = 0;
-  for (; pass >= 4 && v + 4 <= count; v += 4) fused_whole(out, g + v, 4, grid);
-  for (; pass >= 2 && v + 2 <= count; v += 2) fused_whole(out, g + v, 2, grid);
-  for (; v < count; v++) fused_whole(out, g + v, 1, grid);
-}
-
-#define GROUP 8
-
-// Every run's frames in the segment at gridStart, in the runs' order: the runs covering the
-// whole segment are set up, then added together (add_whole); a run covering part of it first
-// adds those before it, then itself (rotor_body's general case). Each voice's phase moves to
-// the segment's end where a run reaches it.
-static inline __attribute__((always_inline)) void runs_segment(
-  float *out, int64_t first, const hap_run *runs, int32_t count, int64_t gridStart, int32_t gridShift, const int pass) {
-  int32_t grid = (int32_t)1 << gridShift;
-  int64_t segmentEnd = gridStart + grid;
-  hap_segment group[GROUP];
-  int32_t grouped = 0;
-  for (int32_t i = 0; i < count; i++) {
-    const hap_run *r = runs + i;
-    int64_t n = r->from > gridStart ? r->from : gridStart;
-    int64_t runEnd = r->to < segmentEnd ? r->to : segmentEnd;
-    if (n >= runEnd) continue;
-    hap_segment *g = group + grouped;
-    double phase = *r->phase;
-    segment_setup(r, gridStart, n, runEnd, phase, gridShift, g);
-    if (runEnd == segmentEnd) *r->phase = phase_at_end(phase, g, gridShift);
-    if (g->s == 0 && g->u0 == 0 && g->count == grid) {
-      if (++grouped < GROUP) continue;
-      add_whole(out + (gridStart - first), group, grouped, grid, pass);
-    } else {
-      add_whole(out + (gridStart - first), group, grouped, grid, pass);
-      rotor_body(out + (n - first), g->count, g->u0, g->s, &g->lanes, g->amplitude, g->amplitudeStep, g->k0, g->envelope, grid);
-    }
-    grouped = 0;
-  }
-  add_whole(out + (gridStart - first), group, grouped, grid, pass);
-}
-
-static inline __attribute__((always_inline)) void runs_body(
-  float *out, int64_t first, const hap_run *runs, int32_t count, int32_t gridShift, const int pass) {
-  if (count <= 0) return;
-  int64_t from = runs[0].from, to = runs[0].to;
-  for (int32_t i = 1; i < count; i++) {
-    from = runs[i].from < from ? runs[i].from : from;
-    to = runs[i].to > to ? runs[i].to : to;
-  }
-  int64_t grid = (int64_t)1 << gridShift;
-  for (int64_t gridStart = from & ~(grid - 1); gridStart < to; gridStart += grid) {
-    runs_segment(out, first, runs, count, gridStart, gridShift, pass);
-  }
-}
-
-static void runs_base(float *out, int64_t first, const hap_run *runs, int32_t count, int32_t gridShift) {
-  runs_body(out, first, runs, count, gridShift, 1);
-}
-static AVX2 void runs_avx2(float *out, int64_t first, const hap_run *runs, int32_t count, int32_t gridShift) {
-  runs_body(out, first, runs, count, gridShift, 4);
-}
-
-void hap_add_runs(hap_kernel kernel, float *out, int64_t first, const hap_run *runs, int32_t count, int32_t gridShift) {
-  if (kernel == 1) runs_avx2(out, first, runs, count, gridShift);
-  else runs_base(out, first, runs, count, gridShift);
-}
 static inline __attribute__((always_inline)) void encode_s16_body(
   const float *restrict samples, int16_t *restrict destination, int64_t count) {
   for (int64_t i = 0; i < count; i++) {

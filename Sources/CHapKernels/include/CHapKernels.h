@@ -28,27 +28,6 @@ void hap_add_run(
   const float *amplitudeGrid, const double *incrementGrid, int64_t gridFirst, double *phase, int32_t geometric,
   int64_t pieceStart, double pieceLevel, double pieceRate, const float *powers, int32_t gridShift);
 
-/// One run of `hap_add_run` (its arguments but the kernel, `out`, `first` and `gridShift`), for
-/// `hap_add_runs`.
-typedef struct {
-  int64_t from, to, voiceStart;
-  const float *amplitudeGrid;
-  const double *incrementGrid;
-  int64_t gridFirst;
-  double *phase;
-  int64_t pieceStart;
-  double pieceLevel, pieceRate;
-  const float *powers;
-  int32_t geometric;
-} hap_run;
-
-/// `hap_add_run` for each of runs[0 ..< count] in that order, the same samples bit for bit, done
-/// a grid segment at a time across the runs: the runs covering a whole segment are added in one
-/// pass over it (several voices' samples summed in registers, in the runs' order, and stored
-/// once). Runs of one voice must come in frame order and share its `phase`. Every frame of
-/// every run lies in `out` (frame `first` on).
-void hap_add_runs(hap_kernel kernel, float *out, int64_t first, const hap_run *runs, int32_t count, int32_t gridShift);
-
 /// A transient's raised-cosine burst: adds frames m0 ..< m0 + count of the voice (m counted
 /// from its start).
 void hap_add_transient(

@@ -79,35 +79,15 @@ public final class Renderer {
   /// The cursor of ``nextKink(after:before:)``: the first breakpoint past the frame asked last.
   private var kinkSearch = 0
   /// A kinked segment's sub-run as the kernel reads it: the amplitudes at the segment's two grid
-  /// points of the line through the control's values at the sub-run's ends (two per pending run).
-  private let kinkGrids: UnsafeMutableBufferPointer<Float>
+  /// points of the line through the control's values at the sub-run's ends.
+  private let kinkGrid: UnsafeMutableBufferPointer<Float>
   private var sharpnessCursor = 0
   private let intensityGrid: UnsafeMutableBufferPointer<Double>
   private let sharpnessGrid: UnsafeMutableBufferPointer<Double>
-  /// The continuous voices' amplitude and phase increment on the chunk's grid points: one slot
-  /// (``gridCapacity`` points) per voice whose runs are pending, `amplitudeGrid` and
-  /// `incrementGrid` the slot of the voice being planned.
-  private let amplitudeGrids: UnsafeMutableBufferPointer<Float>
-  private let incrementGrids: UnsafeMutableBufferPointer<Double>
-  private var amplitudeGrid: UnsafeMutablePointer<Float>
-  private var incrementGrid: UnsafeMutablePointer<Double>
-  private var gridSlots = 0
-  /// Powers of a decay factor, for the decay stage (one grid segment plus a group of eight): one
-  /// slot per geometric envelope piece whose runs are pending, `decayPowers` the piece's.
-  private let powerSlots: UnsafeMutableBufferPointer<Float>
-  private var decayPowers: UnsafeMutablePointer<Float>
-  private var powerSlotCount = 0
-  /// The continuous voices' runs not yet added (``hap_add_runs`` adds them together, a grid
-  /// segment at a time, in this order: the order of the voices, so the samples are the same
-  /// bits as adding them one by one), and each voice's carrier phase (in cycles, 0..<1, at the
-  /// start of the grid segment being rendered; kept in Double: a Float phase drifts audibly
-  /// over minutes), where the kernel carries it.
-  private let runs: UnsafeMutableBufferPointer<hap_run>
-  private var runCount = 0
-  private let phases: UnsafeMutableBufferPointer<Double>
-  /// Pending runs, voices and geometric pieces at most: voices beyond are added in another pass.
-  static let runCapacity = 32
-  static let voiceSlots = 8
+  private let amplitudeGrid: UnsafeMutableBufferPointer<Float>
+  private let incrementGrid: UnsafeMutableBufferPointer<Double>
+  /// Powers of a decay factor, for the decay stage (one grid segment plus a group of eight).
+  private let decayPowers: UnsafeMutableBufferPointer<Float>
   private let gain: Float
   private let rate: Double
   private let profile: ActuatorProfile
@@ -135,6 +115,9 @@ public final class Renderer {
   private let kernelCode: hap_kernel
 
   struct VoiceState {
+    /// Carrier phase in cycles, 0..<1, at the start of the grid segment being rendered (kept
+    /// in Double: a Float phase drifts audibly over minutes).
+    var phase: Double = 0
     /// Continuous voices: the piece of the envelope being rendered.
     var envelope = EnvelopePiece.silent
   }
@@ -175,27 +158,20 @@ public final class Renderer {
     _ = intensityPoints.initialize(from: Self.squared(heard, squareLaw))
     sharpnessPoints = .allocate(capacity: max(1, schedule.sharpnessControl.breakpoints.count))
     _ = sharpnessPoints.initialize(from: Self.squared(schedule.sharpnessControl.breakpoints, squareLaw))
-    kinkGrids = .allocate(capacity: 2 * Renderer.runCapacity)
-    kinkGrids.initialize(repeating: 0)
+    kinkGrid = .allocate(capacity: 2)
+    kinkGrid.initialize(repeating: 0)
     intensityGrid = .allocate(capacity: Renderer.gridCapacity)
     intensityGrid.initialize(repeating: 1)
     sharpnessGrid = .allocate(capacity: Renderer.gridCapacity)
     sharpnessGrid.initialize(repeating: 0)
-    amplitudeGrids = .allocate(capacity: Renderer.voiceSlots * Renderer.gridCapacity)
-    amplitudeGrids.initialize(repeating: 0)
-    incrementGrids = .allocate(capacity: Renderer.voiceSlots * Renderer.gridCapacity)
-    incrementGrids.initialize(repeating: 0)
-    amplitudeGrid = amplitudeGrids.baseAddress!
-    incrementGrid = incrementGrids.baseAddress!
+    amplitudeGrid = .allocate(capacity: Renderer.gridCapacity)
+    amplitudeGrid.initialize(repeating: 0)
+    incrementGrid = .allocate(capacity: Renderer.gridCapacity)
+    incrementGrid.initialize(repeating: 0)
     grid = Renderer.grid(rate: schedule.rate)
     gridShift = Int32(grid.trailingZeroBitCount)
-    powerSlots = .allocate(capacity: Renderer.runCapacity * (grid + 8))
-    powerSlots.initialize(repeating: 0)
-    decayPowers = powerSlots.baseAddress!
-    runs = .allocate(capacity: Renderer.runCapacity)
-    runs.initialize(repeating: hap_run())
-    phases = .allocate(capacity: max(1, schedule.voices.count))
-    phases.initialize(repeating: 0)
+    decayPowers = .allocate(capacity: grid + 8)
+    decayPowers.initialize(repeating: 0)
     amplitudeTable = .allocate(capacity: Renderer.tableSize + 2)
     incrementTable = .allocate(capacity: Renderer.tableSize + 2)
     for k in 0...(Renderer.tableSize + 1) {
@@ -214,13 +190,11 @@ public final class Renderer {
     intensityPoints.deallocate()
     sharpnessPoints.deallocate()
     intensityGrid.deallocate()
-    kinkGrids.deallocate()
+    kinkGrid.deallocate()
     sharpnessGrid.deallocate()
-    amplitudeGrids.deallocate()
-    incrementGrids.deallocate()
-    powerSlots.deallocate()
-    runs.deallocate()
-    phases.deallocate()
+    amplitudeGrid.deallocate()
+    incrementGrid.deallocate()
+    decayPowers.deallocate()
     amplitudeTable.deallocate()
     incrementTable.deallocate()
   }
@@ -348,7 +322,6 @@ public final class Renderer {
   /// continuous voice plans the first piece of its envelope.
   private func admit(_ k: Int) {
     states[k] = VoiceState()
-    phases[k] = 0
     active[activeCount] = Int32(k)
     activeCount += 1
     let voice = voices[k]
@@ -405,7 +378,6 @@ public final class Renderer {
     for k in 0..<activeCount where !voices[Int(active[k])].burst {
       renderVoice(Int(active[k]), out, first: first, last: last, gridFirst: gridFirst)
     }
-    addRuns(out, first: first)
     if burstCount > 0 {
       duckUnderBursts(out, first: first, last: last)
       for k in 0..<activeCount where voices[Int(active[k])].burst {
@@ -465,7 +437,6 @@ public final class Renderer {
     case .transient:
       let to = min(last, voice.soundEnd)
       if from < to {
-        addRuns(out, first: first)  // the continuous voices before it first, as the order is
         if voice.burst { renderBurst(voice, out, first: first, from: from, to: to) } else {
           renderTransient(voice, out, first: first, from: from, to: to)
         }
@@ -606,12 +577,7 @@ public final class Renderer {
     _ voice: Schedule.Voice, _ index: Int, _ out: UnsafeMutablePointer<Float>, first: Int, gridFirst: Int,
     from: Int, to: Int
   ) {
-    // Amplitude and phase increment on the grid points this voice covers in the chunk, in a
-    // slot of its own (its runs are added later).
-    if gridSlots == Renderer.voiceSlots { addRuns(out, first: first) }
-    amplitudeGrid = amplitudeGrids.baseAddress! + gridSlots * Renderer.gridCapacity
-    incrementGrid = incrementGrids.baseAddress! + gridSlots * Renderer.gridCapacity
-    gridSlots += 1
+    // Amplitude and phase increment on the grid points this voice covers in the chunk.
     let g0 = from / grid - gridFirst
     let g1 = (to - 1) / grid + 1 - gridFirst
     var lowest = Double.infinity
@@ -619,7 +585,7 @@ public final class Renderer {
     hap_fill_grid(
       kernelCode, Int32(g1 - g0 + 1), intensityGrid.baseAddress! + g0, sharpnessGrid.baseAddress! + g0, voice.intensity,
       voice.sharpness, amplitudeTable.baseAddress, incrementTable.baseAddress, Int32(Renderer.tableSize),
-      amplitudeGrid + g0, incrementGrid + g0, &lowest, &highest)
+      amplitudeGrid.baseAddress! + g0, incrementGrid.baseAddress! + g0, &lowest, &highest)
     statistics.noteFrequency(lowest * rate)
     statistics.noteFrequency(highest * rate)
     // The carrier's phase is kept at grid-segment starts only; inside a segment the increment
@@ -628,7 +594,7 @@ public final class Renderer {
     // function of the frame index alone. The run is split where the envelope's pieces change;
     // each piece's level is anchored at a frame that does not depend on where the block started
     // (the later of the segment's and the piece's first frame).
-    let phase = phases.baseAddress! + index
+    var phase = states[index].phase
     var n = from
     while n < to {
       if n >= states[index].envelope.end {
@@ -637,10 +603,11 @@ public final class Renderer {
       let piece = states[index].envelope
       if piece.stage == .done { break }
       let pieceEnd = min(to, piece.end)
-      if piece.isGeometric { fillPowers(piece.rate, out, first: first) }
-      addRun(voice, out, first: first, gridFirst: gridFirst, from: n, to: pieceEnd, piece: piece, phase: phase)
+      if piece.isGeometric { fillPowers(piece.rate) }
+      addRun(voice, out, first: first, gridFirst: gridFirst, from: n, to: pieceEnd, piece: piece, phase: &phase)
       n = pieceEnd
     }
+    states[index].phase = phase
   }
 
   /// Adds frames `from..<to` of one envelope `piece` of the continuous `voice`: through the kernel
@@ -652,7 +619,7 @@ public final class Renderer {
   /// and the breakpoints alone, so the samples stay a function of the frame index.
   private func addRun(
     _ voice: Schedule.Voice, _ out: UnsafeMutablePointer<Float>, first: Int, gridFirst: Int, from: Int, to: Int,
-    piece: EnvelopePiece, phase: UnsafeMutablePointer<Double>
+    piece: EnvelopePiece, phase: inout Double
   ) {
     var n = from
     while n < to {
@@ -661,19 +628,17 @@ public final class Renderer {
       let kinked = kink == .max ? end : kink & ~(grid - 1)
       if kinked > n {
         let runEnd = min(to, kinked)
-        enqueueRun(
-          hap_run(
-            from: Int64(n), to: Int64(runEnd), voiceStart: Int64(voice.start), amplitudeGrid: amplitudeGrid,
-            incrementGrid: incrementGrid, gridFirst: Int64(gridFirst), phase: phase, pieceStart: Int64(piece.start),
-            pieceLevel: piece.level, pieceRate: piece.rate, powers: decayPowers, geometric: piece.isGeometric ? 1 : 0),
-          out, first: first)
+        hap_add_run(
+          kernelCode, out, Int64(first), Int64(n), Int64(runEnd), Int64(voice.start), amplitudeGrid.baseAddress,
+          incrementGrid.baseAddress, Int64(gridFirst), &phase, piece.isGeometric ? 1 : 0, Int64(piece.start),
+          piece.level, piece.rate, decayPowers.baseAddress, gridShift)
         n = runEnd
       }
       if n < to {
         let segmentEnd = min(to, kinked + grid)
         addKinkedSegment(
           voice, out, first: first, gridFirst: gridFirst, segment: kinked, from: n, to: segmentEnd, piece: piece,
-          phase: phase)
+          phase: &phase)
         n = segmentEnd
       }
     }
@@ -685,7 +650,7 @@ public final class Renderer {
   /// to the control's at its last (the grid's at the segment's end, for the last sub-run).
   private func addKinkedSegment(
     _ voice: Schedule.Voice, _ out: UnsafeMutablePointer<Float>, first: Int, gridFirst: Int, segment: Int, from: Int,
-    to: Int, piece: EnvelopePiece, phase: UnsafeMutablePointer<Double>
+    to: Int, piece: EnvelopePiece, phase: inout Double
   ) {
     let k = segment / grid - gridFirst
     let segmentEnd = segment + grid
@@ -697,18 +662,13 @@ public final class Renderer {
         b == segmentEnd ? (grid, Double(amplitudeGrid[k + 1])) : (b - 1 - segment, amplitude(voice, at: b - 1))
       let ua = a - segment
       let slope = ub > ua ? (bValue - aValue) / Double(ub - ua) : 0
+      kinkGrid[0] = Float(aValue - slope * Double(ua))
+      kinkGrid[1] = Float(aValue + slope * Double(grid - ua))
       if b > from {
-        if runCount == Renderer.runCapacity { addPendingRuns(out, first: first) }
-        let kinkGrid = kinkGrids.baseAddress! + 2 * runCount
-        kinkGrid[0] = Float(aValue - slope * Double(ua))
-        kinkGrid[1] = Float(aValue + slope * Double(grid - ua))
-        enqueueRun(
-          hap_run(
-            from: Int64(max(a, from)), to: Int64(min(b, to)), voiceStart: Int64(voice.start), amplitudeGrid: kinkGrid,
-            incrementGrid: incrementGrid + k, gridFirst: Int64(segment / grid), phase: phase,
-            pieceStart: Int64(piece.start), pieceLevel: piece.level, pieceRate: piece.rate, powers: decayPowers,
-            geometric: piece.isGeometric ? 1 : 0),
-          out, first: first)
+        hap_add_run(
+          kernelCode, out, Int64(first), Int64(max(a, from)), Int64(min(b, to)), Int64(voice.start),
+          kinkGrid.baseAddress, incrementGrid.baseAddress! + k, Int64(segment / grid), &phase,
+          piece.isGeometric ? 1 : 0, Int64(piece.start), piece.level, piece.rate, decayPowers.baseAddress, gridShift)
       }
       a = b
       if a < segmentEnd { aValue = amplitude(voice, at: a) }
@@ -748,43 +708,13 @@ public final class Renderer {
     return amplitudeTable[index] + (amplitudeTable[index + 1] - amplitudeTable[index]) * fraction
   }
 
-  /// factor^0 ... factor^(grid + 7) into a slot of its own, `decayPowers` (the same values every
-  /// time).
-  private func fillPowers(_ factor: Double, _ out: UnsafeMutablePointer<Float>, first: Int) {
-    if powerSlotCount == Renderer.runCapacity {
-      addPendingRuns(out, first: first)
-      powerSlotCount = 0
-    }
-    decayPowers = powerSlots.baseAddress! + powerSlotCount * (grid + 8)
-    powerSlotCount += 1
+  /// factor^0 ... factor^(grid + 7) into `decayPowers` (the same values every time).
+  private func fillPowers(_ factor: Double) {
     var power = 1.0
-    for k in 0..<(grid + 8) {
+    for k in 0..<decayPowers.count {
       decayPowers[k] = Float(power)
       power *= factor
     }
-  }
-
-  /// Adds `run` after the pending ones (adding those first if there is no room).
-  @inline(__always)
-  private func enqueueRun(_ run: hap_run, _ out: UnsafeMutablePointer<Float>, first: Int) {
-    if runCount == Renderer.runCapacity { addPendingRuns(out, first: first) }
-    runs[runCount] = run
-    runCount += 1
-  }
-
-  /// Adds the pending runs to the chunk at `out` (frame `first`); the slots of the voice and the
-  /// piece being planned stay in use.
-  private func addPendingRuns(_ out: UnsafeMutablePointer<Float>, first: Int) {
-    guard runCount > 0 else { return }
-    hap_add_runs(kernelCode, out, Int64(first), runs.baseAddress, Int32(runCount), gridShift)
-    runCount = 0
-  }
-
-  /// Adds the pending runs, between voices: every slot is free again.
-  private func addRuns(_ out: UnsafeMutablePointer<Float>, first: Int) {
-    addPendingRuns(out, first: first)
-    gridSlots = 0
-    powerSlotCount = 0
   }
 
   /// Gain, soft limiter and statistics over the mixed chunk.
