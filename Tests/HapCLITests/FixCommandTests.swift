@@ -105,6 +105,43 @@ struct FixCommandTests {
     #expect(PatternFix.header("a/é") == #""a/\303\251""#)
   }
 
+  /// Issue 45, item 16: an editor saved the file while hap fix worked on it, and hap fix wrote
+  /// the fix of the text it had read over the save.
+  @Test("a save while hap fix works (in place, or renamed over) is kept: nothing replaced, one sentence saying so")
+  func aSaveDuringTheFixIsKept() throws {
+    for byRename in [false, true] {
+      let folder = try TemporaryFolder()
+      let path = try folder.write("x.ahap", Self.fixable)
+      let saved = Self.fixable.replacingOccurrences(of: "\"Version\": 1.0", with: "\"Version\": 1.0, \"Author\": \"me\"")
+      // The writer of the fixed file's bytes is where the other program's save happens.
+      let editor = FileWriter { fd, bytes, offset in
+        if offset == 0 {
+          if byRename {
+            try? saved.write(toFile: path + ".swp", atomically: false, encoding: .utf8)
+            rename(path + ".swp", path)
+          } else {
+            try? saved.write(toFile: path, atomically: false, encoding: .utf8)
+          }
+        }
+        return FileWriter.system.write(fd, bytes, offset)
+      }
+      var settings = RuleSettings()
+      try settings.set("key-unknown", .off)
+      let report = PatternFixing.fixOne(
+        .file(path), settings: settings, reading: PatternReading(), dryRun: false, writer: editor)
+      #expect(report.writeFailure?.contains("changed while hap fix worked on it") == true, "\(String(describing: report.writeFailure))")
+      #expect(try Self.read(path) == saved, "rename \(byRename): the save was lost")
+      let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+      #expect(left == ["x.ahap"], "no temporary file left: \(left)")
+    }
+    // Unchanged meanwhile: fixed as before.
+    let folder = try TemporaryFolder()
+    let path = try folder.write("y.ahap", Self.fixable)
+    let report = PatternFixing.fixOne(.file(path), settings: RuleSettings(), reading: PatternReading(), dryRun: false)
+    #expect(report.writeFailure == nil)
+    #expect(try Self.read(path) == Self.fixed)
+  }
+
   @Test("atomic: no temporary file left, permissions kept, a link's target rewritten and the link kept")
   func atomicWrite() throws {
     let folder = try TemporaryFolder()

@@ -62,6 +62,9 @@ public enum PatternFixing {
       return Report(outcome: nil, check: PatternCheck.checkOne(input, settings: settings, reading: reading))
     }
     let bytes: [UInt8]
+    // The file as read: replaced only if it still is (issue 45: an editor's save while hap fix
+    // worked was lost).
+    let read = FileState(path)
     do {
       bytes = try reading.read(input)
     } catch {
@@ -80,7 +83,7 @@ public enum PatternFixing {
         name: input.displayName, diagnostics: settings.apply(outcome.after.diagnostics), unreadable: nil))
     if outcome.changed && !dryRun {
       do throws(SinkError) {
-        try replace(path, with: outcome.fixed, writer: writer)
+        try replace(path, with: outcome.fixed, writer: writer, unlessChangedFrom: read)
       } catch {
         report.writeFailure = error.message
         report.check = PatternCheck.Report(
@@ -91,8 +94,12 @@ public enum PatternFixing {
   }
 
   /// Replaces the regular file at `path` (a symbolic link's target) with `bytes`, atomically,
-  /// keeping its permission bits; `writer` writes the bytes.
-  public static func replace(_ path: String, with bytes: [UInt8], writer: FileWriter = .system) throws(SinkError) {
+  /// keeping its permission bits; `writer` writes the bytes. `read`: the file as it was read;
+  /// when it is no longer that file (another program saved it meanwhile: its size, times or
+  /// inode changed), nothing is replaced and the error says so.
+  public static func replace(
+    _ path: String, with bytes: [UInt8], writer: FileWriter = .system, unlessChangedFrom read: FileState? = nil
+  ) throws(SinkError) {
     guard path != "-", case .file = OutputTarget(path) else {
       throw SinkError("cannot write '\(path)': hap fix rewrites regular files only")
     }
@@ -104,7 +111,33 @@ public enum PatternFixing {
     try sink.keepMode(info.st_mode & 0o7777)
     try bytes.withUnsafeBytes { buffer in Result { () throws(SinkError) in try sink.write(buffer) } }.get()
     try sink.drain()
+    if let read, FileState(path) != read {
+      throw SinkError(
+        "'\(path)' changed while hap fix worked on it (saved by another program?): it was left as it is; run hap fix again")
+    }
     try sink.commit()
+  }
+}
+
+/// What tells a file's content changed without reading it again: its device and inode (a save
+/// that renames a new file over it), size, and modification and change times to the nanosecond
+/// (a save in place). nil fields: the path could not be stat'ed.
+public struct FileState: Equatable, Sendable {
+  let device: UInt64
+  let inode: UInt64
+  let size: Int64
+  let modified: Int64
+  let changed: Int64
+
+  /// `path`'s (following a symbolic link); nil when it cannot be stat'ed.
+  public init?(_ path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    device = UInt64(info.st_dev)
+    inode = UInt64(info.st_ino)
+    size = Int64(info.st_size)
+    modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
   }
 }
 
