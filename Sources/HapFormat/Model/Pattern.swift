@@ -21,21 +21,55 @@ public struct Pattern: Sendable, Equatable, Hashable {
   ) {
     self.version = version
     self.metadata = metadata
-    self.events = events
-    self.parameters = parameters
-    self.curves = curves
+    self.events = consume events
+    self.parameters = consume parameters
+    self.curves = consume curves
     normalise()
   }
 
   /// Sorts entries into their canonical order.
   package mutating func normalise() {
-    events.sort(by: Pattern.canonicalOrder)
+    Pattern.sortInPlace(&events, key: \.time, by: Pattern.canonicalOrder)
     parameters.sort { ($0.time, $0.id, $0.value) < ($1.time, $1.id, $1.value) }
-    curves.sort(by: Pattern.canonicalOrder)
+    Pattern.sortInPlace(&curves, key: \.start, by: Pattern.canonicalOrder)
+  }
+
+  /// Sorts `values` into the order `sort(by: less)` gives, where `less` first orders by `key`
+  /// (the same algorithm and the same answers, so ties stay as written). It sorts indices, with
+  /// the keys at hand, and then moves each value once: an event is large, and a merge moves
+  /// values many times. Values already in order are not moved.
+  static func sortInPlace<T>(_ values: inout [T], key: (T) -> Double, by less: (T, T) -> Bool) {
+    guard values.count > 1 else { return }
+    let keys = values.map(key)
+    var order: [Int] = []
+    values.withUnsafeBufferPointer { v in
+      func before(_ a: Int, _ b: Int) -> Bool { keys[a] != keys[b] ? keys[a] < keys[b] : less(v[a], v[b]) }
+      if (1..<v.count).allSatisfy({ !before($0, $0 - 1) }) { return }
+      order = Array(0..<v.count)
+      order.sort(by: before)
+    }
+    if order.isEmpty { return }
+    values.withUnsafeMutableBufferPointer { v in
+      let base = v.baseAddress!
+      // order[k] is the index of the value that goes to k: follow each cycle of the permutation.
+      for start in order.indices where order[start] != start {
+        let held = (base + start).move()
+        var k = start
+        while order[k] != start {
+          let from = order[k]
+          (base + k).moveInitialize(from: base + from, count: 1)
+          order[k] = k
+          k = from
+        }
+        (base + k).initialize(to: held)
+        order[k] = k
+      }
+    }
   }
 
   /// Orders events by time, then by every value they hold, so that events which tie on time
   /// come out in the same order whatever order the file wrote them in.
+  @inline(__always)
   static func canonicalOrder(_ a: Event, _ b: Event) -> Bool {
     if a.time != b.time { return a.time < b.time }
     if a.type != b.type { return a.type < b.type }
