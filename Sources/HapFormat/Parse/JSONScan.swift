@@ -62,18 +62,39 @@ struct JSONScanWindow {
   }
 
   /// Every block of `bytes`, scanned at once by `kernel` (for the tests that compare the two
-  /// variants).
-  package static func scan(_ bytes: [UInt8], kernel: JSONScanKernel) -> [hap_scan_block] {
+  /// variants, and the masks with what they mean).
+  package static func scan(_ bytes: [UInt8], kernel: JSONScanKernel) -> [JSONScanMasks] {
     let blocks = (bytes.count + 63) / 64
     var state = hap_scan_state()
-    return [hap_scan_block](unsafeUninitializedCapacity: blocks) { out, initialized in
-      bytes.withUnsafeBufferPointer { input in
+    var masks = [hap_scan_block](repeating: hap_scan_block(), count: blocks)
+    bytes.withUnsafeBufferPointer { input in
+      masks.withUnsafeMutableBufferPointer { out in
         if blocks > 0 {
           hap_scan_blocks(
             kernel.code, input.baseAddress!, Int64(bytes.count), 0, Int64(blocks), &state, out.baseAddress!)
         }
       }
-      initialized = blocks
     }
+    return masks.map {
+      JSONScanMasks(
+        whitespace: $0.whitespace, stop: $0.stop, quote: $0.quote, inString: $0.inString, structural: $0.structural)
+    }
+  }
+}
+
+/// One block's masks from the structural scan (``hap_scan_block``), comparable.
+package struct JSONScanMasks: Equatable, Sendable {
+  package var whitespace: UInt64
+  package var stop: UInt64
+  package var quote: UInt64
+  package var inString: UInt64
+  package var structural: UInt64
+
+  package init(whitespace: UInt64, stop: UInt64, quote: UInt64, inString: UInt64, structural: UInt64) {
+    self.whitespace = whitespace
+    self.stop = stop
+    self.quote = quote
+    self.inString = inString
+    self.structural = structural
   }
 }
