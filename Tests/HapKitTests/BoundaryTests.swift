@@ -74,7 +74,8 @@ struct BoundaryTests {
       #expect(!files.isEmpty, "Sources/\(module) holds no Swift file")
       for file in files {
         let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-        for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.hasPrefix("@_exported import ") {
+        for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.hasPrefix("@_exported import ")
+        {
           let name = String(line.split(separator: " ").last ?? "")
           if all.contains(name) && !below.contains(name) && !system.contains(name) {
             offending.append("\(module)/\(file): \(line)")

@@ -29,21 +29,25 @@ public struct Pattern: Sendable, Equatable, Hashable {
 
   /// Sorts entries into their canonical order.
   package mutating func normalise() {
-    Pattern.sortInPlace(&events, key: \.time, by: Pattern.canonicalOrder)
+    Pattern.sortInPlace(&events, key: { $0.pointee.time }, by: { Pattern.canonicalOrder($0.pointee, $1.pointee) })
     parameters.sort { ($0.time, $0.id, $0.value) < ($1.time, $1.id, $1.value) }
-    Pattern.sortInPlace(&curves, key: \.start, by: Pattern.canonicalOrder)
+    Pattern.sortInPlace(&curves, key: { $0.pointee.start }, by: { Pattern.canonicalOrder($0.pointee, $1.pointee) })
   }
 
   /// Sorts `values` into the order `sort(by: less)` gives, where `less` first orders by `key`
   /// (the same algorithm and the same answers, so ties stay as written). It sorts indices, with
   /// the keys at hand, and then moves each value once: an event is large, and a merge moves
-  /// values many times. Values already in order are not moved.
-  static func sortInPlace<T>(_ values: inout [T], key: (T) -> Double, by less: (T, T) -> Bool) {
+  /// values many times. Values already in order are not moved. (`key` and `less` read the
+  /// values where they lie: an event handed over by value would be copied.)
+  static func sortInPlace<T>(
+    _ values: inout [T], key: (UnsafePointer<T>) -> Double, by less: (UnsafePointer<T>, UnsafePointer<T>) -> Bool
+  ) {
     guard values.count > 1 else { return }
-    let keys = values.map(key)
     var order: [Int] = []
     values.withUnsafeBufferPointer { v in
-      func before(_ a: Int, _ b: Int) -> Bool { keys[a] != keys[b] ? keys[a] < keys[b] : less(v[a], v[b]) }
+      let base = v.baseAddress!
+      let keys = (0..<v.count).map { key(base + $0) }
+      func before(_ a: Int, _ b: Int) -> Bool { keys[a] != keys[b] ? keys[a] < keys[b] : less(base + a, base + b) }
       if (1..<v.count).allSatisfy({ !before($0, $0 - 1) }) { return }
       order = Array(0..<v.count)
       order.sort(by: before)
@@ -83,6 +87,7 @@ public struct Pattern: Sendable, Equatable, Hashable {
   }
 
   /// Orders curves by start, ID, then their points.
+  @inline(__always)
   static func canonicalOrder(_ a: ParameterCurve, _ b: ParameterCurve) -> Bool {
     if a.start != b.start { return a.start < b.start }
     if a.id != b.id { return a.id < b.id }

@@ -54,14 +54,22 @@ struct JSONScanTests {
     add("backslashes only", [UInt8](repeating: UInt8(ascii: "\\"), count: 200))
     add("quotes only", [UInt8](repeating: UInt8(ascii: "\""), count: 129))
     add("NULs", Array("{\"a\":\"".utf8) + [0, 0, 0] + Array("\"}".utf8) + [UInt8](repeating: 0, count: 70))
-    add("invalid UTF-8", Array("[\"".utf8) + [0xC3, 0x28, 0xE2, 0x82, 0xFF, 0xED, 0xA0, 0x80, 0xF0, 0x9F] + Array("\"]".utf8))
+    add(
+      "invalid UTF-8",
+      Array("[\"".utf8) + [0xC3, 0x28, 0xE2, 0x82, 0xFF, 0xED, 0xA0, 0x80, 0xF0, 0x9F] + Array("\"]".utf8))
     add("valid UTF-8 across a block", Array("[\"".utf8) + [UInt8](repeating: 0x62, count: 60) + Array("é振🎵\"]".utf8))
     add("an unterminated string", Array("{\"Pattern\":[\"".utf8) + [UInt8](repeating: 0x63, count: 100))
     add("an unterminated escape", Array("[\"abc\\".utf8))
-    add("deep nesting", [UInt8](repeating: UInt8(ascii: "["), count: 600) + [UInt8](repeating: UInt8(ascii: "]"), count: 600))
-    add("deep objects", Array(String(repeating: "{\"a\":", count: 300).utf8) + [0x31] + [UInt8](repeating: 0x7D, count: 300))
+    add(
+      "deep nesting",
+      [UInt8](repeating: UInt8(ascii: "["), count: 600) + [UInt8](repeating: UInt8(ascii: "]"), count: 600))
+    add(
+      "deep objects",
+      Array(String(repeating: "{\"a\":", count: 300).utf8) + [0x31] + [UInt8](repeating: 0x7D, count: 300))
     add("structure inside strings", Array("{\"{[,:]}\":\"\\\"{}\\\\\",\"\":[1,{},[]]}".utf8))
-    add("whitespace of every kind", Array(" \t\r\n".utf8) + [UInt8](repeating: 0x20, count: 90) + Array("[ 1 ,\t2\r\n]".utf8))
+    add(
+      "whitespace of every kind",
+      Array(" \t\r\n".utf8) + [UInt8](repeating: 0x20, count: 90) + Array("[ 1 ,\t2\r\n]".utf8))
     add("empty", [])
     add("one byte", [UInt8(ascii: "{")])
     return inputs
