@@ -20,7 +20,7 @@ let package = Package(
     // below it, and none sees a terminal, a device or a folder walk.
     // The format: the model, JSON parsing, decoding, diagnostics, validation and its rules,
     // `hap fix`'s fixes and edits, control messages, actuator profiles.
-    .target(name: "HapFormat"),
+    .target(name: "HapFormat", dependencies: ["CHapScan"]),
     // Rendering: the schedule, the renderer and the audio track, envelopes, sample formats, WAV
     // headers and sinks, the named channels of a period and their layout, the level series.
     .target(name: "HapRender", dependencies: ["HapFormat", "CHapKernels"]),
@@ -36,6 +36,10 @@ let package = Package(
     // The renderer's per-sample loops in C, each compiled for the baseline and for AVX2
     // (a function attribute, no special flags), picked at run time.
     .target(name: "CHapKernels", linkerSettings: [.linkedLibrary("m")]),
+    // The JSON parser's structural scan in C (whitespace, quotes, escapes, brackets, commas: bit
+    // masks per 64 bytes), compiled for the baseline and for AVX2 as CHapKernels is, picked at
+    // run time.
+    .target(name: "CHapScan"),
     // The one loader of the libraries hap opens at run time (CALSA, CSndFile, CSoxr, CDBus,
     // CMicroHTTPD): dlopen, then a table of symbols into each shim's typed function pointers,
     // once per process, thread-safely.

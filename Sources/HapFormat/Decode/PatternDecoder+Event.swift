@@ -87,10 +87,10 @@ extension PatternDecoder {
 
   /// `Time` (or `EventTime`): nil when it is missing, not a number or negative.
   private mutating func eventTime(_ members: EventMembers, in index: Int, entry: Int) -> Double? {
-    let base = JSONPointer.entry(entry, "Event")
+    func base() -> String { JSONPointer.entry(entry, "Event") }
     let (spelled, key) = spelledTime(
-      members.time, other: members.otherTime, otherKey: "EventTime", what: "event", base: base)
-    return time(spelled, in: index, what: "event", key: key, base: base)
+      members.time, other: members.otherTime, otherKey: "EventTime", what: "event", base: base())
+    return time(spelled, in: index, what: "event", key: key, base: base())
   }
 
   /// `EventType`: nil when it is missing, not a string or not a type iOS knows.

@@ -52,8 +52,14 @@ struct PatternDecoder {
     document.forEachElement(of: patternIndex) { position, element in
       decodeEntry(element, entry: position)
     }
+    // The decoder lets go of what it read, so that the pattern sorts it in place, not a copy.
+    let events = self.events
+    let parameters = self.parameters
+    let curves = self.curves
+    (self.events, self.parameters, self.curves) = ([], [], [])
     let pattern = Pattern(
-      version: version, metadata: members.metadata, events: events, parameters: parameters, curves: curves)
+      version: version, metadata: members.metadata, events: consume events, parameters: consume parameters,
+      curves: consume curves)
     PatternEmpty.check(
       events: eventEntries, dynamics: dynamicEntries, patternOffset: Int(patternNode.offset), findings: &findings)
     return pattern
@@ -367,7 +373,9 @@ struct PatternDecoder {
   /// The time an event or `Parameter` gives: its `Time`, else the other spelling iOS's loader
   /// also reads (`EventTime`, `ParameterTime`; see ``Rule/timeSpelling``). Returns the value's
   /// index and the key it was written as.
-  mutating func spelledTime(_ time: Int?, other: Int?, otherKey: String, what: String, base: String) -> (
+  mutating func spelledTime(
+    _ time: Int?, other: Int?, otherKey: String, what: String, base: @autoclosure () -> String
+  ) -> (
     index: Int?, key: String
   ) {
     guard let other else { return (time, "Time") }
@@ -376,13 +384,13 @@ struct PatternDecoder {
       findings.add(
         .timeSpelling,
         "this \(what) has both \"Time\" and \"\(otherKey)\": hap reads \"Time\" (which one iOS reads is not known); remove \"\(otherKey)\"",
-        at: offset, pointer: base + "/" + otherKey)
+        at: offset, pointer: base() + "/" + otherKey)
       return (time, "Time")
     }
     findings.add(
       .timeSpelling,
       "\"\(otherKey)\" is read as \"Time\" by iOS; other readers know only \"Time\": write \"Time\"",
-      at: offset, pointer: base + "/" + otherKey)
+      at: offset, pointer: base() + "/" + otherKey)
     // The key is the node before its value.
     if let range = document.writtenRange(other - 1) {
       findings.offer(FixEdit(rule: .timeSpelling, range: range, with: "\"Time\""))

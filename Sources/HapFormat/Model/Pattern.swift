@@ -21,21 +21,59 @@ public struct Pattern: Sendable, Equatable, Hashable {
   ) {
     self.version = version
     self.metadata = metadata
-    self.events = events
-    self.parameters = parameters
-    self.curves = curves
+    self.events = consume events
+    self.parameters = consume parameters
+    self.curves = consume curves
     normalise()
   }
 
   /// Sorts entries into their canonical order.
   package mutating func normalise() {
-    events.sort(by: Pattern.canonicalOrder)
+    Pattern.sortInPlace(&events, key: { $0.pointee.time }, by: { Pattern.canonicalOrder($0.pointee, $1.pointee) })
     parameters.sort { ($0.time, $0.id, $0.value) < ($1.time, $1.id, $1.value) }
-    curves.sort(by: Pattern.canonicalOrder)
+    Pattern.sortInPlace(&curves, key: { $0.pointee.start }, by: { Pattern.canonicalOrder($0.pointee, $1.pointee) })
+  }
+
+  /// Sorts `values` into the order `sort(by: less)` gives, where `less` first orders by `key`
+  /// (the same algorithm and the same answers, so ties stay as written). It sorts indices, with
+  /// the keys at hand, and then moves each value once: an event is large, and a merge moves
+  /// values many times. Values already in order are not moved. (`key` and `less` read the
+  /// values where they lie: an event handed over by value would be copied.)
+  static func sortInPlace<T>(
+    _ values: inout [T], key: (UnsafePointer<T>) -> Double, by less: (UnsafePointer<T>, UnsafePointer<T>) -> Bool
+  ) {
+    guard values.count > 1 else { return }
+    var order: [Int] = []
+    values.withUnsafeBufferPointer { v in
+      let base = v.baseAddress!
+      let keys = (0..<v.count).map { key(base + $0) }
+      func before(_ a: Int, _ b: Int) -> Bool { keys[a] != keys[b] ? keys[a] < keys[b] : less(base + a, base + b) }
+      if (1..<v.count).allSatisfy({ !before($0, $0 - 1) }) { return }
+      order = Array(0..<v.count)
+      order.sort(by: before)
+    }
+    if order.isEmpty { return }
+    values.withUnsafeMutableBufferPointer { v in
+      let base = v.baseAddress!
+      // order[k] is the index of the value that goes to k: follow each cycle of the permutation.
+      for start in order.indices where order[start] != start {
+        let held = (base + start).move()
+        var k = start
+        while order[k] != start {
+          let from = order[k]
+          (base + k).moveInitialize(from: base + from, count: 1)
+          order[k] = k
+          k = from
+        }
+        (base + k).initialize(to: held)
+        order[k] = k
+      }
+    }
   }
 
   /// Orders events by time, then by every value they hold, so that events which tie on time
   /// come out in the same order whatever order the file wrote them in.
+  @inline(__always)
   static func canonicalOrder(_ a: Event, _ b: Event) -> Bool {
     if a.time != b.time { return a.time < b.time }
     if a.type != b.type { return a.type < b.type }
@@ -49,6 +87,7 @@ public struct Pattern: Sendable, Equatable, Hashable {
   }
 
   /// Orders curves by start, ID, then their points.
+  @inline(__always)
   static func canonicalOrder(_ a: ParameterCurve, _ b: ParameterCurve) -> Bool {
     if a.start != b.start { return a.start < b.start }
     if a.id != b.id { return a.id < b.id }

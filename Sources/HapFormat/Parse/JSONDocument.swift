@@ -51,7 +51,7 @@ public struct JSONDocument: Sendable {
     if node.flags & JSONNode.hasEscapes == 0 {
       return source.string(from: start, count: count)
     }
-    return JSONStringUnescaper.unescape(source.bytes, from: start, to: Int(node.end))
+    return source.bytes.withUnsafeBufferPointer { JSONStringUnescaper.unescape($0, from: start, to: Int(node.end)) }
   }
 
   /// Whether a string node's raw text equals `literal` (which must contain no escapes).
@@ -132,7 +132,7 @@ public struct JSONNode: Sendable {
 
 enum JSONStringUnescaper {
   /// Resolves the escapes of an already validated JSON string body `bytes[from..<to]`.
-  static func unescape(_ bytes: [UInt8], from: Int, to: Int) -> String {
+  static func unescape(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> String {
     var scalars = String.UnicodeScalarView()
     var utf8: [UInt8] = []
     func flush() {
@@ -178,7 +178,7 @@ enum JSONStringUnescaper {
     return String(scalars)
   }
 
-  private static func hex4(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+  private static func hex4(_ bytes: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32 {
     var value: UInt32 = 0
     for k in 0..<4 {
       value = value << 4 | UInt32(JSONParser.hexValue(bytes[at + k]))

@@ -1,3 +1,4 @@
+import CHapScan
 import Foundation  // strtod
 
 /// A JSON parser over raw bytes that records where every value starts.
@@ -37,10 +38,21 @@ public struct JSONParser {
   public static func parse(
     _ source: SourceText, expecting expectation: Expectation = .pattern, findings: inout FindingCollector
   ) -> JSONDocument? {
+    parse(source, expecting: expectation, findings: &findings, kernel: .best)
+  }
+
+  /// Parses `source` with the structural scan's variant `kernel` (the tests compare them).
+  package static func parse(
+    _ source: SourceText, expecting expectation: Expectation = .pattern, findings: inout FindingCollector,
+    kernel: JSONScanKernel
+  ) -> JSONDocument? {
     // An empty array may have no storage; give the parser one readable byte and a count of 0.
     let storage = source.bytes.isEmpty ? [0] : source.bytes
+    let masks = UnsafeMutablePointer<hap_scan_block>.allocate(capacity: JSONScanWindow.blockCount)
+    defer { masks.deallocate() }
     return storage.withUnsafeBufferPointer { buffer -> JSONDocument? in
-      var parser = JSONParser(bytes: buffer.baseAddress!, count: source.bytes.count, findings: findings)
+      let scan = JSONScanWindow(bytes: buffer.baseAddress!, count: source.bytes.count, kernel: kernel, masks: masks)
+      var parser = JSONParser(bytes: buffer.baseAddress!, count: source.bytes.count, scan: scan, findings: findings)
       parser.expectation = expectation
       let ok = parser.parseDocument()
       findings = parser.findings
@@ -51,6 +63,8 @@ public struct JSONParser {
   private let bytes: UnsafePointer<UInt8>
   private let count: Int
   private var i = 0
+  /// The structural scan ahead of `i`: where whitespace and a string's plain run end.
+  private var scan: JSONScanWindow
   private var nodes: [JSONNode] = []
   /// Key node indices of the objects being read, for the duplicate-key check.
   private var keyStack: [Int32] = []
@@ -58,9 +72,10 @@ public struct JSONParser {
   private var failed = false
   private var expectation = Expectation.pattern
 
-  private init(bytes: UnsafePointer<UInt8>, count: Int, findings: FindingCollector) {
+  private init(bytes: UnsafePointer<UInt8>, count: Int, scan: JSONScanWindow, findings: FindingCollector) {
     self.bytes = bytes
     self.count = count
+    self.scan = scan
     self.findings = findings
     nodes.reserveCapacity(max(16, count / 10))
   }
@@ -151,10 +166,42 @@ public struct JSONParser {
   }
 
   @inline(__always)
+  private static func isWhitespace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+
+  /// Skips whitespace: a byte or two here, a longer run (indentation) through the scan's masks.
+  @inline(__always)
   private mutating func skipWhitespace() {
+    guard i < count, JSONParser.isWhitespace(bytes[i]) else { return }
+    i += 1
+    guard i < count, JSONParser.isWhitespace(bytes[i]) else { return }
+    skipWhitespaceRun()
+  }
+
+  private mutating func skipWhitespaceRun() {
     while i < count {
-      let b = bytes[i]
-      if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1 } else { return }
+      let block = i &>> 6
+      // The bytes from i on that are not whitespace (those past the end read as NUL).
+      let rest = ~scan.block(block).whitespace &>> UInt64(i & 63)
+      if rest != 0 {
+        i += rest.trailingZeroBitCount
+        return
+      }
+      i = (block + 1) &<< 6
+    }
+  }
+
+  /// Moves `i` to the next byte a string's plain run stops at (`"`, `\`, a control byte or
+  /// one of 0x80 and above), or to the end of the file.
+  @inline(__always)
+  private mutating func skipPlainString() {
+    while i < count {
+      let block = i &>> 6
+      let rest = scan.block(block).stop &>> UInt64(i & 63)
+      if rest != 0 {
+        i = min(i + rest.trailingZeroBitCount, count)
+        return
+      }
+      i = (block + 1) &<< 6
     }
   }
 
@@ -250,7 +297,7 @@ public struct JSONParser {
     nodes[index].count = members
     nodes[index].end = UInt32(nodes.count)
     checkDuplicateKeys(from: keyBase)
-    keyStack.removeSubrange(keyBase...)
+    keyStack.removeLast(keyStack.count - keyBase)
     return true
   }
 
@@ -357,51 +404,60 @@ public struct JSONParser {
 
   /// Reports keys written more than once in the object whose keys are `keyStack[base...]`.
   private mutating func checkDuplicateKeys(from base: Int) {
-    let keyCount = keyStack.count - base
-    if keyCount < 2 { return }
-    if keyCount <= 24 {
-      for a in (base + 1)..<keyStack.count {
-        for b in base..<a where sameKey(Int(keyStack[a]), Int(keyStack[b])) {
-          reportDuplicate(Int(keyStack[a]))
+    if keyStack.count - base < 2 { return }
+    let text = UnsafeBufferPointer(start: bytes, count: count)
+    // Static, over buffers: a method on the parser here would copy it (and retain its arrays).
+    let duplicates = nodes.withUnsafeBufferPointer { nodes in
+      keyStack.withUnsafeBufferPointer { keys in
+        JSONParser.duplicateKeys(UnsafeBufferPointer(rebasing: keys[base...]), nodes: nodes, text: text)
+      }
+    }
+    for node in duplicates {
+      findings.add(
+        .jsonDuplicateKey,
+        // The key as a JSON literal: a line break or control character in it stays on one line.
+        "key \(JSONString.literal(Format.excerpt(JSONParser.keyText(nodes[node], text)))) appears more than once in this object; the last one wins",
+        at: Int(nodes[node].offset), pointer: "")
+    }
+  }
+
+  /// The key nodes among `keys` (in order) that repeat an earlier one.
+  private static func duplicateKeys(
+    _ keys: UnsafeBufferPointer<Int32>, nodes: UnsafeBufferPointer<JSONNode>, text: UnsafeBufferPointer<UInt8>
+  ) -> [Int] {
+    var duplicates: [Int] = []
+    if keys.count <= 24 {
+      for a in 1..<keys.count {
+        for b in 0..<a where sameKey(nodes[Int(keys[a])], nodes[Int(keys[b])], text) {
+          duplicates.append(Int(keys[a]))
           break
         }
       }
     } else {
       var seen = Set<String>()
-      for k in base..<keyStack.count {
-        let text = keyText(Int(keyStack[k]))
-        if !seen.insert(text).inserted { reportDuplicate(Int(keyStack[k])) }
+      for key in keys where !seen.insert(keyText(nodes[Int(key)], text)).inserted {
+        duplicates.append(Int(key))
       }
     }
+    return duplicates
   }
 
-  private mutating func reportDuplicate(_ node: Int) {
-    findings.add(
-      .jsonDuplicateKey,
-      // The key as a JSON literal: a line break or control character in it stays on one line.
-      "key \(JSONString.literal(Format.excerpt(keyText(node)))) appears more than once in this object; the last one wins",
-      at: Int(nodes[node].offset), pointer: "")
-  }
-
-  private func keyText(_ node: Int) -> String {
-    let n = nodes[node]
+  private static func keyText(_ n: JSONNode, _ text: UnsafeBufferPointer<UInt8>) -> String {
     let start = Int(n.offset) + 1
-    let buffer = UnsafeBufferPointer(start: bytes, count: count)
     if n.flags & JSONNode.hasEscapes != 0 {
-      return JSONStringUnescaper.unescape(Array(buffer), from: start, to: Int(n.end))
+      return JSONStringUnescaper.unescape(text, from: start, to: Int(n.end))
     }
-    return String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<Int(n.end)]), as: UTF8.self)
+    return String(decoding: UnsafeBufferPointer(rebasing: text[start..<Int(n.end)]), as: UTF8.self)
   }
 
-  private func sameKey(_ a: Int, _ b: Int) -> Bool {
-    let x = nodes[a]
-    let y = nodes[b]
+  @inline(__always)
+  private static func sameKey(_ x: JSONNode, _ y: JSONNode, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
     if x.flags & JSONNode.hasEscapes != 0 || y.flags & JSONNode.hasEscapes != 0 {
-      return keyText(a) == keyText(b)
+      return keyText(x, text) == keyText(y, text)
     }
-    let lengthX = Int(x.end - x.offset)
-    guard lengthX == Int(y.end - y.offset) else { return false }
-    return memcmp(bytes + Int(x.offset), bytes + Int(y.offset), lengthX) == 0
+    let lengthX = Int(x.end &- x.offset)
+    guard lengthX == Int(y.end &- y.offset) else { return false }
+    return memcmp(text.baseAddress! + Int(x.offset), text.baseAddress! + Int(y.offset), lengthX) == 0
   }
 
   // MARK: Strings
@@ -412,11 +468,7 @@ public struct JSONParser {
     var flags: UInt8 = 0
     while true {
       // Fast path: plain ASCII.
-      while i < count {
-        let b = bytes[i]
-        if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 || b >= 0x80 { break }
-        i += 1
-      }
+      skipPlainString()
       guard i < count else {
         fail("this string is never closed (no matching '\"')", at: start)
         return false

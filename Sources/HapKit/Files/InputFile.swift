@@ -163,8 +163,28 @@ public enum InputFile {
   private static func readLoop(fd: Int32, kind: Kind, knownSize: Int?, limit: Int, stop: StopRequest?)
     throws(PatternFiles.ReadError) -> [UInt8]
   {
-    var bytes = [UInt8](repeating: 0, count: min(knownSize ?? 64 * 1024, limit) + 1)
+    // A file is read straight into storage that is not zeroed first (its size ahead, a byte more
+    // to see its end); what does not end there goes on below, as a stream does.
     var filled = 0
+    var ended = false
+    var bytes = [UInt8](unsafeUninitializedCapacity: min(knownSize ?? 64 * 1024, limit) + 1) { buffer, initialized in
+      while !kind.isStream && filled < buffer.count {
+        let got = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+        if got < 0 && errno == EINTR { continue }
+        ended = got == 0
+        if got <= 0 { break }
+        filled += got
+      }
+      initialized = filled
+    }
+    if ended {
+      if filled > limit { throw .tooLarge(size: nil) }
+      return bytes
+    }
+    // The storage may be larger than asked (the allocator's rounding): a file that filled what
+    // was asked is already past the limit when that is the limit and a byte.
+    if filled > limit { throw .tooLarge(size: nil) }
+    bytes.append(contentsOf: repeatElement(0, count: bytes.capacity - bytes.count))
     while true {
       if filled == bytes.count {
         if filled > limit { throw .tooLarge(size: nil) }
