@@ -126,14 +126,30 @@ struct KotlinCompileTests {
       let result = try Hap.run(["convert", input, "-o", folder.appendingPathComponent(name).path])
       try #require(result.status == 0, "\(result.stderr)")
     }
+    // Issue 45, item 21: a folder whose names differ only in case or punctuation: one object
+    // name each (TickSoftHaptic was declared four times, which does not compile).
+    let names = ["tick-soft", "tick_soft", "Tick Soft", "TickSoft"]
+    for name in names {
+      try FileManager.default.createDirectory(at: folder.appendingPathComponent("names"), withIntermediateDirectories: true)
+      try FileManager.default.copyItem(
+        atPath: Repository.bundledPattern("tick"), toPath: folder.appendingPathComponent("names/\(name).json").path)
+    }
+    let converted = try Hap.run(
+      ["convert", folder.appendingPathComponent("names").path, "-o", folder.appendingPathComponent("kt").path, "--to", "kotlin"])
+    try #require(converted.status == 0, "\(converted.stderr)")
+    #expect(converted.stderr.components(separatedBy: "a Kotlin package takes each name once").count == names.count, "\(converted.stderr)")
+    let folderKotlin = names.map { "kt/\($0).kt" }
     let taps200 = try String(contentsOf: folder.appendingPathComponent("Taps.kt"), encoding: .utf8)
     #expect(taps200.contains("for (i in PRIMITIVE_KIND.indices)"), "the primitives are not added in a loop")
     let kotlincRun = try Self.run(
-      kotlinc, ["-cp", "stubs", "-d", "classes", "Long.kt", "Taps.kt", "Correct.kt"], in: folder)
+      kotlinc, ["-cp", "stubs", "-d", "classes", "Long.kt", "Taps.kt", "Correct.kt"] + folderKotlin, in: folder)
     try #require(kotlincRun.status == 0, "kotlinc: \(kotlincRun.output)")
     let classes = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("classes").path)
       .filter { $0.hasSuffix(".class") }.map { "classes/\($0)" }
     #expect(classes.contains("classes/LongClipHaptic.class") && classes.contains("classes/TapsHaptic.class"))
+    #expect(
+      Set(["TickSoftHaptic", "TickSoft2Haptic", "TickSoft3Haptic", "TickSoft4Haptic"].map { "classes/\($0).class" })
+        .isSubset(of: classes), "\(classes)")
     let javapRun = try Self.run(javap, ["-c", "-p"] + classes, in: folder)
     try #require(javapRun.status == 0, "javap: \(javapRun.output)")
     let offsets = Self.largestOffsets(javapRun.output)

@@ -28,6 +28,23 @@ extension AndroidEffect {
     return String(id.prefix(60)) + "Haptic"
   }
 
+  /// Names for the objects of files converted together (one Kotlin package), each identifier
+  /// unique: a stem whose identifier an earlier one has (`tick-soft`, `tick_soft`, `Tick Soft`
+  /// are all `TickSoftHaptic`) gets the lowest number that makes it unique (`tick_soft2`:
+  /// `TickSoft2Haptic`), in the order given; the others are kept as they are.
+  public static func uniqueNames(_ stems: [String]) -> [String] {
+    var taken = Set<String>()
+    let wanted = Set(stems.map(identifier))
+    return stems.map { stem in
+      if taken.insert(identifier(stem)).inserted { return stem }
+      var n = 2
+      while wanted.contains(identifier(stem + String(n))) || !taken.insert(identifier(stem + String(n))).inserted {
+        n += 1
+      }
+      return stem + String(n)
+    }
+  }
+
   public func kotlin(name: String) -> String {
     let object = AndroidEffect.identifier(name)
     let primitiveBranch = primitives.isEmpty || hasContinuous || !primitivesKeepTiming ? "" : primitiveComposition

@@ -98,14 +98,37 @@ enum ConvertCommand: Command {
       return ExitStatus.trouble
     }
     var status = ExitStatus.ok
-    for job in jobs {
+    let objects = kotlinObjects(jobs, quiet: arguments[quiet])
+    for (job, object) in zip(jobs, objects) {
       if Interrupt.requested { return ExitStatus.interrupted }
       let result = convert(
         job.pattern, to: job.output, from: try inputFormat(job.pattern, given: from), target: target, audio: audio,
-        verbose: arguments[verbose], quiet: arguments[quiet], portable: portable, reading: arguments.reading)
+        verbose: arguments[verbose], quiet: arguments[quiet], portable: portable, reading: arguments.reading,
+        object: object)
       if result == ExitStatus.trouble || (result == ExitStatus.failure && status == ExitStatus.ok) { status = result }
     }
     return status
+  }
+
+  /// The name each job's Kotlin object is made of (nil: its input's stem), unique among the
+  /// jobs (one package: an object declared twice does not compile); each renamed one said once.
+  static func kotlinObjects(_ jobs: [(pattern: String, output: String)], quiet: Bool) -> [String?] {
+    let kotlin = jobs.filter { $0.output.lowercased().hasSuffix(".kt") }
+    guard kotlin.count > 1 else { return jobs.map { _ in nil } }
+    let stems = jobs.map { stem(of: $0.pattern) }
+    let names = AndroidEffect.uniqueNames(stems)
+    for (job, (stem, name)) in zip(jobs, zip(stems, names)) where stem != name && !quiet {
+      let first = zip(jobs, stems).first { AndroidEffect.identifier($0.1) == AndroidEffect.identifier(stem) }
+      Console.error(
+        "hap: note: '\(Format.excerpt(job.output))' declares \(AndroidEffect.identifier(name)) (\(AndroidEffect.identifier(stem)) is declared by '\(Format.excerpt(first?.0.output ?? ""))': a Kotlin package takes each name once)"
+      )
+    }
+    return names.map { $0 }
+  }
+
+  /// A file's name without its folder and extensions (`tick.json`: `tick`).
+  static func stem(of path: String) -> String {
+    String(path.split(separator: "/").last?.split(separator: ".").first ?? "pattern")
   }
 
   static func format(_ value: String?, option: String) throws(UsageError) -> ConversionFormat? {
@@ -167,7 +190,8 @@ enum ConvertCommand: Command {
   /// Converts one input to one output; returns its exit status.
   static func convert(
     _ input: String, to output: String, from: ConversionFormat, target: ConversionFormat,
-    audio: AudioConversionOptions, verbose: Bool, quiet: Bool, portable: Bool = false, reading: PatternReading
+    audio: AudioConversionOptions, verbose: Bool, quiet: Bool, portable: Bool = false, reading: PatternReading,
+    object: String? = nil
   ) -> Int32 {
     let file: PatternFiles.Input = input == "-" ? .standardInput : .file(input)
     let name = file.displayName
@@ -191,7 +215,7 @@ enum ConvertCommand: Command {
     do {
       let options = Converter.Options(
         portable: portable, kotlin: output.lowercased().hasSuffix(".kt"),
-        name: String(name.split(separator: "/").last?.split(separator: ".").first ?? "pattern"))
+        name: object ?? stem(of: name))
       var context = reading.context(for: file)  // an output without sound needs no sound file
       if target != .ahap { (context.waveformExists, context.sound) = (nil, nil) }
       converted = try Converter.convert(bytes, from: from, to: target, context: context, options: options, audio: audio)
