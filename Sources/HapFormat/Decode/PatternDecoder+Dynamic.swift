@@ -28,6 +28,7 @@ extension PatternDecoder {
         "; \(name) is an event parameter (for EventParameters), a \(what) takes \"\(control.rawValue)\""
     } else {
       message += Suggestion.hint(for: name, among: PatternDecoder.dynamicParameterIDs.spellings)
+      offerParameterID(index, among: DynamicParameterID.allCases.map(\.rawValue))
     }
     findings.add(.parameterIDUnknown, message, at: Int(document.node(index).offset), pointer: base() + "/ParameterID")
     return nil

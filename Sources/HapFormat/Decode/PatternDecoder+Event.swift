@@ -316,6 +316,7 @@ extension PatternDecoder {
         "; \(dynamic.rawValue) is a dynamic parameter (for Parameter and ParameterCurve entries), the event parameter is \"\(dynamic.target.rawValue)\""
     } else {
       message += Suggestion.hint(for: name, among: PatternDecoder.eventParameterIDs.spellings)
+      offerParameterID(index, among: EventParameterID.allCases.map(\.rawValue))
     }
     findings.add(
       .parameterIDUnknown, message, at: Int(document.node(index).offset), pointer: pointer() + "/ParameterID")

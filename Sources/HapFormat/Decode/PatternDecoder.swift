@@ -242,6 +242,13 @@ struct PatternDecoder {
       }
     }
     if node.count == 0 { message = "this entry is empty; it must hold an Event, a Parameter or a ParameterCurve" }
+    // Renamed only when one key alone looks like an entry kind (two would make an entry of two).
+    let misspelt = others.filter { Suggestion.closest(to: document.string($0), among: PatternDecoder.entryKinds) != nil }
+    if misspelt.count == 1 {
+      offerRename(misspelt[0], among: PatternDecoder.entryKinds, in: index, rule: .entryKind)
+    } else if misspelt.count > 1 {
+      findings.decline(.entryKind, at: at, "more than one of its keys looks like an entry's kind")
+    }
     findings.add(.entryKind, message, at: at, pointer: JSONPointer.entry(entry))
   }
 

@@ -25,6 +25,14 @@ public struct FindingCollector: Sendable {
     edits.append(edit)
   }
 
+  /// A finding that looks repairable (a did-you-mean) but is not, and why, for `hap fix` to say.
+  public private(set) var declines: [FixDecline] = []
+
+  /// Says why the finding of `rule` at `offset` is left as it is.
+  public mutating func decline(_ rule: Rule, at offset: Int, _ why: String) {
+    declines.append(FixDecline(rule: rule.id, offset: offset, why: why))
+  }
+
   public var hasErrors: Bool { pending.contains { $0.rule.severity == .error } }
 
   /// Resolves offsets to lines and columns and returns the findings in source order

@@ -121,3 +121,12 @@ enum FixNumber {
     return "\(value == 0 ? 0 : value)"
   }
 }
+
+/// Why `hap fix` leaves a finding that looks repairable as it is (two names as close, a name the
+/// object has already): said beside what remains, so that it does not look forgotten.
+public struct FixDecline: Sendable, Hashable {
+  public let rule: String
+  /// Where the finding is, in the bytes validated.
+  public let offset: Int
+  public let why: String
+}

@@ -42,11 +42,34 @@ extension PatternDecoder {
 
   /// `key-unknown`: the key renamed to the one known key it is closest to, when that is the only
   /// one as close and the object does not have it already.
-  mutating func offerRename(_ key: Int, among known: [String], in object: Int) {
-    guard let name = Suggestion.unique(to: document.string(key), among: known),
-      !document.hasMember(name, in: object), let range = document.writtenRange(key)
-    else { return }
-    findings.offer(FixEdit(rule: .keyUnknown, range: range, with: "\"\(name)\""))
+  mutating func offerRename(_ key: Int, among known: [String], in object: Int, rule: Rule = .keyUnknown) {
+    let written = document.string(key)
+    guard let name = Suggestion.unique(to: written, among: known) else {
+      if Suggestion.closest(to: written, among: known) != nil {
+        findings.decline(rule, at: Int(document.node(key).offset), "more than one name is as close to it")
+      }
+      return
+    }
+    guard !document.hasMember(name, in: object) else {
+      findings.decline(rule, at: Int(document.node(key).offset), "the object has \"\(name)\" already")
+      return
+    }
+    guard let range = document.writtenRange(key) else { return }
+    findings.offer(FixEdit(rule: rule, range: range, with: "\"\(name)\""))
+  }
+
+  /// `parameter-id-unknown`: the ID string replaced by the one known ID it is closest to, when
+  /// that is the only one as close (`HapticSharpnes`: `HapticSharpness`).
+  mutating func offerParameterID(_ index: Int, among known: [String]) {
+    let written = document.string(index)
+    guard let name = Suggestion.unique(to: written, among: known) else {
+      if Suggestion.closest(to: written, among: known) != nil {
+        findings.decline(.parameterIDUnknown, at: Int(document.node(index).offset), "more than one ID is as close to it")
+      }
+      return
+    }
+    guard let range = document.writtenRange(index) else { return }
+    findings.offer(FixEdit(rule: .parameterIDUnknown, range: range, with: "\"\(name)\""))
   }
 
   /// Whether `text` is a number as JSON writes one: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.

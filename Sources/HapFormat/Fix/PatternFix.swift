@@ -3,10 +3,13 @@
 ///
 /// Each pass validates the bytes, takes the repairs its findings offer (``ValidationResult/edits``,
 /// one ``FixEdit`` each) and applies those that do not overlap an earlier one; the next pass
-/// takes what was left out. A pass is kept only when the file it makes has no finding of a rule
-/// the original did not have and no more findings than before; otherwise the pass is tried again
-/// with the repairs that change only how the file is written (``syntaxRules``), and if that fails
-/// too the fixing stops.
+/// takes what was left out and what the repairs revealed, until a pass changes nothing (a fixed
+/// point: one `hap fix` does what two did). A pass is kept only when the file it makes has no
+/// finding of a rule the original did not have (but those of ``syntaxRules``, which a repair may
+/// reveal, `"0.5"` once its misspelt `ParameterID` is known, and the next pass repairs) and fewer
+/// findings of the other rules, or as many and fewer in all; otherwise the pass is tried again
+/// with the repairs that change only how the file is written, and if that fails too the fixing
+/// stops.
 public enum PatternFix {
   /// The rules whose repairs change how the file is written but not what plays.
   public static let syntaxRules: Set<String> = [
@@ -18,11 +21,11 @@ public enum PatternFix {
   public static let fixableRules: [String] = [
     Rule.jsonTrailingComma.id, Rule.jsonByteOrderMark.id, Rule.curveTimesAbsolute.id, Rule.valueOutOfRange.id,
     Rule.versionMissing.id, Rule.versionUnsupported.id, Rule.keyUnknown.id, Rule.timeSpelling.id,
-    Rule.numberAsString.id,
+    Rule.numberAsString.id, Rule.entryKind.id, Rule.parameterIDUnknown.id,
   ]
 
-  /// The most passes made: each takes the repairs an earlier one left out.
-  public static let maximumPasses = 4
+  /// The most passes made: each takes the repairs an earlier one left out or revealed.
+  public static let maximumPasses = 8
 
   /// What fixing a file did.
   public struct Outcome: Sendable {
@@ -82,9 +85,14 @@ public enum PatternFix {
     let (bytes, applied) = FixEdit.apply(edits, to: current.bytes)
     guard bytes != current.bytes else { return nil }
     let result = Validator.validate(bytes, context: context)
-    guard result.diagnostics.allSatisfy({ rules.contains($0.rule) }),
-      result.diagnostics.count < current.result.diagnostics.count
+    guard result.diagnostics.allSatisfy({ rules.contains($0.rule) || syntaxRules.contains($0.rule) }),
+      progress(result) < progress(current.result)
     else { return nil }
     return (bytes, result, applied)
+  }
+
+  /// What a pass must lower: the findings of rules other than ``syntaxRules``, then all.
+  private static func progress(_ result: ValidationResult) -> (Int, Int) {
+    (result.diagnostics.count { !syntaxRules.contains($0.rule) }, result.diagnostics.count)
   }
 }

@@ -22,7 +22,8 @@ public enum Validator {
   {
     var findings = FindingCollector()
     guard let document = JSONParser.parse(source, findings: &findings) else {
-      return ValidationResult(pattern: nil, diagnostics: findings.diagnostics(in: source), edits: findings.edits)
+      return ValidationResult(
+        pattern: nil, diagnostics: findings.diagnostics(in: source), edits: findings.edits, declines: findings.declines)
     }
     var decoder = PatternDecoder(document: document, findings: findings)
     let pattern = decoder.decode()
@@ -33,7 +34,7 @@ public enum Validator {
     let diagnostics = findings.diagnostics(in: source)
     return ValidationResult(
       pattern: pattern, diagnostics: diagnostics,
-      edits: findings.edits + CurveTimesAbsolute.edits(in: document, for: diagnostics))
+      edits: findings.edits + CurveTimesAbsolute.edits(in: document, for: diagnostics), declines: findings.declines)
   }
 
   public static func validate(_ bytes: [UInt8], context: ValidationContext = ValidationContext())
@@ -52,11 +53,14 @@ public struct ValidationResult: Sendable {
   public let diagnostics: [Diagnostic]
   /// The certain repairs of findings that `hap fix` applies (``PatternFix``), in the order found.
   public package(set) var edits: [FixEdit] = []
+  /// The findings that look repairable but are not repaired, with why (``FixDecline``).
+  public package(set) var declines: [FixDecline] = []
 
-  package init(pattern: Pattern?, diagnostics: [Diagnostic], edits: [FixEdit] = []) {
+  package init(pattern: Pattern?, diagnostics: [Diagnostic], edits: [FixEdit] = [], declines: [FixDecline] = []) {
     self.pattern = pattern
     self.diagnostics = diagnostics
     self.edits = edits
+    self.declines = declines
   }
 
   /// True when there is a pattern and no finding is an error.

@@ -46,7 +46,20 @@ enum FixCommand: Command {
       } else if let line = report.fixedLine {
         format == .text ? Console.line(Console.shown(line)) : Console.error(line)
       }
+      if !dryRun, let outcome = report.outcome { sayLeft(outcome, name: report.name) }
     }
     return reports.map(\.check)
+  }
+
+  /// One note per finding that looks repairable and was left (two names as close, a name the
+  /// object has already), with why: `hap fix` ran to its fixed point, so these are what it will
+  /// not do.
+  static func sayLeft(_ outcome: PatternFix.Outcome, name: String) {
+    guard !outcome.after.declines.isEmpty else { return }
+    let index = LineIndex(SourceText(outcome.fixed))
+    for decline in outcome.after.declines {
+      let (line, column) = index.location(of: decline.offset)
+      Console.error("hap: note: \(Console.shown(name)):\(line):\(column): [\(decline.rule)] left as it is: \(decline.why)")
+    }
   }
 }
