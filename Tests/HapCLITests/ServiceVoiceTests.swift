@@ -170,3 +170,37 @@ struct ServiceVoiceTests {
     #expect(service.terminate() == 0)
   }
 }
+
+/// Issue 45, item 14: a voice number names one voice. While one client stopped another's
+/// voice, a fire was answered with the stopped voice's number (`ok coalesced engine voice=5`,
+/// after `ok fired engine voice=5`): coalesced into a voice being faded out, the fire played
+/// nothing and its number was a voice already gone. Deterministic: a debounce of 5 s.
+@Suite("hap serve: a voice number is given to one voice")
+struct ServiceVoiceNumberTests {
+  @Test func aFireAfterItsVoiceWasStoppedIsANewVoice() throws {
+    let device = try SimulatedExciter()
+    let folder = try voiceVocabulary(device)
+    try device.folder.write(
+      "voices/vocabulary.json", #"{"Events": [{"Name": "engine", "Debounce": 5}, {"Name": "tap", "Debounce": 0}]}"#)
+    let service = try RunningService(["--vocabulary", folder, "--keep-open"], device: device)
+    let owner = try ServiceConnection(service.socket)
+    let other = try ServiceConnection(service.socket)
+    var given: [String] = []
+    for round in 0..<3 {
+      owner.send("fire engine loop\n")
+      let reply = owner.readLine()
+      let id = try voice(reply)
+      #expect(!given.contains(id), "round \(round): voice \(id) given again (\(reply)), after \(given)")
+      given.append(id)
+      other.send("set \(id) intensity=0.5\nstop \(id)\n")
+      #expect(other.readLine() == "ok set voice=\(id)")
+      #expect(other.readLine() == "ok stopped voice=\(id)")
+      var notice = owner.readLine()
+      while !notice.hasPrefix("ended ") && !notice.isEmpty { notice = owner.readLine() }
+      #expect(notice == "ended engine: stopped by another client")
+    }
+    owner.close()
+    other.close()
+    #expect(service.terminate() == 0)
+  }
+}

@@ -17,6 +17,8 @@ struct LiveVoices {
   private(set) var entries: [UInt32: Entry] = [:]
   /// The newest voice of each event, for a coalesced fire's answer.
   private var newest: [String: UInt32] = [:]
+  /// Voices stopped and fading out: no fire is coalesced into them.
+  private var stopped: Set<UInt32> = []
   private var last: UInt32 = 0
 
   var isEmpty: Bool { entries.isEmpty }
@@ -37,14 +39,26 @@ struct LiveVoices {
     set { entries[id] = newValue }
   }
 
-  /// The newest live voice of `name` (0: none).
+  /// The newest live voice of `name` not stopped (0: none).
   func newest(of name: String) -> UInt32 {
-    guard let id = newest[name], entries[id] != nil else { return 0 }
+    guard let id = newest[name], entries[id] != nil, !stopped.contains(id) else { return 0 }
     return id
+  }
+
+  /// The voices `which` selects are being stopped: the events none of whose voices sound on
+  /// (a fire of them is not coalesced into what is gone).
+  mutating func stop(_ which: (Entry) -> Bool) -> Set<String> {
+    var names: Set<String> = []
+    for (id, entry) in entries where which(entry) {
+      stopped.insert(id)
+      names.insert(entry.voice.event.name)
+    }
+    return names.filter { name in !entries.contains { !stopped.contains($0.key) && $0.value.voice.event.name == name } }
   }
 
   /// Voice `id` ended: its entry, forgotten (nil: not live).
   mutating func ended(_ id: UInt32) -> Entry? {
+    stopped.remove(id)
     guard let entry = entries.removeValue(forKey: id) else { return nil }
     if newest[entry.voice.event.name] == id { newest[entry.voice.event.name] = nil }
     return entry

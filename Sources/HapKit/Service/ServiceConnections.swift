@@ -6,58 +6,133 @@ import HapCore
 /// `SO_PEERCRED`), so one application leaking connections cannot lock the others out, and an
 /// idle timeout. A connection refused or closed for a limit is first told so in one line
 /// (`error busy ...`). Every line written to a connection (a reply, or a notice from another
-/// thread) goes through its ``Client``, one at a time.
+/// thread) goes through its ``Client``'s bounded outbox, in order, without waiting.
 public final class ServiceConnections: @unchecked Sendable {
   public static let maxConnections = 128
   public static let maxPerProcess = 16
 
   public init() {}
 
-  /// One connection.
+  /// One connection. Every line said to it (its replies, other threads' notices) goes into its
+  /// outbox, in order, and out as fast as its socket takes it: whoever says a line writes what
+  /// the socket takes at once and never waits for the rest, so a client that does not read holds
+  /// up nobody but itself. The rest is written by the connection's own thread
+  /// (``ServiceServer``), which stops reading the client's requests while more than
+  /// ``pauseBytes`` wait (its replies hold back only its own requests). Past ``budgetBytes``
+  /// (lines piling up for a client that does not read) the connection is shut down
+  /// (``overflowed``; its thread then closes it, and the log says so).
   public final class Client: @unchecked Sendable {
     public let fd: Int32
     public let pid: pid_t
+    /// While more than this waits to be written, the connection's requests are not read.
+    public static let pauseBytes = 64 << 10
+    /// More than this waiting to be written: the connection is shut down.
+    public static let budgetBytes = 1 << 20
     private let lock = NSLock()
+    private var outbox: [UInt8] = []
+    private var written = 0
+    private var gone = false
+    private var overBudget = false
+    /// A pipe the connection's thread polls: a byte is written to it when another thread left
+    /// a line waiting, so that thread writes it once the socket has room.
+    private var wakeEnds: (read: Int32, write: Int32) = (-1, -1)
 
     public init(fd: Int32, pid: pid_t) {
       self.fd = fd
       self.pid = pid
+      var ends: [Int32] = [-1, -1]
+      if pipe(&ends) == 0 {
+        for end in ends {
+          _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+          _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        wakeEnds = (ends[0], ends[1])
+      }
     }
 
-    /// Writes `line` and its newline; false when the peer is gone.
+    deinit {
+      if wakeEnds.read >= 0 { close(wakeEnds.read) }
+      if wakeEnds.write >= 0 { close(wakeEnds.write) }
+    }
+
+    /// What the connection's thread polls besides the socket (readable: lines wait).
+    public var wakeDescriptor: Int32 { wakeEnds.read }
+
+    /// Says `line` and its newline (a reply), writing what the socket takes now; false when
+    /// the peer is gone or the connection was shut down for its budget.
     @discardableResult
-    public func say(_ line: String) -> Bool {
+    public func say(_ line: String) -> Bool { queue(line, wake: false) }
+
+    /// Says the notice `line` from another thread, never waiting: what the socket does not take
+    /// now is written by the connection's thread, after what was said before it (no line is
+    /// ever cut or mixed with another).
+    public func tell(_ line: String) { queue(line, wake: true) }
+
+    private func queue(_ line: String, wake: Bool) -> Bool {
       lock.lock()
       defer { lock.unlock() }
-      return ServiceSocket.write(fd, line + "\n")
+      guard !gone else { return false }
+      outbox += line.utf8
+      outbox.append(UInt8(ascii: "\n"))
+      guard writeLocked() else { return false }
+      if outbox.count - written > Self.budgetBytes {
+        overBudget = true
+        gone = true
+        shutdown(fd, Int32(SHUT_RDWR))
+        return false
+      }
+      if wake && written < outbox.count && wakeEnds.write >= 0 {
+        var byte: UInt8 = 1
+        _ = Glibc.write(wakeEnds.write, &byte, 1)
+      }
+      return true
     }
 
-    /// Writes the notice `line`, waiting at most 100 ms for a reply being written to it (the
-    /// reply that just started the loop, often: dropping the notice then left `hap fire --loop`
-    /// waiting for ever); a client that does not read (its socket full) loses the notice rather
-    /// than holding up the reload. A notice that went out in part is finished within 100 ms, or
-    /// the connection is shut down: half a line would put every later reply out of step.
-    public func tell(_ line: String) {
-      guard lock.lock(before: Date(timeIntervalSinceNow: 0.1)) else { return }
+    /// Writes what the socket takes now; false when the peer is gone.
+    public func flush() -> Bool {
+      lock.lock()
       defer { lock.unlock() }
-      let bytes = Array((line + "\n").utf8)
-      let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-      guard sent > 0 && sent < bytes.count else { return }
-      if !finish(bytes, from: sent, within: 100) { shutdown(fd, Int32(SHUT_RDWR)) }
+      if wakeEnds.read >= 0 {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while bytes.withUnsafeMutableBytes({ read(wakeEnds.read, $0.baseAddress, $0.count) }) > 0 {}
+      }
+      return !gone && writeLocked()
     }
 
-    /// Writes the rest of `bytes`, waiting at most `milliseconds` for room each time.
-    private func finish(_ bytes: [UInt8], from start: Int, within milliseconds: Int32) -> Bool {
-      var done = start
-      while done < bytes.count {
-        var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        guard poll(&ready, 1, milliseconds) > 0 else { return false }
-        let n = bytes.withUnsafeBytes {
-          send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+    /// The bytes said and not written yet.
+    public var pending: Int {
+      lock.lock()
+      defer { lock.unlock() }
+      return outbox.count - written
+    }
+
+    /// Whether the connection was shut down because its outbox passed ``budgetBytes``.
+    public var overflowed: Bool {
+      lock.lock()
+      defer { lock.unlock() }
+      return overBudget
+    }
+
+    /// Writes the outbox without waiting (lock held); false when the peer is gone.
+    private func writeLocked() -> Bool {
+      while written < outbox.count {
+        let n = outbox.withUnsafeBytes {
+          send(fd, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
         }
-        if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-        if n <= 0 { return false }
-        done += n
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+        if n <= 0 {
+          gone = true
+          return false
+        }
+        written += n
+      }
+      if written == outbox.count {
+        outbox.removeAll(keepingCapacity: outbox.count <= Self.pauseBytes)
+        written = 0
+      } else if written >= Self.pauseBytes {
+        outbox.removeFirst(written)
+        written = 0
       }
       return true
     }

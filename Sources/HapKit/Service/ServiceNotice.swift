@@ -50,6 +50,17 @@ public enum ServiceNotice: Sendable {
   case themeFailed(String)
   /// The voices of a closed connection could not be stopped (the device's thread is stalled).
   case ownerNotStopped(thread: String)
+  /// A connection (of process `pid`; 0: not known) was closed because its client did not read
+  /// what the service wrote it (docs/service.md, "Limits").
+  case clientNotReading(pid: pid_t, why: NotReading)
+
+  /// Why a client that does not read was closed.
+  public enum NotReading: Sendable {
+    /// The lines waiting for it passed this many bytes.
+    case overBudget(Int)
+    /// Nothing it was written was taken for the idle time-out.
+    case stalled(seconds: Double)
+  }
 
   // MARK: The device
 

@@ -101,6 +101,7 @@ extension VocabularyService {
       return .error(ServiceError(.busy, "the \(output.threadName) is stalled; the stop could not be queued."))
     }
     stopped(why: "stopped by another client", by: requester) { name == nil || $0.event.name == name }
+    forgetStopped { name == nil || $0.voice.event.name == name }
     return .stopped(name)
   }
 
@@ -108,6 +109,7 @@ extension VocabularyService {
   func stopEverything(why: String, by requester: Int32? = nil) {
     if output.isOpen { _ = output.stop(event: nil, owner: nil) }
     stopped(why: why, by: requester) { _ in true }
+    forgetStopped { _ in true }
   }
 
   /// The loops `which` selects were stopped (lock held): they are forgotten, and the idle

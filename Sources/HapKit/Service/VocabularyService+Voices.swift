@@ -31,7 +31,14 @@ extension VocabularyService {
       return .error(ServiceError(.busy, "the \(output.threadName) is stalled; the stop could not be queued."))
     }
     stopped(why: "stopped by another client", by: requester) { $0.id == id }
+    forgetStopped { $0.voice.id == id }
     return .stoppedVoice(id)
+  }
+
+  /// The voices `which` selects were stopped (lock held): no fire is coalesced into them, and
+  /// an event none of whose voices sounds on plays at its next fire (its debounce forgotten).
+  func forgetStopped(_ which: (LiveVoices.Entry) -> Bool) {
+    for name in live.stop(which) { policy.forgetPlay(of: name) }
   }
 
   static func unknownVoice(_ id: UInt32) -> ServiceError {

@@ -101,6 +101,10 @@ public struct FirePolicy: Sendable {
     return .play
   }
 
+  /// Forgets `event`'s last play (its voices were stopped: a fire within the interval plays
+  /// again rather than being coalesced into a voice that is gone).
+  public mutating func forgetPlay(of event: String) { lastPlayed[event] = nil }
+
   /// Forgets the last plays (a vocabulary reload).
   public mutating func forgetPlays() { lastPlayed.removeAll() }
 }

@@ -56,6 +56,8 @@ enum ServiceNotices {
     case .themeMissing(let why): "hap: \(why); the vocabulary serves alone"
     case .themeFailed(let why): "hap: --feedback-theme: \(why)"
     case .ownerNotStopped(let thread): "hap: could not stop a closed connection's events (the \(thread) is stalled)"
+    case .clientNotReading(let pid, let why):
+      "hap: closed a connection\(pid > 0 ? " of process \(pid)" : "") that does not read its replies: \(notReading(why))"
     case .deviceOpened(let device, let capture, let soundCapture):
       "hap: device '\(device)' opened\(capture.map { ", recording to \($0)" } ?? "")\(soundCapture.map { ", its sound to \($0)" } ?? "")"
     case .deviceClosed(let device, let thread): "hap: device '\(device)' closed (\(thread))"
@@ -63,6 +65,14 @@ enum ServiceNotices {
     case .soundNotPlayed(let why):
       "hap: the pattern's sound is not played (\(why)); the haptics play ('--audio-device NAME' names a device for the sound, '--no-audio' leaves it out)"
     default: nil
+    }
+  }
+
+  /// Why a client that does not read was closed, in words.
+  private static func notReading(_ why: ServiceNotice.NotReading) -> String {
+    switch why {
+    case .overBudget(let bytes): "more than \(bytes >> 10) KiB waited for it"
+    case .stalled(let seconds): "it took nothing for \(Format.seconds(seconds)) (--client-timeout)"
     }
   }
 
