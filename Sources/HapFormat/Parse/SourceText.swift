@@ -42,13 +42,20 @@ package struct LineIndex {
   /// character written with several UTF-8 bytes is one column, as editors show it.
   package func location(of offset: Int) -> (line: Int, column: Int) {
     let offset = max(0, min(offset, source.bytes.count))
+    let line = line(of: offset)
+    return (line, scalars(before: offset) - scalars(before: lineStarts[line - 1]) + 1)
+  }
+
+  /// The 1-based line of the byte at `offset` alone (a binary search of the lines' starts).
+  package func line(of offset: Int) -> Int {
+    let offset = max(0, min(offset, source.bytes.count))
     var low = 0
     var high = lineStarts.count - 1
     while low < high {
       let mid = (low + high + 1) / 2
       if lineStarts[mid] <= offset { low = mid } else { high = mid - 1 }
     }
-    return (low + 1, scalars(before: offset) - scalars(before: lineStarts[low]) + 1)
+    return low + 1
   }
 
   /// The scalars before byte `offset`: a checkpoint's count and at most ``stride`` bytes more.

@@ -29,6 +29,8 @@ public enum InputFile {
     case config
     /// A sound or signal hap seeks in (`hap convert x.flac`, `hap plot --signal`): a regular file.
     case seekable
+    /// A feedbackd theme (`hap serve --feedback-theme`, `$FEEDBACK_THEME`, a parent): a regular file.
+    case theme
 
     /// Whether a FIFO or a character device may be read.
     public var takesStreams: Bool { self == .namedInput || self == .control }
@@ -43,6 +45,7 @@ public enum InputFile {
       case .profile: "hap reads profiles only from regular files"
       case .config: "hap reads configs only from regular files"
       case .seekable: "hap reads sounds and signals only from regular files (it seeks in them)"
+      case .theme: "hap reads feedbackd themes only from regular files"
       }
     }
   }

@@ -366,7 +366,7 @@ struct FeedbackThemeReader {
     return FeedbackThemePlace(path: path, line: line, column: column, event: event)
   }
 
-  func line(_ node: Int) -> Int { lines.location(of: Int(document.node(node).offset)).line }
+  func line(_ node: Int) -> Int { lines.line(of: Int(document.node(node).offset)) }
 
   mutating func warn(_ node: Int, _ event: String?, _ text: String) {
     warnings.append(place(node, event).prefix + text)

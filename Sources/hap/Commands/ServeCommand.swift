@@ -266,18 +266,26 @@ enum ServeCommand: Command {
     }
   }
 
-  /// feedbackd's theme for what the vocabulary lacks (reread on SIGHUP); nil (said) if it fails.
+  /// feedbackd's theme for what the vocabulary lacks (reread on SIGHUP): `.some(nil)` when there
+  /// is none; nil (said, the socket removed) when the theme asked for cannot be had. (Not
+  /// `try?`, which flattens the optionals: a theme that failed served as none, socket gone.)
   private static func feedbackd(
     _ arguments: Arguments, _ vocabulary: Vocabulary, _ say: @escaping @Sendable (ServiceNotice) -> Void,
     _ socket: OwnedSocket, _ reloader: ServiceReloader
   ) -> Vocabulary?? {
-    let (asked, dbus) = (arguments[feedbackTheme], arguments[dbus])
-    let theme = FeedbackThemeFile.forService(asked: asked, dbus: dbus, vocabulary: vocabulary, log: say)
+    let (asked, dbus, environment) = (arguments[feedbackTheme], arguments[dbus], RunEnvironment.values)
+    let theme = FeedbackThemeFile.forService(
+      asked: asked, dbus: dbus, vocabulary: vocabulary, environment: environment, log: say)
     reloader.theme = {
-      FeedbackThemeFile.forService(asked: asked, dbus: dbus, vocabulary: $0, reloading: true, log: say)
+      FeedbackThemeFile.forService(
+        asked: asked, dbus: dbus, vocabulary: $0, environment: environment, reloading: true, log: say)
     }
-    if case .failure = theme { socket.remove() }
-    return try? theme.get()
+    switch theme {
+    case .success(let served): return .some(served)
+    case .failure:
+      socket.remove()
+      return nil
+    }
   }
 
   /// --dbus: feedbackd's API on the session bus (`$DBUS_SESSION_BUS_ADDRESS` as the run has it,
