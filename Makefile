@@ -172,8 +172,11 @@ $(HAP_DOCS)/hap.1: $(HAP) ; @mkdir -p $(@D) && $(HAP) help --man > $@.$$$$ && mv
 # Every path quoted: PREFIX and DESTDIR may hold spaces (the unit's and the D-Bus file's paths are
 # quoted for systemd and D-Bus by contrib/dist/unit-paths.sh); a double quote, a backslash, a
 # dollar sign or a backquote in them is refused.
-CHECK_PATHS = case '$(DESTDIR)$(PREFIX)$(SYSTEMD_USER_DIR)' in *[\"\\\$$\`]*) \
-  echo "error: PREFIX, DESTDIR and SYSTEMD_USER_DIR cannot hold a double quote, a backslash, a dollar sign or a backquote"; exit 2;; esac
+INSTALL_PATHS = $(DESTDIR)$(PREFIX)$(SYSTEMD_USER_DIR)
+# Checked by make itself, not by a shell line holding the paths (a quote in them would break it).
+UNQUOTABLE = $(findstring ",$(INSTALL_PATHS))$(findstring \,$(INSTALL_PATHS))$(findstring $$,$(INSTALL_PATHS))$(findstring `,$(INSTALL_PATHS))
+UNQUOTABLE_SAID = echo "error: PREFIX, DESTDIR and SYSTEMD_USER_DIR cannot hold a double quote, a backslash, a dollar sign or a backquote"; exit 2
+CHECK_PATHS = $(if $(UNQUOTABLE),$(UNQUOTABLE_SAID),true)
 install: $(if $(NO_BUILD),,static sim)
 	@$(CHECK_PATHS)
 	$(MAKE) --no-print-directory $(GENERATED_DOCS) NO_BUILD=1 HAP=$(HAP)
