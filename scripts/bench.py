@@ -977,6 +977,25 @@ def hapkit_bench():
         print(f"    half-way to the new level: median {statistics.median(half):.2f} ms, worst {half[-1]:.1f} ms")
 
 
+
+def huge_patterns():
+    """A CHHapticPattern of 100,000 and 1,000,000 events made in code (issue 45, item 22), beside
+    the same AHAP read from its file by the same loader (CHHapticPattern(contentsOf:)): the time
+    to make it, to make a player of it, and the process's peak memory."""
+    bench = os.path.join(root, ".build/release/hapkit-bench")
+    tick = os.path.join(root, "patterns/tick.json")
+    print("\n== HapKit: huge patterns made in code (hapkit-bench make, release) ==")
+    print("  transients with two event parameters each; reference: the same AHAP read from its file")
+    for count in (100_000, 1_000_000):
+        result = subprocess.run([bench, "make", str(count), tick], capture_output=True, text=True)
+        if result.returncode != 0:
+            print(f"  {count:,} events: {result.stderr.strip()}")
+            continue
+        made, read, player, rss = result.stdout.split()
+        print(f"  {count:,} events: made in {float(made):.0f} ms (its file read in {float(read):.0f} ms), "
+              f"a player in {float(player):.0f} ms, peak {int(rss) / 1024:.0f} MiB")
+
+
 def studio_bench():
     """`hap studio` in Debian's headless chromium (python3-selenium; the page driven by
     Tests/HapCLITests/Studio/studio_browser.py's bench scenarios) on the simulated exciter,
@@ -1124,7 +1143,7 @@ if __name__ == "__main__":
     sections = [("validate", main), ("render", render_bench), ("play", play_bench), ("control", control_bench),
                 ("fire", fire_bench), ("stall", stall_bench), ("convert", convert_audio_bench),
                 ("sounds", real_sound_effects_bench), ("resample", resample_bench), ("audio", audio_track_bench),
-                ("hapkit", hapkit_bench), ("studio", studio_bench)]
+                ("hapkit", hapkit_bench), ("huge", huge_patterns), ("studio", studio_bench)]
     only = [name for name in os.environ.get("BENCH_ONLY", "").split(",") if name]
     unknown = [name for name in only if name not in dict(sections)]
     if unknown:

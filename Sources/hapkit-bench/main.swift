@@ -7,6 +7,9 @@
 //                                   HAPKIT_BENCH_SETTLE_MS after making it (default 0)
 //   hapkit-bench params N PATTERN   one looping player; N × sendParameters(intensity 0.2, then 1.0), 60 ms apart
 //   hapkit-bench load SECONDS PATTERN  8 looping players, another thread sending parameters at 1 kHz
+//   hapkit-bench make N PATTERN     N transients with two parameters each, made in code: prints the ms
+//                                   to make the CHHapticPattern, to read the same AHAP from a file, to
+//                                   make a player of it (no engine started), and the peak RSS in KiB
 import Foundation
 import HapKit
 
@@ -21,6 +24,34 @@ func sleep(ms: Double) { usleep(useconds_t(ms * 1000)) }
 func fail(_ message: String) -> Never {
   FileHandle.standardError.write(Data("hapkit-bench: \(message)\n".utf8))
   exit(2)
+}
+
+/// `make`: a huge pattern made in code, then read from its AHAP file, then a player made.
+func make(events count: Int) throws {
+  let events = (0..<count).map { i in
+    CHHapticEvent(
+      eventType: .hapticTransient,
+      parameters: [
+        CHHapticEventParameter(parameterID: .hapticIntensity, value: Float(i % 10) / 10),
+        CHHapticEventParameter(parameterID: .hapticSharpness, value: 0.5),
+      ], relativeTime: Double(i) * 0.01)
+  }
+  var t0 = now()
+  let made = try CHHapticPattern(events: events, parameters: [])
+  let madeNs = now() - t0
+  let file = NSTemporaryDirectory() + "hapkit-bench-make-\(getpid()).ahap"
+  try made.ahapData.write(to: URL(fileURLWithPath: file))
+  defer { unlink(file) }
+  t0 = now()
+  _ = try CHHapticPattern(contentsOf: URL(fileURLWithPath: file))
+  let readNs = now() - t0
+  let engine = try CHHapticEngine()
+  t0 = now()
+  _ = try engine.makePlayer(with: made)
+  let playerNs = now() - t0
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  print(Double(madeNs) / 1e6, Double(readNs) / 1e6, Double(playerNs) / 1e6, usage.ru_maxrss)
 }
 
 let arguments = CommandLine.arguments
@@ -132,6 +163,8 @@ do {
     engine.stop { _ in done.signal() }
     done.wait()
     print(sent.value)
+  case "make":
+    try make(events: Int(count))
   default:
     fail("no mode '\(arguments[1])'")
   }

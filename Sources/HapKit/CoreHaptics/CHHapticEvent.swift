@@ -95,19 +95,6 @@ open class CHHapticEvent: NSObject {
     audioResourceID = resourceID
     super.init()
   }
-
-  /// The `Event` entry of an AHAP dictionary.
-  var entry: [String: Any] {
-    var event: [String: Any] = ["EventType": type.rawValue, "Time": relativeTime]
-    if type != .hapticTransient || duration != 0 { event["EventDuration"] = duration }
-    if !eventParameters.isEmpty {
-      event["EventParameters"] = eventParameters.map {
-        ["ParameterID": $0.parameterID.rawValue, "ParameterValue": Double($0.value)] as [String: Any]
-      }
-    }
-    if let audioResourceID { event["EventWaveformPath"] = CHHapticAudioResources.path(of: audioResourceID) }
-    return ["Event": event]
-  }
 }
 
 /// An event parameter's value (Core Haptics' `CHHapticEventParameter`); an open `NSObject`
@@ -158,10 +145,6 @@ open class CHHapticDynamicParameter: NSObject {
     self.relativeTime = relativeTime
     super.init()
   }
-
-  var entry: [String: Any] {
-    ["Parameter": ["ParameterID": parameterID.rawValue, "Time": relativeTime, "ParameterValue": Double(value)]]
-  }
 }
 
 /// A dynamic parameter's value ramped linearly between control points (Core Haptics'
@@ -188,16 +171,5 @@ open class CHHapticParameterCurve: NSObject {
     self.controlPoints = controlPoints
     self.relativeTime = relativeTime
     super.init()
-  }
-
-  var entry: [String: Any] {
-    [
-      "ParameterCurve": [
-        "ParameterID": parameterID.rawValue, "Time": relativeTime,
-        "ParameterCurveControlPoints": controlPoints.map {
-          ["Time": $0.relativeTime, "ParameterValue": Double($0.value)] as [String: Any]
-        },
-      ] as [String: Any]
-    ]
   }
 }

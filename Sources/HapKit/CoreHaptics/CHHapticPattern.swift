@@ -43,12 +43,12 @@ open class CHHapticPattern: NSObject {
 
   public convenience init(events: [CHHapticEvent], parameters: [CHHapticDynamicParameter]) throws {
     try Self.check(events)
-    try self.init(entries: events.map(\.entry) + parameters.map(\.entry))
+    try self.init(events: events, then: parameters)
   }
 
   public convenience init(events: [CHHapticEvent], parameterCurves: [CHHapticParameterCurve]) throws {
     try Self.check(events)
-    try self.init(entries: events.map(\.entry) + parameterCurves.map(\.entry))
+    try self.init(events: events, then: parameterCurves)
   }
 
   /// What JSON cannot carry, refused with iOS's codes before it is written: a time or a
@@ -64,8 +64,33 @@ open class CHHapticPattern: NSObject {
     }
   }
 
-  convenience init(entries: [[String: Any]]) throws {
-    try self.init(anyDictionary: ["Version": 1.0, "Pattern": entries], folder: nil)
+  /// Events and then parameters or curves, written as AHAP JSON straight from the objects
+  /// (``PatternJSONWriter``: linear, within the pattern budget).
+  convenience init(
+    events: [CHHapticEvent], then others: [any PatternJSONEntry], limit: Int = PatternJSONWriter.limit
+  ) throws {
+    var writer = PatternJSONWriter(limit: limit)
+    do {
+      try writer.pattern(events: events, then: others)
+    } catch {
+      throw Self.refusal(error, entries: events.count + others.count)
+    }
+    try self.init(json: writer.bytes, folder: nil)
+  }
+
+  private static func size(_ bytes: Int) -> String {
+    bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+  }
+
+  /// A pattern past the budget is `memoryError`, as iOS answers a pattern it cannot hold; a
+  /// value JSON cannot carry is `invalidPatternDictionary`.
+  static func refusal(_ failure: PatternJSONWriter.Failure, entries: Int) -> CHHapticError {
+    switch failure {
+    case .tooLarge(let limit):
+      CHHapticError(.memoryError, .other("a pattern of \(entries) entries takes more than \(Self.size(limit)) of AHAP JSON, the most HapKit reads of one pattern (docs/hapkit.md)"))
+    case .notJSON:
+      CHHapticError(.invalidPatternDictionary, .other("the dictionary holds values that are not numbers, strings, arrays or dictionaries"))
+    }
   }
 
   /// An AHAP dictionary, keyed by ``Key``.
@@ -87,17 +112,14 @@ open class CHHapticPattern: NSObject {
   }
 
   convenience init(anyDictionary: [String: Any], folder: String?) throws {
-    let object = Self.plain(anyDictionary)
-    guard JSONSerialization.isValidJSONObject(object) else {
-      throw CHHapticError(.invalidPatternDictionary, .other("the dictionary holds values that are not numbers, strings, arrays or dictionaries"))
-    }
-    let data: Data
+    var writer = PatternJSONWriter()
     do {
-      data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+      try writer.admit(entries: (anyDictionary["Pattern"] as? [Any])?.count ?? 0)
+      try writer.value(anyDictionary)
     } catch {
-      throw CHHapticError(.invalidPatternDictionary, .other("the dictionary cannot be written as JSON"))
+      throw Self.refusal(error, entries: (anyDictionary["Pattern"] as? [Any])?.count ?? 0)
     }
-    try self.init(json: [UInt8](data), folder: folder)
+    try self.init(json: writer.bytes, folder: folder)
   }
 
   /// Linux: AHAP JSON bytes, read by hap's loader; relative sound paths start from
@@ -123,37 +145,37 @@ open class CHHapticPattern: NSObject {
     try self.init(ahapData: Data(json), soundFolder: folder.map { URL(fileURLWithPath: $0, isDirectory: true) })
   }
 
-  /// The pattern as an AHAP dictionary (what `init(dictionary:)` takes), keyed by ``Key``.
+  /// The pattern as an AHAP dictionary (what `init(dictionary:)` takes), keyed by ``Key``:
+  /// numbers and Booleans as `NSNumber`s, as iOS gives them (`as? Double`, `as? Int` and `as?
+  /// Bool` all read them), read by hap's own parser, so every number is the `Double` the
+  /// pattern holds, bit for bit.
   public func exportDictionary() throws -> [CHHapticPattern.Key: Any] {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] else {
+    var findings = FindingCollector()
+    guard let document = JSONParser.parse(SourceText(json), findings: &findings),
+      let object = Self.foundationValue(JSONValue(document, document.root)) as? [String: Any]
+    else {
       throw CHHapticError(.invalidPatternData)
     }
     return object
   }
 
+  /// A JSON value as `JSONSerialization` gives one: dictionaries (the last of duplicate keys
+  /// kept), arrays, strings, `NSNumber`s and `NSNull`.
+  private static func foundationValue(_ value: JSONValue) -> Any {
+    switch value {
+    case .null: NSNull()
+    case .bool(let flag): NSNumber(value: flag)
+    case .number(let number): NSNumber(value: number)
+    case .string(let text): text
+    case .array(let items): items.map(foundationValue)
+    case .object(let members):
+      Dictionary(members.map { ($0.key, foundationValue($0.value)) }, uniquingKeysWith: { $1 })
+    }
+  }
+
   /// The AHAP JSON it plays (UTF-8), as `hap render` reads it: write it to a file and render
   /// that to hear the same pattern offline.
   public var ahapData: Data { Data(json) }
-
-  /// Keys and values as JSON objects: `Float`s become `Double`s, event types and parameter IDs their raw values.
-  static func plain(_ value: Any) -> Any {
-    switch value {
-    case let dictionary as [String: Any]:
-      return dictionary.mapValues(plain)
-    case let dictionary as [AnyHashable: Any]:
-      var out: [String: Any] = [:]
-      for (key, item) in dictionary {
-        out["\(key.base)"] = plain(item)
-      }
-      return out
-    case let array as [Any]: return array.map(plain)
-    case let float as Float: return Double(float)
-    case let type as CHHapticEvent.EventType: return type.rawValue
-    case let id as CHHapticEvent.ParameterID: return id.rawValue
-    case let id as CHHapticDynamicParameter.ID: return id.rawValue
-    default: return value
-    }
-  }
 }
 
 /// The names under which a pattern built in code refers to an engine's registered sounds.
