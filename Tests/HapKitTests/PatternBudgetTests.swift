@@ -125,6 +125,14 @@ struct PatternBudgetTests {
     #expect("\(error)".contains("a pattern of 1 entries takes more than 4096 bytes of AHAP JSON"))
   }
 
+  @Test("AHAP data past the budget is refused before it is read, as a file past it is")
+  func dataPastTheBudget() throws {
+    let data = Data(count: PatternJSONWriter.limit + 1)
+    let error = try #require(throws: CHHapticError.self) { try CHHapticPattern(ahapData: data) }
+    #expect(error.code == .memoryError)
+    #expect("\(error)".contains("134217729 bytes of AHAP JSON are more than 128 MiB, the most HapKit reads of one pattern"))
+  }
+
   @Test("a dictionary's values: NSNumbers as JSONSerialization reads them, Booleans, and what JSON cannot hold")
   func dictionaryValues() throws {
     let text = #"{"Version":1,"Pattern":[{"Event":{"EventType":"AudioCustom","Time":0.5,"EventWaveformPath":"a.wav","EventWaveformUseVolumeEnvelope":true,"EventWaveformLoopEnabled":false}}]}"#

@@ -78,7 +78,7 @@ open class CHHapticPattern: NSObject {
     try self.init(json: writer.bytes, folder: nil)
   }
 
-  private static func size(_ bytes: Int) -> String {
+  static func size(_ bytes: Int) -> String {
     bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
   }
 
@@ -125,7 +125,11 @@ open class CHHapticPattern: NSObject {
   /// Linux: AHAP JSON bytes, read by hap's loader; relative sound paths start from
   /// `soundFolder` (nil: as for a pattern made from a dictionary, ``CHHapticEngine``'s search).
   /// The one designated initializer, so that a subclass in another module inherits every other.
+  /// More than the pattern budget (128 MiB) is refused before it is read, as a file is.
   public init(ahapData: Data, soundFolder: URL? = nil) throws {
+    guard ahapData.count <= PatternJSONWriter.limit else {
+      throw CHHapticError(.memoryError, .other("\(ahapData.count) bytes of AHAP JSON are more than \(Self.size(PatternJSONWriter.limit)), the most HapKit reads of one pattern (docs/hapkit.md)"))
+    }
     let json = [UInt8](ahapData)
     let result = Validator.validate(json)
     let errors = result.diagnostics.filter { $0.severity == .error }
