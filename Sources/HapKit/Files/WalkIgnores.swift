@@ -46,8 +46,9 @@ public struct IgnoreGlob: Hashable {
     guard let parts = Self.relative(path, to: base) ?? (anchored ? nil : Self.relative(path, to: root)) else {
       return false
     }
-    if anchored { return Self.match(segments[...], parts[...]) }
-    return parts.indices.contains { Self.match(segments[...], parts[$0...]) }
+    // An unanchored glob matches a trailing part of the path that starts at a name: as if
+    // `**/` led it.
+    return Self.match(anchored ? segments[...] : (["**"] + segments)[...], parts[...])
   }
 
   /// The names of `path` below `folder`; nil when it is not below it.
@@ -57,14 +58,29 @@ public struct IgnoreGlob: Hashable {
     return path.dropFirst(folder.count + 1).split(separator: "/")
   }
 
-  /// Segment by segment; `**` takes any number of names (none too).
+  /// Segment by segment; `**` takes any number of names (none too). In time proportional to
+  /// the glob's segments times the path's names, whatever the glob: each (segment, name) pair is
+  /// tried once (a recursion over the `**`s would take the names to the power of their count).
   public static func match(_ glob: ArraySlice<String>, _ names: ArraySlice<Substring>) -> Bool {
-    guard let first = glob.first else { return names.isEmpty }
-    if first == "**" {
-      return (names.startIndex...names.endIndex).contains { match(glob.dropFirst(), names[$0...]) }
+    let glob = Array(glob)
+    let names = Array(names)
+    // matched[n]: whether glob[g...] matches names[n...], for the `g` of the pass (from the end).
+    var matched = [Bool](repeating: false, count: names.count + 1)
+    matched[names.count] = true
+    for segment in glob.reversed() {
+      var previous = matched
+      if segment == "**" {
+        // `**` then the rest: the rest here, or `**` takes this name and matches on.
+        for n in stride(from: names.count, through: 0, by: -1) {
+          previous[n] = matched[n] || (n < names.count && previous[n + 1])
+        }
+      } else {
+        previous[names.count] = false
+        for n in 0..<names.count { previous[n] = matched[n + 1] && fnmatch(segment, String(names[n]), 0) == 0 }
+      }
+      matched = previous
     }
-    guard let name = names.first, fnmatch(first, String(name), 0) == 0 else { return false }
-    return match(glob.dropFirst(), names.dropFirst())
+    return matched[0]
   }
 }
 
