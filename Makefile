@@ -290,7 +290,7 @@ golden: deps
 # add it to fuzz/regressions/ (make test replays them) and fix the defect. A target that breaks a
 # promise stops the run (later targets are not run).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := pattern request control haptic wav acf theme dbus
+FUZZ_TARGETS := pattern request control haptic wav acf theme dbus settings studio
 FUZZ_TARGET ?= $(FUZZ_TARGETS)
 fuzz: deps
 	@for t in $(FUZZ_TARGET); do case " $(FUZZ_TARGETS) " in *" $$t "*) ;; *) echo "error: FUZZ_TARGET=$$t: the targets are $(FUZZ_TARGETS)"; exit 2;; esac; done

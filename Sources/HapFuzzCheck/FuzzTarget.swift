@@ -19,6 +19,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case theme
   /// D-Bus method calls in their wire form (`hap serve --dbus`): ``DBusFuzzCheck/run(_:)``.
   case dbus
+  /// `.haprc.json` files (rule levels, ignore globs): ``SettingsFuzzCheck/run(_:)``.
+  case settings
+  /// `hap studio`'s API requests: ``StudioFuzzCheck/run(_:)``.
+  case studio
 
   public func run(_ bytes: [UInt8]) {
     switch self {
@@ -30,6 +34,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .acf: ACFFuzzCheck.run(bytes)
     case .theme: ThemeFuzzCheck.run(bytes)
     case .dbus: DBusFuzzCheck.run(bytes)
+    case .settings: SettingsFuzzCheck.run(bytes)
+    case .studio: StudioFuzzCheck.run(bytes)
     }
   }
 }

@@ -29,6 +29,26 @@ struct FuzzRegressionTests {
       }
   }
 
+  static let seedFolder = Repository.url("fuzz/seeds")
+
+  /// `TARGET/NAME`: the seeds each target starts from.
+  static var seeds: [String] {
+    FuzzTarget.allCases.flatMap { target in
+      files(in: seedFolder.appendingPathComponent(target.rawValue)).map { "\(target.rawValue)/\($0)" }
+    }
+  }
+
+  @Test("each seed passes its target's check, and every target but pattern has seeds", arguments: [0])
+  func seedsPass(_: Int) throws {
+    for target in FuzzTarget.allCases where target != .pattern {
+      #expect(Self.seeds.contains { $0.hasPrefix(target.rawValue + "/") }, "fuzz/seeds/\(target.rawValue) holds no seed")
+    }
+    for name in Self.seeds {
+      let bytes = try [UInt8](Data(contentsOf: Self.seedFolder.appendingPathComponent(name)))
+      try #require(FuzzTarget(rawValue: String(name.split(separator: "/")[0]))).run(bytes)
+    }
+  }
+
   @Test("the regression folder holds inputs") func present() {
     #expect(!Self.inputs.isEmpty, "no regression inputs in \(Self.folder.path)")
   }
