@@ -1,5 +1,6 @@
 import CALSA
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// libasound, loaded when `hap play` or `hap devices` first needs it.

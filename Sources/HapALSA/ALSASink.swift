@@ -1,5 +1,6 @@
 import CALSA
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// A playback device opened through ALSA: the sink of `hap play`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
   import Glibc
@@ -79,7 +79,7 @@ public struct SoundCard: Sendable, Equatable {
   static func text(_ path: String) -> String? {
     guard let text = contents(path) else { return nil }
     let line = text.split(separator: "\n").first ?? ""
-    let trimmed = line.trimmingCharacters(in: .whitespaces)
+    let trimmed = line.trimming(.whitespaces)
     return trimmed.isEmpty ? nil : trimmed
   }
 
@@ -90,10 +90,10 @@ public struct SoundCard: Sendable, Equatable {
     for line in listing.split(separator: "\n") {
       let trimmed = line.drop { $0 == " " }
       guard let bracket = trimmed.firstIndex(of: "["),
-        let number = Int(trimmed[..<bracket].trimmingCharacters(in: .whitespaces)),
-        let dash = trimmed.range(of: " - ")
+        let number = Int(trimmed[..<bracket].trimming(.whitespaces)),
+        let dash = trimmed.firstRange(of: " - ")
       else { continue }
-      names[number] = String(trimmed[dash.upperBound...]).trimmingCharacters(in: .whitespaces)
+      names[number] = String(trimmed[dash.upperBound...]).trimming(.whitespaces)
     }
     return names
   }

@@ -1,5 +1,6 @@
 import CSoxr
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// A ``DecodedSound`` at another rate, through libsoxr (the SoX Resampler library), loaded at

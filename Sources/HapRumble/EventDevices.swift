@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The event devices with a rumble motor, for `hap devices`.
 public enum EventDevices {

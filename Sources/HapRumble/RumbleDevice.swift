@@ -1,5 +1,6 @@
 import CEvdev
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Why a rumble motor could not be used, with its cause (an errno); a sentence only where

@@ -85,4 +85,56 @@ struct BoundaryTests {
     }
     #expect(offending.isEmpty, "\(offending)")
   }
+
+  /// The Swift modules of this package that `hap` links: its target and every dependency of it,
+  /// read from Package.swift (a name with a folder of Swift files under Sources/).
+  static func modulesLinkedIntoHap() throws -> Set<String> {
+    let manifest = try String(contentsOf: Repository.url("Package.swift"), encoding: .utf8)
+    var dependencies: [String: [String]] = [:]
+    for match in manifest.matches(of: /name: "([A-Za-z0-9_-]+)",\s*dependencies: \[([^\]]*)\]/) {
+      dependencies[String(match.1)] = match.2.matches(of: /"([A-Za-z0-9_-]+)"/).map { String($0.1) }
+    }
+    var linked: Set<String> = []
+    var next = ["hap"]
+    while let module = next.popLast() {
+      guard linked.insert(module).inserted else { continue }
+      next += dependencies[module] ?? []
+    }
+    return linked.filter { module in
+      let files = FileManager.default.enumerator(atPath: Repository.url("Sources/\(module)").path)?.compactMap { $0 as? String }
+      return files?.contains { $0.hasSuffix(".swift") } ?? false
+    }
+  }
+
+  /// Modules linked into `hap` that still import full Foundation (issue 44, item 1, not yet
+  /// done: HapKit's Core Haptics classes are `NSObject` subclasses, and `hap studio` plays through
+  /// them, so they wait for a module of their own that `hap` does not link; `hap` sees
+  /// Foundation through HapKit's re-export). Every other module imports FoundationEssentials at
+  /// most, so that the static `hap` can drop Foundation, FoundationInternationalization and ICU.
+  static let stillImportingFoundation: Set<String> = ["HapKit", "hap"]
+
+  @Test("no module linked into hap imports full Foundation but the ones listed")
+  func onlyTheListedModulesImportFoundation() throws {
+    let linked = try Self.modulesLinkedIntoHap()
+    #expect(linked.isSuperset(of: ["hap", "HapKit", "HapFormat", "HapResample"]), "\(linked.sorted())")
+    var importing: [String: [String]] = [:]
+    for module in linked {
+      let folder = Repository.url("Sources/\(module)")
+      let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+        .filter { $0.hasSuffix(".swift") }
+      for file in files {
+        let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+        let imports = text.split(separator: "\n").contains { line in
+          line.contains("import") && line.contains("Foundation")
+            && line.firstMatch(of: /^(@_exported\s+)?import\s+(class\s+|struct\s+|func\s+)?Foundation(\.|\s|$)/) != nil
+        }
+        if imports { importing[module, default: []].append(file) }
+      }
+    }
+    let offending = importing.filter { !Self.stillImportingFoundation.contains($0.key) }
+    #expect(offending.isEmpty, "import FoundationEssentials (or Glibc) instead of Foundation in \(offending)")
+    // The list cannot go stale: a module on it that no longer imports Foundation leaves it.
+    let stale = Self.stillImportingFoundation.filter { importing[$0] == nil }
+    #expect(stale.isEmpty, "\(stale.sorted()) import Foundation no more: take them off the list")
+  }
 }

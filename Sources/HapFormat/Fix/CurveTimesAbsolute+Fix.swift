@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension CurveTimesAbsolute {
   /// The repair of each `curve-times-absolute` finding: every control point's `Time` less the

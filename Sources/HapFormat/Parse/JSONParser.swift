@@ -1,5 +1,6 @@
 import CHapScan
-import Foundation  // strtod
+import FoundationEssentials
+import Glibc
 
 /// A JSON parser over raw bytes that records where every value starts.
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How an actuator turns AHAP's perceptual parameters into a drive signal.
 ///

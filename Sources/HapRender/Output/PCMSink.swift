@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapFormat
 
 /// Where rendered frames go: a WAV or raw file, standard output, or (for `hap play`) a sound

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapFormat
 
 /// The time window a plot shows, cut into one column per pixel of the plot area.

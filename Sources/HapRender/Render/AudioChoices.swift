@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapFormat
 
 /// hap's choices where iOS's rendering of audio events is unknown (Core Haptics synthesises

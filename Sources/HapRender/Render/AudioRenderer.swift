@@ -1,5 +1,6 @@
 import CHapKernels
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapFormat
 
 /// Streams the audio track of a compiled ``AudioSchedule``, block by block, as interleaved

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapFormat
 
 /// The decoded sounds an audio track plays, each once however many events play it, in one

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapFormat
 
 /// The attack, decay and release controls of a pattern (`HapticAttackTimeControl`,

@@ -1,5 +1,6 @@
 import CHapKernels
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapFormat
 
 /// Which compiled variant of the per-sample loops a ``Renderer`` runs. Both give bit-identical

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapFormat
 
 /// A pattern compiled for rendering at one sample rate with one actuator profile: every haptic

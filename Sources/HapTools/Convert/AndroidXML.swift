@@ -97,7 +97,7 @@ public struct AndroidXML: Sendable {
         lines.append("    </basic-envelope-effect>")
       case .primitives(let primitives):
         for primitive in primitives {
-          let name = primitive.name.replacingOccurrences(of: "PRIMITIVE_", with: "").lowercased()
+          let name = primitive.name.replacing("PRIMITIVE_", with: "").lowercased()
           lines.append(
             "    <primitive-effect name=\"\(name)\" scale=\"\(AHAPWriter.number(primitive.scale))\" delayMs=\"\(max(primitive.delayMs, 0))\"/>"
           )
@@ -121,7 +121,7 @@ extension AndroidXML {
   static func lengths(_ primitives: [AndroidEffect.Primitive]) -> String {
     var byName: [String: ClosedRange<Int>] = [:]
     for p in primitives {
-      let name = p.name.replacingOccurrences(of: "PRIMITIVE_", with: "").lowercased()
+      let name = p.name.replacing("PRIMITIVE_", with: "").lowercased()
       byName[name] =
         byName[name].map { min($0.lowerBound, p.lengthMs)...max($0.upperBound, p.lengthMs) } ?? p.lengthMs...p.lengthMs
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapFormat
 import HapPlayback
 import HapRender
@@ -39,11 +40,16 @@ public struct ServiceStatus: Codable, Equatable, Sendable {
     self.loads = loads
   }
 
-  /// `2026-11-30T15:16:08.123Z`.
+  /// `2026-11-30T15:16:08.123Z`: UTC, the milliseconds rounded (as Foundation's
+  /// `ISO8601DateFormatter` wrote it with `.withFractionalSeconds`).
   public static func timestamp(_ date: Date) -> String {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    return formatter.string(from: date)
+    let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+    var seconds = time_t((milliseconds / 1000).rounded(.down))
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    return CFormat.string(
+      "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+      Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds - Double(seconds) * 1000))
   }
 
   /// One line of JSON, keys sorted.
@@ -160,7 +166,7 @@ public enum ServiceReply: Equatable, Sendable {
       guard let level = ServiceLevel(rawValue: word) else { return nil }
       self = .level(level)
     case ("filtered", let rest?):
-      guard let equals = rest.range(of: " level=", options: .backwards),
+      guard let equals = rest.lastRange(of: " level="),
         let level = ServiceLevel(rawValue: String(rest[equals.upperBound...]))
       else { return nil }
       self = .filtered(String(rest[..<equals.lowerBound]), level)
@@ -173,7 +179,7 @@ public enum ServiceReply: Equatable, Sendable {
 
   /// `NAME voice=ID` read as the name and the number (0: no ` voice=` word at its end).
   private static func splitVoice(_ text: String) -> (String, UInt32) {
-    guard let word = text.range(of: " voice=", options: .backwards),
+    guard let word = text.lastRange(of: " voice="),
       let voice = ServiceRequest.voiceNumber(String(text[word.upperBound...]))
     else { return (text, 0) }
     return (String(text[..<word.lowerBound]), voice)

@@ -1,0 +1,63 @@
+import Glibc
+
+/// C's `printf` formatting of numbers (what `String(format:)` gave, which FoundationEssentials
+/// lacks): `CFormat.string("%.3f", x)` is the same text, byte for byte, for `%d`, `%f` and
+/// the like (`String(format:)` hands such conversions to the C library too).
+package enum CFormat {
+  package static func string(_ format: String, _ arguments: any CVarArg...) -> String {
+    withVaList(arguments) { list in
+      var buffer = [CChar](repeating: 0, count: 128)
+      let needed = Int(buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, list) })
+      if needed < buffer.count { return String(cString: buffer) }
+      return withVaList(arguments) { again in
+        buffer = [CChar](repeating: 0, count: needed + 1)
+        _ = buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, again) }
+        return String(cString: buffer)
+      }
+    }
+  }
+}
+
+extension StringProtocol {
+  /// The text without the scalars `set` holds at either end (Foundation's
+  /// `trimmingCharacters(in:)`, which works on scalars too).
+  package func trimming(_ set: ScalarSet) -> String {
+    let scalars = unicodeScalars
+    guard let first = scalars.firstIndex(where: { !set.contains($0) }) else { return "" }
+    let last = scalars.lastIndex(where: { !set.contains($0) })!
+    return String(String.UnicodeScalarView(scalars[first...last]))
+  }
+}
+
+/// A set of Unicode scalars, as Foundation's `CharacterSet` names them.
+package struct ScalarSet: Sendable {
+  package let contains: @Sendable (Unicode.Scalar) -> Bool
+
+  package init(_ contains: @escaping @Sendable (Unicode.Scalar) -> Bool) { self.contains = contains }
+
+  /// These scalars alone (`CharacterSet(charactersIn:)`).
+  package init(_ scalars: String) {
+    let set = Set(scalars.unicodeScalars)
+    contains = { set.contains($0) }
+  }
+
+  /// `CharacterSet.whitespaces`: the space separators (general category Zs) and tab.
+  package static let whitespaces = ScalarSet { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+  /// `CharacterSet.newlines`: U+000A to U+000D, U+0085, U+2028 and U+2029.
+  package static let newlines = ScalarSet { (0x0A...0x0D).contains($0.value) || [0x85, 0x2028, 0x2029].contains($0.value) }
+  /// `CharacterSet.whitespacesAndNewlines`.
+  package static let whitespacesAndNewlines = ScalarSet { whitespaces.contains($0) || newlines.contains($0) }
+}
+
+extension StringProtocol {
+  /// Where `target` last occurs (Foundation's `range(of:options: .backwards)`).
+  package func lastRange(of target: some StringProtocol) -> Range<Index>? {
+    var found: Range<Index>?
+    var from = startIndex
+    while from < endIndex, let range = self[from...].firstRange(of: target) {
+      found = range
+      from = index(after: range.lowerBound)
+    }
+    return found
+  }
+}
