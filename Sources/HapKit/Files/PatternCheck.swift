@@ -15,6 +15,8 @@ public enum PatternCheck {
     /// A `*.json` file a folder walk found that is not a pattern (``PatternFiles/isNotAPattern``):
     /// left out of the report.
     public var notAPattern = false
+    /// The path named does not exist (`hap validate nothere/`): no file was checked.
+    public var missing = false
   }
 
   /// A project's settings as the command line gives them: rule levels over each file's
@@ -114,7 +116,19 @@ public enum PatternCheck {
       let result = PatternFiles.validate(bytes, input: input, context: reading.context(for: input))
       return Report(name: input.displayName, diagnostics: settings.apply(result.diagnostics), unreadable: nil)
     } catch {
-      return Report(name: input.displayName, diagnostics: [], unreadable: error.message)
+      var report = Report(name: input.displayName, diagnostics: [], unreadable: error.message)
+      report.missing = isMissing(input)
+      return report
+    }
+  }
+
+  /// Whether `input` names a path that does not exist (`hap validate nothere/`).
+  static func isMissing(_ input: PatternFiles.Input) -> Bool {
+    switch input {
+    case .unreadable(let path, _), .file(let path):
+      var info = stat()
+      return lstat(path, &info) != 0 && errno == ENOENT
+    default: return false
     }
   }
 
@@ -147,6 +161,8 @@ public enum PatternCheck {
     public var valid = 0
     public var invalid = 0
     public var unreadable = 0
+    /// Paths named that do not exist (``Report/missing``): not counted as files.
+    public var missing = 0
     public var errors = 0
     public var warnings = 0
     /// How many findings each rule raised, by rule id and severity.
@@ -176,6 +192,10 @@ public enum PatternCheck {
     public mutating func add(_ report: Report, strict: Bool) {
       if report.notAPattern {
         notPatterns += 1
+        return
+      }
+      if report.missing {
+        missing += 1
         return
       }
       files += 1
