@@ -122,14 +122,21 @@ public enum PatternCheck {
     }
   }
 
-  /// Whether `input` names a path that does not exist (`hap validate nothere/`).
+  /// Whether `input` names a path that does not exist (`hap validate nothere/`): listed as not
+  /// found (ENOENT; not a name a walk found unreadable, such as one that is not UTF-8), or a
+  /// file gone before it was read, and not there now.
   static func isMissing(_ input: PatternFiles.Input) -> Bool {
     switch input {
-    case .unreadable(let path, _), .file(let path):
-      var info = stat()
-      return lstat(path, &info) != 0 && errno == ENOENT
+    case .unreadable(let path, let reason) where reason.hasPrefix(String(cString: strerror(ENOENT))):
+      return !exists(path)
+    case .file(let path): return !exists(path)
     default: return false
     }
+  }
+
+  private static func exists(_ path: String) -> Bool {
+    var info = stat()
+    return lstat(path, &info) == 0 || errno != ENOENT
   }
 
   /// Checks a vocabulary manifest against the pattern files of its folder.
