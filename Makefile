@@ -2,6 +2,10 @@
 # what it needs (apt-get) or says exactly what to install.
 
 PREFIX ?= /usr/local
+# A leading ~ is the home folder: sh, dash and zsh pass 'PREFIX=~/.local' on with the ~ as it is.
+ifeq ($(firstword $(subst /, ,$(PREFIX))),~)
+override PREFIX := $(HOME)$(patsubst ~%,%,$(PREFIX))
+endif
 SWIFT_DIR ?= /opt/swift/usr/bin
 export PATH := $(SWIFT_DIR):$(PATH)
 SWIFT := swift
@@ -83,6 +87,8 @@ build: static
 run: static sim
 	@$(HAP) validate --quiet "$(PATTERN)"
 	@sh scripts/run-play.sh "$(HAP)" "$(DEVICE)" "$(PATTERN)"
+	@# Where hap is, and how to type 'hap' anywhere (make install PREFIX=~/.local, ~/.local/bin on PATH).
+	@sh scripts/run-where.sh "$(abspath $(HAP))"
 
 sim: deps $(SIM_PLUGIN)
 

@@ -84,6 +84,14 @@ extension VocabularyService {
     }
   }
 
+  /// `unknown-event` for `name`; under `--dbus` (sounds come with requests) with the desktop
+  /// vocabulary, saying so.
+  func unknownEvent(_ name: String) -> ServiceError {
+    let desktop =
+      settings.soundHints && (settings.folder as NSString).lastPathComponent == VocabularyFolder.desktopName
+    return .unknownEvent(name, among: names, desktop: desktop ? settings.folder : nil)
+  }
+
   /// `reply`, or `not-saved` when saving the switch into the config file failed.
   static func saved(_ reply: ServiceReply, _ failure: String?, _ effect: String) -> ServiceReply {
     guard let failure else { return reply }
@@ -94,7 +102,7 @@ extension VocabularyService {
   func stop(_ name: String?, by requester: Int32) -> ServiceReply {
     var events: [Int?] = [nil]
     if let name {
-      guard let k = played(name, at: .full)?.k else { return .error(.unknownEvent(name, among: names)) }
+      guard let k = played(name, at: .full)?.k else { return .error(unknownEvent(name)) }
       events = [k] + [played(name, at: .quiet)?.k].compactMap { $0 }.filter { $0 != k }
     }
     if output.isOpen && !events.allSatisfy({ output.stop(event: $0, owner: nil) }) {
@@ -134,7 +142,7 @@ extension VocabularyService {
     level: ServiceLevel? = nil, once: Bool = false, debounce: Bool = true, sound: HintedSound? = nil
   ) -> ServiceReply {
     guard let (event, k, form) = played(name, at: level ?? policy.level) else {
-      return .error(.unknownEvent(name, among: names))
+      return .error(unknownEvent(name))
     }
     guard var binding = VoiceOwners.binding(event, loop: loop, detach: detach) else {
       return .error(Self.loopsCannotDetach(name))

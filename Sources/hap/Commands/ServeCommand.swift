@@ -103,23 +103,26 @@ enum ServeCommand: Command {
     let say: @Sendable (ServiceNotice) -> Void = { [verbose = options.verbose] notice in
       for line in ServiceNotices.lines(notice, verbose: verbose) { log.add(line) }
     }
-    let reloader = makeReloader(arguments, options, vocabularyFolder, say)
-    log.add(vocabularyFolder.logLine)
     let trouble = {  // trouble before serving: the last log lines are written first
       log.finish(within: 1)
       return ExitStatus.trouble
     }
+    // The socket first: a live service is refused before any work (and before a word about
+    // the vocabulary it would have served), and clients that connect while the events render
+    // wait in the backlog.
+    guard let (listener, socket) = listen(socketPath, log: log) else { return trouble() }
+    let reloader = makeReloader(arguments, options, vocabularyFolder, say)
+    log.add(vocabularyFolder.logLine)
     let device: DeviceSettings
     let profile: ActuatorProfile
     switch reloader.start() {
     case .failure(let failure):
       for line in PatternLoading.describe(failure) { log.add(line) }
+      socket.remove()
+      close(listener)
       return trouble()
     case .success(let started): (device, profile) = started
     }
-    // The socket first: a live service is refused before any work, and clients that connect
-    // while the events render wait in the backlog.
-    guard let (listener, socket) = listen(socketPath, log: log) else { return trouble() }
     guard let vocabulary = vocabularyFolder.load(search: reloader.search, quiet: arguments[quiet], log: say) else {
       socket.remove()
       close(listener)
