@@ -48,7 +48,8 @@ extension VocabularyService {
     case .failure(let error): return ServiceReply.error(error).line
     case .success(.playing(let id)): return "\(reply?.line ?? "ok playing"), id \(id)"
     case .success(.silent(let id)):
-      return "\(reply?.line ?? "ok") (nothing plays: id \(id) ended at once, FeedbackEnded not found)"
+      // The reply shortened first, so that the log's limit never cuts what came of the call.
+      return "\(Format.excerpt(reply?.line ?? "ok", limit: 300)) (nothing plays: id \(id) ended at once, FeedbackEnded not found)"
     }
   }
 

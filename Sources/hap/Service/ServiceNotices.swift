@@ -73,7 +73,7 @@ enum ServiceNotices {
   static func requestLine(_ notice: ServiceNotice) -> String {
     switch notice {
     case .request(let by, let asked, let answer):
-      "hap: \(who(by)) '\(client(asked))' -> \(client(answer, limit: 300))"
+      "hap: \(who(by)) '\(client(asked))' -> \(client(answer, limit: 400))"
     case .levelChanged(let from, let to, let by): "hap: level \(from.rawValue) -> \(to.rawValue), by \(who(by))"
     case .voiceEnded(let id, let event, let loops, let owner, let why):
       "hap: voice \(id) (\(loops ? "loop of " : "")\(client(event))\(owner > 0 ? ", client \(owner)" : "")) ended: \(ended(why))"
