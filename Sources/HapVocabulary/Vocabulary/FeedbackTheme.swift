@@ -778,25 +778,34 @@ extension FeedbackTheme {
         notes.append("\(name): Led only, not played")
         continue
       }
+      // A vibration of magnitude 0, or whose strong parts last 0 ms, plays nothing: feedbackd
+      // ends it at once, and an empty pattern is none (iOS refuses it), so the event is left out.
+      let pattern = Self.pattern(of: played, soundFolder: soundFolder)
+      guard !pattern.events.isEmpty else {
+        notes.append("\(name): its vibration plays nothing (\(Self.silentWhy)), not played")
+        continue
+      }
       notes += Self.notes(name, played: played, all: feedbacks(of: name, at: .full).count)
       let quiet = playedFeedbacks(of: name, at: .quiet)
+      let quietPattern = Self.pattern(of: quiet, soundFolder: soundFolder)
       let essential = EventSettings(essential: true)
-      let full = played.count == quiet.count ? essential : EventSettings()
+      let full = played.count == quiet.count && !quietPattern.events.isEmpty ? essential : EventSettings()
       vocabularyEvents.append(
-        VocabularyEvent(
-          name: name, fileName: "feedbackd:\(name)", pattern: Self.pattern(of: played, soundFolder: soundFolder),
-          settings: full))
-      if !quiet.isEmpty && quiet.count < played.count {
+        VocabularyEvent(name: name, fileName: "feedbackd:\(name)", pattern: pattern, settings: full))
+      if !quiet.isEmpty && quietPattern.events.isEmpty {
+        notes.append("\(name): its quiet vibration plays nothing (\(Self.silentWhy)), not played")
+      } else if !quiet.isEmpty && quiet.count < played.count {
         let form = Self.quietFormName(name)
         quietForms[name] = form
         vocabularyEvents.append(
-          VocabularyEvent(
-            name: form, fileName: "feedbackd:\(name)#quiet", pattern: Self.pattern(of: quiet, soundFolder: soundFolder),
-            settings: essential))
+          VocabularyEvent(name: form, fileName: "feedbackd:\(name)#quiet", pattern: quietPattern, settings: essential))
       }
     }
     return (Vocabulary(events: vocabularyEvents, quietForms: quietForms), notes: notes)
   }
+
+  /// Why a vibration plays nothing, in the notes.
+  static let silentWhy = "every magnitude 0, or 0 ms long"
 
   /// The name of `event`'s quiet form: a space cannot come in a request's event name.
   public static func quietFormName(_ event: String) -> String { event + " (quiet)" }

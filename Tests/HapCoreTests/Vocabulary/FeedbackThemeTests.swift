@@ -194,6 +194,31 @@ struct FeedbackThemeTests {
     #expect(pattern.events.map(\.parameters.hapticIntensity) == [1, 0.5])
   }
 
+  /// Found by the fuzzer's theme target: such an event was served with an empty pattern, one
+  /// iOS refuses (pattern-empty).
+  @Test("a vibration that plays nothing (magnitudes 0, or its strong part 0 ms) leaves its event out, with a note")
+  func silentVibrations() throws {
+    let json = """
+      {"name": "t", "profiles": [
+        {"name": "full", "feedbacks": [
+          {"event-name": "p", "type": "VibraPattern", "magnitudes": [0, 0, 0.0, 0.25], "durations": [200, 50, 300, 0]},
+          {"event-name": "r", "type": "VibraRumble", "duration": 75, "count": 3, "pause": 10, "magnitude": 0},
+          {"event-name": "both", "type": "VibraPattern", "magnitudes": [0.5], "durations": [100]}]},
+        {"name": "quiet", "feedbacks": [
+          {"event-name": "both", "type": "VibraPattern", "magnitudes": [0], "durations": [100]}]}]}
+      """
+    let (vocabulary, notes) = try parse(json).vocabulary()
+    for name in ["p", "r"] {
+      #expect(vocabulary.event(named: name) == nil, "\(name)")
+      #expect(notes.contains("\(name): its vibration plays nothing (every magnitude 0, or 0 ms long), not played"), "\(notes)")
+    }
+    for event in vocabulary.events { #expect(!event.pattern.events.isEmpty, "\(event.name)") }
+    let both = try #require(vocabulary.event(named: "both"))
+    #expect(both.pattern.events.count == 1)
+    #expect(vocabulary.quietForms["both"] == nil)
+    #expect(notes.contains("both: its quiet vibration plays nothing (every magnitude 0, or 0 ms long), not played"), "\(notes)")
+  }
+
   @Test("Sound: an AudioCustom at time 0 with the absolute path; sound-only and Led-only events noted")
   func soundAndLed() throws {
     let json = theme(
