@@ -82,12 +82,18 @@ enum ServeCommand: Command {
       "Device buffer, {}, split into 4 periods; a fire plays behind\n--margin of queued sound; more is safer from underruns."
   )
 
-  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+  /// The device options, checked against the service's own options.
+  private static func deviceOptions(_ arguments: Arguments) throws(UsageError) -> DeviceOptions {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
     let options = try DeviceOptions(arguments, defaultLatency: defaultLatency, environment: RunEnvironment.values)
     _ = try MotorOptions.motorPath(options, arguments, refusing: [Options.soundPath, memoryBudget])  // not on a motor
     if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
     try refuseAudioOnly(arguments)
+    return options
+  }
+
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    let options = try deviceOptions(arguments)
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
     let vocabularyFolder = VocabularyFolder.resolve(
       arguments[vocabulary], name: arguments[dbus] ? VocabularyFolder.desktopName : VocabularyFolder.defaultName)
@@ -114,6 +120,11 @@ enum ServeCommand: Command {
     // the vocabulary it would have served), and clients that connect while the events render
     // wait in the backlog.
     guard let (listener, socket) = listen(socketPath, log: log) else { return trouble() }
+    let abandon = {  // trouble (or a signal) once the socket listens: the socket goes first
+      socket.remove()
+      close(listener)
+      return trouble()
+    }
     let reloader = makeReloader(arguments, options, vocabularyFolder, say)
     log.add(vocabularyFolder.logLine)
     let device: DeviceSettings
@@ -121,25 +132,15 @@ enum ServeCommand: Command {
     switch reloader.start() {
     case .failure(let failure):
       for line in PatternLoading.describe(failure) { log.add(line) }
-      socket.remove()
-      close(listener)
-      return trouble()
+      return abandon()
     case .success(let started): (device, profile) = started
     }
-    if Interrupt.requested {
-      socket.remove()
-      close(listener)
-      return interrupted(log)
-    }
+    if Interrupt.requested { return abandon() }
     guard let vocabulary = vocabularyFolder.load(search: reloader.search, quiet: arguments[quiet], log: say) else {
-      socket.remove()
-      close(listener)
-      return trouble()
+      return abandon()
     }
     guard case .some(let theme) = feedbackd(arguments, vocabulary, say, socket, reloader), !Interrupt.requested else {
-      socket.remove()
-      close(listener)
-      return trouble()
+      return abandon()
     }
     let service = VocabularyService(
       vocabulary: vocabulary,
