@@ -291,8 +291,9 @@ golden: deps
 # FUZZ_TARGET=NAME picks one. Each starts from its seeds (fuzz/seeds/NAME; for pattern the
 # bundled patterns and the shared corpus's AHAP, for haptic also its clips, for acf its device
 # files, for theme Debian's feedbackd theme when installed) and the regression
-# inputs (fuzz/regressions/, NAME/ for all but pattern); what it finds is kept in
-# .build/fuzz-corpus/NAME. An input that breaks a promise is written to .build/fuzz-artifacts/NAME/:
+# inputs (fuzz/regressions/, NAME/ for all but pattern), and the corpus a long run kept
+# (fuzz/corpus/NAME: libFuzzer's -merge=1 of a 15-minute run, the inputs that each reached code
+# the others did not); what it finds is kept in .build/fuzz-corpus/NAME. An input that breaks a promise is written to .build/fuzz-artifacts/NAME/:
 # add it to fuzz/regressions/ (make test replays them) and fix the defect. A target that breaks a
 # promise stops the run (later targets are not run).
 FUZZ_SECONDS ?= 60
@@ -306,7 +307,8 @@ fuzz: deps
 	  case $$t in \
 	    pattern) cp patterns/*.json .build/fuzz-corpus/pattern/; (cp $(HAP_CORPUS)/ahap/*/*.ahap .build/fuzz-corpus/pattern/ 2>/dev/null || true); \
 	      find fuzz/regressions -maxdepth 1 -type f ! -name README.md -exec cp {} .build/fuzz-corpus/pattern/ \; ;; \
-	    *) cp fuzz/seeds/$$t/* .build/fuzz-corpus/$$t/; [ ! -d fuzz/regressions/$$t ] || cp fuzz/regressions/$$t/* .build/fuzz-corpus/$$t/;; \
+	    *) cp fuzz/seeds/$$t/* .build/fuzz-corpus/$$t/; [ ! -d fuzz/regressions/$$t ] || cp fuzz/regressions/$$t/* .build/fuzz-corpus/$$t/; \
+      [ ! -d fuzz/corpus/$$t ] || cp fuzz/corpus/$$t/* .build/fuzz-corpus/$$t/;; \
 	  esac; \
 	  [ $$t != haptic ] || (find $(HAP_CORPUS)/haptic -name '*.haptic' -size -8k -exec cp {} .build/fuzz-corpus/haptic/ \; 2>/dev/null || true); \
 	  [ $$t != acf ] || (cp $(HAP_CORPUS)/acf/*.acf .build/fuzz-corpus/acf/ 2>/dev/null || true); \
