@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// What `-D` (and `HAP_DEVICE`, and `CHHapticEngine(device:)`) names, parsed once: the one place

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// `-D sim`: hap's simulated exciter (tools/sim-exciter, an ALSA ioplug plugin), with no set-up.
@@ -73,15 +74,15 @@ public struct SimulatedDevice: Sendable {
 
   /// `FOLDER/NAME.EXT` → `FOLDER/NAME-sound.EXT`: the capture of the sound beside a haptic one.
   public static func soundCapture(of capture: String) -> String {
-    let ext = (capture as NSString).pathExtension
+    let ext = PathText.pathExtension(capture)
     guard !ext.isEmpty else { return capture + "-sound" }
-    return (capture as NSString).deletingPathExtension + "-sound." + ext
+    return PathText.deletingPathExtension(capture) + "-sound." + ext
   }
 
   /// `$HAP_SIM_PLUGIN` when set (it must exist), else `PREFIX/lib/hap/` beside an installed
   /// `PREFIX/bin/hap`, else the build tree's `.build/sim/` (`make sim`) above the binary.
   public static func locatePlugin(
-    environment: [String: String], executable: String = Bundle.main.executablePath ?? CommandLine.arguments[0],
+    environment: [String: String], executable: String = ProgramPath.executable,
     checkout: Bool = false, sourceFile: String = #filePath
   ) throws(Failure) -> String {
     let files = FileManager.default
@@ -115,7 +116,7 @@ public struct SimulatedDevice: Sendable {
     if let found = candidates.first(where: { files.fileExists(atPath: $0) }) { return found }
     throw Failure(
       message:
-        "the simulated exciter is not built (no \(pluginFile) in \(Format.excerpt(candidates[0]).replacingOccurrences(of: "/" + pluginFile, with: ""))\(candidates.count > 1 ? " or .build/sim" : "")); build it with 'make sim' in hap's source folder, or name it with $HAP_SIM_PLUGIN"
+        "the simulated exciter is not built (no \(pluginFile) in \(Format.excerpt(candidates[0]).replacing("/" + pluginFile, with: ""))\(candidates.count > 1 ? " or .build/sim" : "")); build it with 'make sim' in hap's source folder, or name it with $HAP_SIM_PLUGIN"
     )
   }
 
@@ -125,7 +126,7 @@ public struct SimulatedDevice: Sendable {
     let files = FileManager.default
     guard device != name else {
       let path = try defaultCapture(environment: environment)
-      let folder = (path as NSString).deletingLastPathComponent
+      let folder = PathText.deletingLastComponent(path)
       do {
         try files.createDirectory(
           atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -139,13 +140,13 @@ public struct SimulatedDevice: Sendable {
     }
     let given = capture
     let path = URL(fileURLWithPath: given).standardizedFileURL.path
-    var isFolder: ObjCBool = false
-    let folder = (path as NSString).deletingLastPathComponent
-    guard files.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+    var isFolder = false
+    let folder = PathText.deletingLastComponent(path)
+    guard files.fileExists(atPath: folder, isDirectory: &isFolder), isFolder else {
       throw Failure(
         message: "the simulated exciter cannot record to '\(Format.excerpt(given))': its folder does not exist")
     }
-    if files.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+    if files.fileExists(atPath: path, isDirectory: &isFolder), isFolder {
       throw Failure(message: "the simulated exciter cannot record to '\(Format.excerpt(given))': it is a folder")
     }
     return path
@@ -170,7 +171,7 @@ public struct SimulatedDevice: Sendable {
   public var appends = false
 
   /// Raw frames when the capture ends in `.raw`, else WAV.
-  public var captureIsRaw: Bool { capture.map { ($0 as NSString).pathExtension.lowercased() == "raw" } ?? false }
+  public var captureIsRaw: Bool { capture.map { PathText.pathExtension($0).lowercased() == "raw" } ?? false }
 
   /// The ALSA configuration that defines the device `sim`, read alone (no asoundrc).
   public var alsaConfiguration: String {

@@ -1,5 +1,6 @@
 import CALSA
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapALSA
 import HapCore
 

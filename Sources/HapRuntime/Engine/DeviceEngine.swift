@@ -1,5 +1,7 @@
 import CALSA
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapALSA
 import HapCore
 import Synchronization
@@ -197,7 +199,7 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
   public func start() {
     alsa?.resolveProbe()  // the real-time probe's hooks resolved first (tests)
     motor?.resolveProbe()
-    let thread = Thread { [self] in
+    let thread = SystemThread { [self] in
       report.scheduling = RealTime.request()
       loop()
       started.store(true, ordering: .releasing)
@@ -207,7 +209,7 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
     thread.stackSize = 1 << 20
     thread.name = name
     thread.start()
-    let locker = Thread { [self] in
+    let locker = SystemThread { [self] in
       memory = MemoryLock.once { for _ in 0..<200 where !hasStarted { usleep(500) } }
       memoryChecked.signal()
     }

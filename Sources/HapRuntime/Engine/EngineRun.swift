@@ -1,20 +1,21 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapALSA
 import HapCore
 
 /// An engine while it runs: the device, the mixer every player sounds in, the real-time engine
 /// that plays the mixer on the device, and the compiled-patterns factory at the device's rate.
-final class EngineRun: @unchecked Sendable {
-  let session: PlaybackSession
-  let mixer: PlayerMixer
-  let engine: DeviceEngine<PlayerMixer>
-  let stop: StopRequest
-  let factory: RendererFactory
+package final class EngineRun: @unchecked Sendable {
+  package let session: PlaybackSession
+  package let mixer: PlayerMixer
+  package let engine: DeviceEngine<PlayerMixer>
+  package let stop: StopRequest
+  package let factory: RendererFactory
   /// Parameter ramps: 2.5 ms, as `hap render --control` (so a trace renders bit for bit).
-  let rampFrames: Int
+  package let rampFrames: Int
 
   /// Plays a new mixer on `session`'s devices (its thread starts now); `stop` ends it.
-  init(session: PlaybackSession, stop: StopRequest) {
+  package init(session: PlaybackSession, stop: StopRequest) {
     self.session = session
     self.stop = stop
     let configuration = session.configuration
@@ -26,15 +27,15 @@ final class EngineRun: @unchecked Sendable {
   }
 
   /// Whether the session plays the patterns' sound (on the layout's channels or a second device).
-  var playsSound: Bool { session.playsSound }
+  package var playsSound: Bool { session.playsSound }
 
   /// Players sounding (or about to), by mixer slot; guarded by the engine's lock.
-  var players: [Int: PlayerRun] = [:]
+  package var players: [Int: PlayerRun] = [:]
 
   /// The players the mixer handed back since the last call, their slots free again: each
   /// forgotten by its pattern player, its start kept for the trace, its completion handler
   /// taken. With the engine's lock held.
-  func takeFinished() -> [PlayerRun] {
+  package func takeFinished() -> [PlayerRun] {
     let bits = mixer.takeFinished()
     var over: [PlayerRun] = []
     for slot in 0..<PlayerMixer.capacity where bits & (UInt64(1) << UInt64(slot)) != 0 {
@@ -50,7 +51,7 @@ final class EngineRun: @unchecked Sendable {
 
   /// The run stops: every player forgotten by its pattern player (a restart starts afresh).
   /// With the engine's lock held.
-  func forgetPlayers() {
+  package func forgetPlayers() {
     for player in players.values {
       noteStart(player)
       player.detach()
@@ -58,14 +59,14 @@ final class EngineRun: @unchecked Sendable {
   }
 
   /// Every player, the run being over. With the engine's lock held.
-  func takeAllPlayers() -> [PlayerRun] {
+  package func takeAllPlayers() -> [PlayerRun] {
     let all = Array(players.values)
     players.removeAll()
     return all
   }
 
   /// The players sounding, their starts noted once known (for the trace). With the lock held.
-  func traced() -> [PlayerRun] {
+  package func traced() -> [PlayerRun] {
     for player in players.values { noteStart(player) }
     return Array(players.values)
   }
@@ -76,14 +77,23 @@ final class EngineRun: @unchecked Sendable {
     if let frame = mixer.startFrame(slot: player.slot) { player.noteStart(frame) }
   }
 
-  var rate: Double { mixer.rate }
+  package var rate: Double { mixer.rate }
+
+  /// `set` with a sounds array of its own (one nil per pattern when it has none), so that a
+  /// live rate change, which swaps it on the playback thread, never frees one there.
+  package static func owningSounds(_ set: RendererSet) -> RendererSet {
+    guard set.sounds.count != set.renderers.count else { return set }
+    return RendererSet(
+      renderers: set.renderers, sounds: Array(repeating: nil, count: set.renderers.count), levels: set.levels,
+      speed: set.speed)
+  }
 
   /// Runs, once on the calling thread (an engine does at its init), every path a player's
   /// first period takes on the playback thread
   /// (its control queue's ring, timed messages, a trace, rendering from an offset), so that the
   /// Swift runtime's first-use work (generic metadata, made and cached on first use: an
   /// allocation) is not done there when the first player starts.
-  static func warmUp(rate: Double, periodFrames: Int) {
+  package static func warmUp(rate: Double, periodFrames: Int) {
     let pattern = Pattern(events: [Event(time: 0, type: .hapticTransient)])
     var factory = RendererFactory(profile: .exciter, rate: rate, linearGain: 1)
     factory.motorLevels = true  // the motor levels' path warmed up too
@@ -118,7 +128,7 @@ final class EngineRun: @unchecked Sendable {
   }
 
   /// Fades every player out, ends the thread and closes the devices; the engine's report.
-  func finish() -> EngineReport {
+  package func finish() -> EngineReport {
     stop.request()
     mixer.wake()
     let report = engine.wait()
@@ -127,47 +137,58 @@ final class EngineRun: @unchecked Sendable {
   }
 }
 
+/// What a start belongs to (HapKit's pattern player; none for the studio's plays): it points at
+/// its start while that sounds, and gives its completion handler when it ends.
+package protocol PlayerRunOwner: AnyObject {
+  /// The start sounding now (with the engine's lock held).
+  var current: PlayerRun? { get set }
+  /// Whether a start that ends calls ``completionHandlerLocked``.
+  var advanced: Bool { get }
+  /// The completion handler, read with the engine's lock held.
+  var completionHandlerLocked: ((any Error)?) -> Void { get }
+}
+
 /// One start of a pattern player: what the playback thread reaches while it sounds, kept alive
 /// here until the mixer hands its slot back.
-final class PlayerRun: @unchecked Sendable {
-  let player: Player
-  let queue: ControlQueue
-  let slot: Int
+package final class PlayerRun: @unchecked Sendable {
+  package let player: Player
+  package let queue: ControlQueue
+  package let slot: Int
   /// Renderer sets it plays (the first, then those made for a new playback rate).
-  var sets: [RendererSet]
+  package var sets: [RendererSet]
   /// The engine frame asked for, nil for as soon as possible.
-  let requestedFrame: Int?
-  let trace: ControlTrace?
+  package let requestedFrame: Int?
+  package let trace: ControlTrace?
   /// Its number in `HAP_TRACE`'s files; its start frame, known and not yet written there.
-  var traceRun: Int?
-  var startTraced = false
+  package var traceRun: Int?
+  package var startTraced = false
   private var pendingStart: Int?
   /// Its start frame became known (once).
-  func noteStart(_ frame: Int) {
+  package func noteStart(_ frame: Int) {
     pendingStart = frame
     startTraced = true
   }
   /// Takes the start frame to write (once).
-  func takeStartToTrace() -> Int? {
+  package func takeStartToTrace() -> Int? {
     defer { pendingStart = nil }
     return pendingStart
   }
-  weak var owner: HapticPatternPlayer?
+  package weak var owner: (any PlayerRunOwner)?
   /// Its owner's completion handler, taken when it ended (advanced players only).
-  var completion: CHHapticAdvancedPatternPlayer.CompletionHandler?
+  package var completion: (((any Error)?) -> Void)?
 
   /// It ended: its pattern player no longer points at it; the completion handler to call taken
   /// (none when a restart replaced it). With the engine's lock held.
-  func detach() {
+  package func detach() {
     guard let owner else { return }
     if owner.current === self { owner.current = nil }
     completion = owner.advanced ? owner.completionHandlerLocked : nil
     self.owner = nil
   }
 
-  init(
+  package init(
     player: Player, queue: ControlQueue, slot: Int, set: RendererSet, requestedFrame: Int?, trace: ControlTrace?,
-    owner: HapticPatternPlayer
+    owner: (any PlayerRunOwner)?
   ) {
     self.player = player
     self.queue = queue

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// `HAP_TRACE=FOLDER` (a Linux addition): what an engine played, written so that `hap render`
@@ -10,15 +11,16 @@ import HapCore
 /// Written by the engine's housekeeping (never the playback thread, which only records into
 /// each player's ``ControlTrace``). A folder that cannot be written is given up silently (HapKit
 /// prints nothing); ``failure`` says why.
-final class EngineTrace: @unchecked Sendable {
-  let folder: String
+package final class EngineTrace: @unchecked Sendable {
+  package let folder: String
   /// `begin` runs on a caller's thread, the rest on the engine's queue.
-  private let lock = NSLock()
+  private let lock = Lock()
   private var next = 0
-  private var controls: [Int: FileHandle] = [:]
-  private(set) var failure: String?
+  /// Each sounding player's control file, open for appending.
+  private var controls: [Int: Int32] = [:]
+  package private(set) var failure: String?
 
-  init?(environment: [String: String]) {
+  package init?(environment: [String: String]) {
     guard let folder = environment["HAP_TRACE"], !folder.isEmpty else { return nil }
     self.folder = folder
     do {
@@ -30,21 +32,23 @@ final class EngineTrace: @unchecked Sendable {
 
   /// A number for a player about to start, with its pattern written; `looping`: it starts with
   /// its loop on (`@0 loop on` heads its control file).
-  func begin(json: [UInt8], looping: Bool) -> Int {
+  package func begin(json: [UInt8], looping: Bool) -> Int {
     lock.lock()
     defer { lock.unlock() }
     // The first number free in the folder: engines of one process (or of several runs) share it.
     var run = next
-    while !Self.createNew((folder as NSString).appendingPathComponent("\(run).ahap"), Data(json)) {
+    while !Self.createNew(PathText.appending(folder, "\(run).ahap"), Data(json)) {
       run += 1
       if run > next + 1_000_000 { break }
     }
     next = run + 1
-    let base = (folder as NSString).appendingPathComponent("\(run)")
+    let base = PathText.appending(folder, "\(run)")
     let head = "# hap render \(run).ahap --control \(run).control\n" + (looping ? "@0.000000000 loop on\n" : "")
-    _ = FileManager.default.createFile(atPath: base + ".control", contents: Data(head.utf8))
-    controls[run] = FileHandle(forWritingAtPath: base + ".control")
-    _ = try? controls[run]?.seekToEnd()
+    let fd = open(base + ".control", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+    if fd >= 0 {
+      _ = Self.write(Array(head.utf8), to: fd)
+      controls[run] = fd
+    }
     return run
   }
 
@@ -53,52 +57,56 @@ final class EngineTrace: @unchecked Sendable {
     let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard fd >= 0 else { return errno != EEXIST }
     defer { close(fd) }
-    _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    _ = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
     return true
   }
 
   /// Where player `run` started (engine frame), at the device's `configuration`.
-  func started(_ run: Int, frame: Int, rate: Int, format: SampleFormat, channels: Int) {
+  package func started(_ run: Int, frame: Int, rate: Int, format: SampleFormat, channels: Int) {
     lock.lock()
     defer { lock.unlock() }
     let line = "\(run)\t\(frame)\t\(rate)\t\(format.rawValue)\t\(channels)\n"
-    append(Data(line.utf8), to: (folder as NSString).appendingPathComponent("players.tsv"))
+    append(Data(line.utf8), to: PathText.appending(folder, "players.tsv"))
   }
 
   /// The messages `trace` recorded for `run` since the last call.
-  func drain(_ trace: ControlTrace, run: Int, rate: Double) {
+  package func drain(_ trace: ControlTrace, run: Int, rate: Double) {
     var text = ""
     trace.take { text += ControlTrace.line($0, rate: rate) + "\n" }
     guard !text.isEmpty else { return }
     lock.lock()
     defer { lock.unlock() }
-    do {
-      try controls[run]?.write(contentsOf: Data(text.utf8))
-    } catch {
+    if let fd = controls[run], let error = Self.write(Array(text.utf8), to: fd) {
       failure = "cannot write the trace of player \(run): \(error)"
     }
   }
 
   /// Player `run` is over: its control file is complete.
-  func end(_ run: Int) {
+  package func end(_ run: Int) {
     lock.lock()
     defer { lock.unlock() }
-    try? controls[run]?.close()
-    controls[run] = nil
+    if let fd = controls.removeValue(forKey: run) { close(fd) }
   }
 
   private func append(_ data: Data, to path: String) {
-    if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-    guard let handle = FileHandle(forWritingAtPath: path) else {
+    let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
       failure = "cannot write \(path)"
       return
     }
-    do {
-      _ = try handle.seekToEnd()
-      try handle.write(contentsOf: data)
-    } catch {
-      failure = "cannot write \(path): \(error)"
+    if let error = Self.write([UInt8](data), to: fd) { failure = "cannot write \(path): \(error)" }
+    close(fd)
+  }
+
+  /// Writes all of `bytes` to `fd`; the reason when it cannot.
+  private static func write(_ bytes: [UInt8], to fd: Int32) -> String? {
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { return String(cString: strerror(errno)) }
+      done += n
     }
-    try? handle.close()
+    return nil
   }
 }

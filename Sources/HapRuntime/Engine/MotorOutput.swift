@@ -1,5 +1,6 @@
 import CEvdev
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 import HapRumble
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Compiles patterns into renderers at the device's negotiated rate, with the session's
@@ -61,7 +62,7 @@ public final class RendererKeeper: @unchecked Sendable {
   public init() {}
 
   private var sets: [RendererSet] = []
-  private let lock = NSLock()
+  private let lock = Lock()
 
   public func keep(_ set: RendererSet) {
     lock.lock()

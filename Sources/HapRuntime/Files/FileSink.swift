@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Writes rendered output to `-o PATH`.
@@ -31,13 +32,13 @@ public final class FileSink: PCMSink {
 
   /// Whether `output` gets raw samples: `--raw`, or a name ending in .raw or .pcm.
   public static func isRaw(_ output: String, flag: Bool) -> Bool {
-    flag || rawExtensions.contains((output as NSString).pathExtension.lowercased())
+    flag || rawExtensions.contains(PathText.pathExtension(output).lowercased())
   }
 
   /// The extension of an output file named for a format hap does not write (`-o x.png`), nil
   /// when it writes it: with `raw`, any; devices, FIFOs and /dev/fd/N take what they are given.
   public static func unwrittenExtension(_ output: String, raw: Bool) -> String? {
-    let ext = (output as NSString).pathExtension.lowercased()
+    let ext = PathText.pathExtension(output).lowercased()
     guard !raw, !ext.isEmpty, !wavExtensions.contains(ext), !rawExtensions.contains(ext), output != "-",
       !OutputTarget(output).isDirect
     else { return nil }
@@ -61,7 +62,7 @@ public final class FileSink: PCMSink {
     case .descriptor(let number):
       fd = fcntl(number, F_DUPFD_CLOEXEC, 0)
       guard fd >= 0, fcntl(fd, F_GETFL) & O_ACCMODE != O_RDONLY else {
-        if fd >= 0 { Foundation.close(fd) }
+        if fd >= 0 { Glibc.close(fd) }
         fd = -1
         throw SinkError("cannot write '\(path)': descriptor \(number) is not open for writing")
       }
@@ -71,7 +72,7 @@ public final class FileSink: PCMSink {
       try openTemporary(folder: folder, name: name)
     }
     if !allowTerminal && isatty(fd) != 0 {
-      Foundation.close(fd)
+      Glibc.close(fd)
       fd = -1
       throw SinkError(
         "refusing to write binary audio to the terminal '\(path)'; redirect it to a file or a program, or add --force")
@@ -130,7 +131,7 @@ public final class FileSink: PCMSink {
       if errno != EEXIST { break }
     }
     let reason = String(cString: strerror(errno))
-    Foundation.close(folderFD)
+    Glibc.close(folderFD)
     folderFD = -1
     throw SinkError("cannot write '\(path)': \(reason)")
   }
@@ -162,7 +163,7 @@ public final class FileSink: PCMSink {
   /// (the temporary file is then removed).
   public func commit() throws(SinkError) {
     guard fd >= 0 else { throw SinkError("cannot write '\(path)': it was already closed") }
-    let closed = Foundation.close(fd)
+    let closed = Glibc.close(fd)
     let closeError = errno
     fd = -1
     guard closed == 0 else {
@@ -171,7 +172,7 @@ public final class FileSink: PCMSink {
     }
     guard !isDirect else { return }
     defer {
-      Foundation.close(folderFD)
+      Glibc.close(folderFD)
       folderFD = -1
     }
     guard renameat(folderFD, temporaryName, folderFD, finalName) == 0 else {
@@ -190,7 +191,7 @@ public final class FileSink: PCMSink {
   /// file is removed (nothing is renamed without `commit()` reporting how it went).
   public func close(success: Bool) {
     if fd >= 0 {
-      Foundation.close(fd)
+      Glibc.close(fd)
       fd = -1
     }
     discardTemporary()
@@ -199,7 +200,7 @@ public final class FileSink: PCMSink {
   private func discardTemporary() {
     guard folderFD >= 0 else { return }
     unlinkat(folderFD, temporaryName, 0)
-    Foundation.close(folderFD)
+    Glibc.close(folderFD)
     folderFD = -1
   }
 
@@ -220,7 +221,7 @@ public enum OutputTarget: Equatable {
     var current = path
     for _ in 0..<40 {
       let folder = Self.canonicalFolder(of: current)
-      let name = (current as NSString).lastPathComponent
+      let name = PathText.lastComponent(current)
       if let folder, folder.hasPrefix("/proc/") {
         // /dev/fd resolves to /proc/PID/fd: a descriptor of this process, or another /proc file.
         let pid = getpid()
@@ -248,10 +249,10 @@ public enum OutputTarget: Equatable {
       let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
       current =
         target.hasPrefix("/")
-        ? target : (PathName.folder(of: current) as NSString).appendingPathComponent(target)
+        ? target : PathText.appending(PathName.folder(of: current), target)
     }
     let folder = PathName.folder(of: current)
-    self = .file(folder: folder.isEmpty ? "." : folder, name: (current as NSString).lastPathComponent)
+    self = .file(folder: folder.isEmpty ? "." : folder, name: PathText.lastComponent(current))
   }
 
   /// The folder holding `path`, with every symbolic link resolved; nil if it does not exist.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The one way hap opens a file it reads by name (docs/architecture.md, "Opening files"), so

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Why the outputs of a command that writes one file per pattern cannot be planned, with what
@@ -104,7 +105,7 @@ public struct PatternFolders: Sendable {
       if arguments.count > 1 && PatternFiles.isManifest(argument) { continue }
       guard argument != "-", OutputPlan.isDirectory(argument) else {
         paths.append(argument)
-        names.append(argument == "-" ? "stdin" : Self.stem((argument as NSString).lastPathComponent))
+        names.append(argument == "-" ? "stdin" : Self.stem(PathText.lastComponent(argument)))
         continue
       }
       hasFolder = true
@@ -127,7 +128,7 @@ public struct PatternFolders: Sendable {
         }
         paths.append(path)
         let inside =
-          path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : (path as NSString).lastPathComponent
+          path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : PathText.lastComponent(path)
         names.append(Self.stem(inside))
         found += 1
       }
@@ -136,7 +137,7 @@ public struct PatternFolders: Sendable {
   }
 
   /// `name` without its extension.
-  public static func stem(_ name: String) -> String { (name as NSString).deletingPathExtension }
+  public static func stem(_ name: String) -> String { PathText.deletingPathExtension(name) }
 }
 
 /// Where each pattern's output goes, and the folders to create first.
@@ -161,9 +162,9 @@ public enum OutputPlan {
     var seen: Set<String> = []
     var jobs: [(pattern: String, output: String)] = []
     for (pattern, name) in zip(patterns, inputs.names) {
-      let target = (output as NSString).appendingPathComponent(name + suffix)
+      let target = PathText.appending(output, name + suffix)
       guard seen.insert(target).inserted else { throw .sameOutput(target) }
-      let parent = (target as NSString).deletingLastPathComponent
+      let parent = PathText.deletingLastComponent(target)
       if name.contains("/") && folders.last != parent { folders.append(parent) }
       jobs.append((pattern, target))
     }
@@ -175,11 +176,11 @@ public enum OutputPlan {
   static func checkFolderName(_ output: String, inputs: PatternFolders, fileExtensions: Set<String>)
     throws(OutputPlanFailure)
   {
-    let stem = (output as NSString).deletingPathExtension
+    let stem = PathText.deletingPathExtension(output)
     let folder = stem == output ? "FOLDER" : stem
     var info = stat()
     if lstat(output, &info) == 0 { throw .notAFolder(output: output, folder: inputs.hasFolder, suggested: folder) }
-    let ext = (output as NSString).pathExtension.lowercased()
+    let ext = PathText.pathExtension(output).lowercased()
     if !output.hasSuffix("/") && fileExtensions.contains(ext) {
       throw .looksLikeAFile(output: output, folder: inputs.hasFolder, suggested: folder)
     }
@@ -225,7 +226,7 @@ public enum OutputPlan {
       switch component {
       case ".": continue
       case "..":
-        current = (current as NSString).deletingLastPathComponent
+        current = PathText.deletingLastComponent(current)
         if current == "/" { current = "" }
       default:
         let candidate = current + "/" + component

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// `hap validate`'s checking, as a CI runs it: each file read and validated as iOS would load
@@ -199,7 +200,7 @@ public enum PatternCheck {
 /// Result slots filled by worker threads, each slot by exactly one thread.
 private final class ReportSlots: @unchecked Sendable {
   private var storage: [PatternCheck.Report?]
-  private let lock = NSLock()
+  private let lock = Lock()
 
   public init(count: Int) { storage = Array(repeating: nil, count: count) }
 
@@ -215,7 +216,7 @@ private final class ReportSlots: @unchecked Sendable {
 /// A shared counter handing out work items.
 private final class AtomicCounter: @unchecked Sendable {
   private var value = 0
-  private let lock = NSLock()
+  private let lock = Lock()
 
   public func increment() -> Int {
     lock.lock()

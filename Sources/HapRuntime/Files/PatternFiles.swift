@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Finding and reading pattern files: the command line's side of the file system.
@@ -174,7 +175,7 @@ public enum PatternFiles {
     return !patternLike
   }
 
-  public static func isManifest(_ path: String) -> Bool { (path as NSString).lastPathComponent == manifestName }
+  public static func isManifest(_ path: String) -> Bool { PathText.lastComponent(path) == manifestName }
 
   /// The paths of a vocabulary folder's pattern files, sorted, without reading them (what
   /// ``vocabularyFiles(in:)`` reads; `hap completion --list events` names their stems).
@@ -241,7 +242,7 @@ public enum PatternFiles {
   /// folder walk leaves them out.
   public static func vocabularyFiles(_ paths: [String]) -> [VocabularyFile] {
     paths.filter { !isStandardOutput($0) }.map(Input.found).compactMap { input -> VocabularyFile? in
-      let name = (input.displayName as NSString).lastPathComponent
+      let name = PathText.lastComponent(input.displayName)
       do throws(ReadError) {
         let bytes = try read(input)
         if isNotAPattern(bytes, path: input.displayName) { return nil }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// `hap fix`'s files: each pattern read, fixed by HapCore's ``PatternFix`` (only the rules the
@@ -152,7 +153,7 @@ extension PatternFiles.Input {
 private final class Slots: @unchecked Sendable {
   private var storage: [PatternFixing.Report?]
   private var taken = 0
-  private let lock = NSLock()
+  private let lock = Lock()
 
   init(count: Int) { storage = Array(repeating: nil, count: count) }
 

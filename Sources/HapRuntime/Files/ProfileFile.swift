@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Why `--profile NAME|FILE` gives no profile, with its cause; a sentence only at the edge.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The two reports written whole at the end of a run: SARIF 2.1.0 and JUnit XML.
@@ -44,8 +45,7 @@ extension ReportWriter {
     var trimmed = path
     while trimmed.hasPrefix("./") { trimmed.removeFirst(2) }
     let encoded = trimmed.split(separator: "/", omittingEmptySubsequences: false).map {
-      String($0).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", ";", "?", "#", "%"]))
-        ?? ""
+      String($0).percentEncodedPathSegment
     }.joined(separator: "/")
     // A first segment with ':' would read as a scheme (RFC 3986, 4.2): `./co:lon.ahap`.
     let relative = encoded.split(separator: "/").first?.contains(":") == true ? "./" + encoded : encoded
@@ -137,7 +137,7 @@ extension ReportWriter {
   }
 
   func junitDocument(_ summary: PatternCheck.Summary, seconds: Double) -> String {
-    let time = String(format: "%.3f", max(0, seconds.isFinite ? seconds : 0))
+    let time = CFormat.string("%.3f", max(0, seconds.isFinite ? seconds : 0))
     let counts =
       "tests=\"\(summary.files)\" failures=\"\(summary.invalid)\" errors=\"\(summary.unreadable)\" time=\"\(time)\""
     return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hap validate\" \(counts)>\n"

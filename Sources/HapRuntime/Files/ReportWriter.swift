@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// `hap validate`'s machine-readable reports, as text: one JSON document, GitHub Actions
@@ -44,11 +45,21 @@ public struct ReportWriter {
     // Text and github: findings' lines or annotations, then the totals.
     let lines = String(decoding: bytes.suffix(64 * 1024), as: UTF8.self).split(separator: "\n")
     guard bytes.first != UInt8(ascii: "{"), bytes.first != UInt8(ascii: "[") else { return false }
-    return lines.contains { $0.range(of: #"^\d+ files? checked"#, options: .regularExpression) != nil }
+    return lines.contains(where: isSummaryLine)
       || (!lines.isEmpty
         && lines.allSatisfy {
           $0.hasPrefix("::") || $0.contains(": warning: ") || $0.contains(": error: ") || $0.contains(": note: ")
         })
+  }
+
+  /// Whether `line` opens as the text report's totals do, `^\d+ files? checked` (digits as a
+  /// regular expression's `\d` reads them: any of Unicode's decimal digits).
+  static func isSummaryLine(_ line: Substring) -> Bool {
+    let scalars = line.unicodeScalars
+    let digits = scalars.prefix { $0.properties.generalCategory == .decimalNumber }.count
+    guard digits > 0 else { return false }
+    let rest = scalars.dropFirst(digits)
+    return rest.starts(with: " files checked".unicodeScalars) || rest.starts(with: " file checked".unicodeScalars)
   }
 
   /// Whether a finding is shown: with `--quiet`, only those that fail the file.
@@ -118,7 +129,7 @@ public struct ReportWriter {
     let counts = summary.rules.map { HapCore.Format.counted($0.count, $0.severity.rawValue) }
     let width = counts.map(\.count).max() ?? 0
     return zip(summary.rules, counts).map {
-      ($1.padding(toLength: width, withPad: " ", startingAt: 0), $0.severity, $0.rule)
+      ($1 + String(repeating: " ", count: width - $1.count), $0.severity, $0.rule)
     }
   }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// `hap validate`'s project settings: the nearest `.haprc.json` (walking up from each file's
@@ -81,7 +82,7 @@ public struct RuleConfig {
   /// The settings of the nearest config file in `folder` or above it.
   private mutating func nearest(from folder: String) throws(Failure) -> Found? {
     if let cached = cache[folder] { return cached }
-    let candidate = (folder as NSString).appendingPathComponent(Self.fileName)
+    let candidate = PathText.appending(folder, Self.fileName)
     // lstat: a name that is there counts, a dangling symbolic link too (it is trouble, as a
     // broken file is, not silently no config); a folder of that name does not.
     var entry = stat()
@@ -131,6 +132,6 @@ public struct RuleConfig {
 
   public static func absolute(_ path: String) -> String {
     let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-    return (full as NSString).standardizingPath
+    return PathText.standardizing(full)
   }
 }

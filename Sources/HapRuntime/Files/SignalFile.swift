@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// A rendered signal read back for `hap plot --signal` and `hap diff`: in pieces, bounded,

@@ -1,5 +1,6 @@
 import CSndFile
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Sound files for `hap convert`: WAV is read by HapCore; FLAC, Ogg, MP3 and the rest through

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Finding and decoding the sounds of `AudioCustom` events as iOS finds them: a path starting
@@ -156,8 +157,8 @@ public struct SoundSearch: Sendable {
   public func notBeside(_ pattern: Pattern, movedFrom input: String, to output: String)
     -> [(waveform: String, found: String, target: String)]
   {
-    let from = (input as NSString).deletingLastPathComponent
-    let to = (output as NSString).deletingLastPathComponent
+    let from = PathText.deletingLastComponent(input)
+    let to = PathText.deletingLastComponent(output)
     var seen: Set<String> = []
     var missing: [(waveform: String, found: String, target: String)] = []
     for event in pattern.events where event.type == .audioCustom {
@@ -209,7 +210,7 @@ public struct SoundSearch: Sendable {
 
 /// Answers remembered per waveform, shared by the validator's rules (which may run on any thread).
 private final class LookupCache: @unchecked Sendable {
-  private let lock = NSLock()
+  private let lock = Lock()
   private var answers: [String: SoundLookup] = [:]
 
   public func answer(_ waveform: String, _ compute: () -> SoundLookup) -> SoundLookup {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The descriptors HapKit reads for `-` (standard input) and writes for `-` (standard output):
 /// the process's, unless the program runs with others of its own. One process may run several

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Writing to a stream (a pipe, a FIFO, a character device, a socket) whose reader may stop
@@ -60,7 +61,7 @@ public struct FileWriter: Sendable {
 
   /// write(2).
   public static let system = FileWriter { fd, bytes, _ in
-    let result = Foundation.write(fd, bytes.baseAddress, bytes.count)
+    let result = Glibc.write(fd, bytes.baseAddress, bytes.count)
     return result < 0 ? -Int(errno) : result
   }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// What a folder walk leaves out (issue 23; docs/rules.md, "Ignoring files"): hidden entries,
@@ -112,7 +113,7 @@ public final class WalkIgnores {
     let absolute = RuleConfig.absolute(path)
     let root = RuleConfig.absolute(root)
     roots.insert(root)
-    var ignored = isFolder && Self.defaultFolders.contains((absolute as NSString).lastPathComponent)
+    var ignored = isFolder && Self.defaultFolders.contains(PathText.lastComponent(absolute))
     let project: [IgnoreGlob]
     do {
       project = try config.ignoreGlobs(forFolder: PathName.folder(of: absolute))

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The loop of `hap play --watch`, `hap plot --watch` and `hap validate --watch`: the command
@@ -23,7 +24,7 @@ public final class WatchLoop: @unchecked Sendable {
   }
 
   public let targets: [Target]
-  private let lock = NSLock()
+  private let lock = Lock()
   private var pending: Set<Int> = []
   /// The pattern files saved in each folder target since the last ``next()``.
   private var savedInFolder: [Int: Set<String>] = [:]
@@ -47,8 +48,8 @@ public final class WatchLoop: @unchecked Sendable {
     for path in paths {
       guard path != "-" else { throw .standardInput }
       let url = URL(fileURLWithPath: path).standardizedFileURL
-      var isFolder: ObjCBool = false
-      if folders && FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && isFolder.boolValue {
+      var isFolder = false
+      if folders && FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && isFolder {
         targets.append(Target(path: path, folder: url.path, name: nil))
       } else {
         targets.append(Target(path: path, folder: url.deletingLastPathComponent().path, name: url.lastPathComponent))
@@ -68,7 +69,7 @@ public final class WatchLoop: @unchecked Sendable {
       }
     }
     self.watcher = watcher
-    let thread = Thread { [self] in watcher.run(stop: stop) { changes in self.changed(changes) } }
+    let thread = SystemThread { [self] in watcher.run(stop: stop) { changes in self.changed(changes) } }
     thread.name = "hap watcher"
     thread.start()
     return true
@@ -103,7 +104,7 @@ public final class WatchLoop: @unchecked Sendable {
 
   public static func isPatternName(_ name: String) -> Bool {
     let lower = name.lowercased()
-    return !lower.hasPrefix(".") && PatternFiles.patternExtensions.contains((lower as NSString).pathExtension)
+    return !lower.hasPrefix(".") && PatternFiles.patternExtensions.contains(PathText.pathExtension(lower))
   }
 
   /// Waits for the next change; returns the paths that changed (in argument order), or nil

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import HapCore
 
 /// A few threads working through one list at once (`--jobs`).
 enum Workers {
@@ -13,7 +16,7 @@ enum Workers {
     let done = DispatchSemaphore(value: 0)
     let (input, output) = (StandardStreams.input, StandardStreams.output)
     for _ in 1..<count {
-      let thread = Thread {
+      let thread = SystemThread {
         StandardStreams.$input.withValue(input) { StandardStreams.$output.withValue(output) { body() } }
         done.signal()
       }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Reading control streams (`--control SOURCE`, `--map velocity`): line by line, with a one-line
@@ -73,7 +74,7 @@ public struct ControlInput: Sendable {
       return []
     case .line(let bytes):
       return messages(
-        Substring(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)), number: number)
+        Substring(String(decoding: bytes, as: UTF8.self).trimming(.newlines)), number: number)
     }
   }
 
@@ -116,7 +117,7 @@ public struct ControlInput: Sendable {
   public func startReading(deliver: @escaping @Sendable (ControlMessage) -> Void) throws(PatternFiles.ReadError) {
     let source = try ControlSource.open(name)
     let input = self
-    let thread = Thread {
+    let thread = SystemThread {
       input.readLines(from: source, deliver: deliver)
       source.close()
     }

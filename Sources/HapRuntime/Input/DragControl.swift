@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// A finger's drag as control: `hap drag`'s touchpad (or a recording of one) and the textured

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Linux input devices for `hap drag`: finding a touchpad or mouse, opening it (or a recording
@@ -20,7 +22,7 @@ public enum Evdev {
       var handlers: [Substring] = []
       for line in block.split(separator: "\n") {
         if line.hasPrefix("N: Name=") {
-          name = String(line.dropFirst("N: Name=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+          name = String(line.dropFirst("N: Name=".count)).trimming(ScalarSet("\" "))
         } else if line.hasPrefix("H: Handlers=") {
           handlers = line.dropFirst("H: Handlers=".count).split(separator: " ")
         }
@@ -157,7 +159,7 @@ public enum Evdev {
   public static func startReading(
     fd: Int32, scale: [UInt16: Double], window: Double, deliver: @escaping @Sendable (DragVelocity.Sample) -> Void
   ) {
-    let thread = Thread {
+    let thread = SystemThread {
       var velocity = DragVelocity(window: window, absoluteScale: scale)
       let capacity = 64 * DragVelocity.recordSize
       let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
@@ -203,7 +205,7 @@ public enum Evdev {
     _ events: [DragVelocity.Event], window: Double, deliver: @escaping @Sendable (DragVelocity.Sample) -> Void,
     end: @escaping @Sendable () -> Void
   ) {
-    let thread = Thread {
+    let thread = SystemThread {
       var velocity = DragVelocity(window: window)
       let windowMicroseconds = Int64((window * 1e6).rounded())
       let origin = events.first?.microseconds ?? 0

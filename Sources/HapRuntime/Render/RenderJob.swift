@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// What one render writes: the pattern's renderer, and its audio track's beside it (`--audio`);

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// How a render's files are written: the samples' format and rate, whether a terminal may

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// `hap serve`'s config file on disk (docs/service.md, "The config file"): where it is, reading
@@ -10,9 +11,9 @@ public final class ConfigFile: @unchecked Sendable {
     let folder = PathName.folder(of: path)
     return folder.isEmpty ? "." : folder
   }
-  public var fileName: String { (path as NSString).lastPathComponent }
+  public var fileName: String { PathText.lastComponent(path) }
   public var shown: String { Format.excerpt(path) }
-  private let lock = NSLock()
+  private let lock = Lock()
 
   public init(path: String) { self.path = path }
 
@@ -23,10 +24,10 @@ public final class ConfigFile: @unchecked Sendable {
   {
     if let option { return option }
     if let base = environment["XDG_CONFIG_HOME"], base.hasPrefix("/") {
-      return (base as NSString).appendingPathComponent("hap/config.json")
+      return PathText.appending(base, "hap/config.json")
     }
     if let home = environment["HOME"], home.hasPrefix("/") {
-      return (home as NSString).appendingPathComponent(".config/hap/config.json")
+      return PathText.appending(home, ".config/hap/config.json")
     }
     return nil
   }
@@ -104,8 +105,8 @@ public final class ConfigFile: @unchecked Sendable {
       }
     }
     if let failure = Self.makeFolder(folder) { return failure }
-    let name = (target as NSString).lastPathComponent
-    var template = Array((folder as NSString).appendingPathComponent(".\(name).XXXXXX").utf8CString)
+    let name = PathText.lastComponent(target)
+    var template = Array(PathText.appending(folder, ".\(name).XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { return "cannot write in '\(Format.excerpt(folder))': \(String(cString: strerror(errno)))" }
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -136,7 +137,7 @@ public final class ConfigFile: @unchecked Sendable {
       let n = readlink(current, &buffer, buffer.count - 1)
       guard n > 0 else { return current }
       let link = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      current = link.hasPrefix("/") ? link : (PathName.folder(of: current) as NSString).appendingPathComponent(link)
+      current = link.hasPrefix("/") ? link : PathText.appending(PathName.folder(of: current), link)
     }
     return nil
   }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapALSA
 import HapCore
 import HapResample
@@ -28,7 +29,7 @@ final class DeviceEventOutput: EventOutput {
   /// The service's stop (``VocabularyService/shutDown()``, `hap serve`'s SIGINT and SIGTERM).
   private let stop: StopRequest
   /// Serialises the renders of sharpness variants (one buffer being made at a time).
-  private let variantRenderLock = NSLock()
+  private let variantRenderLock = Lock()
 
   /// The motor's event device, when the service plays on one.
   private let motorPath: String?

@@ -1,5 +1,6 @@
 import CDBus
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 import Synchronization
 
@@ -121,7 +122,7 @@ public final class FeedbackBus: @unchecked Sendable {
   ) throws(FeedbackBusError) -> FeedbackBus {
     let bus = try FeedbackBus(service: service, address: address, log: log)
     log(.busServing(name: name))
-    let thread = Thread { bus.run() }
+    let thread = SystemThread { bus.run() }
     thread.name = "hap feedback bus"
     thread.start()
     return bus

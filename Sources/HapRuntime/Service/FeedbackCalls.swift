@@ -1,5 +1,7 @@
 import CDBus
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The calls `FeedbackBus` answers, each with the signature feedbackd's interface XML gives; any
@@ -177,7 +179,7 @@ extension FeedbackBus {
   static func machineID() -> String? {
     for path in ["/etc/machine-id", "/var/lib/dbus/machine-id"] {
       guard let bytes = try? InputFile.read(path, for: .seekable, limit: 64) else { continue }
-      let id = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+      let id = String(decoding: bytes, as: UTF8.self).trimming(.whitespacesAndNewlines)
       if id.count == 32, id.allSatisfy(\.isHexDigit) { return id }
     }
     return nil

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Watches folders with inotify, from a thread that sleeps in `read` until something changes
@@ -18,7 +19,7 @@ public final class FolderWatcher: @unchecked Sendable {
   public static let anything = "*"
 
   private let fd: Int32
-  private let lock = NSLock()
+  private let lock = Lock()
   /// Watch descriptor → folder.
   private var folders: [Int32: String] = [:]
 

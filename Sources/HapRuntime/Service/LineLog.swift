@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// A daemon's log, as `hap serve` writes its standard error: lines are queued (at most
@@ -10,7 +11,7 @@ import HapCore
 public final class LineLog: @unchecked Sendable {
   public static let maxLines = 256
 
-  private let condition = NSCondition()
+  private let condition = Condition()
   private var queue: [String] = []
   private var dropped = 0
   private var writing = false
@@ -35,7 +36,7 @@ public final class LineLog: @unchecked Sendable {
 
   /// Starts the writer thread.
   public func start() {
-    let thread = Thread { [self] in run() }
+    let thread = SystemThread { [self] in run() }
     thread.name = "hap log"
     thread.start()
   }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The service's client connections and their limits (docs/service.md, "Limits"): at most
@@ -28,7 +29,7 @@ public final class ServiceConnections: @unchecked Sendable {
     public static let pauseBytes = 64 << 10
     /// More than this waiting to be written: the connection is shut down.
     public static let budgetBytes = 1 << 20
-    private let lock = NSLock()
+    private let lock = Lock()
     private var outbox: [UInt8] = []
     private var written = 0
     private var gone = false
@@ -138,7 +139,7 @@ public final class ServiceConnections: @unchecked Sendable {
     }
   }
 
-  private let lock = NSLock()
+  private let lock = Lock()
   private var open = 0
   private var perProcess: [pid_t: Int] = [:]
   private var owners: [Int32: Client] = [:]

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Why a client got no answer from the service, with its cause; a sentence only at the edge.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapALSA
 import HapCore
 
@@ -31,7 +32,7 @@ public final class ServiceReloader: @unchecked Sendable {
   private var watcher: FolderWatcher?
   private var lastGood = ServiceConfig()
   /// Serialises reloads (the watcher's thread and the SIGHUP thread).
-  private let lock = NSLock()
+  private let lock = Lock()
 
   /// Where the vocabulary's sounds are looked for.
   public let search: SoundSearch
@@ -212,13 +213,13 @@ public final class ServiceReloader: @unchecked Sendable {
   }
 
   private func apply(_ changes: [String: Set<String>], watcher: FolderWatcher) {
-    let vocabulary = (folder as NSString).standardizingPath
+    let vocabulary = PathText.standardizing(folder)
     for (changed, names) in changes {
       let configNames: Set<String> = ["", FolderWatcher.anything, config?.fileName ?? ""]
       if let config, changed == config.folder, !names.isDisjoint(with: configNames) {
         configChanged()
       }
-      if (changed as NSString).standardizingPath == vocabulary {
+      if PathText.standardizing(changed) == vocabulary {
         if names.contains("") {
           log(.vocabularyFolderGone(folder: folder))
           continue
@@ -252,7 +253,7 @@ public final class ServiceReloader: @unchecked Sendable {
   }
 
   private func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
+    let thread = SystemThread(block: body)
     thread.name = name
     thread.start()
   }

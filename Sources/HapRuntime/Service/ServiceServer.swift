@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The service's connections: accepted until the service stops, each answered by a thread of its own.
@@ -153,7 +154,7 @@ public enum ServiceServer {
   }
 
   private static func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
+    let thread = SystemThread(block: body)
     thread.name = name
     thread.start()
   }

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The service's Unix socket: where it is, listening on it (mode 0600, a stale file replaced,

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The folder `hap serve` loads its vocabulary from: `--vocabulary DIR` when given, else
@@ -39,7 +40,7 @@ public struct VocabularyFolder: Equatable, Sendable {
   /// The folder for `option` (`--vocabulary`), else `./NAME`, else the bundled one beside
   /// `executable` (`name`: ``defaultName``, or ``desktopName``).
   public static func resolve(
-    _ option: String?, executable: String = Bundle.main.executablePath ?? CommandLine.arguments[0],
+    _ option: String?, executable: String = ProgramPath.executable,
     name: String = defaultName
   ) -> VocabularyFolder {
     if let option { return VocabularyFolder(path: option, source: .named) }
@@ -58,8 +59,8 @@ public struct VocabularyFolder: Equatable, Sendable {
   }
 
   public static func isFolder(_ path: String) -> Bool {
-    var isFolder: ObjCBool = false
-    return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+    var isFolder = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder
   }
 
   /// The service's first log line: which folder, and why that one.

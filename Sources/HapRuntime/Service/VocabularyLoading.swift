@@ -1,11 +1,12 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 extension VocabularyFolder {
   /// The stems of the folder's pattern files, without reading them: the events it would serve.
   public var eventNames: [String] {
     PatternFiles.vocabularyPaths(in: path).map {
-      (($0 as NSString).lastPathComponent as NSString).deletingPathExtension
+      PathText.deletingPathExtension(PathText.lastComponent($0))
     }
   }
 
@@ -27,7 +28,7 @@ extension VocabularyFolder {
     let folder = path
     let entries = PatternFiles.vocabularyEntries(in: folder)
     let files = PatternFiles.vocabularyFiles(entries.served)
-    let manifestPath = (folder as NSString).appendingPathComponent(PatternFiles.manifestName)
+    let manifestPath = PathText.appending(folder, PatternFiles.manifestName)
     var manifest: SourceText?
     if FileManager.default.fileExists(atPath: manifestPath) {
       do {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Numbered voices (docs/service.md, live voices): `set ID`, `stop ID`, and their ends, taken

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapALSA
 import HapCore
 
@@ -172,7 +173,7 @@ public final class VocabularyService: @unchecked Sendable {
   /// Monotonic seconds until which something may still sound.
   var activeUntil = 0.0
   var shuttingDown = false
-  let lock = NSCondition()
+  let lock = Condition()
   let log: @Sendable (ServiceNotice) -> Void
   /// Lines owed to clients whose loops a request of another ended: owner, line.
   var untold: [(Int32, String)] = []

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapCore
 import Synchronization
 
@@ -12,7 +14,7 @@ public final class PatternAnnouncer: @unchecked Sendable {
   private let say: @Sendable (Int) -> Void
   private let stopped = Atomic<Bool>(false)
   private let done = DispatchSemaphore(value: 0)
-  private var thread: Thread?
+  private var thread: SystemThread?
 
   /// `count`: the patterns in the list; `saying`: false, it says nothing and starts no thread
   /// (`hap play -q`, or a single pattern).
@@ -24,7 +26,7 @@ public final class PatternAnnouncer: @unchecked Sendable {
   public func follow(_ player: Player) {
     guard saying else { return }
     nonisolated(unsafe) let player = player  // only its atomic counter is read
-    let thread = Thread { [self] in
+    let thread = SystemThread { [self] in
       var said = 0
       while true {
         let stopping = stopped.load(ordering: .acquiring)

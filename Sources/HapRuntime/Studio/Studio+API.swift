@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 extension Studio {
@@ -120,7 +121,7 @@ extension Studio {
     return JSONOutput.object([
       ("version", JSONOutput.string(settings.version)),
       ("mode", JSONOutput.string(file == nil ? "folder" : "file")),
-      ("root", JSONOutput.string((root as NSString).lastPathComponent)),
+      ("root", JSONOutput.string(PathText.lastComponent(root))),
       ("file", file.map(JSONOutput.string) ?? "null"),
       ("device", playback.deviceJSON()),
       ("profiles", profiles.listJSON(root: root)),

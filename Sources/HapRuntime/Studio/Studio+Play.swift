@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 extension Studio {
@@ -21,7 +22,7 @@ extension Studio {
     }
     let loop = body["loop"]?.boolValue ?? false
     let (from, to) = try Self.span(body, duration: pattern.duration, loop: loop)
-    let id = try playback.play(bytes, folder: document.folder, from: from, to: to, loop: loop)
+    let id = try playback.play(pattern, folder: document.folder, from: from, to: to, loop: loop)
     return JSONOutput.object([
       ("id", String(id)), ("from", JSONOutput.number(from)), ("to", JSONOutput.number(to)),
       ("loop", loop ? "true" : "false"),
@@ -103,15 +104,15 @@ extension Studio {
     guard let executable = settings.executable else { throw .trouble("exports need the hap command, which is not known here") }
     let (id, _) = try profiles.profile(body["profile"]?.stringValue, root: root)
     let (output, arguments) = try Self.exportCommand(body["format"]?.stringValue, of: document.name, profile: id)
-    let outputPath = (document.folder as NSString).appendingPathComponent((output as NSString).lastPathComponent)
+    let outputPath = PathText.appending(document.folder, PathText.lastComponent(output))
     try checkExportOutput(outputPath, of: document)
     try Self.run(executable, arguments, in: root)
     let command = (["hap"] + arguments).map(Self.quoted).joined(separator: " ")
     var members = [("written", JSONOutput.string(output)), ("command", JSONOutput.string(command))]
-    if output.hasSuffix(".haptic"), FileManager.default.fileExists(atPath: (document.folder as NSString).appendingPathComponent(PatternFiles.manifestName)) {
-      let name = ((output as NSString).lastPathComponent as NSString).deletingPathExtension
+    if output.hasSuffix(".haptic"), FileManager.default.fileExists(atPath: PathText.appending(document.folder, PatternFiles.manifestName)) {
+      let name = PathText.deletingPathExtension(PathText.lastComponent(output))
       members.append(
-        ("warning", JSONOutput.string("this folder is a vocabulary, which serves .haptic files too: '\(name)' is now two events' name; move \((output as NSString).lastPathComponent) out of the folder")))
+        ("warning", JSONOutput.string("this folder is a vocabulary, which serves .haptic files too: '\(name)' is now two events' name; move \(PathText.lastComponent(output)) out of the folder")))
     }
     return JSONOutput.object(members)
   }
@@ -121,7 +122,7 @@ extension Studio {
   static func exportCommand(_ format: String?, of name: String, profile id: String) throws(StudioFailure)
     -> (output: String, arguments: [String])
   {
-    let stem = (name as NSString).deletingPathExtension
+    let stem = PathText.deletingPathExtension(name)
     let input = name.hasPrefix("-") ? "./" + name : name
     let output: String
     var arguments: [String]
@@ -146,7 +147,7 @@ extension Studio {
   /// Refuses an export over anything but a regular file, or over a sound `document` plays.
   private func checkExportOutput(_ path: String, of document: StudioDocument) throws(StudioFailure) {
     var info = stat()
-    let name = (path as NSString).lastPathComponent
+    let name = PathText.lastComponent(path)
     if lstat(path, &info) == 0 {
       guard info.st_mode & S_IFMT == S_IFREG else {
         throw .conflict("\(name) exists and is not a regular file (a link, a FIFO, a folder); the export would not go there")
@@ -160,26 +161,21 @@ extension Studio {
   }
 
   private static func run(_ executable: String, _ arguments: [String], in folder: String) throws(StudioFailure) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: folder)
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    do { try process.run() } catch { throw .trouble("cannot run hap for the export: \(error.localizedDescription)") }
-    let said = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      let first = String(decoding: said.prefix(4000), as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
-      throw .unprocessable(first.isEmpty ? "the export failed (exit \(process.terminationStatus))" : first)
+    let ended: ChildProcess.Ended
+    do {
+      ended = try ChildProcess.run(executable, arguments, folder: folder, capture: .error, limit: 4000)
+    } catch {
+      throw .trouble("cannot run hap for the export: \(error)")
+    }
+    guard ended.status == 0 else {
+      let first = String(decoding: ended.output, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+      throw .unprocessable(first.isEmpty ? "the export failed (exit \(ended.status))" : first)
     }
   }
 
   /// A word as a shell reads it back.
   static func quoted(_ word: String) -> String {
-    let plain = word.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_./:=+,".unicodeScalars.contains($0) }
-    return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    let plain = word.unicodeScalars.allSatisfy { ScalarSet.alphanumerics.contains($0) || "-_./:=+,".unicodeScalars.contains($0) }
+    return plain && !word.isEmpty ? word : "'" + word.replacing("'", with: "'\\''") + "'"
   }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The profiles the plot previews: hap's built-ins, the one `--profile` named (a built-in or a
@@ -75,9 +76,9 @@ extension Studio {
     return JSONOutput.object([
       ("t0", JSONOutput.number(t0)), ("t1", JSONOutput.number(t1)), ("columns", String(columns)),
       ("profile", JSONOutput.string(id)),
-      ("min", JSONOutput.array((reduced?.low ?? []).map { String(format: "%.4f", $0) })),
-      ("max", JSONOutput.array((reduced?.high ?? []).map { String(format: "%.4f", $0) })),
-      ("frequency", JSONOutput.array((reduced?.frequency ?? []).map { $0.map { String(format: "%.1f", $0) } ?? "null" })),
+      ("min", JSONOutput.array((reduced?.low ?? []).map { CFormat.string("%.4f", $0) })),
+      ("max", JSONOutput.array((reduced?.high ?? []).map { CFormat.string("%.4f", $0) })),
+      ("frequency", JSONOutput.array((reduced?.frequency ?? []).map { $0.map { CFormat.string("%.1f", $0) } ?? "null" })),
       ("audio", "null"),
     ])
   }
@@ -135,8 +136,8 @@ extension Studio {
   }
 
   private func patternJSON(_ path: String, vocabulary: Vocabulary?) -> String {
-    let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-    let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : (path as NSString).lastPathComponent
+    let name = PathText.deletingPathExtension(PathText.lastComponent(path))
+    let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : PathText.lastComponent(path)
     let tier = vocabulary?.tiers.first { $0.contains(name) }.map { tier in
       "\(tier.firstIndex(of: name)! + 1) of \(tier.count) (\(tier.joined(separator: " → ")))"
     }
@@ -255,7 +256,7 @@ struct Crossings {
 
 /// Lines gathered from a loader's log, from any thread.
 private final class NoticeList: @unchecked Sendable {
-  private let lock = NSLock()
+  private let lock = Lock()
   private var stored: [String] = []
 
   func add(_ line: String) {

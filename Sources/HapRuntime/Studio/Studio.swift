@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// What `hap studio` is started with.
@@ -42,10 +43,10 @@ public final class Studio: @unchecked Sendable {
   let playback: StudioPlayback
   let waveforms: StudioWaveforms
   let profiles: StudioProfiles
-  private let lock = NSLock()
+  private let lock = Lock()
   private var documents: [String: StudioDocument] = [:]
   private var editTimes: [Double] = []
-  private var watcher: Thread?
+  private var watcher: SystemThread?
   private var stopping = false
   private var folderListing: [String] = []
 
@@ -65,9 +66,9 @@ public final class Studio: @unchecked Sendable {
       root = real
       file = nil
     } else if info.st_mode & S_IFMT == S_IFREG {
-      root = (real as NSString).deletingLastPathComponent
-      file = (real as NSString).lastPathComponent
-      guard StudioPaths.patternExtensions.contains((real as NSString).pathExtension.lowercased()) else {
+      root = PathText.deletingLastComponent(real)
+      file = PathText.lastComponent(real)
+      guard StudioPaths.patternExtensions.contains(PathText.pathExtension(real).lowercased()) else {
         throw .badRequest("'\(settings.target)' is not a pattern file (.ahap or .json)")
       }
     } else {
@@ -88,7 +89,7 @@ public final class Studio: @unchecked Sendable {
   /// Starts the thread that notices files changed by other programs (``start()`` does).
   public func startWatching() {
     guard watcher == nil else { return }
-    let thread = Thread { [weak self] in self?.watch() }
+    let thread = SystemThread { [weak self] in self?.watch() }
     thread.name = "hap studio watcher"
     watcher = thread
     thread.start()

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// One pattern file open in the studio: its bytes as last read or written, what `hap validate`
@@ -57,7 +58,7 @@ final class StudioDocument {
   var redoCount: Int { redoSteps.count }
 
   /// The folder sounds' relative paths start from.
-  var folder: String { (path as NSString).deletingLastPathComponent }
+  var folder: String { PathText.deletingLastComponent(path) }
 
   // MARK: Steps
 
@@ -153,7 +154,7 @@ final class StudioDocument {
     guard info.st_mode & 0o222 != 0, access(path, W_OK) == 0 else {
       throw .forbidden("the file is read-only; the studio leaves it as it is (make it writable to edit it)")
     }
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = PathText.deletingLastComponent(path)
     var template = Array((folder + "/.hap-studio-XXXXXX").utf8CString)
     let fd = mkstemp(&template)
     guard fd >= 0 else { throw .trouble("cannot write in \(folder): \(String(cString: strerror(errno)))") }
@@ -172,7 +173,7 @@ final class StudioDocument {
     close(fd)
     guard ok, rename(temporary, path) == 0 else {
       unlink(temporary)
-      throw .trouble("cannot write \((path as NSString).lastPathComponent): \(ok ? String(cString: strerror(errno)) : reason)")
+      throw .trouble("cannot write \(PathText.lastComponent(path)): \(ok ? String(cString: strerror(errno)) : reason)")
     }
     let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if folderFD >= 0 {
@@ -243,23 +244,16 @@ struct FileStamp: Equatable {
 /// The file as committed at git HEAD, when it is tracked in a git work tree.
 enum GitBaseline {
   static func head(of path: String) -> [UInt8]? {
-    let folder = (path as NSString).deletingLastPathComponent
-    let name = (path as NSString).lastPathComponent
+    let folder = PathText.deletingLastComponent(path)
+    let name = PathText.lastComponent(path)
     guard let git = (["/usr/bin/git", "/usr/local/bin/git", "/bin/git"] as [String]).first(where: { (path: String) in access(path, X_OK) == 0 }) else {
       return nil
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: git)
-    process.arguments = ["-C", folder, "show", "HEAD:./" + name]
-    process.environment = ["PATH": "/usr/bin:/bin", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    do { try process.run() } catch { return nil }
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0, data.count <= PatternFiles.sizeLimit else { return nil }
-    return [UInt8](data)
+    let ended = try? ChildProcess.run(
+      git, ["-C", folder, "show", "HEAD:./" + name],
+      environment: ["PATH": "/usr/bin:/bin", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"], capture: .output,
+      limit: PatternFiles.sizeLimit)
+    guard let ended, ended.status == 0, !ended.truncated else { return nil }
+    return ended.output
   }
 }

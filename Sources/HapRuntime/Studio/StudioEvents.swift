@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// What the server tells the pages: Server-Sent Events, one subscription per open stream
@@ -11,7 +12,7 @@ public final class StudioEvents: @unchecked Sendable {
   /// page notice a dead stream.
   public static let heartbeat = 15.0
 
-  private let lock = NSLock()
+  private let lock = Lock()
   private var subscriptions: [ObjectIdentifier: Subscription] = [:]
   private var nextID = 1
   private var closed = false
@@ -66,7 +67,7 @@ public final class StudioEvents: @unchecked Sendable {
 
   /// One stream: the text queued for it, read by the server's connection thread.
   public final class Subscription: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var queued: [UInt8] = []
     private var messages = 0
     private var ended = false

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Who may talk to the studio (docs/studio.md, "Security"): a request names this machine's
@@ -11,7 +12,7 @@ public final class StudioGate: @unchecked Sendable {
   /// The cookie's value once exchanged.
   private let session: String
   public let port: Int
-  private let lock = NSLock()
+  private let lock = Lock()
   private var tokenUsed = false
 
   /// The session cookie's name, with the port: browsers keep cookies by host, not by port, so

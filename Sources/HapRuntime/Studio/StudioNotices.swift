@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// A vocabulary's notices as the studio's folder list shows them (one line each; those that
@@ -19,5 +20,5 @@ enum StudioNotices {
     }
   }
 
-  private static func name(_ path: String) -> String { (path as NSString).lastPathComponent }
+  private static func name(_ path: String) -> String { PathText.lastComponent(path) }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The files the studio may touch: regular files under its folder, by real path (links
@@ -35,7 +36,7 @@ enum StudioPaths {
     guard !parts.contains(where: { $0.hasPrefix(".") }) else {
       throw .forbidden("the studio does not open hidden files (\(Format.excerpt(name)))")
     }
-    let ext = (name as NSString).pathExtension.lowercased()
+    let ext = PathText.pathExtension(name).lowercased()
     guard patternExtensions.contains(ext) else {
       throw .forbidden("the studio opens .ahap and .json pattern files only")
     }
@@ -51,7 +52,7 @@ enum StudioPaths {
     guard !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else {
       throw .forbidden("the studio does not open hidden files (\(Format.excerpt(name)))")
     }
-    guard (real as NSString).lastPathComponent != PatternFiles.manifestName else {
+    guard PathText.lastComponent(real) != PatternFiles.manifestName else {
       throw .forbidden("\(PatternFiles.manifestName) is a vocabulary's settings, not a pattern")
     }
     return (relative, real)

@@ -1,5 +1,6 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The studio on the network: HTTP from libmicrohttpd (Debian's libmicrohttpd12, loaded at

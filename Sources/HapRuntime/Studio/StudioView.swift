@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// The document as the page draws it (`GET /api/pattern`, docs/studio.md): one item per
@@ -144,7 +145,7 @@ final class StudioWaveforms: @unchecked Sendable {
   static let step = 0.002
   private let root: String
   private let search: SoundSearch
-  private let lock = NSLock()
+  private let lock = Lock()
   private var cache: [String: (stamp: FileStamp, json: String)] = [:]
 
   init(root: String, search: SoundSearch) {
@@ -186,8 +187,8 @@ final class StudioWaveforms: @unchecked Sendable {
         low = min(low, v)
         high = max(high, v)
       }
-      lows.append(String(format: "%.3f", Double(low)))
-      highs.append(String(format: "%.3f", Double(high)))
+      lows.append(CFormat.string("%.3f", Double(low)))
+      highs.append(CFormat.string("%.3f", Double(high)))
       frame += per
     }
     return JSONOutput.object([

@@ -1,6 +1,8 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// A subcommand: its name, its help, and what it does.
 protocol Command {
@@ -242,7 +244,7 @@ enum HapCommandLine {
       for option in members {
         // The help within the 100 columns, after the synopsis's column: its line breaks are
         // where it was written to wrap, so it is wrapped again as one paragraph.
-        let lines = wrap(option.help.replacingOccurrences(of: "\n", with: " "), width: helpWidth - width - 4)
+        let lines = wrap(option.help.replacing("\n", with: " "), width: helpWidth - width - 4)
         text += "  \(option.synopsis.padding(toLength: width, withPad: " ", startingAt: 0))  \(lines[0])\n"
         for line in lines.dropFirst() {
           text += String(repeating: " ", count: width + 4) + line + "\n"

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// Ctrl-C and SIGTERM: set a flag that long-running work checks, so it can stop cleanly
 /// (remove a partial file, fade the exciter out) and exit 130. The signals are the program's:

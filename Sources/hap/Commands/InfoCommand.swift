@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap info`: what a pattern holds and what its signal looks like.
 enum InfoCommand: Command {

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap serve`: the vocabulary as a running service on a Unix socket (docs/service.md).
 enum ServeCommand: Command {
@@ -307,7 +308,7 @@ enum ServeCommand: Command {
   }
 
   private static func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
+    let thread = SystemThread(block: body)
     thread.name = name
     thread.start()
   }
