@@ -61,6 +61,14 @@ package struct ScalarSet: Sendable {
 }
 
 extension String {
+  /// Foundation's `padding(toLength:withPad: " ", startingAt: 0)`: spaces added, or the end cut,
+  /// to `length` UTF-16 code units.
+  package func padded(toLength length: Int) -> String {
+    let units = utf16.count
+    if units >= length { return units == length ? self : String(decoding: Array(utf16.prefix(length)), as: UTF16.self) }
+    return self + String(repeating: " ", count: length - units)
+  }
+
   /// One segment of a URL's path, percent-encoded as `addingPercentEncoding(withAllowedCharacters:
   /// .urlPathAllowed.subtracting(["/", ";", "?", "#", "%"]))` encodes it: each UTF-8 byte but
   /// ASCII letters, digits and `!$&'()*+,-.:=@_~` as `%XX`.

@@ -129,7 +129,7 @@ public struct ReportWriter {
     let counts = summary.rules.map { HapCore.Format.counted($0.count, $0.severity.rawValue) }
     let width = counts.map(\.count).max() ?? 0
     return zip(summary.rules, counts).map {
-      ($1 + String(repeating: " ", count: width - $1.count), $0.severity, $0.rule)
+      ($1.padded(toLength: width), $0.severity, $0.rule)
     }
   }
 

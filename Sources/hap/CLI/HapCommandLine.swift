@@ -166,7 +166,7 @@ enum HapCommandLine {
       """
     let width = commands.map { $0.name.count }.max() ?? 0
     for command in commands {
-      text += "  \(command.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(command.summary)\n"
+      text += "  \(command.name.padded(toLength: width))  \(command.summary)\n"
     }
     text += """
 
@@ -245,7 +245,7 @@ enum HapCommandLine {
         // The help within the 100 columns, after the synopsis's column: its line breaks are
         // where it was written to wrap, so it is wrapped again as one paragraph.
         let lines = wrap(option.help.replacing("\n", with: " "), width: helpWidth - width - 4)
-        text += "  \(option.synopsis.padding(toLength: width, withPad: " ", startingAt: 0))  \(lines[0])\n"
+        text += "  \(option.synopsis.padded(toLength: width))  \(lines[0])\n"
         for line in lines.dropFirst() {
           text += String(repeating: " ", count: width + 4) + line + "\n"
         }

@@ -145,7 +145,7 @@ enum StudioCommand: Command {
   /// `$XDG_RUNTIME_DIR/hap`, else the temporary folder) that forwards to the URL: the token
   /// never appears on a command line, where every user of the machine could read it (ps).
   private static func openBrowser(_ server: StudioServer) {
-    let folder = RunEnvironment.values["XDG_RUNTIME_DIR"].map { $0 + "/hap" } ?? NSTemporaryDirectory()
+    let folder = RunEnvironment.values["XDG_RUNTIME_DIR"].map { $0 + "/hap" } ?? FileManager.default.temporaryDirectory.path
     mkdir(folder, 0o700)
     let page = PathText.appending(folder, "studio-\(server.port).html")
     let html = """
