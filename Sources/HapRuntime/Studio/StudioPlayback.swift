@@ -51,7 +51,12 @@ final class StudioPlayback: @unchecked Sendable {
 
   /// The running engine, opened now if it is not; nil with ``problem`` set when it fails.
   private func startedRun() -> EngineRun? {
-    if let run { return run }
+    if let run {
+      guard run.engine.hasEnded else { return run }
+      // The device went away while nothing played: closed now, and opened again below.
+      self.run = nil
+      _ = run.finish()
+    }
     if !warmedUp {
       // The playback thread's first-use paths run once here, as HapKit's engine runs them.
       try? ALSALibrary.load()
@@ -117,7 +122,7 @@ final class StudioPlayback: @unchecked Sendable {
       let seconds = end - Double(begun) / run.rate
       guard send(.stop, at: seconds > 0 ? seconds : nil, to: start, on: run) else {
         stopLocked()
-        throw .trouble("cannot play it: the player's queue is full")
+        throw .unprocessable("cannot play it: the player's queue is full")
       }
     }
     return id
@@ -158,7 +163,7 @@ final class StudioPlayback: @unchecked Sendable {
   /// Starts `player` in the lowest free slot of `run`'s mixer, as soon as possible.
   private func begin(_ player: Player, set: RendererSet, on run: EngineRun) throws(StudioFailure) -> PlayerRun {
     guard let slot = (0..<PlayerMixer.capacity).first(where: { run.players[$0] == nil }) else {
-      throw .trouble("cannot play it: \(PlayerMixer.capacity) players still sound")
+      throw .unprocessable("cannot play it: \(PlayerMixer.capacity) players still sound")
     }
     let queue = ControlQueue(capacity: 1024)
     player.attach(queue)
@@ -167,7 +172,7 @@ final class StudioPlayback: @unchecked Sendable {
       player: player, queue: queue, slot: slot, set: set, requestedFrame: frame, trace: nil, owner: nil)
     run.mixer.setMuted(false, slot: slot)
     guard run.mixer.send(.start(slot: slot, player: Unmanaged.passUnretained(player), frame: frame)) else {
-      throw .trouble("cannot play it: the engine's command queue is full")
+      throw .unprocessable("cannot play it: the engine's command queue is full")
     }
     run.players[slot] = start
     return start
