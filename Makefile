@@ -2,12 +2,16 @@
 # what it needs (apt-get) or says exactly what to install.
 
 PREFIX ?= /usr/local
+# A leading ~ is the home folder: sh, dash and zsh pass 'PREFIX=~/.local' on with the ~ as it is.
+ifeq ($(firstword $(subst /, ,$(PREFIX))),~)
+override PREFIX := $(HOME)$(patsubst ~%,%,$(PREFIX))
+endif
 SWIFT_DIR ?= /opt/swift/usr/bin
 export PATH := $(SWIFT_DIR):$(PATH)
 SWIFT := swift
 # The hap that make run, make install and make bench use: linked statically with the Swift
-# runtime and Foundation, so it starts about twice as fast (no dynamic loading of Foundation
-# and its ICU library) and runs where no Swift toolchain is installed; and as a position-
+# runtime and FoundationEssentials (no full Foundation, so no ICU), so it starts about twice as
+# fast (no dynamic loading of the Swift libraries) and runs where no Swift toolchain is installed; and as a position-
 # dependent executable (-no-pie): a PIE this size applies 75,000 relative relocations at every
 # start, writing to about 200 pages; without them `hap --version` takes 251 page faults instead
 # of 462, and `hap play` reaches the device about 1.5 ms sooner. The price is that the binary's
@@ -90,6 +94,8 @@ build: static
 run: static sim
 	@$(HAP) validate --quiet "$(PATTERN)"
 	@sh scripts/run-play.sh "$(HAP)" "$(DEVICE)" "$(PATTERN)"
+	@# Where hap is, and how to type 'hap' anywhere (make install PREFIX=~/.local, ~/.local/bin on PATH).
+	@sh scripts/run-where.sh "$(abspath $(HAP))"
 
 sim: deps $(SIM_PLUGIN)
 

@@ -10,7 +10,7 @@ import HapRuntime
 /// (`TARGET` a path with an optional `?key=value&...` query), then `name: value` header lines up
 /// to an empty line, then the body.
 public enum StudioFuzzCheck {
-  static let statuses: Set<Int> = [200, 400, 401, 403, 404, 405, 409, 413, 422, 429, 500]
+  static let statuses: Set<Int> = [200, 303, 400, 401, 403, 404, 405, 409, 413, 422, 429, 500]
   /// The largest answer a request may get: a render of 4096 columns, a document of the patterns.
   static let largestAnswer = 8 << 20
   static let first = #"""

@@ -8,12 +8,13 @@ import Testing
 struct ServiceLatencyTests {
   @Test("hap serve opens the device with a 4 ms buffer unless --latency says otherwise")
   func serveDefaultsToASmallBuffer() throws {
-    let service = try RunningService(["--sample-format", "f32", "--keep-open"])
+    // Ready (serving, the device opened by its check): a stop while it starts ends the start.
+    let service = try RunningService(["--sample-format", "f32", "--keep-open"]).ready()
     #expect(service.terminate() == 0)
     let stats = try service.device.statistics()
     #expect(stats["buffer_size"] == "192" && stats["period_size"] == "48", "\(stats)")
 
-    let asked = try RunningService(["--sample-format", "f32", "--keep-open", "--latency", "10"])
+    let asked = try RunningService(["--sample-format", "f32", "--keep-open", "--latency", "10"]).ready()
     #expect(asked.terminate() == 0)
     let stats10 = try asked.device.statistics()
     #expect(stats10["buffer_size"] == "480" && stats10["period_size"] == "120", "\(stats10)")

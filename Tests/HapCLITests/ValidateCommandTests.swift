@@ -142,7 +142,8 @@ struct ValidateCommandTests {
     let result = try Hap.run(["validate", good, missing])
     #expect(result.status == 2)
     #expect(result.stderr.contains("cannot read '\(missing)': No such file or directory"))
-    #expect(result.stdoutLines.last == "2 files checked: 1 valid, 0 invalid, 1 unreadable; 0 errors, 0 warnings")
+    // Issue 45: a path that does not exist is no file checked.
+    #expect(result.stdoutLines.last == "1 file checked: 1 valid, 0 invalid; 0 errors, 0 warnings; 1 path named does not exist")
   }
 
   @Test func unreadableBeatsInvalidInTheExitStatus() throws {

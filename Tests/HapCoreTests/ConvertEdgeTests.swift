@@ -61,6 +61,21 @@ struct ConvertEdgeTests {
       #expect(!read.result.diagnostics.contains { $0.message.contains("bug") }, "\(times)")
       #expect(throws: (any Error).self) { try Converter.convert(Self.clip(times), from: .haptic, to: .ahap) }
     }
+    // An emphasis of amplitude 0 sounds no more than none (issue 45, item 10: "hap: bug:").
+    for amplitude in ["0", "0.0", "-0"] {
+      let silent = Array(
+        "{\"version\": {\"major\": 1}, \"signals\": {\"continuous\": {\"envelopes\": {\"amplitude\": [{\"time\": 0.5, \"amplitude\": 0.5, \"emphasis\": {\"amplitude\": \(amplitude), \"frequency\": 0.5}}], \"frequency\": [{\"time\": 30, \"frequency\": 0.5}]}}}}".utf8)
+      let read = HapticReading.read(SourceText(silent))
+      #expect(read.result.diagnostics.map(\.rule).contains("haptic-clip-invalid"), "\(read.result.diagnostics)")
+      #expect(!read.result.diagnostics.contains { $0.message.contains("bug") || $0.rule == "pattern-silent" })
+      #expect(read.result.diagnostics.first?.message.contains("none has an emphasis that sounds") == true)
+      #expect(throws: Converter.Failure.self) { try Converter.convert(silent, from: .haptic, to: .ahap) }
+      do {
+        _ = try Converter.convert(silent, from: .haptic, to: .ahap)
+      } catch {
+        guard case .invalidInput = error else { Issue.record("\(error) is not the clip's fault"); return }
+      }
+    }
     // With an emphasis, the instant is a transient: it converts and plays.
     let emphasis = Array(
       "{\"version\": {\"major\": 1}, \"signals\": {\"continuous\": {\"envelopes\": {\"amplitude\": [{\"time\": 0.2, \"amplitude\": 0.5, \"emphasis\": {\"amplitude\": 1, \"frequency\": 0.8}}]}}}}".utf8)

@@ -40,7 +40,7 @@ struct ServiceTests {
       service = VocabularyService(
         vocabulary: vocabulary,
         settings: ServiceSettings(device: device, profile: .exciter, idleClose: idleClose, memoryBudget: budget),
-        log: { notices.add($0) })
+        logsRequests: true, log: { notices.add($0) })
       service.notify = { [connections] in connections.tell($0, $1) }
     }
 
@@ -104,7 +104,11 @@ struct ServiceTests {
     #expect(status.hasPrefix("ok {"), "\(status)")
     #expect(status.contains("\"device\":\"open\""), "\(status)")
     // What a service says goes to its log as typed notices, never to standard error.
-    #expect(served.said.contains { if case .fired(event: "tap") = $0 { true } else { false } })
+    // Each request with its answer (`hap serve --verbose` says them), who asked: connection 0.
+    #expect(
+      served.said.contains {
+        if case .request(.connection(owner: 0, _, _), "fire tap", let answer) = $0 { answer.hasPrefix("ok fired tap") } else { false }
+      })
     #expect(served.said.contains { if case .deviceOpened = $0 { true } else { false } })
   }
 

@@ -393,6 +393,20 @@ struct StudioAPITests {
     #expect(studio.respond(to: Self.request("GET", "/api/nothing")).status == 404)
     #expect(studio.respond(to: Self.request("DELETE", "/api/edit")).status == 405)
   }
+
+  /// Found by the fuzzer's studio target: a path holding a carriage return came back raw.
+  @Test("a refusal's sentence is one line whatever the request holds: control bytes and line breaks escaped")
+  func refusalsStayOneLine() throws {
+    let (studio, _) = try Self.studio()
+    for path in ["/a\r\nb", "/api/x\u{1B}[31m\u{0}", "/api/\u{2028}y\u{9B}"] {
+      let answer = studio.respond(to: Self.request("GET", path))
+      #expect(answer.status == 404)
+      let value = try #require(JSONValue.parse(answer.body))
+      guard case .string(let message)? = value["error"] else { Issue.record("no error in \(answer.body)"); continue }
+      #expect(!message.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" })
+      #expect(message.contains("\\x0D") || message.contains("\\x1B") || message.contains("\\u{2028}"), "\(message)")
+    }
+  }
 }
 
 /// The studio's playback on the simulated exciter: what plays is `hap render`'s signal, bit for

@@ -28,7 +28,7 @@ public struct RuleSettings: Sendable, Equatable {
   public mutating func set(_ id: String, _ level: RuleLevel) throws(RuleSettingsError) {
     guard Rule.named(id) != nil else {
       throw .unknownRule(
-        Format.excerpt(id), suggestion: Suggestion.closest(to: id, among: Rule.all.map(\.id)))
+        RuleSettingsError.shown(id), suggestion: Suggestion.closest(to: id, among: Rule.all.map(\.id)))
     }
     if Self.locked.contains(id) && level != .error { throw .locked(id, level) }
     levels[id] = level
@@ -130,7 +130,7 @@ public struct ProjectSettings: Sendable, Equatable {
       case "ignore": try settings.readIgnore(document, value)
       default:
         throw located(
-          document, keyIndex, .unknownKey(Format.excerpt(key), suggestion: Suggestion.closest(to: key, among: keys)))
+          document, keyIndex, .unknownKey(RuleSettingsError.shown(key), suggestion: Suggestion.closest(to: key, among: keys)))
       }
     }
     return settings
@@ -150,7 +150,7 @@ public struct ProjectSettings: Sendable, Equatable {
     for (keyIndex, level) in Self.members(document, value) {
       let id = document.string(keyIndex)
       guard case .string(let word) = JSONValue(document, level), let parsed = RuleLevel(rawValue: word) else {
-        throw Self.located(document, level, .badLevel(Format.excerpt(id), value: JSONValue(document, level).excerpt))
+        throw Self.located(document, level, .badLevel(RuleSettingsError.shown(id), value: JSONValue(document, level).excerpt))
       }
       do throws(RuleSettingsError) {
         try rules.set(id, parsed)
@@ -194,6 +194,12 @@ public enum RuleSettingsError: Error, Equatable, Sendable {
   case ignoreNotAGlob(String)
   /// Where in the file the cause is.
   indirect case located(line: Int, column: Int, RuleSettingsError)
+
+  /// A name from the file as a message shows it: escaped as in JSON (a line break as `\n`,
+  /// a quote as `\"`), so that the message stays one line, and cut at 80 characters.
+  static func shown(_ name: String) -> String {
+    Format.excerpt(String(JSONString.literal(name).dropFirst().dropLast()))
+  }
 
   public var message: String {
     switch self {

@@ -53,6 +53,7 @@ extension CHHapticEngine {
     }
     started.traceRun = trace?.begin(json: tracedJSON(player.pattern), looping: settings.loops)
     run.players[slot] = started
+    if set.sounds.contains(where: { $0 != nil }) { run.soundStarted = true }
     player.current = started
     housekeep(fast: true)
   }

@@ -101,6 +101,8 @@ public struct CHHapticError: Error, @unchecked Sendable, CustomStringConvertible
       return "\(what): "
         + (first.map { "\($0.message) (\($0.rule), line \($0.line), column \($0.column))" } ?? "invalid pattern")
         + (more > 0 ? "; \(more) more error\(more == 1 ? "" : "s")" : "")
+    case .device(.noSuchDevice(let device)):  // hap's advice: a close name, and -D sim
+      return "\(what): \(PlaybackSession.Failure.sink(.noSuchDevice(device: device)).description)"
     case .device(let error): return "\(what): \(error)"
     case .address(let failure): return "\(what): \(failure)"
     case .simulated(let failure): return "\(what): \(failure)"

@@ -943,6 +943,24 @@ extension Renderer {
     samples.withUnsafeMutableBufferPointer { _ = render(into: $0) }
     return (lead, samples)
   }
+
+  /// ``renderAfterLeadingSilence()`` in blocks of 48,000 frames (the same samples: the render
+  /// does not depend on its block size), the rest left silent once `abandoned` says so (a
+  /// service stopped while its events render).
+  public func renderAfterLeadingSilence(abandoned: () -> Bool) -> (lead: Int, samples: [Float]) {
+    let lead = silentFrames
+    skipSilence(lead)
+    var samples = [Float](repeating: 0, count: remaining)
+    samples.withUnsafeMutableBufferPointer { all in
+      var done = 0
+      while done < all.count && !abandoned() {
+        let end = min(done + 48_000, all.count)
+        _ = render(into: UnsafeMutableBufferPointer(rebasing: all[done..<end]))
+        done = end
+      }
+    }
+    return (lead, samples)
+  }
 }
 
 extension AudioRenderer {

@@ -29,6 +29,10 @@ package final class EngineRun: @unchecked Sendable {
   /// Whether the session plays the patterns' sound (on the layout's channels or a second device).
   package var playsSound: Bool { session.playsSound }
 
+  /// Whether a player with sound started (guarded by the engine's lock): if none did, the
+  /// sound's simulated device captured only silence, and ``finish()`` removes that capture.
+  var soundStarted = false
+
   /// Players sounding (or about to), by mixer slot; guarded by the engine's lock.
   package var players: [Int: PlayerRun] = [:]
 
@@ -133,6 +137,7 @@ package final class EngineRun: @unchecked Sendable {
     mixer.wake()
     let report = engine.wait()
     session.close(success: report.outcome == .completed || report.outcome == .stopped)
+    if !soundStarted { session.removeSoundCapture() }
     return report
   }
 }

@@ -33,6 +33,10 @@ public enum InputFile {
     /// A feedbackd theme (`hap serve --feedback-theme`, `$FEEDBACK_THEME`, a parent): a regular file.
     case theme
 
+    /// Whether the name was typed by the user (an input, `--control`, a watched file, a sound
+    /// or signal), so a missing one is worth a did-you-mean (``PathSuggestion``).
+    public var isTyped: Bool { self == .namedInput || self == .control || self == .watched || self == .seekable }
+
     /// Whether a FIFO or a character device may be read.
     public var takesStreams: Bool { self == .namedInput || self == .control }
 
@@ -97,7 +101,13 @@ public enum InputFile {
     // A C string ends at its first NUL: "a.json\0x" would open "a.json".
     guard !path.utf8.contains(0) else { throw .nulInName }
     let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-    guard fd >= 0 else { throw .system(errno: errno) }
+    guard fd >= 0 else {
+      let code = errno
+      if code == ENOENT, purpose.isTyped, let closest = PathSuggestion.closest(to: path) {
+        throw .notFound(closest: closest)
+      }
+      throw .system(errno: code)
+    }
     var info = stat()
     guard fstat(fd, &info) == 0 else {
       let code = errno

@@ -16,6 +16,8 @@ public enum PatternCheck {
     /// A `*.json` file a folder walk found that is not a pattern (``PatternFiles/isNotAPattern``):
     /// left out of the report.
     public var notAPattern = false
+    /// The path named does not exist (`hap validate nothere/`): no file was checked.
+    public var missing = false
   }
 
   /// A project's settings as the command line gives them: rule levels over each file's
@@ -115,8 +117,27 @@ public enum PatternCheck {
       let result = PatternFiles.validate(bytes, input: input, context: reading.context(for: input))
       return Report(name: input.displayName, diagnostics: settings.apply(result.diagnostics), unreadable: nil)
     } catch {
-      return Report(name: input.displayName, diagnostics: [], unreadable: error.message)
+      var report = Report(name: input.displayName, diagnostics: [], unreadable: error.message)
+      report.missing = isMissing(input)
+      return report
     }
+  }
+
+  /// Whether `input` names a path that does not exist (`hap validate nothere/`): listed as not
+  /// found (ENOENT; not a name a walk found unreadable, such as one that is not UTF-8), or a
+  /// file gone before it was read, and not there now.
+  static func isMissing(_ input: PatternFiles.Input) -> Bool {
+    switch input {
+    case .unreadable(let path, let reason) where reason.hasPrefix(String(cString: strerror(ENOENT))):
+      return !exists(path)
+    case .file(let path): return !exists(path)
+    default: return false
+    }
+  }
+
+  private static func exists(_ path: String) -> Bool {
+    var info = stat()
+    return lstat(path, &info) == 0 || errno != ENOENT
   }
 
   /// Checks a vocabulary manifest against the pattern files of its folder.
@@ -148,6 +169,8 @@ public enum PatternCheck {
     public var valid = 0
     public var invalid = 0
     public var unreadable = 0
+    /// Paths named that do not exist (``Report/missing``): not counted as files.
+    public var missing = 0
     public var errors = 0
     public var warnings = 0
     /// How many findings each rule raised, by rule id and severity.
@@ -177,6 +200,10 @@ public enum PatternCheck {
     public mutating func add(_ report: Report, strict: Bool) {
       if report.notAPattern {
         notPatterns += 1
+        return
+      }
+      if report.missing {
+        missing += 1
         return
       }
       files += 1

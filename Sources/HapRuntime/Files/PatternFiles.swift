@@ -84,7 +84,9 @@ public enum PatternFiles {
       }
       var info = stat()
       guard stat(path, &info) == 0 else {
-        inputs.append(.unreadable(path, String(cString: strerror(errno))))
+        let code = errno
+        inputs.append(
+          .unreadable(path, String(cString: strerror(code)) + (code == ENOENT ? PathSuggestion.hint(for: path) : "")))
         continue
       }
       if info.st_mode & S_IFMT == S_IFDIR {
@@ -272,6 +274,9 @@ public enum PatternFiles {
     /// The name holds a NUL (from a JSON string's `\u0000`): the system would read it only up
     /// to the NUL, another file.
     case nulInName
+    /// No file of that name (ENOENT), and `closest` exists and is close to it
+    /// (``PathSuggestion``: `patterns/corect.json`, `patterns/correct.json`).
+    case notFound(closest: String)
 
     public var message: String {
       switch self {
@@ -286,6 +291,8 @@ public enum PatternFiles {
       case .unlisted(let reason): reason
       case .interrupted: "interrupted while waiting for its writer"
       case .nulInName: "its name holds a NUL character (\\u0000), which no file name can"
+      case .notFound(let closest):
+        "\(String(cString: strerror(ENOENT))); did you mean '\(Format.excerpt(closest))'?"
       case .unusableSettings(let path, let why):
         "the project's settings '\(Format.excerpt(path))' cannot be used: \(why)"
       }

@@ -139,7 +139,7 @@ extension ReportWriter {
   func junitDocument(_ summary: PatternCheck.Summary, seconds: Double) -> String {
     let time = CFormat.string("%.3f", max(0, seconds.isFinite ? seconds : 0))
     let counts =
-      "tests=\"\(summary.files)\" failures=\"\(summary.invalid)\" errors=\"\(summary.unreadable)\" time=\"\(time)\""
+      "tests=\"\(summary.files + summary.missing)\" failures=\"\(summary.invalid)\" errors=\"\(summary.unreadable + summary.missing)\" time=\"\(time)\""
     return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hap validate\" \(counts)>\n"
       + "  <testsuite name=\"hap validate\" \(counts) skipped=\"0\">\n" + items.joined()
       + "  </testsuite>\n</testsuites>\n"

@@ -100,7 +100,7 @@ public struct ReportWriter {
       guard beyondAnnotations > 0 else { return "" }
       return
         "::notice title=hap validate::\(Self.escapeData("\(HapCore.Format.counted(beyondAnnotations, "more finding")) than GitHub shows as annotations (\(Self.annotationsPerKind) of each kind per step): in this step's log as text lines"))\n"
-    case .sarif: return sarifLog(successful: summary.unreadable == 0)
+    case .sarif: return sarifLog(successful: summary.unreadable + summary.missing == 0)
     case .junit: return junitDocument(summary, seconds: seconds)
     }
   }
@@ -120,7 +120,10 @@ public struct ReportWriter {
     if summary.notPatterns > 0 {
       line += "; \(HapCore.Format.counted(summary.notPatterns, "JSON file")) without a \"Pattern\" key left out"
     }
-    return (line, summary.invalid + summary.unreadable > 0)
+    if summary.missing > 0 {
+      line += "; \(HapCore.Format.counted(summary.missing, "path")) named \(summary.missing == 1 ? "does" : "do") not exist"
+    }
+    return (line, summary.invalid + summary.unreadable + summary.missing > 0)
   }
 
   /// The summary per rule under the totals, errors first: each count padded to one width
@@ -169,7 +172,8 @@ public struct ReportWriter {
     return JSONOutput.object([
       ("files", String(summary.files)), ("manifests", String(summary.manifests)), ("valid", String(summary.valid)),
       ("invalid", String(summary.invalid)), ("notPatterns", String(summary.notPatterns)),
-      ("unreadable", String(summary.unreadable)), ("errors", String(summary.errors)),
+      ("unreadable", String(summary.unreadable)), ("missing", String(summary.missing)),
+      ("errors", String(summary.errors)),
       ("warnings", String(summary.warnings)), ("rules", JSONOutput.array(rules)),
     ])
   }

@@ -177,6 +177,10 @@ public struct SoundSearch: Sendable {
 
     public var message: String {
       switch self {
+      case .notFound(let waveform) where waveform.hasPrefix("/"):
+        "sound \"\(Format.excerpt(waveform))\" does not exist (a path from / is used as it is: no folder is searched)"
+          + (waveform.hasPrefix(FeedbackTheme.defaultSoundFolder + "/")
+            ? "; it is one of the freedesktop sound theme's sounds, which Debian's sound-theme-freedesktop installs" : "")
       case .notFound(let waveform):
         "sound \"\(Format.excerpt(waveform))\" is not beside the pattern nor in a sound path (--sound-path, $HAP_SOUND_PATH)"
       case .undecodable(let waveform, let failure):

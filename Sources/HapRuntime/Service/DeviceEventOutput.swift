@@ -81,7 +81,7 @@ final class DeviceEventOutput: EventOutput {
       let mixer = Self.motorMixer(vocabulary, settings, rate: rate ?? settings.device.rate)
       return .sound(mixer, refused: [:], made: (vocabulary, settings))
     }
-    let (mixer, refused) = Self.mixer(vocabulary, settings, rate: rate ?? settings.device.rate, log: log)
+    let (mixer, refused) = Self.mixer(vocabulary, settings, rate: rate ?? settings.device.rate, log: log, stop: stop)
     return .sound(mixer, refused: refused, made: (vocabulary, settings))
   }
 
@@ -102,9 +102,11 @@ final class DeviceEventOutput: EventOutput {
   /// left is not rendered (an empty buffer) and returned in `refused` with its bytes (and said).
   /// An event with audio events also gets its audio track rendered once (its sounds found
   /// from the vocabulary folder and `--sound-path`, resampled to `rate`), counted in the budget
-  /// with its decoded sounds.
+  /// with its decoded sounds. Once `stop` is raised (the service stopped while it starts) the
+  /// rest is left silent: each render gives up within a second of frames.
   private static func mixer(
-    _ vocabulary: Vocabulary, _ settings: ServiceSettings, rate: Int, log: @Sendable (ServiceNotice) -> Void
+    _ vocabulary: Vocabulary, _ settings: ServiceSettings, rate: Int, log: @Sendable (ServiceNotice) -> Void,
+    stop: StopRequest
   ) -> (EventMixer, [String: Int]) {
     let renderers = vocabulary.events.map { event in
       Renderer(
@@ -128,7 +130,8 @@ final class DeviceEventOutput: EventOutput {
       log(.overBudget(event: name, bytes: bytes, budget: settings.memoryBudget))
     }
     let renders = renderers.enumerated().map { k, renderer in
-      fits.contains(k) ? renderer.renderAfterLeadingSilence() : (lead: 0, samples: [])
+      fits.contains(k) && !stop.isRequested
+        ? renderer.renderAfterLeadingSilence(abandoned: { stop.isRequested }) : (lead: 0, samples: [])
     }
     let sounds = tracks.enumerated().map { k, track in fits.contains(k) ? track?.renderer?.renderForMixer() : nil }
     let mixer = EventMixer(
@@ -237,7 +240,7 @@ final class DeviceEventOutput: EventOutput {
     // (it may fail at this rate only), what the budget left out was said at load.
     if Double(opened.configuration.rate) != mixer.rate, let made, !isMotor {
       let soundsOnly: @Sendable (ServiceNotice) -> Void = { [log] in if case .soundLeftOut = $0 { log($0) } }
-      let (mixer, refused) = Self.mixer(made.0, made.1, rate: opened.configuration.rate, log: soundsOnly)
+      let (mixer, refused) = Self.mixer(made.0, made.1, rate: opened.configuration.rate, log: soundsOnly, stop: stop)
       install(.sound(mixer, refused: refused, made: made))
     }
     mixer.resume()

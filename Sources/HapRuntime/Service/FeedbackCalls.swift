@@ -37,7 +37,10 @@ extension FeedbackBus {
 
   private func call(_ message: UnsafeMutableRawPointer) {
     switch FeedbackCall.read(message) {
-    case .failure(let refusal): _ = hap_dbus_reply_error(connection, message, refusal.name, refusal.text)
+    case .failure(let refusal):
+      _ = hap_dbus_reply_error(connection, message, refusal.name, refusal.text)
+      let member = String(cString: hap_dbus_member(message))
+      service.logRequest(requester(message), asked: member, answer: "refused: \(refusal.name): \(refusal.text)")
     case .success(let call): answer(message, call)
     }
   }
@@ -50,14 +53,16 @@ extension FeedbackBus {
         "<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\"\n"
         + " \"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n<node><node name=\"\(child)\"/></node>\n"
       _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, xml)
-    case .trigger(_, let event, let timeout, let hint, let important, let soundFile):
-      start(message, event, timeout: timeout, hint: hint, important: important, soundFile: soundFile)
+    case .trigger(let app, let event, let timeout, let hint, let important, let soundFile):
+      start(message, app, event, timeout: timeout, hint: hint, important: important, soundFile: soundFile)
     case .endFeedback(let id): endFeedback(message, id)
-    case .vibrate(_, let parts): vibrate(message, parts)
+    case .vibrate(let app, let parts): vibrate(message, parts, by: requester(message, app: app))
     case .getProfile: _ = hap_dbus_reply_variant(connection, message, service.level.rawValue)
     case .getAll: _ = hap_dbus_reply_dictionary(connection, message, "Profile", service.level.rawValue)
     case .setProfile(let level):
-      if let error = service.setLevel(level) { log(.switchNotSaved(what: "the level", failure: error.message)) }
+      if let error = service.setLevel(level, by: requester(message)) {
+        log(.switchNotSaved(what: "the level", failure: error.message))
+      }
       _ = hap_dbus_reply(connection, message, 0, 0, nil)
     case .introspect: _ = hap_dbus_reply(connection, message, CChar(UInt8(ascii: "s")), 0, Self.introspection)
     case .machineID:
@@ -84,13 +89,19 @@ extension FeedbackBus {
   /// A client's text for an error message: at most 80 characters, control characters escaped.
   static func excerpt(_ text: String) -> String { ServiceReply.oneLine(Format.excerpt(text)) }
 
+  /// Who sent `message` (its app id, if the call gives one), for the `--verbose` log.
+  func requester(_ message: UnsafeMutableRawPointer, app: String? = nil) -> Requester {
+    let sender = String(cString: hap_dbus_sender(message))
+    return .bus(sender: sender, owner: clients[sender] ?? 0, app: app)
+  }
+
   /// The owner number of the call's sender (a new client gets one); nil past ``maxClients``.
   func owner(of message: UnsafeMutableRawPointer) -> (String, Int32)? {
     let sender = String(cString: hap_dbus_sender(message))
     if let owner = clients[sender] { return (sender, owner) }
     if clients.count >= Self.maxClients { forgetIdleClients() }
     guard clients.count < Self.maxClients else { return nil }
-    let owner = service.connected()
+    let owner = service.connected(bus: sender)
     clients[sender] = owner
     return (sender, owner)
   }
@@ -108,14 +119,19 @@ extension FeedbackBus {
   /// mute switch) ends at once, as feedbackd's: `FeedbackEnded(id, not found)` after the reply,
   /// so that a client has the id its signal names first.
   private func start(
-    _ message: UnsafeMutableRawPointer, _ name: String, timeout: Int32, hint: ServiceLevel?, important: Bool,
-    soundFile: String?
+    _ message: UnsafeMutableRawPointer, _ app: String, _ name: String, timeout: Int32, hint: ServiceLevel?,
+    important: Bool, soundFile: String?
   ) {
     guard let (sender, owner) = owner(of: message) else {
-      return refuse(message, "org.freedesktop.DBus.Error.LimitsExceeded", "too many clients have feedback playing.")
+      let text = "too many clients have feedback playing."
+      service.logRequest(requester(message, app: app), asked: "TriggerFeedback \(name)", answer: "refused: \(text)")
+      return refuse(message, "org.freedesktop.DBus.Error.LimitsExceeded", text)
     }
     let run: VocabularyService.FeedbackRun = timeout < 0 ? .once : .loop
-    switch service.trigger(name, owner: owner, run: run, hint: hint, important: important, soundFile: soundFile) {
+    let by = Requester.bus(sender: sender, owner: owner, app: app)
+    switch service.trigger(
+      name, owner: owner, run: run, hint: hint, important: important, soundFile: soundFile, by: by)
+    {
     case .failure(let error) where error.code == .badRequest:
       refuse(message, Self.invalidArgs, error.message)
     case .failure(let error):
@@ -136,36 +152,57 @@ extension FeedbackBus {
 
   private func endFeedback(_ message: UnsafeMutableRawPointer, _ id: UInt32) {
     // As feedbackd: an id that already ended (or never was) is no error.
+    var ended = false
     if let sender = ids[id], endedBy[id] == nil {
       endedBy[id] = .explicit
-      if !service.endVoice(id, by: clients[sender] ?? 0) { endedBy[id] = nil }
+      ended = service.endVoice(id, by: clients[sender] ?? 0)
+      if !ended { endedBy[id] = nil }
     }
     _ = hap_dbus_reply(connection, message, 0, 0, nil)
+    service.logRequest(
+      requester(message), asked: "EndFeedback \(id)", answer: ended ? "ended" : "nothing to end (it had ended, or never was)")
   }
 
   /// `Vibrate(app_id, [(amplitude, ms)])` (clamped by ``FeedbackCall``): one vibration at a
   /// time, as feedbackd's, tied to no client (it plays to its end after its caller leaves); a
   /// new one, or an empty array, ends the last. True when it plays; false when the silent level
   /// or the mute switch keeps it silent, or no device opens (as feedbackd without a vibra motor).
-  private func vibrate(_ message: UnsafeMutableRawPointer, _ parts: [Vibration.Part]) {
+  private func vibrate(_ message: UnsafeMutableRawPointer, _ parts: [Vibration.Part], by requester: Requester) {
     if vibration != 0 { _ = service.endVoice(vibration, by: 0) }
     vibration = 0
-    if parts.isEmpty { return reply(message, service.vibrationPlays) }
-    if service.playsRumble { return played(message, service.vibrate(rumble: Vibration.rumble(parts))) }
+    let asked = "Vibrate " + (parts.isEmpty ? "[] (stop)" : parts.map { "\(Format.number($0.amplitude)) for \($0.milliseconds) ms" }.joined(separator: ", "))
+    if parts.isEmpty {
+      let plays = service.vibrationPlays
+      service.logRequest(requester, asked: asked, answer: plays ? "true" : "false (the level or the mute keeps it silent)")
+      return reply(message, plays)
+    }
+    if service.playsRumble {
+      return played(message, service.vibrate(rumble: Vibration.rumble(parts)), requester, asked)
+    }
     let made = service.signalSettings
     // The budget before the render it bounds (100 s at 48 kHz is 19 MB).
     let milliseconds = parts.reduce(0) { $0 + Double($1.milliseconds) }
     let bytes = Int((milliseconds / 1000 * made.rate).rounded(.up)) * MemoryLayout<Float>.size
     if let refusal = VocabularyService.signalRefusal(bytes: bytes, budget: made.budget) {
+      service.logRequest(requester, asked: asked, answer: "refused: \(refusal.message)")
       return refuse(message, Self.failedError, refusal.message)
     }
     let samples = Vibration.signal(parts, profile: made.profile, rate: made.rate, gain: made.gain)
-    played(message, service.vibrate(samples))
+    played(message, service.vibrate(samples), requester, asked)
   }
 
   /// Answers a Vibrate: true when it plays; false when the level or the mute switch keeps it
   /// silent, or the device does not open (`hap status` says `missing`).
-  private func played(_ message: UnsafeMutableRawPointer, _ result: Result<UInt32?, ServiceError>) {
+  private func played(
+    _ message: UnsafeMutableRawPointer, _ result: Result<UInt32?, ServiceError>, _ requester: Requester, _ asked: String
+  ) {
+    let answer: String
+    switch result {
+    case .failure(let error): answer = "\(error.code == .noDevice ? "false" : "refused"): \(error.message)"
+    case .success(let id?): answer = "true, voice \(id)"
+    case .success(nil): answer = "false (the level or the mute keeps it silent)"
+    }
+    service.logRequest(requester, asked: asked, answer: answer)
     switch result {
     case .failure(let error) where error.code == .noDevice: reply(message, false)
     case .failure(let error): refuse(message, Self.failedError, error.message)

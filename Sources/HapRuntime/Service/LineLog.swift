@@ -19,19 +19,28 @@ public final class LineLog: @unchecked Sendable {
   private let writeText: @Sendable (String) -> Bool
   /// The line that says how many lines were dropped.
   private let droppedNotice: @Sendable (Int) -> String
+  /// What each line begins with, made when it is added (a time: `hap serve --verbose`).
+  private let stamp: (@Sendable () -> String)?
 
   /// A log of lines written to `fd` (`STDERR_FILENO` for a daemon's standard error);
-  /// `dropped` words the line that says how many were dropped.
-  public convenience init(fd: Int32, dropped: @escaping @Sendable (Int) -> String) {
-    self.init(writing: { RegularFile.writeAll(fd, Array($0.utf8)) }, dropped: dropped)
+  /// `dropped` words the line that says how many were dropped; `stamp` makes what each line
+  /// begins with when it is added (nil: nothing).
+  public convenience init(
+    fd: Int32, dropped: @escaping @Sendable (Int) -> String, stamp: (@Sendable () -> String)? = nil
+  ) {
+    self.init(writing: { RegularFile.writeAll(fd, Array($0.utf8)) }, dropped: dropped, stamp: stamp)
   }
 
   /// A log of lines handed to `write` (each with its newline; false: it could not be written,
   /// the line counts as dropped), from the log's thread: a program that keeps its standard
   /// error elsewhere (a run in process).
-  public init(writing write: @escaping @Sendable (String) -> Bool, dropped: @escaping @Sendable (Int) -> String) {
+  public init(
+    writing write: @escaping @Sendable (String) -> Bool, dropped: @escaping @Sendable (Int) -> String,
+    stamp: (@Sendable () -> String)? = nil
+  ) {
     self.writeText = write
     self.droppedNotice = dropped
+    self.stamp = stamp
   }
 
   /// Starts the writer thread.
@@ -44,7 +53,7 @@ public final class LineLog: @unchecked Sendable {
   /// Queues `line` (without its newline; its control characters escaped, so a file name with
   /// a newline or ESC stays one line of the log), or counts it as dropped when the queue is full.
   public func add(_ line: String) {
-    let line = ServiceReply.oneLine(line)
+    let line = ServiceReply.oneLine(stamp.map { "\($0()) \(line)" } ?? line)
     condition.lock()
     if queue.count >= Self.maxLines { dropped += 1 } else { queue.append(line) }
     condition.signal()
@@ -91,7 +100,7 @@ public final class LineLog: @unchecked Sendable {
       queue.removeAll(keepingCapacity: true)
       if dropped > reported {
         let count = dropped - reported
-        lines.insert(droppedNotice(count), at: 0)
+        lines.insert(stamp.map { "\($0()) \(droppedNotice(count))" } ?? droppedNotice(count), at: 0)
         reported = dropped
       }
       writing = true

@@ -36,8 +36,18 @@ public enum ServiceNotice: Sendable {
   case soundLeftOut(event: String, why: String)
   /// An event whose render does not fit the memory budget is left out.
   case overBudget(event: String, bytes: Int, budget: Int)
-  /// `--verbose`: a fire was played.
-  case fired(event: String)
+  /// `--verbose`: a request the service acted on or refused (``VocabularyService/logsRequests``):
+  /// who asked, what (the socket's line, or a D-Bus call in words), and the answer.
+  case request(by: Requester, asked: String, answer: String)
+  /// `--verbose`: the level changed, and who changed it.
+  case levelChanged(from: ServiceLevel, to: ServiceLevel, by: Requester)
+  /// `--verbose`: a numbered voice of `event` ended: a loop, whatever ended it, or any voice
+  /// that did not play to its end or by a stop (stolen, refused, unplayable, its device closed).
+  /// `owner`: the connection (or D-Bus client) that started it (0: none, a vibration).
+  case voiceEnded(id: UInt32, event: String, loops: Bool, owner: Int32, why: VoiceEnd.Reason)
+  /// `--verbose`: `count` lines about `by`'s requests were not logged, past its
+  /// ``RequestLog/perSecond`` (a client must not flood the log).
+  case notLogged(by: Requester, count: Int)
   /// The session bus connection ended: feedbackd's API is no longer answered.
   case busLost
   /// `hap serve --dbus` answers feedbackd's API.
@@ -106,5 +116,27 @@ public enum ServiceNotice: Sendable {
     case config
     /// The vocabulary folder's changes need SIGHUP.
     case vocabulary
+  }
+}
+
+/// Who asked the service for something, as its `--verbose` log names them. The names a client
+/// gives (its program's name, a D-Bus app id) are its own: the log escapes and shortens them.
+public enum Requester: Sendable, Equatable {
+  /// A socket connection: its owner number (``VocabularyService/connected(pid:)``), its process
+  /// (0: not known) and that process's name (`/proc/PID/comm`; nil: not known).
+  case connection(owner: Int32, pid: pid_t, program: String?)
+  /// A D-Bus client: its unique bus name, its owner number once it has one (0: none), and the
+  /// app id its call gave (nil: the call has none).
+  case bus(sender: String, owner: Int32, app: String?)
+  /// The config file (a level or mute written into it).
+  case configFile
+
+  /// The key its log budget is kept under (nil: never limited).
+  var budgetKey: String? {
+    switch self {
+    case .connection(let owner, _, _): "#\(owner)"
+    case .bus(let sender, _, _): sender
+    case .configFile: nil
+    }
   }
 }

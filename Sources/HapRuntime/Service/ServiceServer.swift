@@ -34,7 +34,7 @@ public enum ServiceServer {
   static func run(
     _ client: ServiceConnections.Client, service: VocabularyService, connections: ServiceConnections, timeout: Double?
   ) {
-    let owner = service.connected()
+    let owner = service.connected(pid: client.pid)
     connections.register(client, owner: owner)
     let outcome = serve(client, owner: owner, service: service, timeout: timeout)
     service.disconnected(owner)

@@ -26,8 +26,36 @@ extension VocabularyService {
   /// error. `soundFile` (an absolute path) plays,
   /// at the full level, in place of the event's sound, or alone for an event hap has no pattern
   /// for (as feedbackd plays it); one that cannot be read or exceeds the budget is the error.
+  /// `requester` (with ``logsRequests``): the call and what came of it are said.
   public func trigger(
-    _ name: String, owner: Int32, run: FeedbackRun, hint: ServiceLevel?, important: Bool, soundFile: String? = nil
+    _ name: String, owner: Int32, run: FeedbackRun, hint: ServiceLevel?, important: Bool, soundFile: String? = nil,
+    by requester: Requester? = nil
+  ) -> Result<FeedbackStart, ServiceError> {
+    var reply: ServiceReply?
+    let result = trigger(name, owner, run, hint, important, soundFile, reply: &reply)
+    guard let requester, logsRequests else { return result }
+    var asked = "TriggerFeedback \(name)\(run == .once ? "" : " looping")"
+    if let hint { asked += " profile=\(hint.rawValue)" }
+    if important { asked += " important" }
+    if let soundFile { asked += " sound-file=\(soundFile)" }
+    logRequest(requester, asked: asked, answer: Self.answer(result, reply))
+    return result
+  }
+
+  /// A trigger's outcome in words, for the log: the fire's reply, and its id.
+  private static func answer(_ result: Result<FeedbackStart, ServiceError>, _ reply: ServiceReply?) -> String {
+    switch result {
+    case .failure(let error): return ServiceReply.error(error).line
+    case .success(.playing(let id)): return "\(reply?.line ?? "ok playing"), id \(id)"
+    case .success(.silent(let id)):
+      // The reply shortened first, so that the log's limit never cuts what came of the call.
+      return "\(Format.excerpt(reply?.line ?? "ok", limit: 300)) (nothing plays: id \(id) ended at once, FeedbackEnded not found)"
+    }
+  }
+
+  private func trigger(
+    _ name: String, _ owner: Int32, _ run: FeedbackRun, _ hint: ServiceLevel?, _ important: Bool, _ soundFile: String?,
+    reply said: inout ServiceReply?
   ) -> Result<FeedbackStart, ServiceError> {
     lock.lock()
     let wanted = hint ?? .full
@@ -54,6 +82,7 @@ extension VocabularyService {
     let reply = fire(
       name, gain: 1, sharpness: 0, owner: owner, loop: run == .loop, detach: false, bindAlways: true, level: level,
       once: run == .once, debounce: run == .once, sound: sound)
+    said = reply
     let result: Result<FeedbackStart, ServiceError>
     switch reply {
     case .fired(_, let voice): result = .success(.playing(voice))
@@ -106,10 +135,10 @@ extension VocabularyService {
   }
 
   /// Sets the level as the `level` request does (saved into the config file); why it was not
-  /// saved, if it was not.
-  public func setLevel(_ level: ServiceLevel) -> ServiceError? {
+  /// saved, if it was not. `requester`: who set it (the `--verbose` log says so).
+  public func setLevel(_ level: ServiceLevel, by requester: Requester? = nil) -> ServiceError? {
     lock.lock()
-    let reply = handle(.level(level), owner: 0)
+    let reply = leveled(level, by: requester)
     unlockSaying()
     if case .error(let error) = reply { return error }
     return nil

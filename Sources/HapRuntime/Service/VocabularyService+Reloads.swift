@@ -11,9 +11,7 @@ extension VocabularyService {
   /// The config file's level and mute switch, at once (a mute fades out what sounds).
   public func setSwitch(level: ServiceLevel, muted: Bool) {
     lock.lock()
-    if level != policy.level { levelToSay = level }
-    silenceBelow(level, was: policy.level)
-    policy.level = level
+    changeLevel(to: level, by: .configFile)
     if muted && !policy.muted { stopEverything(why: "the service was muted (its config file)") }
     policy.muted = muted
     unlockSaying()

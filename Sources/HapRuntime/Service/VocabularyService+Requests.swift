@@ -9,19 +9,45 @@ extension VocabularyService {
   // MARK: Requests
 
   /// The reply line (without its newline) to one framed request line.
+  /// With ``logsRequests``, the request and its reply are said (who asked: `owner`'s connection).
   public func reply(to frame: ServiceLineFramer.Frame, owner: Int32 = 0) -> String {
+    let reply: String
+    var status = false
     switch frame {
     case .tooLong:
-      ServiceReply.error(
+      reply = ServiceReply.error(
         ServiceError(.tooLong, "the request line is longer than \(ServiceRequest.maxLineBytes) bytes.")
       )
       .line
     case .line(let bytes):
       switch ServiceRequest.parse(bytes: bytes) {
-      case .failure(let error): ServiceReply.error(error).line
-      case .success(let request): handled(request, owner: owner).line
+      case .failure(let error): reply = ServiceReply.error(error).line
+      case .success(let request):
+        reply = handled(request, owner: owner).line
+        if case .status = request { status = true }
       }
     }
+    // The status is a long line of JSON, said by `hap status`: not repeated in the log.
+    if logsRequests { logRequest(frame, status ? "ok (the status)" : reply, owner: owner) }
+    return reply
+  }
+
+  /// Says request `frame` of connection `owner` and its `reply` (within the client's budget).
+  private func logRequest(_ frame: ServiceLineFramer.Frame, _ reply: String, owner: Int32) {
+    let asked: String
+    switch frame {
+    case .tooLong: asked = "(a line over \(ServiceRequest.maxLineBytes) bytes)"
+    case .line(let bytes): asked = String(decoding: bytes.prefix(512), as: UTF8.self)
+    }
+    let requester = requests.requester(owner)
+    requests.say(.request(by: requester, asked: asked, answer: reply), by: requester)
+  }
+
+  /// Says what `requester` asked (a D-Bus call in words) and the `answer`, within its budget
+  /// (``logsRequests`` only).
+  public func logRequest(_ requester: Requester, asked: String, answer: String) {
+    guard logsRequests else { return }
+    requests.say(.request(by: requester, asked: asked, answer: answer), by: requester)
   }
 
   /// One request under the lock, then (outside it) the lines owed to the clients whose loops
@@ -75,15 +101,39 @@ extension VocabularyService {
     case .unmute:
       policy.muted = false
       return Self.saved(.unmuted, saveSwitch?(nil, false), "the service is unmuted until it stops")
-    case .level(let level):
-      if level != policy.level { levelToSay = level }
-      silenceBelow(level, was: policy.level)
-      policy.level = level
-      return Self.saved(
-        .level(level), saveSwitch?(level, nil), "the level \(level.rawValue) lasts until the service stops")
+    case .level(let level): return leveled(level, by: logsRequests ? requests.requester(owner) : nil)
     case .ping: return .pong
     }
   }
+
+  /// `unknown-event` for `name`; under `--dbus` (sounds come with requests) with the desktop
+  /// vocabulary, saying so.
+  func unknownEvent(_ name: String) -> ServiceError {
+    let desktop =
+      settings.soundHints && PathText.lastComponent(settings.folder) == VocabularyFolder.desktopName
+    return .unknownEvent(name, among: names, desktop: desktop ? settings.folder : nil)
+  }
+
+  /// The `level` request of `requester` (lock held): the level changed and saved.
+  func leveled(_ level: ServiceLevel, by requester: Requester?) -> ServiceReply {
+    changeLevel(to: level, by: requester)
+    return Self.saved(.level(level), saveSwitch?(level, nil), "the level \(level.rawValue) lasts until the service stops")
+  }
+
+  /// The level becomes `level` (lock held), changed by `requester` (said with ``logsRequests``):
+  /// the voices it does not play fade out; feedbackd's clients are told once the lock is released.
+  func changeLevel(to level: ServiceLevel, by requester: Requester?) {
+    let was = policy.level
+    if level != was {
+      levelToSay = level
+      if let requester, logsRequests { say(.levelChanged(from: was, to: level, by: requester), by: requester) }
+    }
+    silenceBelow(level, was: was)
+    policy.level = level
+  }
+
+  /// Says `notice` about `requester` within its log budget.
+  func say(_ notice: ServiceNotice, by requester: Requester) { requests.say(notice, by: requester) }
 
   /// `reply`, or `not-saved` when saving the switch into the config file failed.
   static func saved(_ reply: ServiceReply, _ failure: String?, _ effect: String) -> ServiceReply {
@@ -95,7 +145,7 @@ extension VocabularyService {
   func stop(_ name: String?, by requester: Int32) -> ServiceReply {
     var events: [Int?] = [nil]
     if let name {
-      guard let k = played(name, at: .full)?.k else { return .error(.unknownEvent(name, among: names)) }
+      guard let k = played(name, at: .full)?.k else { return .error(unknownEvent(name)) }
       events = [k] + [played(name, at: .quiet)?.k].compactMap { $0 }.filter { $0 != k }
     }
     if output.isOpen && !events.allSatisfy({ output.stop(event: $0, owner: nil) }) {
@@ -135,7 +185,7 @@ extension VocabularyService {
     level: ServiceLevel? = nil, once: Bool = false, debounce: Bool = true, sound: HintedSound? = nil
   ) -> ServiceReply {
     guard let (event, k, form) = played(name, at: level ?? policy.level) else {
-      return .error(.unknownEvent(name, among: names))
+      return .error(unknownEvent(name))
     }
     guard var binding = VoiceOwners.binding(event, loop: loop, detach: detach) else {
       return .error(Self.loopsCannotDetach(name))
@@ -172,7 +222,6 @@ extension VocabularyService {
       loops.append(voice)
       if loops.count > Self.maxLoops { loops.removeFirst() }
     }
-    log(.fired(event: name))
     return .fired(name, voice: voice.id)
   }
 
@@ -239,17 +288,44 @@ extension VocabularyService {
 
   // MARK: Connections
 
-  /// A new connection: its owner number for ``reply(to:owner:)`` and ``disconnected(_:)``.
-  public func connected() -> Int32 {
+  /// A new connection: its owner number for ``reply(to:owner:)`` and ``disconnected(_:)``. `pid`:
+  /// its process (0: not known), whose name the `--verbose` log gives (``logsRequests``).
+  public func connected(pid: pid_t = 0) -> Int32 {
     lock.lock()
-    defer { lock.unlock() }
-    return owners.next()
+    let owner = owners.next()
+    lock.unlock()
+    if logsRequests {
+      requests.connected(owner, .connection(owner: owner, pid: pid, program: pid > 0 ? Self.program(pid) : nil))
+    }
+    return owner
+  }
+
+  /// A D-Bus client's owner number (``connected(pid:)``), its bus name `sender` in the log.
+  public func connected(bus sender: String) -> Int32 {
+    lock.lock()
+    let owner = owners.next()
+    lock.unlock()
+    if logsRequests { requests.connected(owner, .bus(sender: sender, owner: owner, app: nil)) }
+    return owner
+  }
+
+  /// Process `pid`'s name (`/proc/PID/comm`, at most 15 bytes as the kernel keeps it), if readable.
+  static func program(_ pid: pid_t) -> String? {
+    let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: 64)
+    let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    guard count > 0 else { return nil }
+    let name = bytes[..<count].last == 10 ? bytes[..<(count - 1)] : bytes[..<count]
+    return String(decoding: name, as: UTF8.self)
   }
 
   /// A connection closed: every voice bound to it (looping or continuous, not detached)
   /// fades out. With no device thread running the sound's command waits in the ring for the
   /// next one (the voices of a lost device are still there when it comes back).
   public func disconnected(_ owner: Int32) {
+    if logsRequests { requests.disconnected(owner) }
     lock.lock()
     defer { lock.unlock() }
     guard owners.closed(owner) else { return }

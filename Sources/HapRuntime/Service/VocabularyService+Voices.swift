@@ -59,6 +59,7 @@ extension VocabularyService {
     for end in ends where !sparing.contains(end.id) {
       guard let entry = live.ended(end.id) else { continue }
       endsToSay.append((end.id, end.reason))
+      if logsRequests { sayEnd(entry, end.reason) }
       guard entry.loops, loops.contains(where: { $0.id == end.id }) else { continue }
       if let why = Self.why(end.reason), entry.voice.owner != 0 {
         untold.append(
@@ -66,6 +67,17 @@ extension VocabularyService {
       }
       stopped { $0.id == end.id }
     }
+  }
+
+  /// Says (`--verbose`) that `entry`'s voice ended: a loop, whatever ended it; another voice
+  /// only when it did not play to its end or by a stop (a request's line said that).
+  private func sayEnd(_ entry: LiveVoices.Entry, _ reason: VoiceEnd.Reason) {
+    guard entry.loops || (reason != .played && reason != .stopped) else { return }
+    let voice = entry.voice
+    let notice = ServiceNotice.voiceEnded(
+      id: voice.id, event: voice.event.name, loops: entry.loops, owner: voice.owner, why: reason)
+    if voice.owner == 0 { return log(notice) }
+    say(notice, by: requests.requester(voice.owner))
   }
 
   /// What a loop's client is told when it ended by itself (nil: a stop it was told of, or

@@ -148,6 +148,9 @@ public enum DeviceCheck: Sendable {
 public final class VocabularyService: @unchecked Sendable {
   /// `--memory-budget`'s default: 256 MiB.
   public static let defaultMemoryBudget = 256 << 20
+  /// The lines of one client the `--verbose` log says a second (``RequestLog``): a client
+  /// cannot flood it.
+  public static let requestsLoggedPerSecond = RequestLog.perSecond
   /// The loops sounding at most (the most recent).
   public static let maxLoops = 64
   /// The mixer's command ring. Stops (`stop`, `mute`, a closed connection's) may use all of
@@ -175,6 +178,11 @@ public final class VocabularyService: @unchecked Sendable {
   var shuttingDown = false
   let lock = Condition()
   let log: @Sendable (ServiceNotice) -> Void
+  /// Whether each request, level change and voice's end is said (`hap serve --verbose`):
+  /// ``ServiceNotice/request(by:asked:answer:)`` and the rest, through ``requests``.
+  public let logsRequests: Bool
+  /// Who each connection is, and each client's log budget.
+  let requests: RequestLog
   /// Lines owed to clients whose loops a request of another ended: owner, line.
   var untold: [(Int32, String)] = []
   /// Numbered voices' ends owed to ``voiceEnded`` (said once the lock is released).
@@ -199,12 +207,16 @@ public final class VocabularyService: @unchecked Sendable {
   /// The service of `vocabulary` on the device `settings` names (a motor for `evdev:PATH`).
   /// `fallback` (feedbackd's theme, `--feedback-theme`) serves the events `vocabulary` lacks,
   /// at every load. `stop` (`hap serve`: SIGINT and SIGTERM; raised by ``shutDown()`` too)
-  /// ends the device's thread, and its wait for a lost device.
+  /// ends the device's thread, and its wait for a lost device (and, raised while the events
+  /// render, leaves the rest unrendered: a service stopped before it serves). `logsRequests`:
+  /// say every request and what came of it (`--verbose`).
   public init(
     vocabulary: Vocabulary, settings: ServiceSettings, fallback: Vocabulary? = nil, stop: StopRequest = StopRequest(),
-    log: @escaping @Sendable (ServiceNotice) -> Void
+    logsRequests: Bool = false, log: @escaping @Sendable (ServiceNotice) -> Void
   ) {
     self.stop = stop
+    self.logsRequests = logsRequests
+    requests = RequestLog(log: log)
     self.fallback = fallback
     let vocabulary = Self.merged(vocabulary, fallback)
     self.vocabulary = vocabulary

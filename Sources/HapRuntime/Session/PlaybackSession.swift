@@ -227,6 +227,13 @@ public final class PlaybackSession: @unchecked Sendable {
     }
   }
 
+  /// Removes the closed sound device's capture (a simulated one's, not one appended to): for an
+  /// engine that opened it in case a pattern brought sound, and none did.
+  public func removeSoundCapture() {
+    guard let sound, let capture = sound.capture, !sound.appends else { return }
+    unlink(capture)
+  }
+
   /// Closes the device, and the sound's (after a failure, what is queued is dropped).
   public func close(success: Bool) {
     sink?.close(success: success)

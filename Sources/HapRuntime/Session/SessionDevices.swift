@@ -93,6 +93,8 @@ public struct SoundDevice {
   public let planes: [Int]
   public let name: String
   public let capture: String?
+  /// The capture is appended to (`sim:APPEND=`), never replaced.
+  public var appends = false
 
   /// Opens the sound's device like `haptic` (its rate and period). A device named on purpose
   /// (`--audio-device`) that does not open, or takes another rate or period, is trouble; the
@@ -120,7 +122,10 @@ public struct SoundDevice {
         throw PlaybackSession.Failure.soundMismatch(
           device: sound.device, rate: s.rate, period: s.periodFrames, hapticRate: c.rate, hapticPeriod: c.periodFrames)
       }
-      return .opened(SoundDevice(sink: opened.sink, planes: opened.planes, name: sound.device, capture: opened.capture))
+      return .opened(
+        SoundDevice(
+          sink: opened.sink, planes: opened.planes, name: sound.device, capture: opened.capture,
+          appends: opened.simulated?.appends ?? false))
     } catch {
       guard options.audioDevice == nil else { throw error }
       return .left(error)

@@ -38,11 +38,14 @@ public enum StudioFailure: Error, Sendable, Equatable {
     }
   }
 
+  /// The sentence, one line whatever a request put in it: control characters and the two
+  /// Unicode line breaks shown as escapes (a path holding `%0D`, a name with a NUL).
   public var message: String {
     switch self {
     case .badRequest(let m), .unauthorized(let m), .forbidden(let m), .notFound(let m), .methodNotAllowed(let m),
       .conflict(let m), .tooLarge(let m), .unprocessable(let m), .tooMany(let m), .trouble(let m):
-      m
+      Format.visibleControls(m).replacing("\u{2028}", with: "\\u{2028}")
+        .replacing("\u{2029}", with: "\\u{2029}")
     }
   }
 }

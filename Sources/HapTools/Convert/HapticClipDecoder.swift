@@ -146,19 +146,19 @@ public struct HapticClipDecoder {
   }
 
   /// A clip with nothing to play: no length, less than AHAP's finest time, or one instant of
-  /// envelope without an emphasis.
+  /// envelope without an emphasis that sounds.
   private mutating func checkSpan(of clip: HapticClip, amplitude: Int, pointer: String) {
     if !findings.hasErrors && clip.length <= 0 {
       invalid(
         "every amplitude breakpoint is at time 0, so the clip has no length and nothing to play", amplitude,
         pointer)
     } else if !findings.hasErrors, let first = clip.amplitude.first, clip.amplitude.allSatisfy({ $0.time == first.time }),
-      !clip.amplitude.contains(where: { $0.emphasis != nil })
+      !clip.amplitude.contains(where: { ($0.emphasis?.amplitude ?? 0) > 0 })
     {
       // One instant of envelope (one breakpoint, or all at one time) spans no time: nothing
-      // sounds, and without an emphasis there is nothing to play at all.
+      // sounds, and without an emphasis that sounds (amplitude above 0) nothing plays at all.
       invalid(
-        "every amplitude breakpoint is at \(Format.number(first.time)) s and none has an emphasis, so the clip has no span and nothing to play",
+        "every amplitude breakpoint is at \(Format.number(first.time)) s and none has an emphasis that sounds (an amplitude above 0), so the clip has no span and nothing to play",
         amplitude, pointer)
     } else if !findings.hasErrors && AHAPWriter.rounded(clip.length) <= 0 {
       invalid(

@@ -47,6 +47,19 @@ public struct ServiceError: Error, Equatable, Sendable {
         + (Suggestion.closest(to: name, among: events).map { "; did you mean \"\($0)\"?" } ?? "."))
   }
 
+  /// An `unknown-event` error from `hap serve --dbus` serving the desktop vocabulary (`folder`):
+  /// without a did-you-mean, it says that vocabulary is served, and how to serve another.
+  public static func unknownEvent(_ name: String, among events: [String], desktop folder: String?) -> ServiceError {
+    guard let folder, Suggestion.closest(to: name, among: events) == nil else {
+      return unknownEvent(name, among: events)
+    }
+    let example = events.first.map { " such as \"\($0)\"" } ?? ""
+    return ServiceError(
+      .unknownEvent,
+      "no event \"\(Format.excerpt(name))\" in the vocabulary: this is 'hap serve --dbus', which serves the desktop vocabulary '\(Format.excerpt(folder))' (feedbackd's event names\(example)); 'hap serve --dbus --vocabulary DIR' or 'hap serve' serves your patterns."
+    )
+  }
+
   /// What follows an unknown word: the closest of `candidates` as a question, else the list
   /// (` (did you mean "fire"?)` or `; expected one of fire, stop, ...`), one sentence either way.
   static func choices(_ word: String, among candidates: [String]) -> String {

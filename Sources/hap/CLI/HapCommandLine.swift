@@ -105,8 +105,12 @@ enum HapCommandLine {
     }
     guard let command = command(named: first) else {
       if first.hasPrefix("-") {
+        let meant = Suggestion.closest(to: first, among: ["--version", "--help"])
         return usageError(
-          .refused("unknown option '\(first)'; options go after the command (hap COMMAND --option)"), command: nil)
+          .refused(
+            "unknown option '\(Format.excerpt(first))'"
+              + (meant.map { "; did you mean '\($0)'?" } ?? "; options go after the command (hap COMMAND --option)")),
+          command: nil)
       }
       return usageError(unknownCommand(first), command: nil)
     }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import HapCore
 import HapRuntime
+import Synchronization
 
 /// Ctrl-C and SIGTERM: set a flag that long-running work checks, so it can stop cleanly
 /// (remove a partial file, fade the exciter out) and exit 130. The signals are the program's:
@@ -26,6 +27,22 @@ enum Interrupt {
   /// a thread of its own and says so here, so every stop request that follows ``stop`` (the
   /// service's playback thread, waiting for a lost device or not) sees it.
   static func raise() { SignalStop.raise() }
+
+  /// Which signal `hap serve`'s thread took (SIGINT, SIGTERM; 0: none yet), or a run in
+  /// process was stopped as (``RunContext/deliver(_:)``; its plain stop counts as SIGTERM).
+  static var caught: Int32 {
+    guard let context = RunContext.current else { return taken.load(ordering: .sequentiallyConsistent) }
+    let signal = context.signal.load(ordering: .sequentiallyConsistent)
+    return signal == 0 && context.stop.isRequested ? SIGTERM : signal
+  }
+
+  /// Raises the flag for `signal`, taken with sigwait (``caught`` says which).
+  static func raise(for signal: Int32) {
+    taken.store(signal, ordering: .sequentiallyConsistent)
+    raise()
+  }
+
+  private static let taken = Atomic<Int32>(0)
 
   /// Installs the handler for good: from here the signals raise the flag, for the commands that
   /// poll it (render, play, drag, plot, validate --watch).

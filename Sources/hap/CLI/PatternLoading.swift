@@ -65,6 +65,13 @@ enum PatternLoading {
     }
   }
 
+  /// `; did you mean 'lra'?` for a built-in's misspelt name that is no file either, or "".
+  static func meantProfile(_ value: String, _ error: PatternFiles.ReadError) -> String {
+    guard case .system(ENOENT) = error, !value.contains("/") else { return "" }
+    return Suggestion.closest(to: value, among: ActuatorProfile.builtIns.map(\.name)).map { "; did you mean '\($0)'?" }
+      ?? ""
+  }
+
   /// A profile that cannot be had, in lines.
   static func describe(_ failure: ProfileFailure, style: Style = errorStyle) -> [String] {
     switch failure {
@@ -72,7 +79,8 @@ enum PatternLoading {
       let names = ActuatorProfile.builtIns.map(\.name).joined(separator: ", ")
       return [
         Console.shown(
-          "hap: '\(value)' is neither a built-in profile (\(names)) nor a readable profile file: \(error.message)")
+          "hap: '\(value)' is neither a built-in profile (\(names)) nor a readable profile file: \(error.message)"
+            + meantProfile(value, error))
       ]
     case .invalid(let value, let diagnostics):
       return diagnostics.map { DiagnosticPrinter.text($0, file: value, style: style) } + [

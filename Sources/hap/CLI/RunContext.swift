@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import HapCore
 import HapRuntime
+import Synchronization
 
 /// What one run of the command line takes from its process, when it is not the process's: the
 /// environment, and where standard output and standard error go. The tests run most commands in
@@ -33,6 +34,15 @@ final class RunContext: Sendable {
 
   /// What SIGHUP does to the binary: a service reloads its vocabulary and feedbackd's theme.
   func hangUp() { hangups.signal() }
+  /// The signal the run was stopped as (``deliver(_:)``; 0: none, or a plain stop).
+  let signal = Atomic<Int32>(0)
+
+  /// Stops the run as `signal` (SIGINT, SIGTERM) stops the binary: its stop, and the signal
+  /// for what tells them apart (``Interrupt/caught``: `hap serve` interrupted while starting).
+  func deliver(_ signal: Int32) {
+    self.signal.store(signal, ordering: .sequentiallyConsistent)
+    stop.request()
+  }
   /// What the run reads on standard input; nil: nothing (as `/dev/null`).
   let input: Data?
   /// The program a run in process stands for, for what it runs of itself (the studio's exports:

@@ -75,9 +75,7 @@ enum ConvertCommand: Command {
     guard !arguments.positionals.isEmpty else { throw .noInput }
     let named = try PatternFolders.command(arguments.positionals)
     let inputs = named.paths
-    guard let output = arguments[Self.output] else {
-      throw .noOutput(forms: "-o FILE.ahap, -o FILE.haptic or -o FOLDER/")
-    }
+    guard let output = arguments[Self.output] else { throw .noOutput(forms: outputForms(arguments[Self.to])) }
     if inputs.filter({ $0 == "-" }).count > 1 { throw .standardInputTwice }
     let from = try format(arguments[Self.from], option: "--from")
     let target = try self.target(arguments, output: output, inputs: inputs, folder: named.hasFolder)
@@ -168,7 +166,29 @@ enum ConvertCommand: Command {
       return source == .ahap ? .haptic : .ahap
     }
     throw .refused(
-      "cannot tell the output format of '\(Format.excerpt(output))': name it .ahap or .haptic, or use --to")
+      "cannot tell the output format of '\(Format.excerpt(output))': name it .ahap or .json (AHAP), .haptic (Meta's clip), .kt (Android's Kotlin) or .xml (Android's XML), or use --to"
+        + meantFormat(output))
+  }
+
+  /// `-o`'s forms for `--to FORMAT` (nil: any).
+  static func outputForms(_ format: String?) -> String {
+    switch format {
+    case "ahap", "json": "-o FILE.ahap or -o FOLDER/"
+    case "haptic": "-o FILE.haptic or -o FOLDER/"
+    case "android": "-o FILE.kt (its Kotlin) or -o FILE.json (its JSON description)"
+    case "kotlin": "-o FILE.kt"
+    case "android-xml": "-o FILE.xml"
+    default: "-o FILE.ahap, -o FILE.haptic, -o FILE.kt, -o FILE.xml or -o FOLDER/"
+    }
+  }
+
+  /// `; did you mean '--to android'?` for an output named after a format (`boom.android`), or "".
+  static func meantFormat(_ output: String) -> String {
+    let written = URL(fileURLWithPath: output).pathExtension.lowercased()
+    let choices = to.spec.choices
+    guard !written.isEmpty else { return "" }
+    let meant = choices.contains(written) ? written : Suggestion.closest(to: written, among: choices)
+    return meant.map { "; did you mean '--to \($0)'?" } ?? ""
   }
 
   /// The extensions of the sounds hap reads (WAV itself, the rest through libsndfile).
@@ -234,6 +254,11 @@ enum ConvertCommand: Command {
     {
       Console.error(
         "hap: note: \(name): its sound (\(sounds) AudioCustom event\(sounds == 1 ? "" : "s")) is left out; \(output) carries no sound"
+      )
+    }
+    if status == ExitStatus.ok && !quiet && from == .ahap && target == .ahap && !portable {
+      Console.error(
+        "hap: note: '\(Format.excerpt(name))' and '\(Format.excerpt(output))' are both AHAP: the same pattern, written again as hap writes AHAP (--portable also rewrites it within Core Haptics' limits)"
       )
     }
     if status == ExitStatus.ok && !quiet && target == .ahap && input != "-" && output != "-" {
@@ -343,6 +368,14 @@ enum ConvertCommand: Command {
     }
   }
 
+  /// Why `--verbose` scores no feel: the input is a sound (no pattern to compare the output
+  /// with), or the output is not read back as a pattern.
+  static func notScored(_ converted: Converter.Output) -> String {
+    converted.source == nil
+      ? "not scored: audio input is not scored (a sound is not a pattern to compare the output with)"
+      : "not scored (the output is not read back)"
+  }
+
   /// Writes a conversion's output and says what it did; its exit status.
   static func write(
     _ converted: Converter.Output, name: String, to output: String, verbose: Bool, quiet: Bool, portable: Bool = false
@@ -357,7 +390,7 @@ enum ConvertCommand: Command {
       for line in converted.approximations { Console.error("\(name): rewrote: \(line)") }
     } else if verbose {
       for note in converted.approximations { Console.error("\(name): approximated: \(note)") }
-      Console.error("\(name): scored: \(FeelReport.score(converted) ?? "not scored (the output is not read back)")")
+      Console.error("\(name): scored: \(FeelReport.score(converted) ?? notScored(converted))")
     }
     guard PlotCommand.write(String(decoding: converted.bytes, as: UTF8.self), to: output) else {
       return ExitStatus.trouble

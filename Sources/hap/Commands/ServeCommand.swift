@@ -96,37 +96,49 @@ enum ServeCommand: Command {
     if arguments.gave(Options.profile), let status = unusableProfile(options) { return status }
     // Before any thread starts (the log's is the first), so that every thread inherits the mask.
     let signals = Interrupt.blockForService()
+    // Taken from here on, so a slow start (a theme, the renders, a device) ends at a signal.
+    if RunContext.current == nil { startSignalThread(signals) }
     // EPIPE from a log reader or client never ends it: SIGPIPE ignored (the process's; a run in
     // process writes its sockets with MSG_NOSIGNAL and its log to memory), the log queued.
     if RunContext.current == nil { signal(SIGPIPE, SIG_IGN) }
-    let log = serviceLog()
+    let log = serviceLog(stamped: options.verbose)
     log.start()
     let say: @Sendable (ServiceNotice) -> Void = { [verbose = options.verbose] notice in
       for line in ServiceNotices.lines(notice, verbose: verbose) { log.add(line) }
     }
-    let reloader = makeReloader(arguments, options, vocabularyFolder, say)
-    log.add(vocabularyFolder.logLine)
-    let trouble = {  // trouble before serving: the last log lines are written first
+    let trouble = {  // trouble before serving (or a signal): the last log lines are written first
+      if Interrupt.requested { return interrupted(log) }
       log.finish(within: 1)
       return ExitStatus.trouble
     }
+    // The socket first: a live service is refused before any work (and before a word about
+    // the vocabulary it would have served), and clients that connect while the events render
+    // wait in the backlog.
+    guard let (listener, socket) = listen(socketPath, log: log) else { return trouble() }
+    let reloader = makeReloader(arguments, options, vocabularyFolder, say)
+    log.add(vocabularyFolder.logLine)
     let device: DeviceSettings
     let profile: ActuatorProfile
     switch reloader.start() {
     case .failure(let failure):
       for line in PatternLoading.describe(failure) { log.add(line) }
+      socket.remove()
+      close(listener)
       return trouble()
     case .success(let started): (device, profile) = started
     }
-    // The socket first: a live service is refused before any work, and clients that connect
-    // while the events render wait in the backlog.
-    guard let (listener, socket) = listen(socketPath, log: log) else { return trouble() }
+    if Interrupt.requested {
+      socket.remove()
+      close(listener)
+      return interrupted(log)
+    }
     guard let vocabulary = vocabularyFolder.load(search: reloader.search, quiet: arguments[quiet], log: say) else {
       socket.remove()
       close(listener)
       return trouble()
     }
-    guard case .some(let theme) = feedbackd(arguments, vocabulary, say, socket, reloader) else {
+    guard case .some(let theme) = feedbackd(arguments, vocabulary, say, socket, reloader), !Interrupt.requested else {
+      socket.remove()
       close(listener)
       return trouble()
     }
@@ -135,8 +147,8 @@ enum ServeCommand: Command {
       settings: ServiceSettings(
         device: device, profile: profile, idleClose: idleClose, memoryBudget: arguments[memoryBudget] << 20,
         folder: vocabularyFolder.path, search: reloader.search, soundHints: arguments[dbus]), fallback: theme,
-      stop: StopRequest(following: Interrupt.stop), log: say)
-    return serve(service, reloader: reloader, arguments, socketPath, socket, listener, signals, log)
+      stop: StopRequest(following: Interrupt.stop), logsRequests: options.verbose, log: say)
+    return serve(service, reloader: reloader, arguments, socketPath, socket, listener, log)
   }
 
   /// The config file (the off switch, and the defaults of the device options) and the
@@ -158,15 +170,30 @@ enum ServeCommand: Command {
     return reloader
   }
 
-  /// The service's log on standard error, written by a thread of its own (``LineLog``).
-  private static func serviceLog() -> LineLog {
-    guard let context = RunContext.current else { return LineLog(fd: STDERR_FILENO, dropped: ServiceNotices.dropped) }
+  /// The service's log on standard error, written by a thread of its own (``LineLog``);
+  /// `stamped` (`--verbose`): each line begins with the time it was said.
+  private static func serviceLog(stamped: Bool) -> LineLog {
+    let stamp: (@Sendable () -> String)? = stamped ? ServiceNotices.timestamp : nil
+    guard let context = RunContext.current else {
+      return LineLog(fd: STDERR_FILENO, dropped: ServiceNotices.dropped, stamp: stamp)
+    }
     return LineLog(
       writing: { text in
         var text = text
         text.withUTF8(context.errors.append)
         return true
-      }, dropped: ServiceNotices.dropped)
+      }, dropped: ServiceNotices.dropped, stamp: stamp)
+  }
+
+  /// A start that SIGINT or SIGTERM ended before the service served (a slow theme, renders or
+  /// device): said, and the status of the signal: 130 for SIGINT (interrupted), 0 for SIGTERM
+  /// (a stop asked for, as while serving).
+  private static func interrupted(_ log: LineLog) -> Int32 {
+    let signal = Interrupt.caught
+    log.add("hap: stopped while starting (\(signal == SIGINT ? "SIGINT" : "SIGTERM")); nothing was served")
+    Console.flush()
+    log.finish(within: 1)
+    return signal == SIGINT ? ExitStatus.interrupted : ExitStatus.ok
   }
 
   /// Checks the device, starts the reloader and the service's threads, and accepts connections
@@ -174,12 +201,13 @@ enum ServeCommand: Command {
   /// out, closes the device, removes the socket and writes the log. Exit 0.
   private static func serve(
     _ service: VocabularyService, reloader: ServiceReloader, _ arguments: Arguments, _ socketPath: String,
-    _ socket: OwnedSocket, _ listener: Int32, _ signals: sigset_t, _ log: LineLog
+    _ socket: OwnedSocket, _ listener: Int32, _ log: LineLog
   ) -> Int32 {
     let connections = ServiceConnections()
     service.notify = { connections.tell($0, $1) }
     let (level, muted) = reloader.initialSwitch
     service.setSwitch(level: level, muted: muted)
+    if Interrupt.requested { return startStopped(service, socket, listener, log) }
     let check = service.checkDevice()
     log.add(ServiceNotices.line(check))
     if case .motor = check, service.deviceSettings.linearGain > 1 {
@@ -191,18 +219,21 @@ enum ServeCommand: Command {
     if let context { startHangupThread(context, reloader: reloader, stop: service.stop) }
     var bus: FeedbackBus?
     if arguments[dbus] {
-      guard let started = startBus(service, socket: socket, log: log) else {
+      guard let started = startBus(service, socket: socket, log: log, verbose: arguments[DeviceOptions.verbose]) else {
         close(listener)
         return ExitStatus.trouble
       }
       bus = started
+    }
+    if Interrupt.requested {
+      bus?.stop()
+      return startStopped(service, socket, listener, log)
     }
     let count = service.eventCount
     log.add("hap: serving \(count) event\(count == 1 ? "" : "s") on '\(Format.excerpt(socketPath))'")
     Console.flush()
     startThread("hap idle closer") { service.runIdleCloser() }
     startThread("hap voice watcher") { service.runVoiceWatcher() }
-    if !inProcess { startSignalThread(signals) }
     let timeout = arguments[clientTimeout] > 0 ? arguments[clientTimeout] : nil
     ServiceServer.acceptLoop(listener, service: service, connections: connections, timeout: timeout, stop: service.stop)
     context?.hangUp()  // wakes the hang-up thread, which sees the stop and ends
@@ -246,14 +277,23 @@ enum ServeCommand: Command {
     }
   }
 
-  /// SIGINT or SIGTERM, taken with sigwait: raises the stop, which ends the accept loop (and a
-  /// playback thread's wait for a lost device: it polls the flag).
+  /// A service stopped after it was made, before it served: it shuts down (the device closed),
+  /// the socket goes; ``interrupted(_:)``.
+  private static func startStopped(
+    _ service: VocabularyService, _ socket: OwnedSocket, _ listener: Int32, _ log: LineLog
+  ) -> Int32 {
+    service.shutDown()
+    socket.remove()
+    close(listener)
+    return interrupted(log)
+  }
+
+  /// SIGINT or SIGTERM, taken with sigwait from the start: raises the stop (saying which), which
+  /// ends the start where it is, or the accept loop (and a playback thread's wait for a lost
+  /// device: it polls the flag).
   private static func startSignalThread(_ signals: sigset_t) {
     startThread("hap signals") {
-      var caught: Int32 = 0
-      var set = signals
-      sigwait(&set, &caught)
-      Interrupt.raise()
+      Interrupt.raise(for: Interrupt.waitForStop(signals))
     }
   }
 
@@ -292,11 +332,13 @@ enum ServeCommand: Command {
   /// --dbus: feedbackd's API on the session bus (`$DBUS_SESSION_BUS_ADDRESS` as the run has it,
   /// else libdbus's default). A bus that cannot be had ends the service (it was asked for),
   /// exit 2: nil.
-  private static func startBus(_ service: VocabularyService, socket: OwnedSocket, log: LineLog) -> FeedbackBus? {
+  private static func startBus(
+    _ service: VocabularyService, socket: OwnedSocket, log: LineLog, verbose: Bool
+  ) -> FeedbackBus? {
     let address = RunEnvironment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
     do throws(FeedbackBusError) {
       return try FeedbackBus.start(service: service, address: address) {
-        for line in ServiceNotices.lines($0, verbose: false) { log.add(line) }
+        for line in ServiceNotices.lines($0, verbose: verbose) { log.add(line) }
       }
     } catch {
       log.add("hap: --dbus: \(error.message)")

@@ -217,7 +217,7 @@ enum ValidateCommand: Command {
       )
       return ExitStatus.trouble
     }
-    if summary.unreadable > 0 || unwritten { return ExitStatus.trouble }
+    if summary.unreadable > 0 || summary.missing > 0 || unwritten { return ExitStatus.trouble }
     if let limit = project.maxWarnings, summary.invalid == 0, summary.warnings > limit {
       Console.error("hap: \(Format.counted(summary.warnings, "warning")), more than --max-warnings \(limit)")
       return ExitStatus.failure

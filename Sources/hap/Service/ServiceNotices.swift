@@ -8,7 +8,8 @@ enum ServiceNotices {
   /// The lines of `notice`; none for what only `--verbose` says, without it.
   static func lines(_ notice: ServiceNotice, verbose: Bool) -> [String] {
     switch notice {
-    case .fired, .deviceOpened, .deviceClosed: verbose ? [line(notice)] : []
+    case .deviceOpened, .deviceClosed: verbose ? [line(notice)] : []
+    case .request, .levelChanged, .voiceEnded, .notLogged: verbose ? [requestLine(notice)] : []
     case .themeLoaded(_, _, let notes): [line(notice)] + notes.map { "hap: theme: \(ServiceReply.oneLine($0))" }
     case .profileUnusable(let failure): PatternLoading.describe(failure, style: Style(enabled: false))
     case .profileWarnings(let file, let warnings):
@@ -49,7 +50,6 @@ enum ServiceNotices {
       "hap: \(ServiceReply.oneLine(Format.excerpt(event))): its sound is left out (\(why)); its haptics play"
     case .overBudget(let event, let bytes, let budget):
       "hap: \(ServiceReply.oneLine(Format.excerpt(event))) left out: its render needs \(VocabularyService.megabytes(bytes)), more than the \(VocabularyService.megabytes(budget)) memory budget leaves (--memory-budget); shorten the pattern or raise the budget"
-    case .fired(let event): "hap: fired \(ServiceReply.oneLine(Format.excerpt(event)))"
     case .busLost: "hap: the session bus went away; feedbackd's API is no longer answered (the socket still is)"
     case .busServing(let name): "hap: answering feedbackd's D-Bus API as \(name) on the session bus"
     case .themeLoaded(let path, let events, _):
@@ -67,6 +67,62 @@ enum ServiceNotices {
       "hap: the pattern's sound is not played (\(why)); the haptics play ('--audio-device NAME' names a device for the sound, '--no-audio' leaves it out)"
     default: nil
     }
+  }
+
+  /// `--verbose`'s lines of requests, level changes and voices' ends. What a client wrote (its
+  /// request, its program's name, its app id) is shortened and its control characters escaped.
+  static func requestLine(_ notice: ServiceNotice) -> String {
+    switch notice {
+    case .request(let by, let asked, let answer):
+      "hap: \(who(by)) '\(client(asked))' -> \(client(answer, limit: 400))"
+    case .levelChanged(let from, let to, let by): "hap: level \(from.rawValue) -> \(to.rawValue), by \(who(by))"
+    case .voiceEnded(let id, let event, let loops, let owner, let why):
+      "hap: voice \(id) (\(loops ? "loop of " : "")\(client(event))\(owner > 0 ? ", client \(owner)" : "")) ended: \(ended(why))"
+    case .notLogged(let by, let count):
+      "hap: \(who(by)): \(count) more line\(count == 1 ? "" : "s") not logged (over \(VocabularyService.requestsLoggedPerSecond) a second)"
+    default: line(notice)
+    }
+  }
+
+  /// Who asked, in words: `client 3 (pid 4242, python3)`, `D-Bus :1.42 (client 5, app org.example.App)`.
+  static func who(_ requester: Requester) -> String {
+    switch requester {
+    case .connection(let owner, let pid, let program):
+      return "client \(owner)\(pid > 0 ? " (pid \(pid)\(program.map { ", \(client($0, limit: 32))" } ?? ""))" : "")"
+    case .bus(let sender, let owner, let app):
+      let details = [owner > 0 ? "client \(owner)" : nil, app.map { "app \(client($0))" }].compactMap { $0 }
+      return "D-Bus \(client(sender, limit: 64))" + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
+    case .configFile: return "the config file"
+    }
+  }
+
+  /// A client's text: at most `limit` characters, its control characters escaped.
+  static func client(_ text: String, limit: Int = 80) -> String { ServiceReply.oneLine(Format.excerpt(text, limit: limit)) }
+
+  /// Why a voice ended, in words.
+  static func ended(_ why: VoiceEnd.Reason) -> String {
+    switch why {
+    case .played: "played to its end"
+    case .stopped: "stopped"
+    case .stolen: "a newer voice took its place (every voice was sounding)"
+    case .refused: "it never started (every voice was sounding, each of a higher priority)"
+    case .unplayable: "it could not be played"
+    case .closed: "the device was closed"
+    }
+  }
+
+  /// `hap serve --verbose`'s time at the start of each line: the local time of day to the
+  /// millisecond (`12:03:04.512`), which a developer reads beside their app's log and the journal's.
+  static func timestamp() -> String {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    var seconds = now.tv_sec
+    var parts = tm()
+    localtime_r(&seconds, &parts)
+    let milliseconds = Int(now.tv_nsec / 1_000_000)
+    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    let padded = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
+    return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(padded)"
   }
 
   /// Why a client that does not read was closed, in words.

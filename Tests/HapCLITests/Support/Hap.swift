@@ -256,9 +256,9 @@ extension Hap {
     }
 
     /// Stops it: `signal` to a launched one; in process its stop request, which stops it as
-    /// SIGTERM (and Ctrl-C) stop the binary.
+    /// SIGTERM (and Ctrl-C) stop the binary, with the signal it stands for.
     func stop(_ signal: Int32 = SIGTERM) {
-      if let run { return run.stop() }
+      if let run { return run.stop(signal) }
       if let process, process.isRunning { kill(process.processIdentifier, signal) }
     }
 

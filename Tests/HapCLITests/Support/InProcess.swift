@@ -190,8 +190,9 @@ enum InProcess {
     var errorsSoFar: String { String(decoding: context.errors.data, as: UTF8.self) }
     var outputSoFar: Data { context.output.data }
 
-    /// Stops it as SIGTERM (or Ctrl-C) stops the binary: its stop request.
-    func stop() { context.stop.request() }
+    /// Stops it as `signal` (SIGTERM, or Ctrl-C's SIGINT) stops the binary: its stop request,
+    /// and which signal it stands for (`hap serve` interrupted while starting tells them apart).
+    func stop(_ signal: Int32 = SIGTERM) { context.deliver(signal) }
 
     /// Waits up to `timeout` seconds for its end: what it printed and its exit status; nil if it
     /// has not ended.

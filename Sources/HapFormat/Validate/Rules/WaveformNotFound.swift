@@ -25,9 +25,13 @@ enum WaveformNotFound: WholePatternRule {
     guard context.sound != nil || context.waveformExists != nil else { return }
     for event in pattern.events where event.type == .audioCustom {
       guard let path = event.waveformPath, context.waveformFound(path) == false else { continue }
+      let missing =
+        path.hasPrefix("/")
+        ? "does not exist (a path from / is used as it is: no folder is searched)"
+        : "is not beside the pattern nor in a sound path (--sound-path, $HAP_SOUND_PATH)"
       findings.add(
         .waveformNotFound,
-        "waveform file \"\(Format.excerpt(path))\" is not beside the pattern nor in a sound path (--sound-path, $HAP_SOUND_PATH); iOS refuses the whole pattern when an AudioCustom event's waveform cannot be found (error -4830)",
+        "waveform file \"\(Format.excerpt(path))\" \(missing); iOS refuses the whole pattern when an AudioCustom event's waveform cannot be found (error -4830)",
         at: event.source.waveformPath.offset,
         pointer: JSONPointer.entry(event.source.entry.entry, "Event", "EventWaveformPath"))
     }
