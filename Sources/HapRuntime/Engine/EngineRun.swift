@@ -31,7 +31,7 @@ package final class EngineRun: @unchecked Sendable {
 
   /// Whether a player with sound started (guarded by the engine's lock): if none did, the
   /// sound's simulated device captured only silence, and ``finish()`` removes that capture.
-  var soundStarted = false
+  package var soundStarted = false
 
   /// Players sounding (or about to), by mixer slot; guarded by the engine's lock.
   package var players: [Int: PlayerRun] = [:]

@@ -175,6 +175,7 @@ final class StudioPlayback: @unchecked Sendable {
       throw .unprocessable("cannot play it: the engine's command queue is full")
     }
     run.players[slot] = start
+    if set.sounds.contains(where: { $0 != nil }) { run.soundStarted = true }
     return start
   }
 
