@@ -86,9 +86,7 @@ enum ServeCommand: Command {
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
     let options = try DeviceOptions(arguments, defaultLatency: defaultLatency, environment: RunEnvironment.values)
-    _ = try MotorOptions.motorPath(options, arguments, refusing: [Options.soundPath, memoryBudget])  // not on a motor
-    if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
-    try refuseAudioOnly(arguments)
+    try refuseOptions(arguments, options)
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
     let vocabularyFolder = VocabularyFolder.resolve(
       arguments[vocabulary], name: arguments[dbus] ? VocabularyFolder.desktopName : VocabularyFolder.defaultName)
@@ -115,6 +113,11 @@ enum ServeCommand: Command {
     // the vocabulary it would have served), and clients that connect while the events render
     // wait in the backlog.
     guard let (listener, socket) = listen(socketPath, log: log) else { return trouble() }
+    let giveUp = {  // before serving: the socket taken back, then as trouble() says
+      socket.remove()
+      close(listener)
+      return trouble()
+    }
     let reloader = makeReloader(arguments, options, vocabularyFolder, say)
     log.add(vocabularyFolder.logLine)
     let device: DeviceSettings
@@ -122,25 +125,15 @@ enum ServeCommand: Command {
     switch reloader.start() {
     case .failure(let failure):
       for line in PatternLoading.describe(failure) { log.add(line) }
-      socket.remove()
-      close(listener)
-      return trouble()
+      return giveUp()
     case .success(let started): (device, profile) = started
     }
-    if Interrupt.requested {
-      socket.remove()
-      close(listener)
-      return interrupted(log)
-    }
+    if Interrupt.requested { return giveUp() }  // trouble() says it was interrupted
     guard let vocabulary = vocabularyFolder.load(search: reloader.search, quiet: arguments[quiet], log: say) else {
-      socket.remove()
-      close(listener)
-      return trouble()
+      return giveUp()
     }
     guard case .some(let theme) = feedbackd(arguments, vocabulary, say, socket, reloader), !Interrupt.requested else {
-      socket.remove()
-      close(listener)
-      return trouble()
+      return giveUp()
     }
     let service = VocabularyService(
       vocabulary: vocabulary,
@@ -149,6 +142,14 @@ enum ServeCommand: Command {
         folder: vocabularyFolder.path, search: reloader.search, soundHints: arguments[dbus]), fallback: theme,
       stop: StopRequest(following: Interrupt.stop), logsRequests: options.verbose, log: say)
     return serve(service, reloader: reloader, arguments, socketPath, socket, listener, log)
+  }
+
+  /// What `hap serve` refuses among the options it was given: those of a motor it cannot honour,
+  /// `--idle-close` with `--keep-open`, audio alone.
+  private static func refuseOptions(_ arguments: Arguments, _ options: DeviceOptions) throws(UsageError) {
+    _ = try MotorOptions.motorPath(options, arguments, refusing: [Options.soundPath, memoryBudget])  // not on a motor
+    if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
+    try refuseAudioOnly(arguments)
   }
 
   /// The config file (the off switch, and the defaults of the device options) and the
