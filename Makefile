@@ -10,8 +10,8 @@ SWIFT_DIR ?= /opt/swift/usr/bin
 export PATH := $(SWIFT_DIR):$(PATH)
 SWIFT := swift
 # The hap that make run, make install and make bench use: linked statically with the Swift
-# runtime and Foundation, so it starts about twice as fast (no dynamic loading of Foundation
-# and its ICU library) and runs where no Swift toolchain is installed; and as a position-
+# runtime and FoundationEssentials (no full Foundation, so no ICU), so it starts about twice as
+# fast (no dynamic loading of the Swift libraries) and runs where no Swift toolchain is installed; and as a position-
 # dependent executable (-no-pie): a PIE this size applies 75,000 relative relocations at every
 # start, writing to about 200 pages; without them `hap --version` takes 251 page faults instead
 # of 462, and `hap play` reaches the device about 1.5 ms sooner. The price is that the binary's
@@ -70,11 +70,18 @@ apt:
 
 # The static hap alone: what make run and make install use, built once (one release build).
 # Without SwiftPM's $ORIGIN run path (at every start the loader looked for each of libc, libm,
-# libstdc++ and libgcc_s in a dozen folders beside the binary: 48 failed opens and stats), and
-# without DWARF (its symbols kept, for backtraces).
+# libstdc++ and libgcc_s in a dozen folders beside the binary: 48 failed opens and stats),
+# without DWARF, without a dynamic symbol table (nothing looks hap's symbols up) and without
+# its data symbols: its functions' symbols kept, which is what a backtrace names. It must hold
+# no ICU: no module it links imports full Foundation (issue 44; BoundaryTests).
+STATIC_HAP := .build/static/release/hap
 static: deps
 	$(SWIFT) build -c release --product hap --scratch-path .build/static --disable-local-rpath \
-	  -Xswiftc -static-stdlib -Xlinker -no-pie -Xlinker --strip-debug
+	  -Xswiftc -static-stdlib -Xlinker -no-pie -Xlinker --strip-debug -Xlinker --no-export-dynamic
+	@! nm $(STATIC_HAP) | grep -qE ' (icudt[0-9]+_dat|swift_ucol_open)$$' || { echo "error: ICU is linked into $(STATIC_HAP)"; exit 1; }
+	nm --defined-only $(STATIC_HAP) | awk '$$2 ~ /^[tTwW]$$/ { sub(/^[^ ]+ [^ ]+ /, ""); if (index($$0, " ") == 0) print }' \
+	  > .build/static/functions.txt
+	objcopy --strip-unneeded --keep-symbols=.build/static/functions.txt $(STATIC_HAP)
 
 # Both releases: the static hap, and the dynamic build of every product (make bench's
 # hap-bench and hapkit-bench, and the dynamic hap it compares).

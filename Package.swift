@@ -70,11 +70,11 @@ let package = Package(
     .target(name: "CEvdev", linkerSettings: [.linkedLibrary("dl")]),
     // The rumble motor: its device, the paced engine that updates one effect, the listing.
     .target(name: "HapRumble", dependencies: ["HapCore", "CEvdev"]),
-    // Everything that plays, as a library: the typed device address, opening it, the engine
-    // that mixes many players on one device, sounds, and Core Haptics' API over them
-    // (docs/hapkit.md). Prints nothing; no global mutable state.
+    // Everything that plays, as a library, without full Foundation (so without ICU): the typed
+    // device address, opening it, the engine that mixes many players on one device, sounds,
+    // files, the service and the studio (docs/hapkit.md). Prints nothing; no global mutable state.
     .target(
-      name: "HapKit",
+      name: "HapRuntime",
       dependencies: [
         "HapCore", "HapALSA", "CALSA", "HapResample", "HapRumble", "CEvdev", "CSndFile", "CHapSignals", "CDBus",
         "CMicroHTTPD",
@@ -84,15 +84,19 @@ let package = Package(
         .embedInCode("Studio/Page/studio.html"), .embedInCode("Studio/Page/studio.css"),
         .embedInCode("Studio/Page/studio.js"),
       ]),
+    // Core Haptics' API over HapRuntime, for apps (docs/hapkit.md): its classes are `NSObject`
+    // subclasses and its error bridges to `NSError`, as Apple's, so it imports (and re-exports)
+    // full Foundation; `hap` does not link it.
+    .target(name: "HapKit", dependencies: ["HapRuntime", "HapCore", "HapALSA", "HapResample"]),
     // `make bench`'s in-process figures for HapKit (start to first sample, sendParameters).
     .executableTarget(name: "hapkit-bench", dependencies: ["HapKit"]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.
     .target(name: "CHapSignals"),
     // The command-line front end: argument parsing, commands, output formatting.
     .executableTarget(
-      name: "hap", dependencies: ["HapKit"]),
+      name: "hap", dependencies: ["HapRuntime"]),
     // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
-    .target(name: "HapFuzzCheck", dependencies: ["HapCore", "HapKit"]),
+    .target(name: "HapFuzzCheck", dependencies: ["HapCore", "HapRuntime"]),
     // `make bench`: the render loop alone, without I/O.
     .executableTarget(name: "hap-bench", dependencies: ["HapCore", "HapResample"]),
     // The real-time probe (tests only): counts allocations, retains and releases on the
@@ -107,11 +111,11 @@ let package = Package(
       dependencies: [
         "HapCore", "HapFormat", "HapRender", "HapPlayback", "HapTools", "HapVocabulary", "HapTestSupport", "HapFuzzCheck",
       ]),
-    // HapKit in process: Core Haptics' API on the simulated exciter, against `hap render`.
-    .testTarget(name: "HapKitTests", dependencies: ["HapKit", "HapCore", "HapTestSupport", "HapResample"]),
+    // HapKit and HapRuntime in process: Core Haptics' API on the simulated exciter, against `hap render`.
+    .testTarget(name: "HapKitTests", dependencies: ["HapKit", "HapRuntime", "HapCore", "HapTestSupport", "HapResample"]),
     // End-to-end: runs the built `hap` binary (and reads the shared corpus).
     .testTarget(
-      name: "HapCLITests", dependencies: ["HapCore", "HapKit", "HapTestSupport", "hap", "HapResample", "HapRumble"],
+      name: "HapCLITests", dependencies: ["HapCore", "HapKit", "HapRuntime", "HapTestSupport", "hap", "HapResample", "HapRumble"],
       exclude: ["Golden", "CorpusVerdictChanges.tsv", "Schemas", "Studio"]),
   ]
 )

@@ -1,6 +1,6 @@
 import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// D-Bus method calls to `hap serve --dbus` (`FeedbackCall.read`, over libdbus's reading of
 /// the wire form): never a trap; a refusal is a D-Bus error name with one short line; a call

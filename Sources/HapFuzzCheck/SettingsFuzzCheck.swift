@@ -1,6 +1,6 @@
 import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `.haprc.json` files (`ProjectSettings.parse`: rule levels and ignore globs): never a trap;
 /// an error is one sentence on one line with a place at line and column 1 or more; settings

@@ -1,6 +1,6 @@
 import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap studio`'s API (`Studio.respond(to:)`, behind the gate): a run of up to eight requests
 /// on a fresh studio over a folder of two patterns. Never a trap; every answer has a status the

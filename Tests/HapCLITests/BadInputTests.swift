@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HapKit
+@testable import HapRuntime
 @testable import hap
 
 /// Bad input never crashes, hangs or eats memory: each gets a finding or a clear error and the

@@ -1,5 +1,6 @@
 import HapCore
 @testable import HapKit
+@testable import HapRuntime
 @testable import hap
 import Testing
 

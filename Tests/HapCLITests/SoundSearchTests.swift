@@ -4,6 +4,7 @@ import HapTestSupport
 import Testing
 
 @testable import HapKit
+@testable import HapRuntime
 @testable import hap
 
 /// Finding AudioCustom sounds as iOS does (absolute path, pattern's folder, `--sound-path`,

@@ -3,6 +3,7 @@ import HapTestSupport
 import Testing
 
 @testable import HapKit
+@testable import HapRuntime
 @testable import hap
 
 private let valid = #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#

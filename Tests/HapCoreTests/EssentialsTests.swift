@@ -87,6 +87,34 @@ struct EssentialsTests {
     }
   }
 
+  /// Foundation's tables on Linux are older than the standard library's (Unicode 16 has letters
+  /// it does not know), so the comparison is over scalars both have long known.
+  @Test("ScalarSet.alphanumerics is CharacterSet.alphanumerics")
+  func alphanumericsMatchFoundation() {
+    let ranges: [ClosedRange<UInt32>] = [0...0x24F, 0x370...0x52F, 0x591...0x6FF, 0x900...0x97F, 0x3040...0x30FF, 0x4E00...0x4FFF, 0xFF00...0xFFEF, 0x1F300...0x1F64F]
+    for range in ranges {
+      for value in range {
+        guard let scalar = Unicode.Scalar(value) else { continue }
+        #expect(ScalarSet.alphanumerics.contains(scalar) == CharacterSet.alphanumerics.contains(scalar), "U+\(String(value, radix: 16))")
+      }
+    }
+  }
+
+  @Test("padded(toLength:) and percentEncodedPathSegment give what padding and addingPercentEncoding give")
+  func paddingAndPercentEncodingMatchFoundation() {
+    for text in ["", "a", "validate", "--sound-path FOLDER", "é", "\u{1F600}x", "naïve names", "tab\there"] {
+      for length in [0, 1, 2, 5, 13, 24] {
+        #expect(text.padded(toLength: length) == text.padding(toLength: length, withPad: " ", startingAt: 0), "\(text) \(length)")
+      }
+    }
+    let allowed = CharacterSet.urlPathAllowed.subtracting(["/", ";", "?", "#", "%"])
+    var texts = ["", "patterns", "a b", "50%", "x;y?z#w", "é/ü", "\u{1F600}", "[x]{y}|\\^`\"<>", "~!$&'()*+,-.:=@_"]
+    texts.append(String(String.UnicodeScalarView((0x20...0x7E).compactMap(Unicode.Scalar.init))))
+    for text in texts {
+      #expect(text.percentEncodedPathSegment == text.addingPercentEncoding(withAllowedCharacters: allowed), "\(text)")
+    }
+  }
+
   @Test("the service's timestamps are ISO8601DateFormatter's, milliseconds rounded")
   func timestampsMatchISO8601DateFormatter() {
     let formatter = ISO8601DateFormatter()

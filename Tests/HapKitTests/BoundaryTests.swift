@@ -3,27 +3,29 @@ import HapTestSupport
 import Testing
 
 /// The layers' boundaries (issue 43): the command-line front end reaches the devices, files and
-/// libraries only through HapKit, as Package.swift declares.
+/// libraries only through HapRuntime, as Package.swift declares; and nothing it links imports
+/// full Foundation (issue 44).
 @Suite("Boundaries between the layers")
 struct BoundaryTests {
-  /// The modules only HapKit may use: the back ends and the C libraries behind them.
-  static let beneathHapKit = [
+  /// The modules only HapRuntime (and HapKit over it) may use: the back ends and the C libraries
+  /// behind them.
+  static let beneathHapRuntime = [
     "HapALSA", "HapRumble", "HapResample", "CALSA", "CEvdev", "CSndFile", "CSoxr", "CDBus", "CMicroHTTPD",
     "CHapSignals", "CHapLibrary",
   ]
 
-  @Test("hap's target depends on HapKit alone")
-  func theCommandDependsOnHapKitAlone() throws {
+  @Test("hap's target depends on HapRuntime alone")
+  func theCommandDependsOnHapRuntimeAlone() throws {
     let manifest = try String(contentsOf: Repository.root.appendingPathComponent("Package.swift"), encoding: .utf8)
     let declaration = try #require(
       manifest.firstMatch(of: /\.executableTarget\(\s*name: "hap",\s*dependencies: \[([^\]]*)\]/),
       "Package.swift declares no executable target named hap")
     let dependencies = declaration.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-    #expect(dependencies == ["\"HapKit\""])
+    #expect(dependencies == ["\"HapRuntime\""])
   }
 
-  @Test("no file of the command-line front end imports what lies beneath HapKit")
-  func theCommandImportsNothingBeneathHapKit() throws {
+  @Test("no file of the command-line front end imports what lies beneath HapRuntime, nor HapKit")
+  func theCommandImportsNothingBeneathHapRuntime() throws {
     let folder = Repository.root.appendingPathComponent("Sources/hap")
     let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
       .filter { $0.hasSuffix(".swift") }
@@ -33,7 +35,7 @@ struct BoundaryTests {
       let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
       for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.contains(" import ") {
         let module = line.split(separator: " ").last.map(String.init) ?? ""
-        if Self.beneathHapKit.contains(module) { offending.append("\(file): \(line)") }
+        if Self.beneathHapRuntime.contains(module) || module == "HapKit" { offending.append("\(file): \(line)") }
       }
     }
     #expect(offending.isEmpty, "\(offending)")
@@ -65,7 +67,8 @@ struct BoundaryTests {
   @Test("HapCore's modules import only the ones below them: the format nothing of hap's, the renderer no player")
   func hapCoreIsLayered() throws {
     let system: Set<String> = ["Foundation", "FoundationEssentials", "Synchronization", "Glibc", "Darwin", "Dispatch"]
-    let all = Set(Self.layers.map(\.module) + Self.beneathHapKit + ["HapCore", "HapKit", "CHapKernels", "CHapScan"])
+    let all = Set(
+      Self.layers.map(\.module) + Self.beneathHapRuntime + ["HapCore", "HapKit", "HapRuntime", "CHapKernels", "CHapScan"])
     var offending: [String] = []
     for (module, below) in Self.layers {
       let folder = Repository.url("Sources/\(module)")
@@ -106,22 +109,24 @@ struct BoundaryTests {
     }
   }
 
-  /// Modules linked into `hap` that still import full Foundation (issue 44, item 1, not yet
-  /// done: HapKit's Core Haptics classes are `NSObject` subclasses, and `hap studio` plays through
-  /// them, so they wait for a module of their own that `hap` does not link; `hap` sees
-  /// Foundation through HapKit's re-export). Every other module imports FoundationEssentials at
-  /// most, so that the static `hap` can drop Foundation, FoundationInternationalization and ICU.
-  static let stillImportingFoundation: Set<String> = ["HapKit", "hap"]
+  /// The modules that import full Foundation, and with it FoundationInternationalization and
+  /// ICU's 37.5 MB of data: HapKit, Core Haptics' façade for apps (its classes are `NSObject`
+  /// subclasses and its error bridges to `NSError`, as Apple's), and the two benchmarks. Every
+  /// other module imports FoundationEssentials at most.
+  static let importingFoundation: Set<String> = ["HapKit", "hap-bench", "hapkit-bench"]
 
-  @Test("no module linked into hap imports full Foundation but the ones listed")
-  func onlyTheListedModulesImportFoundation() throws {
+  @Test("only HapKit's façade and the benchmarks import full Foundation, and hap links none of them")
+  func onlyTheFacadeImportsFoundation() throws {
     let linked = try Self.modulesLinkedIntoHap()
-    #expect(linked.isSuperset(of: ["hap", "HapKit", "HapFormat", "HapResample"]), "\(linked.sorted())")
+    #expect(linked.isSuperset(of: ["hap", "HapRuntime", "HapFormat", "HapResample"]), "\(linked.sorted())")
+    #expect(linked.isDisjoint(with: Self.importingFoundation), "hap links \(linked.intersection(Self.importingFoundation).sorted())")
+    let modules = try FileManager.default.contentsOfDirectory(atPath: Repository.url("Sources").path)
+    #expect(modules.count > 20, "Sources holds \(modules.count) folders: the walk found the wrong folder")
     var importing: [String: [String]] = [:]
-    for module in linked {
+    for module in modules {
       let folder = Repository.url("Sources/\(module)")
-      let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
-        .filter { $0.hasSuffix(".swift") }
+      let files = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String }
+        .filter { $0.hasSuffix(".swift") } ?? []
       for file in files {
         let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
         let imports = text.split(separator: "\n").contains { line in
@@ -131,10 +136,39 @@ struct BoundaryTests {
         if imports { importing[module, default: []].append(file) }
       }
     }
-    let offending = importing.filter { !Self.stillImportingFoundation.contains($0.key) }
+    let offending = importing.filter { !Self.importingFoundation.contains($0.key) }
     #expect(offending.isEmpty, "import FoundationEssentials (or Glibc) instead of Foundation in \(offending)")
     // The list cannot go stale: a module on it that no longer imports Foundation leaves it.
-    let stale = Self.stillImportingFoundation.filter { importing[$0] == nil }
+    let stale = Self.importingFoundation.filter { importing[$0] == nil }
     #expect(stale.isEmpty, "\(stale.sorted()) import Foundation no more: take them off the list")
+  }
+
+  /// `make static`'s binary (.build/static/release/hap), when it has been built.
+  static let staticHap = Repository.url(".build/static/release/hap")
+
+  /// Its symbols, as `nm` lists them (its DWARF is stripped, its symbol table kept).
+  @Test(
+    "the static hap holds no ICU, no FoundationInternationalization and no Foundation",
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: staticHap.path),
+      "no static hap to read: 'make static' builds .build/static/release/hap"))
+  func theStaticBinaryHoldsNoICU() throws {
+    let nm = Process()
+    nm.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
+    nm.arguments = [Self.staticHap.path]
+    let output = Pipe()
+    nm.standardOutput = output
+    nm.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    try nm.run()
+    let listing = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    nm.waitUntilExit()
+    #expect(nm.terminationStatus == 0)
+    let names = listing.split(separator: "\n").compactMap { $0.split(separator: " ").last }
+    #expect(names.count > 10_000, "nm listed \(names.count) symbols: the binary's symbol table is missing")
+    #expect(names.contains { $0.hasPrefix("$s20FoundationEssentials") }, "no FoundationEssentials: not the binary expected")
+    let icu = names.filter { $0.firstMatch(of: /^icudt[0-9]+_dat$|^swift_ucol_open$/) != nil }
+    #expect(icu.isEmpty, "ICU in the static hap: \(icu)")
+    let foundation = names.filter { $0.hasPrefix("$s10Foundation") || $0.contains("FoundationInternationalization") }
+    #expect(foundation.isEmpty, "\(foundation.count) symbols of Foundation in the static hap, such as \(foundation.prefix(3))")
   }
 }

@@ -4,6 +4,7 @@ import HapTestSupport
 import Testing
 
 @testable import HapKit
+@testable import HapRuntime
 
 /// The D-Bus calls of `hap serve --dbus`, read from their wire form (the fuzzer's `dbus` seeds,
 /// made by libdbus with fuzz/make-dbus-seeds.py) as the bus reads them.

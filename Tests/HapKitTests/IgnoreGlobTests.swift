@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HapKit
+@testable import HapRuntime
 
 /// The globs of `--ignore` and `.haprc.json`'s `ignore` list (``IgnoreGlob``): `**` matched in
 /// time linear in the glob's segments times the path's names, whatever the glob (a hostile

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HapKit
+@testable import HapRuntime
 
 /// `InputFile`'s budget: a file one byte past the limit is refused whatever the allocator
 /// rounds the first read's storage up to (the read goes straight into storage that may be

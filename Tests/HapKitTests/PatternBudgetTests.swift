@@ -3,6 +3,7 @@ import HapCore
 import Testing
 
 @testable import HapKit
+@testable import HapRuntime
 
 /// Issue 45, item 22: a `CHHapticPattern` made in code is written as AHAP JSON in linear time
 /// within the pattern budget (128 MiB, what HapKit reads of a pattern file), or refused at once.

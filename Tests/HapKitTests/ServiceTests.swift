@@ -1,6 +1,7 @@
 import Foundation
 import HapCore
 @testable import HapKit
+@testable import HapRuntime
 import HapTestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import HapTestSupport
 import Testing
 
 @testable import HapKit
+@testable import HapRuntime
 
 /// One HTTP/1.1 exchange over a socket of its own (`Connection: close`), with the request's
 /// bytes as given: what a browser or an attacker sends, nothing added.

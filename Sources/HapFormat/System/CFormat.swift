@@ -47,6 +47,43 @@ package struct ScalarSet: Sendable {
   package static let newlines = ScalarSet { (0x0A...0x0D).contains($0.value) || [0x85, 0x2028, 0x2029].contains($0.value) }
   /// `CharacterSet.whitespacesAndNewlines`.
   package static let whitespacesAndNewlines = ScalarSet { whitespaces.contains($0) || newlines.contains($0) }
+  /// `CharacterSet.alphanumerics`: letters, marks and numbers (general categories L*, M* and N*),
+  /// by the standard library's Unicode tables (newer than Foundation's on Linux: a scalar
+  /// assigned since is in this set, not in Foundation's).
+  package static let alphanumerics = ScalarSet {
+    switch $0.properties.generalCategory {
+    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .nonspacingMark,
+      .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber:
+      true
+    default: false
+    }
+  }
+}
+
+extension String {
+  /// Foundation's `padding(toLength:withPad: " ", startingAt: 0)`: spaces added, or the end cut,
+  /// to `length` UTF-16 code units.
+  package func padded(toLength length: Int) -> String {
+    let units = utf16.count
+    if units >= length { return units == length ? self : String(decoding: Array(utf16.prefix(length)), as: UTF16.self) }
+    return self + String(repeating: " ", count: length - units)
+  }
+
+  /// One segment of a URL's path, percent-encoded as `addingPercentEncoding(withAllowedCharacters:
+  /// .urlPathAllowed.subtracting(["/", ";", "?", "#", "%"]))` encodes it: each UTF-8 byte but
+  /// ASCII letters, digits and `!$&'()*+,-.:=@_~` as `%XX`.
+  package var percentEncodedPathSegment: String {
+    var out = ""
+    for byte in utf8 {
+      let scalar = Unicode.Scalar(byte)
+      if byte < 0x80 && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "!$&'()*+,-.:=@_~".unicodeScalars.contains(scalar)) {
+        out.unicodeScalars.append(scalar)
+      } else {
+        out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
+      }
+    }
+    return out
+  }
 }
 
 extension StringProtocol {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HapRuntime
 
 // Core Haptics' names that are not members of its classes, spelled as Apple's generated
 // interface spells them, so that code written for iOS builds against HapKit unchanged.

@@ -1,6 +1,7 @@
 import Foundation
 import HapALSA
 import HapCore
+import HapRuntime
 
 /// A parameter's range and default (Core Haptics' `CHHapticParameterAttributes`).
 public protocol CHHapticParameterAttributes {
@@ -42,7 +43,7 @@ struct HapKitCapability: CHHapticDeviceCapability {
       session.close(success: false)
     } catch {
       // A device another program (or this one's engine) holds is there: it supports haptics.
-      if case .device(.busy)? = error.cause { supportsHaptics = true }
+      if case .device(.busy)? = CHHapticError(error).cause { supportsHaptics = true }
     }
   }
 

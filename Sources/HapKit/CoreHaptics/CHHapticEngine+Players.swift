@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapRuntime
 import HapResample
 
 extension CHHapticEngine {
@@ -79,7 +80,7 @@ extension CHHapticEngine {
     if case .dualSense = device { return nil }
     var factory = RendererFactory(profile: .exciter, rate: Double(EngineDevice.rate), linearGain: 1)
     if case .motor = device { factory.motorLevels = true }
-    return Self.owningSounds(factory.set([pattern.model]))
+    return EngineRun.owningSounds(factory.set([pattern.model]))
   }
 
   /// `pattern`'s JSON as the trace keeps it: a registered sound named by its file's path, so
@@ -115,14 +116,6 @@ extension CHHapticEngine {
     (0..<PlayerMixer.capacity).first { run.players[$0] == nil }
   }
 
-  /// `set` with a sounds array of its own (one nil per pattern when it has none).
-  static func owningSounds(_ set: RendererSet) -> RendererSet {
-    guard set.sounds.count != set.renderers.count else { return set }
-    return RendererSet(
-      renderers: set.renderers, sounds: Array(repeating: nil, count: set.renderers.count), levels: set.levels,
-      speed: set.speed)
-  }
-
   /// `player`'s pattern compiled at the engine's rate for `speed`, with its sounds when the
   /// device plays them. `checked`: a sound that cannot be found or read throws.
   func rendererSet(for player: HapticPatternPlayer, run: EngineRun, speed: Double, checked: Bool = false) throws
@@ -133,7 +126,7 @@ extension CHHapticEngine {
     if run.playsSound, !_playsHapticsOnly, pattern.model.events.contains(where: \.type.isAudio) {
       factory.sounds = [try sounds(of: pattern, rate: run.rate)]
     }
-    return Self.owningSounds(factory.set([withResourceOptions(pattern.model)], speed: speed))
+    return EngineRun.owningSounds(factory.set([withResourceOptions(pattern.model)], speed: speed))
   }
 
   /// `model` with each registered sound's options (`registerAudioResource(_:options:)`) on the
@@ -163,7 +156,7 @@ extension CHHapticEngine {
 
   func rendererSet(for player: HapticPatternPlayer, run: EngineRun, speed: Double) -> RendererSet {
     (try? rendererSet(for: player, run: run, speed: speed, checked: true))
-      ?? Self.owningSounds(run.factory.set([player.pattern.model], speed: speed))
+      ?? EngineRun.owningSounds(run.factory.set([player.pattern.model], speed: speed))
   }
 
 
@@ -202,7 +195,11 @@ extension CHHapticEngine {
 
   /// A sound file, decoded (``SoundReader``: WAV, and what libsndfile reads).
   func decode(_ url: URL) throws -> DecodedSound {
-    try SoundReader.decode(url, environment: environment)
+    do {
+      return try SoundReader.decode(url, environment: environment)
+    } catch {
+      throw CHHapticError(error)
+    }
   }
 
   // MARK: Audio resources

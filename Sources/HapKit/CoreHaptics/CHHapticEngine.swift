@@ -1,6 +1,7 @@
 import Foundation
 import HapALSA
 import HapCore
+import HapRuntime
 
 /// Core Haptics' engine on Linux: one device (what `hap play -D` names), one real-time thread
 /// that mixes every player started on it, Apple's names and semantics. Where Linux differs
@@ -207,8 +208,13 @@ public final class CHHapticEngine: @unchecked Sendable {
     prepared.wait()
     closing.wait()  // a stopped run's devices are closed (never waits on the engine's queue)
     let stop = StopRequest()
-    let session = try EngineDevice.open(
-      device, environment: environment, sound: !_playsHapticsOnly, abandon: { stop.isRequested })
+    let session: PlaybackSession
+    do {
+      session = try EngineDevice.open(
+        device, environment: environment, sound: !_playsHapticsOnly, abandon: { stop.isRequested })
+    } catch {
+      throw CHHapticError(error)
+    }
     session.factory.hapticEvents = !_playsAudioOnly
     let fresh = EngineRun(session: session, stop: stop)
     fresh.mixer.setMuted(haptics: _isMutedForHaptics, audio: _isMutedForAudio)

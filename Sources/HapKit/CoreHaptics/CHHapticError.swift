@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapRuntime
 
 /// Core Haptics' error: a code of Apple's `CHHapticErrors.h` (domain `com.apple.CoreHaptics`,
 /// the same raw values) and, on Linux, the cause: what hap found (a pattern's findings with
@@ -168,5 +169,29 @@ extension CHHapticError {
       default: rule.hasPrefix("curve-") || rule.hasPrefix("parameter-") ? .badParameterEntry : .invalidPatternData
       }
     return CHHapticError(code, .pattern(findings))
+  }
+}
+
+extension CHHapticError {
+  /// The session's failure as Core Haptics' nearest code.
+  init(_ failure: PlaybackSession.Failure) {
+    switch failure {
+    case .simulated(let why): self.init(.serverInitFailed, .simulated(why))
+    case .dualSense(let why): self.init(.notSupported, .dualSense(why))
+    case .sink(let error): self.init(.serverInitFailed, .device(error))
+    case .motor: self.init(.serverInitFailed, .other(failure.description))
+    default: self.init(.serverInitFailed, .other(failure.description))
+    }
+  }
+}
+
+extension CHHapticError {
+  /// A sound that cannot be used, as Core Haptics' nearest code.
+  init(_ failure: SoundReader.Failure) {
+    switch failure.kind {
+    case .notFound: self.init(.fileNotFound, .other(failure.description))
+    case .unavailable: self.init(.resourceNotAvailable, .other(failure.description))
+    case .invalid: self.init(.invalidAudioResource, .other(failure.description))
+    }
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapRuntime
 
 /// Core Haptics' `CHHapticTimeImmediate`: as soon as possible (0).
 public let CHHapticTimeImmediate: TimeInterval = 0

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapRuntime
 
 /// A haptic pattern (Core Haptics' `CHHapticPattern`): events, dynamic parameters and curves,
 /// from code, from an AHAP dictionary or from an AHAP file.

@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapRuntime
 
 /// Plays a pattern on its engine (Core Haptics' `CHHapticPatternPlayer`). Times are the
 /// engine's clock (``CHHapticEngine/currentTime``); ``CHHapticTimeImmediate`` is as soon as
@@ -36,7 +37,7 @@ extension CHHapticAdvancedPatternPlayer {
 
 /// HapKit's one player type, made by ``CHHapticEngine/makePlayer(with:)`` and
 /// ``CHHapticEngine/makeAdvancedPlayer(with:)``.
-final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, @unchecked Sendable {
+final class HapticPatternPlayer: CHHapticAdvancedPatternPlayer, PlayerRunOwner, @unchecked Sendable {
   let engine: CHHapticEngine
   let pattern: CHHapticPattern
   let advanced: Bool

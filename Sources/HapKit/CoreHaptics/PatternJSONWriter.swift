@@ -1,5 +1,6 @@
 import Foundation
 import HapCore
+import HapRuntime
 
 /// AHAP JSON written from what a program hands Core Haptics' API (events, parameters and curves
 /// made in code, or an AHAP dictionary), within a budget: a pattern's JSON is at most

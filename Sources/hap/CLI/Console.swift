@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// Writes to standard output and standard error, and knows whether each is a terminal.

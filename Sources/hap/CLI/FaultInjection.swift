@@ -1,5 +1,6 @@
-import Foundation
-import HapKit
+import FoundationEssentials
+import Glibc
+import HapRuntime
 
 /// `HAP_FAULT_WRITE_LIMIT=N` (docs/testing.md, "Fault injection"): each file `hap render` and
 /// `hap fix` write fails with "No space left on device" after N bytes, so that the tests through

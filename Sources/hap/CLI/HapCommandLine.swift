@@ -1,6 +1,8 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// A subcommand: its name, its help, and what it does.
 protocol Command {
@@ -168,7 +170,7 @@ enum HapCommandLine {
       """
     let width = commands.map { $0.name.count }.max() ?? 0
     for command in commands {
-      text += "  \(command.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(command.summary)\n"
+      text += "  \(command.name.padded(toLength: width))  \(command.summary)\n"
     }
     text += """
 
@@ -246,8 +248,8 @@ enum HapCommandLine {
       for option in members {
         // The help within the 100 columns, after the synopsis's column: its line breaks are
         // where it was written to wrap, so it is wrapped again as one paragraph.
-        let lines = wrap(option.help.replacingOccurrences(of: "\n", with: " "), width: helpWidth - width - 4)
-        text += "  \(option.synopsis.padding(toLength: width, withPad: " ", startingAt: 0))  \(lines[0])\n"
+        let lines = wrap(option.help.replacing("\n", with: " "), width: helpWidth - width - 4)
+        text += "  \(option.synopsis.padded(toLength: width))  \(lines[0])\n"
         for line in lines.dropFirst() {
           text += String(repeating: " ", count: width + 4) + line + "\n"
         }

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 import Synchronization
 
 /// Ctrl-C and SIGTERM: set a flag that long-running work checks, so it can stop cleanly

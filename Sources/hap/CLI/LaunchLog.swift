@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `HAP_TEST_LAUNCH_LOG=FILE` (docs/testing.md, "Launches of the binary"): each start of the
 /// binary appends one line to FILE, the test that launched it (`HAP_TEST_NAME`, or `-`) and the
@@ -12,7 +13,7 @@ enum LaunchLog {
     // Arguments cut short: some tests pass names of megabytes.
     let words = arguments.map { $0.utf8.count > 80 ? String($0.prefix(80)) + "…" : $0 }
       .map { $0.contains(" ") || $0.isEmpty ? "'\($0)'" : $0 }.joined(separator: " ")
-    let line = (test + "\t" + words).replacingOccurrences(of: "\n", with: "\\n") + "\n"
+    let line = (test + "\t" + words).replacing("\n", with: "\\n") + "\n"
     let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
     guard fd >= 0 else { return }
     // One write with O_APPEND: lines of launches running at once do not interleave.

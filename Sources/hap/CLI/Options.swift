@@ -1,5 +1,5 @@
 import HapCore
-import HapKit
+import HapRuntime
 
 /// The options several commands share, each declared once: its kind, range, default and help
 /// live here, and every command that takes it lists this same value in its table.

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// Reading a pattern (or a profile) for the commands that render: validation findings go to
 /// standard error; a pattern with errors is refused.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
 
 /// A progress line on standard error for long renders: only when standard error is a terminal,

@@ -1,6 +1,8 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 import Synchronization
 
 /// What one run of the command line takes from its process, when it is not the process's: the
@@ -99,7 +101,7 @@ final class RunContext: Sendable {
       close(input.write)
     }
     let drained = DispatchSemaphore(value: 0)
-    let drainer = Thread { [captured = self.output] in
+    let drainer = SystemThread { [captured = self.output] in
       var buffer = [UInt8](repeating: 0, count: 65536)
       while true {
         let count = buffer.withUnsafeMutableBytes { read(output.read, $0.baseAddress, $0.count) }
@@ -122,7 +124,7 @@ final class RunContext: Sendable {
 
   /// Writes `data` to `fd` on a thread of its own, then closes `fd`.
   private func feed(_ data: Data, to fd: Int32) {
-    Thread {
+    SystemThread {
       // SIGPIPE blocked on this thread alone: a run that stops reading makes the write fail
       // (EPIPE), and the signal left pending dies with the thread.
       var pipeSignal = sigset_t()
@@ -157,7 +159,7 @@ final class RunContext: Sendable {
 
   /// Bytes a run wrote to one of its streams, kept in order.
   final class Capture: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var bytes = Data()
     /// A descriptor each append is written to as well.
     private let copy: Int32?

@@ -1,5 +1,5 @@
 import HapCore
-import HapKit
+import HapRuntime
 
 /// A usage error, with its cause: the option, the value, the range or the choices. It becomes a
 /// sentence only where it is printed (``message``, by ``HapCommandLine/usageError(_:command:)``).

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `--watch` on the command line: its refusals and notes on standard error, its separators.
 extension WatchLoop {
@@ -37,6 +38,6 @@ extension WatchLoop {
     var now = time(nil)
     var parts = tm()
     localtime_r(&now, &parts)
-    return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+    return CFormat.string("%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
   }
 }

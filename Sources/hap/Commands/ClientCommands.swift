@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// The clients of `hap serve`: each sends one request line, reads the one reply line and says
 /// it in one sentence. Exit 0 on `ok`, 2 otherwise (an error reply, no service, I/O).

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap completion SHELL`: a completion script for bash, zsh or fish, from the option tables.
 enum CompletionCommand: Command {

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap convert`: between AHAP and Meta's `.haptic` clips, and from audio to AHAP (Android in a
 /// later round).
@@ -270,7 +271,7 @@ enum ConvertCommand: Command {
 
   /// `path` (without control characters) as one single-quoted shell word (`'\\''` for a quote).
   static func shellWord(_ path: String) -> String {
-    "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    "'" + path.replacing("'", with: "'\\''") + "'"
   }
 
   /// The most sounds ``soundNotes(_:input:output:)`` names one by one.
@@ -284,7 +285,7 @@ enum ConvertCommand: Command {
     guard let pattern = Validator.validate(bytes).pattern else { return [] }
     var notes: [String] = []
     for (waveform, found, target) in search.notBeside(pattern, movedFrom: input, to: output) {
-      let folder = (target as NSString).deletingLastPathComponent
+      let folder = PathText.deletingLastComponent(target)
       let printable = [found, target].allSatisfy { Format.visibleControls($0) == $0 }
       let copy =
         !printable

@@ -1,5 +1,5 @@
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap devices`: which playback devices there are and what they take.
 enum DevicesCommand: Command {

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap diff`: what changed between two patterns, in structure and in feel.
 enum DiffCommand: Command {
@@ -256,7 +257,7 @@ enum DiffCommand: Command {
 
   static func line(_ change: PatternDiff.Change, style: Style) -> String {
     let detail = change.detail.map { " (\(Console.shown($0)))" } ?? ""
-    let at = "@" + String(format: "%.3f", change.time) + "s"
+    let at = "@" + CFormat.string("%.3f", change.time) + "s"
     switch change.kind {
     case .added:
       let what = change.field.map { "\(change.subject.name): + \($0)" } ?? "+ \(change.subject.name)"

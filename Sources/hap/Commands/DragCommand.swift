@@ -1,6 +1,8 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap drag`: feel a texture under your finger. The touchpad's (or mouse's) velocity drives a
 /// pattern live, through the same mapping as `--map velocity`; or a recorded gesture renders

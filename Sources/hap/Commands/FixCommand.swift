@@ -1,5 +1,5 @@
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap fix`: `hap validate --fix`, with `--dry-run` (docs/fix.md).
 enum FixCommand: Command {

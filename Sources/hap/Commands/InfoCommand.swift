@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap info`: what a pattern holds and what its signal looks like.
 enum InfoCommand: Command {
@@ -122,7 +123,7 @@ enum InfoCommand: Command {
     let stats = summary.statistics
     let style = Style(enabled: ColorChoice.auto.enabled(forTerminal: Console.stdoutIsTerminal))
     func row(_ label: String, _ value: String) {
-      Console.line(style.bold(label.padding(toLength: 13, withPad: " ", startingAt: 0)) + value)
+      Console.line(style.bold(label.padded(toLength: 13)) + value)
     }
     row("pattern", Console.shown(name))
     row("duration", Format.length(summary.duration) + (summary.end.map { ", where \($0.description) ends" } ?? ""))

@@ -1,5 +1,5 @@
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap info`'s list of a pattern's sounds: each distinct `EventWaveformPath` of its AudioCustom
 /// events, where it was found, its format and what it decodes to (iOS's budget counts that).

@@ -1,7 +1,8 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap play`: feel patterns on the exciter, now.
 enum PlayCommand: Command {

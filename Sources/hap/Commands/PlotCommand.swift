@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap plot`: a pattern as a picture (SVG).
 enum PlotCommand: Command {
@@ -79,7 +80,7 @@ enum PlotCommand: Command {
   /// Refuses an output file not named .svg (`-o x.png`); '-', devices, FIFOs and /dev/fd/N
   /// take whatever they are given.
   static func checkExtension(_ output: String, option: String = "-o") throws(UsageError) {
-    let ext = (output as NSString).pathExtension.lowercased()
+    let ext = PathText.pathExtension(output).lowercased()
     guard output != "-", !svgExtensions.contains(ext), !OutputTarget(output).isDirect else { return }
     throw .refused(
       "'\(Format.excerpt(output))' is not an .svg file name: \(option) takes a file ending in .svg (hap plot writes SVG only)"

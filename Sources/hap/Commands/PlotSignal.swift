@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap plot --signal FILE [PATTERN]`: a recorded signal (the simulated exciter's capture, a
 /// render) drawn in a lane of its own, alone or below one pattern's lanes.
@@ -26,7 +27,7 @@ extension PlotCommand {
       throw .noOutput(forms: "-o FILE.svg (or -o - for standard output)")
     }
     try checkExtension(output)
-    let ext = (path as NSString).pathExtension.lowercased()
+    let ext = PathText.pathExtension(path).lowercased()
     if ["json", "ahap"].contains(ext) {
       throw .refused("'\(Format.excerpt(path))' is a pattern, not a signal: give it without --signal")
     }

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap render --audio`: a pattern's audio track (its AudioCustom sounds and AudioContinuous
 /// tones, HapCore's ``AudioRenderer``) beside its haptic signal, and the length both share.

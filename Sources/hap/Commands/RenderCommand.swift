@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap render`: the drive signal of a pattern as a WAV (or raw) file.
 enum RenderCommand: Command {

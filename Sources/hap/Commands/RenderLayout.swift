@@ -1,5 +1,5 @@
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap render --channels/--channel/--layout/--actuator`: one file of several channels, each
 /// the haptic signal, the sound's left or right channel, or silence, as `hap play` would send

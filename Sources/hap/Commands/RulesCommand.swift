@@ -42,8 +42,8 @@ enum RulesCommand: Command {
     if arguments.positionals.isEmpty {
       let width = rules.map(\.id.count).max() ?? 0
       for rule in rules {
-        let severity = rule.severity.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
-        Console.line("\(rule.id.padding(toLength: width, withPad: " ", startingAt: 0))  \(severity)  \(rule.summary)")
+        let severity = rule.severity.rawValue.padded(toLength: 7)
+        Console.line("\(rule.id.padded(toLength: width))  \(severity)  \(rule.summary)")
       }
     } else {
       for (index, rule) in rules.enumerated() {

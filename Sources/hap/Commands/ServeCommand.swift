@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap serve`: the vocabulary as a running service on a Unix socket (docs/service.md).
 enum ServeCommand: Command {
@@ -82,18 +83,10 @@ enum ServeCommand: Command {
       "Device buffer, {}, split into 4 periods; a fire plays behind\n--margin of queued sound; more is safer from underruns."
   )
 
-  /// The device options, checked against the service's own options.
-  private static func deviceOptions(_ arguments: Arguments) throws(UsageError) -> DeviceOptions {
+  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
     let options = try DeviceOptions(arguments, defaultLatency: defaultLatency, environment: RunEnvironment.values)
-    _ = try MotorOptions.motorPath(options, arguments, refusing: [Options.soundPath, memoryBudget])  // not on a motor
-    if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
-    try refuseAudioOnly(arguments)
-    return options
-  }
-
-  static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
-    let options = try deviceOptions(arguments)
+    try refuseOptions(arguments, options)
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
     let vocabularyFolder = VocabularyFolder.resolve(
       arguments[vocabulary], name: arguments[dbus] ? VocabularyFolder.desktopName : VocabularyFolder.defaultName)
@@ -120,7 +113,7 @@ enum ServeCommand: Command {
     // the vocabulary it would have served), and clients that connect while the events render
     // wait in the backlog.
     guard let (listener, socket) = listen(socketPath, log: log) else { return trouble() }
-    let abandon = {  // trouble (or a signal) once the socket listens: the socket goes first
+    let giveUp = {  // before serving: the socket taken back, then as trouble() says
       socket.remove()
       close(listener)
       return trouble()
@@ -132,15 +125,15 @@ enum ServeCommand: Command {
     switch reloader.start() {
     case .failure(let failure):
       for line in PatternLoading.describe(failure) { log.add(line) }
-      return abandon()
+      return giveUp()
     case .success(let started): (device, profile) = started
     }
-    if Interrupt.requested { return abandon() }
+    if Interrupt.requested { return giveUp() }  // trouble() says it was interrupted
     guard let vocabulary = vocabularyFolder.load(search: reloader.search, quiet: arguments[quiet], log: say) else {
-      return abandon()
+      return giveUp()
     }
     guard case .some(let theme) = feedbackd(arguments, vocabulary, say, socket, reloader), !Interrupt.requested else {
-      return abandon()
+      return giveUp()
     }
     let service = VocabularyService(
       vocabulary: vocabulary,
@@ -149,6 +142,14 @@ enum ServeCommand: Command {
         folder: vocabularyFolder.path, search: reloader.search, soundHints: arguments[dbus]), fallback: theme,
       stop: StopRequest(following: Interrupt.stop), logsRequests: options.verbose, log: say)
     return serve(service, reloader: reloader, arguments, socketPath, socket, listener, log)
+  }
+
+  /// What `hap serve` refuses among the options it was given: those of a motor it cannot honour,
+  /// `--idle-close` with `--keep-open`, audio alone.
+  private static func refuseOptions(_ arguments: Arguments, _ options: DeviceOptions) throws(UsageError) {
+    _ = try MotorOptions.motorPath(options, arguments, refusing: [Options.soundPath, memoryBudget])  // not on a motor
+    if arguments.gave(idleClose) && arguments.gave(keepOpen) { throw .conflict("--idle-close", "--keep-open") }
+    try refuseAudioOnly(arguments)
   }
 
   /// The config file (the off switch, and the defaults of the device options) and the
@@ -350,7 +351,7 @@ enum ServeCommand: Command {
   }
 
   private static func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
+    let thread = SystemThread(block: body)
     thread.name = name
     thread.start()
   }

@@ -1,6 +1,8 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap studio`: a pattern on a timeline in the browser, edited with the mouse and felt at
 /// once on the device (docs/studio.md).
@@ -103,14 +105,14 @@ enum StudioCommand: Command {
       sigwait(&set, &caught)
     }
     let stopped = DispatchSemaphore(value: 0)
-    let stopper = Thread {
+    let stopper = SystemThread {
       studio.stop()
       server.stop()
       stopped.signal()
     }
     stopper.start()
     if RunContext.current == nil {  // a second signal does not wait for the stop
-      let watcher = Thread {
+      let watcher = SystemThread {
         var again: Int32 = 0
         var set = signals
         sigwait(&set, &again)
@@ -143,9 +145,9 @@ enum StudioCommand: Command {
   /// `$XDG_RUNTIME_DIR/hap`, else the temporary folder) that forwards to the URL: the token
   /// never appears on a command line, where every user of the machine could read it (ps).
   private static func openBrowser(_ server: StudioServer) {
-    let folder = RunEnvironment.values["XDG_RUNTIME_DIR"].map { $0 + "/hap" } ?? NSTemporaryDirectory()
+    let folder = RunEnvironment.values["XDG_RUNTIME_DIR"].map { $0 + "/hap" } ?? FileManager.default.temporaryDirectory.path
     mkdir(folder, 0o700)
-    let page = (folder as NSString).appendingPathComponent("studio-\(server.port).html")
+    let page = PathText.appending(folder, "studio-\(server.port).html")
     let html = """
       <!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=\(server.url)">
       <title>hap studio</title></head><body><a href="\(server.url)">Open hap studio</a></body></html>
@@ -159,15 +161,10 @@ enum StudioCommand: Command {
     }
     _ = Array(html.utf8).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
     close(fd)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["xdg-open", "file://" + page]
-    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
     do {
-      try process.run()
+      try ChildProcess.start("/usr/bin/env", ["xdg-open", "file://" + page])
     } catch {
-      Console.error("hap studio: cannot run xdg-open (\(error.localizedDescription)); open the URL above yourself")
+      Console.error("hap studio: cannot run xdg-open (\(error)); open the URL above yourself")
     }
   }
 

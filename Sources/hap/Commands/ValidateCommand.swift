@@ -1,7 +1,8 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap validate`: checks pattern files against Core Haptics' reading of AHAP.
 enum ValidateCommand: Command {

@@ -1,5 +1,5 @@
 import HapCore
-import HapKit
+import HapRuntime
 
 /// The one place that formats a diagnostic as text; the machine formats are HapKit's
 /// ``ReportWriter``.

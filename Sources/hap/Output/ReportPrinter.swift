@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap validate`'s report in the chosen format, file by file, then the summary: printed as it
 /// goes, or gathered for `-o FILE` and written at the end. The text report is drawn here; the

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// The device options of every command that plays (`hap play`, `hap drag`): one option table
 /// the commands include in theirs, parsed once into HapKit's ``DeviceSettings`` (``settings``),

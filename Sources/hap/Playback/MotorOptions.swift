@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `-D evdev:/dev/input/eventN`, a rumble motor: the playback session plays on it through the engine's
 /// motor back end (a pattern as its intensity over time, one FF_RUMBLE effect updated every 5 ms, the

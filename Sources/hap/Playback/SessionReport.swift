@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// The CLI's side of the playback session: playing with the command's control sources until
 /// the end or Ctrl-C, and the sentences (`--verbose`'s statistics, the failures, underruns).

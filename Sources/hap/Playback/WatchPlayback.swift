@@ -1,6 +1,8 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap play --watch`: plays the patterns, then each again whenever it is saved, on a device kept open (prepared
 /// again before each play, so a replay starts once the pattern is compiled); a save during a play stops it

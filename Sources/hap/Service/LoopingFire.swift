@@ -1,6 +1,8 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 import Synchronization
 
 /// `hap fire --loop NAME`: fires with `loop`; SIGINT (130) or SIGTERM (0) ends it, closing the connection
@@ -16,7 +18,7 @@ enum LoopingFire {
     let signals = Interrupt.blockStopSignals()
     let stop = StopRequest()
     let caught = Atomic<Int32>(0)
-    let taker = Thread {
+    let taker = SystemThread {
       caught.store(Interrupt.waitForStop(signals), ordering: .sequentiallyConsistent)
       stop.request()
     }
@@ -40,7 +42,7 @@ enum LoopingFire {
     let ended = StopRequest(following: stop)
     let why = Mutex<String?>(nil)
     let readerDone = DispatchSemaphore(value: 0)
-    let reader = Thread {
+    let reader = SystemThread {
       let said = ServiceLink.waitForLoopEnd(fd).map { "the loop has stopped: \($0)" }
       if !ended.isRequested {  // else stopped first: the connection was shut under it
         why.withLock { $0 = "hap: " + (said ?? "the hap service closed the connection; the loop has stopped") }

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// `hap serve`'s log lines: each ``ServiceNotice`` and the device check in words.
 enum ServiceNotices {

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HapCore
-import HapKit
+import HapRuntime
 
 /// Where the service's socket is, as the command line and the environment say.
 extension ServiceSocket {
@@ -11,7 +12,7 @@ extension ServiceSocket {
     if let option { return try checkedPath(option) }
     if let path = environment["HAP_SOCKET"], !path.isEmpty { return try checkedPath(path) }
     if let folder = environment["XDG_RUNTIME_DIR"], !folder.isEmpty {
-      return try checkedPath((folder as NSString).appendingPathComponent("hap.sock"))
+      return try checkedPath(PathText.appending(folder, "hap.sock"))
     }
     throw .refused("no socket: give '--socket PATH', or set $HAP_SOCKET or $XDG_RUNTIME_DIR")
   }
