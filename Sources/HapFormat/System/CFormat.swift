@@ -8,13 +8,18 @@ package enum CFormat {
     withVaList(arguments) { list in
       var buffer = [CChar](repeating: 0, count: 128)
       let needed = Int(buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, list) })
-      if needed < buffer.count { return String(cString: buffer) }
+      if needed < buffer.count { return text(buffer, count: needed) }
       return withVaList(arguments) { again in
         buffer = [CChar](repeating: 0, count: needed + 1)
         _ = buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, again) }
-        return String(cString: buffer)
+        return text(buffer, count: needed)
       }
     }
+  }
+
+  /// The first `count` bytes `vsnprintf` wrote, as UTF-8.
+  private static func text(_ buffer: [CChar], count: Int) -> String {
+    String(decoding: buffer.prefix(max(0, count)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 }
 
