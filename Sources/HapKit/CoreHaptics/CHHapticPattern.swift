@@ -114,11 +114,12 @@ open class CHHapticPattern: NSObject {
 
   convenience init(anyDictionary: [String: Any], folder: String?) throws {
     var writer = PatternJSONWriter()
+    let entries = (anyDictionary["Pattern"] as? [Any])?.count ?? 0
     do {
-      try writer.admit(entries: (anyDictionary["Pattern"] as? [Any])?.count ?? 0)
+      try writer.admit(entries: entries)
       try writer.value(anyDictionary)
     } catch {
-      throw Self.refusal(error, entries: (anyDictionary["Pattern"] as? [Any])?.count ?? 0)
+      throw Self.refusal(error, entries: entries)
     }
     try self.init(json: writer.bytes, folder: folder)
   }
