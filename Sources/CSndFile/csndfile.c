@@ -3,6 +3,7 @@
 #include "CSndFile.h"
 
 #include <CHapLibrary.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -151,7 +152,15 @@ static int decode_fd(int fd, request ask, float **samples, long long *frames, in
                      char *message, size_t size) {
   hap_sf_info info;
   memset(&info, 0, sizeof info);
-  SNDFILE *file = p_sf_open_fd(fd, HAP_SFM_READ, &info, 0);
+  // libsndfile is handed a duplicate it owns (close_desc 1): it closes the descriptor it was
+  // given when it cannot read the file, even with close_desc 0 (1.2.0), and the caller's close
+  // would then close whatever another thread opened under that number meanwhile.
+  int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (own < 0) {
+    snprintf(message, size, "cannot duplicate its descriptor: %s", strerror(errno));
+    return -1;
+  }
+  SNDFILE *file = p_sf_open_fd(own, HAP_SFM_READ, &info, 1);
   if (!file) {
     reason(message, size, p_sf_strerror(NULL));
     return -1;
