@@ -74,10 +74,32 @@ apt:
 # without DWARF, without a dynamic symbol table (nothing looks hap's symbols up) and without
 # its data symbols: its functions' symbols kept, which is what a backtrace names. It must hold
 # no ICU: no module it links imports full Foundation (issue 44; BoundaryTests).
+#
+# C++'s runtime linked in too (issue 44): Swift's runtime asks for -lstdc++ and -lgcc_s, and the
+# loader bringing in libstdc++.so and libgcc_s.so at every start cost 0.45 ms of hap --version's
+# 1.6 ms. The linker looks in .build/static/link first, where the archives stand under those
+# names (GCC's libstdc++.a, and libgcc_eh.a, the unwinder gcc -static-libgcc links): libm and
+# libc stay shared. The recipe fails if the binary still needs either library, or asks for a
+# glibc newer than GLIBC_FLOOR, docs/ci.md's (tools/static-link/arc4random.c says why it is
+# linked in).
 STATIC_HAP := .build/static/release/hap
+STATIC_LINK := .build/static/link
+GLIBC_FLOOR := 2.35
 static: deps
+	@mkdir -p $(STATIC_LINK)
+	@for pair in libstdc++.a:libstdc++.a libgcc_eh.a:libgcc_s.a; do \
+	  archive=$$(gcc -print-file-name=$${pair%%:*}); \
+	  [ -f "$$archive" ] || { echo "error: gcc finds no $${pair%%:*} (Debian: apt install libstdc++-12-dev)"; exit 2; }; \
+	  ln -sf "$$archive" $(STATIC_LINK)/$${pair##*:}; done
+	gcc -O2 -Wall -c tools/static-link/arc4random.c -o $(STATIC_LINK)/arc4random.o
 	$(SWIFT) build -c release --product hap --scratch-path .build/static --disable-local-rpath \
-	  -Xswiftc -static-stdlib -Xlinker -no-pie -Xlinker --strip-debug -Xlinker --no-export-dynamic
+	  -Xswiftc -static-stdlib -Xlinker -no-pie -Xlinker --strip-debug -Xlinker --no-export-dynamic \
+	  -Xlinker -L$(abspath $(STATIC_LINK)) -Xlinker $(abspath $(STATIC_LINK))/arc4random.o
+	@! readelf -d $(STATIC_HAP) | grep -qE 'NEEDED.*(libstdc\+\+|libgcc_s)' \
+	  || { echo "error: $(STATIC_HAP) still loads libstdc++ or libgcc_s"; exit 1; }
+	@newest=$$(objdump -T $(STATIC_HAP) | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -Vu | tail -n 1); \
+	  [ "$$(printf '%s\n%s\n' "$$newest" $(GLIBC_FLOOR) | sort -V | tail -n 1)" = $(GLIBC_FLOOR) ] \
+	  || { echo "error: $(STATIC_HAP) asks for glibc $$newest, newer than $(GLIBC_FLOOR) (docs/ci.md)"; exit 1; }
 	@! nm $(STATIC_HAP) | grep -qE ' (icudt[0-9]+_dat|swift_ucol_open)$$' || { echo "error: ICU is linked into $(STATIC_HAP)"; exit 1; }
 	nm --defined-only $(STATIC_HAP) | awk '$$2 ~ /^[tTwW]$$/ { sub(/^[^ ]+ [^ ]+ /, ""); if (index($$0, " ") == 0) print }' \
 	  > .build/static/functions.txt
@@ -241,10 +263,9 @@ dist: static sim
 	install -D -m 644 contrib/org.sigxcpu.Feedback.service dist/stage/$(DIST_NAME)/contrib/org.sigxcpu.Feedback.service
 	install -m 755 contrib/dist/install.sh dist/stage/$(DIST_NAME)/install.sh
 	install -m 755 contrib/dist/unit-paths.sh dist/stage/$(DIST_NAME)/unit-paths.sh
-	@# The README names the newest glibc and libstdc++ symbol versions the binary asks for.
+	@# The README names the newest glibc symbol version the binary asks for.
 	glibc=$$(objdump -T $(HAP) | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -n 1); \
-	glibcxx=$$(objdump -T $(HAP) | grep -o 'GLIBCXX_[0-9.]*' | sort -Vu | tail -n 1); \
-	sed "s/@VERSION@/$(VERSION)/g; s/@ARCH@/$(ARCH)/g; s/@GLIBC@/$${glibc#GLIBC_}/g; s/@GLIBCXX@/$$glibcxx/g" \
+	sed "s/@VERSION@/$(VERSION)/g; s/@ARCH@/$(ARCH)/g; s/@GLIBC@/$${glibc#GLIBC_}/g" \
 	  contrib/dist/README.md > dist/stage/$(DIST_NAME)/README.md
 	chmod 644 dist/stage/$(DIST_NAME)/README.md
 	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(SOURCE_DATE_EPOCH) --mode=u+rwX,go+rX,go-w \

@@ -43,13 +43,13 @@ if [ -n "$inside" ]; then
   hap=$top/bin/hap
   cd "$work"
 
-  # 1. No Swift library linked (libc and friends only).
+  # 1. No Swift library linked, nor C++'s (libc and libm only).
   if ! linked=$(ldd "$hap" 2>&1); then
     bad "ldd bin/hap: $linked"
-  elif printf '%s\n' "$linked" | grep -q -i -e 'libswift' -e 'libFoundation' -e 'lib_Foundation' -e 'libdispatch' -e 'libBlocksRuntime' -e 'not found'; then
-    bad "ldd bin/hap names a Swift library or a missing one: $(printf '%s\n' "$linked" | grep -i -e swift -e Foundation -e dispatch -e Blocks -e 'not found' | tr -s ' \t\n' ' ')"
+  elif printf '%s\n' "$linked" | grep -q -i -e 'libswift' -e 'libFoundation' -e 'lib_Foundation' -e 'libdispatch' -e 'libBlocksRuntime' -e 'libstdc++' -e 'libgcc_s' -e 'not found'; then
+    bad "ldd bin/hap names a Swift or C++ library, or a missing one: $(printf '%s\n' "$linked" | grep -i -e swift -e Foundation -e dispatch -e Blocks -e 'libstdc++' -e 'libgcc_s' -e 'not found' | tr -s ' \t\n' ' ')"
   else
-    ok "ldd bin/hap: $(printf '%s\n' "$linked" | awk '{print $1}' | grep -v -e '^linux-vdso' -e '^/' | tr '\n' ' ')(no Swift library)"
+    ok "ldd bin/hap: $(printf '%s\n' "$linked" | awk '{print $1}' | grep -v -e '^linux-vdso' -e '^/' | tr '\n' ' ')(no Swift or C++ library)"
   fi
 
   # 2. It runs.
