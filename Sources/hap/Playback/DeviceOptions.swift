@@ -20,7 +20,7 @@ struct DeviceOptions {
     "Device buffer, {}, split into 4 periods; with no live input it is\nkept full, so all of it is headroom against a stall."
   ).grouped(.device)
   static let margin = Option<Double>.number(
-    "margin", "MS", in: 0.1...100, unit: .milliseconds, default: DeviceSettings().margin * 1000,
+    "margin", "MS", in: 0.1...100, unit: .milliseconds, default: DeviceSettings.defaultMargin * 1000,
     "With live input (--control, drag, serve's fires): render just in time,\nwith MS queued, {}; whole periods, at least one; a period more\nafter each underrun; the buffer less a period or more keeps it full."
   ).grouped(.device)
   static let channels = Option<Int?>.integer(
