@@ -306,7 +306,11 @@ enum OutputFormat: String, CaseIterable, Sendable {
 /// The parsed command line of one command.
 struct Arguments {
   private(set) var flags: Set<String> = []
-  private(set) var values: [String: [String]] = [:]
+  /// The values given, in order: `valueNames[k]` is the option's name, `valueTexts[k]` its text.
+  /// Two arrays of strings rather than a dictionary of arrays: `[String]`'s metadata is built in
+  /// to Swift's runtime, and `[String: [String]]`'s took 0.05 ms to make at every start.
+  private var valueNames: [String] = []
+  private var valueTexts: [String] = []
   private(set) var positionals: [String] = []
   /// The names the command declares (a read of another one is a programming error).
   private(set) var declared: Set<String> = []
@@ -315,7 +319,7 @@ struct Arguments {
   /// its default.
   subscript<Value>(option: Option<Value>) -> Value {
     assert(declared.contains(option.spec.name), "'--\(option.spec.name)' is not in this command's option table")
-    if let text = values[option.spec.name]?.last { return option.read(text) }
+    if let k = valueNames.lastIndex(of: option.spec.name) { return option.read(valueTexts[k]) }
     if option.spec.kind == .flag && flags.contains(option.spec.name) { return option.read("") }
     return option.absent
   }
@@ -323,7 +327,7 @@ struct Arguments {
   /// Whether `option` was given (with or without a value).
   func gave(_ option: some DeclaredOption) -> Bool {
     assert(declared.contains(option.spec.name), "'--\(option.spec.name)' is not in this command's option table")
-    return flags.contains(option.spec.name) || values[option.spec.name] != nil
+    return flags.contains(option.spec.name) || valueNames.contains(option.spec.name)
   }
 
   /// Whether the command declares `option` (shared option sets some commands take).
@@ -332,7 +336,7 @@ struct Arguments {
   /// Every value given for a repeatable option, in order.
   func all<Value>(_ option: Option<Value>) -> [Value] {
     assert(declared.contains(option.spec.name), "'--\(option.spec.name)' is not in this command's option table")
-    return (values[option.spec.name] ?? []).map(option.read)
+    return valueNames.indices.filter { valueNames[$0] == option.spec.name }.map { option.read(valueTexts[$0]) }
   }
 
   /// Whether `--help` was given.
@@ -405,7 +409,8 @@ struct Arguments {
       index += 1
     }
     try option.check(value, written: written)
-    values[option.name, default: []].append(value)
+    valueNames.append(option.name)
+    valueTexts.append(value)
   }
 
   /// Whether `word` is written as a number (`3`, `3.5`, `-2`, `1e3`): digits, a sign, a point or
