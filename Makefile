@@ -85,19 +85,21 @@ apt:
 STATIC_HAP := .build/static/release/hap
 STATIC_LINK := .build/static/link
 GLIBC_FLOOR := 2.35
+# The newest glibc symbol version binary $(1) asks for (2.35): the recipe's check, the dist README.
+newest_glibc = objdump -T $(1) | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -Vu | tail -n 1
 static: deps
 	@mkdir -p $(STATIC_LINK)
 	@for pair in libstdc++.a:libstdc++.a libgcc_eh.a:libgcc_s.a; do \
-	  archive=$$(gcc -print-file-name=$${pair%%:*}); \
-	  [ -f "$$archive" ] || { echo "error: gcc finds no $${pair%%:*} (Debian: apt install libstdc++-12-dev)"; exit 2; }; \
+	  archive=$$(cc -print-file-name=$${pair%%:*}); \
+	  [ -f "$$archive" ] || { echo "error: cc finds no $${pair%%:*} (Debian: apt install libstdc++-12-dev)"; exit 2; }; \
 	  ln -sf "$$archive" $(STATIC_LINK)/$${pair##*:}; done
-	gcc -O2 -Wall -c tools/static-link/arc4random.c -o $(STATIC_LINK)/arc4random.o
+	cc -O2 -Wall -c tools/static-link/arc4random.c -o $(STATIC_LINK)/arc4random.o
 	$(SWIFT) build -c release --product hap --scratch-path .build/static --disable-local-rpath \
 	  -Xswiftc -static-stdlib -Xlinker -no-pie -Xlinker --strip-debug -Xlinker --no-export-dynamic \
 	  -Xlinker -L$(abspath $(STATIC_LINK)) -Xlinker $(abspath $(STATIC_LINK))/arc4random.o
 	@! readelf -d $(STATIC_HAP) | grep -qE 'NEEDED.*(libstdc\+\+|libgcc_s)' \
 	  || { echo "error: $(STATIC_HAP) still loads libstdc++ or libgcc_s"; exit 1; }
-	@newest=$$(objdump -T $(STATIC_HAP) | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -Vu | tail -n 1); \
+	@newest=$$($(call newest_glibc,$(STATIC_HAP))); \
 	  [ "$$(printf '%s\n%s\n' "$$newest" $(GLIBC_FLOOR) | sort -V | tail -n 1)" = $(GLIBC_FLOOR) ] \
 	  || { echo "error: $(STATIC_HAP) asks for glibc $$newest, newer than $(GLIBC_FLOOR) (docs/ci.md)"; exit 1; }
 	@! nm $(STATIC_HAP) | grep -qE ' (icudt[0-9]+_dat|swift_ucol_open)$$' || { echo "error: ICU is linked into $(STATIC_HAP)"; exit 1; }
@@ -264,8 +266,8 @@ dist: static sim
 	install -m 755 contrib/dist/install.sh dist/stage/$(DIST_NAME)/install.sh
 	install -m 755 contrib/dist/unit-paths.sh dist/stage/$(DIST_NAME)/unit-paths.sh
 	@# The README names the newest glibc symbol version the binary asks for.
-	glibc=$$(objdump -T $(HAP) | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -n 1); \
-	sed "s/@VERSION@/$(VERSION)/g; s/@ARCH@/$(ARCH)/g; s/@GLIBC@/$${glibc#GLIBC_}/g" \
+	glibc=$$($(call newest_glibc,$(HAP))); \
+	sed "s/@VERSION@/$(VERSION)/g; s/@ARCH@/$(ARCH)/g; s/@GLIBC@/$$glibc/g" \
 	  contrib/dist/README.md > dist/stage/$(DIST_NAME)/README.md
 	chmod 644 dist/stage/$(DIST_NAME)/README.md
 	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(SOURCE_DATE_EPOCH) --mode=u+rwX,go+rX,go-w \

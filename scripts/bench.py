@@ -992,12 +992,12 @@ def hapkit_bench():
 
 
 
-def spawn_wall_ms(argv, env=None):
+def spawn_wall_ms(argv):
     """Wall time of one run of `argv` (posix_spawn to its exit), in ms, its output discarded."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         start = time.perf_counter_ns()
-        pid = os.posix_spawn(argv[0], argv, env or os.environ,
+        pid = os.posix_spawn(argv[0], argv, os.environ,
                              file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)])
         _, status = os.waitpid(pid, 0)
         elapsed = (time.perf_counter_ns() - start) / 1e6
