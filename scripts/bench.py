@@ -47,10 +47,14 @@ def render_bench():
     # sounding frames: the work the per-sample loops do).
     print("  (target: at least 1.5 G voice-samples/s with the AVX2 kernel; a C reference renderer does about 55 M samples/s here)")
     hap_time, _, hap_codes = measure_shell(f"{hap} render {long} -o - --quiet")
-    sox_time, _, _ = measure_shell("sox -n -r 48000 -b 16 -t wav - synth 600 sine 170 2>/dev/null")
+    sox_time, _, sox_codes = measure_shell("sox -n -r 48000 -b 16 -t wav - synth 600 sine 170 2>/dev/null")
     if hap_codes != {0}:
         print(f"  WARNING: hap render exited {sorted(hap_codes)}")
     print(f"  hap render long.json -o - (600 s, s16)   {hap_time:7.3f} s")
+    if sox_codes != {0}:
+        # A reference that failed (sox missing: make bench-deps installs it) has no time to compare.
+        print(f"  sox synth 600 sine 170: exited {sorted(sox_codes)}, no reference figure (is sox installed?)")
+        return
     print(f"  sox synth 600 sine 170 (600 s, s16)      {sox_time:7.3f} s")
     print(f"  ratio: hap takes {hap_time / sox_time:.2f}x sox's time (target <= 0.2x)")
     wav = os.path.join(out, "long.wav")
@@ -723,6 +727,9 @@ def main():
     if hap_codes != {0}:
         print(f"  WARNING: hap validate exited {sorted(hap_codes)} on the bench file")
     print(f"  hap validate --strict  {hap_time:7.3f} s  {size_mb / hap_time:7.1f} MB/s  peak {hap_rss:6.0f} MiB ({hap_rss * 1.048576 / size_mb:.1f}x the file)")
+    if jq_codes != {0}:
+        print(f"  jq empty exited {sorted(jq_codes)}: no reference figure (is jq installed?)")
+        return
     print(f"  jq empty (parse only)  {jq_time:7.3f} s  {size_mb / jq_time:7.1f} MB/s  peak {jq_rss:6.0f} MiB")
     print(f"  ratio: hap takes {hap_time / jq_time:.3f}x jq's time, {jq_time / hap_time:.2f}x its speed "
           f"(issue 44's target: <= 0.15x its time, peak memory no higher than 253 MiB)")
