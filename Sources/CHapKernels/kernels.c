@@ -107,8 +107,19 @@ static inline __attribute__((always_inline)) double turn_fraction(double x) {
   return x - ((x + 6755399441055744.0) - 6755399441055744.0);
 }
 
+// Polynomials for sin f and cos f on [-pi/4, pi/4], of degree 7 and 6, with the coefficients
+// that make the largest error smallest there (Remez; 1.8e-9 and 3.2e-8 in exact arithmetic):
+// in Float they are as close as Taylor's of degree 9 and 8 were (6.0e-8 and 9.2e-8 against
+// 6.0e-8 and 8.5e-8), with two multiplications and two additions fewer each.
+#define SIN3 (-0x1.55554p-3f)
+#define SIN5 (0x1.1105b4p-7f)
+#define SIN7 (-0x1.98da64p-13f)
+#define COS2 (-0x1.ffffbap-2f)
+#define COS4 (0x1.553f94p-5f)
+#define COS6 (-0x1.64756ep-10f)
+
 // e^(2 pi i x) in each lane (x in cycles, |x| < 2^21): x is reduced to the nearest quarter
-// turn, then Taylor polynomials on [-pi/4, pi/4] (error below 4e-7), and the quarter turn
+// turn, then the polynomials above on [-pi/4, pi/4] (error below 1e-7), and the quarter turn
 // applied by swapping and negating.
 static inline __attribute__((always_inline)) void cis8(hap_v8 x, hap_v8 *re, hap_v8 *im) {
   const hap_v8 magic = {MAGIC, MAGIC, MAGIC, MAGIC, MAGIC, MAGIC, MAGIC, MAGIC};
@@ -116,8 +127,8 @@ static inline __attribute__((always_inline)) void cis8(hap_v8 x, hap_v8 *re, hap
   hap_v8 q = (quarters + magic) - magic;  // the nearest integer
   hap_v8 f = (x - q * 0.25f) * TWO_PI_F;
   hap_v8 f2 = f * f;
-  hap_v8 s = f * (1.0f + f2 * (-1.0f / 6.0f + f2 * (1.0f / 120.0f + f2 * (-1.0f / 5040.0f + f2 * (1.0f / 362880.0f)))));
-  hap_v8 c = 1.0f + f2 * (-0.5f + f2 * (1.0f / 24.0f + f2 * (-1.0f / 720.0f + f2 * (1.0f / 40320.0f))));
+  hap_v8 s = f * (1.0f + f2 * (SIN3 + f2 * (SIN5 + f2 * SIN7)));
+  hap_v8 c = 1.0f + f2 * (COS2 + f2 * (COS4 + f2 * COS6));
   hap_i8 turn = __builtin_convertvector(q, hap_i8) & 3;
   hap_i8 swap = -(turn & 1);                   // all ones where a quarter or three quarters
   hap_i8 flipRe = ((turn + 1) & 2) << 30;      // the sign bit where a quarter or a half
