@@ -65,9 +65,8 @@ enum ColorChoice: String, CaseIterable {
     case .always: return true
     case .never: return false
     case .auto:
-      let environment = RunEnvironment.values
-      if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
-      if environment["TERM"] == "dumb" { return false }
+      if let noColor = RunEnvironment["NO_COLOR"], !noColor.isEmpty { return false }
+      if RunEnvironment["TERM"] == "dumb" { return false }
       return isTerminal
     }
   }

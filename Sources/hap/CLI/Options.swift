@@ -47,6 +47,6 @@ extension Arguments {
   /// FIFO's writer or standard input.
   var reading: PatternReading {
     let folders = knows(Options.soundPath) ? all(Options.soundPath).compactMap { $0 } : []
-    return PatternReading(sounds: SoundSearch(userFolders: folders, environment: RunEnvironment.values), stop: Interrupt.stop)
+    return PatternReading(sounds: SoundSearch(userFolders: folders, environment: RunEnvironment.given), stop: Interrupt.stop)
   }
 }

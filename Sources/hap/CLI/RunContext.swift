@@ -193,6 +193,10 @@ final class RunContext: Sendable {
 enum RunEnvironment {
   static var values: [String: String] { RunContext.current?.environment ?? ProcessInfo.processInfo.environment }
 
+  /// The run's environment when it runs in process (tests), else nil: the process's, which the
+  /// library reads a variable at a time, when it needs one.
+  static var given: [String: String]? { RunContext.current?.environment }
+
   /// One variable: the run's, or the process's read with getenv(3), without building the whole
   /// environment's dictionary (each one cost `hap fire` and `hap play` 0.05 ms at start).
   static subscript(name: String) -> String? {

@@ -82,7 +82,7 @@ enum DragCommand: Command {
     }
     // The device options, parsed once: playing opens the device with them, rendering takes
     // their signal settings (rate, sample format, gain, profile).
-    var device = try DeviceOptions(arguments, environment: RunEnvironment.values)
+    var device = try DeviceOptions(arguments, environment: RunEnvironment.given)
     if let output = arguments[Self.output] {
       return try render(pattern, to: output, arguments: arguments, device: device, map: map, window: window)
     }

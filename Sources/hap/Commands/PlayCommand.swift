@@ -93,7 +93,7 @@ enum PlayCommand: Command {
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     let started = DispatchTime.now().uptimeNanoseconds
     let patterns = try patternArguments(arguments)
-    var device = try DeviceOptions(arguments, environment: RunEnvironment.values)
+    var device = try DeviceOptions(arguments, environment: RunEnvironment.given)
     let settings = try Settings(arguments, patterns: patterns)
     if try MotorOptions.motorPath(device, arguments) != nil {
       device.settings.audio = .hapticsOnly  // a motor plays no sound: the patterns' sounds are not read

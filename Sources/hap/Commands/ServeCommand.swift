@@ -85,7 +85,7 @@ enum ServeCommand: Command {
 
   static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
     if let extra = arguments.positionals.first { throw .noArgumentsTaken(command: name, extra: extra) }
-    let options = try DeviceOptions(arguments, defaultLatency: defaultLatency, environment: RunEnvironment.values)
+    let options = try DeviceOptions(arguments, defaultLatency: defaultLatency, environment: RunEnvironment.given)
     try refuseOptions(arguments, options)
     let socketPath = try ServiceSocket.path(arguments[ServiceClient.socket])
     let vocabularyFolder = VocabularyFolder.resolve(

@@ -82,13 +82,12 @@ struct DeviceOptions {
   /// `-D`, else `$HAP_DEVICE` (when not empty), else `default`.
   /// Parses and checks the device options of `arguments`; `--latency` is `defaultLatency`
   /// milliseconds when not given (`hap serve` asks for less than `hap play`).
-  init(
-    _ arguments: Arguments, defaultLatency: Double = 10,
-    environment: [String: String] = ProcessInfo.processInfo.environment
-  ) throws(UsageError) {
-    settings.device = arguments[Self.device] ?? environment["HAP_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+  /// `environment` nil: the process's, read a variable at a time.
+  init(_ arguments: Arguments, defaultLatency: Double = 10, environment: [String: String]? = nil) throws(UsageError) {
+    let named = environment.map { $0["HAP_DEVICE"] } ?? getenv("HAP_DEVICE").map { String(cString: $0) }
+    settings.device = arguments[Self.device] ?? named.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     settings.folders = .fromEnvironment
-    settings.environment = environment
+    if let environment { settings.environment = environment }
     settings.latency = (arguments.gave(Self.latency) ? arguments[Self.latency] : defaultLatency) / 1000
     settings.margin = arguments[Self.margin] / 1000
     settings.rate = arguments[Options.rate]
