@@ -84,6 +84,10 @@ apt:
 # linked in).
 STATIC_HAP := .build/static/release/hap
 STATIC_LINK := .build/static/link
+# The code a command runs as it starts, put together by the linker (gold) so that it faults in
+# fewer pages: written by scripts/startup-order.py (every function seen running in a few common
+# commands); a name that no longer exists is skipped. Each function in a section of its own.
+STARTUP_ORDER := tools/static-link/startup-order.txt
 GLIBC_FLOOR := 2.35
 # The newest glibc symbol version binary $(1) asks for (2.35): the recipe's check, the dist README.
 newest_glibc = objdump -T $(1) | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -Vu | tail -n 1
@@ -96,7 +100,9 @@ static: deps
 	cc -O2 -Wall -c tools/static-link/arc4random.c -o $(STATIC_LINK)/arc4random.o
 	$(SWIFT) build -c release --product hap --scratch-path .build/static --disable-local-rpath \
 	  -Xswiftc -static-stdlib -Xlinker -no-pie -Xlinker --strip-debug -Xlinker --no-export-dynamic \
-	  -Xlinker -L$(abspath $(STATIC_LINK)) -Xlinker $(abspath $(STATIC_LINK))/arc4random.o
+	  -Xlinker -L$(abspath $(STATIC_LINK)) -Xlinker $(abspath $(STATIC_LINK))/arc4random.o \
+	  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
+	  -Xlinker --section-ordering-file=$(abspath $(STARTUP_ORDER))
 	@! readelf -d $(STATIC_HAP) | grep -qE 'NEEDED.*(libstdc\+\+|libgcc_s)' \
 	  || { echo "error: $(STATIC_HAP) still loads libstdc++ or libgcc_s"; exit 1; }
 	@newest=$$($(call newest_glibc,$(STATIC_HAP))); \
