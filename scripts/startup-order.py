@@ -5,7 +5,7 @@ linker to put together (gold's --section-ordering-file; `make static` passes it)
 A command's start touches a few hundred kilobytes of code spread over the binary's 12 MB of
 text: each 64 KiB the kernel maps at a page fault (fault-around) holds a little of it, and a
 fault costs about 2 us on this machine. Put together, they take fewer pages: `hap render` of a
-short clip faulted 286 times, 244 with the order (`make bench`'s startup section).
+short clip faulted 286 times, 248 with the order (`make bench`'s startup section).
 
 The list is every function of the binary that valgrind's callgrind sees run in a few common
 commands (--version, validate, render of a pattern and of a .haptic clip, play on the simulated
