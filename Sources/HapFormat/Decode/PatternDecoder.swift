@@ -48,7 +48,7 @@ struct PatternDecoder {
         at: Int(patternNode.offset), pointer: "/Pattern")
       return nil
     }
-    events.reserveCapacity(Int(patternNode.count))
+    events = [Event](hugePageCapacity: Int(patternNode.count))
     document.forEachElement(of: patternIndex) { position, element in
       decodeEntry(element, entry: position)
     }

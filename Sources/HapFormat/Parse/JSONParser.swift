@@ -78,7 +78,9 @@ public struct JSONParser {
     self.count = count
     self.scan = scan
     self.findings = findings
-    nodes.reserveCapacity(max(16, count / 10))
+    // A node for every 10 bytes is room enough for any pattern file (pretty-printed AHAP has one
+    // for every 15): a large file's nodes in huge pages, written once, never moved.
+    nodes = [JSONNode](hugePageCapacity: max(16, count / 10))
   }
 
   // MARK: Errors
