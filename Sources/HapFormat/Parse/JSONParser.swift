@@ -675,28 +675,6 @@ public struct JSONParser {
       fail("expected a digit after the decimal point", at: i)
       return false
     }
-    while i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 {
-      if number.digits < 19 {
-        number.mantissa = number.mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
-        number.digits += 1
-      } else {
-        number.exponent += 1
-        number.digits += 1
-      }
-      i += 1
-    }
-    return true
-  }
-
-  /// The fraction of a number, if a decimal point comes next.
-  @inline(__always)
-  private mutating func parseFractionDigits(_ number: inout Digits) -> Bool {
-    guard i < count && bytes[i] == UInt8(ascii: ".") else { return true }
-    i += 1
-    guard i < count, bytes[i] >= 0x30 && bytes[i] <= 0x39 else {
-      fail("expected a digit after the decimal point", at: i)
-      return false
-    }
     // Eight bytes at a time while each digit of them counts (as the loop below counts them).
     while i + 8 <= count {
       let run = JSONDigitRun(bytes + i)
