@@ -165,4 +165,9 @@ extension Pattern {
 
   /// The AudioCustom events (those that play a waveform file), in order.
   package var audioCustomEvents: [Event] { events { $0.pointee.type == .audioCustom } }
+
+  /// Whether any event is an AudioCustom event (a look over the events up to the first).
+  package var hasAudioCustomEvents: Bool {
+    events.withUnsafeBufferPointer { events in events.indices.contains { events[$0].type == .audioCustom } }
+  }
 }

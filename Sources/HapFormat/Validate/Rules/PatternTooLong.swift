@@ -30,7 +30,10 @@ enum PatternTooLong: WholePatternRule {
     let limit = context.longestPattern
     let longest = "the longest pattern hap renders is \(Format.seconds(limit)) (hap render --max-duration raises it)"
     checkSounds(pattern, context: context, findings: &findings)
-    for event in pattern.events(where: { !($0.pointee.time + $0.pointee.soundingLength <= limit) }) {
+    let pastLimit = pattern.events {
+      !($0.pointee.time + Event.soundingLength($0.pointee.type, duration: $0.pointee.duration) <= limit)
+    }
+    for event in pastLimit {
       let end = event.time + event.soundingLength
       // Point at the event when it starts too late, else at the duration that runs past (the
       // model keeps where the event and its duration were written, not its Time).
