@@ -418,6 +418,50 @@ struct JSONParserNumberTests {
     #expect(!node.isNonFiniteLiteral)
   }
 
+  @Test("numbers with text after them (their fraction read eight bytes at a time) convert as Swift reads them")
+  func exactValueInText() throws {
+    // Fractions of 1 to 30 digits, with leading zeros, after integer parts short and long.
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func random(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((state >> 33) % UInt64(bound))
+    }
+    func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(random(10))) }) }
+    var texts = JSONParserNumberTests.numbers
+    for _ in 0..<2000 {
+      let integer = ["0", "1", "12", "9", "7" + digits(random(20))][random(5)]
+      let zeros = random(3) == 0 ? String(repeating: "0", count: random(12)) : ""
+      let exponent = random(4) == 0 ? "e\(["", "+", "-"][random(3)])\(random(30))" : ""
+      texts.append("\(random(5) == 0 ? "-" : "")\(integer).\(zeros)\(digits(1 + random(30)))\(exponent)")
+    }
+    for text in texts {
+      let (document, diagnostics) = parseDocument("[\(text),  \(text) ,\n        \(text)]")
+      let tape = try #require(document, "\(text)")
+      #expect(diagnostics.isEmpty)
+      let expected = try #require(Double(text))
+      for node in 1...3 {
+        #expect(tape.node(node).number.bitPattern == expected.bitPattern, "\(text): parsed \(tape.node(node).number)")
+      }
+    }
+  }
+
+  @Test("a run of digits read at once: how many, their value, their leading zeros")
+  func digitRun() {
+    func run(_ text: String) -> (Int, UInt64, Int) {
+      let bytes = Array(text.utf8)
+      let read = bytes.withUnsafeBufferPointer { JSONDigitRun($0.baseAddress!) }
+      return (read.count, read.value, read.leadingZeros)
+    }
+    #expect(run("973163, ") == (6, 973_163, 0))
+    #expect(run("12345678") == (8, 12_345_678, 0))
+    #expect(run("00450000") == (8, 450_000, 2))
+    #expect(run("0045}   ") == (4, 45, 2))
+    #expect(run("000000 0") == (6, 0, 6))
+    #expect(run("9e-3    ") == (1, 9, 0))
+    #expect(run(",1234567") == (0, 0, 0))
+    #expect(run("1/:0\u{FF}999") == (1, 1, 0))
+  }
+
   @Test("-0 keeps its sign")
   func negativeZero() throws {
     let tape = try #require(parseDocument("[-0, -0.0]").document)

@@ -28,6 +28,32 @@ struct ModelTests {
     #expect(pattern.duration == 2)
   }
 
+  @Test("events written in time order, ties out of order: each run of equal times sorted as a whole sort would")
+  func runsOfEqualTimesSorted() {
+    var events: [Event] = []
+    for (k, time) in [0.0, 0, 0, 0.5, 1, 1, 1, 1, 2, 3, 3].enumerated() {
+      var parameters = EventParameters()
+      parameters.hapticIntensity = Double((k * 7) % 5) / 4
+      let type: EventType = k % 3 == 0 ? .hapticContinuous : .hapticTransient
+      let duration = type == .hapticContinuous ? 0.1 : 0
+      events.append(Event(time: time, type: type, duration: duration, parameters: parameters))
+    }
+    let expected = events.enumerated().sorted { a, b in
+      withUnsafePointer(to: a.element) { x in
+        withUnsafePointer(to: b.element) { y in
+          Pattern.canonicalOrder(x, y) || (!Pattern.canonicalOrder(y, x) && a.offset < b.offset)
+        }
+      }
+    }.map(\.element)
+    #expect(Pattern(events: events).events == expected)
+    #expect(Pattern(events: events.reversed()).events == expected)
+  }
+
+  @Test("a dynamic parameter's ordinal is its place among all of them")
+  func dynamicParameterOrdinal() {
+    #expect(DynamicParameterID.allCases.map(\.ordinal) == Array(DynamicParameterID.allCases.indices))
+  }
+
   @Test("parameters and curves are sorted by time too")
   func parametersAndCurvesSorted() throws {
     let pattern = try decodeValid(

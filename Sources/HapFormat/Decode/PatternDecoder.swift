@@ -48,7 +48,7 @@ struct PatternDecoder {
         at: Int(patternNode.offset), pointer: "/Pattern")
       return nil
     }
-    events.reserveCapacity(Int(patternNode.count))
+    events = [Event](hugePageCapacity: Int(patternNode.count))
     document.forEachElement(of: patternIndex) { position, element in
       decodeEntry(element, entry: position)
     }
@@ -202,13 +202,15 @@ struct PatternDecoder {
     }
     if event != nil { eventEntries += 1 }
     if parameter != nil || curve != nil { dynamicEntries += 1 }
-    let kinds = [event.map { _ in "Event" }, parameter.map { _ in "Parameter" }, curve.map { _ in "ParameterCurve" }]
-      .compactMap { $0 }
-    if kinds.isEmpty {
+    // Counted, not listed: an entry holds one kind, and a list for each of 200,000 entries costs.
+    switch (event == nil ? 0 : 1) + (parameter == nil ? 0 : 1) + (curve == nil ? 0 : 1) {
+    case 0:
       reportNoEntryKind(index, others: others, entry: entry)
       return
-    }
-    if kinds.count > 1 {
+    case 1: break
+    default:
+      let kinds = [event.map { _ in "Event" }, parameter.map { _ in "Parameter" }, curve.map { _ in "ParameterCurve" }]
+        .compactMap { $0 }
       findings.add(
         .entryKind,
         "this entry holds \(kinds.joined(separator: " and ")); each entry must hold exactly one, so split it",

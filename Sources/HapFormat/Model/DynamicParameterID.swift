@@ -65,8 +65,26 @@ public enum DynamicParameterID: String, Sendable, Equatable, Hashable, CaseItera
   /// Whether the control acts on haptic events (the others act on audio events).
   public var isHaptic: Bool { rawValue.hasPrefix("Haptic") }
 
-  private var order: Int { DynamicParameterID.allCases.firstIndex(of: self)! }
+  /// Position in `allCases`, without building the array (nor hashing the name, as a
+  /// dictionary keyed by the control would).
+  var ordinal: Int {
+    switch self {
+    case .hapticIntensityControl: 0
+    case .hapticSharpnessControl: 1
+    case .hapticAttackTimeControl: 2
+    case .hapticDecayTimeControl: 3
+    case .hapticReleaseTimeControl: 4
+    case .audioVolumeControl: 5
+    case .audioPanControl: 6
+    case .audioPitchControl: 7
+    case .audioBrightnessControl: 8
+    case .audioAttackTimeControl: 9
+    case .audioDecayTimeControl: 10
+    case .audioReleaseTimeControl: 11
+    }
+  }
+
   public static func < (lhs: DynamicParameterID, rhs: DynamicParameterID) -> Bool {
-    lhs.order < rhs.order
+    lhs.ordinal < rhs.ordinal
   }
 }

@@ -6,8 +6,12 @@ extension Event {
   /// How long the event sounds from its time: a continuous event its duration, at most
   /// ``continuousLimit``, an audio event its duration, a transient 0 (its burst lasts
   /// milliseconds). The renderer's schedule and the validator's `pattern-too-long` share it.
-  public var soundingLength: Double {
+  public var soundingLength: Double { Event.soundingLength(type, duration: duration) }
+
+  /// ``soundingLength`` of an event of `type` lasting `duration` (for an event read where it
+  /// lies: a rule passing over every event does not copy each).
+  public static func soundingLength(_ type: EventType, duration: Double) -> Double {
     if type == .hapticTransient { return 0 }
-    return type.isContinuous ? min(duration, Self.continuousLimit) : duration
+    return type.isContinuous ? min(duration, continuousLimit) : duration
   }
 }

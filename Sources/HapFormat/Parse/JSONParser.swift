@@ -67,8 +67,6 @@ public struct JSONParser {
   /// The structural scan ahead of `i`: where whitespace and a string's plain run end.
   private var scan: JSONScanWindow
   private var nodes: [JSONNode] = []
-  /// Key node indices of the objects being read, for the duplicate-key check.
-  private var keyStack: [Int32] = []
   private var findings: FindingCollector
   private var failed = false
   private var expectation = Expectation.pattern
@@ -78,7 +76,9 @@ public struct JSONParser {
     self.count = count
     self.scan = scan
     self.findings = findings
-    nodes.reserveCapacity(max(16, count / 10))
+    // A node for every 10 bytes is room enough for any pattern file (pretty-printed AHAP has one
+    // for every 15): a large file's nodes in huge pages, written once, never moved.
+    nodes = [JSONNode](hugePageCapacity: max(16, count / 10))
   }
 
   // MARK: Errors
@@ -278,7 +278,6 @@ public struct JSONParser {
     let start = i
     nodes.append(JSONNode(kind: .object, flags: 0, offset: UInt32(start), end: 0, count: 0, number: 0))
     i += 1
-    let keyBase = keyStack.count
     var members: UInt32 = 0
     skipWhitespace()
     if i < count && bytes[i] == UInt8(ascii: "}") {
@@ -297,13 +296,12 @@ public struct JSONParser {
     }
     nodes[index].count = members
     nodes[index].end = UInt32(nodes.count)
-    checkDuplicateKeys(from: keyBase)
-    keyStack.removeLast(keyStack.count - keyBase)
+    checkDuplicateKeys(ofObjectAt: index)
     return true
   }
 
-  /// Reads one member of the object that starts at `objectStart`: its key (pushed on the key
-  /// stack), the colon and the value.
+  /// Reads one member of the object that starts at `objectStart`: its key, the colon and the
+  /// value.
   @inline(__always)
   private mutating func parseMember(depth: Int, objectStart: Int) -> Bool {
     guard i < count else {
@@ -318,7 +316,6 @@ public struct JSONParser {
       }
       return false
     }
-    keyStack.append(Int32(nodes.count))
     guard parseString() else { return false }
     skipWhitespace()
     guard i < count, bytes[i] == UInt8(ascii: ":") else {
@@ -403,15 +400,13 @@ public struct JSONParser {
     return .failed
   }
 
-  /// Reports keys written more than once in the object whose keys are `keyStack[base...]`.
-  private mutating func checkDuplicateKeys(from base: Int) {
-    if keyStack.count - base < 2 { return }
+  /// Reports keys written more than once in the object just read, whose node is at `object`.
+  private mutating func checkDuplicateKeys(ofObjectAt object: Int) {
+    if nodes[object].count < 2 { return }
     let text = UnsafeBufferPointer(start: bytes, count: count)
     // Static, over buffers: a method on the parser here would copy it (and retain its arrays).
     let duplicates = nodes.withUnsafeBufferPointer { nodes in
-      keyStack.withUnsafeBufferPointer { keys in
-        JSONParser.duplicateKeys(UnsafeBufferPointer(rebasing: keys[base...]), nodes: nodes, text: text)
-      }
+      JSONParser.duplicateKeys(ofObjectAt: object, nodes: nodes, text: text)
     }
     for node in duplicates {
       findings.add(
@@ -420,6 +415,33 @@ public struct JSONParser {
         "key \(JSONString.literal(Format.excerpt(JSONParser.keyText(nodes[node], text)))) appears more than once in this object; the last one wins",
         at: Int(nodes[node].offset), pointer: "")
     }
+  }
+
+  /// The key nodes of the object at `object` (in order) that repeat an earlier one. The keys
+  /// are found in the tape: the first follows the object's node, each next one its value's
+  /// subtree.
+  private static func duplicateKeys(
+    ofObjectAt object: Int, nodes: UnsafeBufferPointer<JSONNode>, text: UnsafeBufferPointer<UInt8>
+  ) -> [Int] {
+    let members = Int(nodes[object].count)
+    if members == 2 {  // the most common case (an event parameter, a control point): no list
+      let second = next(after: object + 2, nodes)
+      return sameKey(nodes[second], nodes[object + 1], text) ? [second] : []
+    }
+    return withUnsafeTemporaryAllocation(of: Int32.self, capacity: members) { keys in
+      var key = object + 1
+      for k in 0..<members {
+        keys[k] = Int32(key)
+        key = next(after: key + 1, nodes)
+      }
+      return duplicateKeys(UnsafeBufferPointer(keys), nodes: nodes, text: text)
+    }
+  }
+
+  /// The index of the node after `index`'s whole subtree (``JSONDocument/next(after:)``).
+  @inline(__always)
+  private static func next(after index: Int, _ nodes: UnsafeBufferPointer<JSONNode>) -> Int {
+    nodes[index].kind.isContainer ? Int(nodes[index].end) : index + 1
   }
 
   /// The key nodes among `keys` (in order) that repeat an earlier one.
@@ -652,6 +674,16 @@ public struct JSONParser {
     guard i < count, bytes[i] >= 0x30 && bytes[i] <= 0x39 else {
       fail("expected a digit after the decimal point", at: i)
       return false
+    }
+    // Eight bytes at a time while each digit of them counts (as the loop below counts them).
+    while i + 8 <= count {
+      let run = JSONDigitRun(bytes + i)
+      guard run.count > 0, number.digits + run.count <= 19 else { break }
+      number.digits += number.mantissa == 0 ? run.count - run.leadingZeros : run.count
+      number.mantissa = number.mantissa &* JSONDigitRun.powersOfTen[run.count] &+ run.value
+      number.exponent -= run.count
+      i += run.count
+      if run.count < 8 { return true }
     }
     while i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 {
       if number.digits < 19 {

@@ -9,6 +9,9 @@ public enum Validator {
     CurveOverlap.check(pattern, context: context, findings: &findings)
     ContinuousTooLong.check(pattern, context: context, findings: &findings)
     PatternTooLong.check(pattern, context: context, findings: &findings)
+    // The waveform rules read only AudioCustom events: without any (most patterns), one look
+    // over the events, not a pass of each rule over every one.
+    guard pattern.hasAudioCustomEvents else { return }
     WaveformNotFound.check(pattern, context: context, findings: &findings)
     WaveformUndecodable.check(pattern, context: context, findings: &findings)
     WaveformBudgetExceeded.check(pattern, context: context, findings: &findings)

@@ -178,10 +178,12 @@ public enum InputFile {
     throws(PatternFiles.ReadError) -> [UInt8]
   {
     // A file is read straight into storage that is not zeroed first (its size ahead, a byte more
-    // to see its end); what does not end there goes on below, as a stream does.
+    // to see its end; a large one in huge pages); what does not end there goes on below, as a
+    // stream does.
     var filled = 0
     var ended = false
     var bytes = [UInt8](unsafeUninitializedCapacity: min(knownSize ?? 64 * 1024, limit) + 1) { buffer, initialized in
+      HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
       while !kind.isStream && filled < buffer.count {
         let got = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
         if got < 0 && errno == EINTR { continue }

@@ -21,7 +21,7 @@ package enum ContinuousTooLong: WholePatternRule {
   package static let limit = 30.0
 
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
-    for event in pattern.events where event.type.isContinuous && event.duration > limit {
+    for event in pattern.events(where: { $0.pointee.type.isContinuous && $0.pointee.duration > limit }) {
       findings.add(
         .continuousTooLong,
         "this \(event.type.rawValue) event lasts \(Format.seconds(event.duration)), but a continuous event lasts at most \(Format.seconds(limit)) (CHHapticEvent.duration): Core Haptics plays its first \(Format.seconds(limit)), then its release, and hap renders and plays it the same way",

@@ -21,15 +21,15 @@ extension Rule {
 enum CurveOverlap: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     // Curves are sorted by start time; compare each with the latest-ending earlier curve of its ID.
-    var latest: [DynamicParameterID: ParameterCurve] = [:]
+    var latest = [ParameterCurve?](repeating: nil, count: DynamicParameterID.allCases.count)  // by ordinal
     for curve in pattern.curves {
-      if let previous = latest[curve.id], curve.start < previous.end - 1e-9 * max(1, abs(previous.end)) {
+      if let previous = latest[curve.id.ordinal], curve.start < previous.end - 1e-9 * max(1, abs(previous.end)) {
         findings.add(
           .curveOverlap,
           "this \(curve.id.rawValue) curve starts at \(Format.seconds(curve.start)), before the one at \(Format.seconds(previous.start)) ends at \(Format.seconds(previous.end))",
           at: curve.source.offset, pointer: JSONPointer.entry(curve.source.entry, "ParameterCurve"))
       }
-      if latest[curve.id].map({ curve.end > $0.end }) ?? true { latest[curve.id] = curve }
+      if latest[curve.id.ordinal].map({ curve.end > $0.end }) ?? true { latest[curve.id.ordinal] = curve }
     }
   }
 }

@@ -30,9 +30,11 @@ enum PatternTooLong: WholePatternRule {
     let limit = context.longestPattern
     let longest = "the longest pattern hap renders is \(Format.seconds(limit)) (hap render --max-duration raises it)"
     checkSounds(pattern, context: context, findings: &findings)
-    for event in pattern.events {
+    let pastLimit = pattern.events {
+      !($0.pointee.time + Event.soundingLength($0.pointee.type, duration: $0.pointee.duration) <= limit)
+    }
+    for event in pastLimit {
       let end = event.time + event.soundingLength
-      guard !(end <= limit) else { continue }
       // Point at the event when it starts too late, else at the duration that runs past (the
       // model keeps where the event and its duration were written, not its Time).
       let late = !(event.time <= limit)
@@ -68,7 +70,7 @@ enum PatternTooLong: WholePatternRule {
   static func checkSounds(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     var judged: Set<String> = []
     var refused: Set<String> = []  // said once, at its first event
-    for event in pattern.events where event.type == .audioCustom {
+    for event in pattern.audioCustomEvents {
       guard let path = event.waveformPath, !refused.contains(path), let format = context.soundFormat(path) else {
         continue
       }

@@ -25,7 +25,7 @@ enum WaveformBudgetExceeded: WholePatternRule {
     guard context.sound != nil else { return }
     var counted: Set<String> = []
     var total = 0
-    for event in pattern.events where event.type == .audioCustom {
+    for event in pattern.audioCustomEvents {
       guard let path = event.waveformPath, !counted.contains(path), let format = context.soundFormat(path) else {
         continue
       }

@@ -21,7 +21,7 @@ extension Rule {
 
 enum WaveformDurationIgnored: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
-    for event in pattern.events where event.type == .audioCustom && !event.waveformLoops && event.duration > 0 {
+    for event in pattern.audioCustomEvents where !event.waveformLoops && event.duration > 0 {
       var message =
         "EventDuration \(Format.number(event.duration)) has no effect on an AudioCustom event: iOS plays the whole sound file"
       if let path = event.waveformPath, let format = context.soundFormat(path) {

@@ -21,7 +21,7 @@ extension Rule {
 
 enum WaveformLoopDurationMissing: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
-    for event in pattern.events where event.type == .audioCustom && event.waveformLoops && event.duration <= 0 {
+    for event in pattern.audioCustomEvents where event.waveformLoops && event.duration <= 0 {
       let given = event.source.duration.offset != event.source.entry.offset
       findings.add(
         .waveformLoopDurationMissing,

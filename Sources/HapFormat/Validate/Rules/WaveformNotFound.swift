@@ -23,7 +23,7 @@ extension Rule {
 enum WaveformNotFound: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     guard context.sound != nil || context.waveformExists != nil else { return }
-    for event in pattern.events where event.type == .audioCustom {
+    for event in pattern.audioCustomEvents {
       guard let path = event.waveformPath, context.waveformFound(path) == false else { continue }
       let missing =
         path.hasPrefix("/")

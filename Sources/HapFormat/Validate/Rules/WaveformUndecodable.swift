@@ -23,7 +23,7 @@ extension Rule {
 enum WaveformUndecodable: WholePatternRule {
   static func check(_ pattern: Pattern, context: ValidationContext, findings: inout FindingCollector) {
     guard let sound = context.sound else { return }
-    for event in pattern.events where event.type == .audioCustom {
+    for event in pattern.audioCustomEvents {
       guard let path = event.waveformPath, case .found(_, _, .failure(let failure)) = sound(path) else { continue }
       findings.add(
         .waveformUndecodable,
