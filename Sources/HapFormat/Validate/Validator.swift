@@ -11,12 +11,13 @@ public enum Validator {
     PatternTooLong.check(pattern, context: context, findings: &findings)
     // The waveform rules read only AudioCustom events: without any (most patterns), one look
     // over the events, not a pass of each rule over every one.
-    guard pattern.hasAudioCustomEvents else { return }
-    WaveformNotFound.check(pattern, context: context, findings: &findings)
-    WaveformUndecodable.check(pattern, context: context, findings: &findings)
-    WaveformBudgetExceeded.check(pattern, context: context, findings: &findings)
-    WaveformLoopDurationMissing.check(pattern, context: context, findings: &findings)
-    WaveformDurationIgnored.check(pattern, context: context, findings: &findings)
+    if pattern.hasAudioCustomEvents {
+      WaveformNotFound.check(pattern, context: context, findings: &findings)
+      WaveformUndecodable.check(pattern, context: context, findings: &findings)
+      WaveformBudgetExceeded.check(pattern, context: context, findings: &findings)
+      WaveformLoopDurationMissing.check(pattern, context: context, findings: &findings)
+      WaveformDurationIgnored.check(pattern, context: context, findings: &findings)
+    }
   }
 
   /// Validates the bytes of one pattern file.
