@@ -87,6 +87,10 @@ STATIC_LINK := .build/static/link
 # The code a command runs as it starts, put together by the linker (gold) so that it faults in
 # fewer pages: written by scripts/startup-order.py (every function seen running in a few common
 # commands); a name that no longer exists is skipped. Each function in a section of its own.
+# A generic type's metadata is made by its accessor, not from its mangled name: the runtime
+# demangles the name and, for a requirement (Set<String>: String is Hashable), scans every
+# protocol conformance in the binary, about 100,000 instructions each (a third of `hap render`'s
+# start), for 90 KB of code.
 STARTUP_ORDER := tools/static-link/startup-order.txt
 GLIBC_FLOOR := 2.35
 # The newest glibc symbol version binary $(1) asks for (2.35): the recipe's check, the dist README.
@@ -102,7 +106,8 @@ static: deps
 	  -Xswiftc -static-stdlib -Xlinker -no-pie -Xlinker --strip-debug -Xlinker --no-export-dynamic \
 	  -Xlinker -L$(abspath $(STATIC_LINK)) -Xlinker $(abspath $(STATIC_LINK))/arc4random.o \
 	  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
-	  -Xlinker --section-ordering-file=$(abspath $(STARTUP_ORDER))
+	  -Xlinker --section-ordering-file=$(abspath $(STARTUP_ORDER)) \
+	  -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 	@! readelf -d $(STATIC_HAP) | grep -qE 'NEEDED.*(libstdc\+\+|libgcc_s)' \
 	  || { echo "error: $(STATIC_HAP) still loads libstdc++ or libgcc_s"; exit 1; }
 	@newest=$$($(call newest_glibc,$(STATIC_HAP))); \
