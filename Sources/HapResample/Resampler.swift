@@ -27,7 +27,7 @@ public enum Resampler {
   }
 
   public static var libraryName: String {
-    let name = ProcessInfo.processInfo.environment["HAP_LIBSOXR"] ?? ""
+    let name = getenv("HAP_LIBSOXR").map { String(cString: $0) } ?? ""
     return name.isEmpty ? "libsoxr.so.0" : name
   }
 

@@ -8,7 +8,7 @@ import HapCore
 /// that does not exist).
 public enum SoundFile {
   public static var libraryName: String {
-    let name = ProcessInfo.processInfo.environment["HAP_LIBSNDFILE"] ?? ""
+    let name = getenv("HAP_LIBSNDFILE").map { String(cString: $0) } ?? ""
     return name.isEmpty ? "libsndfile.so.1" : name
   }
 
