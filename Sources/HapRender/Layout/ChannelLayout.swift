@@ -53,6 +53,20 @@ public struct ChannelLayout: Sendable, Equatable {
     Route(.audioLeft, to: .channels([0])), Route(.audioRight, to: .channels([1])),
   ])
 
+  /// The names of ``named``, in order, and as one line (`a, b`) for help. A loop, not `map` with
+  /// a key path and `joined(separator:)`: those run generic code that costs every command that
+  /// declares `--channel` a scan of the binary's protocol conformances at start.
+  public static var names: [String] {
+    var names: [String] = []
+    for layout in named { names.append(layout.name) }
+    return names
+  }
+  public static var namesLine: String {
+    var line = ""
+    for layout in named { line += (line.isEmpty ? "" : ", ") + layout.name }
+    return line
+  }
+
   /// The layouts known by name (`--channel NAME`), each the text of its routes
   /// (``ChannelLayout/Failure``-free by construction; `hap help play` lists them). A device with a
   /// fixed arrangement of speakers and actuators is one more entry here.

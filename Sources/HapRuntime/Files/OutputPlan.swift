@@ -235,7 +235,7 @@ public enum OutputPlan {
         current = PathText.deletingLastComponent(current)
         if current == "/" { current = "" }
       default:
-        let candidate = current + "/" + component
+        let candidate = current + "/" + String(component)  // String + Substring is generic, and slow the first time
         var info = stat()
         if lstat(candidate, &info) == 0, let real = realpath(candidate, nil) {
           current = String(cString: real)

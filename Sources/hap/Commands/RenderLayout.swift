@@ -11,11 +11,11 @@ extension RenderLayout {
     "Write N channels: the haptic signal on each, or as --channel and\n--layout place it"
   )
   static let channel = Option<String?>.text(
-    "channel", "K[,L...]|all", .words(["all"] + ChannelLayout.named.map(\.name)), default: ": all",
-    "Write the haptic signal on channel K (1-based; K,L: several) and silence\non the others, or routes with the sound, haptic=3/audio=1,2 (left,\nright), or a layout: \(ChannelLayout.named.map(\.name).joined(separator: ", "))"
+    "channel", "K[,L...]|all", .words(["all"] + ChannelLayout.names), default: ": all",
+    "Write the haptic signal on channel K (1-based; K,L: several) and silence\non the others, or routes with the sound, haptic=3/audio=1,2 (left,\nright), or a layout: \(ChannelLayout.namesLine)"
   )
   static let layout = Option<String?>.text(
-    "layout", "NAME|MAP", .words(DeviceLayout.builtIns.map(\.name)), default: ": mono",
+    "layout", "NAME|MAP", .words(DeviceLayout.builtIns.map { $0.name }), default: ": mono",
     "Write what each device channel plays, as 'hap play --layout': dualsense\n(the sound on 1-2, actuators 3-4, and the dualsense profile unless --profile\nnames one), mono, pair, or a map of haptic, left, right or - per channel"
   )
   static let actuator = Option<DeviceLayout.Actuator>.choice(

@@ -28,11 +28,11 @@ struct DeviceOptions {
     "Open the device with N channels"
   ).grouped(.device)
   static let channel = Option<String?>.text(
-    "channel", "K[,L...]|all", .words(["all"] + ChannelLayout.named.map(\.name)), default: ": all",
-    "Send the signal to channel K (1-based; K,L: several) and silence to\nthe others, or to all channels; with sound: routes, haptic=3/audio=1,2\n(audio: left, right), or a layout: \(ChannelLayout.named.map(\.name).joined(separator: ", "))"
+    "channel", "K[,L...]|all", .words(["all"] + ChannelLayout.names), default: ": all",
+    "Send the signal to channel K (1-based; K,L: several) and silence to\nthe others, or to all channels; with sound: routes, haptic=3/audio=1,2\n(audio: left, right), or a layout: \(ChannelLayout.namesLine)"
   ).grouped(.device)
   static let layout = Option<String?>.text(
-    "layout", "NAME|MAP", .words(DeviceLayout.builtIns.map(\.name)), default: ": dualsense on a DualSense, else none",
+    "layout", "NAME|MAP", .words(DeviceLayout.builtIns.map { $0.name }), default: ": dualsense on a DualSense, else none",
     "What each device channel plays, and how many channels to open: dualsense\n(sound on the speaker, 1-2, actuators 3-4), mono, pair (exciters on 1-2),\nor a map, a word per channel: haptic, left or right (the sound), or -\n(silence), e.g. left,right,haptic,haptic\n{}."
   ).grouped(.device)
   static let actuator = Option<DeviceLayout.Actuator>.choice(
