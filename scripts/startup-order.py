@@ -37,8 +37,12 @@ def functions_of(binary):
 def callgrind(args, env, folder, name):
     """Runs hap with args under callgrind; returns the function names it saw run."""
     out = os.path.join(folder, name + ".callgrind")
-    subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}", hap] + args,
-                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    run = subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}", hap] + args,
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300)
+    # A command that failed ran another path than the one to order (valgrind passes its status on).
+    if run.returncode != 0:
+        tail = "\n".join([line for line in run.stderr.splitlines() if not line.startswith("==")][-3:])
+        sys.exit(f"startup-order: hap {' '.join(args)} exited {run.returncode} under callgrind:\n{tail}")
     names = set()
     with open(out, errors="replace") as file:
         for line in file:

@@ -7,12 +7,7 @@ import HapCore
 public enum ALSALibrary {
   /// The library hap loads: `$HAP_LIBASOUND` if set (tests point it at a name that does not
   /// exist to check the missing-library path), else `libasound.so.2`.
-  public static var libraryName: String {
-    // One variable, read with getenv(3): not the whole environment's dictionary (7 % of `hap
-    // play`'s start).
-    let name = getenv("HAP_LIBASOUND").map { String(cString: $0) } ?? ""
-    return name.isEmpty ? "libasound.so.2" : name
-  }
+  public static var libraryName: String { ProcessEnvironment.nonEmpty("HAP_LIBASOUND", else: "libasound.so.2") }
 
   /// Loads the library. The error says what is missing (its description, which package provides it).
   public static func load() throws(SinkError) {

@@ -26,10 +26,7 @@ public enum Resampler {
     }
   }
 
-  public static var libraryName: String {
-    let name = getenv("HAP_LIBSOXR").map { String(cString: $0) } ?? ""
-    return name.isEmpty ? "libsoxr.so.0" : name
-  }
+  public static var libraryName: String { ProcessEnvironment.nonEmpty("HAP_LIBSOXR", else: "libsoxr.so.0") }
 
   /// Why a sound cannot be resampled, with its cause; a sentence only in ``message``.
   public enum Failure: Error, Equatable {

@@ -76,8 +76,9 @@ public struct JSONParser {
     self.count = count
     self.scan = scan
     self.findings = findings
-    // A node for every 10 bytes is room enough for any pattern file (pretty-printed AHAP has one
-    // for every 15): a large file's nodes in huge pages, written once, never moved.
+    // A node for every 10 bytes is room enough for a pattern file as people write them
+    // (pretty-printed AHAP has one for every 15), so a large file's nodes are written once, in
+    // huge pages, never moved; denser JSON (`[0,0,0]`) grows the array as any array grows.
     nodes = [JSONNode](hugePageCapacity: max(16, count / 10))
   }
 

@@ -53,14 +53,10 @@ public struct ChannelLayout: Sendable, Equatable {
     Route(.audioLeft, to: .channels([0])), Route(.audioRight, to: .channels([1])),
   ])
 
-  /// The names of ``named``, in order, and as one line (`a, b`) for help. A loop, not `map` with
-  /// a key path and `joined(separator:)`: those run generic code that costs every command that
-  /// declares `--channel` a scan of the binary's protocol conformances at start.
-  public static var names: [String] {
-    var names: [String] = []
-    for layout in named { names.append(layout.name) }
-    return names
-  }
+  /// The names of ``named``, in order, and as one line (`a, b`) for help: a closure and a loop,
+  /// not a key path and `joined(separator:)`, which run generic code that costs every command
+  /// declaring `--channel` a scan of the binary's protocol conformances at start.
+  public static var names: [String] { named.map { $0.name } }
   public static var namesLine: String {
     var line = ""
     for layout in named { line += (line.isEmpty ? "" : ", ") + layout.name }

@@ -7,10 +7,7 @@ import HapCore
 /// libsndfile, loaded at run time (`$HAP_LIBSNDFILE` names another library: the tests name one
 /// that does not exist).
 public enum SoundFile {
-  public static var libraryName: String {
-    let name = getenv("HAP_LIBSNDFILE").map { String(cString: $0) } ?? ""
-    return name.isEmpty ? "libsndfile.so.1" : name
-  }
+  public static var libraryName: String { ProcessEnvironment.nonEmpty("HAP_LIBSNDFILE", else: "libsndfile.so.1") }
 
   /// At most as many samples as ``PatternFiles/sizeLimit`` holds bytes of 32-bit floats.
   public static let frameLimit = PatternFiles.sizeLimit / 4

@@ -18,10 +18,9 @@ public struct SoundSearch: Sendable {
   public var silencesDecoders: Bool
 
   /// `userFolders` (`--sound-path`, in order), then `$HAP_SOUND_PATH`'s of `environment` (nil:
-  /// the process's, read with getenv(3): building the whole environment's dictionary cost every
-  /// command that reads a pattern 0.05 ms at start).
+  /// the process's, ``ProcessEnvironment``).
   public init(userFolders: [String] = [], environment: [String: String]? = nil, silencesDecoders: Bool = true) {
-    let variable = environment.map { $0["HAP_SOUND_PATH"] } ?? getenv("HAP_SOUND_PATH").map { String(cString: $0) }
+    let variable = ProcessEnvironment.variable("HAP_SOUND_PATH", in: environment)
     let fromEnvironment = (variable ?? "").split(separator: ":").map(String.init)
     self.init(folders: userFolders + fromEnvironment, silencesDecoders: silencesDecoders)
   }

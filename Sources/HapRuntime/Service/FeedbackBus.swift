@@ -81,7 +81,7 @@ public final class FeedbackBus: @unchecked Sendable {
   ) throws(FeedbackBusError) {
     var message = [CChar](repeating: 0, count: 512)
     // $HAP_LIBDBUS names another library (tests check the missing-library path with it).
-    let library = getenv("HAP_LIBDBUS").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "libdbus-1.so.3"
+    let library = ProcessEnvironment.nonEmpty("HAP_LIBDBUS", else: "libdbus-1.so.3")
     guard hap_dbus_load(library, &message, message.count) == 0 else {
       throw .libraryMissing(reason: Self.text(message))
     }

@@ -43,20 +43,20 @@ public struct OpenDevice {
     _ options: DeviceSettings, live: Bool, sound: Bool = false, beside: SimulatedDevice? = nil,
     request: ALSASink.Request? = nil
   ) throws(PlaybackSession.Failure) -> OpenDevice {
-    let simulated: SimulatedDevice?
-    do {
-      // Another device asks nothing of the environment (making its dictionary was 15 % of
-      // `hap play`'s start).
-      simulated =
-        !SimulatedDevice.names(options.device)
-        ? nil
-        : sound
-        ? try SimulatedDevice.resolveSound(options.device, haptic: beside, environment: options.environment)
-        : try SimulatedDevice.resolve(
-          options.device, capturing: options.records, environment: options.environment,
-          checkout: options.findsCheckoutSimulator)
-    } catch {
-      throw .simulated(error)
+    var simulated: SimulatedDevice?
+    // Another device asks nothing of the environment (making its dictionary was 15 % of `hap
+    // play`'s start).
+    if SimulatedDevice.names(options.device) {
+      do {
+        simulated =
+          sound
+          ? try SimulatedDevice.resolveSound(options.device, haptic: beside, environment: options.environment)
+          : try SimulatedDevice.resolve(
+            options.device, capturing: options.records, environment: options.environment,
+            checkout: options.findsCheckoutSimulator)
+      } catch {
+        throw .simulated(error)
+      }
     }
     let dualSense: SoundCard?
     do {

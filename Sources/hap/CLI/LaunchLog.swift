@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import HapCore
 
 /// `HAP_TEST_LAUNCH_LOG=FILE` (docs/testing.md, "Launches of the binary"): each start of the
 /// binary appends one line to FILE, the test that launched it (`HAP_TEST_NAME`, or `-`) and the
@@ -8,8 +9,8 @@ import Glibc
 /// it: a run in process (``HapCommandLine/run(_:context:)``) is not a launch.
 enum LaunchLog {
   static func record(_ arguments: [String]) {
-    guard let path = getenv("HAP_TEST_LAUNCH_LOG").map({ String(cString: $0) }), !path.isEmpty else { return }
-    let test = getenv("HAP_TEST_NAME").map { String(cString: $0) } ?? "-"
+    guard let path = ProcessEnvironment.variable("HAP_TEST_LAUNCH_LOG"), !path.isEmpty else { return }
+    let test = ProcessEnvironment.variable("HAP_TEST_NAME") ?? "-"
     // Arguments cut short: some tests pass names of megabytes.
     let words = arguments.map { $0.utf8.count > 80 ? String($0.prefix(80)) + "…" : $0 }
       .map { $0.contains(" ") || $0.isEmpty ? "'\($0)'" : $0 }.joined(separator: " ")

@@ -133,7 +133,7 @@ enum UsageError: Error, Equatable {
   static func message(_ failure: LayoutFailure) -> String {
     switch failure {
     case .notAChannel(let given):
-      "'--channel' must be a channel number from 1 to 64, a list of them (3,4), 'all', routes (haptic=3/audio=1,2) or a layout's name (\(ChannelLayout.named.map(\.name).joined(separator: ", "))), not '\(Format.excerpt(given))'"
+      "'--channel' must be a channel number from 1 to 64, a list of them (3,4), 'all', routes (haptic=3/audio=1,2) or a layout's name (\(ChannelLayout.namesLine)), not '\(Format.excerpt(given))'"
     case .channelBeyond(let k, let channels, let written?) where written != String(k):
       "'--channel \(Format.excerpt(written))' names channel \(k), beyond '--channels \(channels)'"
     case .channelBeyond(let k, let channels, _): "'--channel \(k)' is beyond '--channels \(channels)'"

@@ -84,7 +84,7 @@ struct DeviceOptions {
   /// milliseconds when not given (`hap serve` asks for less than `hap play`).
   /// `environment` nil: the process's, read a variable at a time.
   init(_ arguments: Arguments, defaultLatency: Double = 10, environment: [String: String]? = nil) throws(UsageError) {
-    let named = environment.map { $0["HAP_DEVICE"] } ?? getenv("HAP_DEVICE").map { String(cString: $0) }
+    let named = ProcessEnvironment.variable("HAP_DEVICE", in: environment)
     settings.device = arguments[Self.device] ?? named.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     settings.folders = .fromEnvironment
     if let environment { settings.environment = environment }
