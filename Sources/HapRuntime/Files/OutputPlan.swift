@@ -221,7 +221,7 @@ public enum OutputPlan {
   /// are taken as written.
   public static func resolved(_ path: String) -> String {
     // A path that exists whole is realpath(3)'s, in one call: resolving it a part at a time from
-    // the root costs a readlink per part per part (45 for a 6-deep file).
+    // the root costs a readlink per part per part (21 for a 6-deep file, against 6).
     if !path.isEmpty, let real = realpath(path, nil) {
       defer { free(real) }
       return String(cString: real)
