@@ -114,6 +114,10 @@ static: deps
 	  [ "$$(printf '%s\n%s\n' "$$newest" $(GLIBC_FLOOR) | sort -V | tail -n 1)" = $(GLIBC_FLOOR) ] \
 	  || { echo "error: $(STATIC_HAP) asks for glibc $$newest, newer than $(GLIBC_FLOOR) (docs/ci.md)"; exit 1; }
 	@! nm $(STATIC_HAP) | grep -qE ' (icudt[0-9]+_dat|swift_ucol_open)$$' || { echo "error: ICU is linked into $(STATIC_HAP)"; exit 1; }
+	@# Two constructors every start would pay: the runtime's search of /proc/self/maps for argv
+	@# (CHapArguments stands in for it) and the compiler's CPU model (CHapCPU asks CPUID instead).
+	@! nm $(STATIC_HAP) | grep -qE ' (_GLOBAL__sub_I_CommandLine\.cpp|__cpu_indicator_init)$$' \
+	  || { echo "error: $(STATIC_HAP) runs the runtime's argv search or the CPU model at start (docs/building.md)"; exit 1; }
 	nm --defined-only $(STATIC_HAP) | awk '$$2 ~ /^[tTwW]$$/ { sub(/^[^ ]+ [^ ]+ /, ""); if (index($$0, " ") == 0) print }' \
 	  > .build/static/functions.txt
 	objcopy --strip-unneeded --keep-symbols=.build/static/functions.txt $(STATIC_HAP)

@@ -35,11 +35,14 @@ let package = Package(
     .target(name: "HapCore", dependencies: ["HapFormat", "HapRender", "HapPlayback", "HapTools", "HapVocabulary"]),
     // The renderer's per-sample loops in C, each compiled for the baseline and for AVX2
     // (a function attribute, no special flags), picked at run time.
-    .target(name: "CHapKernels", linkerSettings: [.linkedLibrary("m")]),
+    .target(name: "CHapKernels", dependencies: ["CHapCPU"], linkerSettings: [.linkedLibrary("m")]),
     // The JSON parser's structural scan in C (whitespace, quotes, escapes, brackets, commas: bit
     // masks per 64 bytes), compiled for the baseline and for AVX2 as CHapKernels is, picked at
     // run time.
-    .target(name: "CHapScan"),
+    .target(name: "CHapScan", dependencies: ["CHapCPU"]),
+    // What the CPU runs (AVX2, FMA), asked of CPUID when a kernel is first picked: the two above
+    // choose their variant with it.
+    .target(name: "CHapCPU"),
     // The one loader of the libraries hap opens at run time (CALSA, CSndFile, CSoxr, CDBus,
     // CMicroHTTPD): dlopen, then a table of symbols into each shim's typed function pointers,
     // once per process, thread-safely.
@@ -77,7 +80,7 @@ let package = Package(
       name: "HapRuntime",
       dependencies: [
         "HapCore", "HapALSA", "CALSA", "HapResample", "HapRumble", "CEvdev", "CSndFile", "CHapSignals", "CDBus",
-        "CMicroHTTPD",
+        "CMicroHTTPD", "CHapArguments",
       ],
       // `hap studio`'s page, in the binary: no resource folder, works offline.
       resources: [
@@ -92,6 +95,10 @@ let package = Package(
     .executableTarget(name: "hapkit-bench", dependencies: ["HapKit"]),
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.
     .target(name: "CHapSignals"),
+    // The process's arguments for Swift's CommandLine, kept by a constructor as glibc hands
+    // them over, so a static link leaves out the runtime's own search of /proc/self/maps
+    // (include/CHapArguments.h).
+    .target(name: "CHapArguments"),
     // The command-line front end: argument parsing, commands, output formatting.
     .executableTarget(
       name: "hap", dependencies: ["HapRuntime"]),

@@ -2,6 +2,7 @@
 // See include/CHapKernels.h. Both the continuous carrier (rotor_body) and the transient's burst
 // (transient_rotor_body) are complex rotations, described in docs/rendering.md.
 #include "CHapKernels.h"
+#include "CHapCPU.h"
 
 #include <math.h>
 
@@ -416,14 +417,7 @@ void hap_encode_s16(hap_kernel kernel, const float *samples, int16_t *destinatio
   else encode_s16_base(samples, destination, count);
 }
 
-int32_t hap_kernel_avx2_available(void) {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
-#else
-  return 0;
-#endif
-}
+int32_t hap_kernel_avx2_available(void) { return hap_cpu_has_avx2_fma(); }
 
 void hap_add_transient(
   hap_kernel kernel, float *out, int32_t count, int64_t m0, double peak, double rise, double fall, double increment,

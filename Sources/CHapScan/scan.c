@@ -1,6 +1,7 @@
 // The JSON parser's structural scan, compiled for the baseline and for AVX2 from one source.
 // See include/CHapScan.h.
 #include "CHapScan.h"
+#include "CHapCPU.h"
 
 #include <string.h>
 
@@ -134,11 +135,4 @@ void hap_scan_blocks(
   scan_base(bytes, count, first, blockCount, state, out);
 }
 
-int32_t hap_scan_avx2_available(void) {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") ? 1 : 0;
-#else
-  return 0;
-#endif
-}
+int32_t hap_scan_avx2_available(void) { return hap_cpu_has_avx2(); }

@@ -42,7 +42,10 @@ struct StudioCommandTests {
     let bin = folder.path("bin")
     try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
     let record = folder.path("xdg-open-arguments")
-    let fake = try folder.write("bin/xdg-open", "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(record)'\n")
+    // Written whole, then renamed: the shell's `>` makes the file empty before printf fills it,
+    // and the wait below could read it in between (seen once under load).
+    let fake = try folder.write(
+      "bin/xdg-open", "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(record).part' && mv '\(record).part' '\(record)'\n")
     chmod(fake, 0o755)
     let runtime = folder.path("runtime")
     try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)

@@ -11,7 +11,7 @@ struct BoundaryTests {
   /// behind them.
   static let beneathHapRuntime = [
     "HapALSA", "HapRumble", "HapResample", "CALSA", "CEvdev", "CSndFile", "CSoxr", "CDBus", "CMicroHTTPD",
-    "CHapSignals", "CHapLibrary",
+    "CHapSignals", "CHapLibrary", "CHapArguments",
   ]
 
   @Test("hap's target depends on HapRuntime alone")

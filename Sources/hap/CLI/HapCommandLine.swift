@@ -67,7 +67,7 @@ enum HapCommandLine {
   /// Runs the command line with `context`'s environment and streams in place of the process's
   /// (the tests' runs in process, ``RunContext``): the same code as the binary's run.
   static func run(_ arguments: [String], context: RunContext) -> Int32 {
-    RunContext.$current.withValue(context) { context.withStreams { run(arguments) } }
+    RunContext.with(context) { context.withStreams { run(arguments) } }
   }
 
   private static func dispatch(_ arguments: [String]) -> Int32 {

@@ -73,18 +73,33 @@ final class RunContext: Sendable {
   }
 
   /// The context of the run on this task or thread; nil: the process's own (the binary).
-  @TaskLocal static var current: RunContext?
+  static var current: RunContext? {
+    // The binary never binds one, so it never reads the task-local: making its generic
+    // metadata (`TaskLocal<RunContext?>`) was 14 % of `hap --version`'s start.
+    guard everBound.load(ordering: .acquiring) else { return nil }
+    return bindings
+  }
+
+  /// Runs `body` with `context` as the ``current`` one on this task or thread.
+  static func with<Result>(_ context: RunContext, _ body: () throws -> Result) rethrows -> Result {
+    everBound.store(true, ordering: .releasing)
+    return try $bindings.withValue(context) { try body() }
+  }
+
+  @TaskLocal private static var bindings: RunContext?
+  /// Whether any run in this process was ever given a context (``with(_:_:)``).
+  private static let everBound = Atomic<Bool>(false)
 
   /// `body` to be called on another thread (one the run starts, or HapKit's), with the calling
   /// run's context in place there too: what it prints goes where the run's output goes.
   static func bound(_ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
     guard let context = current else { return body }
-    return { $current.withValue(context) { body() } }
+    return { with(context) { body() } }
   }
 
   static func bound<Value>(_ body: @escaping @Sendable (Value) -> Void) -> @Sendable (Value) -> Void {
     guard let context = current else { return body }
-    return { value in $current.withValue(context) { body(value) } }
+    return { value in with(context) { body(value) } }
   }
 
   /// Runs `body` with descriptors for the run's standard streams in HapKit's place

@@ -45,6 +45,18 @@ extension RenderTests {
       #expect(avx2.kernel == (RenderKernel.avx2.isAvailable ? .avx2 : .baseline))
     }
 
+    /// CHapCPU asks CPUID itself (not the compiler's CPU model, whose constructor every start
+    /// paid): it must find what the kernel reports, which also checks that the system saves the
+    /// YMM registers.
+    @Test("AVX2 is picked exactly where /proc/cpuinfo lists avx2 (and fma, for the render kernels)")
+    func availabilityMatchesTheKernel() throws {
+      let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+      let flagsLine = try #require(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") })
+      let flags = Set(flagsLine.split(separator: " ").map(String.init))
+      #expect(RenderKernel.avx2.isAvailable == (flags.contains("avx2") && flags.contains("fma")))
+      #expect(JSONScanKernel.avx2.isAvailable == flags.contains("avx2"))
+    }
+
     @Test("every kernel gives the baseline's samples bit for bit, at every block size")
     func kernelsAgree() throws {
       let patterns = [("dense", Self.dense), ("synthetic", StreamingTests.synthetic)]

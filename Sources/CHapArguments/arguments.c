@@ -1,0 +1,37 @@
+// See include/CHapArguments.h.
+#include "CHapArguments.h"
+
+#include <stddef.h>
+
+static char **capturedArgv = NULL;
+static int capturedArgc = 0;
+static char **overrideArgv = NULL;
+static int overrideArgc = 0;
+
+// glibc calls each constructor with the process's argc, argv and envp.
+__attribute__((constructor)) static void capture_arguments(int argc, char **argv, char **envp) {
+  (void)envp;
+  capturedArgc = argc;
+  capturedArgv = argv;
+}
+
+// The runtime's own spellings and calling convention (SWIFT_CC(swift)), as its CommandLine.cpp
+// declares them: the override (for a JIT) first, then the process's.
+__attribute__((swiftcall)) void _swift_stdlib_overrideUnsafeArgvArgc(char **argv, int argc) {
+  overrideArgv = argv;
+  overrideArgc = argc;
+}
+
+__attribute__((swiftcall)) char **_swift_stdlib_getUnsafeArgvArgc(int *outArgLen) {
+  if (overrideArgv != NULL) {
+    *outArgLen = overrideArgc;
+    return overrideArgv;
+  }
+  if (capturedArgv != NULL) {
+    *outArgLen = capturedArgc;
+    return capturedArgv;
+  }
+  static char *empty[] = {NULL};
+  *outArgLen = 0;
+  return empty;
+}
