@@ -102,6 +102,8 @@ static: deps
 	  [ -f "$$archive" ] || { echo "error: cc finds no $${pair%%:*} (Debian: apt install libstdc++-12-dev)"; exit 2; }; \
 	  ln -sf "$$archive" $(STATIC_LINK)/$${pair##*:}; done
 	cc -O2 -Wall -c tools/static-link/arc4random.c -o $(STATIC_LINK)/arc4random.o
+	@# SwiftPM relinks only when a source changes: a newer start-up order needs the old binary gone.
+	@[ ! -f $(STATIC_HAP) ] || [ $(STATIC_HAP) -nt $(STARTUP_ORDER) ] || rm -f $(STATIC_HAP)
 	$(SWIFT) build -c release --product hap --scratch-path .build/static --disable-local-rpath \
 	  -Xswiftc -static-stdlib -Xlinker -no-pie -Xlinker --strip-debug -Xlinker --no-export-dynamic \
 	  -Xlinker -L$(abspath $(STATIC_LINK)) -Xlinker $(abspath $(STATIC_LINK))/arc4random.o \
