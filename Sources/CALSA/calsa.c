@@ -21,6 +21,7 @@
   X(snd_config_top)                         \
   X(snd_config_load)                        \
   X(snd_config_delete)                      \
+  X(snd_config_update)                      \
   X(snd_input_buffer_open)                  \
   X(snd_input_close)                        \
   X(snd_pcm_close)                          \
@@ -95,6 +96,8 @@ int hap_alsa_load(const char *library, char *message, size_t size) {
   if (missing) snprintf(message, size, "%s has no %s (is it ALSA's libasound?)", library, missing);
   return result;
 }
+
+int hap_alsa_read_configuration(void) { return p_snd_config_update != NULL ? p_snd_config_update() : -ENOSYS; }
 
 const char *hap_alsa_strerror(int error) {
   return p_snd_strerror != NULL ? p_snd_strerror(error) : strerror(-error);

@@ -9,6 +9,15 @@ public enum ALSALibrary {
   /// exist to check the missing-library path), else `libasound.so.2`.
   public static var libraryName: String { ProcessEnvironment.nonEmpty("HAP_LIBASOUND", else: "libasound.so.2") }
 
+  /// Loads the library and, with `configuration`, reads ALSA's own configuration files, as the
+  /// first open of a device by name would (``hap_alsa_read_configuration``); a failure of either
+  /// is left for the open to find and say. What a command does on a thread of its own while it
+  /// reads its patterns (HapRuntime's `DeviceWarmUp`).
+  public static func warmUp(configuration: Bool) {
+    guard (try? load()) != nil, configuration else { return }
+    _ = hap_alsa_read_configuration()
+  }
+
   /// Loads the library. The error says what is missing (its description, which package provides it).
   public static func load() throws(SinkError) {
     var message = [CChar](repeating: 0, count: 512)

@@ -63,6 +63,41 @@ struct SessionTests {
     #expect(report.framesPlayed < 30 * 48000, "it played to the end: \(report.framesPlayed) frames")
   }
 
+  /// `hap play` reads ALSA's library and configuration on a thread while it reads its patterns
+  /// (``DeviceWarmUp``): it must end whatever the device, be waited on more than once, and leave
+  /// the open as it was, its failures too.
+  @Test("a device warm-up ends for every kind of device, and what the session then opens or refuses is as without it")
+  func warmUps() throws {
+    for name in ["sim", "evdev:/dev/input/event9", "nosuchdevice", "dualsense", "dualsense:x", ""] {
+      let warmUp = DeviceWarmUp(DeviceSettings(device: name))
+      warmUp.wait()
+      warmUp.wait()
+    }
+    var unknown = DeviceSettings(device: "nosuchdevice")
+    unknown.environment = [:]
+    DeviceWarmUp(unknown).wait()
+    do {
+      let session = try PlaybackSession.open(unknown, profile: .exciter, commandStarted: 0, live: false)
+      session.close(success: true)
+      Issue.record("an unknown device opened")
+    } catch {
+      guard case .sink(.noSuchDevice) = error else { Issue.record("an unknown device: \(error)"); return }
+    }
+    let folder = try ScratchFolder()
+    let settings = try Self.simulated(folder)
+    DeviceWarmUp(settings).wait()
+    let pattern = try #require(Validator.validate(Array(Self.tapThenHum.utf8)).pattern)
+    let session = try PlaybackSession.open(settings, profile: .exciter, commandStarted: 0, live: false)
+    let result = session.run(session.factory.set([pattern]), playback: PlaybackSession.Options(), controls: [], stop: StopRequest())
+    guard case .success(let report) = result, report.outcome == .completed else {
+      Issue.record("the session did not play: \(result)")
+      return
+    }
+    let capture = try PCM.floats(contentsOf: folder.file("capture.raw"), format: .f32)
+    let expected = PatternRender.samples(pattern, rate: 48000)
+    #expect(Array(capture.prefix(expected.count)) == expected)
+  }
+
   @Test("what a session cannot open is a typed failure: a motor that is not there, an unknown device (its sentence suggests -D sim)")
   func failures() throws {
     var motor = DeviceSettings(device: "evdev:/dev/input/event9")

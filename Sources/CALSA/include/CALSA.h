@@ -31,6 +31,13 @@ enum {
 /// in `message`. Safe to call more than once.
 int hap_alsa_load(const char *library, char *message, size_t size);
 
+/// Reads ALSA's own configuration (alsa.conf, ~/.asoundrc and what they name) into alsa-lib's
+/// global tree, as the first snd_pcm_open of a device by name would; the open then finds it read
+/// (alsa-lib stats the files and reads them again only when one changed). Under alsa-lib's own
+/// lock, so another thread may open a device meanwhile. 0, or a negative error code. The
+/// library must be loaded.
+int hap_alsa_read_configuration(void);
+
 /// The text of an ALSA error code (negative errno).
 const char *hap_alsa_strerror(int error);
 

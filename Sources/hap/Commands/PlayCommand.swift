@@ -102,6 +102,10 @@ enum PlayCommand: Command {
       return try WatchPlayback.run(patterns, device: device, settings: settings, started: started)
     }
 
+    // The device's library and ALSA's configuration are read on a thread of their own while the
+    // patterns are read; waited for before the device opens, and before returning.
+    let warmUp = DeviceWarmUp(device.settings)
+    defer { warmUp.wait() }
     // Everything that can fail without a device, first.
     Interrupt.install()
     let profile: ActuatorProfile
@@ -113,6 +117,7 @@ enum PlayCommand: Command {
       return PatternLoading.status(error)
     }
     try settings.checkStart(of: loaded[0], named: patterns[0], profile: profile, rate: device.rate)
+    warmUp.wait()
     guard
       let session = PlaybackSession.openForCommand(
         device, playing: loaded, paths: patterns, profile: profile, reading: settings.reading,
