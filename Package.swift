@@ -80,7 +80,7 @@ let package = Package(
       name: "HapRuntime",
       dependencies: [
         "HapCore", "HapALSA", "CALSA", "HapResample", "HapRumble", "CEvdev", "CSndFile", "CHapSignals", "CDBus",
-        "CMicroHTTPD", "CHapArguments",
+        "CMicroHTTPD",
       ],
       // `hap studio`'s page, in the binary: no resource folder, works offline.
       resources: [
@@ -96,12 +96,12 @@ let package = Package(
     // The Ctrl-C / SIGTERM handler: one store to an atomic in static storage.
     .target(name: "CHapSignals"),
     // The process's arguments for Swift's CommandLine, kept by a constructor as glibc hands
-    // them over, so a static link leaves out the runtime's own search of /proc/self/maps
-    // (include/CHapArguments.h).
+    // them over, so the static hap leaves out the runtime's own search of /proc/self/maps
+    // (include/CHapArguments.h). The program's alone: not HapKit's, whose users link as they will.
     .target(name: "CHapArguments"),
     // The command-line front end: argument parsing, commands, output formatting.
     .executableTarget(
-      name: "hap", dependencies: ["HapRuntime"]),
+      name: "hap", dependencies: ["HapRuntime", "CHapArguments"]),
     // The fuzzer's check (fuzz/, `make fuzz`), shared with the regression test of what it found.
     .target(name: "HapFuzzCheck", dependencies: ["HapCore", "HapRuntime"]),
     // `make bench`: the render loop alone, without I/O.

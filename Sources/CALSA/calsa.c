@@ -71,7 +71,9 @@ static const hap_library_symbol symbols[] = {HAP_ALSA_FUNCTIONS(HAP_SYMBOL)};
 #undef HAP_SYMBOL
 
 static hap_library alsa = HAP_LIBRARY_INITIALIZER;
-static char last_message[256];
+// Each thread's own: `hap play` reads ALSA's configuration on a thread of its own
+// (DeviceWarmUp), and the tests run several commands in one process.
+static _Thread_local char last_message[256];
 
 // alsa-lib prints its own complaints to stderr; hap reports errors itself, in one line, so it
 // keeps only the last message (for --verbose and error details).

@@ -2,6 +2,11 @@
 #include "CHapArguments.h"
 
 #include <stddef.h>
+#include <stdlib.h>  // a C library header: glibc's defines __GLIBC__
+
+// glibc alone hands constructors argc and argv (musl hands them nothing): elsewhere the
+// runtime's own functions stay.
+#if defined(__linux__) && defined(__GLIBC__)
 
 static char **capturedArgv = NULL;
 static int capturedArgc = 0;
@@ -35,3 +40,4 @@ __attribute__((swiftcall)) char **_swift_stdlib_getUnsafeArgvArgc(int *outArgLen
   *outArgLen = 0;
   return empty;
 }
+#endif

@@ -14,14 +14,16 @@ struct BoundaryTests {
     "CHapSignals", "CHapLibrary", "CHapArguments",
   ]
 
-  @Test("hap's target depends on HapRuntime alone")
+  /// CHapArguments is no layer: the program's own start (include/CHapArguments.h), which
+  /// HapKit's users must not get with HapRuntime.
+  @Test("hap's target depends on HapRuntime alone, and CHapArguments")
   func theCommandDependsOnHapRuntimeAlone() throws {
     let manifest = try String(contentsOf: Repository.root.appendingPathComponent("Package.swift"), encoding: .utf8)
     let declaration = try #require(
       manifest.firstMatch(of: /\.executableTarget\(\s*name: "hap",\s*dependencies: \[([^\]]*)\]/),
       "Package.swift declares no executable target named hap")
     let dependencies = declaration.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-    #expect(dependencies == ["\"HapRuntime\""])
+    #expect(dependencies == ["\"HapRuntime\"", "\"CHapArguments\""])
   }
 
   @Test("no file of the command-line front end imports what lies beneath HapRuntime, nor HapKit")

@@ -41,7 +41,7 @@ int hap_alsa_read_configuration(void);
 /// The text of an ALSA error code (negative errno).
 const char *hap_alsa_strerror(int error);
 
-/// The last message alsa-lib tried to print (hap silences its stderr output), or "".
+/// The last message alsa-lib tried to print on this thread (hap silences its stderr output), or "".
 const char *hap_alsa_last_message(void);
 
 /// Opens `name` for playback (blocking mode). `config`: NULL to look `name` up in ALSA's own

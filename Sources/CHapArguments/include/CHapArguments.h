@@ -10,7 +10,11 @@
 // static link never takes it from libswiftCore.a, and its constructor never runs; glibc calls
 // constructors with (argc, argv, envp), and ours keeps the first two. If a newer runtime needed
 // that object for another symbol, the static link would fail with a duplicate definition: it
-// cannot silently run both. In a build against the shared runtime these are unused (the
-// runtime calls its own). No header declares them to Swift: the runtime alone calls them.
+// cannot silently run both: a toolchain whose Swift.o calls a third function of that object
+// (swiftlang/swift's main adds `_swift_stdlib_copyExecutablePath`) needs it defined here too,
+// as the runtime defines it. In a build against the shared runtime these are unused (the
+// runtime calls its own); with a C library other than glibc they are not compiled. Only the
+// hap program depends on this target, not HapKit. No header declares them to Swift: the
+// runtime alone calls them.
 
 #endif

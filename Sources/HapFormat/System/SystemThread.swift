@@ -13,8 +13,15 @@ package final class SystemThread: @unchecked Sendable {
   package init(block: @escaping @Sendable () -> Void) { body = block }
   package convenience init(_ block: @escaping @Sendable () -> Void) { self.init(block: block) }
 
-  /// Starts the thread (at most once).
+  /// Starts the thread (at most once); a thread that cannot be made is a fatal error.
   package func start() {
+    let status = startIfPossible()
+    precondition(status == 0, "cannot start a thread: \(String(cString: strerror(status)))")
+  }
+
+  /// Starts the thread (at most once); pthread_create's error number when it could not (the
+  /// closure then never runs), else 0.
+  package func startIfPossible() -> Int32 {
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
@@ -28,7 +35,8 @@ package final class SystemThread: @unchecked Sendable {
       started.body()
       return nil
     }, context)
-    precondition(status == 0, "cannot start a thread: \(String(cString: strerror(status)))")
+    if status != 0 { Unmanaged<SystemThread>.fromOpaque(context).release() }
+    return status
   }
 }
 

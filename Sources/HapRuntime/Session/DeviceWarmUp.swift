@@ -14,10 +14,11 @@ import HapCore
 public final class DeviceWarmUp: Sendable {
   private let done: DispatchSemaphore?
 
-  /// Starts the warm-up for `options`' device: libasound and ALSA's configuration for a device
-  /// ALSA's configuration names (and a DualSense's sound card); libasound alone for the simulated
-  /// exciter, or when the program gives ALSA a configuration of its own; nothing for a rumble
-  /// motor or a name that is no device.
+  /// Starts the warm-up for `options`' device: libasound and ALSA's configuration for a name
+  /// ALSA's configuration is to look up (any name but `sim` and `evdev:`, one that names no
+  /// device too: the open says so, as before) and a DualSense's sound card; libasound alone for
+  /// the simulated exciter, or when the program gives ALSA a configuration of its own; nothing
+  /// for a rumble motor.
   public init(_ options: DeviceSettings) {
     let configuration: Bool
     switch DeviceAddress.Word.of(options.device) {
@@ -34,7 +35,8 @@ public final class DeviceWarmUp: Sendable {
       done.signal()
     }
     thread.name = "hap warm-up"
-    thread.start()
+    // No thread to spare: no warm-up; the open does it all, as before.
+    if thread.startIfPossible() != 0 { done.signal() }
   }
 
   /// Returns once the warm-up has ended; at once after the first time.
