@@ -3,6 +3,16 @@ public enum Format {
   /// "1 audio event", "2 audio events": `count` and `noun`, plural with an s.
   public static func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
+  /// "a, b, c": `items` separated by commas, for messages and help. A loop over `[String]`, not
+  /// `joined(separator:)`, which compiled unspecialised in places, and whose first generic call
+  /// looks a witness up through the runtime (8 % of a short clip's render, a scan of every
+  /// protocol conformance for `--channel`'s help at every start).
+  public static func list(_ items: [String]) -> String {
+    var line = items.first ?? ""
+    for item in items.dropFirst() { line += ", " + item }
+    return line
+  }
+
   /// User text for a message: at most `limit` characters, cut with "…" when longer.
   /// Looks at no more of `text` than it keeps, so a 20 MB string costs no more than a short one.
   public static func excerpt(_ text: String, limit: Int = 80) -> String {

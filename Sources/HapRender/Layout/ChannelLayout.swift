@@ -53,15 +53,12 @@ public struct ChannelLayout: Sendable, Equatable {
     Route(.audioLeft, to: .channels([0])), Route(.audioRight, to: .channels([1])),
   ])
 
-  /// The names of ``named``, in order, and as one line (`a, b`) for help: a closure and a loop,
-  /// not a key path and `joined(separator:)`, which run generic code that costs every command
-  /// declaring `--channel` a scan of the binary's protocol conformances at start.
+  /// The names of ``named``, in order, and as one line (`a, b`) for help: a closure and
+  /// ``Format/list(_:)``, not a key path and `joined(separator:)`, which run generic code that
+  /// costs every command declaring `--channel` a scan of the binary's protocol conformances at
+  /// start.
   public static var names: [String] { named.map { $0.name } }
-  public static var namesLine: String {
-    var line = ""
-    for layout in named { line += (line.isEmpty ? "" : ", ") + layout.name }
-    return line
-  }
+  public static var namesLine: String { Format.list(names) }
 
   /// The layouts known by name (`--channel NAME`), each the text of its routes
   /// (``ChannelLayout/Failure``-free by construction; `hap help play` lists them). A device with a

@@ -208,10 +208,7 @@ public enum HapticToAHAP {
     }
     if !raises.isEmpty {
       intensity = raised(intensity, at: raises, end: clip.length, width: width, steps: &steps)
-      // The times listed with a loop: `joined(separator:)` here was the unspecialised generic
-      // one, whose first call looks up a witness through the runtime (8 % of a short clip's render).
-      var times = ""
-      for raise in raises.prefix(5) { times += (times.isEmpty ? "" : ", ") + Format.seconds(raise.time) }
+      let times = Format.list(raises.prefix(5).map { Format.seconds($0.time) })
       adjustments.append(
         Adjustment(
           message:
