@@ -29,6 +29,30 @@ float hap_limit(float x) {
   return x < 0 ? -y : y;
 }
 
+typedef float hap_v8 __attribute__((vector_size(32)));
+typedef int32_t hap_i8 __attribute__((vector_size(32)));
+
+static inline __attribute__((always_inline)) hap_v8 load8(const float *p) {
+  hap_v8 v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static inline __attribute__((always_inline)) void store8(float *p, hap_v8 v) {
+  __builtin_memcpy(p, &v, sizeof v);
+}
+
+// The limiter on frame n, if it is above the threshold, counted in r.
+static inline __attribute__((always_inline)) void limit_frame(float *restrict out, int32_t n, hap_finish_result *r) {
+  float x = out[n];
+  if (fabsf(x) > THRESHOLD) {
+    float y = hap_limit(x);
+    out[n] = y;
+    r->limited += 1;
+    r->sumOfSquares += y * y - x * x;
+  }
+}
+
 static inline __attribute__((always_inline)) hap_finish_result finish_body(
   float *restrict out, int32_t count, float gain, float peakBefore) {
   // Eight partial sums and maxima, so the loop vectorises; the limiter's rare frames are
@@ -58,15 +82,16 @@ static inline __attribute__((always_inline)) hap_finish_result finish_body(
   }
   hap_finish_result r = {peakBefore > peak ? peakBefore : peak, sum, 0};
   if (peak > THRESHOLD) {
-    for (int32_t n = 0; n < count; n++) {
-      float x = out[n];
-      if (fabsf(x) > THRESHOLD) {
-        float y = hap_limit(x);
-        out[n] = y;
-        r.limited += 1;
-        r.sumOfSquares += y * y - x * x;
-      }
+    // The frames above the threshold, in order; eight at a time are passed over where none is.
+    const hap_i8 magnitude = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff,
+                              0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+    int32_t n = 0;
+    for (; n + 8 <= count; n += 8) {
+      hap_i8 above = (hap_v8)((hap_i8)load8(out + n) & magnitude) > THRESHOLD;
+      if (__builtin_reduce_or(above) == 0) continue;
+      for (int32_t j = n; j < n + 8; j++) limit_frame(out, j, &r);
     }
+    for (; n < count; n++) limit_frame(out, n, &r);
   }
   return r;
 }
@@ -89,19 +114,6 @@ typedef struct {
   float slope;
   const float *powers;
 } hap_envelope;
-
-typedef float hap_v8 __attribute__((vector_size(32)));
-typedef int32_t hap_i8 __attribute__((vector_size(32)));
-
-static inline __attribute__((always_inline)) hap_v8 load8(const float *p) {
-  hap_v8 v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-
-static inline __attribute__((always_inline)) void store8(float *p, hap_v8 v) {
-  __builtin_memcpy(p, &v, sizeof v);
-}
 
 // x less its nearest whole number of turns (-1/2 ... 1/2).
 static inline __attribute__((always_inline)) double turn_fraction(double x) {
@@ -205,6 +217,7 @@ static inline __attribute__((always_inline)) void rotor_whole(
   hap_v8 gainStep = (hap_v8){} + 8.0f * amplitudeStep;
   hap_v8 linear = envelope.level + envelope.slope * ((float)k0 + lane);
   hap_v8 linearStep = (hap_v8){} + 8.0f * envelope.slope;
+#pragma clang loop unroll(full)
   for (int32_t base = 0; base < grid; base += LANES) {
     hap_v8 env = geometric ? envelope.level * load8(envelope.powers + k0 + base) : linear;
     store8(out + base, load8(out + base) + (gain * t.pi) * env);
@@ -324,6 +337,49 @@ static AVX2 void transient_avx2(float *out, int32_t c, int64_t m0, double p, dou
   transient_rotor_body(out, c, m0, p, r, f, i, o);
 }
 
+// run_body's whole segments (grid frames from a grid point, after the voice's and the piece's
+// start), from `n` to `end`: the same operations as run_body's general loop with s, u0 and k0 at
+// 0, so the same bits, in a loop of their own with the grid a constant (the sub-blocks unrolled).
+static inline __attribute__((always_inline)) void whole_segments(
+  float *out, int64_t n, int64_t end, const float *amplitudeGrid, const double *incrementGrid, int64_t gridFirst,
+  double *phaseInOut, int32_t geometric, int64_t pieceStart, double pieceLevel, double pieceRate,
+  const float *powers, const int32_t gridShift) {
+  const int32_t grid = 1 << gridShift;
+  const double perGrid = 1.0 / (double)grid, u = (double)grid, turns = u * (u - 1);
+  const float perGridF = 1.0f / (float)grid;
+  double phase = *phaseInOut;
+  for (; n < end; n += grid, out += grid) {
+    int64_t k = (n >> gridShift) - gridFirst;
+    double increment = incrementGrid[k];
+    double incrementStep = (incrementGrid[k + 1] - incrementGrid[k]) * perGrid;
+    float amplitude = amplitudeGrid[k];
+    float amplitudeStep = (amplitudeGrid[k + 1] - amplitudeGrid[k]) * perGridF;
+    double kk = (double)(n - pieceStart);
+    hap_envelope envelope = {geometric, 0, 0, powers};
+    if (geometric) {
+      envelope.level = (float)(pieceLevel * pow(pieceRate, kk));
+    } else {
+      envelope.level = (float)(pieceLevel + pieceRate * kk);
+      envelope.slope = (float)pieceRate;
+    }
+    hap_lanes lanes;
+    // run_body's a = increment + incrementStep s is increment itself at s = 0, and its phase
+    // step below the same with startOffset 0.
+    anchor_lanes(phase, increment, incrementStep, &lanes);
+    chirp_turn(incrementStep, &lanes);
+    if (geometric) {
+      if (lanes.chirp) rotor_whole(out, &lanes, amplitude, amplitudeStep, 0, envelope, grid, 1, 1);
+      else rotor_whole(out, &lanes, amplitude, amplitudeStep, 0, envelope, grid, 1, 0);
+    } else {
+      if (lanes.chirp) rotor_whole(out, &lanes, amplitude, amplitudeStep, 0, envelope, grid, 0, 1);
+      else rotor_whole(out, &lanes, amplitude, amplitudeStep, 0, envelope, grid, 0, 0);
+    }
+    phase = phase + increment * u + incrementStep * turns * 0.5;
+    phase -= (double)(int64_t)phase;
+  }
+  *phaseInOut = phase;
+}
+
 // Renderer.renderContinuous's segment loop, within one envelope piece.
 static inline __attribute__((always_inline)) void run_body(
   float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart, const float *amplitudeGrid,
@@ -335,6 +391,23 @@ static inline __attribute__((always_inline)) void run_body(
   double phase = *phaseInOut;
   int64_t n = from;
   while (n < to) {
+    if ((n & (grid - 1)) == 0 && n >= voiceStart && n >= pieceStart && n + grid <= to) {
+      // The whole segments from here (most of a voice's frames).
+      int64_t end = to & ~(int64_t)(grid - 1);
+      *phaseInOut = phase;
+      if (gridShift == 6)
+        whole_segments(out + (n - first), n, end, amplitudeGrid, incrementGrid, gridFirst, phaseInOut, geometric,
+                       pieceStart, pieceLevel, pieceRate, powers, 6);
+      else if (gridShift == 5)
+        whole_segments(out + (n - first), n, end, amplitudeGrid, incrementGrid, gridFirst, phaseInOut, geometric,
+                       pieceStart, pieceLevel, pieceRate, powers, 5);
+      else
+        whole_segments(out + (n - first), n, end, amplitudeGrid, incrementGrid, gridFirst, phaseInOut, geometric,
+                       pieceStart, pieceLevel, pieceRate, powers, gridShift);
+      phase = *phaseInOut;
+      n = end;
+      continue;
+    }
     int64_t gridStart = n & ~(int64_t)(grid - 1);
     int64_t segment = gridStart >> gridShift;
     int64_t segmentStart = gridStart > voiceStart ? gridStart : voiceStart;
