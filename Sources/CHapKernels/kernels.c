@@ -380,6 +380,24 @@ static inline __attribute__((always_inline)) void whole_segments(
   *phaseInOut = phase;
 }
 
+// whole_segments with the grid a constant for the two grids (32 and 64 frames); the phase at
+// `end`.
+static inline __attribute__((always_inline)) double whole_run(
+  float *out, int64_t n, int64_t end, const float *amplitudeGrid, const double *incrementGrid, int64_t gridFirst,
+  double phase, int32_t geometric, int64_t pieceStart, double pieceLevel, double pieceRate, const float *powers,
+  int32_t gridShift) {
+  if (gridShift == 6)
+    whole_segments(out, n, end, amplitudeGrid, incrementGrid, gridFirst, &phase, geometric, pieceStart, pieceLevel,
+                   pieceRate, powers, 6);
+  else if (gridShift == 5)
+    whole_segments(out, n, end, amplitudeGrid, incrementGrid, gridFirst, &phase, geometric, pieceStart, pieceLevel,
+                   pieceRate, powers, 5);
+  else
+    whole_segments(out, n, end, amplitudeGrid, incrementGrid, gridFirst, &phase, geometric, pieceStart, pieceLevel,
+                   pieceRate, powers, gridShift);
+  return phase;
+}
+
 // Renderer.renderContinuous's segment loop, within one envelope piece.
 static inline __attribute__((always_inline)) void run_body(
   float *out, int64_t first, int64_t from, int64_t to, int64_t voiceStart, const float *amplitudeGrid,
@@ -394,17 +412,8 @@ static inline __attribute__((always_inline)) void run_body(
     if ((n & (grid - 1)) == 0 && n >= voiceStart && n >= pieceStart && n + grid <= to) {
       // The whole segments from here (most of a voice's frames).
       int64_t end = to & ~(int64_t)(grid - 1);
-      *phaseInOut = phase;
-      if (gridShift == 6)
-        whole_segments(out + (n - first), n, end, amplitudeGrid, incrementGrid, gridFirst, phaseInOut, geometric,
-                       pieceStart, pieceLevel, pieceRate, powers, 6);
-      else if (gridShift == 5)
-        whole_segments(out + (n - first), n, end, amplitudeGrid, incrementGrid, gridFirst, phaseInOut, geometric,
-                       pieceStart, pieceLevel, pieceRate, powers, 5);
-      else
-        whole_segments(out + (n - first), n, end, amplitudeGrid, incrementGrid, gridFirst, phaseInOut, geometric,
-                       pieceStart, pieceLevel, pieceRate, powers, gridShift);
-      phase = *phaseInOut;
+      phase = whole_run(out + (n - first), n, end, amplitudeGrid, incrementGrid, gridFirst, phase, geometric,
+                        pieceStart, pieceLevel, pieceRate, powers, gridShift);
       n = end;
       continue;
     }

@@ -173,12 +173,14 @@ public final class Renderer {
     gridShift = Int32(grid.trailingZeroBitCount)
     decayPowers = .allocate(capacity: grid + 8)
     decayPowers.initialize(repeating: 0)
+    // The profile's curves are made once per process (ProfileTables); the increments are this
+    // rate's.
+    let tables = ProfileTables.of(schedule.profile)
     amplitudeTable = .allocate(capacity: Renderer.tableSize + 2)
     incrementTable = .allocate(capacity: Renderer.tableSize + 2)
+    _ = amplitudeTable.initialize(from: tables.amplitude)
     for k in 0...(Renderer.tableSize + 1) {
-      let x = min(Double(k) / Double(Renderer.tableSize), 1)
-      (amplitudeTable.baseAddress! + k).initialize(to: schedule.profile.amplitude(intensity: x))
-      (incrementTable.baseAddress! + k).initialize(to: schedule.profile.frequency(sharpness: x) / schedule.rate)
+      (incrementTable.baseAddress! + k).initialize(to: tables.frequency[k] / schedule.rate)
     }
   }
 

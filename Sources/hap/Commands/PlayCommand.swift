@@ -117,6 +117,9 @@ enum PlayCommand: Command {
       return PatternLoading.status(error)
     }
     try settings.checkStart(of: loaded[0], named: patterns[0], profile: profile, rate: device.rate)
+    // The renderers are made after the device opens; their profile's tables, here, while the
+    // warm-up still runs.
+    Renderer.prepareTables(for: profile)
     warmUp.wait()
     guard
       let session = PlaybackSession.openForCommand(
