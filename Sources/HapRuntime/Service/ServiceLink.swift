@@ -45,17 +45,33 @@ public enum ServiceLink {
     return .success(response)
   }
 
-  /// One line from the service (without its newline), at most 1 MiB; nil at the end of the
-  /// connection (or a time-out) before a newline.
+  /// One line from the service (without its newline), under 1 MiB; nil at the end of the
+  /// connection (or a time-out) before a newline. What has arrived is looked at first
+  /// (MSG_PEEK) and only the line is taken, so what follows it (a later reply, a notice) stays
+  /// for the next call: two calls a line, not one a byte.
   public static func readLine(_ fd: Int32) -> String? {
+    let limit = 1 << 20
     var line: [UInt8] = []
-    var byte: UInt8 = 0
-    while line.count < 1 << 20 {
-      let n = read(fd, &byte, 1)
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return nil }
-      if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-      line.append(byte)
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while line.count < limit {
+      let wanted = min(chunk.count, limit - line.count)
+      let peeked = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, wanted, Int32(MSG_PEEK)) }
+      if peeked < 0 && errno == EINTR { continue }
+      if peeked <= 0 { return nil }
+      let newline = chunk[0..<peeked].firstIndex(of: UInt8(ascii: "\n"))
+      let taking = newline.map { $0 + 1 } ?? peeked
+      var taken = 0
+      while taken < taking {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress! + taken, taking - taken) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return nil }
+        taken += n
+      }
+      if let newline {
+        line += chunk[0..<newline]
+        return String(decoding: line, as: UTF8.self)
+      }
+      line += chunk[0..<taking]
     }
     return nil
   }
