@@ -241,23 +241,32 @@ public struct ServiceLineFramer: Sendable {
   public var buffered: Int { pending.count }
 
   /// Takes the next bytes read; returns the lines they complete.
-  public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Frame] {
+  public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Frame] { feed(ArraySlice(bytes)) }
+
+  /// ``feed(_:)`` of bytes read into a buffer: each run up to a newline taken at once, with the
+  /// same frames as a byte at a time (a line that reaches `limit` bytes and goes on is
+  /// `tooLong`; one of exactly `limit` bytes is a line).
+  public mutating func feed(_ bytes: ArraySlice<UInt8>) -> [Frame] {
     var frames: [Frame] = []
-    for byte in bytes {
-      if byte == UInt8(ascii: "\n") {
-        // A copy of its own size: `pending` itself would hand the line its whole
-        // `limit`-byte buffer (4 KB a line, however short).
-        frames.append(discarding ? .tooLong : .line(pending.withUnsafeBufferPointer { Array($0) }))
-        pending.removeAll(keepingCapacity: true)
-        discarding = false
-      } else if !discarding {
-        if pending.count == limit {
+    var start = bytes.startIndex
+    while start < bytes.endIndex {
+      let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n"))
+      let run = bytes[start..<(newline ?? bytes.endIndex)]
+      if !discarding {
+        if run.count <= limit - pending.count {
+          pending += run
+        } else {
           discarding = true
           pending.removeAll(keepingCapacity: true)
-        } else {
-          pending.append(byte)
         }
       }
+      guard let newline else { break }
+      // A copy of its own size: `pending` itself would hand the line its whole `limit`-byte
+      // buffer (4 KB a line, however short).
+      frames.append(discarding ? .tooLong : .line(pending.withUnsafeBufferPointer { Array($0) }))
+      pending.removeAll(keepingCapacity: true)
+      discarding = false
+      start = newline + 1
     }
     return frames
   }

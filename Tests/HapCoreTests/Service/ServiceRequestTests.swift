@@ -270,6 +270,60 @@ struct ServiceLineFramerTests {
     }
   }
 
+  /// The framer's frames taken a byte at a time, as it did before it took each run at once.
+  static func byteByByte(_ chunks: [[UInt8]], limit: Int) -> (frames: [ServiceLineFramer.Frame], last: ServiceLineFramer.Frame?) {
+    var frames: [ServiceLineFramer.Frame] = []
+    var pending: [UInt8] = []
+    var discarding = false
+    for byte in chunks.joined() {
+      if byte == UInt8(ascii: "\n") {
+        frames.append(discarding ? .tooLong : .line(pending))
+        pending = []
+        discarding = false
+      } else if !discarding {
+        if pending.count == limit {
+          discarding = true
+          pending = []
+        } else {
+          pending.append(byte)
+        }
+      }
+    }
+    return (frames, discarding ? .tooLong : pending.isEmpty ? nil : .line(pending))
+  }
+
+  @Test("runs taken at once give the frames a byte at a time gives, whatever the reads, around the limit too")
+  func runsAgreeWithBytes() {
+    var generator = SystemRandomNumberGenerator()
+    for trial in 0..<400 {
+      let limit = [1, 2, 7, 64, ServiceRequest.maxLineBytes][trial % 5]
+      // Lines of lengths around the limit, some without their newline, in chunks of any size.
+      var stream: [UInt8] = []
+      for _ in 0..<Int.random(in: 0...8, using: &generator) {
+        let length = max(0, limit + Int.random(in: -2...2, using: &generator)) * (Bool.random(using: &generator) ? 1 : 0)
+          + Int.random(in: 0...3, using: &generator)
+        stream += (0..<length).map { _ in UInt8.random(in: 32...126, using: &generator) }
+        if Int.random(in: 0..<5, using: &generator) > 0 { stream.append(UInt8(ascii: "\n")) }
+      }
+      var chunks: [[UInt8]] = []
+      var k = 0
+      while k < stream.count {
+        let size = Int.random(in: 1...(limit + 3), using: &generator)
+        chunks.append(Array(stream[k..<min(k + size, stream.count)]))
+        k += size
+      }
+      var framer = ServiceLineFramer(limit: limit)
+      var frames: [ServiceLineFramer.Frame] = []
+      for chunk in chunks {
+        frames += framer.feed(chunk[...])
+        #expect(framer.buffered <= limit)
+      }
+      let expected = Self.byteByByte(chunks, limit: limit)
+      #expect(frames == expected.frames, "limit \(limit), chunks \(chunks.map(\.count))")
+      #expect(framer.finish() == expected.last)
+    }
+  }
+
   @Test func theLastLineWithoutANewlineCounts() {
     var framer = ServiceLineFramer()
     #expect(framer.feed(Array("ping\nsta".utf8)) == [.line(Array("ping".utf8))])
@@ -277,6 +331,40 @@ struct ServiceLineFramerTests {
     _ = framer.feed([UInt8](repeating: 0x61, count: 5000))
     #expect(framer.finish() == .tooLong)
     #expect(framer.finish() == nil)
+  }
+}
+
+@Suite("ServiceRequest: the words of a line")
+struct RequestWordsTests {
+  @Test("an ASCII line's words, and the error of a control character in it, are the Unicode way's")
+  func asciiWordsAreUnicodeWords() {
+    var generator = SystemRandomNumberGenerator()
+    let alphabet: [UInt8] = Array(0...127)
+    let common = Array(" \tfire tick=x.1".utf8)
+    for _ in 0..<3000 {
+      let length = Int.random(in: 0...40, using: &generator)
+      let bytes = (0..<length).map { _ in
+        Int.random(in: 0..<10, using: &generator) < 8
+          ? common.randomElement(using: &generator)! : alphabet.randomElement(using: &generator)!
+      }
+      let text = Substring(String(decoding: bytes, as: UTF8.self))
+      let fast = ServiceRequest.asciiWords(text)
+      let slow = ServiceRequest.unicodeWords(text)
+      switch (fast, slow) {
+      case (.success(let a), .success(let b)): #expect(a == b, "\(bytes)")
+      case (.failure(let a), .failure(let b)): #expect(a == b, "\(bytes)")
+      default: Issue.record("\(bytes): \(fast) against \(slow)")
+      }
+    }
+  }
+
+  @Test("a line with any non-ASCII scalar is split the Unicode way: a no-break space separates, a combining mark does not join")
+  func unicodeLinesStayUnicode() throws {
+    #expect(try ServiceRequest.parse("fire\u{00A0}tick").get() == .fire(name: "tick", intensity: nil, sharpness: nil))
+    #expect(try ServiceRequest.parse("fire \u{301}tick").get() == .fire(name: "\u{301}tick", intensity: nil, sharpness: nil))
+    #expect(code(ServiceRequest.parse("fire tick\u{2028}")) == .badRequest)
+    #expect(code(ServiceRequest.parse("fire a=b")) == .badRequest)
+    #expect(code(ServiceRequest.parse("fire \u{e9}=b")) == .badRequest)
   }
 }
 
