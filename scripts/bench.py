@@ -116,7 +116,7 @@ def play_bench():
     aplay_starts = []
     for _ in range(20):
         start = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        spawn_and_wait([shutil.which("aplay") or "/usr/bin/aplay", "-q", "-D", "exciter", tick_wav], env)
+        spawn_and_wait(["aplay", "-q", "-D", "exciter", tick_wav], env)
         aplay_starts.append((int(read_stats(stats)["first_write_ns"]) - start) / 1e6)
     aplay_starts.sort()
     print(f"  reference: aplay -D exciter of tick.json's render, the same measure, 20 runs: "
@@ -1011,16 +1011,20 @@ def hapkit_bench():
 
 
 def spawn_and_wait(argv, env=None, check=True, errors=True):
-    """Runs `argv` (posix_spawn, its standard output discarded, its errors too unless `errors`) and waits for it; its exit status. The
-    timed spawns use this, not subprocess.run: after forking, subprocess.run goes on running
-    Python in this process while the child starts, which on this 2-core machine takes a core
-    from the child or from the service it talks to (spawned hap fire measured 0.2 ms slower
-    that way, interleaved); posix_spawn then waitpid blocks, as a shell running a command does,
-    and as spawn_wall_ms (the /bin/true reference) does."""
+    """Runs `argv` (posix_spawn, its standard output discarded, its errors too unless `errors`)
+    and waits for it; its exit status. A bare program name is looked up in the PATH of the
+    environment it is given. The timed spawns use this, not subprocess.run: once the child has
+    exec'd, subprocess.run goes on running Python in this process (Popen's bookkeeping, then its
+    wait) while the child starts, which on this 2-core machine takes a core from the child or
+    from the service it talks to (spawned hap fire measured 0.2 ms slower that way,
+    interleaved); posix_spawn then waitpid blocks, as a shell running a command does, and as
+    spawn_wall_ms (the /bin/true reference) does."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         actions = [(os.POSIX_SPAWN_DUP2, devnull, 1)] + ([] if errors else [(os.POSIX_SPAWN_DUP2, devnull, 2)])
-        pid = os.posix_spawn(argv[0], argv, os.environ if env is None else env, file_actions=actions)
+        environment = os.environ if env is None else env
+        program = argv[0] if os.sep in argv[0] else shutil.which(argv[0], path=environment.get("PATH")) or argv[0]
+        pid = os.posix_spawn(program, argv, environment, file_actions=actions)
         _, status = os.waitpid(pid, 0)
     finally:
         os.close(devnull)

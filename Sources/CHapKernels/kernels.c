@@ -243,7 +243,9 @@ static inline __attribute__((always_inline)) void rotor_body(
   float *restrict out, int32_t count, int32_t u0, int32_t s, hap_lanes *l, float amplitude, float amplitudeStep,
   int32_t k0, hap_envelope envelope, int32_t grid) {
   if (s == 0 && u0 == 0 && count == grid) {
-    // A whole segment (most calls): grid / 8 sub-blocks, no lane left out, the branches hoisted.
+    // A whole segment: grid / 8 sub-blocks, no lane left out, the branches hoisted. (run_body
+    // gives the renderer's whole segments to whole_segments; this serves a call whose piece
+    // starts after `from`, which the renderer does not make.)
     if (envelope.geometric) {
       if (l->chirp) rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 1, 1);
       else rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 1, 0);
@@ -380,8 +382,8 @@ static inline __attribute__((always_inline)) void whole_segments(
   *phaseInOut = phase;
 }
 
-// whole_segments with the grid a constant for the two grids (32 and 64 frames); the phase at
-// `end`.
+// whole_segments with the grid a constant for the renderer's two grids (32 and 64 frames), and
+// for any other a caller passes; the phase at `end`.
 static inline __attribute__((always_inline)) double whole_run(
   float *out, int64_t n, int64_t end, const float *amplitudeGrid, const double *incrementGrid, int64_t gridFirst,
   double phase, int32_t geometric, int64_t pieceStart, double pieceLevel, double pieceRate, const float *powers,

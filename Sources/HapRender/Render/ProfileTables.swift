@@ -2,7 +2,8 @@ import HapFormat
 import Synchronization
 
 /// A profile's intensity → amplitude and sharpness → frequency curves at the renderer's table
-/// points (``Renderer/tableSize`` + 2 of each: 2,052 `pow` calls, a tenth of a millisecond here),
+/// points (``Renderer/tableSize`` + 2 of each: up to 2,052 `pow` calls, a tenth of a millisecond
+/// here),
 /// made once for the profile a process renders with and shared by its renderers, which divide
 /// the frequencies by their rate. The values are the profile's own
 /// (``ActuatorProfile/amplitude(intensity:)``, ``ActuatorProfile/frequency(sharpness:)``), so a

@@ -108,8 +108,9 @@ public final class Renderer {
   /// `tableSize` + 1 points over 0...1 and interpolated linearly (monotonic, and within 3e-5 of
   /// the exact curves), so the per-sample work makes no `pow` or `exp` calls (the envelope
   /// planner makes a few per envelope piece and grid segment).
-  private let amplitudeTable: UnsafeMutableBufferPointer<Double>
-  private let incrementTable: UnsafeMutableBufferPointer<Double>
+  /// (Internal, not private: the tests compare them with the profile's curves.)
+  let amplitudeTable: UnsafeMutableBufferPointer<Double>
+  let incrementTable: UnsafeMutableBufferPointer<Double>
   static let tableSize = 1024
   /// The compiled variant of the per-sample loops (``RenderKernel``).
   public let kernel: RenderKernel

@@ -15,10 +15,7 @@ extension VocabularyService {
     var status = false
     switch frame {
     case .tooLong:
-      reply = ServiceReply.error(
-        ServiceError(.tooLong, "the request line is longer than \(ServiceRequest.maxLineBytes) bytes.")
-      )
-      .line
+      reply = ServiceReply.error(ServiceRequest.tooLong).line
     case .line(let bytes):
       switch ServiceRequest.parse(bytes: bytes) {
       case .failure(let error): reply = ServiceReply.error(error).line

@@ -107,7 +107,7 @@ public enum ServiceRequest: Equatable, Sendable {
   /// ignored. Never traps; a line longer than ``maxLineBytes`` is `too-long`.
   public static func parse(_ line: String) -> Result<ServiceRequest, ServiceError> {
     guard line.utf8.count <= maxLineBytes else {
-      return .failure(ServiceError(.tooLong, "the request line is longer than \(maxLineBytes) bytes."))
+      return .failure(tooLong)
     }
     var text = Substring(line)
     if text.utf8.last == UInt8(ascii: "\r") { text = text.dropLast() }
@@ -172,14 +172,20 @@ public enum ServiceRequest: Equatable, Sendable {
   public static func parse(bytes: some Collection<UInt8>, events: [String]? = nil) -> Result<
     ServiceRequest, ServiceError
   > {
-    parse(bytes: Array(bytes), events: events)
+    // Too long is said before anything is copied.
+    bytes.count <= maxLineBytes ? parse(bytes: Array(bytes), events: events) : .failure(tooLong)
+  }
+
+  /// A request line over ``maxLineBytes``.
+  public static var tooLong: ServiceError {
+    ServiceError(.tooLong, "the request line is longer than \(maxLineBytes) bytes.")
   }
 
   /// ``parse(bytes:events:)`` of the bytes a ``ServiceLineFramer`` framed: the same, without
   /// going through the generic collection a byte at a time.
   public static func parse(bytes: [UInt8], events: [String]? = nil) -> Result<ServiceRequest, ServiceError> {
     guard bytes.count <= maxLineBytes else {
-      return .failure(ServiceError(.tooLong, "the request line is longer than \(maxLineBytes) bytes."))
+      return .failure(tooLong)
     }
     guard let line = String(validating: bytes, as: UTF8.self) else {
       return .failure(ServiceError(.badRequest, "the request is not valid UTF-8 text."))

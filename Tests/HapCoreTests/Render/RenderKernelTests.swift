@@ -196,6 +196,20 @@ extension RenderTests {
           return (amplitudes, increments, lowest, highest)
         }
         let reference = fill(.baseline)
+        // The look-up's formula (CHapKernels' lookup, Renderer's comment): clamped to 0...1,
+        // the table read linearly.
+        func lookup(_ table: [Double], _ x: Double) -> Double {
+          let position = min(max(x, 0), 1) * Double(size)
+          let index = Int(position)
+          return table[index] + (table[index + 1] - table[index]) * (position - Double(index))
+        }
+        for k in 0..<count {
+          #expect(reference.0[k] == Float(lookup(amplitudeTable, intensity * intensities[k])), "point \(k) of \(count)")
+          #expect(reference.1[k] == lookup(incrementTable, sharpness + sharpnesses[k]), "point \(k) of \(count)")
+        }
+        let increments = reference.1.prefix(count)
+        #expect(reference.2 == min(0.004, increments.min() ?? 0.004))
+        #expect(reference.3 == max(0.004, increments.max() ?? 0.004))
         for kernel in RenderKernel.allCases where kernel.isAvailable {
           let other = fill(kernel)
           #expect(other.0.map(\.bitPattern) == reference.0.map(\.bitPattern), "\(kernel), \(count) points")

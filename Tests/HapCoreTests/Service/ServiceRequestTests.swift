@@ -271,7 +271,9 @@ struct ServiceLineFramerTests {
   }
 
   /// The framer's frames taken a byte at a time, as it did before it took each run at once.
-  static func byteByByte(_ chunks: [[UInt8]], limit: Int) -> (frames: [ServiceLineFramer.Frame], last: ServiceLineFramer.Frame?) {
+  static func byteByByte(_ chunks: [[UInt8]], limit: Int) -> (
+    frames: [ServiceLineFramer.Frame], last: ServiceLineFramer.Frame?
+  ) {
     var frames: [ServiceLineFramer.Frame] = []
     var pending: [UInt8] = []
     var discarding = false
@@ -300,7 +302,8 @@ struct ServiceLineFramerTests {
       // Lines of lengths around the limit, some without their newline, in chunks of any size.
       var stream: [UInt8] = []
       for _ in 0..<Int.random(in: 0...8, using: &generator) {
-        let length = max(0, limit + Int.random(in: -2...2, using: &generator)) * (Bool.random(using: &generator) ? 1 : 0)
+        let length =
+          max(0, limit + Int.random(in: -2...2, using: &generator)) * (Bool.random(using: &generator) ? 1 : 0)
           + Int.random(in: 0...3, using: &generator)
         stream += (0..<length).map { _ in UInt8.random(in: 32...126, using: &generator) }
         if Int.random(in: 0..<5, using: &generator) > 0 { stream.append(UInt8(ascii: "\n")) }
@@ -358,10 +361,13 @@ struct RequestWordsTests {
     }
   }
 
-  @Test("a line with any non-ASCII scalar is split the Unicode way: a no-break space separates, a combining mark does not join")
+  @Test(
+    "a line with any non-ASCII scalar is split the Unicode way: a no-break space separates, a combining mark does not join"
+  )
   func unicodeLinesStayUnicode() throws {
     #expect(try ServiceRequest.parse("fire\u{00A0}tick").get() == .fire(name: "tick", intensity: nil, sharpness: nil))
-    #expect(try ServiceRequest.parse("fire \u{301}tick").get() == .fire(name: "\u{301}tick", intensity: nil, sharpness: nil))
+    #expect(
+      try ServiceRequest.parse("fire \u{301}tick").get() == .fire(name: "\u{301}tick", intensity: nil, sharpness: nil))
     #expect(code(ServiceRequest.parse("fire tick\u{2028}")) == .badRequest)
     #expect(code(ServiceRequest.parse("fire a=b")) == .badRequest)
     #expect(code(ServiceRequest.parse("fire \u{e9}=b")) == .badRequest)
