@@ -228,6 +228,34 @@ static inline __attribute__((always_inline)) void rotor_whole(
   }
 }
 
+// rotor_whole with its envelope's kind and the chirp as constants: the branches hoisted out of
+// the sub-blocks.
+static inline __attribute__((always_inline)) void rotor_segment(
+  float *restrict out, const hap_lanes *l, float amplitude, float amplitudeStep, int32_t k0, hap_envelope envelope,
+  int32_t grid) {
+  if (envelope.geometric) {
+    if (l->chirp) rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 1, 1);
+    else rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 1, 0);
+  } else {
+    if (l->chirp) rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 0, 1);
+    else rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 0, 0);
+  }
+}
+
+// An envelope piece anchored kk frames after its start: level rate^kk (geometric, the powers
+// after it from `powers`) or level + rate kk with the slope rate.
+static inline __attribute__((always_inline)) hap_envelope piece_envelope(
+  int32_t geometric, double pieceLevel, double pieceRate, double kk, const float *powers) {
+  hap_envelope envelope = {geometric, 0, 0, powers};
+  if (geometric) {
+    envelope.level = (float)(pieceLevel * pow(pieceRate, kk));
+  } else {
+    envelope.level = (float)(pieceLevel + pieceRate * kk);
+    envelope.slope = (float)pieceRate;
+  }
+  return envelope;
+}
+
 // One grid segment of a continuous voice, by complex rotation (e(x) = e^(2 pi i x)). The
 // carrier at segment frame u (u = s + d, s the segment's first sounding frame) is sin(2 pi x(d)),
 //   x(d) = phase + a d + step d (d - 1) / 2,   a = increment + step s.
@@ -246,13 +274,7 @@ static inline __attribute__((always_inline)) void rotor_body(
     // A whole segment: grid / 8 sub-blocks, no lane left out, the branches hoisted. (run_body
     // gives the renderer's whole segments to whole_segments; this serves a call whose piece
     // starts after `from`, which the renderer does not make.)
-    if (envelope.geometric) {
-      if (l->chirp) rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 1, 1);
-      else rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 1, 0);
-    } else {
-      if (l->chirp) rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 0, 1);
-      else rotor_whole(out, l, amplitude, amplitudeStep, k0, envelope, grid, 0, 0);
-    }
+    rotor_segment(out, l, amplitude, amplitudeStep, k0, envelope, grid);
     return;
   }
   const hap_v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
@@ -357,25 +379,13 @@ static inline __attribute__((always_inline)) void whole_segments(
     float amplitude = amplitudeGrid[k];
     float amplitudeStep = (amplitudeGrid[k + 1] - amplitudeGrid[k]) * perGridF;
     double kk = (double)(n - pieceStart);
-    hap_envelope envelope = {geometric, 0, 0, powers};
-    if (geometric) {
-      envelope.level = (float)(pieceLevel * pow(pieceRate, kk));
-    } else {
-      envelope.level = (float)(pieceLevel + pieceRate * kk);
-      envelope.slope = (float)pieceRate;
-    }
+    hap_envelope envelope = piece_envelope(geometric, pieceLevel, pieceRate, kk, powers);
     hap_lanes lanes;
     // run_body's a = increment + incrementStep s is increment itself at s = 0, and its phase
     // step below the same with startOffset 0.
     anchor_lanes(phase, increment, incrementStep, &lanes);
     chirp_turn(incrementStep, &lanes);
-    if (geometric) {
-      if (lanes.chirp) rotor_whole(out, &lanes, amplitude, amplitudeStep, 0, envelope, grid, 1, 1);
-      else rotor_whole(out, &lanes, amplitude, amplitudeStep, 0, envelope, grid, 1, 0);
-    } else {
-      if (lanes.chirp) rotor_whole(out, &lanes, amplitude, amplitudeStep, 0, envelope, grid, 0, 1);
-      else rotor_whole(out, &lanes, amplitude, amplitudeStep, 0, envelope, grid, 0, 0);
-    }
+    rotor_segment(out, &lanes, amplitude, amplitudeStep, 0, envelope, grid);
     phase = phase + increment * u + incrementStep * turns * 0.5;
     phase -= (double)(int64_t)phase;
   }
@@ -437,13 +447,7 @@ static inline __attribute__((always_inline)) void run_body(
     int32_t count = (int32_t)(runEnd - n);
     int32_t u0 = (int32_t)(n - gridStart);
     int32_t k0 = (int32_t)(n - anchor);
-    hap_envelope envelope = {geometric, 0, 0, powers};
-    if (geometric) {
-      envelope.level = (float)(pieceLevel * pow(pieceRate, kk));
-    } else {
-      envelope.level = (float)(pieceLevel + pieceRate * kk);
-      envelope.slope = (float)pieceRate;
-    }
+    hap_envelope envelope = piece_envelope(geometric, pieceLevel, pieceRate, kk, powers);
     int32_t s = (int32_t)(segmentStart - gridStart);
     hap_lanes lanes;
     anchor_lanes(phase, increment + incrementStep * (double)s, incrementStep, &lanes);
