@@ -925,7 +925,12 @@ public final class EventMixer: @unchecked Sendable {
 extension EventMixer: PeriodSource {
   /// Nothing sounds, no command is queued and no stop has begun (playback thread).
   public var isIdle: Bool {
-    ring.canWait && !stopping && soundingNow == 0 && ring.isDrained
+    isQuiet && ring.isDrained
+  }
+
+  /// Nothing sounds and no stop has begun, whatever the ring holds (playback thread).
+  public var isQuiet: Bool {
+    ring.canWait && !stopping && soundingNow == 0
   }
 
   /// Waits for the producer's next command (playback thread).

@@ -296,5 +296,8 @@ public final class PlayerMixer: PeriodSource, @unchecked Sendable {
     return true
   }
 
+  /// Nothing sounds and no stop has begun, whatever commands wait.
+  public var isQuiet: Bool { active == 0 && !stopping }
+
   public func waitForInput(milliseconds: Int32) { commands.wait(milliseconds: milliseconds) }
 }

@@ -130,6 +130,13 @@ public protocol PeriodSource: AnyObject, SendableMetatype {
   /// of behind a margin of silence. Sources without live input are never idle.
   var isIdle: Bool { get }
 
+  /// Whether nothing sounded in the period just rendered and nothing will before the next live
+  /// input: ``isIdle``, except that input may have arrived since the render took what had
+  /// arrived (it plays from the next period). A motor skips such a silent period, and when
+  /// input waits, its next period starts at once instead of a step later. Sources whose
+  /// input all arrives before their render (or that have none) are quiet exactly when idle.
+  var isQuiet: Bool { get }
+
   /// Blocks until live input arrives or `milliseconds` pass (returning at once when some
   /// arrived since the last wait). Only called while ``isIdle``.
   func waitForInput(milliseconds: Int32)
@@ -137,5 +144,6 @@ public protocol PeriodSource: AnyObject, SendableMetatype {
 
 extension PeriodSource {
   public var isIdle: Bool { false }
+  public var isQuiet: Bool { isIdle }
   public func waitForInput(milliseconds: Int32) {}
 }

@@ -265,15 +265,21 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
         let finished = liveSource._withUnsafeGuaranteedRef { $0.isFinished }
         // The rest of a short period silenced (all of it, the motor levels too, when empty).
         if rendered < frames.count { frames.silence(from: rendered) }
-        // A motor takes no silent period from an idle or stopping source (it rests, or the
+        // A motor takes no silent period from a quiet or stopping source (it rests, or the
         // play ends, instead); a sound device takes its silence.
-        let skipped =
-          !Output.takesIdlePeriods && frames.strong == 0 && frames.weak == 0
-          && (stopping || liveSource._withUnsafeGuaranteedRef { $0.isIdle })
+        let quiet = !stopping && liveSource._withUnsafeGuaranteedRef { $0.isQuiet }
+        let skipped = !Output.takesIdlePeriods && frames.strong == 0 && frames.weak == 0 && (stopping || quiet)
         if (rendered > 0 || !finished) && !skipped { try write(frames, to: output) }
         if finished { break }
-        if output._withUnsafeGuaranteedRef({ $0.mayRest }) && liveSource._withUnsafeGuaranteedRef({ $0.isIdle }) {
-          try rest(output)
+        if output._withUnsafeGuaranteedRef({ $0.mayRest }) {
+          if liveSource._withUnsafeGuaranteedRef({ $0.isIdle }) {
+            try rest(output)
+          } else if skipped && quiet {
+            // Input arrived after the render took its input (a fire that opened the device
+            // while its first period rendered): the skipped period is not waited for; the
+            // next one renders it now, not a step later.
+            output._withUnsafeGuaranteedRef { $0.resume() }
+          }
         }
       }
       output._withUnsafeGuaranteedRef { $0.watch(false) }
