@@ -100,7 +100,11 @@ public final class Player {
   /// Levels rebuilt offline for a `rate` (kept alive here: no set keeps them).
   private var rebuiltLevels: MotorLevels?
 
-  /// Timed messages waiting for their time, sorted; fixed capacity.
+  /// Timed messages waiting for their time, sorted; fixed capacity. Entries are written before
+  /// they are read (`timedCount`), and `ControlMessage` is trivial, so the buffer starts
+  /// uninitialized: its pages (160 KB by default) are first touched by ``attach(_:)``, before
+  /// playback, where live messages may arrive (none faults in on the real-time thread), or by
+  /// an offline render's messages; a play without control never touches them.
   private let timed: UnsafeMutableBufferPointer<ControlMessage>
   private var timedCount = 0
   public private(set) var droppedMessages = 0
@@ -151,8 +155,8 @@ public final class Player {
     sampleRate = renderers.first?.schedule.rate ?? 48000
     stopFrames = StopFade(rate: sampleRate).frames
     table = .allocate(capacity: renderers.count)
+    precondition(_isPOD(ControlMessage.self), "timed is written without being initialized")
     timed = .allocate(capacity: max(1, timedCapacity))
-    timed.initialize(repeating: ControlMessage(action: .pause))
     isFinished = renderers.isEmpty
     bind()
   }
@@ -345,6 +349,8 @@ public final class Player {
   /// Takes live messages from `queue` at the start of every period the device engine renders
   /// (``render(into:)-(PeriodFrames)``). Before playback starts.
   public func attach(_ queue: ControlQueue) {
+    // The free entries' pages touched here, not on the playback thread.
+    UnsafeMutableBufferPointer(rebasing: timed[timedCount...]).initialize(repeating: ControlMessage(action: .pause))
     controls = queue
     liveControls = Unmanaged.passUnretained(queue)
   }
