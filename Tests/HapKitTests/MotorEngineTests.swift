@@ -105,7 +105,9 @@ import Testing
     var gaps: [UInt64] = []
     for _ in 0..<3 {
       let (uploads, gap) = try Self.run()
-      #expect(uploads == [level, level, level], "\(uploads)")
+      // The fire's three steps, the first at least: the motor skips a later step the machine
+      // woke over a step late (MotorOutput), never the first after a resume.
+      #expect(uploads.first == level && uploads.count <= 3 && uploads.allSatisfy { $0 == level }, "\(uploads)")
       gaps.append(gap)
       if gap < 4_000_000 { break }
     }
