@@ -267,7 +267,7 @@ public final class DeviceEngine<Source: PeriodSource>: @unchecked Sendable {
         if rendered < frames.count { frames.silence(from: rendered) }
         // A motor takes no silent period from a quiet or stopping source (it rests, or the
         // play ends, instead); a sound device takes its silence.
-        let quiet = !stopping && liveSource._withUnsafeGuaranteedRef { $0.isQuiet }
+        let quiet = !Output.takesIdlePeriods && !stopping && liveSource._withUnsafeGuaranteedRef { $0.isQuiet }
         let skipped = !Output.takesIdlePeriods && frames.strong == 0 && frames.weak == 0 && (stopping || quiet)
         if (rendered > 0 || !finished) && !skipped { try write(frames, to: output) }
         if finished { break }
